@@ -1,0 +1,45 @@
+//! The command line, documented once here and rendered by clap into `--help`.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(name = "rein", version, about = "Drive the HarmonyOS/OpenHarmony toolchain safely: small edits, proven results, nothing outside the workspace without a human's yes.")]
+pub struct Cli {
+    /// The project to work on (default: the current directory). Relative paths in tool
+    /// arguments start here.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+
+    /// rein's home: config, approvals, packs (default: $REIN_HOME, else ~/.rein).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+
+    /// Print exactly one JSON object on stdout: {"ok":true,"result":...} or
+    /// {"ok":false,"error":{"code","message","details"}}.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// More logging on stderr (-v info, -vv debug, -vvv trace).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List tools: name, origin (built-in or project) and description.
+    Tools,
+    /// Call one tool with a JSON object of arguments ("-" reads them from stdin).
+    Call {
+        /// The tool's name, as `rein tools` lists it.
+        tool: String,
+        /// Arguments as a JSON object, or "-" to read them from stdin (default: {}).
+        args: Option<String>,
+    },
+    /// Load and validate every tool; exit 1 if any is broken.
+    Check,
+}

@@ -1,0 +1,106 @@
+//! Command implementations: each builds what it needs from the library and reports through
+//! `output`, which owns the exit status and the JSON contract.
+
+pub mod args;
+pub mod logging;
+mod output;
+mod render;
+
+use std::io::Read;
+
+use serde_json::{json, Value};
+
+use rein::{Code, Failure, Host};
+
+use args::{Cli, Command};
+use output::Output;
+
+pub fn run(cli: Cli) -> u8 {
+    let out = Output { json: cli.json };
+    let host = match build_host(&cli) {
+        Ok(host) => host,
+        Err(failure) => return out.failure(&failure),
+    };
+    match &cli.command {
+        Command::Tools => tools(&host, &out),
+        Command::Call { tool, args } => call(&host, &out, tool, args.as_deref()),
+        Command::Check => check(&host, &out),
+    }
+}
+
+fn build_host(cli: &Cli) -> Result<Host, Failure> {
+    let mut builder = Host::builder();
+    if let Some(dir) = &cli.workspace {
+        builder = builder.workspace(dir);
+    }
+    if let Some(dir) = &cli.home {
+        builder = builder.home(dir);
+    }
+    builder.build()
+}
+
+fn tools(host: &Host, out: &Output) -> u8 {
+    out.warn_problems(host.problems());
+    if out.json {
+        return out.success(&json!({"tools": host.tools(), "problems": host.problems()}));
+    }
+    render::tool_table(&host.tools());
+    0
+}
+
+fn call(host: &Host, out: &Output, tool: &str, args: Option<&str>) -> u8 {
+    let args = match parse_args(args) {
+        Ok(args) => args,
+        Err(failure) => return out.failure(&failure),
+    };
+    match host.call(tool, args) {
+        Ok(result) if out.json => out.success(&result),
+        Ok(result) => {
+            render::result(&result);
+            0
+        }
+        Err(failure) => out.failure(&failure),
+    }
+}
+
+fn parse_args(text: Option<&str>) -> Result<Value, Failure> {
+    let text = match text {
+        None => return Ok(json!({})),
+        Some("-") => {
+            let mut buf = String::new();
+            std::io::stdin()
+                .read_to_string(&mut buf)
+                .map_err(|e| Failure::new(Code::InvalidArgs, format!("cannot read arguments from stdin: {e}")))?;
+            buf
+        }
+        Some(text) => text.to_string(),
+    };
+    let value: Value = serde_json::from_str(&text).map_err(|e| {
+        Failure::new(Code::InvalidArgs, format!("arguments are not valid JSON ({e}); pass an object like '{{\"path\":\"a.txt\"}}'"))
+    })?;
+    if !value.is_object() {
+        return Err(Failure::new(Code::InvalidArgs, "arguments must be a JSON object, like '{\"path\":\"a.txt\"}'"));
+    }
+    Ok(value)
+}
+
+fn check(host: &Host, out: &Output) -> u8 {
+    let problems = host.problems();
+    if problems.is_empty() {
+        if out.json {
+            return out.success(&json!({"tools": host.tools().len(), "problems": []}));
+        }
+        println!("{} tools loaded, no problems", host.tools().len());
+        return 0;
+    }
+    let failure = Failure::new(
+        Code::ToolInvalid,
+        format!("{} problem(s) in tool files; fix them and run `rein check` again", problems.len()),
+    )
+    .with_details(json!({"problems": problems, "tools": host.tools().len()}));
+    if !out.json {
+        out.warn_problems(problems);
+    }
+    out.failure(&failure);
+    1
+}

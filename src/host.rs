@@ -1,0 +1,138 @@
+//! The embeddable entry point: a workspace, a home, the kernel, and the Lua tools.
+//!
+//! ```no_run
+//! let host = rein::Host::builder().workspace("/path/to/app").build()?;
+//! let result = host.call("read_file", serde_json::json!({"path": "AppScope/app.json5"}))?;
+//! # Ok::<(), rein::Failure>(())
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use crate::error::{Code, Failure};
+use crate::kernel::Kernel;
+use crate::lua::{Limits, Runtime};
+use crate::registry::{self, LoadProblem, Registry, ToolInfo};
+use crate::sources::Sources;
+
+pub struct HostBuilder {
+    workspace: Option<PathBuf>,
+    home: Option<PathBuf>,
+    limits: Limits,
+    project_code: bool,
+}
+
+impl HostBuilder {
+    pub fn workspace(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.workspace = Some(dir.into());
+        self
+    }
+
+    pub fn home(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.home = Some(dir.into());
+        self
+    }
+
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Whether the workspace's own tools/ and prelude/ are loaded (default: yes).
+    pub fn project_code(mut self, load: bool) -> Self {
+        self.project_code = load;
+        self
+    }
+
+    pub fn build(self) -> Result<Host, Failure> {
+        let workspace = match self.workspace {
+            Some(dir) => dir,
+            None => std::env::current_dir().map_err(|e| config(format!("cannot read the current directory: {e}")))?,
+        };
+        let home = self.home.unwrap_or_else(default_home);
+        let kernel = Kernel::new(&workspace, &home).map_err(|e| config(e.to_string()))?;
+        let sources = if self.project_code {
+            Sources::new(kernel.scope().workspace())
+        } else {
+            Sources::built_in_only()
+        };
+        let kernel = Arc::new(kernel);
+        let sources = Arc::new(sources);
+        let runtime = Runtime::new(kernel.clone(), sources.clone(), self.limits)?;
+        let registry = registry::load(&runtime, &sources);
+        let executor = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| config(format!("cannot start the async runtime: {e}")))?;
+        Ok(Host { kernel, runtime, registry, gate: tokio::sync::Mutex::new(()), executor })
+    }
+}
+
+/// `REIN_HOME`, else `~/.rein`.
+pub fn default_home() -> PathBuf {
+    if let Some(home) = std::env::var_os("REIN_HOME").filter(|h| !h.is_empty()) {
+        return PathBuf::from(home);
+    }
+    let user_home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"));
+    user_home.join(".rein")
+}
+
+fn config(message: String) -> Failure {
+    Failure::new(Code::InvalidConfig, message)
+}
+
+pub struct Host {
+    kernel: Arc<Kernel>,
+    runtime: Runtime,
+    registry: Registry,
+    /// One call at a time per Lua state.
+    gate: tokio::sync::Mutex<()>,
+    executor: tokio::runtime::Runtime,
+}
+
+impl Host {
+    pub fn builder() -> HostBuilder {
+        HostBuilder { workspace: None, home: None, limits: Limits::default(), project_code: true }
+    }
+
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    pub fn workspace(&self) -> &Path {
+        self.kernel.scope().workspace()
+    }
+
+    pub fn tools(&self) -> Vec<&ToolInfo> {
+        self.registry.tools.values().collect()
+    }
+
+    pub fn tool(&self, name: &str) -> Option<&ToolInfo> {
+        self.registry.tools.get(name)
+    }
+
+    /// Tool files that failed to load or clash.
+    pub fn problems(&self) -> &[LoadProblem] {
+        &self.registry.problems
+    }
+
+    /// Calls a tool with a JSON object of arguments. Blocks; use [`Host::call_async`] from
+    /// async code.
+    pub fn call(&self, name: &str, args: Value) -> Result<Value, Failure> {
+        self.executor.block_on(self.call_async(name, args))
+    }
+
+    pub async fn call_async(&self, name: &str, args: Value) -> Result<Value, Failure> {
+        if let Some(problem) = self.registry.problem_for(name) {
+            return Err(Failure::new(
+                Code::ToolInvalid,
+                format!("tool {name:?} cannot be used: {}: {}. Fix the file; `rein check` lists every problem.", problem.file, problem.message),
+            )
+            .with_details(json!({"tool": name, "file": problem.file})));
+        }
+        let _turn = self.gate.lock().await;
+        self.runtime.call(name, &args).await
+    }
+}

@@ -1,0 +1,60 @@
+//! The approval policy for file access. Pure: a side effect's description in, a decision out.
+//!
+//! Until rein can ask a person (an interactive approver), every `Ask` is refused with
+//! APPROVAL_REQUIRED: the kernel fails closed.
+
+use crate::kernel::error::{Access, KernelError};
+use crate::kernel::scope::{PathClass, ResolvedPath, Scope};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Allow,
+    Ask,
+    Deny,
+}
+
+pub fn decide_file(access: Access, class: PathClass) -> Decision {
+    match (access, class) {
+        (_, PathClass::Workspace) => Decision::Allow,
+        (Access::Read, PathClass::Protected | PathClass::Home) => Decision::Allow,
+        (Access::Write, PathClass::Protected | PathClass::Home) => Decision::Ask,
+        (_, PathClass::Outside) => Decision::Ask,
+    }
+}
+
+/// Turns the decision into permission to go on, or the refusal to report.
+pub fn authorize_file(scope: &Scope, access: Access, path: &ResolvedPath) -> Result<(), KernelError> {
+    match decide_file(access, path.class) {
+        Decision::Allow => Ok(()),
+        Decision::Ask | Decision::Deny => Err(KernelError::ApprovalRequired {
+            path: path.display(scope),
+            access,
+            class: path.class,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_policy_table() {
+        use Access::*;
+        use Decision::*;
+        use PathClass::*;
+        let cases = [
+            (Read, Workspace, Allow),
+            (Write, Workspace, Allow),
+            (Read, Protected, Allow),
+            (Write, Protected, Ask),
+            (Read, Home, Allow),
+            (Write, Home, Ask),
+            (Read, Outside, Ask),
+            (Write, Outside, Ask),
+        ];
+        for (access, class, expected) in cases {
+            assert_eq!(decide_file(access, class), expected, "{access:?} {class:?}");
+        }
+    }
+}

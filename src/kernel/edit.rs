@@ -1,0 +1,463 @@
+//! The exact-match replace engine behind edit_file and multi_edit: pure, no I/O.
+//!
+//! `old_string` is matched byte for byte (never a pattern, never fuzzy) and `new_string` is
+//! inserted literally. A leading UTF-8 BOM is kept and is never part of a match. In a file
+//! whose line ending is CRLF, "\n" in both strings stands for "\r\n".
+
+use std::borrow::Cow;
+
+use memchr::memmem::Finder;
+use serde::{Deserialize, Serialize};
+
+use crate::kernel::candidates::nearest_candidates;
+use crate::kernel::error::{KernelError, Location};
+use crate::kernel::text::{locate_all, split_bom, to_crlf, uses_crlf};
+
+/// Locations reported for one edit or one OLD_STRING_NOT_UNIQUE refusal.
+pub const MAX_LOCATIONS: usize = 20;
+/// Counting overlapping occurrences for OLD_STRING_NOT_UNIQUE stops here, so a reported count
+/// equal to this means "at least this many".
+pub const MAX_COUNTED_OCCURRENCES: usize = 10_000;
+/// Nearest spans offered when `old_string` is not found.
+pub const MAX_CANDIDATES: usize = 3;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Edit {
+    pub old_string: String,
+    pub new_string: String,
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+/// What one edit did. Offsets are byte offsets in the whole file, a leading BOM included,
+/// taken in the buffer as it was just before this edit.
+#[derive(Debug, Clone, Serialize)]
+pub struct EditReport {
+    pub replacements: usize,
+    pub locations: Vec<Location>,
+}
+
+#[derive(Debug)]
+pub struct EditApplied {
+    pub content: Vec<u8>,
+    pub reports: Vec<EditReport>,
+}
+
+/// Argument checks that need no file: EMPTY_OLD_STRING then NO_CHANGE, per edit in order.
+/// With more than one edit, errors carry edit_index (0-based) via for_edit; a single edit has none.
+/// An empty list of edits is INVALID_ARGS.
+pub fn check_edits(edits: &[Edit]) -> Result<(), KernelError> {
+    if edits.is_empty() {
+        return Err(KernelError::invalid(
+            "edits is empty. Give at least one {old_string, new_string} pair.",
+        ));
+    }
+    for (index, edit) in edits.iter().enumerate() {
+        check_pair(&edit.old_string, &edit.new_string)
+            .map_err(|err| attribute(err, index, edits.len()))?;
+    }
+    Ok(())
+}
+
+/// Apply edits in order to the in-memory bytes. All or nothing: the first refusal is returned
+/// (with its edit_index when there is more than one edit) and no content.
+///
+/// Reported offsets are byte offsets in the whole buffer, including a leading UTF-8 BOM, even
+/// though the BOM itself never takes part in a match.
+pub fn apply_edits(
+    path: &str,
+    original: &[u8],
+    edits: &[Edit],
+) -> Result<EditApplied, KernelError> {
+    check_edits(edits)?;
+    let crlf = uses_crlf(original);
+    let body_start = split_bom(original).0.len();
+    let mut content = Cow::Borrowed(original);
+    let mut reports = Vec::with_capacity(edits.len());
+    for (index, edit) in edits.iter().enumerate() {
+        let (next, report) = apply_edit(path, &content, body_start, edit, crlf)
+            .map_err(|err| attribute(err, index, edits.len()))?;
+        content = Cow::Owned(next);
+        reports.push(report);
+    }
+    Ok(EditApplied { content: content.into_owned(), reports })
+}
+
+fn check_pair(old: &str, new: &str) -> Result<(), KernelError> {
+    if old.is_empty() {
+        Err(KernelError::EmptyOldString { edit_index: None })
+    } else if old == new {
+        Err(KernelError::NoChange { edit_index: None })
+    } else {
+        Ok(())
+    }
+}
+
+/// A single edit reports no edit_index; in a multi-edit every refusal names its edit.
+fn attribute(err: KernelError, index: usize, edit_count: usize) -> KernelError {
+    if edit_count > 1 {
+        err.for_edit(index)
+    } else {
+        err
+    }
+}
+
+/// `text` written with the file's line ending.
+fn with_file_line_endings(text: &str, crlf: bool) -> Cow<'_, str> {
+    if crlf && text.contains('\n') {
+        Cow::Owned(to_crlf(text))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+fn apply_edit(
+    path: &str,
+    buffer: &[u8],
+    body_start: usize,
+    edit: &Edit,
+    crlf: bool,
+) -> Result<(Vec<u8>, EditReport), KernelError> {
+    let old = with_file_line_endings(&edit.old_string, crlf);
+    let new = with_file_line_endings(&edit.new_string, crlf);
+    // "a\n" and "a\r\n" are different arguments but the same text in a CRLF file.
+    check_pair(&old, &new)?;
+    let finder = Finder::new(old.as_bytes());
+    let outcome = if edit.replace_all {
+        replace_every(buffer, body_start, &finder, new.as_bytes())
+    } else {
+        replace_unique(buffer, body_start, &finder, new.as_bytes())
+    };
+    match outcome {
+        Outcome::Replaced { content, count, offsets } => {
+            let locations = locate_all(buffer, &offsets);
+            Ok((content, EditReport { replacements: count, locations }))
+        }
+        Outcome::NotFound => Err(not_found(path, &buffer[body_start..], &edit.old_string)),
+        Outcome::NotUnique { count, offsets } => Err(KernelError::OldStringNotUnique {
+            path: path.to_string(),
+            edit_index: None,
+            count,
+            locations: locate_all(buffer, &offsets),
+        }),
+    }
+}
+
+enum Outcome {
+    /// `offsets` are the first [`MAX_LOCATIONS`] replaced positions, in the old buffer.
+    Replaced { content: Vec<u8>, count: usize, offsets: Vec<usize> },
+    NotFound,
+    NotUnique { count: usize, offsets: Vec<usize> },
+}
+
+/// Replace the one occurrence of the needle, refusing when there are none or several.
+/// Occurrences may overlap ("aa" occurs twice in "aaa").
+fn replace_unique(buffer: &[u8], body_start: usize, finder: &Finder, new: &[u8]) -> Outcome {
+    let body = &buffer[body_start..];
+    let mut offsets = Vec::new();
+    let mut count = 0;
+    let mut from = 0;
+    while count < MAX_COUNTED_OCCURRENCES {
+        let Some(found) = finder.find(&body[from..]) else { break };
+        let at = from + found;
+        count += 1;
+        if offsets.len() < MAX_LOCATIONS {
+            offsets.push(body_start + at);
+        }
+        from = at + 1;
+    }
+    match count {
+        0 => Outcome::NotFound,
+        1 => {
+            let at = offsets[0];
+            let old_len = finder.needle().len();
+            let mut content = Vec::with_capacity(buffer.len() - old_len + new.len());
+            content.extend_from_slice(&buffer[..at]);
+            content.extend_from_slice(new);
+            content.extend_from_slice(&buffer[at + old_len..]);
+            Outcome::Replaced { content, count, offsets }
+        }
+        _ => Outcome::NotUnique { count, offsets },
+    }
+}
+
+/// Replace every non-overlapping occurrence, left to right.
+fn replace_every(buffer: &[u8], body_start: usize, finder: &Finder, new: &[u8]) -> Outcome {
+    let old_len = finder.needle().len();
+    // Exact when new is not longer than old; otherwise the buffer grows as needed.
+    let mut content = Vec::with_capacity(buffer.len());
+    let mut offsets = Vec::new();
+    let mut count = 0;
+    let mut copied = 0;
+    for found in finder.find_iter(&buffer[body_start..]) {
+        let at = body_start + found;
+        content.extend_from_slice(&buffer[copied..at]);
+        content.extend_from_slice(new);
+        copied = at + old_len;
+        count += 1;
+        if offsets.len() < MAX_LOCATIONS {
+            offsets.push(at);
+        }
+    }
+    if count == 0 {
+        return Outcome::NotFound;
+    }
+    content.extend_from_slice(&buffer[copied..]);
+    Outcome::Replaced { content, count, offsets }
+}
+
+fn not_found(path: &str, body: &[u8], old_string: &str) -> KernelError {
+    let text = String::from_utf8_lossy(body);
+    KernelError::OldStringNotFound {
+        path: path.to_string(),
+        edit_index: None,
+        candidates: nearest_candidates(&text, old_string, MAX_CANDIDATES),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(old: &str, new: &str) -> Edit {
+        Edit { old_string: old.into(), new_string: new.into(), replace_all: false }
+    }
+
+    fn edit_all(old: &str, new: &str) -> Edit {
+        Edit { replace_all: true, ..edit(old, new) }
+    }
+
+    fn apply(original: &str, edits: &[Edit]) -> Result<EditApplied, KernelError> {
+        apply_edits("f.txt", original.as_bytes(), edits)
+    }
+
+    fn applied_text(original: &str, edits: &[Edit]) -> String {
+        String::from_utf8(apply(original, edits).unwrap().content).unwrap()
+    }
+
+    fn loc(offset: usize, line: usize, column: usize) -> Location {
+        Location { offset, line, column }
+    }
+
+    #[test]
+    fn replaces_the_unique_occurrence_and_reports_where() {
+        let done = apply("one\ntwo\nthree\n", &[edit("two", "2")]).unwrap();
+        assert_eq!(done.content, b"one\n2\nthree\n");
+        assert_eq!(done.reports.len(), 1);
+        assert_eq!(done.reports[0].replacements, 1);
+        assert_eq!(done.reports[0].locations, vec![loc(4, 2, 1)]);
+    }
+
+    #[test]
+    fn replacement_text_is_literal() {
+        let text = applied_text("x = a;\n", &[edit("a", "$& \\1 $1 ${0}")]);
+        assert_eq!(text, "x = $& \\1 $1 ${0};\n");
+        assert_eq!(applied_text("a.b\n", &[edit(".", "$&")]), "a$&b\n");
+    }
+
+    #[test]
+    fn old_string_is_not_a_pattern() {
+        let err = apply("abc\n", &[edit("a.c", "x")]).unwrap_err();
+        assert!(matches!(err, KernelError::OldStringNotFound { .. }));
+    }
+
+    #[test]
+    fn crlf_file_stays_crlf_when_arguments_use_lf() {
+        let original = "fn a() {\r\n    1\r\n}\r\n";
+        let done = apply(original, &[edit("{\n    1\n}", "{\n    2\n    3\n}")]).unwrap();
+        assert_eq!(done.content, b"fn a() {\r\n    2\r\n    3\r\n}\r\n");
+        assert_eq!(done.reports[0].locations, vec![loc(7, 1, 8)]);
+    }
+
+    #[test]
+    fn crlf_arguments_in_a_crlf_file_are_used_as_given() {
+        let text = applied_text("a\r\nb\r\n", &[edit("a\r\nb", "b\r\na")]);
+        assert_eq!(text, "b\r\na\r\n");
+    }
+
+    #[test]
+    fn lf_file_takes_arguments_as_given() {
+        assert_eq!(applied_text("a\nb\n", &[edit("a\nb", "b\na")]), "b\na\n");
+        let err = apply("a\nb\n", &[edit("a\r\nb", "x")]).unwrap_err();
+        assert!(matches!(err, KernelError::OldStringNotFound { .. }));
+    }
+
+    #[test]
+    fn line_ending_only_difference_is_no_change_in_a_crlf_file() {
+        let err = apply("a\r\nb\r\n", &[edit("a\nb", "a\r\nb")]).unwrap_err();
+        assert!(matches!(err, KernelError::NoChange { edit_index: None }));
+    }
+
+    #[test]
+    fn bom_is_kept_and_offsets_count_it() {
+        let done = apply_edits("f", b"\xEF\xBB\xBFhello\nworld\n", &[edit("hello", "bye")]).unwrap();
+        assert_eq!(done.content, b"\xEF\xBB\xBFbye\nworld\n");
+        assert_eq!(done.reports[0].locations, vec![loc(3, 1, 1)]);
+    }
+
+    #[test]
+    fn bom_is_not_part_of_what_old_string_matches() {
+        let err = apply_edits("f", b"\xEF\xBB\xBFhello", &[edit("\u{feff}hello", "x")]).unwrap_err();
+        assert!(matches!(err, KernelError::OldStringNotFound { .. }));
+    }
+
+    #[test]
+    fn missing_final_newline_stays_missing() {
+        assert_eq!(applied_text("a\nlast", &[edit("last", "end")]), "a\nend");
+        assert_eq!(applied_text("a\r\nb\r\nlast", &[edit("b\nlast", "c\nend")]), "a\r\nc\r\nend");
+    }
+
+    #[test]
+    fn overlapping_occurrences_count_as_not_unique() {
+        let err = apply("aaa", &[edit("aa", "b")]).unwrap_err();
+        match err {
+            KernelError::OldStringNotUnique { count, locations, edit_index, path } => {
+                assert_eq!((count, edit_index, path.as_str()), (2, None, "f.txt"));
+                assert_eq!(locations, vec![loc(0, 1, 1), loc(1, 1, 2)]);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn not_unique_counts_all_but_lists_twenty_locations() {
+        let original = "x\n".repeat(25);
+        let err = apply(&original, &[edit("x", "y")]).unwrap_err();
+        match err {
+            KernelError::OldStringNotUnique { count, locations, .. } => {
+                assert_eq!(count, 25);
+                assert_eq!(locations.len(), MAX_LOCATIONS);
+                assert_eq!(locations[19], loc(38, 20, 1));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn counting_stops_at_the_cap() {
+        let original = "a".repeat(MAX_COUNTED_OCCURRENCES + 50);
+        let err = apply(&original, &[edit("a", "b")]).unwrap_err();
+        assert!(matches!(
+            err,
+            KernelError::OldStringNotUnique { count: MAX_COUNTED_OCCURRENCES, .. }
+        ));
+    }
+
+    #[test]
+    fn replace_all_replaces_non_overlapping_left_to_right() {
+        let done = apply("aaaaa", &[edit_all("aa", "b")]).unwrap();
+        assert_eq!(done.content, b"bba");
+        assert_eq!(done.reports[0].replacements, 2);
+        assert_eq!(done.reports[0].locations, vec![loc(0, 1, 1), loc(2, 1, 3)]);
+    }
+
+    #[test]
+    fn replace_all_counts_every_replacement_but_lists_twenty() {
+        let original = "item\n".repeat(30);
+        let done = apply(&original, &[edit_all("item", "thing")]).unwrap();
+        assert_eq!(done.content, "thing\n".repeat(30).as_bytes());
+        assert_eq!(done.reports[0].replacements, 30);
+        assert_eq!(done.reports[0].locations.len(), MAX_LOCATIONS);
+        assert_eq!(done.reports[0].locations[19], loc(95, 20, 1));
+    }
+
+    #[test]
+    fn replace_all_of_a_single_occurrence_is_fine() {
+        let done = apply("a b c", &[edit_all("b", "B")]).unwrap();
+        assert_eq!((done.content, done.reports[0].replacements), (b"a B c".to_vec(), 1));
+    }
+
+    #[test]
+    fn replace_all_with_no_occurrence_is_not_found() {
+        let err = apply("abc", &[edit_all("z", "y")]).unwrap_err();
+        assert!(matches!(err, KernelError::OldStringNotFound { edit_index: None, .. }));
+    }
+
+    #[test]
+    fn multi_edit_applies_in_order_on_the_intermediate_buffer() {
+        let edits = [edit("alpha", "beta"), edit("beta\n", "gamma\ndelta\n"), edit("end", "END")];
+        let done = apply("alpha\nend\n", &edits).unwrap();
+        assert_eq!(done.content, b"gamma\ndelta\nEND\n");
+        let where_each: Vec<_> = done.reports.iter().map(|r| r.locations.clone()).collect();
+        assert_eq!(where_each, vec![vec![loc(0, 1, 1)], vec![loc(0, 1, 1)], vec![loc(12, 3, 1)]]);
+    }
+
+    #[test]
+    fn multi_edit_is_all_or_nothing_and_names_the_failing_edit() {
+        let edits = [edit("a", "b"), edit("missing", "x")];
+        match apply("a\n", &edits).unwrap_err() {
+            KernelError::OldStringNotFound { edit_index, .. } => assert_eq!(edit_index, Some(1)),
+            other => panic!("unexpected {other:?}"),
+        }
+        // The second edit sees the first one's result, so "a" is gone by then.
+        let edits = [edit("a", "b"), edit("a", "c")];
+        assert!(matches!(
+            apply("a\n", &edits).unwrap_err(),
+            KernelError::OldStringNotFound { edit_index: Some(1), .. }
+        ));
+        let edits = [edit("x", "y"), edit("b", "c")];
+        assert!(matches!(
+            apply("b b\n", &edits).unwrap_err(),
+            KernelError::OldStringNotFound { edit_index: Some(0), .. }
+        ));
+    }
+
+    #[test]
+    fn multi_edit_not_unique_carries_the_edit_index() {
+        let edits = [edit("a", "b"), edit("c", "d")];
+        assert!(matches!(
+            apply("a c c\n", &edits).unwrap_err(),
+            KernelError::OldStringNotUnique { edit_index: Some(1), count: 2, .. }
+        ));
+    }
+
+    #[test]
+    fn argument_checks_come_first_and_in_order() {
+        assert!(matches!(
+            check_edits(&[edit("", "x")]),
+            Err(KernelError::EmptyOldString { edit_index: None })
+        ));
+        assert!(matches!(
+            check_edits(&[edit("same", "same")]),
+            Err(KernelError::NoChange { edit_index: None })
+        ));
+        assert!(matches!(
+            check_edits(&[edit("a", "b"), edit("c", "c"), edit("", "x")]),
+            Err(KernelError::NoChange { edit_index: Some(1) })
+        ));
+        assert!(matches!(check_edits(&[]), Err(KernelError::InvalidArgs { .. })));
+        // The file is not looked at before the arguments pass.
+        assert!(matches!(
+            apply("", &[edit("", "x")]),
+            Err(KernelError::EmptyOldString { edit_index: None })
+        ));
+    }
+
+    #[test]
+    fn not_found_offers_candidates() {
+        let original = "fn main() {\n    let total = 1;\n}\n";
+        match apply(original, &[edit("let  total = 1;", "let total = 2;")]).unwrap_err() {
+            KernelError::OldStringNotFound { candidates, .. } => {
+                assert_eq!(candidates[0].line, 2);
+                assert_eq!(candidates[0].reason, "whitespace differs");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn edit_deserialises_with_replace_all_defaulting_to_false() {
+        let parsed: Edit = serde_json::from_str(r#"{"old_string":"a","new_string":"b"}"#).unwrap();
+        assert_eq!((parsed.old_string.as_str(), parsed.replace_all), ("a", false));
+    }
+
+    #[test]
+    fn one_match_near_the_end_of_a_large_buffer() {
+        let mut original = "filler line of text\n".repeat(400_000).into_bytes();
+        original.extend_from_slice(b"needle\n");
+        let done = apply_edits("big", &original, &[edit("needle", "thread")]).unwrap();
+        assert_eq!(done.content.len(), original.len());
+        assert!(done.content.ends_with(b"filler line of text\nthread\n"));
+        assert_eq!(done.reports[0].locations[0].line, 400_001);
+    }
+}

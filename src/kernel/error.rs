@@ -1,0 +1,197 @@
+//! Everything a kernel operation can refuse or fail with. Each variant maps to one stable code
+//! and its message tells the caller what to do next.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::error::{Code, Failure};
+use crate::kernel::scope::PathClass;
+
+/// Where a match or a candidate sits in a file: byte offset, 1-based line and column
+/// (column counted in characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Location {
+    pub offset: usize,
+    pub line: usize,
+    pub column: usize,
+}
+
+/// A span of the file that resembles an `old_string` that was not found. Shown, never applied.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Candidate {
+    pub line: usize,
+    pub end_line: usize,
+    pub text: String,
+    /// 0.0 ..= 1.0, how close the span is to `old_string`.
+    pub similarity: f64,
+    /// Why it was chosen: "whitespace differs", "line endings differ", "similar text" ...
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    Read,
+    Write,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum KernelError {
+    #[error("{message}")]
+    InvalidArgs { message: String },
+
+    #[error("{} {path} needs a human's approval: it is {}. {}", access_verb(*access), class.describe(), approval_hint(*class))]
+    ApprovalRequired { path: String, access: Access, class: PathClass },
+
+    #[error("{path} does not exist. Check the path (relative paths start at the workspace root), or create the file with write_file.")]
+    FileNotFound { path: String },
+
+    #[error("{path} is a {kind}, not a regular file. Give the path of a file (list_dir shows what a directory holds).")]
+    NotAFile { path: String, kind: &'static str },
+
+    #[error("{path} looks binary ({reason}); rein only reads and edits UTF-8 text.")]
+    BinaryFile { path: String, reason: String },
+
+    #[error("{path} is {size} bytes, over the {limit}-byte limit for this operation. {hint}")]
+    TooLarge { path: String, size: u64, limit: u64, hint: &'static str },
+
+    #[error("old_string is empty{}. Give the exact text to replace; to create or overwrite a whole file use write_file.", edit_suffix(*edit_index))]
+    EmptyOldString { edit_index: Option<usize> },
+
+    #[error("old_string and new_string are identical{}, so the edit would change nothing. Give the new text in new_string.", edit_suffix(*edit_index))]
+    NoChange { edit_index: Option<usize> },
+
+    #[error("old_string was not found in {path}{}. Copy the exact text from read_file output (without the line-number prefix){}.", edit_suffix(*edit_index), candidates_hint(candidates))]
+    OldStringNotFound { path: String, edit_index: Option<usize>, candidates: Vec<Candidate> },
+
+    #[error("old_string occurs {count} times in {path}{}. Add surrounding lines to old_string so it matches exactly once, or set replace_all to true.", edit_suffix(*edit_index))]
+    OldStringNotUnique {
+        path: String,
+        edit_index: Option<usize>,
+        count: usize,
+        locations: Vec<Location>,
+    },
+
+    #[error("{path} changed since it was read (expected sha256 {expected}, found {actual}). Read it again and redo the change against the current content.")]
+    StaleFile { path: String, expected: String, actual: String },
+
+    #[error("cannot {op} {path}: {source}")]
+    Io {
+        op: &'static str,
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn access_verb(access: Access) -> &'static str {
+    match access {
+        Access::Read => "reading",
+        Access::Write => "writing",
+    }
+}
+
+fn approval_hint(class: PathClass) -> &'static str {
+    match class {
+        PathClass::Protected => "rein keeps .git/ and .rein/ for itself and git; change them with git or rein's own commands.",
+        PathClass::Home => "rein's home holds its permissions; only a person at a terminal may change it.",
+        _ => "Work inside the workspace, or start rein with --workspace set to the project that holds this path.",
+    }
+}
+
+fn edit_suffix(edit_index: Option<usize>) -> String {
+    edit_index.map(|i| format!(" (edit {i})")).unwrap_or_default()
+}
+
+fn candidates_hint(candidates: &[Candidate]) -> String {
+    match candidates.first() {
+        Some(c) => format!("; the closest text starts at line {} ({})", c.line, c.reason),
+        None => String::new(),
+    }
+}
+
+impl KernelError {
+    pub fn io(op: &'static str, path: impl Into<String>, source: std::io::Error) -> KernelError {
+        KernelError::Io { op, path: path.into(), source }
+    }
+
+    pub fn invalid(message: impl Into<String>) -> KernelError {
+        KernelError::InvalidArgs { message: message.into() }
+    }
+
+    pub fn code(&self) -> Code {
+        match self {
+            KernelError::InvalidArgs { .. } => Code::InvalidArgs,
+            KernelError::ApprovalRequired { .. } => Code::ApprovalRequired,
+            KernelError::FileNotFound { .. } => Code::FileNotFound,
+            KernelError::NotAFile { .. } => Code::NotAFile,
+            KernelError::BinaryFile { .. } => Code::BinaryFile,
+            KernelError::TooLarge { .. } => Code::TooLarge,
+            KernelError::EmptyOldString { .. } => Code::EmptyOldString,
+            KernelError::NoChange { .. } => Code::NoChange,
+            KernelError::OldStringNotFound { .. } => Code::OldStringNotFound,
+            KernelError::OldStringNotUnique { .. } => Code::OldStringNotUnique,
+            KernelError::StaleFile { .. } => Code::StaleFile,
+            KernelError::Io { .. } => Code::IoError,
+        }
+    }
+
+    pub fn details(&self) -> Value {
+        match self {
+            KernelError::InvalidArgs { .. } => Value::Null,
+            KernelError::ApprovalRequired { path, access, class } => {
+                json!({"path": path, "access": access, "class": class})
+            }
+            KernelError::FileNotFound { path } => json!({"path": path}),
+            KernelError::NotAFile { path, kind } => json!({"path": path, "kind": kind}),
+            KernelError::BinaryFile { path, reason } => json!({"path": path, "reason": reason}),
+            KernelError::TooLarge { path, size, limit, .. } => {
+                json!({"path": path, "size": size, "limit": limit})
+            }
+            KernelError::EmptyOldString { edit_index } | KernelError::NoChange { edit_index } => {
+                edit_index.map_or(Value::Null, |i| json!({"edit_index": i}))
+            }
+            KernelError::OldStringNotFound { path, edit_index, candidates } => {
+                with_edit_index(json!({"path": path, "candidates": candidates}), *edit_index)
+            }
+            KernelError::OldStringNotUnique { path, edit_index, count, locations } => with_edit_index(
+                json!({"path": path, "count": count, "locations": locations}),
+                *edit_index,
+            ),
+            KernelError::StaleFile { path, expected, actual } => {
+                json!({"path": path, "expected_sha256": expected, "actual_sha256": actual})
+            }
+            KernelError::Io { op, path, source } => {
+                json!({"path": path, "operation": op, "os_error": source.to_string()})
+            }
+        }
+    }
+
+    /// The same refusal, attributed to one edit of a multi-edit.
+    pub fn for_edit(self, index: usize) -> KernelError {
+        match self {
+            KernelError::EmptyOldString { .. } => KernelError::EmptyOldString { edit_index: Some(index) },
+            KernelError::NoChange { .. } => KernelError::NoChange { edit_index: Some(index) },
+            KernelError::OldStringNotFound { path, candidates, .. } => {
+                KernelError::OldStringNotFound { path, edit_index: Some(index), candidates }
+            }
+            KernelError::OldStringNotUnique { path, count, locations, .. } => {
+                KernelError::OldStringNotUnique { path, edit_index: Some(index), count, locations }
+            }
+            other => other,
+        }
+    }
+}
+
+fn with_edit_index(mut details: Value, edit_index: Option<usize>) -> Value {
+    if let (Some(i), Some(map)) = (edit_index, details.as_object_mut()) {
+        map.insert("edit_index".into(), json!(i));
+    }
+    details
+}
+
+impl From<KernelError> for Failure {
+    fn from(err: KernelError) -> Failure {
+        Failure::new(err.code(), err.to_string()).with_details(err.details())
+    }
+}

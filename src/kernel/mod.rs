@@ -1,0 +1,183 @@
+//! The kernel owns every side effect. Each operation resolves its path, asks the approval
+//! policy, and only then touches the disk. Nothing in here knows about Lua.
+
+pub mod approval;
+pub mod candidates;
+pub mod diff;
+pub mod edit;
+pub mod error;
+pub mod list;
+pub mod lock;
+pub mod read;
+pub mod scope;
+pub mod text;
+pub mod write;
+
+use std::io::Read;
+use std::path::Path;
+
+use serde::Serialize;
+
+pub use edit::{Edit, EditReport};
+pub use error::{Access, KernelError};
+pub use list::{ListOptions, ListOutput};
+pub use read::{ReadOptions, ReadOutput};
+pub use scope::{PathClass, ResolvedPath, Scope};
+
+/// Edits refuse files above this size: the whole file is held in memory twice.
+pub const EDIT_MAX_BYTES: u64 = 512 * 1024 * 1024;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EditOptions<'a> {
+    pub dry_run: bool,
+    pub expected_sha256: Option<&'a str>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EditOutput {
+    pub path: String,
+    pub replacements: usize,
+    pub locations: Vec<error::Location>,
+    /// One report per edit, in order (only for multi-edits).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edits: Option<Vec<EditReport>>,
+    pub sha256_before: String,
+    pub sha256_after: String,
+    pub diff: String,
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WriteOutput {
+    pub path: String,
+    pub bytes: usize,
+    pub sha256: String,
+    pub created: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TextFile {
+    pub path: String,
+    pub text: String,
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Kernel {
+    scope: Scope,
+}
+
+impl Kernel {
+    pub fn new(workspace: &Path, home: &Path) -> Result<Kernel, KernelError> {
+        Ok(Kernel { scope: Scope::new(workspace, home)? })
+    }
+
+    pub fn scope(&self) -> &Scope {
+        &self.scope
+    }
+
+    /// Resolves `path` and checks the policy allows `access` to it.
+    pub fn authorize(&self, path: &str, access: Access) -> Result<(ResolvedPath, String), KernelError> {
+        let resolved = self.scope.resolve(path)?;
+        approval::authorize_file(&self.scope, access, &resolved)?;
+        let display = resolved.display(&self.scope);
+        Ok((resolved, display))
+    }
+
+    pub fn read(&self, path: &str, opts: ReadOptions) -> Result<ReadOutput, KernelError> {
+        let (resolved, display) = self.authorize(path, Access::Read)?;
+        read::read_numbered(&resolved.real, &display, opts)
+    }
+
+    pub fn read_text(&self, path: &str) -> Result<TextFile, KernelError> {
+        let (resolved, display) = self.authorize(path, Access::Read)?;
+        let (text, sha256) = read::read_text(&resolved.real, &display)?;
+        Ok(TextFile { path: display, text, sha256 })
+    }
+
+    pub fn exists(&self, path: &str) -> Result<bool, KernelError> {
+        let (resolved, _) = self.authorize(path, Access::Read)?;
+        Ok(std::fs::symlink_metadata(&resolved.real).is_ok())
+    }
+
+    pub fn list(&self, path: &str, opts: ListOptions) -> Result<ListOutput, KernelError> {
+        let (resolved, display) = self.authorize(path, Access::Read)?;
+        list::list(&self.scope, &resolved.real, &display, opts)
+    }
+
+    pub fn write(&self, path: &str, content: &[u8], expected_sha256: Option<&str>) -> Result<WriteOutput, KernelError> {
+        let (resolved, display) = self.authorize(path, Access::Write)?;
+        write::create_parents(&resolved.real, &display)?;
+        let _lock = lock::lock_dir(resolved.real.parent().unwrap_or(Path::new("/")))?;
+        if let Some(expected) = expected_sha256 {
+            let actual = match std::fs::read(&resolved.real) {
+                Ok(bytes) => text::sha256_hex(&bytes),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => "none (the file does not exist)".to_string(),
+                Err(e) => return Err(KernelError::io("read", display, e)),
+            };
+            check_fresh(&display, expected, &actual)?;
+        }
+        let created = write::write_atomic(&resolved.real, &display, content)?;
+        Ok(WriteOutput { path: display, bytes: content.len(), sha256: text::sha256_hex(content), created })
+    }
+
+    /// Applies `edits` in order, all or nothing. Refusals come in the order of DESIGN.md and
+    /// leave the file byte-identical.
+    pub fn edit(&self, path: &str, edits: &[Edit], opts: EditOptions) -> Result<EditOutput, KernelError> {
+        let resolved = self.scope.resolve(path)?;
+        edit::check_edits(edits)?;
+        approval::authorize_file(&self.scope, Access::Write, &resolved)?;
+        let display = resolved.display(&self.scope);
+        let parent = resolved.real.parent().unwrap_or(Path::new("/"));
+        if !parent.is_dir() {
+            return Err(KernelError::FileNotFound { path: display });
+        }
+        let _lock = if opts.dry_run { None } else { Some(lock::lock_dir(parent)?) };
+        let before = read_for_edit(&resolved.real, &display)?;
+        let applied = edit::apply_edits(&display, &before, edits)?;
+        let sha256_before = text::sha256_hex(&before);
+        if let Some(expected) = opts.expected_sha256 {
+            check_fresh(&display, expected, &sha256_before)?;
+        }
+        if !opts.dry_run {
+            write::write_atomic(&resolved.real, &display, &applied.content)?;
+        }
+        let diff = diff::unified_diff(&display, &before, &applied.content);
+        let replacements = applied.reports.iter().map(|r| r.replacements).sum();
+        let locations = applied.reports.iter().flat_map(|r| r.locations.iter().copied()).take(20).collect();
+        let multi = edits.len() > 1;
+        Ok(EditOutput {
+            path: display,
+            replacements,
+            locations,
+            edits: multi.then_some(applied.reports),
+            sha256_before,
+            sha256_after: text::sha256_hex(&applied.content),
+            diff,
+            dry_run: opts.dry_run,
+        })
+    }
+}
+
+fn read_for_edit(real: &Path, display: &str) -> Result<Vec<u8>, KernelError> {
+    let (mut file, meta) = read::open_regular(real, display)?;
+    if meta.len() > EDIT_MAX_BYTES {
+        return Err(KernelError::TooLarge {
+            path: display.to_string(),
+            size: meta.len(),
+            limit: EDIT_MAX_BYTES,
+            hint: "Edit it with a program made for files this size, or split the file.",
+        });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.read_to_end(&mut bytes).map_err(|e| KernelError::io("read", display, e))?;
+    read::check_text(&bytes, display)?;
+    Ok(bytes)
+}
+
+fn check_fresh(display: &str, expected: &str, actual: &str) -> Result<(), KernelError> {
+    if expected.eq_ignore_ascii_case(actual) {
+        return Ok(());
+    }
+    Err(KernelError::StaleFile { path: display.to_string(), expected: expected.to_string(), actual: actual.to_string() })
+}

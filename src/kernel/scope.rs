@@ -1,0 +1,326 @@
+//! Where a path really points, and which class of place that is. Every kernel operation
+//! resolves its path here first; the approval policy decides on the class.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::kernel::error::KernelError;
+
+/// Symlink hops allowed while resolving one path (the same bound as Linux's ELOOP).
+const MAX_SYMLINK_HOPS: usize = 40;
+
+/// Folders inside the workspace that belong to git and to rein, not to the agent.
+const PROTECTED_DIRS: [&str; 2] = [".git", ".rein"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PathClass {
+    Workspace,
+    Home,
+    Outside,
+    Protected,
+}
+
+impl PathClass {
+    pub fn describe(self) -> &'static str {
+        match self {
+            PathClass::Workspace => "inside the workspace",
+            PathClass::Home => "inside rein's home (its config and approvals)",
+            PathClass::Outside => "outside the workspace",
+            PathClass::Protected => "inside .git/ or .rein/ of the workspace",
+        }
+    }
+}
+
+/// A path after resolution: `real` has no `.`/`..` and no symlinks in any existing part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedPath {
+    /// What the caller asked for, as given.
+    pub requested: String,
+    pub real: PathBuf,
+    pub class: PathClass,
+}
+
+impl ResolvedPath {
+    /// How the path is shown to callers: relative to the workspace when inside it.
+    pub fn display(&self, scope: &Scope) -> String {
+        scope.display(&self.real)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Scope {
+    workspace: PathBuf,
+    home: PathBuf,
+}
+
+impl Scope {
+    /// `workspace` must exist; `home` may not exist yet.
+    pub fn new(workspace: &Path, home: &Path) -> Result<Scope, KernelError> {
+        let workspace = std::fs::canonicalize(workspace).map_err(|e| {
+            KernelError::invalid(format!(
+                "workspace {} cannot be used ({e}); pass --workspace with an existing directory",
+                workspace.display()
+            ))
+        })?;
+        if !workspace.is_dir() {
+            return Err(KernelError::invalid(format!(
+                "workspace {} is not a directory; pass --workspace with a project directory",
+                workspace.display()
+            )));
+        }
+        let home = absolute(home, &std::env::current_dir().unwrap_or_else(|_| "/".into()));
+        let home = resolve_real(&normalize_lexically(&home))?;
+        Ok(Scope { workspace, home })
+    }
+
+    pub fn workspace(&self) -> &Path {
+        &self.workspace
+    }
+
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
+    /// Resolves `requested` (relative paths start at the workspace, never at the process's
+    /// current directory) and classifies where it really points.
+    pub fn resolve(&self, requested: &str) -> Result<ResolvedPath, KernelError> {
+        if requested.is_empty() {
+            return Err(KernelError::invalid("path is empty; give a file path relative to the workspace"));
+        }
+        if requested.contains('\0') {
+            return Err(KernelError::invalid(format!(
+                "path {:?} contains a NUL byte; remove it",
+                requested.replace('\0', "\\0")
+            )));
+        }
+        let lexical = normalize_lexically(&absolute(Path::new(requested), &self.workspace));
+        let real = resolve_real(&lexical)?;
+        let class = self.classify(&real);
+        Ok(ResolvedPath { requested: requested.to_string(), real, class })
+    }
+
+    /// Protected beats Home beats Workspace: a home inside the workspace is still home.
+    pub fn classify(&self, real: &Path) -> PathClass {
+        if let Ok(rest) = real.strip_prefix(&self.workspace) {
+            let first = rest.components().next();
+            if let Some(Component::Normal(name)) = first {
+                if PROTECTED_DIRS.iter().any(|p| name == *p) {
+                    return PathClass::Protected;
+                }
+            }
+        }
+        if real.starts_with(&self.home) {
+            return PathClass::Home;
+        }
+        if real.starts_with(&self.workspace) {
+            return PathClass::Workspace;
+        }
+        PathClass::Outside
+    }
+
+    pub fn display(&self, real: &Path) -> String {
+        match real.strip_prefix(&self.workspace) {
+            Ok(rest) if rest.as_os_str().is_empty() => ".".to_string(),
+            Ok(rest) => rest.to_string_lossy().into_owned(),
+            Err(_) => real.to_string_lossy().into_owned(),
+        }
+    }
+}
+
+fn absolute(path: &Path, base: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        base.join(path)
+    }
+}
+
+/// Removes `.` and resolves `..` by text alone; `..` never climbs above `/`.
+pub fn normalize_lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for component in path.components() {
+        match component {
+            Component::Normal(name) => out.push(name),
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    out
+}
+
+/// Follows every symlink along `path` (which must be absolute and lexically normal), like
+/// realpath, but also through parts that do not exist yet and through dangling links, so a
+/// link to a missing file outside the workspace still resolves to outside.
+fn resolve_real(path: &Path) -> Result<PathBuf, KernelError> {
+    let mut pending: VecDeque<OsString> = normal_parts(path).collect();
+    let mut out = PathBuf::from("/");
+    let mut hops = 0;
+    while let Some(part) = pending.pop_front() {
+        if part == ".." {
+            out.pop();
+            continue;
+        }
+        let candidate = out.join(&part);
+        let Ok(meta) = std::fs::symlink_metadata(&candidate) else {
+            out = candidate;
+            continue;
+        };
+        if !meta.file_type().is_symlink() {
+            out = candidate;
+            continue;
+        }
+        hops += 1;
+        if hops > MAX_SYMLINK_HOPS {
+            return Err(KernelError::invalid(format!(
+                "{} has too many levels of symbolic links; fix the link cycle",
+                path.display()
+            )));
+        }
+        let target = std::fs::read_link(&candidate)
+            .map_err(|e| KernelError::io("read the link", candidate.display().to_string(), e))?;
+        if target.is_absolute() {
+            out = PathBuf::from("/");
+        }
+        for (i, piece) in link_parts(&target).into_iter().enumerate() {
+            pending.insert(i, piece);
+        }
+    }
+    Ok(out)
+}
+
+fn normal_parts(path: &Path) -> impl Iterator<Item = OsString> + '_ {
+    path.components().filter_map(|c| match c {
+        Component::Normal(name) => Some(name.to_os_string()),
+        _ => None,
+    })
+}
+
+/// A link target's parts, keeping `..` so they are applied against the real parent.
+fn link_parts(target: &Path) -> Vec<OsString> {
+    target
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(name) => Some(name.to_os_string()),
+            Component::ParentDir => Some(OsString::from("..")),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    struct Fixture {
+        _root: tempfile::TempDir,
+        base: PathBuf,
+        scope: Scope,
+    }
+
+    fn fixture() -> Fixture {
+        let root = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(root.path()).unwrap();
+        std::fs::create_dir_all(base.join("ws/src")).unwrap();
+        std::fs::create_dir_all(base.join("ws2")).unwrap();
+        std::fs::create_dir_all(base.join("home")).unwrap();
+        let scope = Scope::new(&base.join("ws"), &base.join("home")).unwrap();
+        Fixture { _root: root, base, scope }
+    }
+
+    fn class_of(f: &Fixture, p: &str) -> PathClass {
+        f.scope.resolve(p).unwrap().class
+    }
+
+    #[test]
+    fn relative_paths_start_at_the_workspace() {
+        let f = fixture();
+        let r = f.scope.resolve("src/main.ets").unwrap();
+        assert_eq!(r.real, f.base.join("ws/src/main.ets"));
+        assert_eq!(r.class, PathClass::Workspace);
+        assert_eq!(r.display(&f.scope), "src/main.ets");
+    }
+
+    #[test]
+    fn dot_dot_escapes_are_outside() {
+        let f = fixture();
+        assert_eq!(class_of(&f, "../outside.txt"), PathClass::Outside);
+        assert_eq!(class_of(&f, "src/../../x"), PathClass::Outside);
+        assert_eq!(class_of(&f, "src/../x"), PathClass::Workspace);
+        assert_eq!(class_of(&f, "/etc/passwd"), PathClass::Outside);
+        assert_eq!(class_of(&f, "../../../../../../../../etc"), PathClass::Outside);
+    }
+
+    #[test]
+    fn sibling_with_the_same_prefix_is_outside() {
+        let f = fixture();
+        let sibling = f.base.join("ws2/file").display().to_string();
+        assert_eq!(class_of(&f, &sibling), PathClass::Outside);
+        assert_eq!(class_of(&f, "../ws2/file"), PathClass::Outside);
+    }
+
+    #[test]
+    fn dot_dot_through_a_missing_directory_is_resolved_by_text() {
+        let f = fixture();
+        assert_eq!(class_of(&f, "missing/../../escape"), PathClass::Outside);
+        assert_eq!(class_of(&f, "missing/deeper/../../ok.txt"), PathClass::Workspace);
+        let r = f.scope.resolve("missing/deeper/../../ok.txt").unwrap();
+        assert_eq!(r.real, f.base.join("ws/ok.txt"));
+    }
+
+    #[test]
+    fn symlinks_are_judged_by_their_target() {
+        let f = fixture();
+        let ws = f.base.join("ws");
+        symlink(f.base.join("ws2"), ws.join("to_outside_dir")).unwrap();
+        symlink("../ws2/secret", ws.join("to_outside_file")).unwrap();
+        symlink(f.base.join("nowhere/missing"), ws.join("dangling_out")).unwrap();
+        symlink("src", ws.join("inner")).unwrap();
+        assert_eq!(class_of(&f, "to_outside_dir/x"), PathClass::Outside);
+        assert_eq!(class_of(&f, "to_outside_file"), PathClass::Outside);
+        assert_eq!(class_of(&f, "dangling_out"), PathClass::Outside);
+        assert_eq!(class_of(&f, "inner/a.ets"), PathClass::Workspace);
+        assert_eq!(f.scope.resolve("inner/a.ets").unwrap().real, ws.join("src/a.ets"));
+    }
+
+    #[test]
+    fn symlink_cycles_are_refused() {
+        let f = fixture();
+        let ws = f.base.join("ws");
+        symlink("b", ws.join("a")).unwrap();
+        symlink("a", ws.join("b")).unwrap();
+        assert!(matches!(f.scope.resolve("a/x"), Err(KernelError::InvalidArgs { .. })));
+    }
+
+    #[test]
+    fn git_and_rein_folders_are_protected() {
+        let f = fixture();
+        assert_eq!(class_of(&f, ".git/config"), PathClass::Protected);
+        assert_eq!(class_of(&f, ".rein/journal/x"), PathClass::Protected);
+        assert_eq!(class_of(&f, "src/.git/config"), PathClass::Workspace);
+        assert_eq!(class_of(&f, ".github/workflows"), PathClass::Workspace);
+    }
+
+    #[test]
+    fn home_is_recognised_even_inside_the_workspace() {
+        let f = fixture();
+        let home_path = f.base.join("home/approvals.toml").display().to_string();
+        assert_eq!(class_of(&f, &home_path), PathClass::Home);
+        let inner_home = f.base.join("ws/.home");
+        let scope = Scope::new(&f.base.join("ws"), &inner_home).unwrap();
+        assert_eq!(scope.resolve(".home/config.toml").unwrap().class, PathClass::Home);
+    }
+
+    #[test]
+    fn nul_and_empty_paths_are_invalid() {
+        let f = fixture();
+        assert!(matches!(f.scope.resolve("a\0b"), Err(KernelError::InvalidArgs { .. })));
+        assert!(matches!(f.scope.resolve(""), Err(KernelError::InvalidArgs { .. })));
+    }
+}

@@ -1,0 +1,12 @@
+//! rein: a small kernel that owns every side effect, hosting Lua tools and recipes that drive
+//! the HarmonyOS/OpenHarmony toolchain.
+
+pub mod error;
+pub mod host;
+pub mod kernel;
+pub mod lua;
+pub mod registry;
+pub mod sources;
+
+pub use error::{Code, Failure};
+pub use host::{Host, HostBuilder};

@@ -1,0 +1,45 @@
+//! `rein.json`: encode and decode with serde_json. JSON null decodes to `rein.json.null`.
+
+use mlua::{IntoLuaMulti, Lua, LuaSerdeExt, MultiValue, Table, Value};
+use serde::Deserialize;
+
+use crate::error::{Code, Failure};
+use crate::lua::api::{options, outcome};
+use crate::lua::convert;
+
+pub fn register(lua: &Lua, natives: &Table) -> mlua::Result<()> {
+    natives.set("json_encode", lua.create_function(encode)?)?;
+    natives.set("json_decode", lua.create_function(decode)?)?;
+    natives.set("json_null", lua.null())?;
+    Ok(())
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EncodeOpts {
+    #[serde(default)]
+    pretty: bool,
+}
+
+fn encode(lua: &Lua, (value, opts): (Value, Value)) -> mlua::Result<MultiValue> {
+    let result = options::<EncodeOpts>(lua, opts, "rein.json.encode").and_then(|o| {
+        let json = convert::try_lua_to_json(lua, value)
+            .map_err(|e| Failure::new(Code::InvalidArgs, format!("value cannot be encoded as JSON: {e}")))?;
+        let text = if o.pretty { serde_json::to_string_pretty(&json) } else { serde_json::to_string(&json) };
+        text.map_err(|e| Failure::new(Code::InvalidArgs, e.to_string()))
+    });
+    outcome(lua, result)
+}
+
+fn decode(lua: &Lua, text: mlua::String) -> mlua::Result<MultiValue> {
+    let parsed: Result<serde_json::Value, Failure> = serde_json::from_slice(&text.as_bytes())
+        .map_err(|e| Failure::new(Code::InvalidArgs, format!("text is not valid JSON: {e}")));
+    match parsed {
+        // Decoded values keep null as a sentinel so arrays keep their length.
+        Ok(json) => {
+            let value = lua.to_value(&json)?;
+            (true, value).into_lua_multi(lua)
+        }
+        Err(failure) => outcome::<()>(lua, Err(failure)),
+    }
+}

@@ -1,0 +1,150 @@
+//! Per-call limits for Lua code: an instruction budget and a wall-clock deadline checked by a
+//! *global* hook (so coroutines and async calls are covered too), and a memory ceiling.
+
+use std::time::{Duration, Instant};
+
+use mlua::{HookTriggers, Lua, VmState};
+
+/// How often the hook runs. Small enough to stop a loop promptly, large enough to cost little.
+const HOOK_EVERY: u32 = 1000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub instructions: u64,
+    pub memory_bytes: usize,
+    pub wall_time: Duration,
+    /// How deep `rein.tool` calls may nest.
+    pub tool_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            instructions: 2_000_000_000,
+            memory_bytes: 64 * 1024 * 1024,
+            wall_time: Duration::from_secs(30 * 60),
+            tool_depth: 8,
+        }
+    }
+}
+
+/// Which limit stopped a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Breach {
+    Instructions(u64),
+    Memory(usize),
+    WallTime(Duration),
+    StackDepth,
+    ToolDepth(usize),
+}
+
+impl Breach {
+    pub fn limit_name(self) -> &'static str {
+        match self {
+            Breach::Instructions(_) => "instructions",
+            Breach::Memory(_) => "memory",
+            Breach::WallTime(_) => "wall_time",
+            Breach::StackDepth => "stack_depth",
+            Breach::ToolDepth(_) => "tool_depth",
+        }
+    }
+
+    pub fn message(self) -> String {
+        match self {
+            Breach::Instructions(n) => format!("the script ran past its budget of {n} Lua instructions (an endless loop?)"),
+            Breach::Memory(n) => format!("the script used more than its {} MiB of memory", n / (1024 * 1024)),
+            Breach::WallTime(d) => format!("the script ran longer than its {} s wall-clock limit", d.as_secs_f64()),
+            Breach::StackDepth => "the script recursed too deeply (Lua stack overflow)".to_string(),
+            Breach::ToolDepth(n) => format!("tools called tools more than {n} levels deep (a tool calling itself?)"),
+        }
+    }
+}
+
+impl std::fmt::Display for Breach {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+impl std::error::Error for Breach {}
+
+/// The budget of the call in progress, kept in the state's app data.
+#[derive(Debug)]
+pub struct Budget {
+    limits: Limits,
+    deadline: Instant,
+    used: u64,
+    tripped: Option<Breach>,
+}
+
+impl Budget {
+    pub fn new(limits: Limits) -> Budget {
+        Budget { limits, deadline: Instant::now() + limits.wall_time, used: 0, tripped: None }
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    pub fn tripped(&self) -> Option<Breach> {
+        self.tripped
+    }
+
+    /// Records the first breach; later ones do not overwrite it.
+    pub fn trip(&mut self, breach: Breach) -> Breach {
+        *self.tripped.get_or_insert(breach)
+    }
+
+    fn tick(&mut self) -> Option<Breach> {
+        if self.tripped.is_none() {
+            self.used += u64::from(HOOK_EVERY);
+            if self.used > self.limits.instructions {
+                self.tripped = Some(Breach::Instructions(self.limits.instructions));
+            } else if Instant::now() > self.deadline {
+                self.tripped = Some(Breach::WallTime(self.limits.wall_time));
+            }
+        }
+        self.tripped
+    }
+}
+
+/// Installs the hook once per state. Once a budget is tripped the hook raises on every run,
+/// so a script that catches the error only meets it again.
+pub fn install_hook(lua: &Lua) -> mlua::Result<()> {
+    lua.set_global_hook(HookTriggers::new().every_nth_instruction(HOOK_EVERY), |lua, _debug| {
+        let breach = lua.app_data_mut::<Budget>().and_then(|mut budget| budget.tick());
+        match breach {
+            Some(breach) => Err(mlua::Error::external(breach)),
+            None => Ok(VmState::Continue),
+        }
+    })
+}
+
+/// Starts a fresh budget and memory ceiling for a top-level call.
+pub fn begin(lua: &Lua, limits: Limits) -> mlua::Result<()> {
+    lua.set_app_data(Budget::new(limits));
+    lua.set_memory_limit(lua.used_memory().saturating_add(limits.memory_bytes))?;
+    Ok(())
+}
+
+/// Ends the call: returns the breach if one happened, and gives back memory a breach left.
+pub fn end(lua: &Lua) -> Option<Breach> {
+    let breach = lua.remove_app_data::<Budget>().and_then(|b| b.tripped);
+    let _ = lua.set_memory_limit(0);
+    if breach.is_some() {
+        let _ = lua.gc_collect();
+        let _ = lua.gc_collect();
+    }
+    breach
+}
+
+pub fn trip(lua: &Lua, breach: Breach) -> Breach {
+    match lua.app_data_mut::<Budget>() {
+        Some(mut budget) => budget.trip(breach),
+        None => breach,
+    }
+}
+
+pub fn tripped(lua: &Lua) -> Option<Breach> {
+    lua.app_data_ref::<Budget>().and_then(|b| b.tripped)
+}

@@ -1,0 +1,152 @@
+//! Where Lua source files come from: the built-ins embedded in the binary, then the project's
+//! own folders. Later layers win.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/builtin_files.rs"));
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Origin {
+    BuiltIn,
+    Project,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Origin::BuiltIn => "built-in",
+            Origin::Project => "project",
+        })
+    }
+}
+
+/// One Lua file and where it came from.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub origin: Origin,
+    /// Path inside its layer, e.g. `tools/read_file.lua`.
+    pub rel: String,
+    /// How errors name the file: `tools/x.lua` for the project, `<built-in>/tools/x.lua`.
+    pub label: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone)]
+enum Layer {
+    Embedded,
+    Dir { origin: Origin, root: PathBuf },
+}
+
+#[derive(Debug, Clone)]
+pub struct Sources {
+    /// In load order: built-ins first, the project last.
+    layers: Vec<Layer>,
+}
+
+impl Sources {
+    pub fn new(workspace: &Path) -> Sources {
+        Sources { layers: vec![Layer::Embedded, Layer::Dir { origin: Origin::Project, root: workspace.to_path_buf() }] }
+    }
+
+    /// Only the built-ins (for embedders that want no project code).
+    pub fn built_in_only() -> Sources {
+        Sources { layers: vec![Layer::Embedded] }
+    }
+
+    /// Tool files of every layer, in load order; inside a layer sorted by path. Tools are the
+    /// `*.lua` files directly in `tools/`; subfolders hold modules for `require`.
+    pub fn tool_files(&self) -> Result<Vec<SourceFile>, String> {
+        let mut files = Vec::new();
+        for layer in &self.layers {
+            match layer {
+                Layer::Embedded => files.extend(
+                    embedded::BUILTIN_FILES
+                        .iter()
+                        .filter(|(rel, _)| is_top_level_in(rel, "tools"))
+                        .map(|(rel, text)| embedded_file(rel, text)),
+                ),
+                Layer::Dir { origin, root } => files.extend(dir_tool_files(*origin, root)?),
+            }
+        }
+        Ok(files)
+    }
+
+    /// Finds module `name` (`a.b` → `a/b.lua` or `a/b/init.lua`): prelude/ of every layer,
+    /// the project's first, then the tools/ folders.
+    pub fn find_module(&self, name: &str) -> Result<Option<SourceFile>, String> {
+        let stem = name.replace('.', "/");
+        let candidates = [format!("{stem}.lua"), format!("{stem}/init.lua")];
+        for folder in ["prelude", "tools"] {
+            for layer in self.layers.iter().rev() {
+                for candidate in &candidates {
+                    let rel = format!("{folder}/{candidate}");
+                    if let Some(file) = layer_file(layer, &rel)? {
+                        return Ok(Some(file));
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+}
+
+fn is_top_level_in(rel: &str, folder: &str) -> bool {
+    rel.strip_prefix(folder)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .is_some_and(|name| !name.contains('/') && name.ends_with(".lua"))
+}
+
+fn embedded_file(rel: &str, text: &str) -> SourceFile {
+    SourceFile { origin: Origin::BuiltIn, rel: rel.to_string(), label: format!("<built-in>/{rel}"), text: text.to_string() }
+}
+
+fn layer_file(layer: &Layer, rel: &str) -> Result<Option<SourceFile>, String> {
+    match layer {
+        Layer::Embedded => {
+            Ok(embedded::BUILTIN_FILES.iter().find(|(r, _)| *r == rel).map(|(r, text)| embedded_file(r, text)))
+        }
+        Layer::Dir { origin, root } => {
+            let path = root.join(rel);
+            if !path.is_file() {
+                return Ok(None);
+            }
+            read_dir_file(*origin, rel, &path).map(Some)
+        }
+    }
+}
+
+fn dir_tool_files(origin: Origin, root: &Path) -> Result<Vec<SourceFile>, String> {
+    let dir = root.join("tools");
+    let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(Vec::new()) };
+    let mut paths: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "lua"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|path| {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            read_dir_file(origin, &format!("tools/{name}"), path)
+        })
+        .collect()
+}
+
+fn read_dir_file(origin: Origin, rel: &str, path: &Path) -> Result<SourceFile, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(SourceFile { origin, rel: rel.to_string(), label: rel.to_string(), text })
+}
+
+/// Module names are dotted identifiers, so a name can never walk out of its folder.
+pub fn valid_module_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.split('.').all(|part| {
+            !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        })
+}
