@@ -15,9 +15,7 @@ fn main() {
     files.sort();
     let mut out = String::from("pub static BUILTIN_FILES: &[(&str, &str)] = &[\n");
     for rel in &files {
-        out.push_str(&format!(
-            "    ({rel:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/\", {rel:?}))),\n"
-        ));
+        out.push_str(&format!("    ({rel:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/\", {rel:?}))),\n"));
     }
     out.push_str("];\n");
     let dest = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("builtin_files.rs");

@@ -105,10 +105,7 @@ impl Code {
 
     /// Usage and configuration problems exit with 2; everything else a tool reports exits with 1.
     pub fn is_usage_error(self) -> bool {
-        matches!(
-            self,
-            Code::InvalidArgs | Code::ToolNotFound | Code::ToolInvalid | Code::InvalidConfig
-        )
+        matches!(self, Code::InvalidArgs | Code::ToolNotFound | Code::ToolInvalid | Code::InvalidConfig)
     }
 }
 

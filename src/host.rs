@@ -53,11 +53,8 @@ impl HostBuilder {
         };
         let home = self.home.unwrap_or_else(default_home);
         let kernel = Kernel::new(&workspace, &home).map_err(|e| config(e.to_string()))?;
-        let sources = if self.project_code {
-            Sources::new(kernel.scope().workspace())
-        } else {
-            Sources::built_in_only()
-        };
+        let sources =
+            if self.project_code { Sources::new(kernel.scope().workspace()) } else { Sources::built_in_only() };
         let kernel = Arc::new(kernel);
         let sources = Arc::new(sources);
         let runtime = Runtime::new(kernel.clone(), sources.clone(), self.limits)?;
@@ -128,7 +125,10 @@ impl Host {
         if let Some(problem) = self.registry.problem_for(name) {
             return Err(Failure::new(
                 Code::ToolInvalid,
-                format!("tool {name:?} cannot be used: {}: {}. Fix the file; `rein check` lists every problem.", problem.file, problem.message),
+                format!(
+                    "tool {name:?} cannot be used: {}: {}. Fix the file; `rein check` lists every problem.",
+                    problem.file, problem.message
+                ),
             )
             .with_details(json!({"tool": name, "file": problem.file})));
         }

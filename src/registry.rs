@@ -99,9 +99,8 @@ fn load_one(runtime: &Runtime, file: &SourceFile) -> Result<Loaded, LoadProblem>
     // A broken file is blamed on the tool its file name suggests, so calling that tool
     // reports the breakage instead of silently running an older definition.
     let stem = file.rel.rsplit('/').next().and_then(|n| n.strip_suffix(".lua")).map(str::to_string);
-    let spec = runtime
-        .load_tool(file)
-        .map_err(|message| LoadProblem { file: file.label.clone(), tool: stem, message })?;
+    let spec =
+        runtime.load_tool(file).map_err(|message| LoadProblem { file: file.label.clone(), tool: stem, message })?;
     let info = ToolInfo {
         name: spec.name.clone(),
         description: spec.description.clone(),

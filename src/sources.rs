@@ -102,7 +102,12 @@ fn is_top_level_in(rel: &str, folder: &str) -> bool {
 }
 
 fn embedded_file(rel: &str, text: &str) -> SourceFile {
-    SourceFile { origin: Origin::BuiltIn, rel: rel.to_string(), label: format!("<built-in>/{rel}"), text: text.to_string() }
+    SourceFile {
+        origin: Origin::BuiltIn,
+        rel: rel.to_string(),
+        label: format!("<built-in>/{rel}"),
+        text: text.to_string(),
+    }
 }
 
 fn layer_file(layer: &Layer, rel: &str) -> Result<Option<SourceFile>, String> {
@@ -146,7 +151,7 @@ fn read_dir_file(origin: Origin, rel: &str, path: &Path) -> Result<SourceFile, S
 /// Module names are dotted identifiers, so a name can never walk out of its folder.
 pub fn valid_module_name(name: &str) -> bool {
     !name.is_empty()
-        && name.split('.').all(|part| {
-            !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        })
+        && name
+            .split('.')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
 }

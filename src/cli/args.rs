@@ -5,7 +5,11 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "rein", version, about = "Drive the HarmonyOS/OpenHarmony toolchain safely: small edits, proven results, nothing outside the workspace without a human's yes.")]
+#[command(
+    name = "rein",
+    version,
+    about = "Drive the HarmonyOS/OpenHarmony toolchain safely: small edits, proven results, nothing outside the workspace without a human's yes."
+)]
 pub struct Cli {
     /// The project to work on (default: the current directory). Relative paths in tool
     /// arguments start here.

@@ -10,5 +10,6 @@ pub fn init(verbose: u8) {
         _ => "trace",
     };
     let filter = EnvFilter::try_from_env("REIN_LOG").unwrap_or_else(|_| EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
+    let _ =
+        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
 }

@@ -76,7 +76,10 @@ fn parse_args(text: Option<&str>) -> Result<Value, Failure> {
         Some(text) => text.to_string(),
     };
     let value: Value = serde_json::from_str(&text).map_err(|e| {
-        Failure::new(Code::InvalidArgs, format!("arguments are not valid JSON ({e}); pass an object like '{{\"path\":\"a.txt\"}}'"))
+        Failure::new(
+            Code::InvalidArgs,
+            format!("arguments are not valid JSON ({e}); pass an object like '{{\"path\":\"a.txt\"}}'"),
+        )
     })?;
     if !value.is_object() {
         return Err(Failure::new(Code::InvalidArgs, "arguments must be a JSON object, like '{\"path\":\"a.txt\"}'"));

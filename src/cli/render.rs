@@ -27,7 +27,11 @@ pub fn result(value: &Value) {
     let number = |key: &str| value.get(key).and_then(Value::as_u64).unwrap_or(0);
     if let (Some(diff), Some(path)) = (text("diff"), text("path")) {
         print!("{diff}");
-        let dry = if value.get("dry_run").and_then(Value::as_bool) == Some(true) { " (dry run, nothing written)" } else { "" };
+        let dry = if value.get("dry_run").and_then(Value::as_bool) == Some(true) {
+            " (dry run, nothing written)"
+        } else {
+            ""
+        };
         eprintln!("{path}: {} replacement(s){dry}", number("replacements"));
     } else if let (Some(content), Some(_)) = (text("content"), value.get("start_line")) {
         if !content.is_empty() {
@@ -39,7 +43,13 @@ pub fn result(value: &Value) {
         for entry in entries {
             let kind = entry.get("kind").and_then(Value::as_str).unwrap_or("");
             let path = entry.get("path").and_then(Value::as_str).unwrap_or("");
-            let suffix = if kind == "dir" { "/" } else if kind == "symlink" { "@" } else { "" };
+            let suffix = if kind == "dir" {
+                "/"
+            } else if kind == "symlink" {
+                "@"
+            } else {
+                ""
+            };
             println!("{path}{suffix}");
         }
     } else if let (Some(path), Some(sha)) = (text("path"), text("sha256")) {

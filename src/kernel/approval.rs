@@ -26,11 +26,9 @@ pub fn decide_file(access: Access, class: PathClass) -> Decision {
 pub fn authorize_file(scope: &Scope, access: Access, path: &ResolvedPath) -> Result<(), KernelError> {
     match decide_file(access, path.class) {
         Decision::Allow => Ok(()),
-        Decision::Ask | Decision::Deny => Err(KernelError::ApprovalRequired {
-            path: path.display(scope),
-            access,
-            class: path.class,
-        }),
+        Decision::Ask | Decision::Deny => {
+            Err(KernelError::ApprovalRequired { path: path.display(scope), access, class: path.class })
+        }
     }
 }
 

@@ -2,7 +2,8 @@
 //! its `old_string`. They are shown, never applied.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::time::Duration;
 
 use memchr::{memchr_iter, memmem};
 use similar::TextDiff;
@@ -11,6 +12,8 @@ use crate::kernel::error::Candidate;
 
 /// Above this many file lines only the whitespace-insensitive search runs.
 pub const MAX_SIMILAR_SCAN_LINES: usize = 200_000;
+/// Above this many file bytes only the whitespace-insensitive search runs.
+pub const MAX_SIMILAR_SCAN_BYTES: usize = 64 * 1024 * 1024;
 /// Above this many `old_string` lines only the whitespace-insensitive search runs.
 pub const MAX_SIMILAR_OLD_LINES: usize = 200;
 pub const MIN_SIMILARITY: f64 = 0.5;
@@ -20,10 +23,11 @@ const MAX_TEXT_CHARS: usize = 2000;
 const PREFILTER_KEEP: usize = 10;
 /// Best windows that do not overlap each other, also ranked exactly.
 const PREFILTER_SPREAD: usize = 5;
-/// Texts longer than this together are compared line by line rather than char by char.
-const CHAR_DIFF_LIMIT: usize = 8_000;
-/// Total time for the exact ratios; past it `similar` approximates.
-const RANKING_BUDGET: Duration = Duration::from_millis(300);
+/// Texts longer than this together are compared word by word rather than char by char, to
+/// bound memory (a line-by-line ratio would be 0 for a span with a typo on every line).
+const CHAR_DIFF_LIMIT: usize = 64 * 1024;
+/// Time for one exact ratio; past it `similar` approximates, so a hopeless pair stays cheap.
+const RATIO_TIMEOUT: Duration = Duration::from_millis(25);
 
 /// Up to `max` spans of whole lines in `content` most like `old`, best first: spans equal to
 /// `old` once whitespace is ignored, then the most similar windows of as many lines as `old`
@@ -37,7 +41,10 @@ pub fn nearest_candidates(content: &str, old: &str, max: usize) -> Vec<Candidate
     let old_lf = old_lf.strip_suffix('\n').unwrap_or(&old_lf);
     let mut found = whitespace_matches(&lines, old_lf, max);
     let old_line_count = old_lf.split('\n').count();
-    if lines.len() <= MAX_SIMILAR_SCAN_LINES && old_line_count <= MAX_SIMILAR_OLD_LINES {
+    let small_enough = lines.len() <= MAX_SIMILAR_SCAN_LINES
+        && content.len() <= MAX_SIMILAR_SCAN_BYTES
+        && old_line_count <= MAX_SIMILAR_OLD_LINES;
+    if small_enough {
         found.extend(similar_windows(&lines, old_lf, old_line_count));
     }
     pick_distinct(found, max)
@@ -83,13 +90,7 @@ impl<'a> Lines<'a> {
         if let Some((cut, _)) = text.char_indices().nth(MAX_TEXT_CHARS) {
             text.truncate(cut);
         }
-        Candidate {
-            line: first + 1,
-            end_line: last + 1,
-            text,
-            similarity,
-            reason: reason.to_string(),
-        }
+        Candidate { line: first + 1, end_line: last + 1, text, similarity, reason: reason.to_string() }
     }
 }
 
@@ -97,32 +98,42 @@ fn is_kept(c: &char) -> bool {
     !c.is_whitespace()
 }
 
+/// Appends the UTF-8 of `text` without its whitespace.
+fn squash_into(out: &mut Vec<u8>, text: &str) {
+    // Most lines are ASCII; skipping char decoding for them halves the scan of a large file.
+    if text.is_ascii() {
+        out.extend(text.bytes().filter(|&b| !char::from(b).is_whitespace()));
+    } else {
+        for c in text.chars().filter(is_kept) {
+            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+        }
+    }
+}
+
 /// Spans whose text, all whitespace removed, contains `old` (LF line breaks, no final one)
 /// with all whitespace removed.
 fn whitespace_matches(lines: &Lines, old: &str, max: usize) -> Vec<Candidate> {
-    let needle: String = old.chars().filter(is_kept).collect();
+    let mut needle = Vec::new();
+    squash_into(&mut needle, old);
     if needle.is_empty() {
         return Vec::new();
     }
-    let mut squashed = String::new();
+    let mut squashed = Vec::with_capacity(lines.content.len());
     let mut squashed_starts = Vec::with_capacity(lines.len());
     for index in 0..lines.len() {
         squashed_starts.push(squashed.len());
-        squashed.extend(lines.get(index).chars().filter(is_kept));
+        squash_into(&mut squashed, lines.get(index));
     }
     // The line holding squashed byte `at`: the last line starting at or before it (lines that
     // squash to nothing start at the same place as the next one and hold nothing).
     let line_of = |at: usize| squashed_starts.partition_point(|&start| start <= at) - 1;
-    memmem::find_iter(squashed.as_bytes(), needle.as_bytes())
+    memmem::find_iter(&squashed, &needle)
         .map(|at| (line_of(at), line_of(at + needle.len() - 1)))
         .take(max * 4)
         .map(|(first, last)| {
             // Lines are compared without "\r", so a match there means only line endings differ.
-            let reason = if lines.join(first, last).contains(old) {
-                "line endings differ"
-            } else {
-                "whitespace differs"
-            };
+            let reason =
+                if lines.join(first, last).contains(old) { "line endings differ" } else { "whitespace differs" };
             lines.candidate(first, last, 1.0, reason)
         })
         .collect()
@@ -135,27 +146,25 @@ fn similar_windows(lines: &Lines, old: &str, k: usize) -> Vec<Candidate> {
         return Vec::new();
     }
     let scores = bigram_scores(lines, old, k);
-    let deadline = Instant::now() + RANKING_BUDGET;
     let wanted = old.trim();
     let mut ranked: Vec<Candidate> = prefilter(&scores, k)
         .into_iter()
-        .map(|first| (first, similarity(wanted, lines.join(first, first + k - 1).trim(), deadline)))
-        .filter(|&(_, score)| score >= MIN_SIMILARITY)
-        .map(|(first, score)| lines.candidate(first, first + k - 1, score, "similar text"))
+        .filter_map(|first| {
+            let last = first + k - 1;
+            let score = similarity(wanted, lines.join(first, last).trim());
+            (score >= MIN_SIMILARITY).then(|| lines.candidate(first, last, score, "similar text"))
+        })
         .collect();
     ranked.sort_by(|a, b| b.similarity.total_cmp(&a.similarity).then(a.line.cmp(&b.line)));
     ranked
 }
 
-fn similarity(a: &str, b: &str, deadline: Instant) -> f64 {
+fn similarity(a: &str, b: &str) -> f64 {
     let mut config = TextDiff::configure();
-    config.deadline(deadline);
-    let diff = if a.len() + b.len() > CHAR_DIFF_LIMIT {
-        config.diff_lines(a, b)
-    } else {
-        config.diff_chars(a, b)
-    };
-    f64::from(diff.ratio())
+    config.timeout(RATIO_TIMEOUT);
+    let diff = if a.len() + b.len() > CHAR_DIFF_LIMIT { config.diff_words(a, b) } else { config.diff_chars(a, b) };
+    // Three decimals are all a reader can use, and they keep the JSON short.
+    (f64::from(diff.ratio()) * 1000.0).round() / 1000.0
 }
 
 /// Window starts worth ranking exactly: the best by bigram score, plus the best few that do not
@@ -186,9 +195,7 @@ fn pick_distinct(found: Vec<Candidate>, max: usize) -> Vec<Candidate> {
         if picked.len() == max {
             break;
         }
-        let overlaps = |other: &Candidate| {
-            candidate.line <= other.end_line && other.line <= candidate.end_line
-        };
+        let overlaps = |other: &Candidate| candidate.line <= other.end_line && other.line <= candidate.end_line;
         if !picked.iter().any(overlaps) {
             picked.push(candidate);
         }
@@ -218,7 +225,7 @@ fn bigram_scores(lines: &Lines, old: &str, k: usize) -> Vec<f32> {
 /// to date as lines come and go.
 struct BigramWindow {
     /// For each bigram of `old`: (count in old, count in window).
-    counts: HashMap<u64, (u32, u32)>,
+    counts: HashMap<u64, (u32, u32), BuildHasherDefault<BigramHasher>>,
     old_total: usize,
     window_total: usize,
     shared: usize,
@@ -226,7 +233,7 @@ struct BigramWindow {
 
 impl BigramWindow {
     fn new(old: &str) -> BigramWindow {
-        let mut counts: HashMap<u64, (u32, u32)> = HashMap::new();
+        let mut counts: HashMap<u64, (u32, u32), BuildHasherDefault<BigramHasher>> = HashMap::default();
         let mut old_total = 0;
         for line in old.split('\n') {
             for bigram in bigrams(line) {
@@ -268,6 +275,28 @@ impl BigramWindow {
         } else {
             (2 * self.shared) as f32 / total as f32
         }
+    }
+}
+
+/// Hashes bigram keys with one multiply. The scan looks up every bigram of the file twice, and
+/// SipHash's resistance to crafted keys buys nothing here while costing most of the time.
+#[derive(Default)]
+struct BigramHasher(u64);
+
+impl Hasher for BigramHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(self.0.rotate_left(8) ^ u64::from(byte));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    fn finish(&self) -> u64 {
+        // Bring the well-mixed high bits down to where the table picks its bucket.
+        self.0 ^ (self.0 >> 29)
     }
 }
 

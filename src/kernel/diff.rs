@@ -66,27 +66,23 @@ impl ChangedWindow {
 const BLOCK: usize = 4096;
 
 fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
-    let len = a.len().min(b.len());
-    let mut equal = 0;
-    while equal + BLOCK <= len && a[equal..equal + BLOCK] == b[equal..equal + BLOCK] {
-        equal += BLOCK;
-    }
-    equal + a[equal..len].iter().zip(&b[equal..len]).take_while(|(x, y)| x == y).count()
+    let equal_blocks = a.chunks(BLOCK).zip(b.chunks(BLOCK)).take_while(|(x, y)| x == y).count();
+    let equal = (equal_blocks * BLOCK).min(a.len()).min(b.len());
+    let rest = a[equal..].iter().zip(&b[equal..]);
+    equal + rest.take_while(|(x, y)| x == y).count()
 }
 
 fn common_suffix_len(a: &[u8], b: &[u8]) -> usize {
-    let len = a.len().min(b.len());
-    let (a, b) = (&a[a.len() - len..], &b[b.len() - len..]);
-    let mut equal = 0;
-    while equal + BLOCK <= len && a[len - equal - BLOCK..len - equal] == b[len - equal - BLOCK..len - equal] {
-        equal += BLOCK;
-    }
-    let (a, b) = (&a[..len - equal], &b[..len - equal]);
+    let equal_blocks = a.rchunks(BLOCK).zip(b.rchunks(BLOCK)).take_while(|(x, y)| x == y).count();
+    let equal = (equal_blocks * BLOCK).min(a.len()).min(b.len());
+    let (a, b) = (&a[..a.len() - equal], &b[..b.len() - equal]);
     equal + a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count()
 }
 
 fn render_hunk(out: &mut CappedText, diff: &TextDiff<str>, ops: &[DiffOp], lines_before: usize) {
-    let (Some(first), Some(last)) = (ops.first(), ops.last()) else { return };
+    let (Some(first), Some(last)) = (ops.first(), ops.last()) else {
+        return;
+    };
     let old = first.old_range().start..last.old_range().end;
     let new = first.new_range().start..last.new_range().end;
     let old = hunk_range(old, lines_before);
@@ -166,6 +162,18 @@ mod tests {
     }
 
     #[test]
+    fn common_prefix_and_suffix_cross_block_boundaries() {
+        let a = vec![7u8; 3 * BLOCK + 5];
+        let mut b = a.clone();
+        b[BLOCK + 3] = 0;
+        assert_eq!(common_prefix_len(&a, &b), BLOCK + 3);
+        assert_eq!(common_suffix_len(&a, &b), 2 * BLOCK + 1);
+        assert_eq!(common_prefix_len(&a, &a[..BLOCK]), BLOCK);
+        assert_eq!(common_suffix_len(&a, &a[1..]), a.len() - 1);
+        assert_eq!(common_prefix_len(b"", b"x"), 0);
+    }
+
+    #[test]
     fn equal_inputs_give_an_empty_diff() {
         assert_eq!(unified_diff("f", b"same\n", b"same\n"), "");
     }
@@ -174,7 +182,19 @@ mod tests {
     fn one_line_change_has_header_context_and_line_numbers() {
         let before = numbered(10);
         let after = before.replace("line 5\n", "line five\n");
-        let expected = "--- a/f\n+++ b/f\n@@ -2,7 +2,7 @@\n line 2\n line 3\n line 4\n-line 5\n+line five\n line 6\n line 7\n line 8\n";
+        let expected = "\
+--- a/f
++++ b/f
+@@ -2,7 +2,7 @@
+ line 2
+ line 3
+ line 4
+-line 5
++line five
+ line 6
+ line 7
+ line 8
+";
         assert_eq!(unified_diff("f", before.as_bytes(), after.as_bytes()), expected);
     }
 
@@ -183,7 +203,20 @@ mod tests {
         let before = numbered(10_000);
         let after = before.replace("line 5000\n", "line 5000 changed\nline 5000b\n");
         let diff = unified_diff("gen.txt", before.as_bytes(), after.as_bytes());
-        let expected = "--- a/gen.txt\n+++ b/gen.txt\n@@ -4997,7 +4997,8 @@\n line 4997\n line 4998\n line 4999\n-line 5000\n+line 5000 changed\n+line 5000b\n line 5001\n line 5002\n line 5003\n";
+        let expected = "\
+--- a/gen.txt
++++ b/gen.txt
+@@ -4997,7 +4997,8 @@
+ line 4997
+ line 4998
+ line 4999
+-line 5000
++line 5000 changed
++line 5000b
+ line 5001
+ line 5002
+ line 5003
+";
         assert_eq!(diff, expected);
         assert_eq!(diff.replace("gen.txt", "f"), similar_diff(&before, &after));
     }
@@ -218,6 +251,32 @@ mod tests {
     }
 
     #[test]
+    fn matches_similar_full_diff_on_generated_edits() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |bound: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % bound as u64) as usize
+        };
+        for round in 0..300 {
+            let mut lines: Vec<String> = (0..next(30)).map(|i| format!("line {i}")).collect();
+            let before = lines.join("\n") + if round % 3 == 0 { "" } else { "\n" };
+            for change in 0..=next(3) {
+                let at = next(lines.len() + 1);
+                match next(3) {
+                    0 if at < lines.len() => drop(lines.remove(at)),
+                    1 if at < lines.len() => lines[at].push_str(" changed"),
+                    _ => lines.insert(at, format!("new {round} {change}")),
+                }
+            }
+            let after = lines.join("\n") + if round % 5 == 0 { "" } else { "\n" };
+            let ours = unified_diff("f", before.as_bytes(), after.as_bytes());
+            assert_eq!(ours, similar_diff(&before, &after), "{before:?} -> {after:?}");
+        }
+    }
+
+    #[test]
     fn missing_final_newline_is_marked() {
         let diff = unified_diff("f", b"a\nb\n", b"a\nc");
         assert_eq!(diff, "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n");
@@ -237,8 +296,8 @@ mod tests {
 
     #[test]
     fn large_diffs_are_truncated_with_a_count() {
-        let before: String = (0..20_000).map(|i| format!("old line number {i}\n")).collect();
-        let after: String = (0..20_000).map(|i| format!("new line number {i}\n")).collect();
+        let before = "top\n".to_string();
+        let after: String = (0..20_000).map(|i| format!("top\nnew line number {i}\n")).collect();
         let diff = unified_diff("f", before.as_bytes(), after.as_bytes());
         let full = similar_diff(&before, &after);
         let (kept, last) = diff.trim_end().rsplit_once('\n').unwrap();

@@ -48,13 +48,10 @@ pub struct EditApplied {
 /// An empty list of edits is INVALID_ARGS.
 pub fn check_edits(edits: &[Edit]) -> Result<(), KernelError> {
     if edits.is_empty() {
-        return Err(KernelError::invalid(
-            "edits is empty. Give at least one {old_string, new_string} pair.",
-        ));
+        return Err(KernelError::invalid("edits is empty. Give at least one {old_string, new_string} pair."));
     }
     for (index, edit) in edits.iter().enumerate() {
-        check_pair(&edit.old_string, &edit.new_string)
-            .map_err(|err| attribute(err, index, edits.len()))?;
+        check_pair(&edit.old_string, &edit.new_string).map_err(|err| attribute(err, index, edits.len()))?;
     }
     Ok(())
 }
@@ -64,19 +61,16 @@ pub fn check_edits(edits: &[Edit]) -> Result<(), KernelError> {
 ///
 /// Reported offsets are byte offsets in the whole buffer, including a leading UTF-8 BOM, even
 /// though the BOM itself never takes part in a match.
-pub fn apply_edits(
-    path: &str,
-    original: &[u8],
-    edits: &[Edit],
-) -> Result<EditApplied, KernelError> {
+pub fn apply_edits(path: &str, original: &[u8], edits: &[Edit]) -> Result<EditApplied, KernelError> {
     check_edits(edits)?;
+    // Decided once, from the file as read, so every edit of a multi-edit writes the same ending.
     let crlf = uses_crlf(original);
     let body_start = split_bom(original).0.len();
     let mut content = Cow::Borrowed(original);
     let mut reports = Vec::with_capacity(edits.len());
     for (index, edit) in edits.iter().enumerate() {
-        let (next, report) = apply_edit(path, &content, body_start, edit, crlf)
-            .map_err(|err| attribute(err, index, edits.len()))?;
+        let (next, report) =
+            apply_edit(path, &content, body_start, edit, crlf).map_err(|err| attribute(err, index, edits.len()))?;
         content = Cow::Owned(next);
         reports.push(report);
     }
@@ -123,42 +117,48 @@ fn apply_edit(
     // "a\n" and "a\r\n" are different arguments but the same text in a CRLF file.
     check_pair(&old, &new)?;
     let finder = Finder::new(old.as_bytes());
-    let outcome = if edit.replace_all {
+    let replaced = if edit.replace_all {
         replace_every(buffer, body_start, &finder, new.as_bytes())
     } else {
         replace_unique(buffer, body_start, &finder, new.as_bytes())
     };
-    match outcome {
-        Outcome::Replaced { content, count, offsets } => {
-            let locations = locate_all(buffer, &offsets);
-            Ok((content, EditReport { replacements: count, locations }))
-        }
-        Outcome::NotFound => Err(not_found(path, &buffer[body_start..], &edit.old_string)),
-        Outcome::NotUnique { count, offsets } => Err(KernelError::OldStringNotUnique {
+    let replaced = replaced.map_err(|refusal| match refusal {
+        Refusal::NotFound => not_found(path, &buffer[body_start..], &edit.old_string),
+        Refusal::NotUnique { count, offsets } => KernelError::OldStringNotUnique {
             path: path.to_string(),
             edit_index: None,
             count,
             locations: locate_all(buffer, &offsets),
-        }),
-    }
+        },
+    })?;
+    let locations = locate_all(buffer, &replaced.offsets);
+    let report = EditReport { replacements: replaced.count, locations };
+    Ok((replaced.content, report))
 }
 
-enum Outcome {
-    /// `offsets` are the first [`MAX_LOCATIONS`] replaced positions, in the old buffer.
-    Replaced { content: Vec<u8>, count: usize, offsets: Vec<usize> },
+struct Replaced {
+    content: Vec<u8>,
+    count: usize,
+    /// The first [`MAX_LOCATIONS`] replaced positions, in the buffer before the edit.
+    offsets: Vec<usize>,
+}
+
+enum Refusal {
     NotFound,
     NotUnique { count: usize, offsets: Vec<usize> },
 }
 
 /// Replace the one occurrence of the needle, refusing when there are none or several.
 /// Occurrences may overlap ("aa" occurs twice in "aaa").
-fn replace_unique(buffer: &[u8], body_start: usize, finder: &Finder, new: &[u8]) -> Outcome {
+fn replace_unique(buffer: &[u8], body_start: usize, finder: &Finder, new: &[u8]) -> Result<Replaced, Refusal> {
     let body = &buffer[body_start..];
     let mut offsets = Vec::new();
     let mut count = 0;
     let mut from = 0;
     while count < MAX_COUNTED_OCCURRENCES {
-        let Some(found) = finder.find(&body[from..]) else { break };
+        let Some(found) = finder.find(&body[from..]) else {
+            break;
+        };
         let at = from + found;
         count += 1;
         if offsets.len() < MAX_LOCATIONS {
@@ -167,7 +167,7 @@ fn replace_unique(buffer: &[u8], body_start: usize, finder: &Finder, new: &[u8])
         from = at + 1;
     }
     match count {
-        0 => Outcome::NotFound,
+        0 => Err(Refusal::NotFound),
         1 => {
             let at = offsets[0];
             let old_len = finder.needle().len();
@@ -175,14 +175,14 @@ fn replace_unique(buffer: &[u8], body_start: usize, finder: &Finder, new: &[u8])
             content.extend_from_slice(&buffer[..at]);
             content.extend_from_slice(new);
             content.extend_from_slice(&buffer[at + old_len..]);
-            Outcome::Replaced { content, count, offsets }
+            Ok(Replaced { content, count, offsets })
         }
-        _ => Outcome::NotUnique { count, offsets },
+        _ => Err(Refusal::NotUnique { count, offsets }),
     }
 }
 
 /// Replace every non-overlapping occurrence, left to right.
-fn replace_every(buffer: &[u8], body_start: usize, finder: &Finder, new: &[u8]) -> Outcome {
+fn replace_every(buffer: &[u8], body_start: usize, finder: &Finder, new: &[u8]) -> Result<Replaced, Refusal> {
     let old_len = finder.needle().len();
     // Exact when new is not longer than old; otherwise the buffer grows as needed.
     let mut content = Vec::with_capacity(buffer.len());
@@ -200,10 +200,10 @@ fn replace_every(buffer: &[u8], body_start: usize, finder: &Finder, new: &[u8]) 
         }
     }
     if count == 0 {
-        return Outcome::NotFound;
+        return Err(Refusal::NotFound);
     }
     content.extend_from_slice(&buffer[copied..]);
-    Outcome::Replaced { content, count, offsets }
+    Ok(Replaced { content, count, offsets })
 }
 
 fn not_found(path: &str, body: &[u8], old_string: &str) -> KernelError {
@@ -217,6 +217,8 @@ fn not_found(path: &str, body: &[u8], old_string: &str) -> KernelError {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{json, Value};
+
     use super::*;
 
     fn edit(old: &str, new: &str) -> Edit {
@@ -235,17 +237,29 @@ mod tests {
         String::from_utf8(apply(original, edits).unwrap().content).unwrap()
     }
 
-    fn loc(offset: usize, line: usize, column: usize) -> Location {
-        Location { offset, line, column }
+    /// The reports as JSON, the way a caller sees them.
+    fn reports(original: &str, edits: &[Edit]) -> Value {
+        serde_json::to_value(apply(original, edits).unwrap().reports).unwrap()
+    }
+
+    /// The refusal as a caller sees it: code and details.
+    fn refusal(original: &str, edits: &[Edit]) -> Value {
+        let err = apply(original, edits).unwrap_err();
+        json!({"code": err.code().as_str(), "details": err.details()})
+    }
+
+    fn code_of(original: &str, edits: &[Edit]) -> Value {
+        refusal(original, edits)["code"].clone()
     }
 
     #[test]
     fn replaces_the_unique_occurrence_and_reports_where() {
         let done = apply("one\ntwo\nthree\n", &[edit("two", "2")]).unwrap();
         assert_eq!(done.content, b"one\n2\nthree\n");
-        assert_eq!(done.reports.len(), 1);
-        assert_eq!(done.reports[0].replacements, 1);
-        assert_eq!(done.reports[0].locations, vec![loc(4, 2, 1)]);
+        assert_eq!(
+            serde_json::to_value(&done.reports).unwrap(),
+            json!([{"replacements": 1, "locations": [{"offset": 4, "line": 2, "column": 1}]}])
+        );
     }
 
     #[test]
@@ -253,196 +267,157 @@ mod tests {
         let text = applied_text("x = a;\n", &[edit("a", "$& \\1 $1 ${0}")]);
         assert_eq!(text, "x = $& \\1 $1 ${0};\n");
         assert_eq!(applied_text("a.b\n", &[edit(".", "$&")]), "a$&b\n");
-    }
-
-    #[test]
-    fn old_string_is_not_a_pattern() {
-        let err = apply("abc\n", &[edit("a.c", "x")]).unwrap_err();
-        assert!(matches!(err, KernelError::OldStringNotFound { .. }));
+        assert_eq!(code_of("abc\n", &[edit("a.c", "x")]), "OLD_STRING_NOT_FOUND");
     }
 
     #[test]
     fn crlf_file_stays_crlf_when_arguments_use_lf() {
         let original = "fn a() {\r\n    1\r\n}\r\n";
-        let done = apply(original, &[edit("{\n    1\n}", "{\n    2\n    3\n}")]).unwrap();
-        assert_eq!(done.content, b"fn a() {\r\n    2\r\n    3\r\n}\r\n");
-        assert_eq!(done.reports[0].locations, vec![loc(7, 1, 8)]);
-    }
-
-    #[test]
-    fn crlf_arguments_in_a_crlf_file_are_used_as_given() {
-        let text = applied_text("a\r\nb\r\n", &[edit("a\r\nb", "b\r\na")]);
-        assert_eq!(text, "b\r\na\r\n");
+        let edits = [edit("{\n    1\n}", "{\n    2\n    3\n}")];
+        assert_eq!(applied_text(original, &edits), "fn a() {\r\n    2\r\n    3\r\n}\r\n");
+        assert_eq!(reports(original, &edits)[0]["locations"], json!([{"offset": 7, "line": 1, "column": 8}]));
+        assert_eq!(applied_text("a\r\nb\r\n", &[edit("a\r\nb", "b\r\na")]), "b\r\na\r\n");
     }
 
     #[test]
     fn lf_file_takes_arguments_as_given() {
         assert_eq!(applied_text("a\nb\n", &[edit("a\nb", "b\na")]), "b\na\n");
-        let err = apply("a\nb\n", &[edit("a\r\nb", "x")]).unwrap_err();
-        assert!(matches!(err, KernelError::OldStringNotFound { .. }));
+        let refused = refusal("a\nb\n", &[edit("a\r\nb", "x")]);
+        assert_eq!(refused["code"], "OLD_STRING_NOT_FOUND");
+        assert_eq!(refused["details"]["candidates"][0]["reason"], "line endings differ");
     }
 
     #[test]
     fn line_ending_only_difference_is_no_change_in_a_crlf_file() {
-        let err = apply("a\r\nb\r\n", &[edit("a\nb", "a\r\nb")]).unwrap_err();
-        assert!(matches!(err, KernelError::NoChange { edit_index: None }));
+        let edits = [edit("a\nb", "a\r\nb")];
+        assert_eq!(refusal("a\r\nb\r\n", &edits), json!({"code": "NO_CHANGE", "details": null}));
     }
 
     #[test]
     fn bom_is_kept_and_offsets_count_it() {
-        let done = apply_edits("f", b"\xEF\xBB\xBFhello\nworld\n", &[edit("hello", "bye")]).unwrap();
+        let done = apply_edits("f", b"\xEF\xBB\xBFhello\nworld\n", &[edit("hello", "bye")]);
+        let done = done.unwrap();
         assert_eq!(done.content, b"\xEF\xBB\xBFbye\nworld\n");
-        assert_eq!(done.reports[0].locations, vec![loc(3, 1, 1)]);
-    }
-
-    #[test]
-    fn bom_is_not_part_of_what_old_string_matches() {
-        let err = apply_edits("f", b"\xEF\xBB\xBFhello", &[edit("\u{feff}hello", "x")]).unwrap_err();
-        assert!(matches!(err, KernelError::OldStringNotFound { .. }));
+        let location = serde_json::to_value(done.reports[0].locations[0]).unwrap();
+        assert_eq!(location, json!({"offset": 3, "line": 1, "column": 1}));
+        let with_bom_char = apply_edits("f", b"\xEF\xBB\xBFhello", &[edit("\u{feff}hello", "x")]);
+        assert_eq!(with_bom_char.unwrap_err().code().as_str(), "OLD_STRING_NOT_FOUND");
     }
 
     #[test]
     fn missing_final_newline_stays_missing() {
         assert_eq!(applied_text("a\nlast", &[edit("last", "end")]), "a\nend");
-        assert_eq!(applied_text("a\r\nb\r\nlast", &[edit("b\nlast", "c\nend")]), "a\r\nc\r\nend");
+        let crlf = applied_text("a\r\nb\r\nlast", &[edit("b\nlast", "c\nend")]);
+        assert_eq!(crlf, "a\r\nc\r\nend");
     }
 
     #[test]
     fn overlapping_occurrences_count_as_not_unique() {
-        let err = apply("aaa", &[edit("aa", "b")]).unwrap_err();
-        match err {
-            KernelError::OldStringNotUnique { count, locations, edit_index, path } => {
-                assert_eq!((count, edit_index, path.as_str()), (2, None, "f.txt"));
-                assert_eq!(locations, vec![loc(0, 1, 1), loc(1, 1, 2)]);
-            }
-            other => panic!("unexpected {other:?}"),
-        }
+        assert_eq!(
+            refusal("aaa", &[edit("aa", "b")]),
+            json!({"code": "OLD_STRING_NOT_UNIQUE", "details": {"path": "f.txt", "count": 2,
+                "locations": [{"offset": 0, "line": 1, "column": 1},
+                              {"offset": 1, "line": 1, "column": 2}]}})
+        );
     }
 
     #[test]
     fn not_unique_counts_all_but_lists_twenty_locations() {
-        let original = "x\n".repeat(25);
-        let err = apply(&original, &[edit("x", "y")]).unwrap_err();
-        match err {
-            KernelError::OldStringNotUnique { count, locations, .. } => {
-                assert_eq!(count, 25);
-                assert_eq!(locations.len(), MAX_LOCATIONS);
-                assert_eq!(locations[19], loc(38, 20, 1));
-            }
-            other => panic!("unexpected {other:?}"),
-        }
+        let details = &refusal(&"x\n".repeat(25), &[edit("x", "y")])["details"];
+        assert_eq!(details["count"], 25);
+        assert_eq!(details["locations"].as_array().unwrap().len(), MAX_LOCATIONS);
+        assert_eq!(details["locations"][19], json!({"offset": 38, "line": 20, "column": 1}));
     }
 
     #[test]
     fn counting_stops_at_the_cap() {
         let original = "a".repeat(MAX_COUNTED_OCCURRENCES + 50);
-        let err = apply(&original, &[edit("a", "b")]).unwrap_err();
-        assert!(matches!(
-            err,
-            KernelError::OldStringNotUnique { count: MAX_COUNTED_OCCURRENCES, .. }
-        ));
+        let details = &refusal(&original, &[edit("a", "b")])["details"];
+        assert_eq!(details["count"], MAX_COUNTED_OCCURRENCES);
     }
 
     #[test]
     fn replace_all_replaces_non_overlapping_left_to_right() {
-        let done = apply("aaaaa", &[edit_all("aa", "b")]).unwrap();
-        assert_eq!(done.content, b"bba");
-        assert_eq!(done.reports[0].replacements, 2);
-        assert_eq!(done.reports[0].locations, vec![loc(0, 1, 1), loc(2, 1, 3)]);
+        assert_eq!(applied_text("aaaaa", &[edit_all("aa", "b")]), "bba");
+        assert_eq!(
+            reports("aaaaa", &[edit_all("aa", "b")]),
+            json!([{"replacements": 2, "locations": [{"offset": 0, "line": 1, "column": 1},
+                                                     {"offset": 2, "line": 1, "column": 3}]}])
+        );
+        assert_eq!(reports("a b c", &[edit_all("b", "B")])[0]["replacements"], 1);
+        assert_eq!(code_of("abc", &[edit_all("z", "y")]), "OLD_STRING_NOT_FOUND");
     }
 
     #[test]
     fn replace_all_counts_every_replacement_but_lists_twenty() {
         let original = "item\n".repeat(30);
-        let done = apply(&original, &[edit_all("item", "thing")]).unwrap();
-        assert_eq!(done.content, "thing\n".repeat(30).as_bytes());
-        assert_eq!(done.reports[0].replacements, 30);
-        assert_eq!(done.reports[0].locations.len(), MAX_LOCATIONS);
-        assert_eq!(done.reports[0].locations[19], loc(95, 20, 1));
-    }
-
-    #[test]
-    fn replace_all_of_a_single_occurrence_is_fine() {
-        let done = apply("a b c", &[edit_all("b", "B")]).unwrap();
-        assert_eq!((done.content, done.reports[0].replacements), (b"a B c".to_vec(), 1));
-    }
-
-    #[test]
-    fn replace_all_with_no_occurrence_is_not_found() {
-        let err = apply("abc", &[edit_all("z", "y")]).unwrap_err();
-        assert!(matches!(err, KernelError::OldStringNotFound { edit_index: None, .. }));
+        let edits = [edit_all("item", "thing")];
+        assert_eq!(applied_text(&original, &edits), "thing\n".repeat(30));
+        let report = &reports(&original, &edits)[0];
+        assert_eq!(report["replacements"], 30);
+        assert_eq!(report["locations"].as_array().unwrap().len(), MAX_LOCATIONS);
+        assert_eq!(report["locations"][19], json!({"offset": 95, "line": 20, "column": 1}));
     }
 
     #[test]
     fn multi_edit_applies_in_order_on_the_intermediate_buffer() {
         let edits = [edit("alpha", "beta"), edit("beta\n", "gamma\ndelta\n"), edit("end", "END")];
-        let done = apply("alpha\nend\n", &edits).unwrap();
-        assert_eq!(done.content, b"gamma\ndelta\nEND\n");
-        let where_each: Vec<_> = done.reports.iter().map(|r| r.locations.clone()).collect();
-        assert_eq!(where_each, vec![vec![loc(0, 1, 1)], vec![loc(0, 1, 1)], vec![loc(12, 3, 1)]]);
+        assert_eq!(applied_text("alpha\nend\n", &edits), "gamma\ndelta\nEND\n");
+        let first_locations: Vec<Value> = reports("alpha\nend\n", &edits)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|report| report["locations"][0].clone())
+            .collect();
+        assert_eq!(
+            first_locations,
+            vec![
+                json!({"offset": 0, "line": 1, "column": 1}),
+                json!({"offset": 0, "line": 1, "column": 1}),
+                json!({"offset": 12, "line": 3, "column": 1}),
+            ]
+        );
     }
 
     #[test]
     fn multi_edit_is_all_or_nothing_and_names_the_failing_edit() {
+        let failing = |original: &str, edits: &[Edit]| {
+            let refusal = refusal(original, edits);
+            (refusal["code"].clone(), refusal["details"]["edit_index"].clone())
+        };
+        let not_found = json!("OLD_STRING_NOT_FOUND");
         let edits = [edit("a", "b"), edit("missing", "x")];
-        match apply("a\n", &edits).unwrap_err() {
-            KernelError::OldStringNotFound { edit_index, .. } => assert_eq!(edit_index, Some(1)),
-            other => panic!("unexpected {other:?}"),
-        }
+        assert_eq!(failing("a\n", &edits), (not_found.clone(), json!(1)));
         // The second edit sees the first one's result, so "a" is gone by then.
         let edits = [edit("a", "b"), edit("a", "c")];
-        assert!(matches!(
-            apply("a\n", &edits).unwrap_err(),
-            KernelError::OldStringNotFound { edit_index: Some(1), .. }
-        ));
+        assert_eq!(failing("a\n", &edits), (not_found.clone(), json!(1)));
         let edits = [edit("x", "y"), edit("b", "c")];
-        assert!(matches!(
-            apply("b b\n", &edits).unwrap_err(),
-            KernelError::OldStringNotFound { edit_index: Some(0), .. }
-        ));
-    }
-
-    #[test]
-    fn multi_edit_not_unique_carries_the_edit_index() {
+        assert_eq!(failing("b b\n", &edits), (not_found, json!(0)));
         let edits = [edit("a", "b"), edit("c", "d")];
-        assert!(matches!(
-            apply("a c c\n", &edits).unwrap_err(),
-            KernelError::OldStringNotUnique { edit_index: Some(1), count: 2, .. }
-        ));
+        assert_eq!(failing("a c c\n", &edits), (json!("OLD_STRING_NOT_UNIQUE"), json!(1)));
     }
 
     #[test]
     fn argument_checks_come_first_and_in_order() {
-        assert!(matches!(
-            check_edits(&[edit("", "x")]),
-            Err(KernelError::EmptyOldString { edit_index: None })
-        ));
-        assert!(matches!(
-            check_edits(&[edit("same", "same")]),
-            Err(KernelError::NoChange { edit_index: None })
-        ));
-        assert!(matches!(
-            check_edits(&[edit("a", "b"), edit("c", "c"), edit("", "x")]),
-            Err(KernelError::NoChange { edit_index: Some(1) })
-        ));
-        assert!(matches!(check_edits(&[]), Err(KernelError::InvalidArgs { .. })));
-        // The file is not looked at before the arguments pass.
-        assert!(matches!(
-            apply("", &[edit("", "x")]),
-            Err(KernelError::EmptyOldString { edit_index: None })
-        ));
+        let check = |edits: &[Edit]| {
+            let err = check_edits(edits).unwrap_err();
+            json!({"code": err.code().as_str(), "details": err.details()})
+        };
+        assert_eq!(check(&[edit("", "x")]), json!({"code": "EMPTY_OLD_STRING", "details": null}));
+        assert_eq!(check(&[edit("s", "s")]), json!({"code": "NO_CHANGE", "details": null}));
+        let edits = [edit("a", "b"), edit("c", "c"), edit("", "x")];
+        assert_eq!(check(&edits), json!({"code": "NO_CHANGE", "details": {"edit_index": 1}}));
+        assert_eq!(check(&[])["code"], "INVALID_ARGS");
+        // apply_edits checks the arguments before it looks at the content.
+        assert_eq!(code_of("", &[edit("", "x")]), "EMPTY_OLD_STRING");
     }
 
     #[test]
     fn not_found_offers_candidates() {
         let original = "fn main() {\n    let total = 1;\n}\n";
-        match apply(original, &[edit("let  total = 1;", "let total = 2;")]).unwrap_err() {
-            KernelError::OldStringNotFound { candidates, .. } => {
-                assert_eq!(candidates[0].line, 2);
-                assert_eq!(candidates[0].reason, "whitespace differs");
-            }
-            other => panic!("unexpected {other:?}"),
-        }
+        let details = &refusal(original, &[edit("let  total = 1;", "let total = 2;")])["details"];
+        assert_eq!(details["candidates"][0]["line"], 2);
+        assert_eq!(details["candidates"][0]["reason"], "whitespace differs");
     }
 
     #[test]

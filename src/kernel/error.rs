@@ -46,7 +46,9 @@ pub enum KernelError {
     #[error("{path} does not exist. Check the path (relative paths start at the workspace root), or create the file with write_file.")]
     FileNotFound { path: String },
 
-    #[error("{path} is a {kind}, not a regular file. Give the path of a file (list_dir shows what a directory holds).")]
+    #[error(
+        "{path} is a {kind}, not a regular file. Give the path of a file (list_dir shows what a directory holds)."
+    )]
     NotAFile { path: String, kind: &'static str },
 
     #[error("{path} looks binary ({reason}); rein only reads and edits UTF-8 text.")]
@@ -65,15 +67,10 @@ pub enum KernelError {
     OldStringNotFound { path: String, edit_index: Option<usize>, candidates: Vec<Candidate> },
 
     #[error("old_string occurs {count} times in {path}{}. Add surrounding lines to old_string so it matches exactly once, or set replace_all to true.", edit_suffix(*edit_index))]
-    OldStringNotUnique {
-        path: String,
-        edit_index: Option<usize>,
-        count: usize,
-        locations: Vec<Location>,
-    },
+    OldStringNotUnique { path: String, edit_index: Option<usize>, count: usize, locations: Vec<Location> },
 
-    #[error("{path} changed since it was read (expected sha256 {expected}, found {actual}). Read it again and redo the change against the current content.")]
-    StaleFile { path: String, expected: String, actual: String },
+    #[error("{path} changed since it was read (expected sha256 {expected}, found {}). Read it again and redo the change against the current content.", actual.as_deref().unwrap_or("no file"))]
+    StaleFile { path: String, expected: String, actual: Option<String> },
 
     #[error("cannot {op} {path}: {source}")]
     Io {
@@ -93,7 +90,9 @@ fn access_verb(access: Access) -> &'static str {
 
 fn approval_hint(class: PathClass) -> &'static str {
     match class {
-        PathClass::Protected => "rein keeps .git/ and .rein/ for itself and git; change them with git or rein's own commands.",
+        PathClass::Protected => {
+            "rein keeps .git/ and .rein/ for itself and git; change them with git or rein's own commands."
+        }
         PathClass::Home => "rein's home holds its permissions; only a person at a terminal may change it.",
         _ => "Work inside the workspace, or start rein with --workspace set to the project that holds this path.",
     }
@@ -154,10 +153,9 @@ impl KernelError {
             KernelError::OldStringNotFound { path, edit_index, candidates } => {
                 with_edit_index(json!({"path": path, "candidates": candidates}), *edit_index)
             }
-            KernelError::OldStringNotUnique { path, edit_index, count, locations } => with_edit_index(
-                json!({"path": path, "count": count, "locations": locations}),
-                *edit_index,
-            ),
+            KernelError::OldStringNotUnique { path, edit_index, count, locations } => {
+                with_edit_index(json!({"path": path, "count": count, "locations": locations}), *edit_index)
+            }
             KernelError::StaleFile { path, expected, actual } => {
                 json!({"path": path, "expected_sha256": expected, "actual_sha256": actual})
             }

@@ -45,10 +45,8 @@ pub fn list(scope: &Scope, real: &Path, display: &str, opts: ListOptions) -> Res
 }
 
 fn walk(scope: &Scope, dir: &Path, depth: usize, max: usize, out: &mut ListOutput) -> Result<(), KernelError> {
-    let mut children: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| KernelError::io("list", scope.display(dir), e))?
-        .flatten()
-        .collect();
+    let mut children: Vec<_> =
+        std::fs::read_dir(dir).map_err(|e| KernelError::io("list", scope.display(dir), e))?.flatten().collect();
     children.sort_by_key(|e| e.file_name());
     for child in children {
         if out.entries.len() >= max {

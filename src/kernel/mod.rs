@@ -86,6 +86,7 @@ impl Kernel {
 
     pub fn read(&self, path: &str, opts: ReadOptions) -> Result<ReadOutput, KernelError> {
         let (resolved, display) = self.authorize(path, Access::Read)?;
+        refuse_directory_syntax(path, &display)?;
         read::read_numbered(&resolved.real, &display, opts)
     }
 
@@ -107,15 +108,22 @@ impl Kernel {
 
     pub fn write(&self, path: &str, content: &[u8], expected_sha256: Option<&str>) -> Result<WriteOutput, KernelError> {
         let (resolved, display) = self.authorize(path, Access::Write)?;
+        refuse_directory_syntax(path, &display)?;
+        let parent = resolved.real.parent().unwrap_or(Path::new("/"));
+        if expected_sha256.is_some() && !parent.is_dir() {
+            // The file cannot exist, so it cannot have the expected content: refuse before
+            // creating any directory.
+            check_fresh(&display, expected_sha256.unwrap_or_default(), None)?;
+        }
         write::create_parents(&resolved.real, &display)?;
-        let _lock = lock::lock_dir(resolved.real.parent().unwrap_or(Path::new("/")))?;
+        let _lock = lock::lock_dir(parent)?;
         if let Some(expected) = expected_sha256 {
             let actual = match std::fs::read(&resolved.real) {
-                Ok(bytes) => text::sha256_hex(&bytes),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => "none (the file does not exist)".to_string(),
+                Ok(bytes) => Some(text::sha256_hex(&bytes)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
                 Err(e) => return Err(KernelError::io("read", display, e)),
             };
-            check_fresh(&display, expected, &actual)?;
+            check_fresh(&display, expected, actual.as_deref())?;
         }
         let created = write::write_atomic(&resolved.real, &display, content)?;
         Ok(WriteOutput { path: display, bytes: content.len(), sha256: text::sha256_hex(content), created })
@@ -123,11 +131,31 @@ impl Kernel {
 
     /// Applies `edits` in order, all or nothing. Refusals come in the order of DESIGN.md and
     /// leave the file byte-identical.
-    pub fn edit(&self, path: &str, edits: &[Edit], opts: EditOptions) -> Result<EditOutput, KernelError> {
-        let resolved = self.scope.resolve(path)?;
+    pub fn edit(&self, path: &str, edit: Edit, opts: EditOptions) -> Result<EditOutput, KernelError> {
+        self.apply_edits(path, std::slice::from_ref(&edit), opts, false)
+    }
+
+    /// Like [`Kernel::edit`] for several edits, applied in order; refusals always name the
+    /// edit (`edit_index`), even when there is only one.
+    pub fn multi_edit(&self, path: &str, edits: &[Edit], opts: EditOptions) -> Result<EditOutput, KernelError> {
+        match self.apply_edits(path, edits, opts, true) {
+            Err(err) if edits.len() == 1 => Err(err.for_edit(0)),
+            result => result,
+        }
+    }
+
+    fn apply_edits(
+        &self,
+        path: &str,
+        edits: &[Edit],
+        opts: EditOptions,
+        multi: bool,
+    ) -> Result<EditOutput, KernelError> {
         edit::check_edits(edits)?;
+        let resolved = self.scope.resolve(path)?;
         approval::authorize_file(&self.scope, Access::Write, &resolved)?;
         let display = resolved.display(&self.scope);
+        refuse_directory_syntax(path, &display)?;
         let parent = resolved.real.parent().unwrap_or(Path::new("/"));
         if !parent.is_dir() {
             return Err(KernelError::FileNotFound { path: display });
@@ -137,7 +165,7 @@ impl Kernel {
         let applied = edit::apply_edits(&display, &before, edits)?;
         let sha256_before = text::sha256_hex(&before);
         if let Some(expected) = opts.expected_sha256 {
-            check_fresh(&display, expected, &sha256_before)?;
+            check_fresh(&display, expected, Some(&sha256_before))?;
         }
         if !opts.dry_run {
             write::write_atomic(&resolved.real, &display, &applied.content)?;
@@ -145,14 +173,15 @@ impl Kernel {
         let diff = diff::unified_diff(&display, &before, &applied.content);
         let replacements = applied.reports.iter().map(|r| r.replacements).sum();
         let locations = applied.reports.iter().flat_map(|r| r.locations.iter().copied()).take(20).collect();
-        let multi = edits.len() > 1;
+        let sha256_after = text::sha256_hex(&applied.content);
+        let reports = applied.reports;
         Ok(EditOutput {
             path: display,
             replacements,
             locations,
-            edits: multi.then_some(applied.reports),
+            edits: multi.then_some(reports),
             sha256_before,
-            sha256_after: text::sha256_hex(&applied.content),
+            sha256_after,
             diff,
             dry_run: opts.dry_run,
         })
@@ -175,9 +204,21 @@ fn read_for_edit(real: &Path, display: &str) -> Result<Vec<u8>, KernelError> {
     Ok(bytes)
 }
 
-fn check_fresh(display: &str, expected: &str, actual: &str) -> Result<(), KernelError> {
-    if expected.eq_ignore_ascii_case(actual) {
+fn check_fresh(display: &str, expected: &str, actual: Option<&str>) -> Result<(), KernelError> {
+    if actual.is_some_and(|a| expected.eq_ignore_ascii_case(a)) {
         return Ok(());
     }
-    Err(KernelError::StaleFile { path: display.to_string(), expected: expected.to_string(), actual: actual.to_string() })
+    Err(KernelError::StaleFile {
+        path: display.to_string(),
+        expected: expected.to_string(),
+        actual: actual.map(str::to_string),
+    })
+}
+
+/// `dir/` names a directory; resolution would drop the slash and act on a file named `dir`.
+fn refuse_directory_syntax(requested: &str, display: &str) -> Result<(), KernelError> {
+    if requested.ends_with('/') || requested.ends_with("/.") || requested.ends_with("/..") {
+        return Err(KernelError::NotAFile { path: display.to_string(), kind: "directory path" });
+    }
+    Ok(())
 }

@@ -3,6 +3,7 @@
 
 use std::fs::{File, Metadata};
 use std::io::{BufRead, BufReader, Read};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use serde::Serialize;
@@ -42,7 +43,10 @@ pub struct ReadOutput {
 
 /// Opens `real` for reading and checks it is a regular file.
 pub fn open_regular(real: &Path, display: &str) -> Result<(File, Metadata), KernelError> {
-    let file = File::open(real).map_err(|e| match e.kind() {
+    // Non-blocking, so opening a FIFO does not wait for a writer before we can refuse it.
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(real).map_err(|e| match e
+        .kind()
+    {
         std::io::ErrorKind::NotFound => KernelError::FileNotFound { path: display.to_string() },
         _ => KernelError::io("open", display, e),
     })?;

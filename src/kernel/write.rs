@@ -36,7 +36,8 @@ pub fn write_atomic(real: &Path, display: &str, content: &[u8]) -> Result<bool, 
         Err(e) => return Err(KernelError::io("inspect", display, e)),
     };
     sweep_debris_once(dir);
-    let mut temp = TempFile::create(dir, real).map_err(|e| KernelError::io("create a temporary file in", dir.display().to_string(), e))?;
+    let mut temp = TempFile::create(dir, real)
+        .map_err(|e| KernelError::io("create a temporary file in", dir.display().to_string(), e))?;
     let result = fill(&mut temp.file, content, keep.as_ref())
         .and_then(|()| temp.commit(real, keep.is_none()))
         .and_then(|()| sync_dir(dir));
@@ -122,7 +123,8 @@ fn link_unnamed(file: &File, to: &Path) -> std::io::Result<()> {
     let from = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd())).expect("no NUL");
     let to = CString::new(to.as_os_str().as_bytes()).map_err(|_| std::io::ErrorKind::InvalidInput)?;
     // SAFETY: both paths are valid NUL-terminated strings that outlive the call.
-    let rc = unsafe { libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW) };
+    let rc =
+        unsafe { libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW) };
     if rc == 0 {
         Ok(())
     } else {

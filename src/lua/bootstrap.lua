@@ -5,7 +5,8 @@ local natives = ...
 
 local raw_pcall, raw_xpcall, raw_load = pcall, xpcall, load
 local co_resume, co_close = coroutine.resume, coroutine.close
-local error, setmetatable, type, tostring, select = error, setmetatable, type, tostring, select
+local error, type, tostring, select, rawget = error, type, tostring, select, rawget
+local raw_setmetatable = setmetatable
 local concat = table.concat
 local budget_tripped = natives.budget_tripped
 
@@ -27,8 +28,16 @@ end
 pcall = function(f, ...)
   return rethrow_if_tripped(raw_pcall(f, ...))
 end
+-- Lua runs a message handler with hooks still off when the error came from a hook, so a
+-- handler that loops would never be stopped: once the budget is tripped, skip the handler.
 xpcall = function(f, handler, ...)
-  return rethrow_if_tripped(raw_xpcall(f, handler, ...))
+  local function guarded(e)
+    if budget_tripped(e) then
+      return e
+    end
+    return handler(e)
+  end
+  return rethrow_if_tripped(raw_xpcall(f, guarded, ...))
 end
 coroutine.resume = function(co, ...)
   return rethrow_if_tripped(co_resume(co, ...))
@@ -45,6 +54,14 @@ load = function(chunk, name, mode, env)
     return raw_load(chunk, name, "t")
   end
   return raw_load(chunk, name, "t", env)
+end
+
+-- Finalizers run with hooks off, so no budget could stop one that loops: scripts get none.
+setmetatable = function(t, mt)
+  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+    error("__gc metamethods are not available to scripts", 2)
+  end
+  return raw_setmetatable(t, mt)
 end
 
 local raw_collectgarbage = collectgarbage
@@ -79,7 +96,7 @@ local function raising(native)
     if ok then
       return value
     end
-    error(setmetatable(value, error_mt), 2)
+    error(raw_setmetatable(value, error_mt), 2)
   end
 end
 
@@ -114,13 +131,13 @@ rein = {
   tool = raising(natives.tool),
   -- Raise a structured failure: rein.error("MY_CODE", "what went wrong and what to do", {...})
   error = function(code, message, details)
-    error(setmetatable({ code = code, message = message, details = details }, error_mt), 2)
+    error(raw_setmetatable({ code = code, message = message, details = details }, error_mt), 2)
   end,
 }
 
 local function to_failure(e)
   if type(e) == "string" then
-    return setmetatable({ code = "LUA_ERROR", message = e }, error_mt)
+    return raw_setmetatable({ code = "LUA_ERROR", message = e }, error_mt)
   end
   return e
 end

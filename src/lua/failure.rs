@@ -12,8 +12,11 @@ use crate::lua::limits::{self, Breach};
 const LUA_OUT_OF_MEMORY: &str = "not enough memory";
 
 pub fn breach_failure(breach: Breach) -> Failure {
-    Failure::new(Code::BudgetExceeded, format!("{}. Make the script do less per call, or fix the loop.", breach.message()))
-        .with_details(json!({"limit": breach.limit_name()}))
+    Failure::new(
+        Code::BudgetExceeded,
+        format!("{}. Make the script do less per call, or fix the loop.", breach.message()),
+    )
+    .with_details(json!({"limit": breach.limit_name()}))
 }
 
 /// A failure as the Lua table scripts see (the bootstrap adds the metatable).
@@ -43,8 +46,13 @@ pub fn from_lua_error(lua: &Lua, value: Value) -> Failure {
 fn from_error_table(lua: &Lua, table: mlua::Table) -> Failure {
     let code: Option<String> = table.get("code").ok();
     let message: Option<String> = table.get("message").ok();
-    let details = table.get::<Value>("details").ok().map(|d| convert::lua_to_json(lua, d)).unwrap_or(serde_json::Value::Null);
+    let details =
+        table.get::<Value>("details").ok().map(|d| convert::lua_to_json(lua, d)).unwrap_or(serde_json::Value::Null);
     match code {
+        // Plain Lua errors were wrapped by the bootstrap; classify them like raw messages.
+        Some(code) if code == Code::LuaError.as_str() && details.is_null() => {
+            from_message(lua, message.as_deref().unwrap_or("the script failed"))
+        }
         Some(code) if !code.is_empty() => Failure {
             code,
             message: message.unwrap_or_else(|| "the script failed without a message".to_string()),
@@ -52,7 +60,8 @@ fn from_error_table(lua: &Lua, table: mlua::Table) -> Failure {
         },
         _ => {
             let raw = lua.from_value::<serde_json::Value>(Value::Table(table)).unwrap_or_default();
-            Failure::new(Code::LuaError, "the script raised a table without a `code` field").with_details(json!({"value": raw}))
+            Failure::new(Code::LuaError, "the script raised a table without a `code` field")
+                .with_details(json!({"value": raw}))
         }
     }
 }

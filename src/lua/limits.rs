@@ -51,7 +51,9 @@ impl Breach {
 
     pub fn message(self) -> String {
         match self {
-            Breach::Instructions(n) => format!("the script ran past its budget of {n} Lua instructions (an endless loop?)"),
+            Breach::Instructions(n) => {
+                format!("the script ran past its budget of {n} Lua instructions (an endless loop?)")
+            }
             Breach::Memory(n) => format!("the script used more than its {} MiB of memory", n / (1024 * 1024)),
             Breach::WallTime(d) => format!("the script ran longer than its {} s wall-clock limit", d.as_secs_f64()),
             Breach::StackDepth => "the script recursed too deeply (Lua stack overflow)".to_string(),

@@ -159,9 +159,8 @@ fn leave(lua: &Lua) {
 
 fn finish(lua: &Lua, outcome: mlua::Result<(bool, Value)>) -> Result<serde_json::Value, Failure> {
     match outcome {
-        Ok((true, value)) => convert::try_lua_to_json(lua, value).map_err(|e| {
-            Failure::new(Code::LuaError, format!("the tool returned a value JSON cannot hold: {e}"))
-        }),
+        Ok((true, value)) => convert::try_lua_to_json(lua, value)
+            .map_err(|e| Failure::new(Code::LuaError, format!("the tool returned a value JSON cannot hold: {e}"))),
         Ok((false, err)) => Err(failure::from_lua_error(lua, err)),
         Err(err) => Err(failure::from_mlua_error(lua, &err)),
     }

@@ -71,9 +71,9 @@ fn write(lua: &Lua, (path, content, opts): (String, mlua::String, Value)) -> mlu
 
 fn edit(lua: &Lua, (path, old, new, opts): (String, String, String, Value)) -> mlua::Result<MultiValue> {
     let result = options::<EditOpts>(lua, opts, "rein.fs.edit").and_then(|o| {
-        let edits = [Edit { old_string: old, new_string: new, replace_all: o.replace_all }];
+        let edit = Edit { old_string: old, new_string: new, replace_all: o.replace_all };
         let opts = EditOptions { dry_run: o.dry_run, expected_sha256: o.expected_sha256.as_deref() };
-        host_data(lua).kernel.edit(&path, &edits, opts).map_err(Failure::from)
+        host_data(lua).kernel.edit(&path, edit, opts).map_err(Failure::from)
     });
     outcome(lua, result)
 }
@@ -90,11 +90,8 @@ fn multi_edit(lua: &Lua, (path, edits, opts): (String, Value, Value)) -> mlua::R
     let edits = options::<Vec<Edit>>(lua, edits, "the edits of rein.fs.multi_edit");
     let result = edits.and_then(|edits| {
         let o = options::<MultiEditOpts>(lua, opts, "rein.fs.multi_edit")?;
-        if edits.is_empty() {
-            return Err(Failure::new(crate::error::Code::InvalidArgs, "edits is empty; give at least one edit"));
-        }
         let opts = EditOptions { dry_run: o.dry_run, expected_sha256: o.expected_sha256.as_deref() };
-        host_data(lua).kernel.edit(&path, &edits, opts).map_err(Failure::from)
+        host_data(lua).kernel.multi_edit(&path, &edits, opts).map_err(Failure::from)
     });
     outcome(lua, result)
 }

@@ -1,0 +1,304 @@
+//! Shared helpers for the integration tests: a workspace fixture, a runner for the `rein`
+//! binary's `--json` contract, and a snapshot that proves a refusal changed nothing on disk.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+pub const REIN: &str = env!("CARGO_BIN_EXE_rein");
+
+/// A temp directory holding a workspace `ws/` and a home `home/` (plus whatever a test puts
+/// next to them, e.g. `outside/` or a sibling `ws2/`). All paths are canonical.
+pub struct Workspace {
+    _dir: tempfile::TempDir,
+    /// The temp directory that holds `ws/` and `home/`.
+    pub root: PathBuf,
+    pub ws: PathBuf,
+    pub home: PathBuf,
+}
+
+impl Workspace {
+    pub fn new() -> Workspace {
+        let dir = tempfile::Builder::new().prefix("rein-it-").tempdir().expect("create temp dir");
+        let root = std::fs::canonicalize(dir.path()).expect("canonical temp dir");
+        let ws = root.join("ws");
+        let home = root.join("home");
+        std::fs::create_dir(&ws).expect("create ws");
+        std::fs::create_dir(&home).expect("create home");
+        Workspace { _dir: dir, root, ws, home }
+    }
+
+    /// `rel` inside the workspace.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.ws.join(rel)
+    }
+
+    /// Writes `bytes` to `rel` inside the workspace (creating parents) and returns its path.
+    pub fn file(&self, rel: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create parents");
+        }
+        std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+        path
+    }
+
+    /// Writes `bytes` to `rel` relative to the temp root (outside the workspace).
+    pub fn outside_file(&self, rel: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.root.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create parents");
+        }
+        std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+        path
+    }
+
+    pub fn read(&self, rel: &str) -> Vec<u8> {
+        let path = self.path(rel);
+        std::fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+    }
+
+    /// `rein --workspace WS --home HOME --json` with `args` appended, ready to run.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(REIN);
+        cmd.arg("--workspace").arg(&self.ws).arg("--home").arg(&self.home).arg("--json");
+        cmd.args(args);
+        cmd.env_remove("REIN_HOME").env_remove("REIN_LOG");
+        cmd
+    }
+
+    /// `rein call TOOL ARGS` with `--json`; see [`rein_json`].
+    pub fn call(&self, tool: &str, args: &Value) -> (i32, Value) {
+        rein_json(self, &["call", tool, &args.to_string()])
+    }
+
+    /// Like [`Workspace::call`] but passes the arguments on stdin (`call TOOL -`).
+    pub fn call_stdin(&self, tool: &str, args: &Value) -> (i32, Value) {
+        let mut cmd = self.command(&["call", tool, "-"]);
+        run_json(&mut cmd, Some(args.to_string().as_bytes()))
+    }
+
+    /// Calls a tool that must succeed and returns its `result`.
+    pub fn ok(&self, tool: &str, args: &Value) -> Value {
+        let (code, out) = self.call(tool, args);
+        assert_eq!(code, 0, "{tool} {args} should succeed, got {out}");
+        out["result"].clone()
+    }
+
+    /// Calls a tool that must be refused with `code` (exit status 1, or 2 for usage errors)
+    /// and returns the `error` object.
+    pub fn refused(&self, tool: &str, args: &Value, code: &str) -> Value {
+        let (status, out) = self.call(tool, args);
+        assert_refusal(status, &out, code, &format!("{tool} {args}"));
+        out["error"].clone()
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot::take(&self.root)
+    }
+}
+
+/// Exit status the CLI contract promises for a refusal with `code`.
+pub fn exit_status_for(code: &str) -> i32 {
+    match code {
+        "INVALID_ARGS" | "TOOL_NOT_FOUND" | "TOOL_INVALID" | "INVALID_CONFIG" => 2,
+        _ => 1,
+    }
+}
+
+pub fn assert_refusal(status: i32, out: &Value, code: &str, what: &str) {
+    assert_eq!(out["ok"], Value::Bool(false), "{what} should be refused, got {out}");
+    assert_eq!(out["error"]["code"], code, "{what}: wrong error code in {out}");
+    assert_eq!(status, exit_status_for(code), "{what}: wrong exit status for {code}, output {out}");
+    let message = out["error"]["message"].as_str().unwrap_or("");
+    assert!(!message.is_empty(), "{what}: a refusal must carry a message, got {out}");
+}
+
+/// Runs `rein --workspace WS --home HOME --json ARGS` and returns the exit status and the one
+/// JSON object the contract says stdout holds. Panics with stdout/stderr when stdout is not
+/// exactly one JSON object, or when `ok` disagrees with the exit status.
+pub fn rein_json(ws: &Workspace, args: &[&str]) -> (i32, Value) {
+    run_json(&mut ws.command(args), None)
+}
+
+/// Runs a prepared `rein --json` command, feeding `stdin` when given. A run that has not
+/// ended after [`CALL_TIMEOUT`] is killed and fails the test.
+pub fn run_json(cmd: &mut Command, stdin: Option<&[u8]>) -> (i32, Value) {
+    run_json_within(cmd, stdin, CALL_TIMEOUT)
+}
+
+/// Bound on one `rein` run, so a hang fails the test with a message instead of stalling it.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Like [`run_json`], with an explicit bound on how long rein may take.
+pub fn run_json_within(cmd: &mut Command, stdin: Option<&[u8]>, timeout: Duration) -> (i32, Value) {
+    let out = output_within(cmd, stdin, timeout);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let status =
+        out.status.code().unwrap_or_else(|| panic!("rein died by a signal: {:?}\nstderr: {stderr}", out.status));
+    let value: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!("stdout is not exactly one JSON object ({e})\nstatus {status}\nstdout: {stdout}\nstderr: {stderr}")
+    });
+    assert!(value.is_object(), "stdout must be a JSON object, got {value}");
+    assert_eq!(
+        value["ok"] == Value::Bool(true),
+        status == 0,
+        "exit status {status} disagrees with {value}\nstderr: {stderr}"
+    );
+    (status, value)
+}
+
+/// Runs `cmd` to completion, or kills it and panics once `timeout` has passed.
+pub fn output_within(cmd: &mut Command, stdin: Option<&[u8]>, timeout: Duration) -> Output {
+    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn rein");
+    if let Some(bytes) = stdin {
+        let mut pipe = child.stdin.take().expect("stdin pipe");
+        let bytes = bytes.to_vec();
+        // A thread, so a child that stops reading early cannot deadlock us.
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&bytes);
+        });
+    }
+    let pid = child.id();
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    match finished.recv_timeout(timeout) {
+        Ok(out) => out.expect("wait for rein"),
+        Err(_) => {
+            // SAFETY: kill(2) has no memory effects. The waiter has not answered, so the child
+            // is almost surely unreaped and the pid still ours (only a child exiting at this
+            // very instant could free it).
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            let out = finished.recv().expect("waiter thread").expect("wait for rein");
+            panic!(
+                "rein did not finish within {timeout:?} and was killed: {cmd:?}\nstdout: {}\nstderr: {}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    format!("{:x}", Sha256::digest(bytes))
+}
+
+/// What a snapshot remembers about one entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    Dir { mode: u32 },
+    File { bytes: Vec<u8>, mode: u32, mtime: SystemTime, ino: u64 },
+    Symlink { target: PathBuf },
+    Other { mode: u32 },
+}
+
+impl Entry {
+    fn short(&self) -> String {
+        match self {
+            Entry::Dir { mode } => format!("dir {mode:o}"),
+            Entry::File { bytes, mode, mtime, ino } => format!(
+                "file {} bytes sha256 {} mode {mode:o} mtime {mtime:?} ino {ino}",
+                bytes.len(),
+                &sha256_hex(bytes)[..12]
+            ),
+            Entry::Symlink { target } => format!("symlink -> {}", target.display()),
+            Entry::Other { mode } => format!("special {mode:o}"),
+        }
+    }
+}
+
+/// Every entry under a directory (not following symlinks): files with their bytes, mode, mtime
+/// and inode (so a replaced file with equal bytes still counts as changed), directories,
+/// symlinks with their targets.
+pub struct Snapshot {
+    root: PathBuf,
+    entries: BTreeMap<PathBuf, Entry>,
+}
+
+impl Snapshot {
+    pub fn take(root: &Path) -> Snapshot {
+        let mut entries = BTreeMap::new();
+        walk(root, root, &mut entries);
+        Snapshot { root: root.to_path_buf(), entries }
+    }
+
+    /// Panics listing every entry created, removed or changed since the snapshot.
+    pub fn assert_unchanged(&self, context: &str) {
+        let now = Snapshot::take(&self.root);
+        let mut problems = Vec::new();
+        for (path, before) in &self.entries {
+            match now.entries.get(path) {
+                None => problems.push(format!("removed {}: was {}", path.display(), before.short())),
+                Some(after) if after != before => {
+                    problems.push(format!("changed {}: {} -> {}", path.display(), before.short(), after.short()))
+                }
+                Some(_) => {}
+            }
+        }
+        for (path, after) in &now.entries {
+            if !self.entries.contains_key(path) {
+                problems.push(format!("created {}: {}", path.display(), after.short()));
+            }
+        }
+        assert!(
+            problems.is_empty(),
+            "{context}: files under {} changed:\n  {}",
+            self.root.display(),
+            problems.join("\n  ")
+        );
+    }
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Entry>) {
+    let mut children: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("list {}: {e}", dir.display()))
+        .map(|e| e.expect("dir entry").path())
+        .collect();
+    children.sort();
+    for path in children {
+        let meta = std::fs::symlink_metadata(&path).expect("stat");
+        let rel = path.strip_prefix(root).expect("under root").to_path_buf();
+        let mode = meta.permissions().mode() & 0o7777;
+        let entry = if meta.file_type().is_symlink() {
+            Entry::Symlink { target: std::fs::read_link(&path).expect("read link") }
+        } else if meta.is_dir() {
+            walk(root, &path, out);
+            Entry::Dir { mode }
+        } else if meta.is_file() {
+            let bytes = std::fs::read(&path).expect("read file");
+            Entry::File { bytes, mode, mtime: meta.modified().expect("mtime"), ino: meta.ino() }
+        } else {
+            Entry::Other { mode }
+        };
+        out.insert(rel, entry);
+    }
+}
+
+/// Size, mtime and inode of a file too big to snapshot byte by byte.
+pub fn stamp(path: &Path) -> (u64, SystemTime, u64) {
+    let meta = std::fs::metadata(path).expect("stat");
+    (meta.len(), meta.modified().expect("mtime"), meta.ino())
+}
+
+/// Names of entries in `dir` that look like temp files of an atomic write.
+pub fn temp_debris(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .expect("list dir")
+        .map(|e| e.expect("dir entry").file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains(".rein-tmp."))
+        .collect()
+}

@@ -1,0 +1,195 @@
+//! Every limit of the Lua sandbox stops a runaway script with BUDGET_EXCEEDED naming the
+//! limit, however the script tries to dodge it, and the host serves the next call.
+
+use std::time::Duration;
+
+use rein::lua::Limits;
+use rein::Host;
+use serde_json::{json, Value};
+
+fn limits() -> Limits {
+    Limits {
+        instructions: 20_000_000,
+        memory_bytes: 16 * 1024 * 1024,
+        wall_time: Duration::from_secs(20),
+        tool_depth: 8,
+    }
+}
+
+/// A workspace with one tool per (name, body); the body is the inside of `run`.
+fn host_with(tools: &[(&str, &str)], limits: Limits) -> (tempfile::TempDir, Host) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("ws/tools")).unwrap();
+    for (name, body) in tools {
+        let src = format!(
+            "return {{ name = {name:?}, description = \"test tool\", run = function(args, ctx)\n{body}\nend }}\n"
+        );
+        std::fs::write(dir.path().join(format!("ws/tools/{name}.lua")), src).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("ws/tools/ok.lua"),
+        "return { name = 'ok', description = 'fine', run = function() return { fine = true } end }",
+    )
+    .unwrap();
+    let host =
+        Host::builder().workspace(dir.path().join("ws")).home(dir.path().join("home")).limits(limits).build().unwrap();
+    assert!(host.problems().is_empty(), "{:?}", host.problems());
+    (dir, host)
+}
+
+fn assert_breach(host: &Host, tool: &str, limit: &str) {
+    let err = host.call(tool, json!({})).expect_err("the script must be stopped");
+    assert_eq!(err.code, "BUDGET_EXCEEDED", "{tool}: {err}");
+    assert_eq!(err.details["limit"], json!(limit), "{tool}: {err}");
+    let healthy = host.call("ok", json!({})).expect("the host serves the next call");
+    assert_eq!(healthy, json!({"fine": true}));
+}
+
+#[test]
+fn plain_loop_is_stopped() {
+    let (_d, host) = host_with(&[("spin", "while true do end")], limits());
+    assert_breach(&host, "spin", "instructions");
+}
+
+#[test]
+fn loop_in_a_coroutine_is_stopped() {
+    let (_d, host) = host_with(
+        &[
+            ("wrapped", "coroutine.wrap(function() while true do end end)()"),
+            (
+                "resumed",
+                "local co = coroutine.create(function() while true do end end)\n\
+                 local ok, err = coroutine.resume(co)\n\
+                 return { escaped = true }",
+            ),
+            (
+                "yielding",
+                "local co = coroutine.wrap(function() while true do coroutine.yield() end end)\n\
+                 while true do co() end",
+            ),
+        ],
+        limits(),
+    );
+    assert_breach(&host, "wrapped", "instructions");
+    assert_breach(&host, "resumed", "instructions");
+    assert_breach(&host, "yielding", "instructions");
+}
+
+#[test]
+fn loop_inside_pcall_is_stopped() {
+    let (_d, host) = host_with(
+        &[
+            ("caught", "local ok = pcall(function() while true do end end)\nreturn { escaped = true }"),
+            ("retried", "while true do pcall(function() while true do end end) end"),
+            (
+                "xcaught",
+                "local ok = xpcall(function() while true do end end, function(e) return e end)\n\
+                 return { escaped = true }",
+            ),
+            ("handler_spins", "xpcall(error, function() while true do end end)\nreturn { escaped = true }"),
+        ],
+        limits(),
+    );
+    assert_breach(&host, "caught", "instructions");
+    assert_breach(&host, "retried", "instructions");
+    assert_breach(&host, "xcaught", "instructions");
+    assert_breach(&host, "handler_spins", "instructions");
+}
+
+#[test]
+fn memory_bomb_is_stopped() {
+    let big = Limits { instructions: 2_000_000_000, ..limits() };
+    let (_d, host) = host_with(
+        &[
+            ("grow", "local t = {}\nwhile true do t[#t + 1] = string.rep('x', 4096) .. #t end"),
+            ("huge", "return { s = string.rep('x', 1024 * 1024 * 1024) }"),
+            ("caught", "local ok = pcall(string.rep, 'x', 1024 * 1024 * 1024)\nreturn { escaped = true }"),
+        ],
+        big,
+    );
+    assert_breach(&host, "grow", "memory");
+    assert_breach(&host, "huge", "memory");
+    assert_breach(&host, "caught", "memory");
+}
+
+#[test]
+fn deep_recursion_is_stopped() {
+    let (_d, host) = host_with(
+        &[
+            ("recurse", "local function f(n) return 1 + f(n + 1) end\nreturn { n = f(1) }"),
+            (
+                "recurse_c",
+                "local function f() return tostring(setmetatable({}, { __tostring = f })) end\nreturn { s = f() }",
+            ),
+        ],
+        limits(),
+    );
+    for tool in ["recurse", "recurse_c"] {
+        let err = host.call(tool, json!({})).expect_err("recursion must be stopped");
+        assert_eq!(err.code, "BUDGET_EXCEEDED", "{tool}: {err}");
+        let limit = err.details["limit"].as_str().unwrap_or_default().to_string();
+        assert!(["stack_depth", "memory"].contains(&limit.as_str()), "{tool}: {err}");
+        assert_eq!(host.call("ok", json!({})).unwrap(), json!({"fine": true}));
+    }
+}
+
+#[test]
+fn wall_clock_limit_stops_a_slow_script() {
+    let slow = Limits { instructions: u64::MAX, wall_time: Duration::from_millis(300), ..limits() };
+    let (_d, host) = host_with(&[("spin", "while true do end")], slow);
+    assert_breach(&host, "spin", "wall_time");
+}
+
+#[test]
+fn tools_calling_themselves_hit_the_depth_limit() {
+    let (_d, host) = host_with(&[("selfish", "return rein.tool('selfish', {})")], limits());
+    let err = host.call("selfish", json!({})).unwrap_err();
+    assert_eq!(err.code, "BUDGET_EXCEEDED");
+    assert_eq!(err.details["limit"], json!("tool_depth"));
+    assert_eq!(host.call("ok", json!({})).unwrap(), json!({"fine": true}));
+}
+
+#[test]
+fn budget_covers_async_calls() {
+    let (_d, host) = host_with(&[("spin", "while true do end")], limits());
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let err = rt.block_on(host.call_async("spin", json!({}))).unwrap_err();
+    assert_eq!(err.code, "BUDGET_EXCEEDED");
+    let ok: Value = rt.block_on(host.call_async("ok", json!({}))).unwrap();
+    assert_eq!(ok, json!({"fine": true}));
+}
+
+#[test]
+fn a_looping_tool_file_does_not_hang_loading() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("ws/tools")).unwrap();
+    std::fs::write(dir.path().join("ws/tools/hang.lua"), "while true do end").unwrap();
+    let host = Host::builder()
+        .workspace(dir.path().join("ws"))
+        .home(dir.path().join("home"))
+        .limits(limits())
+        .build()
+        .unwrap();
+    let problem = &host.problems()[0];
+    assert_eq!(problem.file, "tools/hang.lua");
+    assert!(problem.message.contains("instructions"), "{}", problem.message);
+    assert!(host.call("read_file", json!({"path": "tools/hang.lua"})).is_ok());
+}
+
+#[test]
+fn finalizers_are_refused_and_close_handlers_are_bounded() {
+    let (_d, host) = host_with(
+        &[
+            ("gc", "setmetatable({}, { __gc = function() while true do end end })\ncollectgarbage()\nreturn {}"),
+            (
+                "close",
+                "do local x <close> = setmetatable({}, { __close = function() while true do end end }) end\nreturn {}",
+            ),
+        ],
+        limits(),
+    );
+    let err = host.call("gc", json!({})).unwrap_err();
+    assert_eq!(err.code, "LUA_ERROR");
+    assert!(err.message.contains("__gc metamethods are not available"), "{err}");
+    assert_breach(&host, "close", "instructions");
+}
