@@ -6,8 +6,14 @@ return {
     .. "locations, sha256 before/after and a unified diff.",
   params = {
     path = { type = "string", description = "File path, relative to the workspace root" },
-    old_string = { type = "string", description = "Exact text to replace, as read_file shows it without the line-number prefix" },
-    new_string = { type = "string", description = "Replacement text (literal: $1 or \\1 mean nothing special)" },
+    old_string = {
+      type = "string",
+      description = "Exact text to replace, as read_file shows it without the line-number prefix",
+    },
+    new_string = {
+      type = "string",
+      description = "Replacement text (literal: $1 or \\1 mean nothing special)",
+    },
     replace_all = { type = "boolean", default = false, description = "Replace every occurrence" },
     dry_run = { type = "boolean", default = false, description = "Show the diff without writing" },
     expected_sha256 = {

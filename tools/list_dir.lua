@@ -4,9 +4,21 @@ return {
     .. "(file, dir, symlink, other) and size. depth > 1 descends into subdirectories, "
     .. "except .git, .rein, node_modules, oh_modules, .hvigor and target.",
   params = {
-    path = { type = "string", default = ".", description = "Directory, relative to the workspace root" },
-    depth = { type = "integer", default = 1, description = "How many levels to list (1 = just this directory, at most 16)" },
-    max_entries = { type = "integer", default = 1000, description = "Stop after this many entries (truncated is then true)" },
+    path = {
+      type = "string",
+      default = ".",
+      description = "Directory, relative to the workspace root",
+    },
+    depth = {
+      type = "integer",
+      default = 1,
+      description = "How many levels to list (1 = just this directory, at most 16)",
+    },
+    max_entries = {
+      type = "integer",
+      default = 1000,
+      description = "Stop after this many entries (truncated is then true)",
+    },
   },
   run = function(args)
     return rein.fs.list(args.path, { depth = args.depth, max_entries = args.max_entries })

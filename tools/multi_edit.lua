@@ -13,7 +13,11 @@ return {
         properties = {
           old_string = { type = "string", description = "Exact text to replace" },
           new_string = { type = "string", description = "Replacement text" },
-          replace_all = { type = "boolean", default = false, description = "Replace every occurrence" },
+          replace_all = {
+            type = "boolean",
+            default = false,
+            description = "Replace every occurrence",
+          },
         },
       },
     },

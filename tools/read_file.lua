@@ -5,8 +5,16 @@ return {
     .. "as expected_sha256 to an edit to refuse stale writes). Large files: page with offset/limit.",
   params = {
     path = { type = "string", description = "File path, relative to the workspace root" },
-    offset = { type = "integer", optional = true, description = "First line to show, 1-based (default 1)" },
-    limit = { type = "integer", optional = true, description = "How many lines to show (default 2000)" },
+    offset = {
+      type = "integer",
+      optional = true,
+      description = "First line to show, 1-based (default 1)",
+    },
+    limit = {
+      type = "integer",
+      optional = true,
+      description = "How many lines to show (default 2000)",
+    },
   },
   run = function(args)
     return rein.fs.read(args.path, { offset = args.offset, limit = args.limit })

@@ -48,7 +48,7 @@ end
 
 load = function(chunk, name, mode, env)
   if mode ~= nil and mode ~= "t" then
-    error("load accepts text chunks only (mode \"t\"); binary chunks are refused", 2)
+    error('load accepts text chunks only (mode "t"); binary chunks are refused', 2)
   end
   if env == nil then
     return raw_load(chunk, name, "t")
@@ -69,7 +69,7 @@ local allowed_gc = { count = true, collect = true, step = true }
 collectgarbage = function(opt, ...)
   opt = opt or "collect"
   if not allowed_gc[opt] then
-    error("collectgarbage(\"" .. tostring(opt) .. "\") is not available to scripts", 2)
+    error('collectgarbage("' .. tostring(opt) .. '") is not available to scripts', 2)
   end
   return raw_collectgarbage(opt, ...)
 end
