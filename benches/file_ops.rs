@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 const REIN: &str = env!("CARGO_BIN_EXE_rein");
 
 const BIG_FILE_BYTES: usize = 64 * 1024 * 1024;
-const EDIT_RUNS: usize = 9;
+const EDIT_RUNS: usize = 11;
 const MARKER_A: &str = "REIN_BENCH_END_MARKER_A";
 const MARKER_B: &str = "REIN_BENCH_END_MARKER_B";
 
@@ -23,7 +23,7 @@ const CALL_WARMUP: usize = 2_000;
 const CALL_RUNS: usize = 20_000;
 
 const SMALL_FILE_BYTES: usize = 2 * 1024;
-const READ_RUNS: usize = 60;
+const READ_RUNS: usize = 61;
 
 const NOOP_TOOL: &str = r#"return { name = "noop", description = "does nothing", run = function() return {} end }"#;
 const THREE_PARAMS_TOOL: &str = r#"return {
@@ -299,7 +299,8 @@ fn print_table(rows: &[Row]) {
     println!("  edit_file: in the bench process, read the whole file + durable atomic write of the new bytes");
     println!("             (temp file in the same dir, write_all, fsync, rename, fsync dir); rein is a whole process");
     println!("  host.call: the same Host calling a tool with 3 declared params (string, integer, boolean) and args");
-    println!("  read_file: spawning /bin/cat on the same file, stdout read back; rein is a whole process, --json");
+    println!("  read_file: spawning /bin/cat on the same file (2021 bytes, 58 lines), stdout read back;");
+    println!("             rein is a whole process with --json, stdout read back");
     let call = &rows[1];
     println!(
         "\nhost.call p99: noop {:.2} µs, three_params {:.2} µs",

@@ -1,3 +1,5 @@
+local p = require("rein.file_params")
+
 return {
   name = "edit_file",
   description = "Replace one exact, unique occurrence of old_string with new_string in a file "
@@ -5,7 +7,7 @@ return {
     .. "is refused with the nearest candidates or every location. Returns replacements, "
     .. "locations, sha256 before/after and a unified diff.",
   params = {
-    path = { type = "string", description = "File path, relative to the workspace root" },
+    path = p.path,
     old_string = {
       type = "string",
       description = "Exact text to replace, as read_file shows it without the line-number prefix",
@@ -14,13 +16,9 @@ return {
       type = "string",
       description = "Replacement text (literal: $1 or \\1 mean nothing special)",
     },
-    replace_all = { type = "boolean", default = false, description = "Replace every occurrence" },
-    dry_run = { type = "boolean", default = false, description = "Show the diff without writing" },
-    expected_sha256 = {
-      type = "string",
-      optional = true,
-      description = "Refuse (STALE_FILE) unless the file currently has this sha256",
-    },
+    replace_all = p.replace_all,
+    dry_run = p.dry_run,
+    expected_sha256 = p.expected_sha256,
   },
   run = function(args)
     return rein.fs.edit(args.path, args.old_string, args.new_string, {

@@ -1,10 +1,12 @@
+local p = require("rein.file_params")
+
 return {
   name = "multi_edit",
   description = "Apply several exact replacements to one file, in order, all or nothing: if any "
     .. "edit is refused, nothing is written and the error names the edit (edit_index). Each "
     .. "edit sees the result of the ones before it.",
   params = {
-    path = { type = "string", description = "File path, relative to the workspace root" },
+    path = p.path,
     edits = {
       type = "array",
       description = "Edits applied in order",
@@ -13,20 +15,12 @@ return {
         properties = {
           old_string = { type = "string", description = "Exact text to replace" },
           new_string = { type = "string", description = "Replacement text" },
-          replace_all = {
-            type = "boolean",
-            default = false,
-            description = "Replace every occurrence",
-          },
+          replace_all = p.replace_all,
         },
       },
     },
-    dry_run = { type = "boolean", default = false, description = "Show the diff without writing" },
-    expected_sha256 = {
-      type = "string",
-      optional = true,
-      description = "Refuse (STALE_FILE) unless the file currently has this sha256",
-    },
+    dry_run = p.dry_run,
+    expected_sha256 = p.expected_sha256,
   },
   run = function(args)
     return rein.fs.multi_edit(args.path, args.edits, {

@@ -1,10 +1,12 @@
+local p = require("rein.file_params")
+
 return {
   name = "read_file",
   description = "Read a UTF-8 text file as numbered lines (`     N\\tline`). Returns content, "
     .. "total_lines, start_line, end_line, truncated and the sha256 of the whole file (pass it "
     .. "as expected_sha256 to an edit to refuse stale writes). Large files: page with offset/limit.",
   params = {
-    path = { type = "string", description = "File path, relative to the workspace root" },
+    path = p.path,
     offset = {
       type = "integer",
       optional = true,

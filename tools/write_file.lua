@@ -1,16 +1,14 @@
+local p = require("rein.file_params")
+
 return {
   name = "write_file",
   description = "Create or replace a whole file, atomically (the file holds the old or the new "
     .. "bytes, never a mix). Prefer edit_file to change part of a file. Returns bytes, sha256 "
     .. "and whether the file was created.",
   params = {
-    path = { type = "string", description = "File path, relative to the workspace root" },
+    path = p.path,
     content = { type = "string", description = "The complete new content" },
-    expected_sha256 = {
-      type = "string",
-      optional = true,
-      description = "Refuse (STALE_FILE) unless the file currently has this sha256",
-    },
+    expected_sha256 = p.expected_sha256,
   },
   run = function(args)
     return rein.fs.write(args.path, args.content, { expected_sha256 = args.expected_sha256 })

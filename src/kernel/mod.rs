@@ -13,7 +13,6 @@ pub mod scope;
 pub mod text;
 pub mod write;
 
-use std::io::Read;
 use std::path::Path;
 
 use serde::Serialize;
@@ -189,19 +188,8 @@ impl Kernel {
 }
 
 fn read_for_edit(real: &Path, display: &str) -> Result<Vec<u8>, KernelError> {
-    let (mut file, meta) = read::open_regular(real, display)?;
-    if meta.len() > EDIT_MAX_BYTES {
-        return Err(KernelError::TooLarge {
-            path: display.to_string(),
-            size: meta.len(),
-            limit: EDIT_MAX_BYTES,
-            hint: "Edit it with a program made for files this size, or split the file.",
-        });
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.read_to_end(&mut bytes).map_err(|e| KernelError::io("read", display, e))?;
-    read::check_text(&bytes, display)?;
-    Ok(bytes)
+    let hint = "Edit it with a program made for files this size, or split the file.";
+    read::read_whole_text(real, display, EDIT_MAX_BYTES, hint)
 }
 
 fn check_fresh(display: &str, expected: &str, actual: Option<&str>) -> Result<(), KernelError> {

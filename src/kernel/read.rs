@@ -118,20 +118,22 @@ pub fn read_numbered(real: &Path, display: &str, opts: ReadOptions) -> Result<Re
     Ok(numbered.finish(display, format!("{:x}", hasher.finalize())))
 }
 
-/// Reads a whole text file into a string (for scripts that parse files themselves).
-pub fn read_text(real: &Path, display: &str) -> Result<(String, String), KernelError> {
+/// Reads a whole text file of at most `max` bytes; `hint` says what to do with a bigger one.
+pub fn read_whole_text(real: &Path, display: &str, max: u64, hint: &'static str) -> Result<Vec<u8>, KernelError> {
     let (mut file, meta) = open_regular(real, display)?;
-    if meta.len() > WHOLE_READ_MAX_BYTES {
-        return Err(KernelError::TooLarge {
-            path: display.to_string(),
-            size: meta.len(),
-            limit: WHOLE_READ_MAX_BYTES,
-            hint: "Read it in pieces with rein.fs.read and offset/limit.",
-        });
+    if meta.len() > max {
+        return Err(KernelError::TooLarge { path: display.to_string(), size: meta.len(), limit: max, hint });
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut bytes).map_err(|e| KernelError::io("read", display, e))?;
     check_text(&bytes, display)?;
+    Ok(bytes)
+}
+
+/// Reads a whole text file into a string (for scripts that parse files themselves).
+pub fn read_text(real: &Path, display: &str) -> Result<(String, String), KernelError> {
+    let hint = "Read it in pieces with rein.fs.read and offset/limit.";
+    let bytes = read_whole_text(real, display, WHOLE_READ_MAX_BYTES, hint)?;
     let sha = format!("{:x}", Sha256::digest(&bytes));
     Ok((String::from_utf8_lossy(&bytes).into_owned(), sha))
 }
