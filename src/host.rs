@@ -63,7 +63,7 @@ impl HostBuilder {
             .enable_all()
             .build()
             .map_err(|e| config(format!("cannot start the async runtime: {e}")))?;
-        Ok(Host { kernel, runtime, registry, gate: tokio::sync::Mutex::new(()), executor })
+        Ok(Host { kernel, runtime, registry, gate: tokio::sync::Mutex::new(()), executor: Some(executor) })
     }
 }
 
@@ -86,7 +86,17 @@ pub struct Host {
     registry: Registry,
     /// One call at a time per Lua state.
     gate: tokio::sync::Mutex<()>,
-    executor: tokio::runtime::Runtime,
+    /// Drives [`Host::call`]; taken apart without blocking on drop, so a Host may be dropped
+    /// inside an embedder's async runtime.
+    executor: Option<tokio::runtime::Runtime>,
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        if let Some(executor) = self.executor.take() {
+            executor.shutdown_background();
+        }
+    }
 }
 
 impl Host {
@@ -118,7 +128,13 @@ impl Host {
     /// Calls a tool with a JSON object of arguments. Blocks; use [`Host::call_async`] from
     /// async code.
     pub fn call(&self, name: &str, args: Value) -> Result<Value, Failure> {
-        self.executor.block_on(self.call_async(name, args))
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return Err(config(
+                "Host::call blocks and cannot run inside an async runtime; use Host::call_async".into(),
+            ));
+        }
+        let executor = self.executor.as_ref().expect("present until drop");
+        executor.block_on(self.call_async(name, args))
     }
 
     pub async fn call_async(&self, name: &str, args: Value) -> Result<Value, Failure> {

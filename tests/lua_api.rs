@@ -191,3 +191,15 @@ fn invalid_tool_files_are_reported_with_file_and_line() {
     assert_eq!(host.call("syntax", json!({})).unwrap_err().code, "TOOL_INVALID");
     assert!(host.call("read_file", json!({"path": "tools/norun.lua"})).is_ok(), "built-ins keep working");
 }
+
+#[test]
+fn a_host_works_from_async_code_and_refuses_blocking_calls_there() {
+    let (_d, host) = host_of(&[tool("hi", "return { hi = true }")], &[]);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async move {
+        assert_eq!(host.call_async("hi", json!({})).await.unwrap(), json!({"hi": true}));
+        let err = host.call("hi", json!({})).unwrap_err();
+        assert!(err.message.contains("call_async"), "{err}");
+        drop(host);
+    });
+}
