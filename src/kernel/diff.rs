@@ -19,9 +19,25 @@ pub fn unified_diff(path: &str, before: &[u8], after: &[u8]) -> String {
     if before == after {
         return String::new();
     }
-    let window = ChangedWindow::new(before, after);
+    let prefix = common_prefix_len(before, after);
+    let suffix = common_suffix_len(&before[prefix..], &after[prefix..]);
+    unified_diff_of_change(path, before, prefix, suffix, &after[prefix..after.len() - suffix])
+}
+
+/// The same diff when the caller already knows the change: `after` is `before` with the bytes
+/// between its first `prefix` and last `suffix` bytes replaced by `middle`. Only that part of
+/// `after` needs to exist, so a small edit of a huge file never copies the file.
+pub fn unified_diff_of_change(path: &str, before: &[u8], prefix: usize, suffix: usize, middle: &[u8]) -> String {
+    if before.len() - prefix - suffix == 0 && middle.is_empty() {
+        return String::new();
+    }
+    let window = ChangedWindow::new(before, prefix, suffix);
     let old_text = String::from_utf8_lossy(&before[window.old.clone()]);
-    let new_text = String::from_utf8_lossy(&after[window.new.clone()]);
+    let mut new_bytes = Vec::with_capacity(window.old.len() + middle.len());
+    new_bytes.extend_from_slice(&before[window.old.start..prefix]);
+    new_bytes.extend_from_slice(middle);
+    new_bytes.extend_from_slice(&before[before.len() - suffix..window.old.end]);
+    let new_text = String::from_utf8_lossy(&new_bytes);
     let diff = TextDiff::configure()
         .algorithm(Algorithm::Myers)
         .timeout(DIFF_TIMEOUT)
@@ -35,19 +51,16 @@ pub fn unified_diff(path: &str, before: &[u8], after: &[u8]) -> String {
     out.finish()
 }
 
-/// The part of both buffers worth diffing: everything between their common prefix and common
-/// suffix, widened to whole lines plus context. Outside it both buffers are byte-identical.
+/// The part of `before` worth diffing: everything between the common prefix and common suffix,
+/// widened to whole lines plus context. Outside it both buffers are byte-identical.
 struct ChangedWindow {
     old: Range<usize>,
-    new: Range<usize>,
     /// Lines before the window (the same in both buffers).
     lines_before: usize,
 }
 
 impl ChangedWindow {
-    fn new(before: &[u8], after: &[u8]) -> ChangedWindow {
-        let prefix = common_prefix_len(before, after);
-        let suffix = common_suffix_len(&before[prefix..], &after[prefix..]);
+    fn new(before: &[u8], prefix: usize, suffix: usize) -> ChangedWindow {
         // Back past the start of the first changed line, then CONTEXT_LINES more.
         let start = memrchr_iter(b'\n', &before[..prefix]).nth(CONTEXT_LINES).map_or(0, |at| at + 1);
         // Through the end of the last changed line, then CONTEXT_LINES more; the tail is
@@ -56,7 +69,6 @@ impl ChangedWindow {
         let tail_kept = memchr_iter(b'\n', tail).nth(CONTEXT_LINES).map_or(tail.len(), |at| at + 1);
         ChangedWindow {
             old: start..before.len() - suffix + tail_kept,
-            new: start..after.len() - suffix + tail_kept,
             lines_before: memchr_iter(b'\n', &before[..start]).count(),
         }
     }
@@ -65,14 +77,14 @@ impl ChangedWindow {
 // Compare in blocks so that memcmp does the bulk of a 64 MiB comparison.
 const BLOCK: usize = 4096;
 
-fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
+pub fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
     let equal_blocks = a.chunks(BLOCK).zip(b.chunks(BLOCK)).take_while(|(x, y)| x == y).count();
     let equal = (equal_blocks * BLOCK).min(a.len()).min(b.len());
     let rest = a[equal..].iter().zip(&b[equal..]);
     equal + rest.take_while(|(x, y)| x == y).count()
 }
 
-fn common_suffix_len(a: &[u8], b: &[u8]) -> usize {
+pub fn common_suffix_len(a: &[u8], b: &[u8]) -> usize {
     let equal_blocks = a.rchunks(BLOCK).zip(b.rchunks(BLOCK)).take_while(|(x, y)| x == y).count();
     let equal = (equal_blocks * BLOCK).min(a.len()).min(b.len());
     let (a, b) = (&a[..a.len() - equal], &b[..b.len() - equal]);

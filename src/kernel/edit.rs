@@ -5,6 +5,7 @@
 //! whose line ending is CRLF, "\n" in both strings stands for "\r\n".
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use memchr::memmem::Finder;
 use serde::{Deserialize, Serialize};
@@ -37,9 +38,48 @@ pub struct EditReport {
     pub locations: Vec<Location>,
 }
 
+/// The edited content without a second copy of the file: the buffer the last edit saw, and
+/// the byte ranges of it that edit replaced (sorted, non-overlapping), all with the same bytes.
 #[derive(Debug)]
-pub struct EditApplied {
-    pub content: Vec<u8>,
+pub struct Spliced<'a> {
+    pub base: Cow<'a, [u8]>,
+    pub ranges: Vec<Range<usize>>,
+    pub with: Vec<u8>,
+}
+
+impl Spliced<'_> {
+    /// The new content, piece by piece, in order.
+    pub fn chunks(&self) -> impl Iterator<Item = &[u8]> {
+        let mut copied = 0;
+        let mut pieces = Vec::with_capacity(self.ranges.len() * 2 + 1);
+        for range in &self.ranges {
+            pieces.push(&self.base[copied..range.start]);
+            pieces.push(self.with.as_slice());
+            copied = range.end;
+        }
+        pieces.push(&self.base[copied..]);
+        pieces.into_iter().filter(|piece| !piece.is_empty())
+    }
+
+    pub fn len(&self) -> usize {
+        let removed: usize = self.ranges.iter().map(|r| r.len()).sum();
+        self.base.len() - removed + self.ranges.len() * self.with.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len());
+        self.chunks().for_each(|piece| out.extend_from_slice(piece));
+        out
+    }
+}
+
+#[derive(Debug)]
+pub struct EditApplied<'a> {
+    pub result: Spliced<'a>,
     pub reports: Vec<EditReport>,
 }
 
@@ -61,20 +101,25 @@ pub fn check_edits(edits: &[Edit]) -> Result<(), KernelError> {
 ///
 /// Reported offsets are byte offsets in the whole buffer, including a leading UTF-8 BOM, even
 /// though the BOM itself never takes part in a match.
-pub fn apply_edits(path: &str, original: &[u8], edits: &[Edit]) -> Result<EditApplied, KernelError> {
+pub fn apply_edits<'a>(path: &str, original: &'a [u8], edits: &[Edit]) -> Result<EditApplied<'a>, KernelError> {
     check_edits(edits)?;
     // Decided once, from the file as read, so every edit of a multi-edit writes the same ending.
     let crlf = uses_crlf(original);
     let body_start = split_bom(original).0.len();
-    let mut content = Cow::Borrowed(original);
+    let mut current = Spliced { base: Cow::Borrowed(original), ranges: Vec::new(), with: Vec::new() };
     let mut reports = Vec::with_capacity(edits.len());
     for (index, edit) in edits.iter().enumerate() {
-        let (next, report) =
-            apply_edit(path, &content, body_start, edit, crlf).map_err(|err| attribute(err, index, edits.len()))?;
-        content = Cow::Owned(next);
+        // Each edit of a multi-edit sees the text the ones before it produced.
+        if !current.ranges.is_empty() {
+            current = Spliced { base: Cow::Owned(current.to_vec()), ranges: Vec::new(), with: Vec::new() };
+        }
+        let (replaced, report) = apply_edit(path, &current.base, body_start, edit, crlf)
+            .map_err(|err| attribute(err, index, edits.len()))?;
+        current.ranges = replaced.ranges;
+        current.with = replaced.with;
         reports.push(report);
     }
-    Ok(EditApplied { content: content.into_owned(), reports })
+    Ok(EditApplied { result: current, reports })
 }
 
 fn check_pair(old: &str, new: &str) -> Result<(), KernelError> {
@@ -111,7 +156,7 @@ fn apply_edit(
     body_start: usize,
     edit: &Edit,
     crlf: bool,
-) -> Result<(Vec<u8>, EditReport), KernelError> {
+) -> Result<(Replaced, EditReport), KernelError> {
     let old = with_file_line_endings(&edit.old_string, crlf);
     let new = with_file_line_endings(&edit.new_string, crlf);
     // "a\n" and "a\r\n" are different arguments but the same text in a CRLF file.
@@ -132,13 +177,14 @@ fn apply_edit(
         },
     })?;
     let locations = locate_all(buffer, &replaced.offsets);
-    let report = EditReport { replacements: replaced.count, locations };
-    Ok((replaced.content, report))
+    let report = EditReport { replacements: replaced.ranges.len(), locations };
+    Ok((replaced, report))
 }
 
 struct Replaced {
-    content: Vec<u8>,
-    count: usize,
+    /// Every replaced range of the buffer, in order.
+    ranges: Vec<Range<usize>>,
+    with: Vec<u8>,
     /// The first [`MAX_LOCATIONS`] replaced positions, in the buffer before the edit.
     offsets: Vec<usize>,
 }
@@ -170,12 +216,7 @@ fn replace_unique(buffer: &[u8], body_start: usize, finder: &Finder, new: &[u8])
         0 => Err(Refusal::NotFound),
         1 => {
             let at = offsets[0];
-            let old_len = finder.needle().len();
-            let mut content = Vec::with_capacity(buffer.len() - old_len + new.len());
-            content.extend_from_slice(&buffer[..at]);
-            content.extend_from_slice(new);
-            content.extend_from_slice(&buffer[at + old_len..]);
-            Ok(Replaced { content, count, offsets })
+            Ok(Replaced { ranges: vec![at..at + finder.needle().len()], with: new.to_vec(), offsets })
         }
         _ => Err(Refusal::NotUnique { count, offsets }),
     }
@@ -184,26 +225,13 @@ fn replace_unique(buffer: &[u8], body_start: usize, finder: &Finder, new: &[u8])
 /// Replace every non-overlapping occurrence, left to right.
 fn replace_every(buffer: &[u8], body_start: usize, finder: &Finder, new: &[u8]) -> Result<Replaced, Refusal> {
     let old_len = finder.needle().len();
-    // Exact when new is not longer than old; otherwise the buffer grows as needed.
-    let mut content = Vec::with_capacity(buffer.len());
-    let mut offsets = Vec::new();
-    let mut count = 0;
-    let mut copied = 0;
-    for found in finder.find_iter(&buffer[body_start..]) {
-        let at = body_start + found;
-        content.extend_from_slice(&buffer[copied..at]);
-        content.extend_from_slice(new);
-        copied = at + old_len;
-        count += 1;
-        if offsets.len() < MAX_LOCATIONS {
-            offsets.push(at);
-        }
-    }
-    if count == 0 {
+    let ranges: Vec<Range<usize>> =
+        finder.find_iter(&buffer[body_start..]).map(|found| body_start + found..body_start + found + old_len).collect();
+    if ranges.is_empty() {
         return Err(Refusal::NotFound);
     }
-    content.extend_from_slice(&buffer[copied..]);
-    Ok(Replaced { content, count, offsets })
+    let offsets = ranges.iter().take(MAX_LOCATIONS).map(|r| r.start).collect();
+    Ok(Replaced { ranges, with: new.to_vec(), offsets })
 }
 
 fn not_found(path: &str, body: &[u8], old_string: &str) -> KernelError {
@@ -229,12 +257,12 @@ mod tests {
         Edit { replace_all: true, ..edit(old, new) }
     }
 
-    fn apply(original: &str, edits: &[Edit]) -> Result<EditApplied, KernelError> {
+    fn apply<'a>(original: &'a str, edits: &[Edit]) -> Result<EditApplied<'a>, KernelError> {
         apply_edits("f.txt", original.as_bytes(), edits)
     }
 
     fn applied_text(original: &str, edits: &[Edit]) -> String {
-        String::from_utf8(apply(original, edits).unwrap().content).unwrap()
+        String::from_utf8(apply(original, edits).unwrap().result.to_vec()).unwrap()
     }
 
     /// The reports as JSON, the way a caller sees them.
@@ -255,7 +283,7 @@ mod tests {
     #[test]
     fn replaces_the_unique_occurrence_and_reports_where() {
         let done = apply("one\ntwo\nthree\n", &[edit("two", "2")]).unwrap();
-        assert_eq!(done.content, b"one\n2\nthree\n");
+        assert_eq!(done.result.to_vec(), b"one\n2\nthree\n");
         assert_eq!(
             serde_json::to_value(&done.reports).unwrap(),
             json!([{"replacements": 1, "locations": [{"offset": 4, "line": 2, "column": 1}]}])
@@ -297,7 +325,7 @@ mod tests {
     fn bom_is_kept_and_offsets_count_it() {
         let done = apply_edits("f", b"\xEF\xBB\xBFhello\nworld\n", &[edit("hello", "bye")]);
         let done = done.unwrap();
-        assert_eq!(done.content, b"\xEF\xBB\xBFbye\nworld\n");
+        assert_eq!(done.result.to_vec(), b"\xEF\xBB\xBFbye\nworld\n");
         let location = serde_json::to_value(done.reports[0].locations[0]).unwrap();
         assert_eq!(location, json!({"offset": 3, "line": 1, "column": 1}));
         let with_bom_char = apply_edits("f", b"\xEF\xBB\xBFhello", &[edit("\u{feff}hello", "x")]);
@@ -431,8 +459,8 @@ mod tests {
         let mut original = "filler line of text\n".repeat(400_000).into_bytes();
         original.extend_from_slice(b"needle\n");
         let done = apply_edits("big", &original, &[edit("needle", "thread")]).unwrap();
-        assert_eq!(done.content.len(), original.len());
-        assert!(done.content.ends_with(b"filler line of text\nthread\n"));
+        assert_eq!(done.result.len(), original.len());
+        assert!(done.result.to_vec().ends_with(b"filler line of text\nthread\n"));
         assert_eq!(done.reports[0].locations[0].line, 400_001);
     }
 }

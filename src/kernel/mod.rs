@@ -3,6 +3,7 @@
 
 pub mod approval;
 pub mod candidates;
+pub mod change;
 pub mod diff;
 pub mod edit;
 pub mod error;
@@ -162,17 +163,30 @@ impl Kernel {
         let _lock = if opts.dry_run { None } else { Some(lock::lock_dir(parent)?) };
         let before = read_for_edit(&resolved.real, &display)?;
         let applied = edit::apply_edits(&display, &before, edits)?;
-        let sha256_before = text::sha256_hex(&before);
-        if let Some(expected) = opts.expected_sha256 {
-            check_fresh(&display, expected, Some(&sha256_before))?;
-        }
-        if !opts.dry_run {
-            write::write_atomic(&resolved.real, &display, &applied.content)?;
-        }
-        let diff = diff::unified_diff(&display, &before, &applied.content);
+        let change = change::Change::of(&before, &applied.result);
+        let mut hashes = None;
+        // Hashing runs beside the write, which mostly waits on the disk; the stale check
+        // happens once the new bytes are durable but before they become visible.
+        std::thread::scope(|s| {
+            let hashing = s.spawn(|| change.hashes(&before));
+            let verify = || {
+                let (sha_before, sha_after) = hashing.join().expect("hashing does not panic");
+                if let Some(expected) = opts.expected_sha256 {
+                    check_fresh(&display, expected, Some(&sha_before))?;
+                }
+                hashes = Some((sha_before, sha_after));
+                Ok(())
+            };
+            if opts.dry_run {
+                verify()
+            } else {
+                write::write_atomic_checked(&resolved.real, &display, applied.result.chunks(), verify).map(drop)
+            }
+        })?;
+        let (sha256_before, sha256_after) = hashes.expect("set by verify");
+        let diff = change.diff(&display, &before);
         let replacements = applied.reports.iter().map(|r| r.replacements).sum();
         let locations = applied.reports.iter().flat_map(|r| r.locations.iter().copied()).take(20).collect();
-        let sha256_after = text::sha256_hex(&applied.content);
         let reports = applied.reports;
         Ok(EditOutput {
             path: display,

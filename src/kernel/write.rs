@@ -25,6 +25,17 @@ struct Keep {
 /// Replaces (or creates) `real` with `content`. Returns whether the file was created.
 /// The caller has resolved `real` (no symlinks) and holds the directory lock.
 pub fn write_atomic(real: &Path, display: &str, content: &[u8]) -> Result<bool, KernelError> {
+    write_atomic_checked(real, display, std::iter::once(content), || Ok(()))
+}
+
+/// Like [`write_atomic`] for content given in pieces. `before_commit` runs once the new bytes
+/// are durable but not yet visible; if it refuses, the target is left untouched.
+pub fn write_atomic_checked<'c>(
+    real: &Path,
+    display: &str,
+    content: impl Iterator<Item = &'c [u8]>,
+    before_commit: impl FnOnce() -> Result<(), KernelError>,
+) -> Result<bool, KernelError> {
     let dir = real.parent().ok_or_else(|| KernelError::invalid(format!("{display} has no parent directory")))?;
     let keep = match std::fs::metadata(real) {
         Ok(meta) if meta.is_file() => Some(Keep { mode: meta.mode() & 0o7777, uid: meta.uid(), gid: meta.gid() }),
@@ -38,9 +49,9 @@ pub fn write_atomic(real: &Path, display: &str, content: &[u8]) -> Result<bool, 
     sweep_debris_once(dir);
     let mut temp = TempFile::create(dir, real)
         .map_err(|e| KernelError::io("create a temporary file in", dir.display().to_string(), e))?;
-    let result = fill(&mut temp.file, content, keep.as_ref())
-        .and_then(|()| temp.commit(real, keep.is_none()))
-        .and_then(|()| sync_dir(dir));
+    fill(&mut temp.file, content, keep.as_ref()).map_err(|e| KernelError::io("write", display, e))?;
+    before_commit()?;
+    let result = temp.commit(real, keep.is_none()).and_then(|()| sync_dir(dir));
     result.map_err(|e| KernelError::io("write", display, e))?;
     Ok(keep.is_none())
 }
@@ -55,8 +66,14 @@ pub fn create_parents(real: &Path, display: &str) -> Result<(), KernelError> {
     }
 }
 
-fn fill(file: &mut File, content: &[u8], keep: Option<&Keep>) -> std::io::Result<()> {
-    file.write_all(content)?;
+fn fill<'c>(file: &mut File, content: impl Iterator<Item = &'c [u8]>, keep: Option<&Keep>) -> std::io::Result<()> {
+    // Buffered, since a replace_all can yield many small pieces; big pieces go straight through.
+    let mut out = std::io::BufWriter::with_capacity(1024 * 1024, &mut *file);
+    for piece in content {
+        out.write_all(piece)?;
+    }
+    out.flush()?;
+    drop(out);
     if let Some(keep) = keep {
         file.set_permissions(std::fs::Permissions::from_mode(keep.mode))?;
         // Only root may give a file away; anyone else keeps their own ownership.
