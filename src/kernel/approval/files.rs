@@ -1,23 +1,15 @@
-//! The approval policy for file access. Pure: a side effect's description in, a decision out.
-//!
-//! Until rein can ask a person (an interactive approver), every `Ask` is refused with
-//! APPROVAL_REQUIRED: the kernel fails closed.
+//! File access: the workspace is the agent's; home holds rein's own permissions.
 
+use super::Decision;
 use crate::kernel::error::{Access, KernelError};
 use crate::kernel::scope::{PathClass, ResolvedPath, Scope};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
-    Allow,
-    Ask,
-    Deny,
-}
 
 pub fn decide_file(access: Access, class: PathClass) -> Decision {
     match (access, class) {
         (_, PathClass::Workspace) => Decision::Allow,
         (Access::Read, PathClass::Protected | PathClass::Home) => Decision::Allow,
-        (Access::Write, PathClass::Protected | PathClass::Home) => Decision::Ask,
+        (Access::Write, PathClass::Protected) => Decision::Ask,
+        (Access::Write, PathClass::Home) => Decision::AskHuman,
         (_, PathClass::Outside) => Decision::Ask,
     }
 }
@@ -26,7 +18,7 @@ pub fn decide_file(access: Access, class: PathClass) -> Decision {
 pub fn authorize_file(scope: &Scope, access: Access, path: &ResolvedPath) -> Result<(), KernelError> {
     match decide_file(access, path.class) {
         Decision::Allow => Ok(()),
-        Decision::Ask | Decision::Deny => {
+        Decision::Ask | Decision::AskHuman | Decision::Deny(_) => {
             Err(KernelError::ApprovalRequired { path: path.display(scope), access, class: path.class })
         }
     }
@@ -47,7 +39,7 @@ mod tests {
             (Read, Protected, Allow),
             (Write, Protected, Ask),
             (Read, Home, Allow),
-            (Write, Home, Ask),
+            (Write, Home, AskHuman),
             (Read, Outside, Ask),
             (Write, Outside, Ask),
         ];
