@@ -216,7 +216,11 @@ fn replace_unique(buffer: &[u8], body_start: usize, finder: &Finder, new: &[u8])
         0 => Err(Refusal::NotFound),
         1 => {
             let at = offsets[0];
-            Ok(Replaced { ranges: vec![Range { start: at, end: at + finder.needle().len() }], with: new.to_vec(), offsets })
+            Ok(Replaced {
+                ranges: vec![Range { start: at, end: at + finder.needle().len() }],
+                with: new.to_vec(),
+                offsets,
+            })
         }
         _ => Err(Refusal::NotUnique { count, offsets }),
     }

@@ -3,14 +3,17 @@
 
 pub mod approval;
 pub mod candidates;
+pub mod capture;
 pub mod change;
 pub mod diff;
 pub mod edit;
+pub mod env;
 pub mod error;
 pub mod list;
 pub mod lock;
 pub mod read;
 pub mod scope;
+pub mod spawn;
 pub mod text;
 pub mod write;
 

@@ -21,8 +21,24 @@ const HILOG_WRITES: [&str; 8] = ["-r", "-g", "-G", "-b", "-p", "-Q", "-w", "-s"]
 
 /// Device paths whose removal would break the system or wipe every app's data.
 const SYSTEM_PATHS: [&str; 18] = [
-    "/", "/*", "/system", "/vendor", "/data", "/sys", "/proc", "/dev", "/etc", "/bin", "/sbin", "/lib", "/lib64",
-    "/chip_prod", "/sys_prod", "/cust", "/storage", "/data/app",
+    "/",
+    "/*",
+    "/system",
+    "/vendor",
+    "/data",
+    "/sys",
+    "/proc",
+    "/dev",
+    "/etc",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib64",
+    "/chip_prod",
+    "/sys_prod",
+    "/cust",
+    "/storage",
+    "/data/app",
 ];
 
 /// Device shell programs that reboot, format or weaken the device.
@@ -40,7 +56,9 @@ pub fn decide(args: &[String]) -> Decision {
         [command, ..] if DESTRUCTIVE_COMMANDS.contains(command) => {
             Decision::Deny(format!("`hdc {command}` can flash, wipe or reset the device"))
         }
-        ["install" | "uninstall" | "file" | "app" | "tconn" | "fport" | "rport" | "kill" | "start", ..] => Decision::Ask,
+        ["install" | "uninstall" | "file" | "app" | "tconn" | "fport" | "rport" | "kill" | "start", ..] => {
+            Decision::Ask
+        }
         [other, ..] => Decision::Deny(format!("`hdc {other}` is not a command rein knows to be safe")),
     }
 }
@@ -98,9 +116,7 @@ fn destructive(part: &[&str]) -> Option<String> {
         "dd" if args.iter().any(|a| a.starts_with("of=/dev/")) => {
             Some("`dd of=/dev/...` overwrites a device partition".into())
         }
-        "mount" if args.iter().any(|a| a.contains("remount")) => {
-            Some("remounting device partitions is refused".into())
-        }
+        "mount" if args.iter().any(|a| a.contains("remount")) => Some("remounting device partitions is refused".into()),
         _ => None,
     }
 }

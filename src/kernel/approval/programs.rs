@@ -79,7 +79,12 @@ const SIGN_PATH_FLAGS: [&str; 9] = [
 
 /// Decides one spawn. `cwd` is where it would run; `classify` tells where a path argument
 /// points (hap-sign-tool paths must stay in the workspace to run without asking).
-pub fn decide_spawn(program: &Program, args: &[String], cwd: PathClass, classify: &dyn Fn(&str) -> PathClass) -> Decision {
+pub fn decide_spawn(
+    program: &Program,
+    args: &[String],
+    cwd: PathClass,
+    classify: &dyn Fn(&str) -> PathClass,
+) -> Decision {
     if cwd != PathClass::Workspace {
         return Decision::Deny(format!("{program} may only run inside the workspace, not {}", cwd.describe()));
     }
@@ -169,8 +174,18 @@ mod tests {
         use PathClass::*;
         use Program::*;
         let cases = [
-            (Hvigorw, "--mode module -p product=default -p buildMode=debug assembleHap --no-daemon", Workspace, "allow"),
-            (Hvigorw, "--mode module -p module=entry@default -p product=default assembleHap --no-daemon", Workspace, "allow"),
+            (
+                Hvigorw,
+                "--mode module -p product=default -p buildMode=debug assembleHap --no-daemon",
+                Workspace,
+                "allow",
+            ),
+            (
+                Hvigorw,
+                "--mode module -p module=entry@default -p product=default assembleHap --no-daemon",
+                Workspace,
+                "allow",
+            ),
             (Hvigorw, "clean --no-daemon", Workspace, "allow"),
             (Hvigorw, "--stop-daemon", Workspace, "allow"),
             (Hvigorw, "--version", Workspace, "allow"),
