@@ -1,6 +1,7 @@
 //! rein: a small kernel that owns every side effect, hosting Lua tools and recipes that drive
 //! the HarmonyOS/OpenHarmony toolchain.
 
+pub mod config;
 pub mod error;
 pub mod host;
 pub mod kernel;

@@ -15,6 +15,7 @@ pub mod read;
 pub mod scope;
 pub mod spawn;
 pub mod text;
+pub mod toolchain;
 pub mod write;
 
 use std::path::Path;
