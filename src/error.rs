@@ -36,10 +36,12 @@ pub enum Code {
     InvalidConfig,
     /// The operating system refused an operation (permissions, disk full ...).
     IoError,
+    /// The caller stopped the operation (cancellation, or a callback that failed).
+    Cancelled,
 }
 
 impl Code {
-    pub const ALL: [Code; 26] = [
+    pub const ALL: [Code; 27] = [
         Code::InvalidArgs,
         Code::ToolNotFound,
         Code::FileNotFound,
@@ -66,6 +68,7 @@ impl Code {
         Code::ToolInvalid,
         Code::InvalidConfig,
         Code::IoError,
+        Code::Cancelled,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -96,6 +99,7 @@ impl Code {
             Code::ToolInvalid => "TOOL_INVALID",
             Code::InvalidConfig => "INVALID_CONFIG",
             Code::IoError => "IO_ERROR",
+            Code::Cancelled => "CANCELLED",
         }
     }
 

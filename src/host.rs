@@ -11,8 +11,9 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use crate::config::HomeConfig;
 use crate::error::{Code, Failure};
-use crate::kernel::Kernel;
+use crate::kernel::{toolchain, Kernel, SpawnSettings};
 use crate::lua::{Limits, Runtime};
 use crate::registry::{self, LoadProblem, Registry, ToolInfo};
 use crate::sources::Sources;
@@ -53,6 +54,10 @@ impl HostBuilder {
         };
         let home = self.home.unwrap_or_else(default_home);
         let kernel = Kernel::new(&workspace, &home).map_err(|e| config(e.to_string()))?;
+        let home_config = HomeConfig::load(kernel.scope().home())?;
+        let env = |name: &str| std::env::var(name).ok();
+        let toolchain = toolchain::discover(&home_config.toolchain, &home_config.programs, &env);
+        let kernel = kernel.with_spawn(SpawnSettings { toolchain, pass_env: home_config.spawn.pass_env });
         let sources =
             if self.project_code { Sources::new(kernel.scope().workspace()) } else { Sources::built_in_only() };
         let kernel = Arc::new(kernel);

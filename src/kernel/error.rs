@@ -72,6 +72,25 @@ pub enum KernelError {
     #[error("{path} changed since it was read (expected sha256 {expected}, found {}). Read it again and redo the change against the current content.", actual.as_deref().unwrap_or("no file"))]
     StaleFile { path: String, expected: String, actual: Option<String> },
 
+    #[error("{command} needs a person's approval ({why}). rein cannot ask a person in this session, so it refuses; run it yourself, or use an approver once rein has one.")]
+    SpawnApprovalRequired { command: String, why: String },
+
+    #[error("{command} is refused: {reason}.")]
+    ApprovalDenied { command: String, reason: String },
+
+    #[error("{program} is not a program rein may run. Tools may run hvigorw, hdc, ohpm and hap-sign-tool, and programs a person lists under [programs] in home config.toml.")]
+    ProgramNotAllowed { program: String },
+
+    #[error("{program} was not found: {fix}.")]
+    ToolchainNotFound { program: String, tried: Vec<String>, fix: String },
+
+    #[error("{command} did not finish within {timeout_ms} ms and was stopped with its child processes. Pass a larger timeout_ms (at most {cap_ms}) or find out why it hangs (the output so far is in details).")]
+    Timeout { command: String, timeout_ms: u64, cap_ms: u64, output: Box<crate::kernel::spawn::SpawnOutput> },
+
+    /// The caller stopped the program (its line callback failed or the call was cancelled).
+    #[error("{command} was stopped: {reason}")]
+    Stopped { command: String, reason: String },
+
     #[error("cannot {op} {path}: {source}")]
     Io {
         op: &'static str,
@@ -131,6 +150,12 @@ impl KernelError {
             KernelError::OldStringNotFound { .. } => Code::OldStringNotFound,
             KernelError::OldStringNotUnique { .. } => Code::OldStringNotUnique,
             KernelError::StaleFile { .. } => Code::StaleFile,
+            KernelError::SpawnApprovalRequired { .. } => Code::ApprovalRequired,
+            KernelError::ApprovalDenied { .. } => Code::ApprovalDenied,
+            KernelError::ProgramNotAllowed { .. } => Code::ProgramNotAllowed,
+            KernelError::ToolchainNotFound { .. } => Code::ToolchainNotFound,
+            KernelError::Timeout { .. } => Code::Timeout,
+            KernelError::Stopped { .. } => Code::Cancelled,
             KernelError::Io { .. } => Code::IoError,
         }
     }
@@ -159,6 +184,16 @@ impl KernelError {
             KernelError::StaleFile { path, expected, actual } => {
                 json!({"path": path, "expected_sha256": expected, "actual_sha256": actual})
             }
+            KernelError::SpawnApprovalRequired { command, why } => json!({"command": command, "why": why}),
+            KernelError::ApprovalDenied { command, reason } => json!({"command": command, "reason": reason}),
+            KernelError::ProgramNotAllowed { program } => json!({"program": program}),
+            KernelError::ToolchainNotFound { program, tried, fix } => {
+                json!({"program": program, "tried": tried, "fix": fix})
+            }
+            KernelError::Timeout { command, timeout_ms, output, .. } => {
+                json!({"command": command, "timeout_ms": timeout_ms, "output": output})
+            }
+            KernelError::Stopped { command, reason } => json!({"command": command, "reason": reason}),
             KernelError::Io { op, path, source } => {
                 json!({"path": path, "operation": op, "os_error": source.to_string()})
             }

@@ -12,6 +12,8 @@ pub mod error;
 pub mod list;
 pub mod lock;
 pub mod read;
+pub mod redact;
+pub mod run;
 pub mod scope;
 pub mod spawn;
 pub mod text;
@@ -66,14 +68,32 @@ pub struct TextFile {
     pub sha256: String,
 }
 
+/// What may be spawned, and which looks-secret environment variables a person lets through.
+#[derive(Debug, Clone, Default)]
+pub struct SpawnSettings {
+    pub toolchain: toolchain::Toolchain,
+    pub pass_env: Vec<String>,
+}
+
 #[derive(Debug, Clone)]
 pub struct Kernel {
     scope: Scope,
+    spawn: SpawnSettings,
 }
 
 impl Kernel {
+    /// A kernel that can touch files but spawn nothing (see [`Kernel::with_spawn`]).
     pub fn new(workspace: &Path, home: &Path) -> Result<Kernel, KernelError> {
-        Ok(Kernel { scope: Scope::new(workspace, home)? })
+        Ok(Kernel { scope: Scope::new(workspace, home)?, spawn: SpawnSettings::default() })
+    }
+
+    pub fn with_spawn(mut self, settings: SpawnSettings) -> Kernel {
+        self.spawn = settings;
+        self
+    }
+
+    pub fn toolchain(&self) -> &toolchain::Toolchain {
+        &self.spawn.toolchain
     }
 
     pub fn scope(&self) -> &Scope {

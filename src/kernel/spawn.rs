@@ -68,7 +68,7 @@ pub enum SpawnError {
 /// arrives; returning an error stops the program.
 pub async fn run(
     request: &SpawnRequest,
-    on_line: &mut dyn FnMut(Stream, &str) -> Result<(), String>,
+    on_line: &mut (dyn FnMut(Stream, &str) -> Result<(), String> + Send),
 ) -> Result<SpawnOutput, SpawnError> {
     let started = Instant::now();
     let program = request.program.display().to_string();
@@ -172,7 +172,7 @@ impl Pump {
         child: &mut Child,
         group: &GroupGuard,
         timeout: Duration,
-        on_line: &mut dyn FnMut(Stream, &str) -> Result<(), String>,
+        on_line: &mut (dyn FnMut(Stream, &str) -> Result<(), String> + Send),
     ) -> Result<ExitStatus, PumpError> {
         let mut stdout = child.stdout.take();
         let mut stderr = child.stderr.take();
@@ -221,7 +221,7 @@ impl Pump {
         read: std::io::Result<usize>,
         buf: &[u8],
         pipe: &mut Option<impl Sized>,
-        on_line: &mut dyn FnMut(Stream, &str) -> Result<(), String>,
+        on_line: &mut (dyn FnMut(Stream, &str) -> Result<(), String> + Send),
     ) -> Result<(), String> {
         let n = match read {
             Ok(0) | Err(_) => {
@@ -239,7 +239,7 @@ impl Pump {
         split_lines(line, bytes, |text| on_line(stream, text))
     }
 
-    fn flush(&mut self, on_line: &mut dyn FnMut(Stream, &str) -> Result<(), String>) -> Result<(), String> {
+    fn flush(&mut self, on_line: &mut (dyn FnMut(Stream, &str) -> Result<(), String> + Send)) -> Result<(), String> {
         for (stream, line) in [(Stream::Stdout, &mut self.out_line), (Stream::Stderr, &mut self.err_line)] {
             if !line.is_empty() {
                 on_line(stream, &String::from_utf8_lossy(line))?;

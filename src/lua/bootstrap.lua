@@ -121,12 +121,16 @@ rein = {
     decode = raising(natives.json_decode),
     null = natives.json_null,
   },
+  json5 = { decode = raising(natives.json5_decode), null = natives.json_null },
   log = {
     trace = logger("trace"),
     debug = logger("debug"),
     info = logger("info"),
     warn = logger("warn"),
     error = logger("error"),
+  },
+  proc = {
+    run = raising(natives.proc_run),
   },
   tool = raising(natives.tool),
   -- Raise a structured failure: rein.error("MY_CODE", "what went wrong and what to do", {...})

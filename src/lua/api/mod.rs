@@ -4,7 +4,9 @@
 
 mod fs;
 mod json;
+mod json5;
 mod log;
+mod proc;
 mod tool;
 
 use mlua::{IntoLuaMulti, Lua, MultiValue, Table, Value};
@@ -17,7 +19,9 @@ pub fn natives(lua: &Lua) -> mlua::Result<Table> {
     let natives = lua.create_table()?;
     fs::register(lua, &natives)?;
     json::register(lua, &natives)?;
+    json5::register(lua, &natives)?;
     log::register(lua, &natives)?;
+    proc::register(lua, &natives)?;
     tool::register(lua, &natives)?;
     natives.set("require", lua.create_function(require::require)?)?;
     natives.set("budget_tripped", lua.create_function(budget_tripped)?)?;
