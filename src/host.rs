@@ -125,6 +125,12 @@ impl Host {
         self.registry.tools.get(name)
     }
 
+    /// Every toolchain program: where it was found and its version, or what to do.
+    pub fn doctor(&self) -> Vec<crate::doctor::ProgramReport> {
+        let executor = self.executor.as_ref().expect("present until drop");
+        executor.block_on(crate::doctor::examine(&self.kernel))
+    }
+
     /// Tool files that failed to load or clash.
     pub fn problems(&self) -> &[LoadProblem] {
         &self.registry.problems

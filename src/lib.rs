@@ -2,6 +2,7 @@
 //! the HarmonyOS/OpenHarmony toolchain.
 
 pub mod config;
+pub mod doctor;
 pub mod error;
 pub mod host;
 pub mod kernel;

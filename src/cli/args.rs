@@ -46,4 +46,6 @@ pub enum Command {
     },
     /// Load and validate every tool; exit 1 if any is broken.
     Check,
+    /// What toolchain was found, where, which version; what is missing and how to fix it.
+    Doctor,
 }

@@ -25,6 +25,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Tools => tools(&host, &out),
         Command::Call { tool, args } => call(&host, &out, tool, args.as_deref()),
         Command::Check => check(&host, &out),
+        Command::Doctor => doctor(&host, &out),
     }
 }
 
@@ -106,4 +107,13 @@ fn check(host: &Host, out: &Output) -> u8 {
     }
     out.failure(&failure);
     1
+}
+
+fn doctor(host: &Host, out: &Output) -> u8 {
+    let reports = host.doctor();
+    if out.json {
+        return out.success(&json!({"programs": reports}));
+    }
+    render::doctor(&reports);
+    0
 }

@@ -77,3 +77,29 @@ pub fn failure(failure: &Failure) {
         eprintln!("{}", serde_json::to_string_pretty(&failure.details).unwrap_or_default());
     }
 }
+
+pub fn doctor(reports: &[rein::doctor::ProgramReport]) {
+    for r in reports {
+        if r.found {
+            let version = r.version.as_deref().unwrap_or("version unknown");
+            println!(
+                "{:<14} {}  ({}, via {})",
+                r.program,
+                r.path.as_deref().unwrap_or(""),
+                version,
+                r.via.as_deref().unwrap_or("")
+            );
+            if let Some(jar) = &r.jar {
+                println!("{:<14} jar {jar}", "");
+            }
+            if let Some(problem) = &r.problem {
+                println!("{:<14} problem: {problem}", "");
+            }
+        } else {
+            println!("{:<14} MISSING: {}", r.program, r.problem.as_deref().unwrap_or(""));
+            for place in &r.tried {
+                println!("{:<14} looked at {place}", "");
+            }
+        }
+    }
+}

@@ -171,6 +171,11 @@ fn find_file(configured: &Option<PathBuf>, places: Vec<Candidate>) -> Result<Loc
             false => Err(vec![format!("{} (config.toml, not a file)", path.display())]),
         };
     }
+    if places.is_empty() {
+        return Err(vec![
+            "hap-sign-tool.jar: nowhere to look (DEVECO_SDK_HOME and OHOS_BASE_SDK_HOME unset, hdc not found)".into(),
+        ]);
+    }
     let mut tried = Vec::new();
     for place in places {
         if place.path.is_file() {
