@@ -13,12 +13,16 @@ use serde_json::{json, Value};
 
 use crate::config::HomeConfig;
 use crate::error::{Code, Failure};
+use crate::kernel::approval::approver::{Approver, Headless};
+use crate::kernel::approval::gate::Gate;
+use crate::kernel::approval::rules::{ProjectPolicy, RuleFile};
 use crate::kernel::{toolchain, Kernel, SpawnSettings};
 use crate::lua::{Limits, Runtime};
 use crate::registry::{self, LoadProblem, Registry, ToolInfo};
 use crate::sources::Sources;
 
 pub struct HostBuilder {
+    approver: Arc<dyn Approver>,
     workspace: Option<PathBuf>,
     home: Option<PathBuf>,
     limits: Limits,
@@ -41,6 +45,13 @@ impl HostBuilder {
         self
     }
 
+    /// Who answers when the policy asks (default: nobody — every `Ask` is refused with the
+    /// command a person could run to allow it).
+    pub fn approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.approver = approver;
+        self
+    }
+
     /// Whether the workspace's own tools/ and prelude/ are loaded (default: yes).
     pub fn project_code(mut self, load: bool) -> Self {
         self.project_code = load;
@@ -57,7 +68,12 @@ impl HostBuilder {
         let home_config = HomeConfig::load(kernel.scope().home())?;
         let env = |name: &str| std::env::var(name).ok();
         let toolchain = toolchain::discover(&home_config.toolchain, &home_config.programs, &env);
-        let kernel = kernel.with_spawn(SpawnSettings { toolchain, pass_env: home_config.spawn.pass_env });
+        let rules_path = kernel.scope().home().join("approvals.toml");
+        let rules = RuleFile::load(&rules_path).map_err(config)?;
+        let project = ProjectPolicy::load(kernel.scope().workspace()).map_err(config)?;
+        let gate = Gate::new(self.approver, rules_path, rules, project);
+        let kernel =
+            kernel.with_spawn(SpawnSettings { toolchain, pass_env: home_config.spawn.pass_env }).with_gate(gate);
         let sources =
             if self.project_code { Sources::new(kernel.scope().workspace()) } else { Sources::built_in_only() };
         let kernel = Arc::new(kernel);
@@ -106,7 +122,13 @@ impl Drop for Host {
 
 impl Host {
     pub fn builder() -> HostBuilder {
-        HostBuilder { workspace: None, home: None, limits: Limits::default(), project_code: true }
+        HostBuilder {
+            approver: Arc::new(Headless),
+            workspace: None,
+            home: None,
+            limits: Limits::default(),
+            project_code: true,
+        }
     }
 
     pub fn kernel(&self) -> &Kernel {

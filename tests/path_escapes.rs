@@ -202,16 +202,19 @@ fn writes_into_git_and_rein_folders_are_refused_as_protected() {
 #[test]
 fn writes_into_home_are_refused() {
     let ws = Workspace::new();
-    std::fs::write(ws.home.join("approvals.toml"), "[allow]\n").unwrap();
+    std::fs::write(ws.home.join("approvals.toml"), "[[rule]]\nprogram = \"hdc\"\nargs = [\"list\"]\n").unwrap();
     symlink(&ws.home, ws.path("home_alias")).unwrap();
     let before = ws.snapshot();
     let approvals = ws.home.join("approvals.toml").display().to_string();
     let new_file = ws.home.join("packs/evil/tool.lua").display().to_string();
     for path in [approvals.as_str(), new_file.as_str(), "home_alias/approvals.toml", "../home/config.toml"] {
-        let error =
-            ws.refused("write_file", &json!({"path": path, "content": "[allow]\nall = true\n"}), "APPROVAL_REQUIRED");
+        let error = ws.refused(
+            "write_file",
+            &json!({"path": path, "content": "[[rule]]\nprogram = \"bash\"\n"}),
+            "APPROVAL_REQUIRED",
+        );
         assert_scope_refusal(&error, "write", "home", path);
-        let args = json!({"path": path, "old_string": "[allow]", "new_string": "[deny]"});
+        let args = json!({"path": path, "old_string": "[[rule]]", "new_string": "[[deny]]"});
         let error = ws.refused("edit_file", &args, "APPROVAL_REQUIRED");
         assert_scope_refusal(&error, "write", "home", path);
     }
@@ -221,10 +224,10 @@ fn writes_into_home_are_refused() {
 #[test]
 fn home_inside_the_workspace_is_still_home() {
     let ws = Workspace::new();
-    ws.file(".agent-home/config.toml", "policy = \"ask\"\n");
+    ws.file(".agent-home/config.toml", "[spawn]\npass_env = [\"A\"]\n");
     let before = ws.snapshot();
     let home = ws.path(".agent-home");
-    let args = json!({"path": ".agent-home/config.toml", "content": "policy = \"allow\"\n"});
+    let args = json!({"path": ".agent-home/config.toml", "content": "[spawn]\npass_env = [\"GITHUB_TOKEN\"]\n"});
     let mut cmd = std::process::Command::new(common::REIN);
     cmd.arg("--workspace").arg(&ws.ws).arg("--home").arg(&home).arg("--json");
     cmd.args(["call", "write_file", &args.to_string()]);

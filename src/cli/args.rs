@@ -25,6 +25,11 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub json: bool,
 
+    /// Answer yes to what the policy asks about (installs, launches, outside paths). Never
+    /// allows what the policy denies, and never a write to rein's home.
+    #[arg(long, global = true)]
+    pub yes: bool,
+
     /// More logging on stderr (-v info, -vv debug, -vvv trace).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -48,4 +53,30 @@ pub enum Command {
     Check,
     /// What toolchain was found, where, which version; what is missing and how to fix it.
     Doctor,
+    /// Manage the rules a person made (in home approvals.toml).
+    Approvals {
+        #[command(subcommand)]
+        action: ApprovalsAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ApprovalsAction {
+    /// List the rules, numbered.
+    List,
+    /// Add a rule: a program and argument globs (`hdc install -r '*.hap'`), or --path GLOB
+    /// with --access. A person must confirm it at the terminal.
+    Grant {
+        /// Path glob the rule allows (instead of a program).
+        #[arg(long, value_name = "GLOB")]
+        path: Option<String>,
+        /// read or write (with --path).
+        #[arg(long, value_name = "ACCESS")]
+        access: Option<String>,
+        /// The program, then one glob per argument (matched as a prefix of the command line).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<String>,
+    },
+    /// Remove rule N (as numbered by `list`).
+    Revoke { number: usize },
 }

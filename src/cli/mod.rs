@@ -1,12 +1,16 @@
 //! Command implementations: each builds what it needs from the library and reports through
 //! `output`, which owns the exit status and the JSON contract.
 
+mod approvals;
 pub mod args;
 pub mod logging;
 mod output;
 mod render;
 
-use std::io::Read;
+use std::io::{IsTerminal, Read};
+use std::sync::Arc;
+
+use rein::kernel::approval::approver::{Approver, AssumeYes, Headless, TerminalPrompt};
 
 use serde_json::{json, Value};
 
@@ -17,6 +21,10 @@ use output::Output;
 
 pub fn run(cli: Cli) -> u8 {
     let out = Output { json: cli.json };
+    if let Command::Approvals { action } = &cli.command {
+        let home = cli.home.clone().unwrap_or_else(rein::host::default_home);
+        return approvals::run(&home, action, &out);
+    }
     let host = match build_host(&cli) {
         Ok(host) => host,
         Err(failure) => return out.failure(&failure),
@@ -26,11 +34,21 @@ pub fn run(cli: Cli) -> u8 {
         Command::Call { tool, args } => call(&host, &out, tool, args.as_deref()),
         Command::Check => check(&host, &out),
         Command::Doctor => doctor(&host, &out),
+        Command::Approvals { .. } => unreachable!("handled before the host is built"),
     }
 }
 
 fn build_host(cli: &Cli) -> Result<Host, Failure> {
-    let mut builder = Host::builder();
+    let approver: Arc<dyn Approver> = if cli.yes {
+        Arc::new(AssumeYes)
+    } else if std::io::stdin().is_terminal() && TerminalPrompt::available() {
+        // A person is typing commands: ask them. Agents and scripts (stdin not a terminal)
+        // get APPROVAL_REQUIRED with the command a person can run instead.
+        Arc::new(TerminalPrompt)
+    } else {
+        Arc::new(Headless)
+    };
+    let mut builder = Host::builder().approver(approver);
     if let Some(dir) = &cli.workspace {
         builder = builder.workspace(dir);
     }

@@ -28,7 +28,7 @@ pub struct Candidate {
     pub reason: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Access {
     Read,
@@ -40,8 +40,8 @@ pub enum KernelError {
     #[error("{message}")]
     InvalidArgs { message: String },
 
-    #[error("{} {path} needs a human's approval: it is {}. {}", access_verb(*access), class.describe(), approval_hint(*class))]
-    ApprovalRequired { path: String, access: Access, class: PathClass },
+    #[error("{} {path} needs a person's approval: it is {}. {}{}", access_verb(*access), class.describe(), approval_hint(*class), grant_hint(grant.as_deref()))]
+    ApprovalRequired { path: String, access: Access, class: PathClass, grant: Option<String> },
 
     #[error("{path} does not exist. Check the path (relative paths start at the workspace root), or create the file with write_file.")]
     FileNotFound { path: String },
@@ -72,8 +72,8 @@ pub enum KernelError {
     #[error("{path} changed since it was read (expected sha256 {expected}, found {}). Read it again and redo the change against the current content.", actual.as_deref().unwrap_or("no file"))]
     StaleFile { path: String, expected: String, actual: Option<String> },
 
-    #[error("{command} needs a person's approval ({why}). rein cannot ask a person in this session, so it refuses; run it yourself, or use an approver once rein has one.")]
-    SpawnApprovalRequired { command: String, why: String },
+    #[error("{command} needs a person's approval ({why}).{}", grant_hint(grant.as_deref()))]
+    SpawnApprovalRequired { command: String, why: String, grant: Option<String> },
 
     #[error("{command} is refused: {reason}.")]
     ApprovalDenied { command: String, reason: String },
@@ -114,6 +114,15 @@ fn approval_hint(class: PathClass) -> &'static str {
         }
         PathClass::Home => "rein's home holds its permissions; only a person at a terminal may change it.",
         _ => "Work inside the workspace, or start rein with --workspace set to the project that holds this path.",
+    }
+}
+
+fn grant_hint(grant: Option<&str>) -> String {
+    match grant {
+        Some(grant) => {
+            format!(" Nobody could be asked here: a person can allow it with `{grant}`, or run rein with --yes.")
+        }
+        None => " Only a person at an interactive prompt can allow it; not --yes, not a rule.".to_string(),
     }
 }
 
@@ -163,8 +172,8 @@ impl KernelError {
     pub fn details(&self) -> Value {
         match self {
             KernelError::InvalidArgs { .. } => Value::Null,
-            KernelError::ApprovalRequired { path, access, class } => {
-                json!({"path": path, "access": access, "class": class})
+            KernelError::ApprovalRequired { path, access, class, grant } => {
+                json!({"path": path, "access": access, "class": class, "grant": grant})
             }
             KernelError::FileNotFound { path } => json!({"path": path}),
             KernelError::NotAFile { path, kind } => json!({"path": path, "kind": kind}),
@@ -184,7 +193,9 @@ impl KernelError {
             KernelError::StaleFile { path, expected, actual } => {
                 json!({"path": path, "expected_sha256": expected, "actual_sha256": actual})
             }
-            KernelError::SpawnApprovalRequired { command, why } => json!({"command": command, "why": why}),
+            KernelError::SpawnApprovalRequired { command, why, grant } => {
+                json!({"command": command, "why": why, "grant": grant})
+            }
             KernelError::ApprovalDenied { command, reason } => json!({"command": command, "reason": reason}),
             KernelError::ProgramNotAllowed { program } => json!({"program": program}),
             KernelError::ToolchainNotFound { program, tried, fix } => {

@@ -79,12 +79,53 @@ pub struct SpawnSettings {
 pub struct Kernel {
     scope: Scope,
     spawn: SpawnSettings,
+    gate: std::sync::Arc<approval::gate::Gate>,
 }
 
 impl Kernel {
     /// A kernel that can touch files but spawn nothing (see [`Kernel::with_spawn`]).
     pub fn new(workspace: &Path, home: &Path) -> Result<Kernel, KernelError> {
-        Ok(Kernel { scope: Scope::new(workspace, home)?, spawn: SpawnSettings::default() })
+        let gate = std::sync::Arc::new(approval::gate::Gate::headless());
+        Ok(Kernel { scope: Scope::new(workspace, home)?, spawn: SpawnSettings::default(), gate })
+    }
+
+    /// Who answers when the policy asks, and the rules people made.
+    pub fn with_gate(mut self, gate: approval::gate::Gate) -> Kernel {
+        self.gate = std::sync::Arc::new(gate);
+        self
+    }
+
+    pub(crate) fn gate(&self) -> &approval::gate::Gate {
+        &self.gate
+    }
+
+    /// Asks the policy (and, when it asks, the rules and the approver) about a file access.
+    fn check_file(&self, resolved: &ResolvedPath, access: Access) -> Result<(), KernelError> {
+        use approval::approver::ApprovalRequest;
+        use approval::rules::{Rule, Subject};
+        let display = resolved.display(&self.scope);
+        let verb = match access {
+            Access::Read => "read",
+            Access::Write => "write",
+        };
+        let rule = Rule {
+            program: None,
+            args: Vec::new(),
+            path: Some(resolved.real.display().to_string()),
+            access: Some(access),
+        };
+        let request = ApprovalRequest {
+            what: format!("{verb} {}", resolved.real.display()),
+            why: format!("it is {}", resolved.class.describe()),
+            human_only: false,
+            rule: Some(rule),
+        };
+        let subject = Subject::File { path: &resolved.real, access };
+        let decision = approval::decide_file(access, resolved.class);
+        self.gate
+            .settle(decision, &subject, request)
+            .map(drop)
+            .map_err(|r| r.into_file_error(display, access, resolved.class))
     }
 
     pub fn with_spawn(mut self, settings: SpawnSettings) -> Kernel {
@@ -103,7 +144,7 @@ impl Kernel {
     /// Resolves `path` and checks the policy allows `access` to it.
     pub fn authorize(&self, path: &str, access: Access) -> Result<(ResolvedPath, String), KernelError> {
         let resolved = self.scope.resolve(path)?;
-        approval::authorize_file(&self.scope, access, &resolved)?;
+        self.check_file(&resolved, access)?;
         let display = resolved.display(&self.scope);
         Ok((resolved, display))
     }
@@ -177,7 +218,7 @@ impl Kernel {
     ) -> Result<EditOutput, KernelError> {
         edit::check_edits(edits)?;
         let resolved = self.scope.resolve(path)?;
-        approval::authorize_file(&self.scope, Access::Write, &resolved)?;
+        self.check_file(&resolved, Access::Write)?;
         let display = resolved.display(&self.scope);
         refuse_directory_syntax(path, &display)?;
         let parent = resolved.real.parent().unwrap_or(Path::new("/"));

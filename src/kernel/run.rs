@@ -5,7 +5,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::kernel::approval::{decide_spawn, Decision, Program};
+use crate::kernel::approval::approver::ApprovalRequest;
+use crate::kernel::approval::rules::{Rule, Subject};
+use crate::kernel::approval::{decide_spawn, Program};
 use crate::kernel::spawn::{self, SpawnOutput, SpawnRequest, Stream};
 use crate::kernel::{env, redact, Kernel, KernelError, PathClass};
 
@@ -31,6 +33,14 @@ pub fn deadline_of(program: &Program, args: &[String]) -> (Duration, Duration) {
         Program::Hdc if args.iter().any(|a| a == "install") => secs(120, 600),
         _ => secs(60, 600),
     }
+}
+
+/// The arguments of a rule that allows this exact command again; secrets become `*`.
+fn rule_args(args: &[String]) -> Vec<String> {
+    redact::redact_args(args)
+        .into_iter()
+        .map(|a| if a == redact::REDACTED { "*".to_string() } else { glob::Pattern::escape(&a) })
+        .collect()
 }
 
 impl Kernel {
@@ -61,14 +71,12 @@ impl Kernel {
                 if Path::new(p).is_absolute() { p.to_string() } else { cwd.real.join(p).display().to_string() };
             classify(&joined)
         };
-        match decide_spawn(&program, &args, cwd.class, &classify_in_cwd) {
-            Decision::Allow => {}
-            Decision::Ask | Decision::AskHuman => {
-                let why = "it changes a device, the network or files outside the workspace".to_string();
-                return Err(KernelError::SpawnApprovalRequired { command, why });
-            }
-            Decision::Deny(reason) => return Err(KernelError::ApprovalDenied { command, reason }),
-        }
+        let decision = decide_spawn(&program, &args, cwd.class, &classify_in_cwd);
+        let why = "it changes a device, reaches the network or touches files outside the workspace".to_string();
+        let rule = Rule { program: Some(program.name().to_string()), args: rule_args(&args), path: None, access: None };
+        let request = ApprovalRequest { what: command.clone(), why: why.clone(), human_only: false, rule: Some(rule) };
+        let subject = Subject::Spawn { program: program.name(), args: &args };
+        self.gate().settle(decision, &subject, request).map_err(|r| r.into_spawn_error(command.clone(), why))?;
         let (default, cap) = deadline_of(&program, &args);
         let timeout = match opts.timeout_ms.map(Duration::from_millis) {
             Some(asked) if asked > cap => {

@@ -1,8 +1,8 @@
 //! File access: the workspace is the agent's; home holds rein's own permissions.
 
 use super::Decision;
-use crate::kernel::error::{Access, KernelError};
-use crate::kernel::scope::{PathClass, ResolvedPath, Scope};
+use crate::kernel::error::Access;
+use crate::kernel::scope::PathClass;
 
 pub fn decide_file(access: Access, class: PathClass) -> Decision {
     match (access, class) {
@@ -11,16 +11,6 @@ pub fn decide_file(access: Access, class: PathClass) -> Decision {
         (Access::Write, PathClass::Protected) => Decision::Ask,
         (Access::Write, PathClass::Home) => Decision::AskHuman,
         (_, PathClass::Outside) => Decision::Ask,
-    }
-}
-
-/// Turns the decision into permission to go on, or the refusal to report.
-pub fn authorize_file(scope: &Scope, access: Access, path: &ResolvedPath) -> Result<(), KernelError> {
-    match decide_file(access, path.class) {
-        Decision::Allow => Ok(()),
-        Decision::Ask | Decision::AskHuman | Decision::Deny(_) => {
-            Err(KernelError::ApprovalRequired { path: path.display(scope), access, class: path.class })
-        }
     }
 }
 

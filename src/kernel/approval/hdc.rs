@@ -59,7 +59,7 @@ pub fn decide(args: &[String]) -> Decision {
         ["install" | "uninstall" | "file" | "app" | "tconn" | "fport" | "rport" | "kill" | "start", ..] => {
             Decision::Ask
         }
-        [other, ..] => Decision::Deny(format!("`hdc {other}` is not a command rein knows to be safe")),
+        [other, ..] => Decision::DenyUnlessRule(format!("`hdc {other}` is not a command rein knows to be safe")),
     }
 }
 
@@ -130,7 +130,7 @@ mod tests {
         match decide(&args) {
             Decision::Allow => "allow",
             Decision::Ask | Decision::AskHuman => "ask",
-            Decision::Deny(_) => "deny",
+            Decision::Deny(_) | Decision::DenyUnlessRule(_) => "deny",
         }
     }
 

@@ -4,11 +4,14 @@
 //! Until rein can ask a person (an interactive approver), every `Ask` is refused with
 //! APPROVAL_REQUIRED: the kernel fails closed.
 
+pub mod approver;
 mod files;
+pub mod gate;
 mod hdc;
 mod programs;
+pub mod rules;
 
-pub use files::{authorize_file, decide_file};
+pub use files::decide_file;
 pub use programs::{decide_spawn, Program};
 
 /// What the policy says about one side effect.
@@ -21,6 +24,8 @@ pub enum Decision {
     AskHuman,
     /// Refused whoever asks; the reason says why.
     Deny(String),
+    /// Refused unless a rule a person made allows it (never `--yes`, never a session grant).
+    DenyUnlessRule(String),
 }
 
 impl Decision {

@@ -93,7 +93,7 @@ pub fn decide_spawn(
         Program::Hvigorw => decide_hvigorw(args),
         Program::HapSignTool => decide_sign(args, classify),
         Program::Ohpm => decide_ohpm(args),
-        Program::Other(name) => Decision::Deny(format!(
+        Program::Other(name) => Decision::DenyUnlessRule(format!(
             "{name} has no built-in policy; a person can allow it with `rein approvals grant {name} ...`"
         )),
     }
@@ -109,7 +109,7 @@ fn decide_hvigorw(args: &[String]) -> Decision {
     }
     match tasks.iter().find(|t| !HVIGOR_TASKS.contains(t)) {
         None => Decision::Allow,
-        Some(task) => Decision::Deny(format!("hvigorw task `{task}` is not a build, clean or daemon task")),
+        Some(task) => Decision::DenyUnlessRule(format!("hvigorw task `{task}` is not a build, clean or daemon task")),
     }
 }
 
@@ -134,7 +134,7 @@ fn decide_sign(args: &[String], classify: &dyn Fn(&str) -> PathClass) -> Decisio
     match args.first().map(String::as_str) {
         Some("sign-app" | "verify-app" | "sign-profile" | "verify-profile") => {}
         Some("-v" | "-h" | "--version" | "--help") => return Decision::Allow,
-        Some(other) => return Decision::Deny(format!("hap-sign-tool `{other}` is not signing or verifying")),
+        Some(other) => return Decision::DenyUnlessRule(format!("hap-sign-tool `{other}` is not signing or verifying")),
         None => return Decision::Deny("hap-sign-tool without a command".into()),
     }
     let paths = args.windows(2).filter(|w| SIGN_PATH_FLAGS.contains(&w[0].as_str())).map(|w| w[1].as_str());
@@ -150,7 +150,7 @@ fn decide_ohpm(args: &[String]) -> Decision {
     match args.first().map(String::as_str) {
         Some("-v" | "--version" | "version") => Decision::Allow,
         Some("install" | "i" | "update" | "ping") => Decision::Ask,
-        Some(other) => Decision::Deny(format!("ohpm `{other}` is not install or update")),
+        Some(other) => Decision::DenyUnlessRule(format!("ohpm `{other}` is not install or update")),
         None => Decision::Deny("ohpm without a command".into()),
     }
 }
@@ -165,7 +165,7 @@ mod tests {
         match decide_spawn(&program, &args, cwd, &classify) {
             Decision::Allow => "allow",
             Decision::Ask | Decision::AskHuman => "ask",
-            Decision::Deny(_) => "deny",
+            Decision::Deny(_) | Decision::DenyUnlessRule(_) => "deny",
         }
     }
 

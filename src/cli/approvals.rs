@@ -1,0 +1,160 @@
+//! `rein approvals list|grant|revoke`: the rules in home approvals.toml. Granting changes what
+//! agents may do, so a person must confirm it at the terminal; rein never grants headless.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+
+use serde_json::json;
+
+use rein::kernel::approval::approver::TerminalPrompt;
+use rein::kernel::approval::gate::save_rules;
+use rein::kernel::approval::rules::{Rule, RuleFile};
+use rein::kernel::Access;
+use rein::{Code, Failure};
+
+use super::args::ApprovalsAction;
+use super::output::Output;
+
+pub fn run(home: &Path, action: &ApprovalsAction, out: &Output) -> u8 {
+    let path = home.join("approvals.toml");
+    let result = match action {
+        ApprovalsAction::List => list(&path),
+        ApprovalsAction::Grant { path: glob, access, command } => {
+            grant(home, &path, glob.as_deref(), access.as_deref(), command)
+        }
+        ApprovalsAction::Revoke { number } => revoke(&path, *number),
+    };
+    match result {
+        Ok(value) if out.json => out.success(&value),
+        Ok(value) => {
+            print_rules(&value);
+            0
+        }
+        Err(failure) => out.failure(&failure),
+    }
+}
+
+fn load(path: &Path) -> Result<RuleFile, Failure> {
+    RuleFile::load(path).map_err(|e| Failure::new(Code::InvalidConfig, e))
+}
+
+fn listing(rules: &RuleFile) -> serde_json::Value {
+    let numbered: Vec<_> = rules
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(i, r)| json!({"number": i + 1, "rule": r, "grant": r.grant_command()}))
+        .collect();
+    json!({ "rules": numbered })
+}
+
+fn print_rules(value: &serde_json::Value) {
+    let rules = value["rules"].as_array().cloned().unwrap_or_default();
+    if rules.is_empty() {
+        println!("no rules");
+    }
+    for rule in rules {
+        let text = rule["grant"].as_str().unwrap_or("").trim_start_matches("rein approvals grant ").to_string();
+        println!("{:>3}  {text}", rule["number"]);
+    }
+}
+
+fn list(path: &Path) -> Result<serde_json::Value, Failure> {
+    Ok(listing(&load(path)?))
+}
+
+fn grant(
+    home: &Path,
+    path: &Path,
+    glob: Option<&str>,
+    access: Option<&str>,
+    command: &[String],
+) -> Result<serde_json::Value, Failure> {
+    let rule = rule_from(glob, access, command)?;
+    rule.check().map_err(|e| Failure::new(Code::InvalidArgs, e))?;
+    refuse_home_writes(home, &rule)?;
+    confirm(&rule, path)?;
+    let mut rules = load(path)?;
+    rules.rules.push(rule);
+    save_rules(path, &rules).map_err(|e| Failure::new(Code::IoError, e))?;
+    Ok(listing(&rules))
+}
+
+fn rule_from(glob: Option<&str>, access: Option<&str>, command: &[String]) -> Result<Rule, Failure> {
+    let access = match access {
+        None => None,
+        Some("read") => Some(Access::Read),
+        Some("write") => Some(Access::Write),
+        Some(other) => {
+            return Err(Failure::new(Code::InvalidArgs, format!("--access is read or write, not {other:?}")))
+        }
+    };
+    match (glob, command.split_first()) {
+        (Some(glob), None) => Ok(Rule { program: None, args: Vec::new(), path: Some(glob.to_string()), access }),
+        (None, Some((program, args))) if access.is_none() => {
+            Ok(Rule { program: Some(program.clone()), args: args.to_vec(), path: None, access: None })
+        }
+        _ => Err(Failure::new(
+            Code::InvalidArgs,
+            "give either a program and argument globs (rein approvals grant hdc install -r '*.hap') or --path GLOB [--access read|write]",
+        )),
+    }
+}
+
+/// No rule may let anything write rein's home: that is where permissions live.
+fn refuse_home_writes(home: &Path, rule: &Rule) -> Result<(), Failure> {
+    let Some(glob) = &rule.path else { return Ok(()) };
+    if rule.access == Some(Access::Read) {
+        return Ok(());
+    }
+    let home_text = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf()).display().to_string();
+    let pattern = glob::Pattern::new(glob).map_err(|e| Failure::new(Code::InvalidArgs, e.to_string()))?;
+    let covers_home = pattern.matches(&home_text)
+        || pattern.matches(&format!("{home_text}/approvals.toml"))
+        || home_text.starts_with(glob.trim_end_matches(['*', '/']));
+    if covers_home {
+        return Err(Failure::new(
+            Code::ApprovalDenied,
+            format!("a rule may never allow writing rein's home ({home_text}); use --access read, or a narrower path"),
+        ));
+    }
+    Ok(())
+}
+
+/// A person types yes at the controlling terminal; without one, nothing is granted.
+fn confirm(rule: &Rule, path: &Path) -> Result<(), Failure> {
+    let refused = || {
+        Failure::new(
+            Code::ApprovalRequired,
+            "granting a rule needs a person to confirm it at a terminal; run this command yourself in a terminal",
+        )
+    };
+    if !TerminalPrompt::available() {
+        return Err(refused());
+    }
+    let tty = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty").map_err(|_| refused())?;
+    let mut out = tty.try_clone().map_err(|_| refused())?;
+    let shown = rule.grant_command().trim_start_matches("rein approvals grant ").to_string();
+    let _ = write!(out, "Add this rule to {}?\n  {shown}\nType yes to confirm: ", path.display());
+    let _ = out.flush();
+    let mut line = String::new();
+    BufReader::new(tty).read_line(&mut line).map_err(|_| refused())?;
+    if line.trim() == "yes" {
+        Ok(())
+    } else {
+        Err(Failure::new(Code::ApprovalDenied, "not confirmed; nothing was changed"))
+    }
+}
+
+fn revoke(path: &Path, number: usize) -> Result<serde_json::Value, Failure> {
+    let mut rules = load(path)?;
+    if number == 0 || number > rules.rules.len() {
+        return Err(Failure::new(
+            Code::InvalidArgs,
+            format!("there is no rule {number}; `rein approvals list` numbers the {} rule(s)", rules.rules.len()),
+        ));
+    }
+    rules.rules.remove(number - 1);
+    save_rules(path, &rules).map_err(|e| Failure::new(Code::IoError, e))?;
+    Ok(listing(&rules))
+}
