@@ -2,7 +2,7 @@ return {
   name = "list_dir",
   description = "List a directory: each entry's path (relative to the workspace), kind "
     .. "(file, dir, symlink, other) and size. depth > 1 descends into subdirectories, "
-    .. "except .git, .rein, node_modules, oh_modules, .hvigor and target.",
+    .. "except .git, node_modules, oh_modules, .hvigor and target (rein's own .rein is not listed).",
   params = {
     path = {
       type = "string",

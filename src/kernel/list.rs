@@ -7,7 +7,8 @@ use serde::Serialize;
 use crate::kernel::error::KernelError;
 use crate::kernel::scope::Scope;
 
-/// Folders listed but never descended into: tool state and dependency caches.
+/// Folders listed but never descended into: tool state and dependency caches. (`.rein` at the
+/// workspace root is not listed at all.)
 const NOT_DESCENDED: [&str; 6] = [".git", ".rein", "node_modules", "oh_modules", ".hvigor", "target"];
 pub const MAX_DEPTH: usize = 16;
 
@@ -54,6 +55,10 @@ fn walk(scope: &Scope, dir: &Path, depth: usize, max: usize, out: &mut ListOutpu
             return Ok(());
         }
         let Ok(file_type) = child.file_type() else { continue };
+        // rein's own journal and run reports are not part of the project.
+        if child.file_name() == ".rein" && dir == scope.workspace() {
+            continue;
+        }
         let path = child.path();
         let (kind, size) = if file_type.is_symlink() {
             ("symlink", 0)

@@ -7,8 +7,11 @@ pub mod capture;
 pub mod change;
 pub mod diff;
 pub mod edit;
+mod edit_file;
 pub mod env;
 pub mod error;
+mod files;
+pub mod journal;
 pub mod list;
 pub mod lock;
 pub mod read;
@@ -80,13 +83,59 @@ pub struct Kernel {
     scope: Scope,
     spawn: SpawnSettings,
     gate: std::sync::Arc<approval::gate::Gate>,
+    journal: std::sync::Arc<journal::Journal>,
 }
 
 impl Kernel {
     /// A kernel that can touch files but spawn nothing (see [`Kernel::with_spawn`]).
     pub fn new(workspace: &Path, home: &Path) -> Result<Kernel, KernelError> {
         let gate = std::sync::Arc::new(approval::gate::Gate::headless());
-        Ok(Kernel { scope: Scope::new(workspace, home)?, spawn: SpawnSettings::default(), gate })
+        let scope = Scope::new(workspace, home)?;
+        let journal = std::sync::Arc::new(journal::Journal::new(scope.workspace()));
+        Ok(Kernel { scope, spawn: SpawnSettings::default(), gate, journal })
+    }
+
+    /// Records nothing in `.rein/journal` (for embedders that keep their own audit trail).
+    pub fn without_journal(mut self) -> Kernel {
+        self.journal = std::sync::Arc::new(journal::Journal::disabled());
+        self
+    }
+
+    pub fn journal(&self) -> &journal::Journal {
+        &self.journal
+    }
+
+    /// Runs one operation and appends what happened to the journal, refusals included.
+    pub(crate) fn journaled<T>(
+        &self,
+        action: &'static str,
+        target: &str,
+        op: impl FnOnce(&mut journal::Entry) -> Result<T, KernelError>,
+    ) -> Result<T, KernelError> {
+        let mut entry = journal::Entry { action, target: target.to_string(), ..Default::default() };
+        let result = op(&mut entry);
+        self.record_outcome(entry, &result);
+        result
+    }
+
+    /// Completes a journal entry with how the operation ended, and appends it.
+    pub(crate) fn record_outcome<T>(&self, mut entry: journal::Entry, result: &Result<T, KernelError>) {
+        entry.decision = match result {
+            Err(KernelError::ApprovalRequired { .. } | KernelError::SpawnApprovalRequired { .. }) => "refused",
+            Err(KernelError::ApprovalDenied { .. } | KernelError::ProgramNotAllowed { .. }) => "refused",
+            _ if entry.decided_by.is_some() => "allowed",
+            _ => "not reached",
+        };
+        entry.result = match result {
+            Ok(_) => "ok".to_string(),
+            Err(err) => err.code().as_str().to_string(),
+        };
+        self.journal.record(entry);
+    }
+
+    /// Keeps the current content of `real` (whose sha256 is `sha`) for undo.
+    pub(crate) fn keep_preimage(&self, real: &Path, display: &str, sha: &str) -> Result<Option<String>, KernelError> {
+        self.journal.keep_preimage(real, sha).map_err(|e| KernelError::io("keep the old content of", display, e))
     }
 
     /// Who answers when the policy asks, and the rules people made.
@@ -100,7 +149,7 @@ impl Kernel {
     }
 
     /// Asks the policy (and, when it asks, the rules and the approver) about a file access.
-    fn check_file(&self, resolved: &ResolvedPath, access: Access) -> Result<(), KernelError> {
+    fn check_file(&self, resolved: &ResolvedPath, access: Access) -> Result<approval::gate::DecidedBy, KernelError> {
         use approval::approver::ApprovalRequest;
         use approval::rules::{Rule, Subject};
         let display = resolved.display(&self.scope);
@@ -122,10 +171,7 @@ impl Kernel {
         };
         let subject = Subject::File { path: &resolved.real, access };
         let decision = approval::decide_file(access, resolved.class);
-        self.gate
-            .settle(decision, &subject, request)
-            .map(drop)
-            .map_err(|r| r.into_file_error(display, access, resolved.class))
+        self.gate.settle(decision, &subject, request).map_err(|r| r.into_file_error(display, access, resolved.class))
     }
 
     pub fn with_spawn(mut self, settings: SpawnSettings) -> Kernel {
@@ -148,144 +194,4 @@ impl Kernel {
         let display = resolved.display(&self.scope);
         Ok((resolved, display))
     }
-
-    pub fn read(&self, path: &str, opts: ReadOptions) -> Result<ReadOutput, KernelError> {
-        let (resolved, display) = self.authorize(path, Access::Read)?;
-        refuse_directory_syntax(path, &display)?;
-        read::read_numbered(&resolved.real, &display, opts)
-    }
-
-    pub fn read_text(&self, path: &str) -> Result<TextFile, KernelError> {
-        let (resolved, display) = self.authorize(path, Access::Read)?;
-        let (text, sha256) = read::read_text(&resolved.real, &display)?;
-        Ok(TextFile { path: display, text, sha256 })
-    }
-
-    pub fn exists(&self, path: &str) -> Result<bool, KernelError> {
-        let (resolved, _) = self.authorize(path, Access::Read)?;
-        Ok(std::fs::symlink_metadata(&resolved.real).is_ok())
-    }
-
-    pub fn list(&self, path: &str, opts: ListOptions) -> Result<ListOutput, KernelError> {
-        let (resolved, display) = self.authorize(path, Access::Read)?;
-        list::list(&self.scope, &resolved.real, &display, opts)
-    }
-
-    pub fn write(&self, path: &str, content: &[u8], expected_sha256: Option<&str>) -> Result<WriteOutput, KernelError> {
-        let (resolved, display) = self.authorize(path, Access::Write)?;
-        refuse_directory_syntax(path, &display)?;
-        let parent = resolved.real.parent().unwrap_or(Path::new("/"));
-        if expected_sha256.is_some() && !parent.is_dir() {
-            // The file cannot exist, so it cannot have the expected content: refuse before
-            // creating any directory.
-            check_fresh(&display, expected_sha256.unwrap_or_default(), None)?;
-        }
-        write::create_parents(&resolved.real, &display)?;
-        let _lock = lock::lock_dir(parent)?;
-        if let Some(expected) = expected_sha256 {
-            let actual = match std::fs::read(&resolved.real) {
-                Ok(bytes) => Some(text::sha256_hex(&bytes)),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(e) => return Err(KernelError::io("read", display, e)),
-            };
-            check_fresh(&display, expected, actual.as_deref())?;
-        }
-        let created = write::write_atomic(&resolved.real, &display, content)?;
-        Ok(WriteOutput { path: display, bytes: content.len(), sha256: text::sha256_hex(content), created })
-    }
-
-    /// Applies `edits` in order, all or nothing. Refusals come in the order of DESIGN.md and
-    /// leave the file byte-identical.
-    pub fn edit(&self, path: &str, edit: Edit, opts: EditOptions) -> Result<EditOutput, KernelError> {
-        self.apply_edits(path, std::slice::from_ref(&edit), opts, false)
-    }
-
-    /// Like [`Kernel::edit`] for several edits, applied in order; refusals always name the
-    /// edit (`edit_index`), even when there is only one.
-    pub fn multi_edit(&self, path: &str, edits: &[Edit], opts: EditOptions) -> Result<EditOutput, KernelError> {
-        match self.apply_edits(path, edits, opts, true) {
-            Err(err) if edits.len() == 1 => Err(err.for_edit(0)),
-            result => result,
-        }
-    }
-
-    fn apply_edits(
-        &self,
-        path: &str,
-        edits: &[Edit],
-        opts: EditOptions,
-        multi: bool,
-    ) -> Result<EditOutput, KernelError> {
-        edit::check_edits(edits)?;
-        let resolved = self.scope.resolve(path)?;
-        self.check_file(&resolved, Access::Write)?;
-        let display = resolved.display(&self.scope);
-        refuse_directory_syntax(path, &display)?;
-        let parent = resolved.real.parent().unwrap_or(Path::new("/"));
-        if !parent.is_dir() {
-            return Err(KernelError::FileNotFound { path: display });
-        }
-        let _lock = if opts.dry_run { None } else { Some(lock::lock_dir(parent)?) };
-        let before = read_for_edit(&resolved.real, &display)?;
-        let applied = edit::apply_edits(&display, &before, edits)?;
-        let change = change::Change::of(&before, &applied.result);
-        let mut hashes = None;
-        // Hashing runs beside the write, which mostly waits on the disk; the stale check
-        // happens once the new bytes are durable but before they become visible.
-        std::thread::scope(|s| {
-            let hashing = s.spawn(|| change.hashes(&before));
-            let verify = || {
-                let (sha_before, sha_after) = hashing.join().expect("hashing does not panic");
-                if let Some(expected) = opts.expected_sha256 {
-                    check_fresh(&display, expected, Some(&sha_before))?;
-                }
-                hashes = Some((sha_before, sha_after));
-                Ok(())
-            };
-            if opts.dry_run {
-                verify()
-            } else {
-                write::write_atomic_checked(&resolved.real, &display, applied.result.chunks(), verify).map(drop)
-            }
-        })?;
-        let (sha256_before, sha256_after) = hashes.expect("set by verify");
-        let diff = change.diff(&display, &before);
-        let replacements = applied.reports.iter().map(|r| r.replacements).sum();
-        let locations = applied.reports.iter().flat_map(|r| r.locations.iter().copied()).take(20).collect();
-        let reports = applied.reports;
-        Ok(EditOutput {
-            path: display,
-            replacements,
-            locations,
-            edits: multi.then_some(reports),
-            sha256_before,
-            sha256_after,
-            diff,
-            dry_run: opts.dry_run,
-        })
-    }
-}
-
-fn read_for_edit(real: &Path, display: &str) -> Result<Vec<u8>, KernelError> {
-    let hint = "Edit it with a program made for files this size, or split the file.";
-    read::read_whole_text(real, display, EDIT_MAX_BYTES, hint)
-}
-
-fn check_fresh(display: &str, expected: &str, actual: Option<&str>) -> Result<(), KernelError> {
-    if actual.is_some_and(|a| expected.eq_ignore_ascii_case(a)) {
-        return Ok(());
-    }
-    Err(KernelError::StaleFile {
-        path: display.to_string(),
-        expected: expected.to_string(),
-        actual: actual.map(str::to_string),
-    })
-}
-
-/// `dir/` names a directory; resolution would drop the slash and act on a file named `dir`.
-fn refuse_directory_syntax(requested: &str, display: &str) -> Result<(), KernelError> {
-    if requested.ends_with('/') || requested.ends_with("/.") || requested.ends_with("/..") {
-        return Err(KernelError::NotAFile { path: display.to_string(), kind: "directory path" });
-    }
-    Ok(())
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::kernel::approval::approver::ApprovalRequest;
 use crate::kernel::approval::rules::{Rule, Subject};
 use crate::kernel::approval::{decide_spawn, Program};
+use crate::kernel::journal::Entry;
 use crate::kernel::spawn::{self, SpawnOutput, SpawnRequest, Stream};
 use crate::kernel::{env, redact, Kernel, KernelError, PathClass};
 
@@ -51,8 +52,31 @@ impl Kernel {
         opts: RunOptions,
         on_line: &mut (dyn FnMut(Stream, &str) -> Result<(), String> + Send),
     ) -> Result<SpawnOutput, KernelError> {
-        let program = Program::parse(program);
-        let command = redact::command_line(program.name(), &args);
+        let command = redact::command_line(program, &args);
+        let mut entry = Entry { action: "spawn", target: command, ..Default::default() };
+        let result = self.run_checked(Program::parse(program), args, opts, on_line, &mut entry).await;
+        let output = match &result {
+            Ok(output) => Some(output),
+            Err(KernelError::Timeout { output, .. }) => Some(output.as_ref()),
+            Err(_) => None,
+        };
+        if let Some(output) = output {
+            entry.exit_code = output.code;
+            entry.duration_ms = Some(output.duration_ms);
+        }
+        self.record_outcome(entry, &result);
+        result
+    }
+
+    async fn run_checked(
+        &self,
+        program: Program,
+        args: Vec<String>,
+        opts: RunOptions,
+        on_line: &mut (dyn FnMut(Stream, &str) -> Result<(), String> + Send),
+        entry: &mut Entry,
+    ) -> Result<SpawnOutput, KernelError> {
+        let command = entry.target.clone();
         let located = match self.spawn.toolchain.get(&program) {
             None => return Err(KernelError::ProgramNotAllowed { program: program.name().to_string() }),
             Some(Err(missing)) => {
@@ -76,7 +100,9 @@ impl Kernel {
         let rule = Rule { program: Some(program.name().to_string()), args: rule_args(&args), path: None, access: None };
         let request = ApprovalRequest { what: command.clone(), why: why.clone(), human_only: false, rule: Some(rule) };
         let subject = Subject::Spawn { program: program.name(), args: &args };
-        self.gate().settle(decision, &subject, request).map_err(|r| r.into_spawn_error(command.clone(), why))?;
+        entry.decided_by = Some(
+            self.gate().settle(decision, &subject, request).map_err(|r| r.into_spawn_error(command.clone(), why))?,
+        );
         let (default, cap) = deadline_of(&program, &args);
         let timeout = match opts.timeout_ms.map(Duration::from_millis) {
             Some(asked) if asked > cap => {

@@ -263,6 +263,11 @@ impl Snapshot {
     }
 }
 
+fn is_journal(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "journal")
+        && path.parent().and_then(Path::file_name).is_some_and(|n| n == ".rein")
+}
+
 fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Entry>) {
     let mut children: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("list {}: {e}", dir.display()))
@@ -270,8 +275,16 @@ fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Entry>) {
         .collect();
     children.sort();
     for path in children {
+        // rein's own audit trail records refusals too; it is not a change to the project.
+        if is_journal(&path) {
+            continue;
+        }
         let meta = std::fs::symlink_metadata(&path).expect("stat");
         let rel = path.strip_prefix(root).expect("under root").to_path_buf();
+        if path.file_name().is_some_and(|n| n == ".rein") && meta.is_dir() {
+            walk(root, &path, out);
+            continue;
+        }
         let mode = meta.permissions().mode() & 0o7777;
         let entry = if meta.file_type().is_symlink() {
             Entry::Symlink { target: std::fs::read_link(&path).expect("read link") }

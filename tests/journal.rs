@@ -1,0 +1,83 @@
+//! The journal records every decision and side effect, keeps the old content of replaced
+//! files, and never holds a secret.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+
+use common::{run_json, sha256_hex, Workspace};
+use serde_json::{json, Value};
+
+fn entries(ws: &Workspace) -> Vec<Value> {
+    let dir = ws.path(".rein/journal");
+    let mut lines = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        if entry.path().extension().is_some_and(|e| e == "jsonl") {
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            lines.extend(text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()));
+        }
+    }
+    lines
+}
+
+#[test]
+fn an_edit_is_journaled_with_hashes_and_a_restorable_preimage() {
+    let ws = Workspace::new();
+    ws.file("src/a.ets", "let x = 1;\n");
+    ws.ok("edit_file", &json!({"path": "src/a.ets", "old_string": "1", "new_string": "2"}));
+    let all = entries(&ws);
+    let edit = all.iter().find(|e| e["action"] == "edit").expect("an edit entry");
+    assert_eq!(edit["target"], json!("src/a.ets"));
+    assert_eq!(edit["decision"], json!("allowed"));
+    assert_eq!(edit["decided_by"], json!("policy"));
+    assert_eq!(edit["result"], json!("ok"));
+    assert_eq!(edit["sha256_before"], json!(sha256_hex(b"let x = 1;\n")));
+    assert_eq!(edit["sha256_after"], json!(sha256_hex(b"let x = 2;\n")));
+    let preimage = ws.path(edit["preimage"].as_str().unwrap());
+    assert_eq!(std::fs::read(preimage).unwrap(), b"let x = 1;\n");
+    assert!(edit["time"].as_str().unwrap().ends_with('Z'));
+}
+
+#[test]
+fn refusals_are_journaled_too() {
+    let ws = Workspace::new();
+    let outside = ws.root.join("outside.txt").display().to_string();
+    ws.refused("write_file", &json!({"path": outside, "content": "x"}), "APPROVAL_REQUIRED");
+    let all = entries(&ws);
+    let write = all.iter().find(|e| e["action"] == "write").expect("a write entry");
+    assert_eq!(write["decision"], json!("refused"));
+    assert_eq!(write["result"], json!("APPROVAL_REQUIRED"));
+}
+
+#[test]
+fn spawns_are_journaled_without_secrets() {
+    let ws = Workspace::new();
+    let bin = ws.root.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(bin.join("java"), "#!/bin/sh\necho \"signing with $*\"\nexit 0\n").unwrap();
+    std::fs::set_permissions(bin.join("java"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(bin.join("hap-sign-tool.jar"), "").unwrap();
+    std::fs::write(
+        ws.home.join("config.toml"),
+        format!("[toolchain]\njava = \"{0}/java\"\nhap_sign_tool_jar = \"{0}/hap-sign-tool.jar\"\n", bin.display()),
+    )
+    .unwrap();
+    ws.file(
+        "tools/sign.lua",
+        "return { name = 'sign', description = 'signs', run = function() return rein.proc.run('hap-sign-tool', { 'sign-app', '-inFile', 'a.hap', '-keyPwd', 'topsecret9', '-keystorePwd', 'alsosecret7' }) end }",
+    );
+    let mut cmd = ws.command(&["-vv", "call", "sign"]);
+    let out = common::output_within(&mut cmd, None, std::time::Duration::from_secs(60));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout} {stderr}");
+    let journal: String = entries(&ws).iter().map(Value::to_string).collect();
+    for text in [stdout.as_ref(), stderr.as_ref(), journal.as_str()] {
+        assert!(!text.contains("topsecret9") && !text.contains("alsosecret7"), "a secret leaked: {text}");
+    }
+    let spawn = entries(&ws).into_iter().find(|e| e["action"] == "spawn").unwrap();
+    assert_eq!(spawn["target"], json!("hap-sign-tool sign-app -inFile a.hap -keyPwd *** -keystorePwd ***"));
+    assert_eq!(spawn["exit_code"], json!(0));
+    let (_, parsed) = run_json(&mut ws.command(&["call", "sign"]), None);
+    assert!(parsed["result"]["stdout"].as_str().unwrap().contains("-keyPwd ***"));
+}
