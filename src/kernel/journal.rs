@@ -90,10 +90,8 @@ impl Journal {
         let pre = dir.join("pre");
         std::fs::create_dir_all(&pre)?;
         let target = pre.join(sha256);
-        if !target.exists() {
-            if std::fs::hard_link(real, &target).is_err() {
-                std::fs::copy(real, &target)?;
-            }
+        if !target.exists() && std::fs::hard_link(real, &target).is_err() {
+            std::fs::copy(real, &target)?;
         }
         Ok(Some(format!(".rein/journal/pre/{sha256}")))
     }
