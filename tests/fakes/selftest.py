@@ -1,0 +1,618 @@
+#!/usr/bin/env python3
+"""Self-test of the fake toolchain: runs the fakes as subprocesses against temp state and
+asserts exact outputs and exit codes. Usage: python3 tests/fakes/selftest.py [-k NAME]"""
+
+import concurrent.futures
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+BIN = os.path.join(HERE, "bin")
+FIXTURE = os.path.join(os.path.dirname(HERE), "fixtures", "hello-app")
+HAP_DIR = "entry/build/default/outputs/default"
+NOW = "01-01 08:10:55.571"
+P = "> hvigor "
+NEED_KEY = "[Fail]ExecuteCommand need connect-key? please confirm a device by help info\n"
+BUILD_CMD = ["--mode", "module", "-p", "product=default", "-p", "buildMode=debug", "assembleHap", "--no-daemon"]
+SIGN_COMMON = ["-signAlg", "SHA256withECDSA", "-mode", "localSign", "-appCertFile", "signing/debug.cer",
+               "-profileFile", "signing/debug.p7b", "-keystoreFile", "signing/debug.p12"]
+
+
+class Env:
+    """A temp state dir plus a fresh copy of the fixture project."""
+
+    def __init__(self, root):
+        self.root = root
+        self.state = os.path.join(root, "state")
+        self.proj = os.path.join(root, "hello-app")
+        os.makedirs(self.state)
+        shutil.copytree(FIXTURE, self.proj)
+        self.jar = os.path.join(root, "sdk", "hap-sign-tool.jar")
+        os.makedirs(os.path.dirname(self.jar))
+        open(self.jar, "w").close()
+
+    def env(self, extra=None):
+        e = dict(os.environ)
+        e["PATH"] = BIN + os.pathsep + e.get("PATH", "")
+        e["REIN_FAKE_STATE"] = self.state
+        for k in list(e):
+            if k.startswith("REIN_FAKE_") and k != "REIN_FAKE_STATE" or k == "DEVECO_SDK_HOME":
+                del e[k]
+        e.update(extra or {})
+        return e
+
+    def run(self, prog, *args, cwd=None, env=None, code=0):
+        p = subprocess.run([prog] + list(args), cwd=cwd or self.proj, env=self.env(env),
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+        out, err = p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
+        if code is not None and p.returncode != code:
+            raise AssertionError("%s %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s"
+                                 % (prog, args, p.returncode, code, out, err))
+        return out, err
+
+    def hdc(self, *args):
+        return self.run("hdc", *args)[0]
+
+    def write(self, name, value):
+        with open(os.path.join(self.state, name), "w") as f:
+            json.dump(value, f)
+
+    def read(self, name):
+        with open(os.path.join(self.state, name)) as f:
+            return json.load(f)
+
+    def path(self, rel):
+        return os.path.join(self.proj, rel)
+
+    def one_device(self, **device_state):
+        self.write("devices.json", [{"key": "FMR0223C13000649", "name": "phone"}])
+        self.write("device-FMR0223C13000649.json", device_state)
+        self.write("scenario.json", {"hdc": {"now": NOW}})
+
+    def build(self):
+        return self.run("hvigorw", *BUILD_CMD)[0]
+
+    def sign(self, inp, out, *extra, key_pwd="0000001B", code=0):
+        return self.run("java", "-jar", self.jar, "sign-app", "-keyAlias", "debugKey", *SIGN_COMMON,
+                        "-inFile", inp, "-outFile", out, "-keyPwd", key_pwd, "-keystorePwd", "0000001B",
+                        *extra, code=code)
+
+
+def eq(got, want, what=""):
+    if got != want:
+        raise AssertionError("%s\n--- got ---\n%r\n--- want ---\n%r" % (what, got, want))
+
+
+def has(text, part, what=""):
+    if part not in text:
+        raise AssertionError("%s: %r not in\n%s" % (what, part, text))
+
+
+def install_line(path, msg):
+    return "[Info]App install path:%s msg:%s\nAppMod finish\n" % (path, msg)
+
+
+def install_fail(path, code, msg):
+    return install_line(path, "error: failed to install bundle. code:%d error: %s" % (code, msg))
+
+
+CASES = []
+
+
+def case(fn):
+    CASES.append(fn)
+    return fn
+
+
+# ----------------------------------------------------------------------------------------- hdc
+
+
+@case
+def hdc_without_devices(e):
+    eq(e.hdc("list", "targets"), "[Empty]\n")
+    eq(e.hdc("list", "targets", "-v"), "[Empty]\n")
+    for args in (["version"], ["-v"], ["--version"]):
+        eq(e.hdc(*args), "Ver: 3.2.0f\n", args)
+    eq(e.hdc("checkserver"), "Client version:Ver: 3.2.0f, server version:Ver: 3.2.0f\n")
+    eq(e.hdc("shell", "echo", "hi"), NEED_KEY)
+    eq(e.hdc("install", "-r", "x.hap"), NEED_KEY)
+    eq(e.hdc("kill", "-r"), "Kill server finish\n")
+    eq(e.hdc("fport", "ls"), "[Empty]\n")
+    out, err = e.run("hdc", "frobnicate")
+    eq(out, "Unknown operation command...\n")
+    has(err, "list targets")
+
+
+@case
+def hdc_device_selection(e):
+    e.write("devices.json", [
+        {"key": "FMR0223C13000649", "name": "HUAWEI Mate 60"},
+        {"key": "127.0.0.1:5555", "conn": "TCP", "status": "Connected", "name": "emulator"},
+        {"key": "OFF1", "status": "Offline"},
+        {"key": "U1", "status": "Unauthorized"},
+        {"key": "U2", "status": "Unauthorized", "auth_denied": True},
+        {"key": "SLOW", "channel_not_ready": True},
+    ])
+    eq(e.hdc("list", "targets"), "FMR0223C13000649\n127.0.0.1:5555\nU1\tUnauthorized\nU2\tUnauthorized\nSLOW\n")
+    eq(e.hdc("list", "targets", "-v"),
+       "FMR0223C13000649\t\tUSB\tConnected\tHUAWEI Mate 60\thdc\n"
+       "127.0.0.1:5555\t\tTCP\tConnected\temulator\thdc\n"
+       "OFF1\t\tUSB\tOffline\tlocalhost\thdc\n"
+       "U1\t\tUSB\tUnauthorized\tlocalhost\thdc\n"
+       "U2\t\tUSB\tUnauthorized\tlocalhost\thdc\n"
+       "SLOW\t\tUSB\tConnected\tlocalhost\thdc\n")
+    eq(e.hdc("shell", "echo", "hi"), NEED_KEY)
+    eq(e.hdc("-t", "127.0.0.1:5555", "shell", "echo", "hi"), "hi\n")
+    eq(e.hdc("-t127.0.0.1:5555", "shell", "echo hi"), "hi\n")
+    eq(e.hdc("-t", "NOPE", "shell", "echo"), "[Fail]Not match target founded, check connect-key please\n")
+    eq(e.hdc("-t", "OFF1", "shell", "echo"), "[Fail][E001005] Device not found or connected\n")
+    eq(e.hdc("-t", "U1", "install", "x.hap"),
+       "[Fail][E000002]:The device unauthorized.\r\nThis server's public key is not set.\r\n"
+       "Please check for a confirmation dialog on your device.\r\n"
+       "Otherwise try 'hdc kill' if that seems wrong.\n")
+    eq(e.hdc("-t", "U2", "shell", "echo"),
+       "[Fail][E000003]:The device unauthorized.\r\nThe user denied the access for the device.\r\n"
+       "Please execute 'hdc kill' and redo your command,\r\n"
+       "then check for a confirmation dialog on your device.\n")
+    eq(e.hdc("-t", "SLOW", "shell", "echo"),
+       "[Fail][E000004]:The communication channel is being established.\r\n"
+       "Please wait for several seconds and try again.\n")
+    e.write("devices.json", [{"key": "U1", "status": "Unauthorized"}])
+    has(e.hdc("shell", "echo"), "[Fail][E000002]:The device unauthorized.\r\n")
+
+
+@case
+def hdc_tconn(e):
+    eq(e.hdc("tconn", "1.2.3:5555"), "[E001104]:IP address incorrect\n")
+    eq(e.hdc("tconn", "127.0.0.1:5555"), "Connect OK\n")
+    eq(e.hdc("tconn", "127.0.0.1:5555"), "[Info]Target is connected, repeat operation\n")
+    eq(e.hdc("list", "targets", "-v"), "127.0.0.1:5555\t\tTCP\tConnected\tlocalhost\thdc\n")
+
+
+@case
+def build_install_launch_log_stop_uninstall(e):
+    e.one_device()
+    out = e.build()
+    eq(out, P + "UP-TO-DATE :entry:default@PreBuild...  \n"
+       + "".join(P + "Finished :entry:default@%s... after 5 ms\n" % t for t in
+                 ("GenerateMetadata", "MergeProfile", "CreateBuildProfile", "GenerateLoaderJson", "CompileResource"))
+       + P + "Finished :entry:default@CompileArkTS... after 2 s 117 ms\n"
+       + P + "Finished :entry:default@PackageHap... after 95 ms\n"
+       + P + "Finished :entry:default@SignHap... after 4 ms\n"
+       + P + "Finished :entry:assembleHap... after 1 ms\n"
+       + P + "BUILD SUCCESSFUL in 3 s 512 ms\n")
+    signed = e.path(HAP_DIR + "/entry-default-signed.hap")
+    with open(signed) as f:
+        hap = json.load(f)
+    eq((hap["bundleName"], hap["versionCode"], hap["signed"], hap["signer"], hap["mainAbility"]),
+       ("com.example.hello", 1000000, True, "debug.p12/debugKey", "EntryAbility"))
+    with open(e.path(HAP_DIR + "/entry-default-unsigned.hap")) as f:
+        eq(json.load(f)["signed"], False)
+    rel = HAP_DIR + "/entry-default-signed.hap"
+    eq(e.hdc("install", "-r", rel), install_line(os.path.join(e.proj, rel), "install bundle successfully."))
+    has(e.hdc("shell", "bm", "dump", "-n", "com.example.hello"), '"versionCode": 1000000')
+    eq(e.hdc("shell", "aa", "start", "-a", "EntryAbility", "-b", "com.example.hello", "-m", "entry"),
+       "start ability successfully.\n")
+    line = NOW + "  2291  2291 I A00000/testTag: EntryAbility onCreate\n"
+    eq(e.hdc("shell", "hilog", "-x"), line)
+    eq(e.hdc("shell", "pidof", "com.example.hello"), "2291\n")
+    eq(e.hdc("shell", "aa start -a EntryAbility -b com.example.hello"), "start ability successfully.\n")
+    eq(e.hdc("shell", "hilog -x"), line, "a running ability is not created again")
+    eq(e.hdc("shell", "aa", "force-stop", "com.example.hello"), "force stop process successfully.\n")
+    eq(e.hdc("shell", "pidof", "com.example.hello"), "")
+    eq(e.hdc("shell", "hilog", "-r"), "Log type core,app buffer clear successfully\n")
+    eq(e.hdc("shell", "hilog", "-x"), "")
+    e.hdc("shell", "aa", "start", "-a", "EntryAbility", "-b", "com.example.hello")
+    eq(e.hdc("shell", "hilog", "-x"), NOW + "  2308  2308 I A00000/testTag: EntryAbility onCreate\n")
+    eq(e.hdc("uninstall", "com.example.hello"),
+       "[Info]App uninstall path: msg:uninstall bundle successfully.\nAppMod finish\n")
+    eq(e.hdc("uninstall", "com.example.hello"),
+       "[Info]App uninstall path: msg:error: failed to uninstall bundle. code:9568386 error: "
+       "uninstall missing installed bundle.\nAppMod finish\n")
+    eq(e.hdc("shell", "bm", "dump", "-n", "com.example.hello"),
+       "error: failed to get information and the parameters may be wrong.\n")
+
+
+@case
+def install_failures(e):
+    e.one_device()
+    e.build()
+    unsigned = e.path(HAP_DIR + "/entry-default-unsigned.hap")
+    signed = e.path(HAP_DIR + "/entry-default-signed.hap")
+    eq(e.hdc("install", "-r", unsigned), install_fail(unsigned, 9568320, "no signature file."))
+    eq(e.hdc("install", signed), install_line(signed, "install bundle successfully."))
+    other = os.path.join(e.root, "other.p12")
+    shutil.copy(e.path("signing/debug.p12"), other)
+    resigned = os.path.join(e.root, "resigned.hap")
+    e.run("java", "-jar", e.jar, "sign-app", "-keyAlias", "releaseKey", "-signAlg", "SHA256withECDSA",
+          "-mode", "localSign", "-appCertFile", "signing/debug.cer", "-profileFile", "signing/debug.p7b",
+          "-keystoreFile", other, "-inFile", unsigned, "-outFile", resigned, "-keyPwd", "x", "-keystorePwd", "x")
+    eq(e.hdc("install", "-r", resigned), install_fail(resigned, 9568332, "install sign info inconsistent."))
+    state = e.read("device-FMR0223C13000649.json")
+    state["installed"]["com.example.hello"]["versionCode"] = 2000000
+    e.write("device-FMR0223C13000649.json", state)
+    eq(e.hdc("install", "-r", signed), install_fail(signed, 9568263, "install version downgrade."))
+    e.write("device-FMR0223C13000649.json", {"params": {"const.ohos.apiversion": "11"}})
+    eq(e.hdc("install", "-r", signed),
+       install_fail(signed, 9568297, "install failed due to older sdk version in the device."))
+    eq(e.hdc("install", "-r", "missing.hap"),
+       "[Fail]Error opening file: no such file or directory, path:%s\n" % os.path.join(e.proj, "missing.hap"))
+    eq(e.hdc("install", "-r", "README.txt"), "[Fail][E006001] Not any installation package was found\n")
+    messages = {
+        9568320: "no signature file.",
+        9568322: "signature verification failed due to not trusted app source.",
+        9568332: "install sign info inconsistent.",
+        9568263: "install version downgrade.",
+        9568289: "install failed due to grant request permissions failed.",
+        9568297: "install failed due to older sdk version in the device.",
+        9568305: "dependent module does not exist.",
+        9568347: "install parse native so failed.",
+        9568257: "fail to verify pkcs7 file.",
+    }
+    for code, msg in messages.items():
+        e.write("device-FMR0223C13000649.json", {"install_error": code})
+        eq(e.hdc("install", "-r", signed), install_fail(signed, code, msg), code)
+    e.write("scenario.json", {"hdc": {"install_format": "old"}})
+    eq(e.hdc("install", "-r", signed),
+       "[Info]App install path:%s, queuesize:0, msg:error: failed to install bundle. code:9568257 "
+       "error: fail to verify pkcs7 file.\nAppMod finish\n" % signed)
+    e.write("device-FMR0223C13000649.json", {})
+    e.write("scenario.json", {"hdc": {"install_format": "old", "install_trailing_space": True}})
+    eq(e.hdc("install", signed),
+       "[Info]App install path:%s, queuesize:0, msg:install bundle successfully. \nAppMod finish\n" % signed)
+
+
+@case
+def aa_start_failures(e):
+    e.one_device(installed={"com.example.hello": {
+        "versionCode": 1, "signer": "s", "module": "entry", "mainAbility": "EntryAbility",
+        "abilities": [{"name": "EntryAbility", "exported": True}, {"name": "Hidden", "exported": False}]}})
+    tail = "  > MoreInfo: https://gitee.com/openharmony/docs/blob/master/zh-cn/application-dev/tools/aa-tool.md"
+    eq(e.hdc("shell", "aa", "start", "-a", "Nope", "-b", "com.example.hello"),
+       "error: failed to start ability.\n"
+       "Error Code:10104001  Error Message:The specified ability does not exist\n"
+       "Error cause: The specified Ability is not installed\n"
+       "  Try the following:\n"
+       "  > Check if the parameter abilityName of aa -a and the parameter bundleName of -b are correct\n"
+       "  > Check if the application corresponding to the specified bundleName is installed\n"
+       "  > For multi-HAP applications, it is necessary to confirm whether the HAP to which the ability "
+       "belongs has been installed\n" + tail)
+    out = e.hdc("shell", "aa", "start", "-a", "EntryAbility", "-b", "com.other")
+    has(out, "Error Code:10104001  Error Message:The specified ability does not exist\n")
+    out = e.hdc("shell", "aa", "start", "-a", "EntryAbility", "-b", "com.example.hello", "-m", "feature")
+    has(out, "Error Code:10104001")
+    out = e.hdc("shell", "aa", "start", "-a", "Hidden", "-b", "com.example.hello")
+    has(out, "error: failed to start ability.\nError Code:10103001  Error Message:error: ability visible false deny request.\n")
+    state = e.read("device-FMR0223C13000649.json")
+    state["screen_locked"] = True
+    e.write("device-FMR0223C13000649.json", state)
+    out = e.hdc("shell", "aa", "start", "-a", "EntryAbility", "-b", "com.example.hello")
+    has(out, "Error Code:10106102  Error Message:for unlock screen failed in developer mode\n")
+    state["screen_locked"], state["start_error"] = False, 10105001
+    e.write("device-FMR0223C13000649.json", state)
+    has(e.hdc("shell", "aa", "start", "-a", "EntryAbility", "-b", "com.example.hello"),
+        "Error Code:10105001  Error Message:Ability service connection failed\n")
+    has(e.hdc("shell", "aa", "start", "-b", "com.example.hello"), "error: -a <ability-name> is expected\n")
+    has(e.hdc("shell", "aa", "force-stop", "com.other"), "error: failed to force stop process.\nError Code:10104401")
+
+
+@case
+def hilog_filters(e):
+    lines = [
+        NOW + "  1000  1001 I A00000/testTag: info line",
+        NOW + "  1000  1001 E A00000/testTag: error line",
+        NOW + "  2000  2001 W A03d00/JSAPP: warn line",
+        NOW + "   300   300 D C01510/BinderInvoker: core debug",
+        "not a hilog line",
+    ]
+    e.one_device(hilog=lines)
+    eq(e.hdc("shell", "hilog", "-x"), "\n".join(lines) + "\n")
+    eq(e.hdc("shell", "hilog", "-x", "-L", "E"), lines[1] + "\n")
+    eq(e.hdc("shell", "hilog", "-x", "-L", "W,E"), lines[1] + "\n" + lines[2] + "\n")
+    eq(e.hdc("shell", "hilog", "-x", "-L", "^I"), "\n".join(lines[1:4]) + "\n")
+    eq(e.hdc("shell", "hilog", "-x", "-T", "testTag"), "\n".join(lines[:2]) + "\n")
+    eq(e.hdc("shell", "hilog", "-x", "-P", "2000"), lines[2] + "\n")
+    eq(e.hdc("shell", "hilog", "-x", "-D", "0x3d00"), lines[2] + "\n")
+    eq(e.hdc("shell", "hilog", "-x", "-t", "core"), lines[3] + "\n")
+    eq(e.hdc("shell", "hilog", "-x", "-e", "warn|debug"), "\n".join(lines[2:4]) + "\n")
+    eq(e.hdc("shell", "hilog", "-x", "-z", "2"), "\n".join(lines[3:]) + "\n")
+    eq(e.hdc("shell", "hilog", "-x", "-a", "1"), lines[0] + "\n")
+    eq(e.hdc("hilog"), "\n".join(lines) + "\n")
+
+
+@case
+def device_probes_and_files(e):
+    e.one_device(udid="ABCDEF0123")
+    eq(e.hdc("shell", "bm", "get", "-u"), "udid of current device is :\nABCDEF0123\n")
+    eq(e.hdc("shell", "param", "get", "const.ohos.apiversion"), "12\n")
+    eq(e.hdc("shell", "param", "get", "no.such"), 'Get parameter "no.such" fail! errNum is:106!\n')
+    eq(e.hdc("shell", "snapshot_display", "-f", "/data/local/tmp/x.jpeg"),
+       "success: snapshot display 0 , write to /data/local/tmp/x.jpeg as jpeg, width: 1276, height: 2848\n")
+    shot = os.path.join(e.root, "shot.jpeg")
+    out = e.hdc("file", "recv", "/data/local/tmp/x.jpeg", shot)
+    with open(shot, "rb") as f:
+        data = f.read()
+    eq((data[:3], data[-2:]), (b"\xff\xd8\xff", b"\xff\xd9"))
+    eq(out, "FileTransfer finish, Size:%d, File count = 1, time:2ms rate:%.2fkB/s\n" % (len(data), len(data) / 2))
+    eq(e.hdc("file", "recv", "/data/local/tmp/none.jpeg", shot),
+       "[Fail]Error opening file: no such file or directory, path:/data/local/tmp/none.jpeg\n")
+    eq(e.hdc("file", "send", "AppScope/app.json5", "/data/local/tmp/app.json5"),
+       "FileTransfer finish, Size:%d, File count = 1, time:2ms rate:%.2fkB/s\n"
+       % (os.path.getsize(e.path("AppScope/app.json5")), os.path.getsize(e.path("AppScope/app.json5")) / 2))
+    e.hdc("file", "recv", "/data/local/tmp/app.json5", os.path.join(e.root, "back.json5"))
+    with open(os.path.join(e.root, "back.json5"), "rb") as a, open(e.path("AppScope/app.json5"), "rb") as b:
+        eq(a.read(), b.read())
+    eq(e.hdc("shell", "snapshot_display", "-f", "/data/local/tmp/x.png"), "error: the file name must end with .jpeg\n")
+    eq(e.hdc("shell", "frob", "--x"), "/bin/sh: frob: inaccessible or not found\n")
+    e.write("scenario.json", {"hdc": {"snapshot_format": "old"}})
+    eq(e.hdc("shell", "snapshot_display", "-f", "/data/local/tmp/y.jpeg"),
+       "success: snapshot display 0 , write to /data/local/tmp/y.jpeg as jpeg, width 800, height 1280\n")
+
+
+# ------------------------------------------------------------------------------------- hvigorw
+
+
+def failed_tail(ms="3 s 512 ms"):
+    return P + "ERROR: BUILD FAILED in %s \n" % ms
+
+
+@case
+def hvigor_arkts_errors(e):
+    index = e.path("entry/src/main/ets/pages/Index.ets")
+    with open(index) as f:
+        lines = f.read().split("\n")
+    lines[4] = "  @State message: string = REIN_FAKE_ARKTS_ERROR;"
+    with open(index, "w") as f:
+        f.write("\n".join(lines))
+    head = P + "UP-TO-DATE :entry:default@PreBuild...  \n" + "".join(
+        P + "Finished :entry:default@%s... after 5 ms\n" % t for t in
+        ("GenerateMetadata", "MergeProfile", "CreateBuildProfile", "GenerateLoaderJson", "CompileResource"))
+    out, _ = e.run("hvigorw", *BUILD_CMD, code=255)
+    eq(out, head + P + "ERROR: Failed :entry:default@CompileArkTS... \n"
+       + P + "ERROR: ArkTS Compiler Error\n"
+       + "1 ERROR: 10505001 ArkTS Compiler Error\n"
+       + "Error Message: Cannot find name 'REIN_FAKE_ARKTS_ERROR'. At File: %s:5:28\n" % index
+       + "\n\nCOMPILE RESULT:FAIL {ERROR:1 WARN:0}\n\n* Try:\n"
+       + "> Run with --stacktrace option to get the stack trace.\n"
+       + "> Run with --debug option to get more log output.\n\n" + failed_tail())
+    eq(os.path.exists(e.path(HAP_DIR + "/entry-default-unsigned.hap")), False)
+    e.write("scenario.json", {"hvigorw": {"arkts_format": "old", "duration_ms": 74227}})
+    out, _ = e.run("hvigorw", *BUILD_CMD, code=255)
+    eq(out, head + P + "ERROR: Failed :entry:default@CompileArkTS... \n"
+       + P + "ERROR: ArkTS:ERROR File: %s:5:28\n Cannot find name 'REIN_FAKE_ARKTS_ERROR'.\n\n" % index
+       + "\n\nCOMPILE RESULT:FAIL {ERROR:1 WARN:0}\n\n* Try:\n"
+       + "> Run with --stacktrace option to get the stack trace.\n"
+       + "> Run with --debug option to get more log output.\n\n" + failed_tail("1 min 14 s 227 ms"))
+    e.write("scenario.json", {})
+    lines[4] = "  @State message: REIN_FAKE_ARKTS_ERROR_ANY = 'x'; // REIN_FAKE_ARKTS_WARN"
+    with open(index, "w") as f:
+        f.write("\n".join(lines))
+    out, _ = e.run("hvigorw", *BUILD_CMD, code=255)
+    has(out, P + "WARN: \n1 WARN: ArkTS:WARN File: %s:5:55\n 'pushUrl' has been deprecated.\n" % index)
+    has(out, "1 ERROR: 10605008 ArkTS Compiler Error\nError Message: Use explicit types instead of \"any\", "
+        "\"unknown\" (arkts-no-any-unknown) At File: %s:5:19\n" % index)
+    has(out, "COMPILE RESULT:FAIL {ERROR:1 WARN:1}\n")
+
+
+@case
+def hvigor_failure_classes(e):
+    expect = {
+        "sdk_home": P + "ERROR: 00303217 Configuration Error: Invalid value of 'DEVECO_SDK_HOME' in the system environment path.\n",
+        "sdk_home_old": P + "ERROR: Unable to find 'DEVECO_SDK_HOME' in the system environment path.\n",
+        "dependency": "ohpm ERROR: NOTFOUND package '@ohos/hamock@1.0.1' not found from all the registries\n",
+        "signing": P + "ERROR: Failed :entry:default@SignHap... \n" + P + "ERROR: Unsupported state or unable to authenticate data\n",
+        "java_missing": P + "ERROR: Failed :entry:default@SignHap... \n" + P + "ERROR: Error Code: 00308018 Unknown Error\nspawn java ENOENT\n",
+    }
+    for fail, part in expect.items():
+        e.write("scenario.json", {"hvigorw": {"fail": fail}})
+        out, _ = e.run("hvigorw", *BUILD_CMD, code=255)
+        has(out, part, fail)
+        eq(out.endswith(failed_tail()), True, fail)
+    e.write("scenario.json", {"hvigorw": {"fail": "daemon"}})
+    e.run("hvigorw", *BUILD_CMD)
+    out, _ = e.run("hvigorw", "assembleHap", code=255)
+    eq(out, P + "hvigor client: Starting hvigor daemon.\n" + P + "Hvigor Daemon started in 944 ms\n"
+       + P + "ERROR: ENOENT: no such file or directory, uv_cwd\n" + failed_tail())
+    e.write("scenario.json", {"hvigorw": {"fail": "signing", "exit_code": 0}})
+    e.run("hvigorw", *BUILD_CMD, code=0)
+    e.write("scenario.json", {})
+    out, _ = e.run("hvigorw", *BUILD_CMD, env={"DEVECO_SDK_HOME": "/nonexistent/sdk"}, code=255)
+    has(out, "Invalid value of 'DEVECO_SDK_HOME'")
+    nojava = os.path.join(e.root, "nojava")
+    os.makedirs(nojava)
+    os.symlink(os.path.join(BIN, "hvigorw"), os.path.join(nojava, "hvigorw"))
+    os.symlink(sys.executable, os.path.join(nojava, "python3"))
+    out, _ = e.run(os.path.join(nojava, "hvigorw"), *BUILD_CMD, env={"PATH": nojava, "JAVA_HOME": ""}, code=255)
+    has(out, "spawn java ENOENT\n")
+
+
+@case
+def hvigor_project_shapes(e):
+    eq(e.run("hvigorw", "--version", cwd=e.root)[0], "5.18.4\n")
+    out, _ = e.run("hvigorw", *BUILD_CMD, cwd=e.root, code=255)
+    eq(out, P + "ERROR: Cannot find the project build file 'hvigorfile.ts' in %s. Run hvigorw in the project "
+       "root directory.\n" % e.root + failed_tail())
+    out, _ = e.run("hvigorw", "--frob", "assembleHap", code=255)
+    has(out, P + "ERROR: Unknown option '--frob'.\n")
+    out, _ = e.run("hvigorw", "-p", "product=nope", "assembleHap", "--no-daemon", code=255)
+    has(out, P + "ERROR: Unknown product 'nope'.\n")
+    out, _ = e.run("hvigorw", "--mode", "module", "-p", "module=entry@default", "assembleHap", "--no-daemon")
+    has(out, P + "BUILD SUCCESSFUL in 3 s 512 ms\n")
+    out, _ = e.run("hvigorw", "--mode", "module", "-p", "module=nope@default", "assembleHap", "--no-daemon", code=255)
+    has(out, P + "ERROR: Unknown module 'nope'.\n")
+    out, _ = e.run("hvigorw", "clean", "--no-daemon")
+    eq(out, P + "Finished :entry:clean... after 3 ms\n" + P + "Finished ::clean... after 1 ms\n"
+       + P + "BUILD SUCCESSFUL in 3 s 512 ms\n")
+    eq(os.path.exists(e.path("entry/build")), False)
+    profile = e.path("build-profile.json5")
+    with open(profile) as f:
+        text = f.read()
+    start, end = text.index('"signingConfigs": ['), text.index('"products"')
+    with open(profile, "w") as f:
+        f.write(text[:start] + '"signingConfigs": [],\n    ' + text[end:])
+    out = e.build()
+    has(out, P + "WARN: Will skip sign 'hos_hap'. No signingConfigs profile is configured in current project.\n"
+        "             If needed, configure the signingConfigs in %s.\n" % profile)
+    eq(os.path.exists(e.path(HAP_DIR + "/entry-default-unsigned.hap")), True)
+    eq(os.path.exists(e.path(HAP_DIR + "/entry-default-signed.hap")), False)
+    out, _ = e.run("hvigorw", "--stop-daemon")
+    has(out, P)
+
+
+# ---------------------------------------------------------------------------------------- java
+
+
+@case
+def hap_sign_tool(e):
+    e.write("scenario.json", {"java": {"now": "08-21 16:44:24.101"}})
+    e.write("devices.json", [])
+    e.run("hvigorw", *BUILD_CMD)
+    unsigned = HAP_DIR + "/entry-default-unsigned.hap"
+    out, err = e.sign(unsigned, "out.hap", "-signCode", "1")
+    t = "08-21 16:44:24.101  INFO - "
+    eq(out, t + "Start sign-app\n" + t + "Generate signing block success, begin write it to output file\n"
+       + t + "Sign Hap success!\n" + t + "sign-app success\n")
+    eq(err, "")
+    with open(e.path("out.hap")) as f:
+        eq(json.load(f)["signer"], "debug.p12/debugKey")
+    out, err = e.sign(unsigned, "out.hap", key_pwd="wrong", code=1)
+    eq(out, t + "Start sign-app\n" + t + "sign-app failed\n")
+    eq(err, "08-21 16:44:24.101  ERROR - \nERROR: 11014007 Key alias {debugKey} password error\n"
+       "Error Message: Cannot recover key\n\n")
+    out, err = e.run("java", "-jar", e.jar, "sign-app", "-mode", "localSign", "-signAlg", "SHA256withECDSA",
+                     "-inFile", unsigned, "-outFile", "o.hap", code=1)
+    eq(out, t + "Start sign-app\n")
+    eq(err, "08-21 16:44:24.101  ERROR - \nERROR: 11011008 Check param failed\n"
+       "Error Message: Param {keystoreFile} is required, but can not be found\n\n"
+       "* Try the following: \n > Please input required param\n\n")
+    out, err = e.sign("nope.hap", "out.hap", code=1)
+    has(err, "ERROR: 11012002 File not exist\nError Message: Param {nope.hap} is not exist\n")
+    eq(out.endswith("sign-app failed\n"), True)
+    e.write("scenario.json", {"java": {"now": "08-21 16:44:24.101", "keystore_password": "s3cret"}})
+    _, err = e.sign(unsigned, "out.hap", code=1)
+    has(err, "ERROR: 11014003 Init keystore failed\n")
+    e.write("scenario.json", {"java": {"now": "08-21 16:44:24.101", "log_format": "log4j"}})
+    out, _ = e.sign(unsigned, "out.hap")
+    eq(out.splitlines()[0], "08-21 16:44:24 INFO  - Start sign-app")
+    out, err = e.run("java", "-jar", e.jar, "verify-app", "-inFile", unsigned, "-outCertChain", "c.cer",
+                     "-outProfile", "p.p7b", code=1)
+    has(err, "ERROR: 11015003 Verify signature failed\n")
+    out, _ = e.run("java", "-jar", e.jar, "verify-app", "-inFile", "out.hap", "-outCertChain", "c.cer",
+                   "-outProfile", "p.p7b")
+    eq(out.splitlines()[-1], "08-21 16:44:24 INFO  - verify-app success")
+    _, err = e.sign(unsigned, "out.hap", "-keyPwd", "again", code=1)
+    eq(err.splitlines()[1:3], ["ERROR: 11011007 Check param num failed", "Error Message: Param {keyPwd} is duplicated"])
+    out, err = e.run("java", "-jar", e.jar, "sign-app", "-mode", code=1)
+    eq((out, err.splitlines()[1]), ("", "ERROR: 11011006 Param {-key value} must in pairs"))
+    out, err = e.run("java", "-version")
+    eq(out, "")
+    has(err, 'openjdk version "17.')
+    _, err = e.run("java", "-jar", os.path.join(e.root, "none", "hap-sign-tool.jar"), "sign-app", code=1)
+    eq(err, "Error: Unable to access jarfile %s\n" % os.path.join(e.root, "none", "hap-sign-tool.jar"))
+
+
+# ---------------------------------------------------------------------------------------- ohpm
+
+
+@case
+def ohpm(e):
+    eq(e.run("ohpm", "-v")[0], "5.0.8\n")
+    with open(e.path("oh-package.json5"), "w") as f:
+        f.write('{ "name": "hello", // deps\n "dependencies": { "@ohos/axios": "^2.2.7", }, }')
+    eq(e.run("ohpm", "install")[0],
+       "ohpm INFO: fetch meta info of package '@ohos/axios' success https://ohpm.openharmony.cn/ohpm/@ohos/axios\n"
+       "ohpm INFO: fetch package done 1 @ohos/axios from https://ohpm.openharmony.cn/ohpm/@ohos/axios/-/axios-2.2.7.har\n"
+       "install completed in 0s 431ms\n")
+    e.write("scenario.json", {"ohpm": {"fail": "fetch"}})
+    out, err = e.run("ohpm", "install", code=1)
+    eq(err, 'ohpm ERROR: Run install command failed Error: 00617101 Fetch Pkg Info Failed\n'
+       'Error Message: FetchPackageInfo: "@ohos/hvigor-ohos-plugin" failed\n'
+       "NOTFOUND package '@ohos/hvigor-ohos-plugin@4.0.5' not found from all the registries\n")
+    eq(e.run("ohpm", "ping")[0], "ohpm INFO: PING https://ohpm.openharmony.cn/ohpm/\nohpm INFO: PONG 255ms\n")
+
+
+# -------------------------------------------------------------------------------------- common
+
+
+@case
+def calls_log_and_spam(e):
+    e.run("hdc", "-t", "X", "shell", "echo", "a b")
+    calls = [json.loads(line) for line in open(os.path.join(e.state, "calls.log"))]
+    eq((calls[-1]["program"], calls[-1]["argv"], calls[-1]["cwd"]), ("hdc", ["-t", "X", "shell", "echo", "a b"], e.proj))
+    eq(calls[-1]["env"]["REIN_FAKE_STATE"], e.state)
+    out, _ = e.run("hdc", "version", env={"REIN_FAKE_SPAM_BYTES": "1000000"})
+    eq(len(out), 1000000 + len("Ver: 3.2.0f\n"))
+    eq((out[:21], out[-31:]), ("REIN_FAKE_SPAM_BEGIN\n", "REIN_FAKE_SPAM_END\nVer: 3.2.0f\n"))
+    e.write("scenario.json", {"hvigorw": {"spam_bytes": 30, "spam_stream": "stderr"}})
+    _, err = e.run("hvigorw", "--version")
+    eq(err, "REIN_FAKE_SPAM_BEGIN\nREIN_FAKE")
+    root = os.path.join(e.root, "tmp")
+    os.makedirs(root)
+    env = e.env({"TMPDIR": root})
+    del env["REIN_FAKE_STATE"]
+    subprocess.run(["ohpm", "-v"], env=env, capture_output=True, check=True)
+    eq(os.path.exists(os.path.join(root, "rein-fake-state", "calls.log")), True, "default state dir")
+
+
+@case
+def sleep_child_and_term(e):
+    e.write("scenario.json", {"hdc": {"sleep_ms": 400, "match": "install"}})
+    t = time.time()
+    e.hdc("version")
+    eq(time.time() - t < 0.4, True, "match filter: version does not sleep")
+    t = time.time()
+    e.hdc("install", "x.hap")
+    eq(time.time() - t >= 0.4, True, "install sleeps")
+    e.write("scenario.json", {"hvigorw": {"sleep_ms": 5000, "spawn_child": True, "ignore_term": True}})
+    p = subprocess.Popen(["hvigorw", "assembleHap"], cwd=e.proj, env=e.env(), stdout=subprocess.DEVNULL,
+                         start_new_session=True)
+    path = os.path.join(e.state, "children.log")
+    deadline = time.time() + 5
+    while not os.path.exists(path) and time.time() < deadline:
+        time.sleep(0.02)
+    child = json.loads(open(path).readline())
+    eq(child["pid"], p.pid)
+    os.killpg(p.pid, signal.SIGTERM)
+    time.sleep(0.2)
+    eq(p.poll(), None, "SIGTERM is ignored")
+    os.kill(child["child_pid"], 0)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait(5)
+
+
+def run_case(fn):
+    root = tempfile.mkdtemp(prefix="rein-fakes-")
+    try:
+        fn(Env(root))
+        return fn.__name__, None
+    except Exception:
+        return fn.__name__, traceback.format_exc()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main(argv):
+    cases = CASES
+    if len(argv) == 2 and argv[0] == "-k":
+        cases = [c for c in CASES if argv[1] in c.__name__]
+    start = time.time()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(4, os.cpu_count() or 1)) as pool:
+        results = list(pool.map(run_case, cases))
+    failed = [(name, tb) for name, tb in results if tb]
+    for name, tb in results:
+        print("%s %s" % ("FAIL" if tb else "ok  ", name))
+    for name, tb in failed:
+        print("\n==== %s\n%s" % (name, tb))
+    print("\n%d cases, %d failed, %.1f s" % (len(results), len(failed), time.time() - start))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
