@@ -17,7 +17,26 @@ fn tools_lists_every_built_in_with_origin_and_schema() {
     assert_eq!(status, 0);
     let tools = out["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["edit_file", "list_dir", "multi_edit", "read_file", "write_file"]);
+    assert_eq!(
+        names,
+        [
+            "app_install",
+            "app_launch",
+            "app_stop",
+            "app_uninstall",
+            "device_list",
+            "edit_file",
+            "hap_sign",
+            "hilog_read",
+            "hvigor_build",
+            "list_dir",
+            "multi_edit",
+            "project_info",
+            "read_file",
+            "screenshot",
+            "write_file"
+        ]
+    );
     for tool in tools {
         assert_eq!(tool["origin"], json!("built-in"));
         assert_eq!(tool["schema"]["type"], json!("object"));

@@ -70,6 +70,20 @@ impl Kernel {
         })
     }
 
+    /// Creates a directory and its missing parents. Returns whether anything was created.
+    pub fn create_dir(&self, path: &str) -> Result<bool, KernelError> {
+        self.journaled("mkdir", path, |entry| {
+            let (resolved, display) = self.authorize_for(path, Access::Write, entry)?;
+            match std::fs::metadata(&resolved.real) {
+                Ok(meta) if meta.is_dir() => return Ok(false),
+                Ok(_) => return Err(KernelError::invalid(format!("{display} exists and is not a directory"))),
+                Err(_) => {}
+            }
+            std::fs::create_dir_all(&resolved.real).map_err(|e| KernelError::io("create the directory", display, e))?;
+            Ok(true)
+        })
+    }
+
     /// Resolves and authorizes `path`, noting in the journal entry who allowed it.
     fn authorize_for(
         &self,

@@ -115,6 +115,7 @@ rein = {
     multi_edit = raising(natives.fs_multi_edit),
     list = raising(natives.fs_list),
     exists = raising(natives.fs_exists),
+    mkdir = raising(natives.fs_mkdir),
   },
   json = {
     encode = raising(natives.json_encode),

@@ -63,6 +63,14 @@ pub fn decide(args: &[String]) -> Decision {
     }
 }
 
+/// The local path `hdc file recv REMOTE LOCAL` would write.
+pub fn received_file(args: &[String]) -> Option<&str> {
+    match strip_target(args).as_slice() {
+        ["file", "recv", .., _remote, local] => Some(local),
+        _ => None,
+    }
+}
+
 /// Drops the global options (`-t KEY`, `-s ADDR`, `-l LEVEL`) before the command.
 fn strip_target(args: &[String]) -> Vec<&str> {
     let mut out = Vec::new();

@@ -89,7 +89,12 @@ pub fn decide_spawn(
         return Decision::Deny(format!("{program} may only run inside the workspace, not {}", cwd.describe()));
     }
     match program {
-        Program::Hdc => hdc::decide(args),
+        Program::Hdc => match hdc::received_file(args) {
+            Some(local) if classify(local) != PathClass::Workspace => {
+                Decision::Deny(format!("hdc file recv may only write into the workspace, not {local}"))
+            }
+            _ => hdc::decide(args),
+        },
         Program::Hvigorw => decide_hvigorw(args),
         Program::HapSignTool => decide_sign(args, classify),
         Program::Ohpm => decide_ohpm(args),
@@ -207,6 +212,8 @@ mod tests {
             (Hdc, "install -r x.hap", Workspace, "ask"),
             (Hdc, "shell reboot", Workspace, "deny"),
             (Hdc, "list targets", Outside, "deny"),
+            (Hdc, "file recv /data/local/tmp/x.jpeg shots/x.jpeg", Workspace, "ask"),
+            (Hdc, "-t K file recv /data/local/tmp/x.jpeg /etc/x.jpeg", Workspace, "deny"),
             (Other("adb".into()), "devices", Workspace, "deny"),
         ];
         for (program, line, cwd, expected) in cases {

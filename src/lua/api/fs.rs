@@ -16,6 +16,7 @@ pub fn register(lua: &Lua, natives: &Table) -> mlua::Result<()> {
     natives.set("fs_multi_edit", lua.create_function(multi_edit)?)?;
     natives.set("fs_list", lua.create_function(list)?)?;
     natives.set("fs_exists", lua.create_function(exists)?)?;
+    natives.set("fs_mkdir", lua.create_function(mkdir)?)?;
     Ok(())
 }
 
@@ -106,4 +107,8 @@ fn list(lua: &Lua, (path, opts): (Option<String>, Value)) -> mlua::Result<MultiV
 
 fn exists(lua: &Lua, path: String) -> mlua::Result<MultiValue> {
     outcome(lua, host_data(lua).kernel.exists(&path).map_err(Failure::from))
+}
+
+fn mkdir(lua: &Lua, path: String) -> mlua::Result<MultiValue> {
+    outcome(lua, host_data(lua).kernel.create_dir(&path).map_err(Failure::from))
 }

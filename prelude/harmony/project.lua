@@ -1,0 +1,81 @@
+-- The facts of a HarmonyOS project that tools need: bundle, version, modules, abilities,
+-- products and signing configs, read from its JSON5 files through the kernel.
+local M = {}
+
+local function read_json5(path)
+  return rein.json5.decode(rein.fs.read_text(path).text)
+end
+
+local function list_of(value)
+  if type(value) == "table" then
+    return value
+  end
+  return {}
+end
+
+local function module_info(entry)
+  local src = (entry.srcPath or ("./" .. entry.name)):gsub("^%./", "")
+  local info = { name = entry.name, src_path = src, targets = {}, abilities = {} }
+  for _, target in ipairs(list_of(entry.targets)) do
+    table.insert(info.targets, target.name)
+  end
+  local manifest_path = src .. "/src/main/module.json5"
+  if rein.fs.exists(manifest_path) then
+    local manifest = read_json5(manifest_path).module or {}
+    info.type = manifest.type
+    info.main_element = manifest.mainElement
+    info.device_types = manifest.deviceTypes
+    for _, ability in ipairs(list_of(manifest.abilities)) do
+      table.insert(info.abilities, { name = ability.name, exported = ability.exported == true })
+    end
+  end
+  return info
+end
+
+--- Reads AppScope/app.json5, build-profile.json5 and every module's module.json5.
+function M.read()
+  local app = read_json5("AppScope/app.json5").app or {}
+  local profile = read_json5("build-profile.json5")
+  local result = {
+    bundle_name = app.bundleName,
+    version_code = app.versionCode,
+    version_name = app.versionName,
+    modules = {},
+    products = {},
+    signing_configs = {},
+  }
+  local app_profile = profile.app or {}
+  for _, product in ipairs(list_of(app_profile.products)) do
+    table.insert(result.products, { name = product.name, signing_config = product.signingConfig })
+  end
+  for _, config in ipairs(list_of(app_profile.signingConfigs)) do
+    table.insert(result.signing_configs, config.name)
+  end
+  for _, entry in ipairs(list_of(profile.modules)) do
+    table.insert(result.modules, module_info(entry))
+  end
+  return result
+end
+
+--- The entry module: the one of type "entry", else the first.
+function M.entry_module(info)
+  for _, module in ipairs(info.modules) do
+    if module.type == "entry" then
+      return module
+    end
+  end
+  return info.modules[1]
+end
+
+--- The signing material of a signingConfig in build-profile.json5 (paths as written).
+function M.signing_material(name)
+  local profile = read_json5("build-profile.json5")
+  for _, config in ipairs(list_of((profile.app or {}).signingConfigs)) do
+    if config.name == name then
+      return config.material
+    end
+  end
+  return nil
+end
+
+return M

@@ -1,0 +1,312 @@
+//! The HarmonyOS tools against the fake toolchain (tests/fakes): builds, signing, devices,
+//! installs whose failures hdc reports with exit 0, launches and logs.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{run_json, Workspace};
+use serde_json::{json, Value};
+
+const KEY: &str = "FMR0223C13000649";
+
+struct Lab {
+    ws: Workspace,
+    state: PathBuf,
+}
+
+fn fakes_bin() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes/bin")
+}
+
+fn lab() -> Lab {
+    let ws = Workspace::new();
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hello-app"), &ws.ws);
+    let state = ws.root.join("tmp/rein-fake-state");
+    std::fs::create_dir_all(&state).unwrap();
+    let jar = ws.root.join("sdk/hap-sign-tool.jar");
+    std::fs::create_dir_all(jar.parent().unwrap()).unwrap();
+    std::fs::write(&jar, "").unwrap();
+    std::fs::write(ws.home.join("config.toml"), format!("[toolchain]\nhap_sign_tool_jar = \"{}\"\n", jar.display()))
+        .unwrap();
+    Lab { ws, state }
+}
+
+impl Lab {
+    fn devices(&self, devices: Value) {
+        std::fs::write(self.state.join("devices.json"), devices.to_string()).unwrap();
+    }
+
+    fn device(&self, key: &str, state: Value) {
+        std::fs::write(self.state.join(format!("device-{key}.json")), state.to_string()).unwrap();
+    }
+
+    fn read_device(&self, key: &str) -> Value {
+        serde_json::from_str(&std::fs::read_to_string(self.state.join(format!("device-{key}.json"))).unwrap()).unwrap()
+    }
+
+    fn scenario(&self, scenario: Value) {
+        std::fs::write(self.state.join("scenario.json"), scenario.to_string()).unwrap();
+    }
+
+    fn calls(&self) -> Vec<Value> {
+        let text = std::fs::read_to_string(self.state.join("calls.log")).unwrap_or_default();
+        text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
+    fn call(&self, flags: &[&str], tool: &str, args: Value) -> (i32, Value) {
+        let payload = args.to_string();
+        let mut all: Vec<&str> = flags.to_vec();
+        all.extend(["call", tool, payload.as_str()]);
+        let mut cmd = self.ws.command(&all);
+        let path = format!("{}:{}", fakes_bin().display(), std::env::var("PATH").unwrap_or_default());
+        cmd.env("PATH", path).env("TMPDIR", self.ws.root.join("tmp")).env_remove("DEVECO_SDK_HOME");
+        run_json(&mut cmd, None)
+    }
+
+    fn ok(&self, flags: &[&str], tool: &str, args: Value) -> Value {
+        let (status, out) = self.call(flags, tool, args);
+        assert_eq!(status, 0, "{tool}: {out}");
+        out["result"].clone()
+    }
+
+    fn failed(&self, flags: &[&str], tool: &str, args: Value, code: &str) -> Value {
+        let (status, out) = self.call(flags, tool, args);
+        assert_eq!((status, out["error"]["code"].as_str()), (1, Some(code)), "{tool}: {out}");
+        out["error"].clone()
+    }
+
+    fn one_device(&self) {
+        self.devices(json!([{"key": KEY, "name": "phone"}]));
+    }
+
+    fn build(&self) -> Value {
+        self.ok(&[], "hvigor_build", json!({}))
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+const SIGNED: &str = "entry/build/default/outputs/default/entry-default-signed.hap";
+const UNSIGNED: &str = "entry/build/default/outputs/default/entry-default-unsigned.hap";
+
+#[test]
+fn project_info_reads_the_json5_files() {
+    let lab = lab();
+    let info = lab.ok(&[], "project_info", json!({}));
+    assert_eq!(info["bundle_name"], json!("com.example.hello"));
+    assert_eq!(info["version_code"], json!(1000000));
+    assert_eq!(info["modules"][0]["main_element"], json!("EntryAbility"));
+    assert_eq!(info["modules"][0]["abilities"][0], json!({"name": "EntryAbility", "exported": true}));
+    assert_eq!(info["signing_configs"], json!(["default"]));
+}
+
+#[test]
+fn a_build_returns_its_haps_and_runs_the_documented_command() {
+    let lab = lab();
+    let result = lab.build();
+    let paths: Vec<&str> = result["haps"].as_array().unwrap().iter().map(|h| h["path"].as_str().unwrap()).collect();
+    assert!(paths.contains(&SIGNED) && paths.contains(&UNSIGNED), "{result}");
+    let call = lab.calls().into_iter().find(|c| c["program"] == "hvigorw").unwrap();
+    assert_eq!(
+        call["argv"],
+        json!(["--mode", "module", "-p", "product=default", "-p", "buildMode=debug", "assembleHap", "--no-daemon"])
+    );
+}
+
+#[test]
+fn arkts_errors_come_back_structured_in_both_formats() {
+    for format in ["new", "old"] {
+        let lab = lab();
+        lab.scenario(json!({"hvigorw": {"arkts_format": format}}));
+        let page = "entry/src/main/ets/pages/Index.ets";
+        let text = std::fs::read_to_string(lab.ws.path(page)).unwrap();
+        std::fs::write(lab.ws.path(page), text.replacen("build() {", "build() {\n    REIN_FAKE_ARKTS_ERROR", 1))
+            .unwrap();
+        let error = lab.failed(&[], "hvigor_build", json!({}), "BUILD_FAILED");
+        assert_eq!(error["details"]["class"], json!("arkts"), "{format}: {error}");
+        let first = &error["details"]["errors"][0];
+        assert!(first["file"].as_str().unwrap().ends_with("Index.ets"), "{format}: {first}");
+        assert!(first["line"].as_u64().unwrap() > 1 && first["column"].as_u64().is_some(), "{format}: {first}");
+        assert!(!first["message"].as_str().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn each_build_failure_class_is_recognised() {
+    for (fail, class) in [
+        ("sdk_home", "sdk_home"),
+        ("java_missing", "java_missing"),
+        ("signing", "signing"),
+        ("dependency", "dependency"),
+        ("unknown", "unknown"),
+    ] {
+        let lab = lab();
+        lab.scenario(json!({"hvigorw": {"fail": fail}}));
+        let error = lab.failed(&[], "hvigor_build", json!({}), "BUILD_FAILED");
+        assert_eq!(error["details"]["class"], json!(class), "{fail}: {error}");
+        assert!(!error["details"]["remedy"].as_str().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn a_build_that_exits_zero_without_success_still_fails() {
+    let lab = lab();
+    lab.scenario(json!({"hvigorw": {"fail": "unknown", "exit_code": 0}}));
+    lab.failed(&[], "hvigor_build", json!({}), "BUILD_FAILED");
+}
+
+#[test]
+fn device_list_reports_none_one_and_unauthorized() {
+    let lab = lab();
+    assert_eq!(lab.ok(&[], "device_list", json!({}))["devices"], json!({}));
+    lab.devices(json!([{"key": KEY, "name": "phone"}, {"key": "U1", "status": "Unauthorized"}]));
+    let devices = lab.ok(&[], "device_list", json!({}))["devices"].clone();
+    assert_eq!(devices[0]["key"], json!(KEY));
+    assert_eq!(devices[0]["status"], json!("Connected"));
+    assert_eq!(devices[1]["status"], json!("Unauthorized"));
+    assert!(!devices[1]["remedy"].as_str().unwrap().is_empty());
+}
+
+#[test]
+fn install_needs_approval_headless_and_succeeds_with_yes() {
+    let lab = lab();
+    lab.one_device();
+    lab.build();
+    let error = lab.failed(&[], "app_install", json!({"hap": SIGNED}), "APPROVAL_REQUIRED");
+    assert!(error["message"].as_str().unwrap().contains("rein approvals grant hdc install -r"), "{error}");
+    let result = lab.ok(&["--yes"], "app_install", json!({"hap": SIGNED}));
+    assert_eq!(result["evidence"], json!("install bundle successfully."));
+    assert!(lab.read_device(KEY)["installed"]["com.example.hello"].is_object());
+}
+
+#[test]
+fn every_install_failure_is_reported_with_its_code_and_remedy_though_hdc_exits_zero() {
+    let codes = [9568320, 9568322, 9568332, 9568263, 9568289, 9568297, 9568305, 9568347, 9568257];
+    let lab = lab();
+    lab.one_device();
+    lab.build();
+    for format in ["new", "old"] {
+        lab.scenario(json!({"hdc": {"install_format": format}}));
+        for code in codes {
+            lab.device(KEY, json!({"install_error": code}));
+            let error = lab.failed(&["--yes"], "app_install", json!({"hap": SIGNED}), "INSTALL_FAILED");
+            assert_eq!(error["details"]["code"], json!(code.to_string()), "{format} {code}: {error}");
+            assert!(!error["details"]["remedy"].as_str().unwrap_or("").is_empty(), "{code}: {error}");
+        }
+    }
+    let hdc_exits: Vec<i64> = lab.calls().iter().filter(|c| c["program"] == "hdc").map(|_| 0).collect();
+    assert!(!hdc_exits.is_empty());
+}
+
+#[test]
+fn real_install_failures_come_from_device_state() {
+    let lab = lab();
+    lab.one_device();
+    lab.build();
+    let unsigned = lab.failed(&["--yes"], "app_install", json!({"hap": UNSIGNED}), "INSTALL_FAILED");
+    assert_eq!(unsigned["details"]["code"], json!("9568320"));
+    let other_signer =
+        json!({"installed": {"com.example.hello": {"versionCode": 1000000, "signer": "release.p12/releaseKey"}}});
+    lab.device(KEY, other_signer);
+    let mismatch = lab.failed(&["--yes"], "app_install", json!({"hap": SIGNED}), "INSTALL_FAILED");
+    assert_eq!(mismatch["details"]["code"], json!("9568332"));
+    assert!(mismatch["details"]["remedy"].as_str().unwrap().contains("uninstall"));
+    let newer = json!({"installed": {"com.example.hello": {"versionCode": 2000000, "signer": "debug.p12/debugKey"}}});
+    lab.device(KEY, newer);
+    let downgrade = lab.failed(&["--yes"], "app_install", json!({"hap": SIGNED}), "INSTALL_FAILED");
+    assert_eq!(downgrade["details"]["code"], json!("9568263"));
+}
+
+#[test]
+fn hdc_fail_lines_are_device_errors_with_a_fix() {
+    let lab = lab();
+    lab.build();
+    let none = lab.failed(&["--yes"], "app_install", json!({"hap": SIGNED}), "DEVICE_UNAVAILABLE");
+    assert!(none["message"].as_str().unwrap().contains("connect-key"), "{none}");
+    lab.devices(json!([{"key": "OFF1", "status": "Offline"}]));
+    let offline = lab.failed(&["--yes"], "app_install", json!({"hap": SIGNED, "target": "OFF1"}), "DEVICE_UNAVAILABLE");
+    assert_eq!(offline["details"]["code"], json!("E001005"));
+    for (denied, code) in [(false, "E000002"), (true, "E000003")] {
+        lab.devices(json!([{"key": "U1", "status": "Unauthorized", "auth_denied": denied}]));
+        let error = lab.failed(&["--yes"], "app_install", json!({"hap": SIGNED, "target": "U1"}), "DEVICE_UNAVAILABLE");
+        assert_eq!(error["details"]["code"], json!(code));
+        assert!(!error["details"]["remedy"].as_str().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn launch_uses_project_defaults_and_the_log_proves_it() {
+    let lab = lab();
+    lab.one_device();
+    lab.build();
+    lab.ok(&["--yes"], "app_install", json!({"hap": SIGNED}));
+    let launched = lab.ok(&["--yes"], "app_launch", json!({}));
+    assert_eq!(
+        (launched["bundle"].as_str(), launched["ability"].as_str()),
+        (Some("com.example.hello"), Some("EntryAbility"))
+    );
+    let log = lab.ok(&[], "hilog_read", json!({"grep": "onCreate"}));
+    assert_eq!(log["count"], json!(1), "{log}");
+    assert_eq!(log["entries"][0]["message"], json!("EntryAbility onCreate"));
+    assert_eq!(log["entries"][0]["level"], json!("I"));
+    lab.ok(&["--yes"], "app_stop", json!({}));
+    lab.ok(&["--yes"], "app_uninstall", json!({}));
+    assert!(lab.read_device(KEY)["installed"].get("com.example.hello").is_none());
+}
+
+#[test]
+fn launch_failures_carry_the_aa_code() {
+    let lab = lab();
+    lab.one_device();
+    lab.device(KEY, json!({"start_error": 10104001}));
+    let error = lab.failed(&["--yes"], "app_launch", json!({}), "LAUNCH_FAILED");
+    assert_eq!(error["details"]["code"], json!("10104001"));
+    assert!(!error["details"]["remedy"].as_str().unwrap().is_empty());
+}
+
+#[test]
+fn signing_uses_the_project_material_and_reports_errors_without_secrets() {
+    let lab = lab();
+    lab.build();
+    std::fs::remove_file(lab.ws.path(SIGNED)).unwrap();
+    let signed = lab.ok(&[], "hap_sign", json!({"hap": UNSIGNED}));
+    assert_eq!(signed["hap"], json!(SIGNED));
+    assert!(lab.ws.path(SIGNED).exists());
+    let error = lab.failed(&[], "hap_sign", json!({"hap": UNSIGNED, "key_password": "wrong"}), "SIGN_FAILED");
+    assert_eq!(error["details"]["errors"][0]["code"], json!("11014007"), "{error}");
+    let journal = std::fs::read_dir(lab.ws.path(".rein/journal"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"));
+    let material = std::fs::read_to_string(lab.ws.path("build-profile.json5")).unwrap();
+    let password = material.split("\"keyPassword\"").nth(1).unwrap().split('"').nth(1).unwrap().to_string();
+    for entry in journal {
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        assert!(!text.contains(&password), "the key password leaked into the journal");
+    }
+    assert!(!error.to_string().contains(&password));
+}
+
+#[test]
+fn screenshots_land_in_the_workspace() {
+    let lab = lab();
+    lab.one_device();
+    let shot = lab.ok(&["--yes"], "screenshot", json!({"out": "shots/home.jpeg"}));
+    assert_eq!(shot["path"], json!("shots/home.jpeg"));
+    let bytes = std::fs::read(lab.ws.path("shots/home.jpeg")).unwrap();
+    assert_eq!(&bytes[..2], &[0xFF, 0xD8], "a JPEG");
+    let outside = lab.ws.root.join("x.jpeg").display().to_string();
+    lab.failed(&["--yes"], "screenshot", json!({"out": outside}), "APPROVAL_DENIED");
+    assert!(!lab.ws.root.join("x.jpeg").exists(), "nothing is written outside the workspace");
+}

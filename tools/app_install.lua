@@ -1,0 +1,48 @@
+local hdc = require("harmony.hdc")
+local device = require("harmony.device")
+
+return {
+  name = "app_install",
+  description = "Install a HAP on a device (hdc install -r). hdc exits 0 even on failure, so "
+    .. "success is read from 'install bundle successfully.'; a failure is INSTALL_FAILED with "
+    .. "the bm error code (e.g. 9568332), its message and the remedy.",
+  params = {
+    hap = { type = "string", description = "Path of the signed .hap, relative to the workspace" },
+    target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
+    replace = {
+      type = "boolean",
+      default = true,
+      description = "Replace an installed version (-r)",
+    },
+  },
+  run = function(args)
+    if not rein.fs.exists(args.hap) then
+      rein.error(
+        "FILE_NOT_FOUND",
+        args.hap .. " does not exist; build (and sign) first",
+        { path = args.hap }
+      )
+    end
+    local argv = { "install" }
+    if args.replace then
+      table.insert(argv, "-r")
+    end
+    table.insert(argv, args.hap)
+    local text = device.run_checked(args.target, argv)
+    local result = hdc.parse_install(text)
+    if not result.ok then
+      local code = result.code and (" " .. result.code) or ""
+      rein.error(
+        "INSTALL_FAILED",
+        "install failed"
+          .. code
+          .. ": "
+          .. (result.message or text)
+          .. ". "
+          .. (result.remedy or ""),
+        result
+      )
+    end
+    return { ok = true, hap = args.hap, evidence = "install bundle successfully." }
+  end,
+}

@@ -1,0 +1,26 @@
+local hdc = require("harmony.hdc")
+local device = require("harmony.device")
+local project = require("harmony.project")
+
+return {
+  name = "app_stop",
+  description = "Force-stop an app (hdc shell aa force-stop BUNDLE). Succeeds only on 'force "
+    .. "stop process successfully.'; otherwise STOP_FAILED.",
+  params = {
+    bundle = {
+      type = "string",
+      optional = true,
+      description = "Bundle name (default: the project's)",
+    },
+    target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
+  },
+  run = function(args)
+    local bundle = args.bundle or project.read().bundle_name
+    local text = device.run_checked(args.target, { "shell", "aa", "force-stop", bundle })
+    local result = hdc.parse_force_stop(text)
+    if not result.ok then
+      rein.error("STOP_FAILED", "force-stop failed: " .. (result.message or text), result)
+    end
+    return { ok = true, bundle = bundle }
+  end,
+}

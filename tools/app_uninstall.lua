@@ -1,0 +1,30 @@
+local hdc = require("harmony.hdc")
+local device = require("harmony.device")
+local project = require("harmony.project")
+
+return {
+  name = "app_uninstall",
+  description = "Uninstall an app (hdc uninstall BUNDLE). Succeeds only on 'uninstall bundle "
+    .. "successfully.'; otherwise UNINSTALL_FAILED with the code and a remedy.",
+  params = {
+    bundle = {
+      type = "string",
+      optional = true,
+      description = "Bundle name (default: the project's)",
+    },
+    target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
+  },
+  run = function(args)
+    local bundle = args.bundle or project.read().bundle_name
+    local text = device.run_checked(args.target, { "uninstall", bundle })
+    local result = hdc.parse_uninstall(text)
+    if not result.ok then
+      rein.error(
+        "UNINSTALL_FAILED",
+        "uninstall failed: " .. (result.message or text) .. ". " .. (result.remedy or ""),
+        result
+      )
+    end
+    return { ok = true, bundle = bundle }
+  end,
+}

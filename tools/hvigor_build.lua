@@ -1,0 +1,82 @@
+local hvigor = require("harmony.hvigor")
+
+local function build_args(args)
+  local argv = {
+    "--mode",
+    "module",
+    "-p",
+    "product=" .. args.product,
+    "-p",
+    "buildMode=" .. args.build_mode,
+  }
+  if args.module then
+    table.insert(argv, "-p")
+    table.insert(argv, "module=" .. args.module .. "@default")
+  end
+  table.insert(argv, "assembleHap")
+  table.insert(argv, "--no-daemon")
+  return argv
+end
+
+-- The HAPs the build wrote: <module>/build/<product>/outputs/<target>/*.hap
+local function find_haps(product)
+  local haps = {}
+  for _, entry in ipairs(rein.fs.list(".", { depth = 6, max_entries = 20000 }).entries) do
+    local path = entry.path
+    if
+      entry.kind == "file"
+      and path:match("%.hap$")
+      and path:find("/build/" .. product .. "/outputs/", 1, true)
+    then
+      table.insert(haps, { path = path, signed = path:match("%-signed%.hap$") ~= nil })
+    end
+  end
+  return haps
+end
+
+return {
+  name = "hvigor_build",
+  description = "Build HAPs with hvigorw (assembleHap, --no-daemon). Succeeds only when hvigor "
+    .. "prints BUILD SUCCESSFUL and no COMPILE RESULT:FAIL. Returns the .hap paths (signed and "
+    .. "unsigned); on failure BUILD_FAILED with ArkTS errors {file, line, column, code, message} "
+    .. "and a failure class with a one-line remedy.",
+  params = {
+    module = {
+      type = "string",
+      optional = true,
+      description = "Build only this module (e.g. entry)",
+    },
+    product = {
+      type = "string",
+      default = "default",
+      description = "Product from build-profile.json5",
+    },
+    build_mode = { type = "string", default = "debug", enum = { "debug", "release" } },
+    clean = { type = "boolean", default = false, description = "Run hvigorw clean first" },
+    timeout_ms = { type = "integer", optional = true, description = "Deadline (default 900 s)" },
+  },
+  run = function(args)
+    if args.clean then
+      rein.proc.run("hvigorw", { "clean", "--no-daemon" }, { timeout_ms = args.timeout_ms })
+    end
+    local run = rein.proc.run("hvigorw", build_args(args), { timeout_ms = args.timeout_ms })
+    local build = hvigor.parse_build(run.stdout, run.stderr, run.code)
+    if not build.ok then
+      local failure = build.failure or { class = "unknown", remedy = "read the build output" }
+      rein.error("BUILD_FAILED", "the build failed (" .. failure.class .. "): " .. failure.remedy, {
+        class = failure.class,
+        remedy = failure.remedy,
+        errors = build.errors,
+        warnings = build.warnings,
+        exit_code = run.code,
+        output_tail = run.stdout:sub(-4000),
+      })
+    end
+    return {
+      ok = true,
+      haps = find_haps(args.product),
+      duration_ms = build.duration_ms,
+      warnings = build.warnings,
+    }
+  end,
+}

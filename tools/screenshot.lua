@@ -1,0 +1,42 @@
+local hdc = require("harmony.hdc")
+local device = require("harmony.device")
+
+local REMOTE = "/data/local/tmp/rein-screenshot.jpeg"
+
+return {
+  name = "screenshot",
+  description = "Take a screenshot of the device (snapshot_display) and copy it into the "
+    .. "workspace (hdc file recv). Returns the local path, width and height.",
+  params = {
+    out = { type = "string", description = "Where to save the .jpeg, relative to the workspace" },
+    target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
+  },
+  run = function(args)
+    if not args.out:match("%.jpe?g$") then
+      rein.error("INVALID_ARGS", "out must end in .jpeg or .jpg")
+    end
+    local shot_text = device.run_checked(args.target, { "shell", "snapshot_display", "-f", REMOTE })
+    local shot = hdc.parse_snapshot(shot_text)
+    if not shot.ok then
+      rein.error("SCREENSHOT_FAILED", "snapshot_display failed: " .. shot_text, shot)
+    end
+    -- hdc writes the local file itself; the kernel's policy lets `hdc file recv` write only
+    -- into the workspace, and hdc needs the folder to exist.
+    local folder = args.out:match("^(.*)/[^/]+$")
+    if folder and folder ~= "" then
+      rein.fs.mkdir(folder)
+    end
+    local recv_text = device.run_checked(args.target, { "file", "recv", REMOTE, args.out })
+    local transfer = hdc.parse_file_transfer(recv_text)
+    if not transfer.ok then
+      rein.error("SCREENSHOT_FAILED", "file recv failed: " .. recv_text, transfer)
+    end
+    return {
+      ok = true,
+      path = args.out,
+      width = shot.width,
+      height = shot.height,
+      bytes = transfer.size,
+    }
+  end,
+}
