@@ -310,3 +310,39 @@ fn screenshots_land_in_the_workspace() {
     lab.failed(&["--yes"], "screenshot", json!({"out": outside}), "APPROVAL_DENIED");
     assert!(!lab.ws.root.join("x.jpeg").exists(), "nothing is written outside the workspace");
 }
+
+#[test]
+fn doctor_finds_the_toolchain_on_path_with_versions() {
+    let lab = lab();
+    let mut cmd = lab.ws.command(&["doctor"]);
+    let path = format!("{}:{}", fakes_bin().display(), std::env::var("PATH").unwrap_or_default());
+    cmd.env("PATH", path)
+        .env("TMPDIR", lab.ws.root.join("tmp"))
+        .env_remove("DEVECO_SDK_HOME")
+        .env_remove("OHOS_BASE_SDK_HOME");
+    let (status, out) = run_json(&mut cmd, None);
+    assert_eq!(status, 0, "{out}");
+    let programs = out["result"]["programs"].as_array().unwrap();
+    let find = |name: &str| programs.iter().find(|p| p["program"] == name).unwrap().clone();
+    let hdc = find("hdc");
+    assert_eq!((hdc["found"].clone(), hdc["via"].clone()), (json!(true), json!("PATH")));
+    assert_eq!(hdc["version"], json!("Ver: 3.2.0f"));
+    assert_eq!(find("hap-sign-tool")["via"], json!("config"));
+    assert_eq!(find("hvigorw")["found"], json!(true));
+}
+
+#[test]
+fn doctor_says_what_is_missing_and_how_to_fix_it() {
+    let lab = lab();
+    let mut cmd = lab.ws.command(&["doctor"]);
+    cmd.env("PATH", "/nonexistent")
+        .env_remove("DEVECO_SDK_HOME")
+        .env_remove("OHOS_BASE_SDK_HOME")
+        .env_remove("JAVA_HOME");
+    let (status, out) = run_json(&mut cmd, None);
+    assert_eq!(status, 0, "{out}");
+    let hdc = out["result"]["programs"].as_array().unwrap().iter().find(|p| p["program"] == "hdc").unwrap().clone();
+    assert_eq!(hdc["found"], json!(false));
+    assert!(hdc["problem"].as_str().unwrap().contains("DEVECO_SDK_HOME"));
+    assert_eq!(hdc["tried"], json!(["hdc on PATH"]));
+}
