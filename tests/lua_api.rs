@@ -203,3 +203,16 @@ fn a_host_works_from_async_code_and_refuses_blocking_calls_there() {
         drop(host);
     });
 }
+
+#[test]
+fn nulls_inside_arrays_survive_encoding_and_results() {
+    let (_d, host) = host_of(
+        &[tool(
+            "nulls",
+            "local v = rein.json.decode('[1,null,3]')\nreturn { text = rein.json.encode(v), v = v, empty = rein.json.decode('[]'), f = function() end }",
+        )],
+        &[],
+    );
+    let out = host.call("nulls", json!({})).unwrap();
+    assert_eq!(out, json!({"text": "[1,null,3]", "v": [1, null, 3], "empty": []}));
+}

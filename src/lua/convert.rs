@@ -1,7 +1,7 @@
 //! JSON <-> Lua values with the conventions rein's scripts rely on: JSON null is `nil` for
 //! arguments and results, empty arrays stay arrays, functions in results are skipped.
 
-use mlua::{DeserializeOptions, Lua, LuaSerdeExt, SerializeOptions, Value};
+use mlua::{Lua, LuaSerdeExt, SerializeOptions, Table, Value};
 
 fn to_lua_options() -> SerializeOptions {
     SerializeOptions::new().serialize_none_to_null(false).serialize_unit_to_null(false)
@@ -20,6 +20,71 @@ pub fn lua_to_json(lua: &Lua, value: Value) -> serde_json::Value {
     try_lua_to_json(lua, value).unwrap_or(serde_json::Value::Null)
 }
 
+/// Lua -> JSON by hand rather than through serde: mlua's deserializer skips `rein.json.null`
+/// inside arrays when unsupported values are allowed, which would shift array elements.
 pub fn try_lua_to_json(lua: &Lua, value: Value) -> mlua::Result<serde_json::Value> {
-    lua.from_value_with(value, DeserializeOptions::new().deny_unsupported_types(false).deny_recursive_tables(true))
+    let mut seen = Vec::new();
+    Ok(to_json(lua, &value, &mut seen)?.unwrap_or(serde_json::Value::Null))
+}
+
+/// Tables nest at most this deep in a result.
+const MAX_DEPTH: usize = 128;
+
+/// `None` for values JSON cannot hold (functions, threads, userdata): they are left out.
+fn to_json(
+    lua: &Lua,
+    value: &Value,
+    seen: &mut Vec<*const std::ffi::c_void>,
+) -> mlua::Result<Option<serde_json::Value>> {
+    use serde_json::Value as J;
+    Ok(Some(match value {
+        Value::Nil => J::Null,
+        Value::LightUserData(ud) if ud.0.is_null() => J::Null,
+        Value::Boolean(b) => J::Bool(*b),
+        Value::Integer(i) => J::from(*i),
+        Value::Number(n) => serde_json::Number::from_f64(*n).map_or(J::Null, J::Number),
+        Value::String(s) => J::String(s.to_string_lossy()),
+        Value::Table(table) => {
+            let ptr = table.to_pointer();
+            if seen.contains(&ptr) {
+                return Err(mlua::Error::runtime("a table contains itself; JSON cannot hold it"));
+            }
+            if seen.len() >= MAX_DEPTH {
+                return Err(mlua::Error::runtime("tables nest too deeply for JSON"));
+            }
+            seen.push(ptr);
+            let json = table_to_json(lua, table, seen);
+            seen.pop();
+            json?
+        }
+        _ => return Ok(None),
+    }))
+}
+
+fn table_to_json(lua: &Lua, table: &Table, seen: &mut Vec<*const std::ffi::c_void>) -> mlua::Result<serde_json::Value> {
+    let len = table.raw_len();
+    let marked_array = table.metatable().is_some_and(|mt| mt == lua.array_metatable());
+    let pairs = table.clone().pairs::<Value, Value>().count();
+    if marked_array || (len > 0 && pairs == len) {
+        let mut items = Vec::with_capacity(len);
+        for i in 1..=len {
+            let item: Value = table.raw_get(i)?;
+            items.push(to_json(lua, &item, seen)?.unwrap_or(serde_json::Value::Null));
+        }
+        return Ok(serde_json::Value::Array(items));
+    }
+    let mut map = serde_json::Map::new();
+    for pair in table.clone().pairs::<Value, Value>() {
+        let (key, item) = pair?;
+        let key = match key {
+            Value::String(s) => s.to_string_lossy(),
+            Value::Integer(i) => i.to_string(),
+            Value::Number(n) => n.to_string(),
+            _ => continue,
+        };
+        if let Some(json) = to_json(lua, &item, seen)? {
+            map.insert(key, json);
+        }
+    }
+    Ok(serde_json::Value::Object(map))
 }
