@@ -56,12 +56,19 @@ impl HomeConfig {
     /// Reads `<home>/config.toml`; a missing file is an empty config.
     pub fn load(home: &Path) -> Result<HomeConfig, Failure> {
         let path = home.join("config.toml");
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HomeConfig::default()),
-            Err(e) => return Err(invalid(&path, e.to_string())),
-        };
-        toml::from_str(&text).map_err(|e| invalid(&path, e.to_string()))
+        match read_optional(&path).map_err(|e| invalid(&path, e))? {
+            None => Ok(HomeConfig::default()),
+            Some(text) => toml::from_str(&text).map_err(|e| invalid(&path, e.to_string())),
+        }
+    }
+}
+
+/// The text of a settings file that may not exist (`None` then).
+pub fn read_optional(path: &Path) -> Result<Option<String>, String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
     }
 }
 

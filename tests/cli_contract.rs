@@ -122,7 +122,7 @@ fn human_output_shows_numbered_lines_and_diffs() {
 fn the_example_project_runs_the_quick_start_and_its_own_tool() {
     let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hello-app");
     let ws = Workspace::new();
-    copy_dir(&example, &ws.ws);
+    common::copy_dir(&example, &ws.ws);
     let before = ws.read("AppScope/app.json5");
     let (status, out) = rein_json(&ws, &["call", "bump_version", r#"{"version_name":"1.0.1","dry_run":true}"#]);
     assert_eq!(status, 0, "{out}");
@@ -134,16 +134,4 @@ fn the_example_project_runs_the_quick_start_and_its_own_tool() {
     assert!(after.contains("\"versionCode\": 1000002,"));
     assert_eq!(after.replace("1000002", "1000000").as_bytes(), before.as_slice());
     assert_eq!(rein_json(&ws, &["check"]).0, 0);
-}
-
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }

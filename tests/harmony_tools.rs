@@ -21,7 +21,7 @@ fn fakes_bin() -> PathBuf {
 
 fn lab() -> Lab {
     let ws = Workspace::new();
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hello-app"), &ws.ws);
+    common::copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hello-app"), &ws.ws);
     let state = ws.root.join("tmp/rein-fake-state");
     std::fs::create_dir_all(&state).unwrap();
     let jar = ws.root.join("sdk/hap-sign-tool.jar");
@@ -82,18 +82,6 @@ impl Lab {
 
     fn build(&self) -> Value {
         self.ok(&[], "hvigor_build", json!({}))
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
     }
 }
 

@@ -315,3 +315,16 @@ pub fn temp_debris(dir: &Path) -> Vec<String> {
         .filter(|name| name.contains(".rein-tmp."))
         .collect()
 }
+
+/// Copies a directory tree (fixtures into a test's workspace).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create the copy");
+    for entry in std::fs::read_dir(from).expect("list the source").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy a file");
+        }
+    }
+}

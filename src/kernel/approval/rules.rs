@@ -112,11 +112,7 @@ pub struct RuleFile {
 
 impl RuleFile {
     pub fn load(path: &Path) -> Result<RuleFile, String> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(RuleFile::default()),
-            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-        };
+        let Some(text) = crate::config::read_optional(path)? else { return Ok(RuleFile::default()) };
         let file: RuleFile = toml::from_str(&text).map_err(|e| format!("{} is not valid: {e}", path.display()))?;
         for rule in &file.rules {
             rule.check().map_err(|e| format!("{}: {e}", path.display()))?;
@@ -144,11 +140,7 @@ pub struct ProjectPolicy {
 impl ProjectPolicy {
     pub fn load(workspace: &Path) -> Result<ProjectPolicy, String> {
         let path = workspace.join("rein.toml");
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ProjectPolicy::default()),
-            Err(e) => return Err(format!("cannot read rein.toml: {e}")),
-        };
+        let Some(text) = crate::config::read_optional(&path)? else { return Ok(ProjectPolicy::default()) };
         let policy: ProjectPolicy = toml::from_str(&text).map_err(|e| {
             format!("rein.toml is not valid: {e}. A project may only add [[deny]] rules; allow rules live in rein's home and only a person adds them")
         })?;
