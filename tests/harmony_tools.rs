@@ -157,7 +157,7 @@ fn a_build_that_exits_zero_without_success_still_fails() {
 #[test]
 fn device_list_reports_none_one_and_unauthorized() {
     let lab = lab();
-    assert_eq!(lab.ok(&[], "device_list", json!({}))["devices"], json!({}));
+    assert_eq!(lab.ok(&[], "device_list", json!({}))["devices"], json!([]));
     lab.devices(json!([{"key": KEY, "name": "phone"}, {"key": "U1", "status": "Unauthorized"}]));
     let devices = lab.ok(&[], "device_list", json!({}))["devices"].clone();
     assert_eq!(devices[0]["key"], json!(KEY));

@@ -12,6 +12,6 @@ return {
     if fail then
       rein.error("DEVICE_UNAVAILABLE", fail.message .. ". " .. fail.remedy, fail)
     end
-    return { devices = targets }
+    return { devices = rein.json.array(targets) }
   end,
 }

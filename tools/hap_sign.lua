@@ -69,7 +69,7 @@ return {
           .. (first.description or "see errors")
           .. ". "
           .. (result.remedy or first.remedy or ""),
-        { errors = result.errors, exit_code = run.code }
+        { errors = rein.json.array(result.errors), exit_code = run.code }
       )
     end
     return { ok = true, hap = out }

@@ -29,6 +29,6 @@ return {
       text,
       { grep = args.grep, level = args.level, tag = args.tag, lines = args.lines }
     )
-    return { entries = entries, count = #entries }
+    return { entries = rein.json.array(entries), count = #entries }
   end,
 }

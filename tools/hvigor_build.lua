@@ -20,7 +20,7 @@ end
 
 -- The HAPs the build wrote: <module>/build/<product>/outputs/<target>/*.hap
 local function find_haps(product)
-  local haps = {}
+  local haps = rein.json.array({})
   for _, entry in ipairs(rein.fs.list(".", { depth = 6, max_entries = 20000 }).entries) do
     local path = entry.path
     if
@@ -66,8 +66,8 @@ return {
       rein.error("BUILD_FAILED", "the build failed (" .. failure.class .. "): " .. failure.remedy, {
         class = failure.class,
         remedy = failure.remedy,
-        errors = build.errors,
-        warnings = build.warnings,
+        errors = rein.json.array(build.errors),
+        warnings = rein.json.array(build.warnings),
         exit_code = run.code,
         output_tail = run.stdout:sub(-4000),
       })
@@ -76,7 +76,7 @@ return {
       ok = true,
       haps = find_haps(args.product),
       duration_ms = build.duration_ms,
-      warnings = build.warnings,
+      warnings = rein.json.array(build.warnings),
     }
   end,
 }

@@ -15,7 +15,12 @@ end
 
 local function module_info(entry)
   local src = (entry.srcPath or ("./" .. entry.name)):gsub("^%./", "")
-  local info = { name = entry.name, src_path = src, targets = {}, abilities = {} }
+  local info = {
+    name = entry.name,
+    src_path = src,
+    targets = rein.json.array({}),
+    abilities = rein.json.array({}),
+  }
   for _, target in ipairs(list_of(entry.targets)) do
     table.insert(info.targets, target.name)
   end
@@ -40,9 +45,9 @@ function M.read()
     bundle_name = app.bundleName,
     version_code = app.versionCode,
     version_name = app.versionName,
-    modules = {},
-    products = {},
-    signing_configs = {},
+    modules = rein.json.array({}),
+    products = rein.json.array({}),
+    signing_configs = rein.json.array({}),
   }
   local app_profile = profile.app or {}
   for _, product in ipairs(list_of(app_profile.products)) do

@@ -121,6 +121,8 @@ rein = {
     encode = raising(natives.json_encode),
     decode = raising(natives.json_decode),
     null = natives.json_null,
+    -- Marks a table as an array, so that an empty one encodes as [] rather than {}.
+    array = natives.json_array,
   },
   json5 = { decode = raising(natives.json5_decode), null = natives.json_null },
   log = {

@@ -11,6 +11,7 @@ pub fn register(lua: &Lua, natives: &Table) -> mlua::Result<()> {
     natives.set("json_encode", lua.create_function(encode)?)?;
     natives.set("json_decode", lua.create_function(decode)?)?;
     natives.set("json_null", lua.null())?;
+    natives.set("json_array", lua.create_function(mark_array)?)?;
     Ok(())
 }
 
@@ -42,4 +43,10 @@ fn decode(lua: &Lua, text: mlua::String) -> mlua::Result<MultiValue> {
         }
         Err(failure) => outcome::<()>(lua, Err(failure)),
     }
+}
+
+/// Marks a table as a JSON array, so an empty one encodes as `[]`, not `{}`.
+fn mark_array(lua: &Lua, table: Table) -> mlua::Result<Table> {
+    table.set_metatable(Some(lua.array_metatable()))?;
+    Ok(table)
 }
