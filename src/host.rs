@@ -153,6 +153,82 @@ impl Host {
         executor.block_on(crate::doctor::examine(&self.kernel))
     }
 
+    pub fn recipes(&self) -> Vec<&ToolInfo> {
+        self.registry.recipes.values().map(|r| &r.info).collect()
+    }
+
+    /// The steps of a recipe and what each may ask a person for, without running anything.
+    pub fn explain_recipe(&self, name: &str) -> Result<Value, Failure> {
+        let entry = self.recipe_entry(name)?;
+        let steps: Vec<Value> = entry
+            .spec
+            .steps
+            .iter()
+            .map(|s| json!({"name": s.name, "approvals": s.approvals, "retry_max": s.retry_max, "timeout_s": s.timeout_s, "verified": s.verify.is_some()}))
+            .collect();
+        Ok(
+            json!({"recipe": name, "description": entry.spec.description, "budget": entry.spec.budget, "params": entry.info.schema, "steps": steps}),
+        )
+    }
+
+    fn recipe_entry(&self, name: &str) -> Result<&crate::registry::RecipeEntry, Failure> {
+        if let Some(problem) = self.registry.problem_for(name) {
+            return Err(Failure::new(
+                Code::ToolInvalid,
+                format!("recipe {name:?} cannot be used: {}: {}", problem.file, problem.message),
+            ));
+        }
+        self.registry.recipes.get(name).ok_or_else(|| {
+            let known: Vec<&String> = self.registry.recipes.keys().collect();
+            Failure::new(Code::ToolNotFound, format!("no recipe named {name:?}; `rein tools` lists the recipes"))
+                .with_details(json!({"recipe": name, "available": known}))
+        })
+    }
+
+    /// Runs a recipe to its end (or first failed step) and writes its report. With
+    /// `ctrl_c`, Ctrl-C cancels the run cleanly: processes stopped, the step rolled back, the
+    /// report still written.
+    pub fn run_recipe(
+        &self,
+        name: &str,
+        args: Value,
+        from: Option<String>,
+        ctrl_c: bool,
+    ) -> Result<crate::recipe::Report, Failure> {
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return Err(config(
+                "Host::run_recipe blocks and cannot run inside an async runtime; use run_recipe_async".into(),
+            ));
+        }
+        let executor = self.executor.as_ref().expect("present until drop");
+        executor.block_on(async {
+            let (tx, rx) = tokio::sync::watch::channel(false);
+            if ctrl_c {
+                tokio::spawn(async move {
+                    if tokio::signal::ctrl_c().await.is_ok() {
+                        let _ = tx.send(true);
+                    }
+                });
+            }
+            let progress = crate::recipe::progress::StderrProgress::new();
+            self.run_recipe_async(name, args, crate::recipe::RecipeOptions { from, cancel: Some(rx) }, &progress).await
+        })
+    }
+
+    pub async fn run_recipe_async(
+        &self,
+        name: &str,
+        args: Value,
+        opts: crate::recipe::RecipeOptions,
+        progress: &dyn crate::recipe::progress::Progress,
+    ) -> Result<crate::recipe::Report, Failure> {
+        let entry = self.recipe_entry(name)?;
+        let _turn = self.gate.lock().await;
+        let engine =
+            crate::recipe::Engine { runtime: &self.runtime, kernel: &self.kernel, spec: &entry.spec, progress };
+        engine.run(args, opts).await
+    }
+
     /// Tool files that failed to load or clash.
     pub fn problems(&self) -> &[LoadProblem] {
         &self.registry.problems

@@ -1,22 +1,23 @@
-//! Finds the tools of every layer, loads them into a runtime, and decides which definition
-//! of a name wins: a later layer overrides an earlier one; two files of one layer defining the
-//! same name is an error naming both.
+//! Finds the tools and recipes of every layer, loads them into a runtime, and decides which
+//! definition of a name wins: a later layer overrides an earlier one; two files of one layer
+//! defining the same name is an error naming both.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::lua::recipe::{parse_recipe, RecipeSpec};
 use crate::lua::runtime::{CallableTool, Runtime, ToolTable};
 use crate::sources::{Origin, SourceFile, Sources};
 
-/// A tool as `rein tools` and MCP clients see it.
+/// A tool or recipe as `rein tools` and MCP clients see it.
 #[derive(Debug, Clone, Serialize)]
 pub struct ToolInfo {
     pub name: String,
     pub description: String,
     pub origin: Origin,
     pub file: String,
-    /// The file of a lower layer this tool replaces, if any.
+    /// The file of a lower layer this definition replaces, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub overrides: Option<String>,
     pub schema: serde_json::Value,
@@ -24,44 +25,74 @@ pub struct ToolInfo {
     pub checks: serde_json::Value,
 }
 
-/// A file that did not give a usable tool.
+/// A file that did not give a usable tool or recipe.
 #[derive(Debug, Clone, Serialize)]
 pub struct LoadProblem {
     pub file: String,
-    /// The tool name concerned, when known.
+    /// The name concerned, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
     pub message: String,
 }
 
+#[derive(Debug, Clone)]
+pub struct RecipeEntry {
+    pub info: ToolInfo,
+    pub spec: RecipeSpec,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
     pub tools: BTreeMap<String, ToolInfo>,
+    pub recipes: BTreeMap<String, RecipeEntry>,
     pub problems: Vec<LoadProblem>,
 }
 
-struct Loaded {
+/// One loaded declaration: what people see, and what runs.
+struct Loaded<T> {
     info: ToolInfo,
-    callable: CallableTool,
+    value: T,
 }
 
-/// Loads every tool file of `sources` into `runtime` and installs the winners.
+/// Loads every tool and recipe of `sources` into `runtime` and installs the winning tools.
 pub fn load(runtime: &Runtime, sources: &Sources) -> Registry {
     let mut registry = Registry::default();
-    let files = match sources.tool_files() {
+    let tools = layered(sources.tool_files(), "tools/", &mut registry.problems, |file| load_tool(runtime, file));
+    let mut table = ToolTable::default();
+    for (name, loaded) in tools {
+        table.0.insert(name.clone(), loaded.value);
+        registry.tools.insert(name, loaded.info);
+    }
+    runtime.set_tools(table);
+    let recipes =
+        layered(sources.recipe_files(), "recipes/", &mut registry.problems, |file| load_recipe(runtime, file));
+    for (name, loaded) in recipes {
+        registry.recipes.insert(name, RecipeEntry { info: loaded.info, spec: loaded.value });
+    }
+    registry
+}
+
+/// Applies the layering rules to the files of one kind.
+fn layered<T>(
+    files: Result<Vec<SourceFile>, String>,
+    folder: &str,
+    problems: &mut Vec<LoadProblem>,
+    load_one: impl Fn(&SourceFile) -> Result<Loaded<T>, LoadProblem>,
+) -> BTreeMap<String, Loaded<T>> {
+    let files = match files {
         Ok(files) => files,
         Err(message) => {
-            registry.problems.push(LoadProblem { file: "tools/".into(), tool: None, message });
-            return registry;
+            problems.push(LoadProblem { file: folder.into(), tool: None, message });
+            return BTreeMap::new();
         }
     };
-    let mut winners: BTreeMap<String, Loaded> = BTreeMap::new();
+    let mut winners: BTreeMap<String, Loaded<T>> = BTreeMap::new();
     let mut broken: BTreeMap<String, LoadProblem> = BTreeMap::new();
     for file in &files {
-        let loaded = match load_one(runtime, file) {
+        let loaded = match load_one(file) {
             Ok(loaded) => loaded,
             Err(problem) => {
-                registry.problems.push(problem);
+                problems.push(problem);
                 continue;
             }
         };
@@ -69,7 +100,7 @@ pub fn load(runtime: &Runtime, sources: &Sources) -> Registry {
         match winners.get(&name) {
             Some(previous) if previous.info.origin == file.origin => {
                 let message = format!(
-                    "tool {name:?} is defined twice in the {} layer: {} and {}; rename or remove one",
+                    "{name:?} is defined twice in the {} layer: {} and {}; rename or remove one",
                     file.origin, previous.info.file, file.label
                 );
                 broken.insert(name.clone(), LoadProblem { file: file.label.clone(), tool: Some(name), message });
@@ -84,23 +115,20 @@ pub fn load(runtime: &Runtime, sources: &Sources) -> Registry {
     }
     for (name, problem) in broken {
         winners.remove(&name);
-        registry.problems.push(problem);
+        problems.push(problem);
     }
-    let mut table = ToolTable::default();
-    for (name, loaded) in winners {
-        table.0.insert(name.clone(), loaded.callable);
-        registry.tools.insert(name, loaded.info);
-    }
-    runtime.set_tools(table);
-    registry
+    winners
 }
 
-fn load_one(runtime: &Runtime, file: &SourceFile) -> Result<Loaded, LoadProblem> {
-    // A broken file is blamed on the tool its file name suggests, so calling that tool
-    // reports the breakage instead of silently running an older definition.
+/// A broken file is blamed on the name its file name suggests, so calling that name reports
+/// the breakage instead of silently running an older definition.
+fn problem_for(file: &SourceFile, message: String) -> LoadProblem {
     let stem = file.rel.rsplit('/').next().and_then(|n| n.strip_suffix(".lua")).map(str::to_string);
-    let spec =
-        runtime.load_tool(file).map_err(|message| LoadProblem { file: file.label.clone(), tool: stem, message })?;
+    LoadProblem { file: file.label.clone(), tool: stem, message }
+}
+
+fn load_tool(runtime: &Runtime, file: &SourceFile) -> Result<Loaded<CallableTool>, LoadProblem> {
+    let spec = runtime.load_tool(file).map_err(|message| problem_for(file, message))?;
     let info = ToolInfo {
         name: spec.name.clone(),
         description: spec.description.clone(),
@@ -110,8 +138,22 @@ fn load_one(runtime: &Runtime, file: &SourceFile) -> Result<Loaded, LoadProblem>
         schema: spec.params.json_schema(),
         checks: spec.checks.clone(),
     };
-    let callable = CallableTool { name: spec.name, params: spec.params, run: spec.run };
-    Ok(Loaded { info, callable })
+    Ok(Loaded { info, value: CallableTool { name: spec.name, params: spec.params, run: spec.run } })
+}
+
+fn load_recipe(runtime: &Runtime, file: &SourceFile) -> Result<Loaded<RecipeSpec>, LoadProblem> {
+    let value = runtime.load_declaration(file).map_err(|message| problem_for(file, message))?;
+    let spec = parse_recipe(runtime.lua(), value).map_err(|message| problem_for(file, message))?;
+    let info = ToolInfo {
+        name: spec.name.clone(),
+        description: spec.description.clone(),
+        origin: file.origin,
+        file: file.label.clone(),
+        overrides: None,
+        schema: spec.params.json_schema(),
+        checks: serde_json::Value::Null,
+    };
+    Ok(Loaded { info, value: spec })
 }
 
 impl Registry {

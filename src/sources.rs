@@ -61,16 +61,25 @@ impl Sources {
     /// Tool files of every layer, in load order; inside a layer sorted by path. Tools are the
     /// `*.lua` files directly in `tools/`; subfolders hold modules for `require`.
     pub fn tool_files(&self) -> Result<Vec<SourceFile>, String> {
+        self.files_in("tools")
+    }
+
+    /// Recipe files of every layer, in load order: the `*.lua` files directly in `recipes/`.
+    pub fn recipe_files(&self) -> Result<Vec<SourceFile>, String> {
+        self.files_in("recipes")
+    }
+
+    fn files_in(&self, folder: &str) -> Result<Vec<SourceFile>, String> {
         let mut files = Vec::new();
         for layer in &self.layers {
             match layer {
                 Layer::Embedded => files.extend(
                     embedded::BUILTIN_FILES
                         .iter()
-                        .filter(|(rel, _)| is_top_level_in(rel, "tools"))
+                        .filter(|(rel, _)| is_top_level_in(rel, folder))
                         .map(|(rel, text)| embedded_file(rel, text)),
                 ),
-                Layer::Dir { origin, root } => files.extend(dir_tool_files(*origin, root)?),
+                Layer::Dir { origin, root } => files.extend(dir_lua_files(*origin, root, folder)?),
             }
         }
         Ok(files)
@@ -125,8 +134,8 @@ fn layer_file(layer: &Layer, rel: &str) -> Result<Option<SourceFile>, String> {
     }
 }
 
-fn dir_tool_files(origin: Origin, root: &Path) -> Result<Vec<SourceFile>, String> {
-    let dir = root.join("tools");
+fn dir_lua_files(origin: Origin, root: &Path, folder: &str) -> Result<Vec<SourceFile>, String> {
+    let dir = root.join(folder);
     let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(Vec::new()) };
     let mut paths: Vec<PathBuf> = entries
         .flatten()
@@ -138,7 +147,7 @@ fn dir_tool_files(origin: Origin, root: &Path) -> Result<Vec<SourceFile>, String
         .iter()
         .map(|path| {
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            read_dir_file(origin, &format!("tools/{name}"), path)
+            read_dir_file(origin, &format!("{folder}/{name}"), path)
         })
         .collect()
 }

@@ -49,6 +49,28 @@ pub enum Command {
         /// Arguments as a JSON object, or "-" to read them from stdin (default: {}).
         args: Option<String>,
     },
+    /// Run a recipe with a JSON object of args ("-" reads them from stdin).
+    Recipe {
+        name: String,
+        args: Option<String>,
+        /// Show the steps and the approvals they may need; run nothing.
+        #[arg(long)]
+        explain: bool,
+        /// Start at this step, reusing the outputs the last run recorded for the steps before.
+        #[arg(long, value_name = "STEP")]
+        from: Option<String>,
+    },
+    /// Past recipe runs and their reports.
+    Runs {
+        #[command(subcommand)]
+        action: RunsAction,
+    },
+    /// Restore every file a run changed; refused if one changed since, unless --force.
+    Undo {
+        run_id: String,
+        #[arg(long)]
+        force: bool,
+    },
     /// Load and validate every tool; exit 1 if any is broken.
     Check,
     /// What toolchain was found, where, which version; what is missing and how to fix it.
@@ -79,4 +101,12 @@ pub enum ApprovalsAction {
     },
     /// Remove rule N (as numbered by `list`).
     Revoke { number: usize },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RunsAction {
+    /// Every recorded run, oldest first.
+    List,
+    /// One run's report (report.md, or the JSON with --json).
+    Show { run_id: String },
 }

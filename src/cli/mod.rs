@@ -5,6 +5,7 @@ mod approvals;
 pub mod args;
 pub mod logging;
 mod output;
+mod recipes;
 mod render;
 
 use std::io::{IsTerminal, Read};
@@ -33,6 +34,11 @@ pub fn run(cli: Cli) -> u8 {
         Command::Tools => tools(&host, &out),
         Command::Call { tool, args } => call(&host, &out, tool, args.as_deref()),
         Command::Check => check(&host, &out),
+        Command::Recipe { name, args, explain, from } => {
+            recipes::run(&host, &out, name, args.as_deref(), *explain, from.clone())
+        }
+        Command::Runs { action } => recipes::runs(&host, &out, action),
+        Command::Undo { run_id, force } => recipes::undo(&host, &out, run_id, *force),
         Command::Doctor => doctor(&host, &out),
         Command::Approvals { .. } => unreachable!("handled before the host is built"),
     }
@@ -61,9 +67,14 @@ fn build_host(cli: &Cli) -> Result<Host, Failure> {
 fn tools(host: &Host, out: &Output) -> u8 {
     out.warn_problems(host.problems());
     if out.json {
-        return out.success(&json!({"tools": host.tools(), "problems": host.problems()}));
+        return out.success(&json!({"tools": host.tools(), "recipes": host.recipes(), "problems": host.problems()}));
     }
     render::tool_table(&host.tools());
+    let recipes = host.recipes();
+    if !recipes.is_empty() {
+        println!();
+        render::tool_table(&recipes);
+    }
     0
 }
 
@@ -82,7 +93,7 @@ fn call(host: &Host, out: &Output, tool: &str, args: Option<&str>) -> u8 {
     }
 }
 
-fn parse_args(text: Option<&str>) -> Result<Value, Failure> {
+pub(crate) fn parse_args(text: Option<&str>) -> Result<Value, Failure> {
     let text = match text {
         None => return Ok(json!({})),
         Some("-") => {

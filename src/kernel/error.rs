@@ -87,6 +87,11 @@ pub enum KernelError {
     #[error("{command} did not finish within {timeout_ms} ms and was stopped with its child processes. Pass a larger timeout_ms (at most {cap_ms}) or find out why it hangs (the output so far is in details).")]
     Timeout { command: String, timeout_ms: u64, cap_ms: u64, output: Box<crate::kernel::spawn::SpawnOutput> },
 
+    #[error(
+        "the recipe's budget of programs to run is spent; raise budget.spawns or make the steps run fewer programs"
+    )]
+    SpawnBudget,
+
     /// The caller stopped the program (its line callback failed or the call was cancelled).
     #[error("{command} was stopped: {reason}")]
     Stopped { command: String, reason: String },
@@ -165,6 +170,7 @@ impl KernelError {
             KernelError::ToolchainNotFound { .. } => Code::ToolchainNotFound,
             KernelError::Timeout { .. } => Code::Timeout,
             KernelError::Stopped { .. } => Code::Cancelled,
+            KernelError::SpawnBudget => Code::BudgetExceeded,
             KernelError::Io { .. } => Code::IoError,
         }
     }
@@ -205,6 +211,7 @@ impl KernelError {
                 json!({"command": command, "timeout_ms": timeout_ms, "output": output})
             }
             KernelError::Stopped { command, reason } => json!({"command": command, "reason": reason}),
+            KernelError::SpawnBudget => json!({"limit": "spawns"}),
             KernelError::Io { op, path, source } => {
                 json!({"path": path, "operation": op, "os_error": source.to_string()})
             }

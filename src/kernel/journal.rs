@@ -12,15 +12,15 @@ use serde::Serialize;
 
 use crate::kernel::approval::gate::DecidedBy;
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
 pub struct Entry {
     pub time: String,
     /// read, write, edit, list, spawn.
-    pub action: &'static str,
+    pub action: String,
     /// The path (as shown to callers) or the command line (secrets redacted).
     pub target: String,
     /// allowed, or refused.
-    pub decision: &'static str,
+    pub decision: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decided_by: Option<DecidedBy>,
     /// "ok", or the error code.
@@ -44,17 +44,19 @@ pub struct Journal {
     dir: Option<PathBuf>,
     id: String,
     file: Mutex<Option<File>>,
+    /// Entries also kept in memory while a recipe step runs (for its rollback and report).
+    capture: Mutex<Option<Vec<Entry>>>,
 }
 
 impl Journal {
     pub fn new(workspace: &Path) -> Journal {
         let now = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
         let id = format!("{}-{}", now.replace([':', '-'], "").trim_end_matches('Z'), std::process::id());
-        Journal { dir: Some(workspace.join(".rein/journal")), id, file: Mutex::new(None) }
+        Journal { dir: Some(workspace.join(".rein/journal")), id, file: Mutex::new(None), capture: Mutex::new(None) }
     }
 
     pub fn disabled() -> Journal {
-        Journal { dir: None, id: String::new(), file: Mutex::new(None) }
+        Journal { dir: None, id: String::new(), file: Mutex::new(None), capture: Mutex::new(None) }
     }
 
     pub fn id(&self) -> &str {
@@ -68,8 +70,11 @@ impl Journal {
     /// Appends one entry. A journal that cannot be written is reported on stderr, loudly, but
     /// does not undo what already happened.
     pub fn record(&self, mut entry: Entry) {
-        let Some(path) = self.path() else { return };
         entry.time = humantime::format_rfc3339_millis(SystemTime::now()).to_string();
+        if let Some(captured) = self.capture.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            captured.push(entry.clone());
+        }
+        let Some(path) = self.path() else { return };
         let mut line = serde_json::to_string(&entry).unwrap_or_default();
         line.push('\n');
         let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
@@ -81,6 +86,15 @@ impl Journal {
                 warn_unjournaled(&path, &e);
             }
         }
+    }
+
+    /// Starts keeping entries in memory too, until [`Journal::take_capture`].
+    pub fn start_capture(&self) {
+        *self.capture.lock().unwrap_or_else(|e| e.into_inner()) = Some(Vec::new());
+    }
+
+    pub fn take_capture(&self) -> Vec<Entry> {
+        self.capture.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default()
     }
 
     /// Keeps `real`'s current content as the pre-image named by its sha256: a hard link to the

@@ -16,6 +16,7 @@ pub mod list;
 pub mod lock;
 pub mod read;
 pub mod redact;
+pub mod restore;
 pub mod run;
 pub mod scope;
 pub mod spawn;
@@ -82,6 +83,8 @@ pub struct SpawnSettings {
 pub struct Kernel {
     scope: Scope,
     spawn: SpawnSettings,
+    /// Spawns left in the current recipe's budget (None: no budget).
+    spawns_left: std::sync::Arc<std::sync::Mutex<Option<u64>>>,
     gate: std::sync::Arc<approval::gate::Gate>,
     journal: std::sync::Arc<journal::Journal>,
 }
@@ -92,7 +95,25 @@ impl Kernel {
         let gate = std::sync::Arc::new(approval::gate::Gate::headless());
         let scope = Scope::new(workspace, home)?;
         let journal = std::sync::Arc::new(journal::Journal::new(scope.workspace()));
-        Ok(Kernel { scope, spawn: SpawnSettings::default(), gate, journal })
+        Ok(Kernel { scope, spawn: SpawnSettings::default(), spawns_left: Default::default(), gate, journal })
+    }
+
+    /// Limits how many programs may still be spawned (a recipe's budget); None lifts it.
+    pub fn set_spawn_budget(&self, spawns: Option<u64>) {
+        *self.spawns_left.lock().unwrap_or_else(|e| e.into_inner()) = spawns;
+    }
+
+    /// Takes one spawn from the budget, or refuses when it is spent.
+    pub(crate) fn take_spawn(&self) -> Result<(), KernelError> {
+        let mut left = self.spawns_left.lock().unwrap_or_else(|e| e.into_inner());
+        match left.as_mut() {
+            None => Ok(()),
+            Some(0) => Err(KernelError::SpawnBudget),
+            Some(n) => {
+                *n -= 1;
+                Ok(())
+            }
+        }
     }
 
     /// Records nothing in `.rein/journal` (for embedders that keep their own audit trail).
@@ -112,7 +133,7 @@ impl Kernel {
         target: &str,
         op: impl FnOnce(&mut journal::Entry) -> Result<T, KernelError>,
     ) -> Result<T, KernelError> {
-        let mut entry = journal::Entry { action, target: target.to_string(), ..Default::default() };
+        let mut entry = journal::Entry { action: action.to_string(), target: target.to_string(), ..Default::default() };
         let result = op(&mut entry);
         self.record_outcome(entry, &result);
         result
@@ -125,7 +146,8 @@ impl Kernel {
             Err(KernelError::ApprovalDenied { .. } | KernelError::ProgramNotAllowed { .. }) => "refused",
             _ if entry.decided_by.is_some() => "allowed",
             _ => "not reached",
-        };
+        }
+        .to_string();
         entry.result = match result {
             Ok(_) => "ok".to_string(),
             Err(err) => err.code().as_str().to_string(),

@@ -53,7 +53,7 @@ impl Kernel {
         on_line: &mut (dyn FnMut(Stream, &str) -> Result<(), String> + Send),
     ) -> Result<SpawnOutput, KernelError> {
         let command = redact::command_line(program, &args);
-        let mut entry = Entry { action: "spawn", target: command, ..Default::default() };
+        let mut entry = Entry { action: "spawn".into(), target: command, ..Default::default() };
         let result = self.run_checked(Program::parse(program), args, opts, on_line, &mut entry).await;
         let output = match &result {
             Ok(output) => Some(output),
@@ -103,6 +103,7 @@ impl Kernel {
         entry.decided_by = Some(
             self.gate().settle(decision, &subject, request).map_err(|r| r.into_spawn_error(command.clone(), why))?,
         );
+        self.take_spawn()?;
         let (default, cap) = deadline_of(&program, &args);
         let timeout = match opts.timeout_ms.map(Duration::from_millis) {
             Some(asked) if asked > cap => {

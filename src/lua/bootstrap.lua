@@ -136,6 +136,10 @@ rein = {
     run = raising(natives.proc_run),
   },
   tool = raising(natives.tool),
+  -- Waits without spinning (at most 60 s a call).
+  sleep = raising(natives.sleep),
+  -- Runs functions at once; returns { {ok, value} | {ok = false, error}, ... } in order.
+  parallel = raising(natives.parallel),
   -- Raise a structured failure: rein.error("MY_CODE", "what went wrong and what to do", {...})
   error = function(code, message, details)
     error(raw_setmetatable({ code = code, message = message, details = details }, error_mt), 2)

@@ -5,6 +5,7 @@ pub mod api;
 pub mod convert;
 pub mod failure;
 pub mod limits;
+pub mod recipe;
 pub mod require;
 pub mod runtime;
 pub mod schema;

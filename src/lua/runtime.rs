@@ -77,15 +77,49 @@ impl Runtime {
 
     /// Runs a tool file (within the limits) and reads the tool it declares.
     pub fn load_tool(&self, file: &SourceFile) -> Result<ToolSpec, String> {
+        let value = self.load_declaration(file)?;
+        tool::parse_tool(&self.lua, value)
+    }
+
+    /// Runs a declaration file (a tool or a recipe) within the limits; returns what it returned.
+    pub fn load_declaration(&self, file: &SourceFile) -> Result<Value, String> {
         limits::begin(&self.lua, self.limits()).map_err(|e| e.to_string())?;
         let value = load_chunk(&self.lua, file).and_then(|chunk| chunk.call::<Value>(()));
         let breach = limits::tripped(&self.lua);
         let result = match (value, breach) {
             (_, Some(breach)) => Err(breach.message()),
-            (Ok(value), None) => tool::parse_tool(&self.lua, value),
+            (Ok(value), None) => Ok(value),
             (Err(err), None) => Err(failure::from_mlua_error(&self.lua, &err).message),
         };
         limits::end(&self.lua);
+        result
+    }
+
+    /// Puts the state back after a call was abandoned mid-way (cancelled or timed out): no
+    /// budget in force, no tool marked as running.
+    pub fn recover(&self) {
+        limits::end(&self.lua);
+        if let Some(mut stack) = self.lua.app_data_mut::<CallStack>() {
+            stack.0.clear();
+        }
+    }
+
+    /// Calls a Lua function from outside Lua with a fresh budget, failures as values: the way
+    /// recipe steps run. `args` are passed as they are.
+    pub async fn call_function(
+        &self,
+        function: &Function,
+        args: impl mlua::IntoLuaMulti,
+    ) -> Result<serde_json::Value, Failure> {
+        let invoke = self.lua.app_data_ref::<Trampoline>().expect("bootstrap ran").0.clone();
+        let mut call_args = args.into_lua_multi(&self.lua).map_err(|e| internal("pass the arguments", e))?;
+        call_args.push_front(Value::Function(function.clone()));
+        limits::begin(&self.lua, self.limits()).map_err(|e| internal("start the budget", e))?;
+        let outcome = invoke.call_async::<(bool, Value)>(call_args).await;
+        let result = finish(&self.lua, outcome);
+        if let Some(breach) = limits::end(&self.lua) {
+            return Err(failure::breach_failure(breach));
+        }
         result
     }
 
@@ -109,17 +143,23 @@ impl Runtime {
 }
 
 /// Calls a tool from inside a running tool (`rein.tool`), sharing the caller's budget.
-pub fn call_nested(lua: &Lua, name: &str, args: &serde_json::Value) -> Result<serde_json::Value, Failure> {
+/// Async, so the called tool may itself run programs (`rein.proc.run` yields).
+pub async fn call_nested(lua: &Lua, name: &str, args: &serde_json::Value) -> Result<serde_json::Value, Failure> {
     let depth = lua.app_data_ref::<CallStack>().map(|s| s.0.len()).unwrap_or(0);
     let max = host_data(lua).limits.tool_depth;
     if depth >= max {
         return Err(failure::breach_failure(Breach::ToolDepth(max)));
     }
     let prepared = prepare(lua, name, args)?;
-    let outcome = prepared.invoke.call::<(bool, Value)>(prepared.call_args);
+    let outcome = prepared.invoke.call_async::<(bool, Value)>(prepared.call_args).await;
     let result = finish(lua, outcome);
     leave(lua);
     result
+}
+
+/// The bootstrap's function that runs a Lua function with failures returned as values.
+pub fn trampoline(lua: &Lua) -> Function {
+    lua.app_data_ref::<Trampoline>().expect("bootstrap ran").0.clone()
 }
 
 /// The name of the tool running now (innermost), for logs.

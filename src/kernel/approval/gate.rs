@@ -12,7 +12,7 @@ use super::Decision;
 use crate::kernel::error::KernelError;
 
 /// Who let an action through, for the journal.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DecidedBy {
     Policy,

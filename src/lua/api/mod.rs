@@ -7,6 +7,7 @@ mod json;
 mod json5;
 mod log;
 mod proc;
+mod task;
 mod tool;
 
 use mlua::{IntoLuaMulti, Lua, MultiValue, Table, Value};
@@ -22,6 +23,7 @@ pub fn natives(lua: &Lua) -> mlua::Result<Table> {
     json5::register(lua, &natives)?;
     log::register(lua, &natives)?;
     proc::register(lua, &natives)?;
+    task::register(lua, &natives)?;
     tool::register(lua, &natives)?;
     natives.set("require", lua.create_function(require::require)?)?;
     natives.set("budget_tripped", lua.create_function(budget_tripped)?)?;

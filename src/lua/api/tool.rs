@@ -6,12 +6,12 @@ use crate::lua::api::outcome;
 use crate::lua::{convert, runtime};
 
 pub fn register(lua: &Lua, natives: &Table) -> mlua::Result<()> {
-    natives.set("tool", lua.create_function(call)?)?;
+    natives.set("tool", lua.create_async_function(call)?)?;
     Ok(())
 }
 
-fn call(lua: &Lua, (name, args): (String, Value)) -> mlua::Result<MultiValue> {
-    let args = convert::lua_to_json(lua, args);
-    let result = runtime::call_nested(lua, &name, &args);
-    outcome(lua, result)
+async fn call(lua: Lua, (name, args): (String, Value)) -> mlua::Result<MultiValue> {
+    let args = convert::lua_to_json(&lua, args);
+    let result = runtime::call_nested(&lua, &name, &args).await;
+    outcome(&lua, result)
 }

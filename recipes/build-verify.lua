@@ -1,0 +1,29 @@
+return {
+  name = "build-verify",
+  description = "Build the project's HAPs with hvigorw and prove it: BUILD SUCCESSFUL and at "
+    .. "least one .hap. On ArkTS errors the failure carries the structured error list.",
+  params = {
+    module = { type = "string", optional = true, description = "Build only this module" },
+    product = { type = "string", default = "default" },
+    build_mode = { type = "string", default = "debug", enum = { "debug", "release" } },
+  },
+  budget = { time_s = 3600, spawns = 4 },
+  steps = {
+    {
+      name = "build",
+      run = function(ctx)
+        return ctx:tool("hvigor_build", {
+          module = ctx.args.module,
+          product = ctx.args.product,
+          build_mode = ctx.args.build_mode,
+        })
+      end,
+      verify = function(_, out)
+        if out.ok and #out.haps > 0 then
+          return { ok = true, evidence = "BUILD SUCCESSFUL: " .. out.haps[1].path }
+        end
+        return false
+      end,
+    },
+  },
+}

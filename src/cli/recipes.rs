@@ -1,0 +1,112 @@
+//! `rein recipe`, `rein runs`, `rein undo`.
+
+use serde_json::json;
+
+use rein::recipe::report::Report;
+use rein::recipe::runs;
+use rein::{Code, Failure, Host};
+
+use super::args::RunsAction;
+use super::output::Output;
+
+pub fn run(host: &Host, out: &Output, name: &str, args: Option<&str>, explain: bool, from: Option<String>) -> u8 {
+    if explain {
+        return match host.explain_recipe(name) {
+            Ok(plan) if out.json => out.success(&plan),
+            Ok(plan) => {
+                println!("{}", serde_json::to_string_pretty(&plan).unwrap_or_default());
+                0
+            }
+            Err(failure) => out.failure(&failure),
+        };
+    }
+    let args = match super::parse_args(args) {
+        Ok(args) => args,
+        Err(failure) => return out.failure(&failure),
+    };
+    match host.run_recipe(name, args, from, true) {
+        Ok(report) => finished(host, out, &report),
+        Err(failure) => out.failure(&failure),
+    }
+}
+
+fn finished(host: &Host, out: &Output, report: &Report) -> u8 {
+    let path = rein::recipe::report::runs_dir(host.workspace()).join(&report.run_id);
+    if report.status == "succeeded" {
+        if out.json {
+            return out.success(&json!({"run_id": report.run_id, "status": report.status, "report": path.join("report.json"), "steps": report.steps}));
+        }
+        print!("{}", report.to_markdown());
+        eprintln!("report: {}", path.join("report.md").display());
+        return 0;
+    }
+    let failure = report.failure.clone();
+    let code = match report.status.as_str() {
+        "cancelled" => Code::Cancelled.as_str().to_string(),
+        _ => failure
+            .as_ref()
+            .map(|f| {
+                if f.code == Code::VerifyFailed.as_str() {
+                    f.code.clone()
+                } else {
+                    Code::StepFailed.as_str().to_string()
+                }
+            })
+            .unwrap_or_else(|| Code::StepFailed.as_str().into()),
+    };
+    let message = match &failure {
+        Some(f) => format!("recipe {} {} at step {}: {} {}", report.recipe, report.status, f.step, f.code, f.message),
+        None => format!("recipe {} {}", report.recipe, report.status),
+    };
+    let details = json!({"run_id": report.run_id, "status": report.status, "failure": failure, "report": path.join("report.json")});
+    if !out.json {
+        print!("{}", report.to_markdown());
+    }
+    out.failure(&Failure { code, message, details })
+}
+
+pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
+    match action {
+        RunsAction::List => {
+            let list = runs::summaries(host.workspace());
+            if out.json {
+                return out.success(&json!({"runs": list}));
+            }
+            for r in list {
+                println!("{}  {:<24} {:<10} {:.1} s", r.run_id, r.recipe, r.status, r.duration_ms as f64 / 1000.0);
+            }
+            0
+        }
+        RunsAction::Show { run_id } => match Report::load(host.workspace(), run_id) {
+            Ok(report) if out.json => out.success(&report),
+            Ok(report) => {
+                print!("{}", report.to_markdown());
+                0
+            }
+            Err(message) => out.failure(&Failure::new(Code::InvalidArgs, message)),
+        },
+    }
+}
+
+pub fn undo(host: &Host, out: &Output, run_id: &str, force: bool) -> u8 {
+    let report = match Report::load(host.workspace(), run_id) {
+        Ok(report) => report,
+        Err(message) => return out.failure(&Failure::new(Code::InvalidArgs, message)),
+    };
+    match host.kernel().restore(&report.file_changes(), force) {
+        Ok(restored) if out.json => out.success(&json!({"run_id": run_id, "restored": restored})),
+        Ok(restored) => {
+            for r in restored {
+                println!("{} {}", r.action, r.path);
+            }
+            0
+        }
+        Err(err) => {
+            let mut failure = Failure::from(err);
+            if failure.code == Code::StaleFile.as_str() {
+                failure.message = format!("{} Nothing was restored; pass --force to restore anyway.", failure.message);
+            }
+            out.failure(&failure)
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! `rein.sleep(ms)` and `rein.parallel(functions)`: waiting without spinning, and running
+//! several functions at once (each may run programs; they interleave while programs run).
+
+use std::time::Duration;
+
+use mlua::{Function, Lua, MultiValue, Table, Value};
+
+use crate::error::{Code, Failure};
+use crate::lua::api::outcome;
+use crate::lua::{failure, limits, runtime};
+
+/// The longest one sleep may be; loops of sleeps still meet the wall-clock limit.
+const MAX_SLEEP: Duration = Duration::from_secs(60);
+
+pub fn register(lua: &Lua, natives: &Table) -> mlua::Result<()> {
+    natives.set("sleep", lua.create_async_function(sleep)?)?;
+    natives.set("parallel", lua.create_async_function(parallel)?)?;
+    Ok(())
+}
+
+async fn sleep(lua: Lua, ms: u64) -> mlua::Result<MultiValue> {
+    let wanted = Duration::from_millis(ms);
+    if wanted > MAX_SLEEP {
+        let failure = Failure::new(
+            Code::InvalidArgs,
+            format!("rein.sleep takes at most {} ms; sleep in a loop to wait longer", MAX_SLEEP.as_millis()),
+        );
+        return outcome::<()>(&lua, Err(failure));
+    }
+    tokio::time::sleep(wanted).await;
+    if let Some(breach) = limits::tripped(&lua) {
+        return outcome::<()>(&lua, Err(failure::breach_failure(breach)));
+    }
+    outcome(&lua, Ok(()))
+}
+
+/// Runs every function concurrently; returns a list of {ok, value} or {ok = false, error}.
+async fn parallel(lua: Lua, functions: Vec<Function>) -> mlua::Result<MultiValue> {
+    let mut runs = Vec::with_capacity(functions.len());
+    for function in functions {
+        // Through the trampoline, so a structured failure comes back as the table it was.
+        let thread = lua.create_thread(runtime::trampoline(&lua))?;
+        runs.push(thread.into_async::<(bool, Value)>(function)?);
+    }
+    let results = futures::future::join_all(runs).await;
+    let list = lua.create_table()?;
+    for result in results {
+        let item = lua.create_table()?;
+        let failure = match result {
+            Ok((true, value)) => {
+                item.set("ok", true)?;
+                item.set("value", value)?;
+                None
+            }
+            Ok((false, err)) => Some(failure::from_lua_error(&lua, err)),
+            Err(err) => Some(failure::from_mlua_error(&lua, &err)),
+        };
+        if let Some(failure) = failure {
+            if failure.code == Code::BudgetExceeded.as_str() {
+                return Err(mlua::Error::external(failure));
+            }
+            item.set("ok", false)?;
+            item.set("error", failure::to_lua_table(&lua, &failure)?)?;
+        }
+        list.push(item)?;
+    }
+    Ok(MultiValue::from_iter([Value::Boolean(true), Value::Table(list)]))
+}

@@ -1,0 +1,397 @@
+//! The recipe engine. The engine, not the recipe author, guarantees: a step counts only when
+//! its verify passes; a failed attempt's file changes are rolled back byte for byte; retries
+//! stop when the same failure repeats; budgets and cancellation stop everything cleanly; and
+//! the report is written whatever happened.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use mlua::{Lua, Table};
+use serde_json::{json, Value};
+
+use super::progress::Progress;
+use super::report::{Attempt, CommandRecord, FailureSummary, Report, StepReport};
+use crate::error::{Code, Failure};
+use crate::kernel::journal::Entry;
+use crate::kernel::restore::net_changes;
+use crate::kernel::Kernel;
+use crate::lua::recipe::{RecipeSpec, StepSpec};
+use crate::lua::{convert, Runtime};
+
+#[derive(Default)]
+pub struct RecipeOptions {
+    /// Start at this step, reusing the outputs the last run of this recipe recorded.
+    pub from: Option<String>,
+    /// Flips to true to cancel the run (Ctrl-C).
+    pub cancel: Option<tokio::sync::watch::Receiver<bool>>,
+}
+
+pub struct Engine<'a> {
+    pub runtime: &'a Runtime,
+    pub kernel: &'a Kernel,
+    pub spec: &'a RecipeSpec,
+    pub progress: &'a dyn Progress,
+}
+
+/// How one attempt ended.
+enum Outcome {
+    Verified {
+        output: Value,
+        evidence: Vec<String>,
+    },
+    Failed(Failure),
+    /// Stops the whole run: cancelled, or the run's time budget is spent.
+    Stopped(Failure),
+}
+
+impl Engine<'_> {
+    pub async fn run(&self, args: Value, mut opts: RecipeOptions) -> Result<Report, Failure> {
+        let args = self.spec.params.validate(&args)?;
+        let started = Instant::now();
+        let run_id = new_run_id();
+        let mut report = Report {
+            run_id: run_id.clone(),
+            recipe: self.spec.name.clone(),
+            args: args.clone(),
+            status: "running".into(),
+            started: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+            duration_ms: 0,
+            steps: Vec::new(),
+            failure: None,
+        };
+        let first = self.first_step(opts.from.as_deref(), &mut report)?;
+        let deadline = self.spec.budget.time_s.map(|s| started + Duration::from_secs(s));
+        self.kernel.set_spawn_budget(self.spec.budget.spawns);
+        let total = self.spec.steps.len();
+        for (index, step) in self.spec.steps.iter().enumerate().skip(first) {
+            self.progress.step_started(index + 1, total, &step.name);
+            let outputs = outputs_of(&report);
+            let step_report = self.run_step(step, &args, &outputs, &run_id, deadline, &mut opts.cancel).await;
+            self.progress.step_finished(index + 1, total, &step.name, &step_report.status, step_report.duration_ms);
+            let failed = step_report.status != "verified";
+            let failure = step_report.attempts.last().and_then(|a| a.failure.clone());
+            report.steps.push(step_report);
+            if failed {
+                report.status = if failure.as_ref().is_some_and(|f| f.code == Code::Cancelled.as_str()) {
+                    "cancelled"
+                } else {
+                    "failed"
+                }
+                .into();
+                report.failure = failure;
+                for skipped in &self.spec.steps[index + 1..] {
+                    report.steps.push(skipped_step(&skipped.name, "skipped"));
+                }
+                break;
+            }
+        }
+        self.kernel.set_spawn_budget(None);
+        if report.status == "running" {
+            report.status = "succeeded".into();
+        }
+        report.duration_ms = started.elapsed().as_millis() as u64;
+        report
+            .save(self.kernel.scope().workspace())
+            .map_err(|e| Failure::new(Code::IoError, format!("cannot write the run report: {e}")))?;
+        Ok(report)
+    }
+
+    /// With `--from`, the steps before it are taken from the last run of this recipe.
+    fn first_step(&self, from: Option<&str>, report: &mut Report) -> Result<usize, Failure> {
+        let Some(from) = from else { return Ok(0) };
+        let index = self.spec.steps.iter().position(|s| s.name == from).ok_or_else(|| {
+            let names: Vec<&str> = self.spec.steps.iter().map(|s| s.name.as_str()).collect();
+            Failure::new(
+                Code::InvalidArgs,
+                format!("recipe {} has no step {from:?}; its steps: {}", self.spec.name, names.join(", ")),
+            )
+        })?;
+        let last = super::runs::latest(self.kernel.scope().workspace(), &self.spec.name).ok_or_else(|| {
+            Failure::new(
+                Code::InvalidArgs,
+                format!("--from needs an earlier run of {}; run it once without --from", self.spec.name),
+            )
+        })?;
+        for step in &self.spec.steps[..index] {
+            let earlier =
+                last.steps.iter().find(|s| s.name == step.name && (s.status == "verified" || s.status == "reused"));
+            let Some(earlier) = earlier else {
+                return Err(Failure::new(
+                    Code::InvalidArgs,
+                    format!("step {} did not succeed in run {}; start from it or earlier", step.name, last.run_id),
+                ));
+            };
+            let mut reused = earlier.clone();
+            reused.status = "reused".into();
+            reused.attempts.clear();
+            reused.commands.clear();
+            reused.files.clear();
+            report.steps.push(reused);
+        }
+        Ok(index)
+    }
+
+    async fn run_step(
+        &self,
+        step: &StepSpec,
+        args: &Value,
+        outputs: &Value,
+        run_id: &str,
+        deadline: Option<Instant>,
+        cancel: &mut Option<tokio::sync::watch::Receiver<bool>>,
+    ) -> StepReport {
+        let started = Instant::now();
+        let mut report = skipped_step(&step.name, "failed");
+        let mut last_signature: Option<String> = None;
+        for number in 1..=step.retry_max + 1 {
+            let attempt_started = Instant::now();
+            self.kernel.journal().start_capture();
+            let outcome = self.attempt(step, args, outputs, run_id, number, deadline, cancel).await;
+            let entries = self.kernel.journal().take_capture();
+            record_activity(&mut report, &entries);
+            let duration_ms = attempt_started.elapsed().as_millis() as u64;
+            let failure = match outcome {
+                Outcome::Verified { output, evidence } => {
+                    report.attempts.push(Attempt { number, status: "verified".into(), duration_ms, failure: None });
+                    report.status = "verified".into();
+                    report.output = output;
+                    report.evidence = evidence;
+                    report.duration_ms = started.elapsed().as_millis() as u64;
+                    return report;
+                }
+                Outcome::Failed(failure) | Outcome::Stopped(failure) => failure,
+            };
+            let stopped = failure.code == Code::Cancelled.as_str() || failure.code == Code::BudgetExceeded.as_str();
+            let summary = summarise(&step.name, &failure, &entries);
+            self.roll_back(&entries, &mut report);
+            report.attempts.push(Attempt {
+                number,
+                status: "failed".into(),
+                duration_ms,
+                failure: Some(summary.clone()),
+            });
+            if stopped {
+                report.status = if failure.code == Code::Cancelled.as_str() { "cancelled" } else { "failed" }.into();
+                break;
+            }
+            let signature = format!("{}@{}", summary.code, summary.location.clone().unwrap_or_default());
+            if last_signature.as_deref() == Some(signature.as_str()) {
+                // Stop-loss: the same failure twice in a row will not fix itself.
+                break;
+            }
+            last_signature = Some(signature);
+        }
+        report.duration_ms = started.elapsed().as_millis() as u64;
+        report
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn attempt(
+        &self,
+        step: &StepSpec,
+        args: &Value,
+        outputs: &Value,
+        run_id: &str,
+        number: u32,
+        deadline: Option<Instant>,
+        cancel: &mut Option<tokio::sync::watch::Receiver<bool>>,
+    ) -> Outcome {
+        let step_limit = step.timeout_s.map(Duration::from_secs);
+        let budget_left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        let (limit, is_budget) = match (step_limit, budget_left) {
+            (Some(s), Some(b)) if b < s => (Some(b), true),
+            (Some(s), _) => (Some(s), false),
+            (None, Some(b)) => (Some(b), true),
+            (None, None) => (None, false),
+        };
+        let work = self.execute(step, args, outputs, run_id, number);
+        let timer = async {
+            match limit {
+                Some(limit) => tokio::time::sleep(limit).await,
+                None => std::future::pending().await,
+            }
+        };
+        let cancelled = async {
+            match cancel.as_mut() {
+                Some(rx) => {
+                    while !*rx.borrow() {
+                        if rx.changed().await.is_err() {
+                            std::future::pending::<()>().await;
+                        }
+                    }
+                }
+                None => std::future::pending().await,
+            }
+        };
+        let outcome = tokio::select! {
+            outcome = work => return outcome,
+            _ = timer => if is_budget {
+                Outcome::Stopped(Failure::new(Code::BudgetExceeded, format!("the recipe's time budget of {} s is spent", self.spec.budget.time_s.unwrap_or_default())).with_details(json!({"limit": "time"})))
+            } else {
+                Outcome::Failed(Failure::new(Code::Timeout, format!("step {} ran longer than its timeout_s", step.name)))
+            },
+            _ = cancelled => Outcome::Stopped(Failure::new(Code::Cancelled, "the run was cancelled (Ctrl-C); the step's processes were stopped and its changes rolled back")),
+        };
+        // The step's future was dropped mid-way: its processes are killed by their guards;
+        // the Lua state needs its budget and call stack cleared.
+        self.runtime.recover();
+        outcome
+    }
+
+    async fn execute(&self, step: &StepSpec, args: &Value, outputs: &Value, run_id: &str, number: u32) -> Outcome {
+        let lua = self.runtime.lua();
+        let ctx = match make_ctx(lua, args, outputs, &step.name, run_id, number) {
+            Ok(ctx) => ctx,
+            Err(e) => {
+                return Outcome::Failed(Failure::new(Code::LuaError, format!("cannot build the step context: {e}")))
+            }
+        };
+        let output = match self.runtime.call_function(&step.run, ctx.clone()).await {
+            Ok(output) => output,
+            Err(failure) => return outcome_of(failure),
+        };
+        let mut evidence = evidence_of(&ctx);
+        if let Some(verify) = &step.verify {
+            let out = convert::json_to_lua(lua, &output).unwrap_or(mlua::Value::Nil);
+            match self.runtime.call_function(verify, (ctx.clone(), out)).await {
+                Ok(Value::Bool(true)) => {}
+                Ok(Value::String(text)) => evidence.push(text),
+                Ok(Value::Object(map)) if map.get("ok") == Some(&Value::Bool(true)) => {
+                    if let Some(text) = map.get("evidence").and_then(Value::as_str) {
+                        evidence.push(text.to_string());
+                    }
+                }
+                Ok(other) => {
+                    let message = format!("step {} ran but its verify did not pass", step.name);
+                    return Outcome::Failed(
+                        Failure::new(Code::VerifyFailed, message).with_details(json!({"verify_returned": other})),
+                    );
+                }
+                Err(failure) => return outcome_of(failure),
+            }
+            evidence = merge(evidence, evidence_of(&ctx));
+        }
+        Outcome::Verified { output, evidence }
+    }
+
+    fn roll_back(&self, entries: &[Entry], report: &mut StepReport) {
+        let changes = net_changes(entries);
+        if changes.is_empty() {
+            return;
+        }
+        match self.kernel.restore(&changes, false) {
+            Ok(restored) => {
+                report.rolled_back.extend(restored.into_iter().map(|r| format!("{} ({})", r.path, r.action)))
+            }
+            Err(err) => report.rolled_back.push(format!("rollback refused: {err}")),
+        }
+        report.files.retain(|f| !changes.iter().any(|c| c.path == f.path));
+    }
+}
+
+fn outcome_of(failure: Failure) -> Outcome {
+    if failure.code == Code::Cancelled.as_str() {
+        Outcome::Stopped(failure)
+    } else {
+        Outcome::Failed(failure)
+    }
+}
+
+fn merge(mut a: Vec<String>, b: Vec<String>) -> Vec<String> {
+    for item in b {
+        if !a.contains(&item) {
+            a.push(item);
+        }
+    }
+    a
+}
+
+fn skipped_step(name: &str, status: &str) -> StepReport {
+    StepReport {
+        name: name.to_string(),
+        status: status.to_string(),
+        duration_ms: 0,
+        attempts: Vec::new(),
+        output: Value::Null,
+        evidence: Vec::new(),
+        commands: Vec::new(),
+        files: Vec::new(),
+        rolled_back: Vec::new(),
+    }
+}
+
+/// The outputs of the steps so far, by name.
+fn outputs_of(report: &Report) -> Value {
+    Value::Object(report.steps.iter().map(|s| (s.name.clone(), s.output.clone())).collect())
+}
+
+fn record_activity(report: &mut StepReport, entries: &[Entry]) {
+    for entry in entries.iter().filter(|e| e.action == "spawn") {
+        report.commands.push(CommandRecord {
+            command: entry.target.clone(),
+            decided_by: serde_json::to_value(&entry.decided_by).unwrap_or(Value::Null),
+            result: entry.result.clone(),
+            exit_code: entry.exit_code,
+        });
+    }
+    for change in net_changes(entries) {
+        match report.files.iter_mut().find(|f| f.path == change.path) {
+            Some(existing) => existing.sha256_after = change.sha256_after,
+            None => report.files.push(change),
+        }
+    }
+}
+
+/// code, message, location (file:line, or the tool's own code), remedy and the last command.
+fn summarise(step: &str, failure: &Failure, entries: &[Entry]) -> FailureSummary {
+    let d = &failure.details;
+    let location = match (d.get("file").and_then(Value::as_str), d.get("line")) {
+        (Some(file), Some(line)) => Some(format!("{file}:{line}")),
+        _ => first_error_location(d).or_else(|| d.get("code").map(|c| c.to_string().trim_matches('"').to_string())),
+    };
+    let remedy = d.get("remedy").and_then(Value::as_str).map(str::to_string);
+    let command = entries.iter().rev().find(|e| e.action == "spawn").map(|e| e.target.clone());
+    FailureSummary {
+        step: step.to_string(),
+        code: failure.code.clone(),
+        message: failure.message.clone(),
+        location,
+        remedy,
+        command,
+    }
+}
+
+fn first_error_location(details: &Value) -> Option<String> {
+    let first = details.get("errors")?.get(0)?;
+    Some(format!("{}:{}", first.get("file")?.as_str()?, first.get("line")?))
+}
+
+const CTX_METHODS: &str = r#"
+local ctx = ...
+ctx._evidence = rein.json.array({})
+function ctx:tool(name, args) return rein.tool(name, args or {}) end
+function ctx:log(message, fields) rein.log.info(message, fields) end
+function ctx:progress(message) rein.log.info(message) end
+function ctx:evidence(text) table.insert(self._evidence, tostring(text)) end
+return ctx
+"#;
+
+fn make_ctx(lua: &Lua, args: &Value, outputs: &Value, step: &str, run_id: &str, attempt: u32) -> mlua::Result<Table> {
+    let ctx = lua.create_table()?;
+    ctx.set("args", convert::json_to_lua(lua, args)?)?;
+    ctx.set("outputs", convert::json_to_lua(lua, outputs)?)?;
+    ctx.set("step", step)?;
+    ctx.set("run_id", run_id)?;
+    ctx.set("attempt", attempt)?;
+    lua.load(CTX_METHODS).set_name("@<rein>/recipe_ctx.lua").call(ctx)
+}
+
+fn evidence_of(ctx: &Table) -> Vec<String> {
+    ctx.get::<Table>("_evidence")
+        .map(|t| t.sequence_values::<String>().filter_map(Result::ok).collect())
+        .unwrap_or_default()
+}
+
+fn new_run_id() -> String {
+    let now = humantime::format_rfc3339_millis(SystemTime::now()).to_string();
+    format!("{}-{}", now.replace([':', '-', '.'], "").trim_end_matches('Z'), std::process::id() % 100_000)
+}

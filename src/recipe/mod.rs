@@ -1,0 +1,10 @@
+//! Recipes: multi-step workflows with verification, rollback, stop-loss retries, budgets and a
+//! reviewer's report.
+
+pub mod engine;
+pub mod progress;
+pub mod report;
+pub mod runs;
+
+pub use engine::{Engine, RecipeOptions};
+pub use report::Report;

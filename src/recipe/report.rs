@@ -1,0 +1,161 @@
+//! What a recipe run leaves for a reviewer: `.rein/runs/<run-id>/report.json` and a
+//! `report.md` that shows in thirty seconds what ran, what was approved by whom, which files
+//! changed, and the evidence that each step really worked.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::kernel::restore::FileChange;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Report {
+    pub run_id: String,
+    pub recipe: String,
+    pub args: Value,
+    /// succeeded, failed, cancelled.
+    pub status: String,
+    pub started: String,
+    pub duration_ms: u64,
+    pub steps: Vec<StepReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FailureSummary>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StepReport {
+    pub name: String,
+    /// verified, failed, skipped, reused (from an earlier run), cancelled.
+    pub status: String,
+    pub duration_ms: u64,
+    pub attempts: Vec<Attempt>,
+    #[serde(default)]
+    pub output: Value,
+    pub evidence: Vec<String>,
+    pub commands: Vec<CommandRecord>,
+    pub files: Vec<FileChange>,
+    /// Files put back because the step failed.
+    pub rolled_back: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Attempt {
+    pub number: u32,
+    pub status: String,
+    pub duration_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FailureSummary>,
+}
+
+/// A failure summarised for people: never a raw log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailureSummary {
+    pub step: String,
+    pub code: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remedy: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CommandRecord {
+    pub command: String,
+    pub decided_by: Value,
+    pub result: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+}
+
+pub fn runs_dir(workspace: &Path) -> PathBuf {
+    workspace.join(".rein/runs")
+}
+
+impl Report {
+    pub fn save(&self, workspace: &Path) -> std::io::Result<PathBuf> {
+        let dir = runs_dir(workspace).join(&self.run_id);
+        std::fs::create_dir_all(&dir)?;
+        let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        std::fs::write(dir.join("report.json"), json + "\n")?;
+        std::fs::write(dir.join("report.md"), self.to_markdown())?;
+        Ok(dir)
+    }
+
+    pub fn load(workspace: &Path, run_id: &str) -> Result<Report, String> {
+        let path = runs_dir(workspace).join(run_id).join("report.json");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|_| format!("no run {run_id:?}; `rein runs list` shows the runs"))?;
+        serde_json::from_str(&text).map_err(|e| format!("{} is not a rein report: {e}", path.display()))
+    }
+
+    /// Every file the run changed, with its first "before" and last "after".
+    pub fn file_changes(&self) -> Vec<FileChange> {
+        let mut all: Vec<FileChange> = Vec::new();
+        for change in self.steps.iter().flat_map(|s| s.files.iter()) {
+            match all.iter_mut().find(|c| c.path == change.path) {
+                Some(existing) => existing.sha256_after = change.sha256_after.clone(),
+                None => all.push(change.clone()),
+            }
+        }
+        all
+    }
+
+    pub fn to_markdown(&self) -> String {
+        let mut md = format!("# rein run {} — `{}`: **{}**\n\n", self.run_id, self.recipe, self.status);
+        md.push_str(&format!(
+            "Started {}, took {:.1} s. Arguments: `{}`\n\n",
+            self.started,
+            self.duration_ms as f64 / 1000.0,
+            self.args
+        ));
+        if let Some(f) = &self.failure {
+            md.push_str(&format!("**Failed at step `{}`**: {} — {}\n", f.step, f.code, f.message));
+            if let Some(location) = &f.location {
+                md.push_str(&format!("- where: {location}\n"));
+            }
+            if let Some(remedy) = &f.remedy {
+                md.push_str(&format!("- what to do: {remedy}\n"));
+            }
+            md.push('\n');
+        }
+        md.push_str("| # | step | status | time | attempts |\n|---|---|---|---|---|\n");
+        for (i, s) in self.steps.iter().enumerate() {
+            md.push_str(&format!(
+                "| {} | {} | {} | {:.1} s | {} |\n",
+                i + 1,
+                s.name,
+                s.status,
+                s.duration_ms as f64 / 1000.0,
+                s.attempts.len()
+            ));
+        }
+        for s in self.steps.iter().filter(|s| !s.commands.is_empty() || !s.files.is_empty() || !s.evidence.is_empty()) {
+            md.push_str(&format!("\n## {}\n", s.name));
+            for e in &s.evidence {
+                md.push_str(&format!("- evidence: `{e}`\n"));
+            }
+            for c in &s.commands {
+                md.push_str(&format!("- ran `{}` — approved by {}, {}\n", c.command, c.decided_by, c.result));
+            }
+            for f in &s.files {
+                let before = f.sha256_before.as_deref().map_or("new".to_string(), |h| h[..12.min(h.len())].to_string());
+                md.push_str(&format!(
+                    "- changed `{}`: {before} → {}\n",
+                    f.path,
+                    &f.sha256_after[..12.min(f.sha256_after.len())]
+                ));
+            }
+            for r in &s.rolled_back {
+                md.push_str(&format!("- rolled back `{r}`\n"));
+            }
+        }
+        if self.steps.iter().any(|s| !s.files.is_empty()) {
+            md.push_str(&format!("\nUndo every file this run changed: `rein undo {}`\n", self.run_id));
+        }
+        md
+    }
+}
