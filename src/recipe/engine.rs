@@ -160,6 +160,11 @@ impl Engine<'_> {
                 }
                 Outcome::Failed(failure) | Outcome::Stopped(failure) => failure,
             };
+            if let Some(output) = failure.details.get("output").filter(|_| failure.code == Code::VerifyFailed.as_str())
+            {
+                // What a step produced stays visible even when its verify refused it.
+                report.output = output.clone();
+            }
             let stopped = failure.code == Code::Cancelled.as_str() || failure.code == Code::BudgetExceeded.as_str();
             let summary = summarise(&step.name, &failure, &entries);
             self.roll_back(&entries, &mut report);
@@ -263,7 +268,8 @@ impl Engine<'_> {
                 Ok(other) => {
                     let message = format!("step {} ran but its verify did not pass", step.name);
                     return Outcome::Failed(
-                        Failure::new(Code::VerifyFailed, message).with_details(json!({"verify_returned": other})),
+                        Failure::new(Code::VerifyFailed, message)
+                            .with_details(json!({"verify_returned": other, "output": output})),
                     );
                 }
                 Err(failure) => return outcome_of(failure),
