@@ -57,6 +57,9 @@ fn sign_install_launch_proves_each_step() {
     let install = &step(&report, "install")["commands"][0];
     assert!(install["command"].as_str().unwrap().starts_with("hdc install -r"));
     assert_eq!(install["decided_by"], json!({"approver": "--yes"}));
+    let approvals = step(&report, "install")["approvals"].as_array().unwrap().clone();
+    assert_eq!(approvals.len(), 1, "{approvals:?}");
+    assert_eq!(approvals[0]["decided_by"], json!({"approver": "--yes"}));
     let md =
         std::fs::read_to_string(lab.ws.path(&format!(".rein/runs/{}/report.md", report["run_id"].as_str().unwrap())))
             .unwrap();

@@ -9,7 +9,7 @@ use mlua::{Lua, Table};
 use serde_json::{json, Value};
 
 use super::progress::Progress;
-use super::report::{Attempt, CommandRecord, FailureSummary, Report, StepReport};
+use super::report::{ApprovalRecord, Attempt, CommandRecord, FailureSummary, Report, StepReport};
 use crate::error::{Code, Failure};
 use crate::kernel::journal::Entry;
 use crate::kernel::restore::net_changes;
@@ -124,6 +124,7 @@ impl Engine<'_> {
             reused.status = "reused".into();
             reused.attempts.clear();
             reused.commands.clear();
+            reused.approvals.clear();
             reused.files.clear();
             report.steps.push(reused);
         }
@@ -320,6 +321,7 @@ fn skipped_step(name: &str, status: &str) -> StepReport {
         output: Value::Null,
         evidence: Vec::new(),
         commands: Vec::new(),
+        approvals: Vec::new(),
         files: Vec::new(),
         rolled_back: Vec::new(),
     }
@@ -331,6 +333,16 @@ fn outputs_of(report: &Report) -> Value {
 }
 
 fn record_activity(report: &mut StepReport, entries: &[Entry]) {
+    use crate::kernel::approval::gate::DecidedBy;
+    for entry in entries {
+        if let Some(by) = entry.decided_by.as_ref().filter(|by| **by != DecidedBy::Policy) {
+            report.approvals.push(ApprovalRecord {
+                action: entry.action.clone(),
+                target: entry.target.clone(),
+                decided_by: serde_json::to_value(by).unwrap_or(Value::Null),
+            });
+        }
+    }
     for entry in entries.iter().filter(|e| e.action == "spawn") {
         report.commands.push(CommandRecord {
             command: entry.target.clone(),

@@ -34,6 +34,9 @@ pub struct StepReport {
     pub output: Value,
     pub evidence: Vec<String>,
     pub commands: Vec<CommandRecord>,
+    /// Everything a person, a rule, a session grant or --yes allowed (not the policy alone).
+    #[serde(default)]
+    pub approvals: Vec<ApprovalRecord>,
     pub files: Vec<FileChange>,
     /// Files put back because the step failed.
     pub rolled_back: Vec<String>,
@@ -69,6 +72,13 @@ pub struct CommandRecord {
     pub result: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ApprovalRecord {
+    pub action: String,
+    pub target: String,
+    pub decided_by: Value,
 }
 
 pub fn runs_dir(workspace: &Path) -> PathBuf {
@@ -137,6 +147,9 @@ impl Report {
             md.push_str(&format!("\n## {}\n", s.name));
             for e in &s.evidence {
                 md.push_str(&format!("- evidence: `{e}`\n"));
+            }
+            for a in &s.approvals {
+                md.push_str(&format!("- approval: {} `{}` allowed by {}\n", a.action, a.target, a.decided_by));
             }
             for c in &s.commands {
                 md.push_str(&format!("- ran `{}` — approved by {}, {}\n", c.command, c.decided_by, c.result));
