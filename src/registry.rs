@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::lua::recipe::{parse_recipe, RecipeSpec};
 use crate::lua::runtime::{CallableTool, Runtime, ToolTable};
+use crate::lua::schema::Params;
 use crate::sources::{Origin, SourceFile, Sources};
 
 /// A tool or recipe as `rein tools` and MCP clients see it.
@@ -129,31 +130,27 @@ fn problem_for(file: &SourceFile, message: String) -> LoadProblem {
 
 fn load_tool(runtime: &Runtime, file: &SourceFile) -> Result<Loaded<CallableTool>, LoadProblem> {
     let spec = runtime.load_tool(file).map_err(|message| problem_for(file, message))?;
-    let info = ToolInfo {
-        name: spec.name.clone(),
-        description: spec.description.clone(),
-        origin: file.origin,
-        file: file.label.clone(),
-        overrides: None,
-        schema: spec.params.json_schema(),
-        checks: spec.checks.clone(),
-    };
+    let info = info_of(file, &spec.name, &spec.description, &spec.params, spec.checks.clone());
     Ok(Loaded { info, value: CallableTool { name: spec.name, params: spec.params, run: spec.run } })
 }
 
 fn load_recipe(runtime: &Runtime, file: &SourceFile) -> Result<Loaded<RecipeSpec>, LoadProblem> {
     let value = runtime.load_declaration(file).map_err(|message| problem_for(file, message))?;
     let spec = parse_recipe(runtime.lua(), value).map_err(|message| problem_for(file, message))?;
-    let info = ToolInfo {
-        name: spec.name.clone(),
-        description: spec.description.clone(),
+    let info = info_of(file, &spec.name, &spec.description, &spec.params, serde_json::Value::Null);
+    Ok(Loaded { info, value: spec })
+}
+
+fn info_of(file: &SourceFile, name: &str, description: &str, params: &Params, checks: serde_json::Value) -> ToolInfo {
+    ToolInfo {
+        name: name.to_string(),
+        description: description.to_string(),
         origin: file.origin,
         file: file.label.clone(),
         overrides: None,
-        schema: spec.params.json_schema(),
-        checks: serde_json::Value::Null,
-    };
-    Ok(Loaded { info, value: spec })
+        schema: params.json_schema(),
+        checks,
+    }
 }
 
 impl Registry {

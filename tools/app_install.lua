@@ -31,17 +31,7 @@ return {
     local text = device.run_checked(args.target, argv)
     local result = hdc.parse_install(text)
     if not result.ok then
-      local code = result.code and (" " .. result.code) or ""
-      rein.error(
-        "INSTALL_FAILED",
-        "install failed"
-          .. code
-          .. ": "
-          .. (result.message or text)
-          .. ". "
-          .. (result.remedy or ""),
-        result
-      )
+      device.fail("INSTALL_FAILED", "install", result, text)
     end
     return { ok = true, hap = args.hap, evidence = "install bundle successfully." }
   end,

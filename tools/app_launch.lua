@@ -50,16 +50,7 @@ return {
     local text = device.run_checked(args.target, argv)
     local result = hdc.parse_aa_start(text)
     if not result.ok then
-      rein.error(
-        "LAUNCH_FAILED",
-        "launch failed"
-          .. (result.code and (" " .. result.code) or "")
-          .. ": "
-          .. (result.message or text)
-          .. ". "
-          .. (result.remedy or ""),
-        result
-      )
+      device.fail("LAUNCH_FAILED", "launch", result, text)
     end
     return {
       ok = true,

@@ -19,7 +19,7 @@ return {
     local text = device.run_checked(args.target, { "shell", "aa", "force-stop", bundle })
     local result = hdc.parse_force_stop(text)
     if not result.ok then
-      rein.error("STOP_FAILED", "force-stop failed: " .. (result.message or text), result)
+      device.fail("STOP_FAILED", "force-stop", result, text)
     end
     return { ok = true, bundle = bundle }
   end,

@@ -19,11 +19,7 @@ return {
     local text = device.run_checked(args.target, { "uninstall", bundle })
     local result = hdc.parse_uninstall(text)
     if not result.ok then
-      rein.error(
-        "UNINSTALL_FAILED",
-        "uninstall failed: " .. (result.message or text) .. ". " .. (result.remedy or ""),
-        result
-      )
+      device.fail("UNINSTALL_FAILED", "uninstall", result, text)
     end
     return { ok = true, bundle = bundle }
   end,

@@ -29,6 +29,17 @@ function M.check(text)
   end
 end
 
+--- Raises `code` for a parsed hdc/aa/bm result that is not ok: "<what> failed <code>:
+--- <message>. <remedy>", with the parsed result as details.
+function M.fail(code, what, result, text)
+  local number = result.code and (" " .. result.code) or ""
+  local message = what .. " failed" .. number .. ": " .. (result.message or text)
+  if result.remedy then
+    message = message .. ". " .. result.remedy
+  end
+  rein.error(code, message, result)
+end
+
 --- Runs and checks in one step.
 function M.run_checked(target, args, opts)
   local text, result = M.run(target, args, opts)

@@ -121,9 +121,9 @@ fn check(host: &Host, out: &Output) -> u8 {
     let problems = host.problems();
     if problems.is_empty() {
         if out.json {
-            return out.success(&json!({"tools": host.tools().len(), "problems": []}));
+            return out.success(&json!({"tools": host.tools().len(), "recipes": host.recipes().len(), "problems": []}));
         }
-        println!("{} tools loaded, no problems", host.tools().len());
+        println!("{} tools and {} recipes loaded, no problems", host.tools().len(), host.recipes().len());
         return 0;
     }
     let failure = Failure::new(
