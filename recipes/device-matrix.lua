@@ -72,15 +72,12 @@ return {
             table.insert(rows, { target = targets[i], ok = true, evidence = result.value })
           else
             failed = failed + 1
-            table.insert(
-              rows,
-              {
-                target = targets[i],
-                ok = false,
-                code = result.error.code,
-                message = result.error.message,
-              }
-            )
+            table.insert(rows, {
+              target = targets[i],
+              ok = false,
+              code = result.error.code,
+              message = result.error.message,
+            })
           end
         end
         return { rows = rows, failed = failed, total = #targets }

@@ -23,6 +23,7 @@ use crate::sources::Sources;
 
 pub struct HostBuilder {
     approver: Arc<dyn Approver>,
+    read_before_edit: bool,
     workspace: Option<PathBuf>,
     home: Option<PathBuf>,
     limits: Limits,
@@ -52,6 +53,13 @@ impl HostBuilder {
         self
     }
 
+    /// Existing files may be changed only after this host read them, and only while unchanged
+    /// since (NOT_READ, STALE_FILE). On for MCP connections; off by default.
+    pub fn read_before_edit(mut self, on: bool) -> Self {
+        self.read_before_edit = on;
+        self
+    }
+
     /// Whether the workspace's own tools/ and prelude/ are loaded (default: yes).
     pub fn project_code(mut self, load: bool) -> Self {
         self.project_code = load;
@@ -74,6 +82,7 @@ impl HostBuilder {
         let gate = Gate::new(self.approver, rules_path, rules, project);
         let kernel =
             kernel.with_spawn(SpawnSettings { toolchain, pass_env: home_config.spawn.pass_env }).with_gate(gate);
+        let kernel = if self.read_before_edit { kernel.with_read_before_edit() } else { kernel };
         let sources =
             if self.project_code { Sources::new(kernel.scope().workspace()) } else { Sources::built_in_only() };
         let kernel = Arc::new(kernel);
@@ -124,6 +133,7 @@ impl Host {
     pub fn builder() -> HostBuilder {
         HostBuilder {
             approver: Arc::new(Headless),
+            read_before_edit: false,
             workspace: None,
             home: None,
             limits: Limits::default(),

@@ -68,6 +68,7 @@ impl Kernel {
                 if let Some(expected) = opts.expected_sha256 {
                     check_fresh(&display, expected, Some(&sha_before))?;
                 }
+                self.check_read(&resolved.real, &display, Some(&sha_before))?;
                 if !opts.dry_run {
                     preimage = self.keep_preimage(&resolved.real, &display, &sha_before)?;
                 }
@@ -82,6 +83,7 @@ impl Kernel {
         })?;
         let (sha256_before, sha256_after) = hashes.expect("set by verify");
         if !opts.dry_run {
+            self.note_read(&resolved.real, &sha256_after);
             entry.sha256_before = Some(sha256_before.clone());
             entry.sha256_after = Some(sha256_after.clone());
             entry.preimage = preimage;

@@ -69,6 +69,9 @@ pub enum KernelError {
     #[error("old_string occurs {count} times in {path}{}. Add surrounding lines to old_string so it matches exactly once, or set replace_all to true.", edit_suffix(*edit_index))]
     OldStringNotUnique { path: String, edit_index: Option<usize>, count: usize, locations: Vec<Location> },
 
+    #[error("{path} has not been read in this session. Call read_file on it first, then edit what you read.")]
+    NotRead { path: String },
+
     #[error("{path} changed since it was read (expected sha256 {expected}, found {}). Read it again and redo the change against the current content.", actual.as_deref().unwrap_or("no file"))]
     StaleFile { path: String, expected: String, actual: Option<String> },
 
@@ -164,6 +167,7 @@ impl KernelError {
             KernelError::OldStringNotFound { .. } => Code::OldStringNotFound,
             KernelError::OldStringNotUnique { .. } => Code::OldStringNotUnique,
             KernelError::StaleFile { .. } => Code::StaleFile,
+            KernelError::NotRead { .. } => Code::NotRead,
             KernelError::SpawnApprovalRequired { .. } => Code::ApprovalRequired,
             KernelError::ApprovalDenied { .. } => Code::ApprovalDenied,
             KernelError::ProgramNotAllowed { .. } => Code::ProgramNotAllowed,
@@ -196,6 +200,7 @@ impl KernelError {
             KernelError::OldStringNotUnique { path, edit_index, count, locations } => {
                 with_edit_index(json!({"path": path, "count": count, "locations": locations}), *edit_index)
             }
+            KernelError::NotRead { path } => json!({"path": path}),
             KernelError::StaleFile { path, expected, actual } => {
                 json!({"path": path, "expected_sha256": expected, "actual_sha256": actual})
             }

@@ -13,7 +13,9 @@ impl Kernel {
         self.journaled("read", path, |entry| {
             let (resolved, display) = self.authorize_for(path, Access::Read, entry)?;
             refuse_directory_syntax(path, &display)?;
-            read::read_numbered(&resolved.real, &display, opts)
+            let out = read::read_numbered(&resolved.real, &display, opts)?;
+            self.note_read(&resolved.real, &out.sha256);
+            Ok(out)
         })
     }
 
@@ -21,6 +23,7 @@ impl Kernel {
         self.journaled("read", path, |entry| {
             let (resolved, display) = self.authorize_for(path, Access::Read, entry)?;
             let (text, sha256) = read::read_text(&resolved.real, &display)?;
+            self.note_read(&resolved.real, &sha256);
             Ok(TextFile { path: display, text, sha256 })
         })
     }
@@ -59,11 +62,13 @@ impl Kernel {
             if let Some(expected) = expected_sha256 {
                 check_fresh(&display, expected, before.as_deref())?;
             }
+            self.check_read(&resolved.real, &display, before.as_deref())?;
             if let Some(sha) = &before {
                 entry.preimage = self.keep_preimage(&resolved.real, &display, sha)?;
             }
             let created = write::write_atomic(&resolved.real, &display, content)?;
             let sha256 = text::sha256_hex(content);
+            self.note_read(&resolved.real, &sha256);
             entry.sha256_before = before;
             entry.sha256_after = Some(sha256.clone());
             Ok(WriteOutput { path: display, bytes: content.len(), sha256, created })

@@ -15,6 +15,7 @@ pub mod journal;
 pub mod list;
 pub mod lock;
 pub mod read;
+pub mod reads;
 pub mod redact;
 pub mod restore;
 pub mod run;
@@ -87,6 +88,8 @@ pub struct Kernel {
     spawns_left: std::sync::Arc<std::sync::Mutex<Option<u64>>>,
     gate: std::sync::Arc<approval::gate::Gate>,
     journal: std::sync::Arc<journal::Journal>,
+    /// Set when changes need an earlier read in this session (MCP connections).
+    reads: Option<std::sync::Arc<reads::ReadLedger>>,
 }
 
 impl Kernel {
@@ -95,7 +98,34 @@ impl Kernel {
         let gate = std::sync::Arc::new(approval::gate::Gate::headless());
         let scope = Scope::new(workspace, home)?;
         let journal = std::sync::Arc::new(journal::Journal::new(scope.workspace()));
-        Ok(Kernel { scope, spawn: SpawnSettings::default(), spawns_left: Default::default(), gate, journal })
+        Ok(Kernel {
+            scope,
+            spawn: SpawnSettings::default(),
+            spawns_left: Default::default(),
+            gate,
+            journal,
+            reads: None,
+        })
+    }
+
+    /// From now on, existing files may be changed only after a read in this session, and only
+    /// if unchanged since (NOT_READ, STALE_FILE).
+    pub fn with_read_before_edit(mut self) -> Kernel {
+        self.reads = Some(std::sync::Arc::new(reads::ReadLedger::default()));
+        self
+    }
+
+    pub(crate) fn note_read(&self, real: &Path, sha256: &str) {
+        if let Some(reads) = &self.reads {
+            reads.note(real, sha256);
+        }
+    }
+
+    pub(crate) fn check_read(&self, real: &Path, display: &str, current: Option<&str>) -> Result<(), KernelError> {
+        match &self.reads {
+            Some(reads) => reads.check(real, display, current),
+            None => Ok(()),
+        }
     }
 
     /// Limits how many programs may still be spawned (a recipe's budget); None lifts it.
