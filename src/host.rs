@@ -28,6 +28,9 @@ pub struct HostBuilder {
     home: Option<PathBuf>,
     limits: Limits,
     project_code: bool,
+    /// Where the project's tools/, recipes/ and prelude/ are, when not the workspace (checks
+    /// run a project's tools against a scratch workspace).
+    code_from: Option<PathBuf>,
 }
 
 impl HostBuilder {
@@ -60,6 +63,12 @@ impl HostBuilder {
         self
     }
 
+    /// Loads the project's tools/, recipes/ and prelude/ from `dir` instead of the workspace.
+    pub fn code_from(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.code_from = Some(dir.into());
+        self
+    }
+
     /// Whether the workspace's own tools/ and prelude/ are loaded (default: yes).
     pub fn project_code(mut self, load: bool) -> Self {
         self.project_code = load;
@@ -83,8 +92,11 @@ impl HostBuilder {
         let kernel =
             kernel.with_spawn(SpawnSettings { toolchain, pass_env: home_config.spawn.pass_env }).with_gate(gate);
         let kernel = if self.read_before_edit { kernel.with_read_before_edit() } else { kernel };
-        let sources =
-            if self.project_code { Sources::new(kernel.scope().workspace()) } else { Sources::built_in_only() };
+        let sources = match (&self.code_from, self.project_code) {
+            (_, false) => Sources::built_in_only(),
+            (Some(dir), true) => Sources::new(dir),
+            (None, true) => Sources::new(kernel.scope().workspace()),
+        };
         let kernel = Arc::new(kernel);
         let sources = Arc::new(sources);
         let runtime = Runtime::new(kernel.clone(), sources.clone(), self.limits)?;
@@ -138,6 +150,7 @@ impl Host {
             home: None,
             limits: Limits::default(),
             project_code: true,
+            code_from: None,
         }
     }
 

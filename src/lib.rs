@@ -1,6 +1,7 @@
 //! rein: a small kernel that owns every side effect, hosting Lua tools and recipes that drive
 //! the HarmonyOS/OpenHarmony toolchain.
 
+pub mod checks;
 pub mod config;
 pub mod doctor;
 pub mod error;

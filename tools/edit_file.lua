@@ -20,6 +20,18 @@ return {
     dry_run = p.dry_run,
     expected_sha256 = p.expected_sha256,
   },
+  checks = {
+    {
+      files = { ["a.ets"] = "let a = 1;\nlet b = 1;\n" },
+      args = { path = "a.ets", old_string = "a = 1", new_string = "a = 2" },
+      expect = { replacements = 1, locations = { { line = 1, column = 5 } } },
+    },
+    {
+      files = { ["a.ets"] = "x = 1\nx = 1\n" },
+      args = { path = "a.ets", old_string = "x = 1", new_string = "x = 2" },
+      expect = { error = "OLD_STRING_NOT_UNIQUE" },
+    },
+  },
   run = function(args)
     return rein.fs.edit(args.path, args.old_string, args.new_string, {
       replace_all = args.replace_all,

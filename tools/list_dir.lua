@@ -20,6 +20,15 @@ return {
       description = "Stop after this many entries (truncated is then true)",
     },
   },
+  checks = {
+    {
+      files = { ["src/a.ets"] = "" },
+      args = { depth = 2 },
+      expect = {
+        entries = { { path = "src", kind = "dir" }, { path = "src/a.ets", kind = "file" } },
+      },
+    },
+  },
   run = function(args)
     return rein.fs.list(args.path, { depth = args.depth, max_entries = args.max_entries })
   end,

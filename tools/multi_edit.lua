@@ -22,6 +22,19 @@ return {
     dry_run = p.dry_run,
     expected_sha256 = p.expected_sha256,
   },
+  checks = {
+    {
+      files = { ["a.txt"] = "one two\n" },
+      args = {
+        path = "a.txt",
+        edits = {
+          { old_string = "one", new_string = "1" },
+          { old_string = "1 two", new_string = "1 2" },
+        },
+      },
+      expect = { replacements = 2 },
+    },
+  },
   run = function(args)
     return rein.fs.multi_edit(args.path, args.edits, {
       dry_run = args.dry_run,

@@ -18,6 +18,14 @@ return {
       description = "How many lines to show (default 2000)",
     },
   },
+  checks = {
+    {
+      files = { ["a.txt"] = "one\ntwo\n" },
+      args = { path = "a.txt" },
+      expect = { content = "     1\tone\n     2\ttwo", total_lines = 2, truncated = false },
+    },
+    { args = { path = "missing.txt" }, expect = { error = "FILE_NOT_FOUND" } },
+  },
   run = function(args)
     return rein.fs.read(args.path, { offset = args.offset, limit = args.limit })
   end,

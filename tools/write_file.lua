@@ -10,6 +10,9 @@ return {
     content = { type = "string", description = "The complete new content" },
     expected_sha256 = p.expected_sha256,
   },
+  checks = {
+    { args = { path = "new/a.txt", content = "hi\n" }, expect = { bytes = 3, created = true } },
+  },
   run = function(args)
     return rein.fs.write(args.path, args.content, { expected_sha256 = args.expected_sha256 })
   end,

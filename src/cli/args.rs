@@ -73,6 +73,11 @@ pub enum Command {
     },
     /// Load and validate every tool; exit 1 if any is broken.
     Check,
+    /// Run the checks tools declare (each in a scratch workspace); exit 1 if one fails.
+    Test {
+        /// Only this tool's checks.
+        name: Option<String>,
+    },
     /// What toolchain was found, where, which version; what is missing and how to fix it.
     Doctor,
     /// Manage the rules a person made (in home approvals.toml).

@@ -34,6 +34,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Tools => tools(&host, &out),
         Command::Call { tool, args } => call(&host, &out, tool, args.as_deref()),
         Command::Check => check(&host, &out),
+        Command::Test { name } => test(&host, &out, name.as_deref()),
         Command::Recipe { name, args, explain, from } => {
             recipes::run(&host, &out, name, args.as_deref(), *explain, from.clone())
         }
@@ -145,4 +146,31 @@ fn doctor(host: &Host, out: &Output) -> u8 {
     }
     render::doctor(&reports);
     0
+}
+
+fn test(host: &Host, out: &Output, name: Option<&str>) -> u8 {
+    let outcomes = match rein::checks::run_all(host.workspace(), name) {
+        Ok(outcomes) => outcomes,
+        Err(failure) => return out.failure(&failure),
+    };
+    let failed = outcomes.iter().filter(|o| !o.passed).count();
+    if !out.json {
+        for o in &outcomes {
+            match &o.problem {
+                None => println!("ok    {} check {}", o.tool, o.check),
+                Some(problem) => println!("FAIL  {} check {}: {problem}", o.tool, o.check),
+            }
+        }
+        println!("{} passed, {} failed", outcomes.len() - failed, failed);
+    }
+    if failed == 0 {
+        return if out.json { out.success(&json!({"checks": outcomes})) } else { 0 };
+    }
+    let failure =
+        Failure::new(Code::VerifyFailed, format!("{failed} check(s) failed")).with_details(json!({"checks": outcomes}));
+    if out.json {
+        out.failure(&failure)
+    } else {
+        1
+    }
 }

@@ -19,6 +19,19 @@ return {
     version_name = { type = "string", optional = true, description = "New versionName, e.g. 1.0.1" },
     dry_run = { type = "boolean", default = false, description = "Show the diff only" },
   },
+  checks = {
+    {
+      files = {
+        ["AppScope/app.json5"] = '{\n  "app": {\n    "versionCode": 7,\n    "versionName": "1.0.0"\n  }\n}\n',
+      },
+      args = { by = 2, version_name = "1.0.1" },
+      expect = {
+        version_code = { old = 7, new = 9 },
+        version_name = { old = "1.0.0", new = "1.0.1" },
+      },
+    },
+    { args = {}, expect = { error = "FILE_NOT_FOUND" } },
+  },
   run = function(args)
     if args.by < 1 then
       rein.error("INVALID_ARGS", "`by` must be at least 1")
