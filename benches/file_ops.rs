@@ -238,7 +238,7 @@ fn rein_command(ws: &Path, home: &Path) -> Command {
 
 /// Times rein and the baseline once each: rein first on even runs, the baseline first on odd.
 fn timed_pair(run: usize, rein: impl FnOnce(), baseline: impl FnOnce()) -> (f64, f64) {
-    if run % 2 == 0 {
+    if run.is_multiple_of(2) {
         let r = seconds(rein);
         (r, seconds(baseline))
     } else {

@@ -46,7 +46,7 @@ fn main() {
     }
     let (mut rein, mut plain) = (Vec::with_capacity(RUNS), Vec::with_capacity(RUNS));
     for i in 0..RUNS {
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             rein.push(rein_once());
             plain.push(plain_once());
         } else {

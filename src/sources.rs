@@ -53,6 +53,14 @@ impl Sources {
         Sources { layers: vec![Layer::Embedded, Layer::Dir { origin: Origin::Project, root: workspace.to_path_buf() }] }
     }
 
+    /// The project folder holding tools/, recipes/ and prelude/, if any.
+    pub fn project_root(&self) -> Option<&Path> {
+        self.layers.iter().rev().find_map(|layer| match layer {
+            Layer::Dir { origin: Origin::Project, root } => Some(root.as_path()),
+            _ => None,
+        })
+    }
+
     /// Only the built-ins (for embedders that want no project code).
     pub fn built_in_only() -> Sources {
         Sources { layers: vec![Layer::Embedded] }

@@ -73,6 +73,9 @@ pub enum Command {
     },
     /// Load and validate every tool; exit 1 if any is broken.
     Check,
+    /// Watch tools/, recipes/ and prelude/ and reload on change (checks must pass first);
+    /// prints each reload. Stops on Ctrl-C.
+    Watch,
     /// Run the checks tools declare (each in a scratch workspace); exit 1 if one fails.
     Test {
         /// Only this tool's checks.

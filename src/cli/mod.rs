@@ -20,6 +20,33 @@ use rein::{Code, Failure, Host};
 use args::{Cli, Command};
 use output::Output;
 
+fn watch(host: Host, out: &Output) -> u8 {
+    let host = Arc::new(host);
+    let json = out.json;
+    let watcher = host.watch(move |outcome| {
+        if json {
+            println!("{}", json!({"reload": outcome}));
+        } else if outcome.applied {
+            println!(
+                "generation {}: reloaded {:?} (added {:?}, removed {:?})",
+                outcome.generation, outcome.files, outcome.added, outcome.removed
+            );
+        } else {
+            eprintln!("kept generation {}: {}", outcome.generation, outcome.problems.join("; "));
+        }
+    });
+    let _watcher = match watcher {
+        Ok(watcher) => watcher,
+        Err(failure) => return out.failure(&failure),
+    };
+    eprintln!("watching tools/, recipes/ and prelude/ of {} (Ctrl-C to stop)", host.workspace().display());
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+    if let Ok(runtime) = runtime {
+        let _ = runtime.block_on(tokio::signal::ctrl_c());
+    }
+    0
+}
+
 pub fn run(cli: Cli) -> u8 {
     let out = Output { json: cli.json };
     if let Command::Approvals { action } = &cli.command {
@@ -35,6 +62,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Call { tool, args } => call(&host, &out, tool, args.as_deref()),
         Command::Check => check(&host, &out),
         Command::Test { name } => test(&host, &out, name.as_deref()),
+        Command::Watch => watch(host, &out),
         Command::Recipe { name, args, explain, from } => {
             recipes::run(&host, &out, name, args.as_deref(), *explain, from.clone())
         }
@@ -66,7 +94,7 @@ fn build_host(cli: &Cli) -> Result<Host, Failure> {
 }
 
 fn tools(host: &Host, out: &Output) -> u8 {
-    out.warn_problems(host.problems());
+    out.warn_problems(&host.problems());
     if out.json {
         return out.success(&json!({"tools": host.tools(), "recipes": host.recipes(), "problems": host.problems()}));
     }
@@ -133,7 +161,7 @@ fn check(host: &Host, out: &Output) -> u8 {
     )
     .with_details(json!({"problems": problems, "tools": host.tools().len()}));
     if !out.json {
-        out.warn_problems(problems);
+        out.warn_problems(&problems);
     }
     out.failure(&failure);
     1

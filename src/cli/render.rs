@@ -5,7 +5,7 @@ use serde_json::Value;
 use rein::registry::ToolInfo;
 use rein::Failure;
 
-pub fn tool_table(tools: &[&ToolInfo]) {
+pub fn tool_table(tools: &[ToolInfo]) {
     let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
     println!("{:<width$}  {:<8}  DESCRIPTION", "NAME", "ORIGIN");
     for tool in tools {

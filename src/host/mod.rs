@@ -17,9 +17,15 @@ use crate::kernel::approval::approver::{Approver, Headless};
 use crate::kernel::approval::gate::Gate;
 use crate::kernel::approval::rules::{ProjectPolicy, RuleFile};
 use crate::kernel::{toolchain, Kernel, SpawnSettings};
-use crate::lua::{Limits, Runtime};
-use crate::registry::{self, LoadProblem, Registry, ToolInfo};
+use crate::lua::Limits;
+use crate::registry::{LoadProblem, ToolInfo};
 use crate::sources::Sources;
+
+mod generation;
+mod reload;
+
+pub use generation::Generation;
+pub use reload::{ReloadOutcome, Watcher};
 
 pub struct HostBuilder {
     approver: Arc<dyn Approver>,
@@ -99,13 +105,18 @@ impl HostBuilder {
         };
         let kernel = Arc::new(kernel);
         let sources = Arc::new(sources);
-        let runtime = Runtime::new(kernel.clone(), sources.clone(), self.limits)?;
-        let registry = registry::load(&runtime, &sources);
+        let generation = Generation::load(&kernel, &sources, self.limits, 1)?;
         let executor = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| config(format!("cannot start the async runtime: {e}")))?;
-        Ok(Host { kernel, runtime, registry, gate: tokio::sync::Mutex::new(()), executor: Some(executor) })
+        Ok(Host {
+            kernel,
+            sources,
+            limits: self.limits,
+            current: std::sync::RwLock::new(Arc::new(generation)),
+            executor: Some(executor),
+        })
     }
 }
 
@@ -124,10 +135,11 @@ fn config(message: String) -> Failure {
 
 pub struct Host {
     kernel: Arc<Kernel>,
-    runtime: Runtime,
-    registry: Registry,
-    /// One call at a time per Lua state.
-    gate: tokio::sync::Mutex<()>,
+    sources: Arc<Sources>,
+    limits: Limits,
+    /// The tools and recipes being served; a successful reload swaps in a new generation while
+    /// calls in flight finish on the one they started with.
+    current: std::sync::RwLock<Arc<Generation>>,
     /// Drives [`Host::call`]; taken apart without blocking on drop, so a Host may be dropped
     /// inside an embedder's async runtime.
     executor: Option<tokio::runtime::Runtime>,
@@ -162,12 +174,17 @@ impl Host {
         self.kernel.scope().workspace()
     }
 
-    pub fn tools(&self) -> Vec<&ToolInfo> {
-        self.registry.tools.values().collect()
+    /// The generation serving now (tools, recipes and the Lua state that runs them).
+    pub(crate) fn generation(&self) -> Arc<Generation> {
+        self.current.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    pub fn tool(&self, name: &str) -> Option<&ToolInfo> {
-        self.registry.tools.get(name)
+    pub fn tools(&self) -> Vec<ToolInfo> {
+        self.generation().registry.tools.values().cloned().collect()
+    }
+
+    pub fn tool(&self, name: &str) -> Option<ToolInfo> {
+        self.generation().registry.tools.get(name).cloned()
     }
 
     /// Every toolchain program: where it was found and its version, or what to do.
@@ -176,13 +193,14 @@ impl Host {
         executor.block_on(crate::doctor::examine(&self.kernel))
     }
 
-    pub fn recipes(&self) -> Vec<&ToolInfo> {
-        self.registry.recipes.values().map(|r| &r.info).collect()
+    pub fn recipes(&self) -> Vec<ToolInfo> {
+        self.generation().registry.recipes.values().map(|r| r.info.clone()).collect()
     }
 
     /// The steps of a recipe and what each may ask a person for, without running anything.
     pub fn explain_recipe(&self, name: &str) -> Result<Value, Failure> {
-        let entry = self.recipe_entry(name)?;
+        let generation = self.generation();
+        let entry = generation.recipe_entry(name)?;
         let steps: Vec<Value> = entry
             .spec
             .steps
@@ -192,20 +210,6 @@ impl Host {
         Ok(
             json!({"recipe": name, "description": entry.spec.description, "budget": entry.spec.budget, "params": entry.info.schema, "steps": steps}),
         )
-    }
-
-    fn recipe_entry(&self, name: &str) -> Result<&crate::registry::RecipeEntry, Failure> {
-        if let Some(problem) = self.registry.problem_for(name) {
-            return Err(Failure::new(
-                Code::ToolInvalid,
-                format!("recipe {name:?} cannot be used: {}: {}", problem.file, problem.message),
-            ));
-        }
-        self.registry.recipes.get(name).ok_or_else(|| {
-            let known: Vec<&String> = self.registry.recipes.keys().collect();
-            Failure::new(Code::ToolNotFound, format!("no recipe named {name:?}; `rein tools` lists the recipes"))
-                .with_details(json!({"recipe": name, "available": known}))
-        })
     }
 
     /// Runs a recipe to its end (or first failed step) and writes its report. With
@@ -245,16 +249,22 @@ impl Host {
         opts: crate::recipe::RecipeOptions,
         progress: &dyn crate::recipe::progress::Progress,
     ) -> Result<crate::recipe::Report, Failure> {
-        let entry = self.recipe_entry(name)?;
-        let _turn = self.gate.lock().await;
+        let generation = self.generation();
+        let entry = generation.recipe_entry(name)?;
+        let _turn = generation.gate.lock().await;
         let engine =
-            crate::recipe::Engine { runtime: &self.runtime, kernel: &self.kernel, spec: &entry.spec, progress };
+            crate::recipe::Engine { runtime: &generation.runtime, kernel: &self.kernel, spec: &entry.spec, progress };
         engine.run(args, opts).await
     }
 
-    /// Tool files that failed to load or clash.
-    pub fn problems(&self) -> &[LoadProblem] {
-        &self.registry.problems
+    /// Tool and recipe files that failed to load or clash.
+    pub fn problems(&self) -> Vec<LoadProblem> {
+        self.generation().registry.problems.clone()
+    }
+
+    /// Which generation of tools is serving (1 at start, +1 for each successful reload).
+    pub fn generation_number(&self) -> u64 {
+        self.generation().number
     }
 
     /// Calls a tool with a JSON object of arguments. Blocks; use [`Host::call_async`] from
@@ -270,7 +280,8 @@ impl Host {
     }
 
     pub async fn call_async(&self, name: &str, args: Value) -> Result<Value, Failure> {
-        if let Some(problem) = self.registry.problem_for(name) {
+        let generation = self.generation();
+        if let Some(problem) = generation.registry.problem_for(name) {
             return Err(Failure::new(
                 Code::ToolInvalid,
                 format!(
@@ -280,7 +291,7 @@ impl Host {
             )
             .with_details(json!({"tool": name, "file": problem.file})));
         }
-        let _turn = self.gate.lock().await;
-        self.runtime.call(name, &args).await
+        let _turn = generation.gate.lock().await;
+        generation.runtime.call(name, &args).await
     }
 }

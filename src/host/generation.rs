@@ -1,0 +1,46 @@
+//! One generation of tools and recipes: a fresh Lua state with everything loaded into it.
+
+use std::sync::Arc;
+
+use serde_json::json;
+
+use crate::error::{Code, Failure};
+use crate::kernel::Kernel;
+use crate::lua::{Limits, Runtime};
+use crate::registry::{self, RecipeEntry, Registry};
+use crate::sources::Sources;
+
+pub struct Generation {
+    pub number: u64,
+    pub runtime: Runtime,
+    pub registry: Registry,
+    /// One call at a time per Lua state.
+    pub gate: tokio::sync::Mutex<()>,
+}
+
+impl Generation {
+    pub fn load(
+        kernel: &Arc<Kernel>,
+        sources: &Arc<Sources>,
+        limits: Limits,
+        number: u64,
+    ) -> Result<Generation, Failure> {
+        let runtime = Runtime::new(kernel.clone(), sources.clone(), limits)?;
+        let registry = registry::load(&runtime, sources);
+        Ok(Generation { number, runtime, registry, gate: tokio::sync::Mutex::new(()) })
+    }
+
+    pub fn recipe_entry(&self, name: &str) -> Result<&RecipeEntry, Failure> {
+        if let Some(problem) = self.registry.problem_for(name) {
+            return Err(Failure::new(
+                Code::ToolInvalid,
+                format!("recipe {name:?} cannot be used: {}: {}", problem.file, problem.message),
+            ));
+        }
+        self.registry.recipes.get(name).ok_or_else(|| {
+            let known: Vec<&String> = self.registry.recipes.keys().collect();
+            Failure::new(Code::ToolNotFound, format!("no recipe named {name:?}; `rein tools` lists the recipes"))
+                .with_details(json!({"recipe": name, "available": known}))
+        })
+    }
+}
