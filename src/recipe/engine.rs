@@ -5,11 +5,12 @@
 
 use std::time::{Duration, Instant, SystemTime};
 
-use mlua::{Lua, Table};
 use serde_json::{json, Value};
 
+use super::activity::{record_activity, summarise};
+use super::context::{evidence_of, make_ctx};
 use super::progress::Progress;
-use super::report::{ApprovalRecord, Attempt, CommandRecord, FailureSummary, Report, StepReport};
+use super::report::{Attempt, Report, StepReport};
 use crate::error::{Code, Failure};
 use crate::kernel::journal::Entry;
 use crate::kernel::restore::net_changes;
@@ -330,83 +331,6 @@ fn skipped_step(name: &str, status: &str) -> StepReport {
 /// The outputs of the steps so far, by name.
 fn outputs_of(report: &Report) -> Value {
     Value::Object(report.steps.iter().map(|s| (s.name.clone(), s.output.clone())).collect())
-}
-
-fn record_activity(report: &mut StepReport, entries: &[Entry]) {
-    use crate::kernel::approval::gate::DecidedBy;
-    for entry in entries {
-        if let Some(by) = entry.decided_by.as_ref().filter(|by| **by != DecidedBy::Policy) {
-            report.approvals.push(ApprovalRecord {
-                action: entry.action.clone(),
-                target: entry.target.clone(),
-                decided_by: serde_json::to_value(by).unwrap_or(Value::Null),
-            });
-        }
-    }
-    for entry in entries.iter().filter(|e| e.action == "spawn") {
-        report.commands.push(CommandRecord {
-            command: entry.target.clone(),
-            decided_by: serde_json::to_value(&entry.decided_by).unwrap_or(Value::Null),
-            result: entry.result.clone(),
-            exit_code: entry.exit_code,
-        });
-    }
-    for change in net_changes(entries) {
-        match report.files.iter_mut().find(|f| f.path == change.path) {
-            Some(existing) => existing.sha256_after = change.sha256_after,
-            None => report.files.push(change),
-        }
-    }
-}
-
-/// code, message, location (file:line, or the tool's own code), remedy and the last command.
-fn summarise(step: &str, failure: &Failure, entries: &[Entry]) -> FailureSummary {
-    let d = &failure.details;
-    let location = match (d.get("file").and_then(Value::as_str), d.get("line")) {
-        (Some(file), Some(line)) => Some(format!("{file}:{line}")),
-        _ => first_error_location(d).or_else(|| d.get("code").map(|c| c.to_string().trim_matches('"').to_string())),
-    };
-    let remedy = d.get("remedy").and_then(Value::as_str).map(str::to_string);
-    let command = entries.iter().rev().find(|e| e.action == "spawn").map(|e| e.target.clone());
-    FailureSummary {
-        step: step.to_string(),
-        code: failure.code.clone(),
-        message: failure.message.clone(),
-        location,
-        remedy,
-        command,
-    }
-}
-
-fn first_error_location(details: &Value) -> Option<String> {
-    let first = details.get("errors")?.get(0)?;
-    Some(format!("{}:{}", first.get("file")?.as_str()?, first.get("line")?))
-}
-
-const CTX_METHODS: &str = r#"
-local ctx = ...
-ctx._evidence = rein.json.array({})
-function ctx:tool(name, args) return rein.tool(name, args or {}) end
-function ctx:log(message, fields) rein.log.info(message, fields) end
-function ctx:progress(message) rein.log.info(message) end
-function ctx:evidence(text) table.insert(self._evidence, tostring(text)) end
-return ctx
-"#;
-
-fn make_ctx(lua: &Lua, args: &Value, outputs: &Value, step: &str, run_id: &str, attempt: u32) -> mlua::Result<Table> {
-    let ctx = lua.create_table()?;
-    ctx.set("args", convert::json_to_lua(lua, args)?)?;
-    ctx.set("outputs", convert::json_to_lua(lua, outputs)?)?;
-    ctx.set("step", step)?;
-    ctx.set("run_id", run_id)?;
-    ctx.set("attempt", attempt)?;
-    lua.load(CTX_METHODS).set_name("@<rein>/recipe_ctx.lua").call(ctx)
-}
-
-fn evidence_of(ctx: &Table) -> Vec<String> {
-    ctx.get::<Table>("_evidence")
-        .map(|t| t.sequence_values::<String>().filter_map(Result::ok).collect())
-        .unwrap_or_default()
 }
 
 fn new_run_id() -> String {
