@@ -8,6 +8,7 @@ pub mod error;
 pub mod host;
 pub mod kernel;
 pub mod lua;
+pub mod mcp;
 pub mod recipe;
 pub mod registry;
 pub mod sources;

@@ -81,6 +81,10 @@ pub enum Command {
         /// Only this tool's checks.
         name: Option<String>,
     },
+    /// Serve every tool, and every recipe as recipe_<name>, over MCP on stdin/stdout (logs on
+    /// stderr). A person approves through the client (MCP elicitation) when it offers that;
+    /// otherwise the call fails with APPROVAL_REQUIRED. --yes is NOT honoured here.
+    Serve,
     /// What toolchain was found, where, which version; what is missing and how to fix it.
     Doctor,
     /// Manage the rules a person made (in home approvals.toml).

@@ -1,4 +1,6 @@
-//! Logs go to stderr only: stdout belongs to results.
+//! Logs go to stderr only: stdout belongs to results (and to the protocol, for `rein serve`).
+
+use std::io::IsTerminal;
 
 use tracing_subscriber::EnvFilter;
 
@@ -10,6 +12,11 @@ pub fn init(verbose: u8) {
         _ => "trace",
     };
     let filter = EnvFilter::try_from_env("REIN_LOG").unwrap_or_else(|_| EnvFilter::new(default));
-    let _ =
-        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
+    // Colours only on a terminal: MCP clients keep a server's stderr in their log files.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_target(false)
+        .try_init();
 }

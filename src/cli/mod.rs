@@ -7,6 +7,7 @@ pub mod logging;
 mod output;
 mod recipes;
 mod render;
+mod serve;
 
 use std::io::{IsTerminal, Read};
 use std::sync::Arc;
@@ -53,6 +54,9 @@ pub fn run(cli: Cli) -> u8 {
         let home = cli.home.clone().unwrap_or_else(rein::host::default_home);
         return approvals::run(&home, action, &out);
     }
+    if let Command::Serve = &cli.command {
+        return serve::run(&cli);
+    }
     let host = match build_host(&cli) {
         Ok(host) => host,
         Err(failure) => return out.failure(&failure),
@@ -69,7 +73,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Runs { action } => recipes::runs(&host, &out, action),
         Command::Undo { run_id, force } => recipes::undo(&host, &out, run_id, *force),
         Command::Doctor => doctor(&host, &out),
-        Command::Approvals { .. } => unreachable!("handled before the host is built"),
+        Command::Approvals { .. } | Command::Serve => unreachable!("handled before the host is built"),
     }
 }
 

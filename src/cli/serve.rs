@@ -1,0 +1,32 @@
+//! `rein serve`: MCP on stdin/stdout. `--yes` is never honoured: being called by an agent must
+//! not approve anything, so only the person behind the client can (MCP elicitation).
+
+use rein::Host;
+
+use super::args::Cli;
+use super::render;
+
+pub fn run(cli: &Cli) -> u8 {
+    if cli.yes {
+        eprintln!("rein serve: --yes is ignored; over MCP only a person answering the client's question approves");
+    }
+    let mut builder = Host::builder();
+    if let Some(dir) = &cli.workspace {
+        builder = builder.workspace(dir);
+    }
+    if let Some(dir) = &cli.home {
+        builder = builder.home(dir);
+    }
+    match rein::mcp::serve_stdio(builder) {
+        Ok(()) => 0,
+        Err(failure) => {
+            // stdout belongs to the protocol, even for a server that could not start.
+            render::failure(&failure);
+            if failure.is_usage_error() {
+                2
+            } else {
+                1
+            }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! Approvals over MCP: the person behind the client answers through elicitation, when the
+//! client offers it. Otherwise, and for what only a person at a terminal may allow (writing
+//! rein's home), the answer is No, so the caller gets APPROVAL_REQUIRED with the command a
+//! person could run. `--yes` plays no part here.
+
+use std::future::Future;
+use std::time::Duration;
+
+use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema, EnumSchema};
+use rmcp::service::{ElicitationMode, RequestContext};
+use rmcp::RoleServer;
+use tokio::runtime::{Handle, RuntimeFlavor};
+
+use crate::kernel::approval::approver::{Answer, ApprovalRequest, Approver};
+
+/// How long a question may wait for the person before it counts as No.
+const ASK_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
+tokio::task_local! {
+    /// The request being served, so the approver knows whom to ask and when to give up.
+    static CALL: RequestContext<RoleServer>;
+}
+
+/// Runs `call` with `context` as the request the approver asks about.
+pub async fn serving<F: Future>(context: RequestContext<RoleServer>, call: F) -> F::Output {
+    CALL.scope(context, call).await
+}
+
+pub struct ElicitingApprover;
+
+impl Approver for ElicitingApprover {
+    fn answer(&self, request: &ApprovalRequest) -> Answer {
+        if request.human_only {
+            return Answer::No;
+        }
+        let Ok(context) = CALL.try_with(Clone::clone) else { return Answer::No };
+        if !context.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
+            return Answer::No;
+        }
+        // `answer` is synchronous and runs inside the call's task: lend this worker thread to
+        // the wait, so the runtime keeps serving the client (and its reply) meanwhile.
+        match Handle::try_current() {
+            Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(|| handle.block_on(ask(&context, request)))
+            }
+            _ => Answer::No,
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        "mcp elicitation"
+    }
+}
+
+async fn ask(context: &RequestContext<RoleServer>, request: &ApprovalRequest) -> Answer {
+    let offers_session = request.rule.is_some();
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: format!("rein wants to {}\n({})", request.what, request.why),
+        requested_schema: question(offers_session),
+    };
+    tokio::select! {
+        reply = context.peer.create_elicitation_with_timeout(params, Some(ASK_TIMEOUT)) => match reply {
+            Ok(reply) if reply.action == ElicitationAction::Accept => {
+                let choice = reply.content.as_ref().and_then(|c| c.get("answer")).and_then(|a| a.as_str());
+                parse(choice, offers_session)
+            }
+            Ok(_) => Answer::No,
+            Err(e) => {
+                tracing::warn!("approval question not answered: {e}");
+                Answer::No
+            }
+        },
+        _ = context.ct.cancelled() => Answer::No,
+    }
+}
+
+fn question(offers_session: bool) -> ElicitationSchema {
+    let mut values = vec!["yes".to_string(), "no".to_string()];
+    let mut titles = vec!["Yes, once".to_string(), "No".to_string()];
+    if offers_session {
+        values.push("session".into());
+        titles.push("Always, until this rein session ends".into());
+    }
+    let answer =
+        EnumSchema::builder(values).enum_titles(titles).expect("as many titles as values").title("Allow?").build();
+    ElicitationSchema::builder().required_enum_schema("answer", answer).build().expect("a valid schema")
+}
+
+fn parse(choice: Option<&str>, offers_session: bool) -> Answer {
+    match choice {
+        Some("yes") => Answer::Once,
+        Some("session") if offers_session => Answer::Session,
+        _ => Answer::No,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_clear_yes_allows() {
+        assert_eq!(parse(Some("yes"), false), Answer::Once);
+        assert_eq!(parse(Some("session"), true), Answer::Session);
+        assert_eq!(parse(Some("session"), false), Answer::No);
+        assert_eq!(parse(Some("persist"), true), Answer::No);
+        assert_eq!(parse(None, true), Answer::No);
+    }
+
+    #[test]
+    fn without_a_call_in_scope_nobody_is_asked() {
+        let request = ApprovalRequest { what: "write /x".into(), why: "outside".into(), human_only: false, rule: None };
+        assert_eq!(ElicitingApprover.answer(&request), Answer::No);
+    }
+
+    #[test]
+    fn the_question_offers_the_session_only_with_a_rule() {
+        let text = serde_json::to_string(&question(true)).unwrap();
+        assert!(text.contains("session"), "{text}");
+        let text = serde_json::to_string(&question(false)).unwrap();
+        assert!(!text.contains("session"), "{text}");
+    }
+}

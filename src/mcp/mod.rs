@@ -1,0 +1,105 @@
+//! `rein serve`: every tool, and every recipe as `recipe_<name>`, offered to agents over MCP on
+//! stdin/stdout (rmcp). stdout is the protocol; logs go to stderr.
+//!
+//! ```no_run
+//! let host = rein::Host::builder().workspace("/path/to/app");
+//! rein::mcp::serve_stdio(host)?;
+//! # Ok::<(), rein::Failure>(())
+//! ```
+//!
+//! Being called by an agent never approves anything: an `Ask` goes to the person behind the
+//! client through MCP elicitation when the client offers it, and is otherwise refused with
+//! `APPROVAL_REQUIRED` and the command a person could run.
+
+mod approver;
+mod progress;
+mod recipes;
+mod server;
+mod tools;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+
+use crate::error::{Code, Failure};
+use crate::host::{Host, HostBuilder};
+
+pub use approver::ElicitingApprover;
+pub use server::ReinServer;
+
+/// How long calls still running when the client hangs up get to stop cleanly (a cancelled
+/// recipe kills its programs, rolls its step back and writes its report).
+const WIND_DOWN: Duration = Duration::from_secs(30);
+
+/// Builds the host with the [`ElicitingApprover`] (replacing any other approver) and serves
+/// MCP on stdin/stdout until the client hangs up.
+pub fn serve_stdio(builder: HostBuilder) -> Result<(), Failure> {
+    let host = Arc::new(builder.approver(Arc::new(ElicitingApprover)).build()?);
+    // Multi-threaded: the approver waits for the person's answer with `block_in_place`.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::new(Code::InvalidConfig, format!("cannot start the async runtime: {e}")))?;
+    // The pipes register with the runtime's reactor, so they are made inside it.
+    let served = runtime.block_on(async { serve_until(host, rmcp::transport::stdio_pipes(), stop_signal()).await });
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    served
+}
+
+/// Serves `host` on any rmcp transport until the client hangs up, then waits for the calls
+/// still running to wind down.
+pub async fn serve<T, E, A>(host: Arc<Host>, transport: T) -> Result<(), Failure>
+where
+    T: rmcp::transport::IntoTransport<rmcp::RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    serve_until(host, transport, std::future::pending()).await
+}
+
+/// Like [`serve`], and when `stop` completes, cancels what is running and ends the session.
+async fn serve_until<T, E, A>(
+    host: Arc<Host>,
+    transport: T,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), Failure>
+where
+    T: rmcp::transport::IntoTransport<rmcp::RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let server = ReinServer::new(host);
+    let running = server
+        .clone()
+        .serve(transport)
+        .await
+        .map_err(|e| Failure::new(Code::InvalidArgs, format!("the MCP client did not initialize: {e}")))?;
+    tracing::info!("MCP client connected");
+    let cancel = running.cancellation_token();
+    let stopper = tokio::spawn(async move {
+        stop.await;
+        cancel.cancel();
+    });
+    if let Err(e) = running.waiting().await {
+        tracing::warn!("the MCP session ended with an error: {e}");
+    }
+    stopper.abort();
+    server.wind_down(WIND_DOWN).await;
+    Ok(())
+}
+
+/// SIGINT or SIGTERM (how MCP clients stop a stdio server that did not exit on EOF): calls in
+/// flight are cancelled cleanly instead of dying with the process.
+async fn stop_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    match (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) {
+        (Ok(mut interrupt), Ok(mut terminate)) => {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
+            }
+            tracing::info!("stopping: SIGINT or SIGTERM");
+        }
+        _ => std::future::pending().await,
+    }
+}

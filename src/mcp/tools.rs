@@ -1,0 +1,123 @@
+//! Tools and recipes as MCP tools, and results and failures as MCP call results: text for the
+//! model plus `structuredContent` for programs.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
+use rmcp::service::RequestContext;
+use rmcp::RoleServer;
+use serde_json::{json, Value};
+
+use crate::error::{Code, Failure};
+use crate::host::Host;
+
+/// Recipes are offered as `recipe_<name>`, with `-` written as `_` (MCP clients and models
+/// handle `[a-z0-9_]` names best).
+pub const RECIPE_PREFIX: &str = "recipe_";
+
+pub fn recipe_tool_name(recipe: &str) -> String {
+    format!("{RECIPE_PREFIX}{}", recipe.replace('-', "_"))
+}
+
+/// Every tool, then every recipe whose MCP name no tool has taken.
+pub fn list(host: &Host) -> Vec<Tool> {
+    let mut list: Vec<Tool> = host.tools().iter().map(|t| tool(t.name.clone(), &t.description, &t.schema)).collect();
+    for recipe in host.recipes() {
+        let name = recipe_tool_name(&recipe.name);
+        if list.iter().any(|t| t.name == name) {
+            tracing::warn!("recipe {} is not offered over MCP: a tool is already named {name}", recipe.name);
+            continue;
+        }
+        list.push(tool(name, &recipe.description, &recipe.schema));
+    }
+    list
+}
+
+fn tool(name: String, description: &str, schema: &Value) -> Tool {
+    let schema = match schema {
+        Value::Object(object) => object.clone(),
+        _ => JsonObject::from_iter([("type".to_string(), json!("object"))]),
+    };
+    Tool::new(Cow::Owned(name), description.to_string(), Arc::new(schema))
+}
+
+/// The recipe an MCP tool name stands for; a tool of that exact name wins.
+pub fn recipe_named(host: &Host, name: &str) -> Option<String> {
+    let wanted = name.strip_prefix(RECIPE_PREFIX)?;
+    if host.tool(name).is_some() {
+        return None;
+    }
+    host.recipes().into_iter().map(|r| r.name.clone()).find(|r| r.replace('-', "_") == wanted)
+}
+
+/// Calls a tool; a cancelled request drops the call, and with it every process it started.
+pub async fn call(host: &Host, name: &str, args: Value, context: &RequestContext<RoleServer>) -> CallToolResult {
+    let outcome = tokio::select! {
+        outcome = host.call_async(name, args) => outcome,
+        _ = context.ct.cancelled() => Err(Failure::new(
+            Code::Cancelled,
+            format!("the client cancelled the call of {name}; programs it started were stopped"),
+        )),
+    };
+    match outcome {
+        Ok(value) => success(value),
+        Err(failure) => refusal(&failure, None),
+    }
+}
+
+/// The result as pretty JSON text, and as `structuredContent` when it is an object.
+pub fn success(value: Value) -> CallToolResult {
+    let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    if value.is_object() {
+        result.structured_content = Some(value);
+    }
+    result
+}
+
+/// An `isError` result: `{code, message, details}` as `structuredContent`, and text that starts
+/// with the code (then the message, the details, and `more` — e.g. a recipe's report).
+pub fn refusal(failure: &Failure, more: Option<&str>) -> CallToolResult {
+    let mut text = format!("{}: {}", failure.code, failure.message);
+    if !failure.details.is_null() {
+        text.push_str("\n\ndetails: ");
+        text.push_str(&serde_json::to_string_pretty(&failure.details).unwrap_or_default());
+    }
+    if let Some(more) = more {
+        text.push_str("\n\n");
+        text.push_str(more);
+    }
+    let structured = json!({"code": failure.code, "message": failure.message, "details": failure.details});
+    let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(structured);
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recipe_names_use_underscores() {
+        assert_eq!(recipe_tool_name("sign-install-launch"), "recipe_sign_install_launch");
+        assert_eq!(recipe_tool_name("build-verify"), "recipe_build_verify");
+    }
+
+    #[test]
+    fn a_refusal_text_starts_with_its_code_and_keeps_the_details() {
+        let failure = Failure::new(Code::OldStringNotUnique, "3 matches").with_details(json!({"count": 3}));
+        let result = refusal(&failure, None);
+        assert_eq!(result.is_error, Some(true));
+        let text = &result.content[0].as_text().unwrap().text;
+        assert!(text.starts_with("OLD_STRING_NOT_UNIQUE: 3 matches"), "{text}");
+        assert!(text.contains("\"count\": 3"), "{text}");
+        assert_eq!(result.structured_content.unwrap()["details"]["count"], 3);
+    }
+
+    #[test]
+    fn only_objects_become_structured_content() {
+        assert!(success(json!({"a": 1})).structured_content.is_some());
+        assert!(success(json!([1, 2])).structured_content.is_none());
+    }
+}

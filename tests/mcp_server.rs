@@ -1,0 +1,432 @@
+//! `rein serve` driven by rmcp's own client over stdio, the way an agent's MCP client drives
+//! it: initialize, tools/list with schemas, each file tool, refusals as isError results with
+//! their code, approvals with and without elicitation, recipe progress, and cancellation.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::lab::{fakes_bin, lab};
+use common::{Workspace, REIN};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest, ElicitRequestParams,
+    ElicitResult, ElicitationAction, ErrorData, Implementation, ProgressNotificationParam, Request,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+/// Bound on any single wait, so a hang fails with a message instead of stalling the suite.
+const WAIT: Duration = Duration::from_secs(60);
+
+/// What the test client does when rein asks the person something.
+#[derive(Clone, Copy)]
+enum Person {
+    /// The client does not declare the elicitation capability.
+    Absent,
+    /// Declares it, and the person picks this answer ("yes", "no", "session").
+    Answers(&'static str),
+}
+
+struct Client {
+    person: Person,
+    questions: Arc<Mutex<Vec<String>>>,
+    progress: mpsc::UnboundedSender<ProgressNotificationParam>,
+}
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        let capabilities = match self.person {
+            Person::Absent => ClientCapabilities::default(),
+            Person::Answers(_) => ClientCapabilities::builder().enable_elicitation().build(),
+        };
+        ClientConfig::new(capabilities, Implementation::new("rein-tests", "0"))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let ElicitRequestParams::FormElicitationParams { message, .. } = request else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        self.questions.lock().unwrap().push(message);
+        match self.person {
+            Person::Answers(answer) => {
+                Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({ "answer": answer })))
+            }
+            Person::Absent => Ok(ElicitResult::new(ElicitationAction::Decline)),
+        }
+    }
+
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+        let _ = self.progress.send(params);
+    }
+}
+
+/// A connected client, what the person behind it was asked, and the progress it received.
+struct Session {
+    client: RunningService<RoleClient, Client>,
+    questions: Arc<Mutex<Vec<String>>>,
+    progress: mpsc::UnboundedReceiver<ProgressNotificationParam>,
+}
+
+/// `rein --workspace WS --home HOME [flags] serve` as a child process, with `env` set.
+async fn connect(ws: &Workspace, flags: &[&str], env: &[(&str, PathBuf)], person: Person) -> Session {
+    let mut cmd = tokio::process::Command::new(REIN);
+    cmd.arg("--workspace").arg(&ws.ws).arg("--home").arg(&ws.home).args(flags).arg("serve");
+    cmd.env_remove("REIN_HOME").env_remove("REIN_LOG").env_remove("DEVECO_SDK_HOME");
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    let transport = TokioChildProcess::new(cmd).expect("spawn rein serve");
+    let questions = Arc::new(Mutex::new(Vec::new()));
+    let (tx, progress) = mpsc::unbounded_channel();
+    let handler = Client { person, questions: questions.clone(), progress: tx };
+    let client = within("initialize", handler.serve(transport)).await.expect("rein serve initializes");
+    Session { client, questions, progress }
+}
+
+/// The fakes first on PATH, and TMPDIR pointing them at the lab's state.
+fn fake_toolchain(root: &Path) -> Vec<(&'static str, PathBuf)> {
+    let path = format!("{}:{}", fakes_bin().display(), std::env::var("PATH").unwrap_or_default());
+    vec![("PATH", PathBuf::from(path)), ("TMPDIR", root.join("tmp"))]
+}
+
+async fn within<F: std::future::Future>(what: &str, future: F) -> F::Output {
+    tokio::time::timeout(WAIT, future).await.unwrap_or_else(|_| panic!("{what} did not finish within {WAIT:?}"))
+}
+
+impl Session {
+    async fn call(&self, tool: &str, args: Value) -> CallToolResult {
+        let Value::Object(args) = args else { panic!("arguments must be an object") };
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
+        within(tool, self.client.call_tool(params)).await.unwrap_or_else(|e| panic!("{tool}: protocol error {e}"))
+    }
+
+    /// A call that must succeed; returns its structuredContent.
+    async fn ok(&self, tool: &str, args: Value) -> Value {
+        let result = self.call(tool, args).await;
+        assert_eq!(result.is_error, Some(false), "{tool} should succeed: {}", text(&result));
+        result.structured_content.clone().expect("structuredContent")
+    }
+
+    /// A call that must fail with `code`; returns `{code, message, details}`.
+    async fn refused(&self, tool: &str, args: Value, code: &str) -> Value {
+        let result = self.call(tool, args).await;
+        assert_eq!(result.is_error, Some(true), "{tool} should fail with {code}: {}", text(&result));
+        let error = result.structured_content.clone().expect("structuredContent");
+        assert_eq!(error["code"], code, "{tool}: {error}");
+        assert!(!error["message"].as_str().unwrap_or("").is_empty(), "{error}");
+        assert!(text(&result).starts_with(code), "the text starts with the code: {}", text(&result));
+        error
+    }
+
+    /// The next progress notification, or a panic naming what was awaited.
+    async fn next_progress(&mut self, awaited: &str) -> ProgressNotificationParam {
+        within(awaited, self.progress.recv()).await.expect("the client is still running")
+    }
+
+    async fn close(self) {
+        let _ = within("closing the client", self.client.cancel()).await;
+    }
+}
+
+fn text(result: &CallToolResult) -> String {
+    result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.clone()).collect::<Vec<_>>().join("\n")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn initialize_and_list_every_tool_and_recipe_with_its_schema() {
+    let ws = Workspace::new();
+    let session = connect(&ws, &[], &[], Person::Absent).await;
+    let server = session.client.peer_info().expect("the server introduced itself");
+    assert_eq!(server.server_info.as_ref().map(|i| i.name.as_str()), Some("rein"));
+    assert!(server.capabilities.tools.is_some());
+    let tools = within("tools/list", session.client.list_all_tools()).await.expect("tools/list");
+    let named =
+        |name: &str| tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("no tool {name} in tools/list"));
+    for name in ["read_file", "write_file", "edit_file", "multi_edit", "list_dir"] {
+        let tool = named(name);
+        assert!(!tool.description.as_deref().unwrap_or("").is_empty(), "{name} has a description");
+        assert_eq!(tool.input_schema["type"], "object", "{name}");
+    }
+    let read = named("read_file");
+    assert_eq!(read.input_schema["required"], json!(["path"]));
+    assert_eq!(read.input_schema["properties"]["path"]["type"], "string");
+    assert_eq!(named("edit_file").input_schema["properties"]["replace_all"]["type"], "boolean");
+    for name in ["recipe_build_verify", "recipe_sign_install_launch", "recipe_edit_and_verify"] {
+        let recipe = named(name);
+        assert!(!recipe.description.as_deref().unwrap_or("").is_empty(), "{name} has a description");
+        assert_eq!(recipe.input_schema["type"], "object", "{name}");
+    }
+    assert_eq!(
+        named("recipe_build_verify").input_schema["properties"]["build_mode"]["enum"],
+        json!(["debug", "release"])
+    );
+    assert!(tools.iter().all(|t| !t.name.contains('-')), "MCP names use underscores");
+    session.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn each_file_tool_works_over_mcp() {
+    let ws = Workspace::new();
+    let session = connect(&ws, &[], &[], Person::Absent).await;
+
+    let written = session.ok("write_file", json!({"path": "notes/a.txt", "content": "one\ntwo\nthree\n"})).await;
+    assert_eq!(written["created"], true);
+    assert_eq!(ws.read("notes/a.txt"), b"one\ntwo\nthree\n");
+
+    let read = session.call("read_file", json!({"path": "notes/a.txt"})).await;
+    let structured = read.structured_content.clone().unwrap();
+    assert_eq!(structured["content"], "     1\tone\n     2\ttwo\n     3\tthree");
+    assert_eq!(structured["sha256"], written["sha256"]);
+    let pretty: Value = serde_json::from_str(&text(&read)).expect("the text is the result as JSON");
+    assert_eq!(pretty, structured);
+
+    let edited =
+        session.ok("edit_file", json!({"path": "notes/a.txt", "old_string": "two", "new_string": "TWO"})).await;
+    assert_eq!(edited["replacements"], 1);
+    assert!(edited["diff"].as_str().unwrap().contains("+TWO"), "{edited}");
+    assert_eq!(ws.read("notes/a.txt"), b"one\nTWO\nthree\n");
+
+    session.ok("read_file", json!({"path": "notes/a.txt"})).await;
+    let edits = json!([{"old_string": "one", "new_string": "1"}, {"old_string": "three", "new_string": "3"}]);
+    let multi = session.ok("multi_edit", json!({"path": "notes/a.txt", "edits": edits})).await;
+    assert_eq!(multi["edits"].as_array().map(Vec::len), Some(2), "{multi}");
+    assert_eq!(ws.read("notes/a.txt"), b"1\nTWO\n3\n");
+
+    let listed = session.ok("list_dir", json!({"path": "notes"})).await;
+    let paths: Vec<&str> = listed["entries"].as_array().unwrap().iter().filter_map(|e| e["path"].as_str()).collect();
+    assert!(paths.iter().any(|p| p.ends_with("a.txt")), "{listed}");
+    session.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn refusals_are_error_results_with_their_code_not_protocol_errors() {
+    let ws = Workspace::new();
+    ws.file("twice.txt", "x = 1\nx = 1\n");
+    let session = connect(&ws, &[], &[], Person::Absent).await;
+    session.ok("read_file", json!({"path": "twice.txt"})).await;
+    let error = session
+        .refused(
+            "edit_file",
+            json!({"path": "twice.txt", "old_string": "x = 1", "new_string": "x = 2"}),
+            "OLD_STRING_NOT_UNIQUE",
+        )
+        .await;
+    assert_eq!(error["details"]["count"], 2, "{error}");
+    assert_eq!(error["details"]["locations"].as_array().map(Vec::len), Some(2), "{error}");
+    assert_eq!(ws.read("twice.txt"), b"x = 1\nx = 1\n", "a refusal changes nothing");
+
+    let error = session.refused("no_such_tool", json!({}), "TOOL_NOT_FOUND").await;
+    assert!(error["details"]["available"].as_array().is_some_and(|a| a.contains(&json!("read_file"))), "{error}");
+    session.refused("read_file", json!({"offset": 2}), "INVALID_ARGS").await;
+    // The session survives its refusals.
+    session.ok("list_dir", json!({})).await;
+    session.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_elicitation_a_write_outside_needs_approval_and_yes_is_not_honoured() {
+    let ws = Workspace::new();
+    let outside = ws.root.join("outside/out.txt");
+    for flags in [&[][..], &["--yes"][..]] {
+        let session = connect(&ws, flags, &[], Person::Absent).await;
+        let args = json!({"path": outside.display().to_string(), "content": "hi\n"});
+        let error = session.refused("write_file", args, "APPROVAL_REQUIRED").await;
+        let grant = error["details"]["grant"].as_str().unwrap_or_else(|| panic!("a grant command: {error}"));
+        assert!(grant.starts_with("rein approvals grant"), "{grant}");
+        assert!(error["message"].as_str().unwrap().contains(grant), "the message gives the command: {error}");
+        assert!(!outside.exists(), "nothing was written (flags {flags:?})");
+        assert!(session.questions.lock().unwrap().is_empty(), "nobody was asked");
+        session.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_elicitation_the_person_decides() {
+    let ws = Workspace::new();
+    let outside = ws.root.join("outside/out.txt");
+    let args = json!({"path": outside.display().to_string(), "content": "approved\n"});
+
+    let session = connect(&ws, &[], &[], Person::Answers("no")).await;
+    session.refused("write_file", args.clone(), "APPROVAL_REQUIRED").await;
+    assert_eq!(session.questions.lock().unwrap().len(), 1, "the person was asked once");
+    assert!(!outside.exists());
+    session.close().await;
+
+    let session = connect(&ws, &[], &[], Person::Answers("yes")).await;
+    let written = session.ok("write_file", args).await;
+    assert_eq!(written["created"], true);
+    assert_eq!(std::fs::read(&outside).unwrap(), b"approved\n");
+    let questions = session.questions.lock().unwrap().clone();
+    assert_eq!(questions.len(), 1, "{questions:?}");
+    assert!(questions[0].contains(&outside.display().to_string()), "the question names the path: {questions:?}");
+    session.close().await;
+
+    // "Always, this session": the same write again is not asked about again.
+    let session = connect(&ws, &[], &[], Person::Answers("session")).await;
+    let again = ws.root.join("outside/again.txt");
+    for content in ["one\n", "two\n"] {
+        session.ok("write_file", json!({"path": again.display().to_string(), "content": content})).await;
+    }
+    assert_eq!(std::fs::read(&again).unwrap(), b"two\n");
+    assert_eq!(session.questions.lock().unwrap().len(), 1, "asked once for the session");
+    session.close().await;
+
+    // rein's home is a person's to change at a terminal: nobody is even asked over MCP.
+    let session = connect(&ws, &[], &[], Person::Answers("yes")).await;
+    let home_file = ws.home.join("approvals.toml");
+    let args = json!({"path": home_file.display().to_string(), "content": "[[rule]]\n"});
+    session.refused("write_file", args, "APPROVAL_REQUIRED").await;
+    assert!(session.questions.lock().unwrap().is_empty(), "nobody is asked about rein's home");
+    assert!(!home_file.exists());
+    session.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_recipe_reports_progress_per_step_and_returns_its_report() {
+    let lab = lab();
+    let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab.ws.root), Person::Absent).await;
+    let result = session.call("recipe_build_verify", json!({})).await;
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    let structured = result.structured_content.clone().unwrap();
+    assert_eq!(structured["status"], "succeeded", "{structured}");
+    let report = PathBuf::from(structured["report"].as_str().unwrap());
+    assert!(report.exists(), "{}", report.display());
+    assert!(text(&result).contains("succeeded"), "the text is the report: {}", text(&result));
+
+    let started = session.next_progress("the build step's start").await;
+    assert_eq!((started.progress, started.total), (1.0, Some(2.0)));
+    assert_eq!(started.message.as_deref(), Some("[1/1] build started"));
+    let finished = session.next_progress("the build step's end").await;
+    assert_eq!((finished.progress, finished.total), (2.0, Some(2.0)));
+    assert!(finished.message.as_deref().unwrap_or("").starts_with("[1/1] build verified"), "{finished:?}");
+    session.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_recipe_asks_the_person_before_installing_and_launching() {
+    let lab = lab();
+    lab.one_device();
+    let session = connect(&lab.ws, &[], &fake_toolchain(&lab.ws.root), Person::Answers("yes")).await;
+    let result = session.call("recipe_sign_install_launch", json!({})).await;
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    let questions = session.questions.lock().unwrap().clone();
+    assert!(questions.iter().any(|q| q.contains("hdc") && q.contains("install")), "{questions:?}");
+    assert!(questions.iter().any(|q| q.contains("aa start")), "{questions:?}");
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(result.structured_content.unwrap()["report"].as_str().unwrap()).unwrap(),
+    )
+    .unwrap();
+    let install = report["steps"].as_array().unwrap().iter().find(|s| s["name"] == "install").unwrap();
+    assert_eq!(install["approvals"][0]["decided_by"], json!({"approver": "mcp elicitation"}), "{install}");
+    session.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancelling_a_tool_call_stops_its_program() {
+    let lab = lab();
+    lab.scenario(json!({"hvigorw": {"sleep_ms": 600000}}));
+    let session = connect(&lab.ws, &[], &fake_toolchain(&lab.ws.root), Person::Absent).await;
+    let params = CallToolRequestParams::new("hvigor_build").with_arguments(Default::default());
+    let request = ClientRequest::CallToolRequest(Request::new(params));
+    let handle =
+        within("sending the call", session.client.send_cancellable_request(request, PeerRequestOptions::no_options()))
+            .await
+            .expect("the request is sent");
+    let hvigorw = hvigorw_pid(&lab.state.join("calls.log")).await;
+    within("cancelling", handle.cancel(Some("changed my mind".into()))).await.expect("cancel sent");
+    assert!(gone(hvigorw).await, "hvigorw {hvigorw} survived the cancellation");
+    session.ok("list_dir", json!({})).await;
+    session.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancelling_a_recipe_stops_its_build_and_still_writes_the_report() {
+    let lab = lab();
+    lab.scenario(json!({"hvigorw": {"sleep_ms": 600000}}));
+    let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab.ws.root), Person::Absent).await;
+    let params = CallToolRequestParams::new("recipe_build_verify").with_arguments(Default::default());
+    let request = ClientRequest::CallToolRequest(Request::new(params));
+    let handle =
+        within("sending the call", session.client.send_cancellable_request(request, PeerRequestOptions::no_options()))
+            .await
+            .expect("the request is sent");
+    let started = session.next_progress("the build step's start").await;
+    assert_eq!(started.message.as_deref(), Some("[1/1] build started"));
+    let hvigorw = hvigorw_pid(&lab.state.join("calls.log")).await;
+    assert!(alive(hvigorw), "hvigorw {hvigorw} runs before the cancel");
+
+    within("cancelling", handle.cancel(Some("the person pressed stop".into()))).await.expect("cancel sent");
+    let report = cancelled_report(&lab.ws.path(".rein/runs")).await;
+    assert_eq!(report["steps"][0]["status"], "cancelled", "{report}");
+    assert_eq!(report["failure"]["code"], "CANCELLED", "{report}");
+    assert!(gone(hvigorw).await, "hvigorw {hvigorw} survived the cancellation");
+
+    // The server keeps serving after a cancelled call.
+    let result = session.call("list_dir", json!({})).await;
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    assert!(matches!(result.structured_content, Some(Value::Object(_))));
+    session.close().await;
+}
+
+/// The pid of the first hvigorw the fakes logged, once it has started.
+async fn hvigorw_pid(calls: &Path) -> i32 {
+    let until = Instant::now() + WAIT;
+    loop {
+        let text = std::fs::read_to_string(calls).unwrap_or_default();
+        let pid = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|c| c["program"] == "hvigorw")
+            .and_then(|c| c["pid"].as_i64());
+        if let Some(pid) = pid {
+            return pid as i32;
+        }
+        assert!(Instant::now() < until, "hvigorw never started ({})", calls.display());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The report of the one run under `runs`, once it is written with status "cancelled".
+async fn cancelled_report(runs: &Path) -> Value {
+    let until = Instant::now() + WAIT;
+    loop {
+        let reports: Vec<Value> = std::fs::read_dir(runs)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|run| std::fs::read_to_string(run.path().join("report.json")).ok())
+            .filter_map(|text| serde_json::from_str(&text).ok())
+            .collect();
+        if let Some(report) = reports.iter().find(|r| r["status"] == "cancelled") {
+            return report.clone();
+        }
+        assert!(Instant::now() < until, "no cancelled report under {} (found {reports:?})", runs.display());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only probes.
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
+async fn gone(pid: i32) -> bool {
+    let until = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < until {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        if !alive(pid) || status.contains("State:\tZ") {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
