@@ -36,6 +36,8 @@ struct Client {
     person: Person,
     questions: Arc<Mutex<Vec<String>>>,
     progress: mpsc::UnboundedSender<ProgressNotificationParam>,
+    /// notifications/tools/list_changed and log messages, as they arrive.
+    events: mpsc::UnboundedSender<Value>,
 }
 
 impl ClientHandler for Client {
@@ -67,6 +69,18 @@ impl ClientHandler for Client {
     async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
         let _ = self.progress.send(params);
     }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.events.send(json!({"list_changed": true}));
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.events.send(json!({"log": params.data}));
+    }
 }
 
 /// A connected client, what the person behind it was asked, and the progress it received.
@@ -74,22 +88,35 @@ struct Session {
     client: RunningService<RoleClient, Client>,
     questions: Arc<Mutex<Vec<String>>>,
     progress: mpsc::UnboundedReceiver<ProgressNotificationParam>,
+    events: mpsc::UnboundedReceiver<Value>,
 }
 
 /// `rein --workspace WS --home HOME [flags] serve` as a child process, with `env` set.
 async fn connect(ws: &Workspace, flags: &[&str], env: &[(&str, PathBuf)], person: Person) -> Session {
+    connect_serving(ws, flags, &[], env, person).await
+}
+
+/// Like [`connect`], with options of `serve` itself after it.
+async fn connect_serving(
+    ws: &Workspace,
+    flags: &[&str],
+    serve_flags: &[&str],
+    env: &[(&str, PathBuf)],
+    person: Person,
+) -> Session {
     let mut cmd = tokio::process::Command::new(REIN);
-    cmd.arg("--workspace").arg(&ws.ws).arg("--home").arg(&ws.home).args(flags).arg("serve");
-    cmd.env_remove("REIN_HOME").env_remove("REIN_LOG").env_remove("DEVECO_SDK_HOME");
+    cmd.arg("--workspace").arg(&ws.ws).arg("--home").arg(&ws.home).args(flags).arg("serve").args(serve_flags);
+    cmd.env_remove("REIN_HOME").env_remove("DEVECO_SDK_HOME");
     for (name, value) in env {
         cmd.env(name, value);
     }
     let transport = TokioChildProcess::new(cmd).expect("spawn rein serve");
     let questions = Arc::new(Mutex::new(Vec::new()));
     let (tx, progress) = mpsc::unbounded_channel();
-    let handler = Client { person, questions: questions.clone(), progress: tx };
+    let (events_tx, events) = mpsc::unbounded_channel();
+    let handler = Client { person, questions: questions.clone(), progress: tx, events: events_tx };
     let client = within("initialize", handler.serve(transport)).await.expect("rein serve initializes");
-    Session { client, questions, progress }
+    Session { client, questions, progress, events }
 }
 
 /// The fakes first on PATH, and TMPDIR pointing them at the lab's state.
@@ -429,4 +456,95 @@ async fn gone(pid: i32) -> bool {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     false
+}
+
+fn greet_tool(version: &str) -> String {
+    format!(
+        r#"return {{ name = "greet", description = "greets",
+  checks = {{ {{ args = {{}}, expect = {{ text = "{version}" }} }} }},
+  run = function() return {{ text = "{version}" }} end }}
+"#
+    )
+}
+
+impl Session {
+    async fn next_event(&mut self, awaited: &str, limit: Duration) -> Value {
+        tokio::time::timeout(limit, self.events.recv())
+            .await
+            .unwrap_or_else(|_| panic!("{awaited} did not arrive within {limit:?}"))
+            .expect("the client is still running")
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_edited_tool_serves_its_new_behaviour_and_a_broken_edit_keeps_the_old() {
+    let ws = Workspace::new();
+    ws.file("tools/greet.lua", greet_tool("v1"));
+    let mut session = connect(&ws, &[], &[], Person::Absent).await;
+    assert_eq!(session.ok("greet", json!({})).await["text"], json!("v1"));
+    ws.file("tools/greet.lua", greet_tool("v2"));
+    let event = session.next_event("notifications/tools/list_changed", Duration::from_secs(1)).await;
+    assert_eq!(event, json!({"list_changed": true}));
+    assert_eq!(session.ok("greet", json!({})).await["text"], json!("v2"));
+    ws.file("tools/greet.lua", "return { name = 'greet',, }");
+    let event = session.next_event("a log message about the rejected reload", Duration::from_secs(5)).await;
+    let problems = event["log"]["problems"].to_string();
+    assert!(problems.contains("tools/greet.lua:1"), "{event}");
+    assert_eq!(session.ok("greet", json!({})).await["text"], json!("v2"), "the old version keeps serving");
+    session.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_call_fails_while_a_client_loops_during_twenty_reloads() {
+    let ws = Workspace::new();
+    ws.file("tools/greet.lua", greet_tool("v0"));
+    let mut session = connect(&ws, &[], &[], Person::Absent).await;
+    let client = session.client.peer().clone();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let looping = {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let (mut calls, mut failures) = (0, 0);
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let result = client.call_tool(CallToolRequestParams::new("greet".to_string())).await;
+                match result {
+                    Ok(r) if r.is_error == Some(false) => calls += 1,
+                    _ => failures += 1,
+                }
+            }
+            (calls, failures)
+        })
+    };
+    for i in 1..=20 {
+        ws.file("tools/greet.lua", greet_tool(&format!("v{i}")));
+        let event = session.next_event("list_changed after a reload", Duration::from_secs(10)).await;
+        assert_eq!(event, json!({"list_changed": true}), "reload {i}");
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (calls, failures) = within("the looping client", looping).await.unwrap();
+    assert_eq!(failures, 0, "{failures} of {} calls failed during the reloads", calls + failures);
+    assert!(calls > 0);
+    assert_eq!(session.ok("greet", json!({})).await["text"], json!("v20"));
+    session.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn edits_need_a_read_in_this_connection_and_fail_on_a_stale_read() {
+    let ws = Workspace::new();
+    ws.file("a.ets", "let a = 1;\n");
+    let session = connect(&ws, &[], &[], Person::Absent).await;
+    let edit = json!({"path": "a.ets", "old_string": "1", "new_string": "2"});
+    let error = session.refused("edit_file", edit.clone(), "NOT_READ").await;
+    assert!(error["message"].as_str().unwrap().contains("read_file"));
+    session.refused("write_file", json!({"path": "a.ets", "content": "x"}), "NOT_READ").await;
+    let read = session.ok("read_file", json!({"path": "a.ets"})).await;
+    ws.file("a.ets", "let a = 1; // changed by someone else\n");
+    let error = session.refused("edit_file", edit.clone(), "STALE_FILE").await;
+    assert_eq!(error["details"]["expected_sha256"], read["sha256"]);
+    session.ok("read_file", json!({"path": "a.ets"})).await;
+    session.ok("edit_file", edit).await;
+    session.close().await;
+    let relaxed = connect_serving(&ws, &[], &["--no-read-before-edit"], &[], Person::Absent).await;
+    relaxed.ok("edit_file", json!({"path": "a.ets", "old_string": "2", "new_string": "3"})).await;
+    relaxed.close().await;
 }

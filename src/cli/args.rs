@@ -83,8 +83,13 @@ pub enum Command {
     },
     /// Serve every tool, and every recipe as recipe_<name>, over MCP on stdin/stdout (logs on
     /// stderr). A person approves through the client (MCP elicitation) when it offers that;
-    /// otherwise the call fails with APPROVAL_REQUIRED. --yes is NOT honoured here.
-    Serve,
+    /// otherwise the call fails with APPROVAL_REQUIRED. --yes is NOT honoured here. Tools are
+    /// hot-reloaded (checks first) and existing files must be read before they are changed.
+    Serve {
+        /// Let the client change files it has not read in this session.
+        #[arg(long)]
+        no_read_before_edit: bool,
+    },
     /// What toolchain was found, where, which version; what is missing and how to fix it.
     Doctor,
     /// Manage the rules a person made (in home approvals.toml).

@@ -54,7 +54,7 @@ pub fn run(cli: Cli) -> u8 {
         let home = cli.home.clone().unwrap_or_else(rein::host::default_home);
         return approvals::run(&home, action, &out);
     }
-    if let Command::Serve = &cli.command {
+    if let Command::Serve { .. } = &cli.command {
         return serve::run(&cli);
     }
     let host = match build_host(&cli) {
@@ -73,7 +73,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Runs { action } => recipes::runs(&host, &out, action),
         Command::Undo { run_id, force } => recipes::undo(&host, &out, run_id, *force),
         Command::Doctor => doctor(&host, &out),
-        Command::Approvals { .. } | Command::Serve => unreachable!("handled before the host is built"),
+        Command::Approvals { .. } | Command::Serve { .. } => unreachable!("handled before the host is built"),
     }
 }
 

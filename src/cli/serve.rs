@@ -3,14 +3,15 @@
 
 use rein::Host;
 
-use super::args::Cli;
+use super::args::{Cli, Command};
 use super::render;
 
 pub fn run(cli: &Cli) -> u8 {
     if cli.yes {
         eprintln!("rein serve: --yes is ignored; over MCP only a person answering the client's question approves");
     }
-    let mut builder = Host::builder();
+    let read_before_edit = !matches!(cli.command, Command::Serve { no_read_before_edit: true });
+    let mut builder = Host::builder().read_before_edit(read_before_edit);
     if let Some(dir) = &cli.workspace {
         builder = builder.workspace(dir);
     }

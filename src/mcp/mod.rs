@@ -68,13 +68,23 @@ where
     T: rmcp::transport::IntoTransport<rmcp::RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let server = ReinServer::new(host);
+    // Watching starts before the client is served, so no change made once the session is up
+    // can be missed; outcomes wait in the channel until the client can be told.
+    let (reloads, mut outcomes) = tokio::sync::mpsc::unbounded_channel();
+    let _watch = watch(&host, reloads);
+    let server = ReinServer::new(host.clone());
     let running = server
         .clone()
         .serve(transport)
         .await
         .map_err(|e| Failure::new(Code::InvalidArgs, format!("the MCP client did not initialize: {e}")))?;
     tracing::info!("MCP client connected");
+    let peer = running.peer().clone();
+    let forward = tokio::spawn(async move {
+        while let Some(outcome) = outcomes.recv().await {
+            tell_client(&peer, outcome).await;
+        }
+    });
     let cancel = running.cancellation_token();
     let stopper = tokio::spawn(async move {
         stop.await;
@@ -84,8 +94,46 @@ where
         tracing::warn!("the MCP session ended with an error: {e}");
     }
     stopper.abort();
+    forward.abort();
     server.wind_down(WIND_DOWN).await;
     Ok(())
+}
+
+/// Hot reload for the whole session; every outcome goes to `reloads`.
+fn watch(
+    host: &Arc<Host>,
+    reloads: tokio::sync::mpsc::UnboundedSender<crate::host::ReloadOutcome>,
+) -> Option<crate::host::Watcher> {
+    match host.watch(move |outcome| {
+        let _ = reloads.send(outcome);
+    }) {
+        Ok(watcher) => Some(watcher),
+        Err(failure) => {
+            tracing::warn!("hot reload is off: {failure}");
+            None
+        }
+    }
+}
+
+/// A new generation tells the client its tool list changed; a rejected change is logged to
+/// the client with file:line while the old version keeps serving. (MCP logging is deprecated
+/// upstream, but it is still how clients show a server's errors.)
+#[allow(deprecated)]
+async fn tell_client(peer: &rmcp::Peer<rmcp::RoleServer>, outcome: crate::host::ReloadOutcome) {
+    if outcome.applied {
+        tracing::info!("reloaded {:?}: generation {}", outcome.files, outcome.generation);
+        let _ = peer.notify_tool_list_changed().await;
+        return;
+    }
+    tracing::error!("kept generation {}: {}", outcome.generation, outcome.problems.join("; "));
+    let data = serde_json::json!({
+        "message": "reload rejected; the old version keeps serving",
+        "files": outcome.files,
+        "problems": outcome.problems,
+    });
+    let param = rmcp::model::LoggingMessageNotificationParam::new(rmcp::model::LoggingLevel::Error, data)
+        .with_logger("rein.reload");
+    let _ = peer.notify_logging_message(param).await;
 }
 
 /// SIGINT or SIGTERM (how MCP clients stop a stdio server that did not exit on EOF): calls in

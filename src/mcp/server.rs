@@ -44,10 +44,14 @@ impl ReinServer {
 }
 
 impl ServerHandler for ReinServer {
+    // MCP logging is deprecated upstream but is still how clients show a rejected reload.
+    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("rein", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+        ServerConfig::new(
+            ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_logging().build(),
+        )
+        .with_server_info(Implementation::new("rein", env!("CARGO_PKG_VERSION")))
+        .with_instructions(INSTRUCTIONS)
     }
 
     async fn list_tools(
