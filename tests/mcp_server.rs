@@ -74,6 +74,7 @@ impl ClientHandler for Client {
         let _ = self.events.send(json!({"list_changed": true}));
     }
 
+    #[allow(deprecated)] // rein still reports rejected reloads as MCP log messages
     async fn on_logging_message(
         &self,
         params: rmcp::model::LoggingMessageNotificationParam,
