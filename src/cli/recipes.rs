@@ -31,38 +31,21 @@ pub fn run(host: &Host, out: &Output, name: &str, args: Option<&str>, explain: b
 }
 
 fn finished(host: &Host, out: &Output, report: &Report) -> u8 {
-    let path = rein::recipe::report::runs_dir(host.workspace()).join(&report.run_id);
-    if report.status == "succeeded" {
-        if out.json {
-            return out.success(&json!({"run_id": report.run_id, "status": report.status, "report": path.join("report.json"), "steps": report.steps}));
+    let workspace = host.workspace();
+    match report.as_failure(workspace) {
+        None if out.json => out.success(&report.summary(workspace)),
+        None => {
+            print!("{}", report.to_markdown());
+            eprintln!("report: {}", report.path(workspace).with_extension("md").display());
+            0
         }
-        print!("{}", report.to_markdown());
-        eprintln!("report: {}", path.join("report.md").display());
-        return 0;
+        Some(failure) => {
+            if !out.json {
+                print!("{}", report.to_markdown());
+            }
+            out.failure(&failure)
+        }
     }
-    let failure = report.failure.clone();
-    let code = match report.status.as_str() {
-        "cancelled" => Code::Cancelled.as_str().to_string(),
-        _ => failure
-            .as_ref()
-            .map(|f| {
-                if f.code == Code::VerifyFailed.as_str() {
-                    f.code.clone()
-                } else {
-                    Code::StepFailed.as_str().to_string()
-                }
-            })
-            .unwrap_or_else(|| Code::StepFailed.as_str().into()),
-    };
-    let message = match &failure {
-        Some(f) => format!("recipe {} {} at step {}: {} {}", report.recipe, report.status, f.step, f.code, f.message),
-        None => format!("recipe {} {}", report.recipe, report.status),
-    };
-    let details = json!({"run_id": report.run_id, "status": report.status, "failure": failure, "report": path.join("report.json")});
-    if !out.json {
-        print!("{}", report.to_markdown());
-    }
-    out.failure(&Failure { code, message, details })
 }
 
 pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {

@@ -102,6 +102,36 @@ impl Report {
         serde_json::from_str(&text).map_err(|e| format!("{} is not a rein report: {e}", path.display()))
     }
 
+    /// Where `report.json` of this run is.
+    pub fn path(&self, workspace: &Path) -> PathBuf {
+        runs_dir(workspace).join(&self.run_id).join("report.json")
+    }
+
+    /// What a succeeded run answers: the same for the CLI's --json and for MCP.
+    pub fn summary(&self, workspace: &Path) -> serde_json::Value {
+        serde_json::json!({"run_id": self.run_id, "status": self.status, "report": self.path(workspace), "steps": self.steps})
+    }
+
+    /// A run that did not succeed, as a failure: CANCELLED, VERIFY_FAILED or STEP_FAILED, with
+    /// the failed step summarised and the report's path.
+    pub fn as_failure(&self, workspace: &Path) -> Option<crate::error::Failure> {
+        use crate::error::Code;
+        if self.status == "succeeded" {
+            return None;
+        }
+        let code = match (self.status.as_str(), &self.failure) {
+            ("cancelled", _) => Code::Cancelled,
+            (_, Some(f)) if f.code == Code::VerifyFailed.as_str() => Code::VerifyFailed,
+            _ => Code::StepFailed,
+        };
+        let message = match &self.failure {
+            Some(f) => format!("recipe {} {} at step {}: {} {}", self.recipe, self.status, f.step, f.code, f.message),
+            None => format!("recipe {} {}", self.recipe, self.status),
+        };
+        let details = serde_json::json!({"run_id": self.run_id, "status": self.status, "failure": self.failure, "report": self.path(workspace)});
+        Some(crate::error::Failure::new(code, message).with_details(details))
+    }
+
     /// Every file the run changed, with its first "before" and last "after".
     pub fn file_changes(&self) -> Vec<FileChange> {
         let mut all: Vec<FileChange> = Vec::new();
