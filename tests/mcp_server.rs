@@ -492,6 +492,11 @@ async fn an_edited_tool_serves_its_new_behaviour_and_a_broken_edit_keeps_the_old
     let problems = event["log"]["problems"].to_string();
     assert!(problems.contains("tools/greet.lua:1"), "{event}");
     assert_eq!(session.ok("greet", json!({})).await["text"], json!("v2"), "the old version keeps serving");
+    let failing_check = greet_tool("v3").replace("expect = { text = \"v3\" }", "expect = { text = \"not v3\" }");
+    ws.file("tools/greet.lua", failing_check);
+    let event = session.next_event("a log message about the failing check", Duration::from_secs(5)).await;
+    assert!(event["log"]["problems"].to_string().contains("check 1 of greet"), "{event}");
+    assert_eq!(session.ok("greet", json!({})).await["text"], json!("v2"), "still the old version");
     session.close().await;
 }
 
