@@ -554,3 +554,17 @@ async fn edits_need_a_read_in_this_connection_and_fail_on_a_stale_read() {
     relaxed.ok("edit_file", json!({"path": "a.ets", "old_string": "2", "new_string": "3"})).await;
     relaxed.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_build_call_reports_its_programs_as_progress() {
+    let lab = lab();
+    let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab.ws.root), Person::Absent).await;
+    let result = session.call("hvigor_build", json!({})).await;
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    let started = session.next_progress("the build's start").await;
+    assert!(started.message.as_deref().unwrap_or("").starts_with("running hvigorw --mode module"), "{started:?}");
+    let ended = session.next_progress("the build's end").await;
+    assert!(ended.message.as_deref().unwrap_or("").starts_with("hvigorw ended: exit 0"), "{ended:?}");
+    assert!(ended.progress > started.progress);
+    session.close().await;
+}

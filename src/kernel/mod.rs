@@ -1,6 +1,7 @@
 //! The kernel owns every side effect. Each operation resolves its path, asks the approval
 //! policy, and only then touches the disk. Nothing in here knows about Lua.
 
+pub mod activity;
 pub mod approval;
 pub mod candidates;
 pub mod capture;

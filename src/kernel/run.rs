@@ -133,12 +133,19 @@ impl Kernel {
             timeout,
             output_limit: OUTPUT_LIMIT,
         };
+        super::activity::announce(&format!("running {command}"));
         let secrets = redact::secrets_in(&args);
         let mut scrubbed = |stream: Stream, line: &str| on_line(stream, &redact::scrub(line, &secrets));
         let mut output = spawn::run(&request, &mut scrubbed).await.map_err(|e| match e {
             spawn::SpawnError::Stopped(reason) => KernelError::Stopped { command: command.clone(), reason },
             other => KernelError::io("run", command.clone(), std::io::Error::other(other.to_string())),
         })?;
+        super::activity::announce(&format!(
+            "{} ended: exit {} in {:.1} s",
+            program.name(),
+            output.code.map_or("by signal".to_string(), |c| c.to_string()),
+            output.duration_ms as f64 / 1000.0
+        ));
         output.stdout = redact::scrub(&output.stdout, &secrets);
         output.stderr = redact::scrub(&output.stderr, &secrets);
         if output.timed_out {

@@ -9,6 +9,8 @@ use tokio::sync::mpsc;
 use crate::recipe::progress::Progress;
 
 pub struct PeerProgress {
+    /// Notifications sent so far by `note` (progress must only grow).
+    notes: std::sync::atomic::AtomicUsize,
     sender: Option<(ProgressToken, mpsc::UnboundedSender<ProgressNotificationParam>)>,
     forwarder: Option<tokio::task::JoinHandle<()>>,
 }
@@ -17,7 +19,7 @@ impl PeerProgress {
     /// Forwards to the client when its request carries a progressToken; otherwise only logs.
     pub fn start(context: &RequestContext<RoleServer>) -> PeerProgress {
         let Some(token) = context.meta.get_progress_token() else {
-            return PeerProgress { sender: None, forwarder: None };
+            return PeerProgress { notes: Default::default(), sender: None, forwarder: None };
         };
         let (tx, mut rx) = mpsc::unbounded_channel::<ProgressNotificationParam>();
         let peer = context.peer.clone();
@@ -28,7 +30,7 @@ impl PeerProgress {
                 }
             }
         });
-        PeerProgress { sender: Some((token, tx)), forwarder: Some(forwarder) }
+        PeerProgress { notes: Default::default(), sender: Some((token, tx)), forwarder: Some(forwarder) }
     }
 
     /// Waits until every notification is sent, so they all precede the call's result.
@@ -36,6 +38,15 @@ impl PeerProgress {
         self.sender = None;
         if let Some(forwarder) = self.forwarder.take() {
             let _ = forwarder.await;
+        }
+    }
+
+    /// Progress without a known total: each program a tool call starts or ends.
+    pub fn note(&self, message: &str) {
+        let n = self.notes.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        tracing::info!("{message}");
+        if let Some((token, tx)) = &self.sender {
+            let _ = tx.send(ProgressNotificationParam::new(token.clone(), n as f64).with_message(message.to_string()));
         }
     }
 

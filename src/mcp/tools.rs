@@ -52,14 +52,23 @@ pub fn recipe_named(host: &Host, name: &str) -> Option<String> {
 }
 
 /// Calls a tool; a cancelled request drops the call, and with it every process it started.
+/// Programs the call runs (a build, an install) are reported as progress notifications.
 pub async fn call(host: &Host, name: &str, args: Value, context: &RequestContext<RoleServer>) -> CallToolResult {
+    let progress = std::sync::Arc::new(super::progress::PeerProgress::start(context));
+    let sink = {
+        let progress = progress.clone();
+        std::sync::Arc::new(move |message: &str| progress.note(message))
+    };
     let outcome = tokio::select! {
-        outcome = host.call_async(name, args) => outcome,
+        outcome = crate::kernel::activity::with_sink(sink, host.call_async(name, args)) => outcome,
         _ = context.ct.cancelled() => Err(Failure::new(
             Code::Cancelled,
             format!("the client cancelled the call of {name}; programs it started were stopped"),
         )),
     };
+    if let Ok(progress) = std::sync::Arc::try_unwrap(progress) {
+        progress.finish().await;
+    }
     match outcome {
         Ok(value) => success(value),
         Err(failure) => refusal(&failure, None),
