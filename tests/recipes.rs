@@ -103,6 +103,7 @@ fn each_failure_class_ends_in_a_failed_step_with_its_code() {
     lab.device(KEY, json!({}));
     let (step_name, failure) = fails_at(&lab, json!({"expect_log": "NEVER PRINTED", "wait_ms": 600}));
     assert_eq!((step_name.as_str(), failure["code"].as_str()), ("log", Some("VERIFY_FAILED")));
+    assert!(failure["remedy"].as_str().unwrap_or("").contains("expect_log"), "{failure}");
 }
 
 #[test]
@@ -116,6 +117,7 @@ fn an_arkts_error_fails_the_build_step_with_its_location() {
     assert_eq!((step_name.as_str(), failure["code"].as_str()), ("build", Some("BUILD_FAILED")));
     assert!(failure["location"].as_str().unwrap().contains("Index.ets:"), "{failure}");
     assert!(failure["command"].as_str().unwrap().starts_with("hvigorw"));
+    assert!(!failure["remedy"].as_str().unwrap_or("").is_empty(), "{failure}");
 }
 
 #[test]
