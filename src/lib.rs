@@ -9,6 +9,7 @@ pub mod host;
 pub mod kernel;
 pub mod lua;
 pub mod mcp;
+pub mod packs;
 pub mod recipe;
 pub mod registry;
 pub mod sources;

@@ -1,0 +1,55 @@
+//! The project's pack list (`rein.toml` `[packs]`) and `rein.lock`: for each pack its source,
+//! its commit (for git sources) and its content hash. Sorted, so diffs stay readable.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LockedPack {
+    pub name: String,
+    pub version: String,
+    /// A path or a git URL, as given to `rein pack add`.
+    pub source: String,
+    /// The full commit id for git sources; absent for a directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lock {
+    #[serde(default, rename = "pack")]
+    pub packs: Vec<LockedPack>,
+}
+
+impl Lock {
+    pub fn load(workspace: &Path) -> Result<Lock, String> {
+        let path = workspace.join("rein.lock");
+        match crate::config::read_optional(&path)? {
+            None => Ok(Lock::default()),
+            Some(text) => toml::from_str(&text).map_err(|e| format!("rein.lock is not valid: {e}")),
+        }
+    }
+
+    pub fn to_toml(&self) -> String {
+        let mut sorted = self.clone();
+        sorted.packs.sort_by(|a, b| a.name.cmp(&b.name));
+        format!(
+            "# Written by `rein pack`; `rein pack update` is the only way to move an entry.\n{}",
+            toml::to_string(&sorted).unwrap_or_default()
+        )
+    }
+
+    pub fn get(&self, name: &str) -> Option<&LockedPack> {
+        self.packs.iter().find(|p| p.name == name)
+    }
+
+    pub fn upsert(&mut self, pack: LockedPack) {
+        self.packs.retain(|p| p.name != pack.name);
+        self.packs.push(pack);
+        self.packs.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+}

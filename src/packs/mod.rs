@@ -1,0 +1,8 @@
+//! Recipe packs: tools, recipes and prelude modules shared across teams, pinned by content
+//! hash, installed read-only under home, and namespaced `<pack>.<tool>`.
+
+pub mod hash;
+pub mod lock;
+pub mod manifest;
+
+pub use manifest::Manifest;
