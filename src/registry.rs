@@ -124,21 +124,33 @@ fn layered<T>(
 /// A broken file is blamed on the name its file name suggests, so calling that name reports
 /// the breakage instead of silently running an older definition.
 fn problem_for(file: &SourceFile, message: String) -> LoadProblem {
-    let stem = file.rel.rsplit('/').next().and_then(|n| n.strip_suffix(".lua")).map(str::to_string);
+    let stem = file.rel.rsplit('/').next().and_then(|n| n.strip_suffix(".lua")).map(|stem| namespaced(file, stem));
     LoadProblem { file: file.label.clone(), tool: stem, message }
 }
 
 fn load_tool(runtime: &Runtime, file: &SourceFile) -> Result<Loaded<CallableTool>, LoadProblem> {
     let spec = runtime.load_tool(file).map_err(|message| problem_for(file, message))?;
-    let info = info_of(file, &spec.name, &spec.description, &spec.params, spec.checks.clone());
-    Ok(Loaded { info, value: CallableTool { name: spec.name, params: spec.params, run: spec.run } })
+    let name = namespaced(file, &spec.name);
+    let info = info_of(file, &name, &spec.description, &spec.params, spec.checks.clone());
+    Ok(Loaded { info, value: CallableTool { name, params: spec.params, run: spec.run } })
 }
 
 fn load_recipe(runtime: &Runtime, file: &SourceFile) -> Result<Loaded<RecipeSpec>, LoadProblem> {
     let value = runtime.load_declaration(file).map_err(|message| problem_for(file, message))?;
     let spec = parse_recipe(runtime.lua(), value).map_err(|message| problem_for(file, message))?;
+    let mut spec = spec;
+    spec.name = namespaced(file, &spec.name);
     let info = info_of(file, &spec.name, &spec.description, &spec.params, serde_json::Value::Null);
     Ok(Loaded { info, value: spec })
+}
+
+/// A pack's tools and recipes are `<pack>.<name>`, so they never collide with built-ins, the
+/// project's or another pack's.
+fn namespaced(file: &SourceFile, name: &str) -> String {
+    match &file.pack {
+        Some(pack) => format!("{pack}.{name}"),
+        None => name.to_string(),
+    }
 }
 
 fn info_of(file: &SourceFile, name: &str, description: &str, params: &Params, checks: serde_json::Value) -> ToolInfo {

@@ -13,6 +13,8 @@ mod embedded {
 #[serde(rename_all = "kebab-case")]
 pub enum Origin {
     BuiltIn,
+    /// An installed pack (see [`SourceFile::pack`] for which).
+    Pack,
     Project,
 }
 
@@ -20,6 +22,7 @@ impl std::fmt::Display for Origin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Origin::BuiltIn => "built-in",
+            Origin::Pack => "pack",
             Origin::Project => "project",
         })
     }
@@ -34,11 +37,14 @@ pub struct SourceFile {
     /// How errors name the file: `tools/x.lua` for the project, `<built-in>/tools/x.lua`.
     pub label: String,
     pub text: String,
+    /// The pack it comes from; its tools and modules are named `<pack>.<name>`.
+    pub pack: Option<String>,
 }
 
 #[derive(Debug, Clone)]
 enum Layer {
     Embedded,
+    Pack { name: String, root: PathBuf },
     Dir { origin: Origin, root: PathBuf },
 }
 
@@ -49,6 +55,14 @@ pub struct Sources {
 }
 
 impl Sources {
+    /// Built-ins, then each installed pack (name, folder), then the project.
+    pub fn with_packs(workspace: &Path, packs: Vec<(String, PathBuf)>) -> Sources {
+        let mut layers = vec![Layer::Embedded];
+        layers.extend(packs.into_iter().map(|(name, root)| Layer::Pack { name, root }));
+        layers.push(Layer::Dir { origin: Origin::Project, root: workspace.to_path_buf() });
+        Sources { layers }
+    }
+
     pub fn new(workspace: &Path) -> Sources {
         Sources { layers: vec![Layer::Embedded, Layer::Dir { origin: Origin::Project, root: workspace.to_path_buf() }] }
     }
@@ -88,6 +102,9 @@ impl Sources {
                         .map(|(rel, text)| embedded_file(rel, text)),
                 ),
                 Layer::Dir { origin, root } => files.extend(dir_lua_files(*origin, root, folder)?),
+                Layer::Pack { name, root } => {
+                    files.extend(dir_lua_files(Origin::Pack, root, folder)?.into_iter().map(|f| in_pack(f, name)))
+                }
             }
         }
         Ok(files)
@@ -96,6 +113,23 @@ impl Sources {
     /// Finds module `name` (`a.b` → `a/b.lua` or `a/b/init.lua`): prelude/ of every layer,
     /// the project's first, then the tools/ folders.
     pub fn find_module(&self, name: &str) -> Result<Option<SourceFile>, String> {
+        // `<pack>.<module>` is that pack's own module, and pack modules are reachable only so.
+        for layer in &self.layers {
+            if let Layer::Pack { name: pack, root } = layer {
+                if let Some(rest) = name.strip_prefix(pack.as_str()).and_then(|r| r.strip_prefix('.')) {
+                    let stem = rest.replace('.', "/");
+                    for rel in
+                        [format!("prelude/{stem}.lua"), format!("prelude/{stem}/init.lua"), format!("tools/{stem}.lua")]
+                    {
+                        let path = root.join(&rel);
+                        if path.is_file() {
+                            return read_dir_file(Origin::Pack, &rel, &path).map(|f| Some(in_pack(f, pack)));
+                        }
+                    }
+                    return Ok(None);
+                }
+            }
+        }
         let stem = name.replace('.', "/");
         let candidates = [format!("{stem}.lua"), format!("{stem}/init.lua")];
         for folder in ["prelude", "tools"] {
@@ -112,6 +146,12 @@ impl Sources {
     }
 }
 
+fn in_pack(mut file: SourceFile, pack: &str) -> SourceFile {
+    file.label = format!("{pack}/{}", file.rel);
+    file.pack = Some(pack.to_string());
+    file
+}
+
 fn is_top_level_in(rel: &str, folder: &str) -> bool {
     rel.strip_prefix(folder)
         .and_then(|rest| rest.strip_prefix('/'))
@@ -124,6 +164,7 @@ fn embedded_file(rel: &str, text: &str) -> SourceFile {
         rel: rel.to_string(),
         label: format!("<built-in>/{rel}"),
         text: text.to_string(),
+        pack: None,
     }
 }
 
@@ -139,6 +180,8 @@ fn layer_file(layer: &Layer, rel: &str) -> Result<Option<SourceFile>, String> {
             }
             read_dir_file(*origin, rel, &path).map(Some)
         }
+        // Pack modules are found only by their namespaced name.
+        Layer::Pack { .. } => Ok(None),
     }
 }
 
@@ -162,7 +205,7 @@ fn dir_lua_files(origin: Origin, root: &Path, folder: &str) -> Result<Vec<Source
 
 fn read_dir_file(origin: Origin, rel: &str, path: &Path) -> Result<SourceFile, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    Ok(SourceFile { origin, rel: rel.to_string(), label: rel.to_string(), text })
+    Ok(SourceFile { origin, rel: rel.to_string(), label: rel.to_string(), text, pack: None })
 }
 
 /// Module names are dotted identifiers, so a name can never walk out of its folder.

@@ -101,7 +101,10 @@ impl HostBuilder {
         let sources = match (&self.code_from, self.project_code) {
             (_, false) => Sources::built_in_only(),
             (Some(dir), true) => Sources::new(dir),
-            (None, true) => Sources::new(kernel.scope().workspace()),
+            (None, true) => {
+                let packs = crate::packs::installed::verified(kernel.scope().workspace(), kernel.scope().home())?;
+                Sources::with_packs(kernel.scope().workspace(), packs)
+            }
         };
         let kernel = Arc::new(kernel);
         let sources = Arc::new(sources);

@@ -1,0 +1,47 @@
+//! The packs a project uses, as installed under home: each checked against rein.lock (by
+//! content hash) and against this rein's version before any of its code is loaded.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::hash::content_hash;
+use super::lock::{Lock, LockedPack};
+use super::Manifest;
+use crate::error::{Code, Failure};
+
+/// Where an installed pack lives: `<home>/packs/<name>/<sha256>/`.
+pub fn install_dir(home: &Path, name: &str, sha256: &str) -> PathBuf {
+    home.join("packs").join(name).join(sha256)
+}
+
+/// The locked packs of `workspace`, verified: (name, folder) in lock order.
+pub fn verified(workspace: &Path, home: &Path) -> Result<Vec<(String, PathBuf)>, Failure> {
+    let lock = Lock::load(workspace).map_err(|e| Failure::new(Code::InvalidConfig, e))?;
+    lock.packs.iter().map(|locked| verify_one(home, locked).map(|dir| (locked.name.clone(), dir))).collect()
+}
+
+pub fn verify_one(home: &Path, locked: &LockedPack) -> Result<PathBuf, Failure> {
+    let dir = install_dir(home, &locked.name, &locked.sha256);
+    if !dir.is_dir() {
+        return Err(Failure::new(
+            Code::InvalidConfig,
+            format!("pack {} is in rein.lock but not installed; run `rein pack update {}`", locked.name, locked.name),
+        ));
+    }
+    let actual = content_hash(&dir).map_err(|e| Failure::new(Code::IoError, e))?;
+    if actual != locked.sha256 {
+        return Err(Failure::new(
+            Code::PackTampered,
+            format!(
+                "pack {}'s files no longer match rein.lock (expected sha256 {}, found {actual}); rein will not load it. Reinstall it with `rein pack update {}`",
+                locked.name, locked.sha256, locked.name
+            ),
+        )
+        .with_details(json!({"pack": locked.name, "expected_sha256": locked.sha256, "actual_sha256": actual, "dir": dir})));
+    }
+    let manifest =
+        Manifest::load(&dir).map_err(|e| Failure::new(Code::InvalidConfig, format!("pack {}: {e}", locked.name)))?;
+    manifest.check_compatible(env!("CARGO_PKG_VERSION")).map_err(|e| Failure::new(Code::InvalidConfig, e))?;
+    Ok(dir)
+}
