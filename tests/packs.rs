@@ -90,3 +90,76 @@ fn a_pack_needing_a_newer_rein_fails_to_load_clearly() {
     assert_eq!((status, out["error"]["code"].as_str()), (2, Some("INVALID_CONFIG")), "{out}");
     assert!(out["error"]["message"].as_str().unwrap().contains("needs rein >=99.0"), "{out}");
 }
+
+fn pack_cli(ws: &Workspace, args: &str, answer: &str) -> String {
+    let command =
+        format!("{} --workspace {} --home {} --json pack {args}", common::REIN, ws.ws.display(), ws.home.display());
+    common::in_terminal(&command, answer)
+}
+
+#[test]
+fn add_shows_permissions_needs_a_person_and_writes_the_lock() {
+    let ws = Workspace::new();
+    let source = pack_source(&ws, MANIFEST);
+    let (status, out) = rein_json(&ws, &["pack", "add", source.to_str().unwrap()]);
+    assert_eq!((status, out["error"]["code"].as_str()), (1, Some("APPROVAL_REQUIRED")), "{out}");
+    assert!(!ws.home.join("packs").exists(), "nothing installed without a person");
+    let screen = pack_cli(&ws, &format!("add {}", source.display()), "yes\n");
+    assert!(screen.contains("it may run: hdc list targets"), "{screen}");
+    let lock = std::fs::read_to_string(ws.path("rein.lock")).unwrap();
+    assert!(lock.contains("name = \"team-kit\"") && lock.contains(&content_hash(&source).unwrap()), "{lock}");
+    let toml = std::fs::read_to_string(ws.path("rein.toml")).unwrap();
+    assert!(toml.contains("[packs]") && toml.contains("team-kit"), "{toml}");
+    assert_eq!(rein_json(&ws, &["call", "team-kit.greet"]).1["result"], json!({"text": "hello from the pack"}));
+    let installed = ws.home.join("packs/team-kit").join(content_hash(&source).unwrap()).join("tools/greet.lua");
+    assert!(std::fs::metadata(&installed).unwrap().permissions().readonly(), "installed read-only");
+    let (status, verified) = rein_json(&ws, &["pack", "verify"]);
+    assert_eq!(status, 0, "{verified}");
+}
+
+#[test]
+fn update_moves_the_lock_and_remove_drops_the_pack() {
+    let ws = Workspace::new();
+    let source = pack_source(&ws, MANIFEST);
+    pack_cli(&ws, &format!("add {}", source.display()), "yes\n");
+    let first = content_hash(&source).unwrap();
+    std::fs::write(source.join("prelude/words.lua"), "return { hello = 'hello from version two' }").unwrap();
+    let screen = pack_cli(&ws, "update team-kit", "yes\n");
+    assert!(screen.contains("updated"), "{screen}");
+    let lock = std::fs::read_to_string(ws.path("rein.lock")).unwrap();
+    assert!(!lock.contains(&first) && lock.contains(&content_hash(&source).unwrap()), "{lock}");
+    assert_eq!(rein_json(&ws, &["call", "team-kit.greet"]).1["result"], json!({"text": "hello from version two"}));
+    let (status, out) = rein_json(&ws, &["pack", "remove", "team-kit"]);
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(rein_json(&ws, &["call", "team-kit.greet"]).1["error"]["code"], json!("TOOL_NOT_FOUND"));
+    assert!(!std::fs::read_to_string(ws.path("rein.toml")).unwrap().contains("team-kit ="));
+}
+
+#[test]
+fn a_symlink_leaving_the_pack_is_refused_and_nothing_is_installed() {
+    let ws = Workspace::new();
+    let source = pack_source(&ws, MANIFEST);
+    std::os::unix::fs::symlink("/etc/passwd", source.join("tools/passwd.lua")).unwrap();
+    let screen = pack_cli(&ws, &format!("add {}", source.display()), "yes\n");
+    assert!(screen.contains("leaves the pack"), "{screen}");
+    assert!(!ws.home.join("packs").exists());
+    assert!(!ws.path("rein.lock").exists());
+    std::fs::remove_file(source.join("tools/passwd.lua")).unwrap();
+    std::os::unix::fs::symlink("greet.lua", source.join("tools/alias.lua")).unwrap();
+    let screen = pack_cli(&ws, &format!("add {}", source.display()), "yes\n");
+    assert!(screen.contains("\"pack\":\"team-kit\""), "{screen}");
+    let installed = ws.home.join("packs/team-kit").join(content_hash(&source).unwrap()).join("tools/alias.lua");
+    assert!(!std::fs::symlink_metadata(installed).unwrap().file_type().is_symlink(), "copied as a file");
+}
+
+#[test]
+fn verify_reports_a_tampered_pack() {
+    let ws = Workspace::new();
+    let source = pack_source(&ws, MANIFEST);
+    let sha = install(&ws, &source);
+    let file = ws.home.join("packs/team-kit").join(&sha).join("prelude/words.lua");
+    std::fs::write(file, "return { hello = 'tampered' }").unwrap();
+    let (status, out) = rein_json(&ws, &["pack", "verify"]);
+    assert_eq!((status, out["error"]["code"].as_str()), (1, Some("PACK_TAMPERED")), "{out}");
+    assert_eq!(out["error"]["details"]["packs"][0]["ok"], json!(false));
+}

@@ -1,12 +1,10 @@
 //! `rein approvals list|grant|revoke`: the rules in home approvals.toml. Granting changes what
 //! agents may do, so a person must confirm it at the terminal; rein never grants headless.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 
 use serde_json::json;
 
-use rein::kernel::approval::approver::TerminalPrompt;
 use rein::kernel::approval::gate::save_rules;
 use rein::kernel::approval::rules::{Rule, RuleFile};
 use rein::kernel::Access;
@@ -121,29 +119,9 @@ fn refuse_home_writes(home: &Path, rule: &Rule) -> Result<(), Failure> {
     Ok(())
 }
 
-/// A person types yes at the controlling terminal; without one, nothing is granted.
 fn confirm(rule: &Rule, path: &Path) -> Result<(), Failure> {
-    let refused = || {
-        Failure::new(
-            Code::ApprovalRequired,
-            "granting a rule needs a person to confirm it at a terminal; run this command yourself in a terminal",
-        )
-    };
-    if !TerminalPrompt::available() {
-        return Err(refused());
-    }
-    let tty = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty").map_err(|_| refused())?;
-    let mut out = tty.try_clone().map_err(|_| refused())?;
     let shown = rule.grant_command().trim_start_matches("rein approvals grant ").to_string();
-    let _ = write!(out, "Add this rule to {}?\n  {shown}\nType yes to confirm: ", path.display());
-    let _ = out.flush();
-    let mut line = String::new();
-    BufReader::new(tty).read_line(&mut line).map_err(|_| refused())?;
-    if line.trim() == "yes" {
-        Ok(())
-    } else {
-        Err(Failure::new(Code::ApprovalDenied, "not confirmed; nothing was changed"))
-    }
+    super::confirm::at_terminal(&format!("Add this rule to {}?\n  {shown}", path.display()), "granting a rule")
 }
 
 fn revoke(path: &Path, number: usize) -> Result<serde_json::Value, Failure> {

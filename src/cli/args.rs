@@ -76,6 +76,11 @@ pub enum Command {
     /// Watch tools/, recipes/ and prelude/ and reload on change (checks must pass first);
     /// prints each reload. Stops on Ctrl-C.
     Watch,
+    /// Packs of tools, recipes and prelude modules shared across teams.
+    Pack {
+        #[command(subcommand)]
+        action: PackAction,
+    },
     /// Run the checks tools declare (each in a scratch workspace); exit 1 if one fails.
     Test {
         /// Only this tool's checks.
@@ -126,4 +131,18 @@ pub enum RunsAction {
     List,
     /// One run's report (report.md, or the JSON with --json).
     Show { run_id: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PackAction {
+    /// Install a pack from a folder (shows its permissions; a person confirms at the terminal).
+    Add { source: String },
+    /// Reinstall packs from their recorded source and move their rein.lock entries.
+    Update { name: Option<String> },
+    /// Stop using a pack in this project.
+    Remove { name: String },
+    /// The packs in rein.lock.
+    List,
+    /// Check every installed pack against rein.lock.
+    Verify,
 }

@@ -3,8 +3,10 @@
 
 mod approvals;
 pub mod args;
+mod confirm;
 pub mod logging;
 mod output;
+mod packs;
 mod recipes;
 mod render;
 mod serve;
@@ -50,6 +52,15 @@ fn watch(host: Host, out: &Output) -> u8 {
 
 pub fn run(cli: Cli) -> u8 {
     let out = Output { json: cli.json };
+    if let Command::Pack { action } = &cli.command {
+        // Packs are managed without loading them, so a tampered one can still be repaired.
+        let workspace = cli.workspace.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
+        let home = cli.home.clone().unwrap_or_else(rein::host::default_home);
+        return match rein::kernel::Kernel::new(&workspace, &home) {
+            Ok(kernel) => packs::run(&kernel, action, &out),
+            Err(err) => out.failure(&Failure::new(Code::InvalidConfig, err.to_string())),
+        };
+    }
     if let Command::Approvals { action } = &cli.command {
         let home = cli.home.clone().unwrap_or_else(rein::host::default_home);
         return approvals::run(&home, action, &out);
@@ -73,7 +84,9 @@ pub fn run(cli: Cli) -> u8 {
         Command::Runs { action } => recipes::runs(&host, &out, action),
         Command::Undo { run_id, force } => recipes::undo(&host, &out, run_id, *force),
         Command::Doctor => doctor(&host, &out),
-        Command::Approvals { .. } | Command::Serve { .. } => unreachable!("handled before the host is built"),
+        Command::Approvals { .. } | Command::Serve { .. } | Command::Pack { .. } => {
+            unreachable!("handled before the host is built")
+        }
     }
 }
 

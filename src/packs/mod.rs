@@ -2,6 +2,7 @@
 //! hash, installed read-only under home, and namespaced `<pack>.<tool>`.
 
 pub mod hash;
+pub mod install;
 pub mod installed;
 pub mod lock;
 pub mod manifest;

@@ -330,3 +330,12 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Runs `command` (a shell command line) under a pseudo-terminal (util-linux `script`),
+/// typing `input`: how tests play the person at the terminal.
+pub fn in_terminal(command: &str, input: &str) -> String {
+    let mut cmd = Command::new("script");
+    cmd.args(["-qec", command, "/dev/null"]);
+    let out = output_within(&mut cmd, Some(input.as_bytes()), Duration::from_secs(60));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

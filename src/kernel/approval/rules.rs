@@ -135,6 +135,9 @@ impl RuleFile {
 pub struct ProjectPolicy {
     #[serde(default)]
     pub deny: Vec<Rule>,
+    /// The packs the project uses: name → source (managed by `rein pack`).
+    #[serde(default)]
+    pub packs: std::collections::BTreeMap<String, String>,
 }
 
 impl ProjectPolicy {
@@ -142,7 +145,7 @@ impl ProjectPolicy {
         let path = workspace.join("rein.toml");
         let Some(text) = crate::config::read_optional(&path)? else { return Ok(ProjectPolicy::default()) };
         let policy: ProjectPolicy = toml::from_str(&text).map_err(|e| {
-            format!("rein.toml is not valid: {e}. A project may only add [[deny]] rules; allow rules live in rein's home and only a person adds them")
+            format!("rein.toml is not valid: {e}. A project may only add [[deny]] rules (and list [packs]); allow rules live in rein's home and only a person adds them")
         })?;
         for rule in &policy.deny {
             rule.check().map_err(|e| format!("rein.toml: {e}"))?;

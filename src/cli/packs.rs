@@ -1,0 +1,142 @@
+//! `rein pack add|remove|list|update|verify`. Installing writes rein's home, so a person
+//! confirms it at the terminal after seeing the pack's permissions.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use rein::kernel::Kernel;
+use rein::packs::install::{install, plan, Plan};
+use rein::packs::installed::verify_one;
+use rein::packs::lock::{Lock, LockedPack};
+use rein::{Code, Failure};
+
+use super::args::PackAction;
+use super::output::Output;
+
+pub fn run(kernel: &Kernel, action: &PackAction, out: &Output) -> u8 {
+    let result = match action {
+        PackAction::Add { source } => add(kernel, Path::new(source)),
+        PackAction::Update { name } => update(kernel, name.as_deref()),
+        PackAction::Remove { name } => remove(kernel, name),
+        PackAction::List => list(kernel),
+        PackAction::Verify => verify(kernel),
+    };
+    match result {
+        Ok(value) if out.json => out.success(&value),
+        Ok(value) => {
+            println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
+            0
+        }
+        Err(failure) => out.failure(&failure),
+    }
+}
+
+fn workspace(kernel: &Kernel) -> &Path {
+    kernel.scope().workspace()
+}
+
+fn lock_of(kernel: &Kernel) -> Result<Lock, Failure> {
+    Lock::load(workspace(kernel)).map_err(|e| Failure::new(Code::InvalidConfig, e))
+}
+
+fn add(kernel: &Kernel, source: &Path) -> Result<serde_json::Value, Failure> {
+    let plan = plan(source)?;
+    confirm(&plan)?;
+    let dir = install(kernel.scope().home(), &plan)?;
+    record(kernel, &plan)?;
+    Ok(json!({"pack": plan.manifest.name, "version": plan.manifest.version, "sha256": plan.sha256, "installed": dir}))
+}
+
+fn update(kernel: &Kernel, only: Option<&str>) -> Result<serde_json::Value, Failure> {
+    let lock = lock_of(kernel)?;
+    let mut updated = Vec::new();
+    for locked in lock.packs.iter().filter(|p| only.is_none_or(|n| n == p.name)) {
+        let plan = plan(Path::new(&locked.source))?;
+        confirm(&plan)?;
+        install(kernel.scope().home(), &plan)?;
+        record(kernel, &plan)?;
+        updated.push(json!({"pack": locked.name, "from": locked.sha256, "to": plan.sha256}));
+    }
+    if updated.is_empty() {
+        return Err(Failure::new(Code::InvalidArgs, "no such pack in rein.lock; `rein pack list` shows them"));
+    }
+    Ok(json!({"updated": updated}))
+}
+
+fn confirm(plan: &Plan) -> Result<(), Failure> {
+    let m = &plan.manifest;
+    let permissions = if m.permissions.is_empty() { "(none)".to_string() } else { m.permissions.join(", ") };
+    let question = format!(
+        "Install pack {} {} from {}?\n  {}\n  it may run: {permissions}\n  sha256 {}",
+        m.name, m.version, plan.source, m.description, plan.sha256
+    );
+    super::confirm::at_terminal(&question, "installing a pack into rein's home")
+}
+
+/// rein.lock gets the entry, rein.toml lists the pack; both through the kernel (journaled).
+fn record(kernel: &Kernel, plan: &Plan) -> Result<(), Failure> {
+    let mut lock = lock_of(kernel)?;
+    lock.upsert(LockedPack {
+        name: plan.manifest.name.clone(),
+        version: plan.manifest.version.clone(),
+        source: plan.source.clone(),
+        commit: None,
+        sha256: plan.sha256.clone(),
+    });
+    kernel.write("rein.lock", lock.to_toml().as_bytes(), None)?;
+    edit_rein_toml(kernel, |packs| {
+        packs.insert(&plan.manifest.name, toml_edit::value(plan.source.clone()));
+    })
+}
+
+fn edit_rein_toml(kernel: &Kernel, change: impl FnOnce(&mut toml_edit::Table)) -> Result<(), Failure> {
+    let current = std::fs::read_to_string(workspace(kernel).join("rein.toml")).unwrap_or_default();
+    let mut doc: toml_edit::DocumentMut =
+        current.parse().map_err(|e| Failure::new(Code::InvalidConfig, format!("rein.toml is not valid: {e}")))?;
+    let packs = doc.entry("packs").or_insert(toml_edit::table());
+    let Some(packs) = packs.as_table_mut() else {
+        return Err(Failure::new(Code::InvalidConfig, "rein.toml: `packs` must be a table"));
+    };
+    change(packs);
+    kernel.write("rein.toml", doc.to_string().as_bytes(), None)?;
+    Ok(())
+}
+
+fn remove(kernel: &Kernel, name: &str) -> Result<serde_json::Value, Failure> {
+    let mut lock = lock_of(kernel)?;
+    if lock.get(name).is_none() {
+        return Err(Failure::new(Code::InvalidArgs, format!("no pack {name:?} in rein.lock")));
+    }
+    lock.packs.retain(|p| p.name != name);
+    kernel.write("rein.lock", lock.to_toml().as_bytes(), None)?;
+    edit_rein_toml(kernel, |packs| {
+        packs.remove(name);
+    })?;
+    // The installed copy stays in home (other projects may use it); only a person cleans home.
+    Ok(json!({"removed": name}))
+}
+
+fn list(kernel: &Kernel) -> Result<serde_json::Value, Failure> {
+    Ok(json!({"packs": lock_of(kernel)?.packs}))
+}
+
+fn verify(kernel: &Kernel) -> Result<serde_json::Value, Failure> {
+    let lock = lock_of(kernel)?;
+    let mut results = Vec::new();
+    let mut first_failure = None;
+    for locked in &lock.packs {
+        match verify_one(kernel.scope().home(), locked) {
+            Ok(_) => results.push(json!({"pack": locked.name, "ok": true})),
+            Err(failure) => {
+                results
+                    .push(json!({"pack": locked.name, "ok": false, "code": failure.code, "message": failure.message}));
+                first_failure.get_or_insert(failure);
+            }
+        }
+    }
+    match first_failure {
+        Some(failure) => Err(failure.with_details(json!({"packs": results}))),
+        None => Ok(json!({"packs": results})),
+    }
+}
