@@ -75,6 +75,14 @@ impl Sources {
         })
     }
 
+    /// The folder of an installed pack.
+    pub fn pack_root(&self, name: &str) -> Option<&Path> {
+        self.layers.iter().find_map(|layer| match layer {
+            Layer::Pack { name: pack, root } if pack == name => Some(root.as_path()),
+            _ => None,
+        })
+    }
+
     /// Only the built-ins (for embedders that want no project code).
     pub fn built_in_only() -> Sources {
         Sources { layers: vec![Layer::Embedded] }

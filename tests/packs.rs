@@ -163,3 +163,39 @@ fn verify_reports_a_tampered_pack() {
     assert_eq!((status, out["error"]["code"].as_str()), (1, Some("PACK_TAMPERED")), "{out}");
     assert_eq!(out["error"]["details"]["packs"][0]["ok"], json!(false));
 }
+
+#[test]
+fn a_pack_may_run_only_what_it_declared() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = Workspace::new();
+    let hdc = ws.root.join("bin/hdc");
+    std::fs::create_dir_all(hdc.parent().unwrap()).unwrap();
+    std::fs::write(&hdc, "#!/bin/sh\necho '[Empty]'\n").unwrap();
+    std::fs::set_permissions(&hdc, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(ws.home.join("config.toml"), format!("[toolchain]\nhdc = \"{}\"\n", hdc.display())).unwrap();
+    let source = pack_source(&ws, MANIFEST);
+    std::fs::write(
+        source.join("tools/probe.lua"),
+        "return { name = 'probe', description = 'runs hdc', params = { args = { type = 'array', items = { type = 'string' } } }, run = function(a) return rein.proc.run('hdc', a.args) end }",
+    )
+    .unwrap();
+    std::fs::write(
+        source.join("tools/logs.lua"),
+        "return { name = 'logs', description = 'reads logs', run = function() return rein.tool('hilog_read', {}) end }",
+    )
+    .unwrap();
+    install(&ws, &source);
+    let (status, out) = rein_json(&ws, &["call", "team-kit.probe", r#"{"args":["list","targets"]}"#]);
+    assert_eq!(status, 0, "declared: {out}");
+    let (_, out) = rein_json(&ws, &["call", "team-kit.probe", r#"{"args":["shell","hilog","-x"]}"#]);
+    assert_eq!(out["error"]["code"], json!("APPROVAL_DENIED"), "{out}");
+    assert!(out["error"]["message"].as_str().unwrap().contains("did not declare"));
+    let (_, out) = rein_json(&ws, &["call", "team-kit.logs"]);
+    assert_eq!(
+        out["error"]["code"],
+        json!("APPROVAL_DENIED"),
+        "a built-in tool called by a pack tool is held to the pack's permissions: {out}"
+    );
+    let (status, _) = rein_json(&ws, &["call", "hilog_read"]);
+    assert_eq!(status, 0, "the same tool called directly is not");
+}

@@ -162,6 +162,15 @@ pub fn trampoline(lua: &Lua) -> Function {
     lua.app_data_ref::<Trampoline>().expect("bootstrap ran").0.clone()
 }
 
+/// The packs whose tools are running now, anywhere in the chain of `rein.tool` calls.
+pub fn packs_in_call(lua: &Lua) -> Vec<String> {
+    let stack = lua.app_data_ref::<CallStack>().map(|s| s.0.clone()).unwrap_or_default();
+    let mut packs: Vec<String> =
+        stack.iter().filter_map(|name| name.split_once('.').map(|(p, _)| p.to_string())).collect();
+    packs.dedup();
+    packs
+}
+
 /// The name of the tool running now (innermost), for logs.
 pub fn current_tool(lua: &Lua) -> Option<String> {
     lua.app_data_ref::<CallStack>().and_then(|s| s.0.last().cloned())

@@ -56,6 +56,9 @@ async fn run(lua: Lua, (program, args, opts): (String, Vec<String>, Value)) -> m
         stdin: parsed.stdin.map(String::into_bytes),
         env: parsed.env.into_iter().collect(),
     };
+    if let Err(failure) = check_pack_permissions(&lua, &program, &args) {
+        return outcome::<()>(&lua, Err(failure));
+    }
     let kernel = host_data(&lua).kernel.clone();
     // A failing callback (an error, or a tripped budget) stops the program; its error is the
     // call's error.
@@ -79,4 +82,23 @@ async fn run(lua: Lua, (program, args, opts): (String, Vec<String>, Value)) -> m
         (result, _) => result.map_err(Failure::from),
     };
     outcome(&lua, result)
+}
+
+/// A pack's tools may run only what the pack declared in `permissions` — on top of the
+/// kernel's approvals, never instead of them. Every pack in the chain of calls must allow it.
+fn check_pack_permissions(lua: &Lua, program: &str, args: &[String]) -> Result<(), Failure> {
+    for pack in crate::lua::runtime::packs_in_call(lua) {
+        let root = host_data(lua).sources.pack_root(&pack).map(std::path::Path::to_path_buf);
+        let manifest = root.map(|r| crate::packs::Manifest::load(&r));
+        let permitted = matches!(&manifest, Some(Ok(m)) if m.permits(program, args));
+        if !permitted {
+            let command = crate::kernel::redact::command_line(program, args);
+            return Err(Failure::new(
+                crate::error::Code::ApprovalDenied,
+                format!("pack {pack} did not declare permission to run `{command}`; add it to the pack's permissions (a person reviews them at `rein pack add`)"),
+            )
+            .with_details(serde_json::json!({"pack": pack, "command": command})));
+        }
+    }
+    Ok(())
 }
