@@ -199,3 +199,41 @@ fn a_pack_may_run_only_what_it_declared() {
     let (status, _) = rein_json(&ws, &["call", "hilog_read"]);
     assert_eq!(status, 0, "the same tool called directly is not");
 }
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn a_pack_from_a_local_git_repository_is_pinned_to_its_commit() {
+    let ws = Workspace::new();
+    let repo = pack_source(&ws, MANIFEST);
+    git(&repo, &["init", "--quiet"]);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "--quiet", "-m", "first"]);
+    let first = git(&repo, &["rev-parse", "HEAD"]);
+    let screen = pack_cli(&ws, &format!("add {}", repo.display()), "yes\n");
+    assert!(screen.contains(&first), "{screen}");
+    let lock = std::fs::read_to_string(ws.path("rein.lock")).unwrap();
+    assert!(lock.contains(&format!("commit = \"{first}\"")), "{lock}");
+    assert_eq!(rein_json(&ws, &["call", "team-kit.greet"]).1["result"], json!({"text": "hello from the pack"}));
+    std::fs::write(repo.join("prelude/words.lua"), "return { hello = 'second commit' }").unwrap();
+    git(&repo, &["commit", "--quiet", "-am", "second"]);
+    let second = git(&repo, &["rev-parse", "HEAD"]);
+    pack_cli(&ws, "update", "yes\n");
+    let lock = std::fs::read_to_string(ws.path("rein.lock")).unwrap();
+    assert!(lock.contains(&second) && !lock.contains(&first), "update moves the lock: {lock}");
+    assert_eq!(rein_json(&ws, &["call", "team-kit.greet"]).1["result"], json!({"text": "second commit"}));
+    let leftovers: Vec<_> = std::fs::read_dir(ws.path(".rein/pack-src")).unwrap().collect();
+    assert!(leftovers.is_empty(), "checkouts are removed once installed");
+}

@@ -56,9 +56,14 @@ pub fn run(cli: Cli) -> u8 {
         // Packs are managed without loading them, so a tampered one can still be repaired.
         let workspace = cli.workspace.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
         let home = cli.home.clone().unwrap_or_else(rein::host::default_home);
-        return match rein::kernel::Kernel::new(&workspace, &home) {
+        let approver: Arc<dyn Approver> = if TerminalPrompt::available() && std::io::stdin().is_terminal() {
+            Arc::new(TerminalPrompt)
+        } else {
+            Arc::new(Headless)
+        };
+        return match rein::host::configured_kernel(&workspace, &home, approver) {
             Ok(kernel) => packs::run(&kernel, action, &out),
-            Err(err) => out.failure(&Failure::new(Code::InvalidConfig, err.to_string())),
+            Err(failure) => out.failure(&failure),
         };
     }
     if let Command::Approvals { action } = &cli.command {

@@ -6,6 +6,7 @@ use std::path::Path;
 use serde_json::json;
 
 use rein::kernel::Kernel;
+use rein::packs::git::{fetch, Fetched, Source};
 use rein::packs::install::{install, plan, Plan};
 use rein::packs::installed::verify_one;
 use rein::packs::lock::{Lock, LockedPack};
@@ -41,22 +42,47 @@ fn lock_of(kernel: &Kernel) -> Result<Lock, Failure> {
 }
 
 fn add(kernel: &Kernel, source: &Path) -> Result<serde_json::Value, Failure> {
-    let plan = plan(source)?;
+    let source = Source::parse(&source.to_string_lossy());
+    let (plan, commit, _checkout) = prepare(kernel, &source)?;
     confirm(&plan)?;
     let dir = install(kernel.scope().home(), &plan)?;
-    record(kernel, &plan)?;
-    Ok(json!({"pack": plan.manifest.name, "version": plan.manifest.version, "sha256": plan.sha256, "installed": dir}))
+    record(kernel, &plan, commit.clone())?;
+    Ok(
+        json!({"pack": plan.manifest.name, "version": plan.manifest.version, "sha256": plan.sha256, "commit": commit, "installed": dir}),
+    )
+}
+
+/// The plan for a source: a folder as it is, or a git repository checked out through the
+/// kernel (kept until installed).
+fn prepare(kernel: &Kernel, source: &Source) -> Result<(Plan, Option<String>, Option<Fetched>), Failure> {
+    if !source.is_git() {
+        if source.rev.is_some() {
+            return Err(Failure::new(
+                Code::InvalidArgs,
+                format!("{} is a folder, not a git repository; drop the @rev", source.location),
+            ));
+        }
+        return Ok((plan(Path::new(&source.location))?, None, None));
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
+    let fetched = runtime.block_on(fetch(kernel, source))?;
+    let mut plan = plan(&fetched.dir)?;
+    plan.source = source.display();
+    Ok((plan, Some(fetched.commit.clone()), Some(fetched)))
 }
 
 fn update(kernel: &Kernel, only: Option<&str>) -> Result<serde_json::Value, Failure> {
     let lock = lock_of(kernel)?;
     let mut updated = Vec::new();
     for locked in lock.packs.iter().filter(|p| only.is_none_or(|n| n == p.name)) {
-        let plan = plan(Path::new(&locked.source))?;
+        let (plan, commit, _checkout) = prepare(kernel, &Source::parse(&locked.source))?;
         confirm(&plan)?;
         install(kernel.scope().home(), &plan)?;
-        record(kernel, &plan)?;
-        updated.push(json!({"pack": locked.name, "from": locked.sha256, "to": plan.sha256}));
+        record(kernel, &plan, commit.clone())?;
+        updated.push(json!({"pack": locked.name, "from": locked.sha256, "to": plan.sha256, "commit": commit}));
     }
     if updated.is_empty() {
         return Err(Failure::new(Code::InvalidArgs, "no such pack in rein.lock; `rein pack list` shows them"));
@@ -75,13 +101,13 @@ fn confirm(plan: &Plan) -> Result<(), Failure> {
 }
 
 /// rein.lock gets the entry, rein.toml lists the pack; both through the kernel (journaled).
-fn record(kernel: &Kernel, plan: &Plan) -> Result<(), Failure> {
+fn record(kernel: &Kernel, plan: &Plan, commit: Option<String>) -> Result<(), Failure> {
     let mut lock = lock_of(kernel)?;
     lock.upsert(LockedPack {
         name: plan.manifest.name.clone(),
         version: plan.manifest.version.clone(),
         source: plan.source.clone(),
-        commit: None,
+        commit,
         sha256: plan.sha256.clone(),
     });
     kernel.write("rein.lock", lock.to_toml().as_bytes(), None)?;

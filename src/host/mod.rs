@@ -87,16 +87,7 @@ impl HostBuilder {
             None => std::env::current_dir().map_err(|e| config(format!("cannot read the current directory: {e}")))?,
         };
         let home = self.home.unwrap_or_else(default_home);
-        let kernel = Kernel::new(&workspace, &home).map_err(|e| config(e.to_string()))?;
-        let home_config = HomeConfig::load(kernel.scope().home())?;
-        let env = |name: &str| std::env::var(name).ok();
-        let toolchain = toolchain::discover(&home_config.toolchain, &home_config.programs, &env);
-        let rules_path = kernel.scope().home().join("approvals.toml");
-        let rules = RuleFile::load(&rules_path).map_err(config)?;
-        let project = ProjectPolicy::load(kernel.scope().workspace()).map_err(config)?;
-        let gate = Gate::new(self.approver, rules_path, rules, project);
-        let kernel =
-            kernel.with_spawn(SpawnSettings { toolchain, pass_env: home_config.spawn.pass_env }).with_gate(gate);
+        let kernel = configured_kernel(&workspace, &home, self.approver)?;
         let kernel = if self.read_before_edit { kernel.with_read_before_edit() } else { kernel };
         let sources = match (&self.code_from, self.project_code) {
             (_, false) => Sources::built_in_only(),
@@ -121,6 +112,20 @@ impl HostBuilder {
             executor: Some(executor),
         })
     }
+}
+
+/// A kernel with everything home and the project configure: the toolchain, the environment a
+/// person lets through, the approval rules, the project's deny rules, and `approver`.
+pub fn configured_kernel(workspace: &Path, home: &Path, approver: Arc<dyn Approver>) -> Result<Kernel, Failure> {
+    let kernel = Kernel::new(workspace, home).map_err(|e| config(e.to_string()))?;
+    let home_config = HomeConfig::load(kernel.scope().home())?;
+    let env = |name: &str| std::env::var(name).ok();
+    let toolchain = toolchain::discover(&home_config.toolchain, &home_config.programs, &env);
+    let rules_path = kernel.scope().home().join("approvals.toml");
+    let rules = RuleFile::load(&rules_path).map_err(config)?;
+    let project = ProjectPolicy::load(kernel.scope().workspace()).map_err(config)?;
+    let gate = Gate::new(approver, rules_path, rules, project);
+    Ok(kernel.with_spawn(SpawnSettings { toolchain, pass_env: home_config.spawn.pass_env }).with_gate(gate))
 }
 
 /// `REIN_HOME`, else `~/.rein`.

@@ -71,6 +71,11 @@ pub fn discover(
         (_, Err(tried)) => Err(missing(tried, JAR_FIX)),
     };
     programs.insert("hap-sign-tool".to_string(), sign);
+    let git = find(&None, Vec::new(), "git", &path_var);
+    programs.insert(
+        "git".to_string(),
+        git.map_err(|tried| missing(tried, "install git (packs from git repositories need it)")),
+    );
     for (name, path) in extra {
         let found = find(&Some(path.clone()), Vec::new(), name, "");
         let fix = format!("fix the path of `{name}` under [programs] in home config.toml");

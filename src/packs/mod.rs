@@ -1,6 +1,7 @@
 //! Recipe packs: tools, recipes and prelude modules shared across teams, pinned by content
 //! hash, installed read-only under home, and namespaced `<pack>.<tool>`.
 
+pub mod git;
 pub mod hash;
 pub mod install;
 pub mod installed;

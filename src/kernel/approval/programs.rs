@@ -14,6 +14,8 @@ pub enum Program {
     Hdc,
     Ohpm,
     HapSignTool,
+    /// git, for fetching packs.
+    Git,
     /// A program a person added in home config.toml.
     Other(String),
 }
@@ -25,6 +27,7 @@ impl Program {
             Program::Hdc => "hdc",
             Program::Ohpm => "ohpm",
             Program::HapSignTool => "hap-sign-tool",
+            Program::Git => "git",
             Program::Other(name) => name,
         }
     }
@@ -35,6 +38,7 @@ impl Program {
             "hdc" => Program::Hdc,
             "ohpm" => Program::Ohpm,
             "hap-sign-tool" => Program::HapSignTool,
+            "git" => Program::Git,
             other => Program::Other(other.to_string()),
         }
     }
@@ -98,6 +102,7 @@ pub fn decide_spawn(
         Program::Hvigorw => decide_hvigorw(args),
         Program::HapSignTool => decide_sign(args, classify),
         Program::Ohpm => decide_ohpm(args),
+        Program::Git => decide_git(args, classify),
         Program::Other(name) => Decision::DenyUnlessRule(format!(
             "{name} has no built-in policy; a person can allow it with `rein approvals grant {name} ...`"
         )),
@@ -149,6 +154,36 @@ fn decide_sign(args: &[String], classify: &dyn Fn(&str) -> PathClass) -> Decisio
     } else {
         Decision::Ask
     }
+}
+
+/// git for packs: reading local repositories and cloning from them is allowed; fetching over
+/// the network asks; nothing else runs without a rule.
+fn decide_git(args: &[String], classify: &dyn Fn(&str) -> PathClass) -> Decision {
+    let mut rest: Vec<&str> = args.iter().map(String::as_str).collect();
+    if rest.first() == Some(&"-C") && rest.len() > 2 {
+        rest.drain(..2);
+    }
+    match rest.as_slice() {
+        ["rev-parse", ..] | ["log", ..] | ["status", ..] | ["checkout", "--quiet", _] | ["checkout", _] => {
+            Decision::Allow
+        }
+        ["clone", options @ .., source, dest] if options.iter().all(|o| o.starts_with('-')) => {
+            if matches!(classify(dest), PathClass::Outside | PathClass::Home) {
+                return Decision::Deny(format!("git may only clone into the workspace, not {dest}"));
+            }
+            if is_remote(source) {
+                Decision::Ask
+            } else {
+                Decision::Allow
+            }
+        }
+        _ => Decision::DenyUnlessRule("git is allowed here only to read and clone repositories for packs".into()),
+    }
+}
+
+/// A URL or scp-like address (`host:path`), as opposed to a local path.
+fn is_remote(source: &str) -> bool {
+    source.contains("://") || (source.contains(':') && !source.starts_with('/') && !source.starts_with('.'))
 }
 
 fn decide_ohpm(args: &[String]) -> Decision {
@@ -215,6 +250,13 @@ mod tests {
             (Hdc, "file recv /data/local/tmp/x.jpeg shots/x.jpeg", Workspace, "ask"),
             (Hdc, "-t K file recv /data/local/tmp/x.jpeg /etc/x.jpeg", Workspace, "deny"),
             (Other("adb".into()), "devices", Workspace, "deny"),
+            (Git, "clone --quiet /srv/packs/kit .rein/pack-src/kit", Workspace, "allow"),
+            (Git, "clone https://example.com/kit.git .rein/pack-src/kit", Workspace, "ask"),
+            (Git, "clone git@example.com:team/kit.git .rein/pack-src/kit", Workspace, "ask"),
+            (Git, "clone /srv/packs/kit /etc/kit", Workspace, "deny"),
+            (Git, "-C /srv/packs/kit rev-parse HEAD", Workspace, "allow"),
+            (Git, "-C .rein/pack-src/kit checkout --quiet v1.2.0", Workspace, "allow"),
+            (Git, "push origin main", Workspace, "deny"),
         ];
         for (program, line, cwd, expected) in cases {
             assert_eq!(verdict(program.clone(), line, cwd), expected, "{program} {line} in {cwd:?}");
