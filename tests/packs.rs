@@ -237,3 +237,33 @@ fn a_pack_from_a_local_git_repository_is_pinned_to_its_commit() {
     let leftovers: Vec<_> = std::fs::read_dir(ws.path(".rein/pack-src")).unwrap().collect();
     assert!(leftovers.is_empty(), "checkouts are removed once installed");
 }
+
+#[test]
+fn a_failed_install_leaves_nothing_behind() {
+    let ws = Workspace::new();
+    let source = pack_source(&ws, MANIFEST);
+    let sha = content_hash(&source).unwrap();
+    // Something that is not a pack folder already sits where the pack must go.
+    std::fs::create_dir_all(ws.home.join("packs/team-kit")).unwrap();
+    std::fs::write(ws.home.join("packs/team-kit").join(&sha), "in the way").unwrap();
+    let screen = pack_cli(&ws, &format!("add {}", source.display()), "yes\n");
+    assert!(screen.contains("\"ok\":false"), "{screen}");
+    let left: Vec<String> = std::fs::read_dir(ws.home.join("packs/team-kit"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, [sha], "no staging folder is left");
+    assert!(!ws.path("rein.lock").exists(), "the lock is not touched");
+}
+
+#[test]
+fn special_files_in_a_pack_are_refused() {
+    let ws = Workspace::new();
+    let source = pack_source(&ws, MANIFEST);
+    let fifo = std::ffi::CString::new(source.join("tools/pipe").to_str().unwrap()).unwrap();
+    // SAFETY: creating a FIFO at a path we own.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    let screen = pack_cli(&ws, &format!("add {}", source.display()), "yes\n");
+    assert!(screen.contains("not a regular file"), "{screen}");
+    assert!(!ws.home.join("packs").exists());
+}

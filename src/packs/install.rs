@@ -54,6 +54,11 @@ fn check_links(root: &Path, dir: &Path) -> Result<(), Failure> {
             }
         } else if kind.is_dir() {
             check_links(root, &path)?;
+        } else if !kind.is_file() {
+            return Err(Failure::new(
+                Code::InvalidArgs,
+                format!("{} is not a regular file (a FIFO, socket or device); packs hold files only", path.display()),
+            ));
         }
     }
     Ok(())
