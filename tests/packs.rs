@@ -267,3 +267,18 @@ fn special_files_in_a_pack_are_refused() {
     assert!(screen.contains("not a regular file"), "{screen}");
     assert!(!ws.home.join("packs").exists());
 }
+
+#[test]
+fn the_example_pack_installs_and_its_tool_and_recipe_load() {
+    let ws = Workspace::new();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/packs/device-lab");
+    let screen = pack_cli(&ws, &format!("add {}", example.display()), "yes\n");
+    assert!(screen.contains("it may run: hdc list targets, hdc install"), "{screen}");
+    let (status, out) = rein_json(&ws, &["call", "device-lab.ready_devices", r#"{"ability":"MainAbility"}"#]);
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(out["result"]["marker"], json!("MainAbility onCreate"));
+    let (status, out) = rein_json(&ws, &["recipe", "device-lab.clean-install", "--explain"]);
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(out["result"]["steps"].as_array().unwrap().len(), 4);
+    assert_eq!(rein_json(&ws, &["check"]).0, 0);
+}
