@@ -282,3 +282,19 @@ fn the_example_pack_installs_and_its_tool_and_recipe_load() {
     assert_eq!(out["result"]["steps"].as_array().unwrap().len(), 4);
     assert_eq!(rein_json(&ws, &["check"]).0, 0);
 }
+
+#[test]
+fn hot_reload_serves_an_updated_pack_when_rein_lock_moves() {
+    let ws = Workspace::new();
+    let source = pack_source(&ws, MANIFEST);
+    install(&ws, &source);
+    let host = std::sync::Arc::new(rein::Host::builder().workspace(&ws.ws).home(&ws.home).build().unwrap());
+    assert_eq!(host.call("team-kit.greet", json!({})).unwrap(), json!({"text": "hello from the pack"}));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let _watcher = host.watch(move |outcome| tx.send(outcome).unwrap()).unwrap();
+    std::fs::write(source.join("prelude/words.lua"), "return { hello = 'updated pack' }").unwrap();
+    install(&ws, &source);
+    let outcome = rx.recv_timeout(std::time::Duration::from_secs(5)).expect("a reload after rein.lock moved");
+    assert!(outcome.applied, "{outcome:?}");
+    assert_eq!(host.call("team-kit.greet", json!({})).unwrap(), json!({"text": "updated pack"}));
+}

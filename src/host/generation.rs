@@ -12,6 +12,8 @@ use crate::sources::Sources;
 
 pub struct Generation {
     pub number: u64,
+    /// Where this generation's code came from (which packs, at which hashes).
+    pub sources: Arc<Sources>,
     pub runtime: Runtime,
     pub registry: Registry,
     /// One call at a time per Lua state.
@@ -27,7 +29,7 @@ impl Generation {
     ) -> Result<Generation, Failure> {
         let runtime = Runtime::new(kernel.clone(), sources.clone(), limits)?;
         let registry = registry::load(&runtime, sources);
-        Ok(Generation { number, runtime, registry, gate: tokio::sync::Mutex::new(()) })
+        Ok(Generation { number, sources: sources.clone(), runtime, registry, gate: tokio::sync::Mutex::new(()) })
     }
 
     pub fn recipe_entry(&self, name: &str) -> Result<&RecipeEntry, Failure> {

@@ -107,6 +107,7 @@ impl HostBuilder {
         Ok(Host {
             kernel,
             sources,
+            packs_follow_lock: self.code_from.is_none() && self.project_code,
             limits: self.limits,
             current: std::sync::RwLock::new(Arc::new(generation)),
             executor: Some(executor),
@@ -144,6 +145,8 @@ fn config(message: String) -> Failure {
 pub struct Host {
     kernel: Arc<Kernel>,
     sources: Arc<Sources>,
+    /// Whether a changed rein.lock changes the packs served (not for checks' scratch hosts).
+    packs_follow_lock: bool,
     limits: Limits,
     /// The tools and recipes being served; a successful reload swaps in a new generation while
     /// calls in flight finish on the one they started with.

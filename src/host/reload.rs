@@ -44,14 +44,21 @@ impl Host {
             updated: Vec::new(),
             problems: Vec::new(),
         };
-        let candidate = match Generation::load(&self.kernel, &self.sources, self.limits, old.number + 1) {
+        let sources = match self.sources_after(&old, files) {
+            Ok(sources) => sources,
+            Err(failure) => {
+                outcome.problems.push(format!("rein.lock: {}", failure.message));
+                return outcome;
+            }
+        };
+        let candidate = match Generation::load(&self.kernel, &sources, self.limits, old.number + 1) {
             Ok(candidate) => candidate,
             Err(failure) => {
                 outcome.problems.push(failure.message);
                 return outcome;
             }
         };
-        let touches_prelude = files.iter().any(|f| f.starts_with("prelude/"));
+        let touches_prelude = files.iter().any(|f| f.starts_with("prelude/") || f == "rein.lock");
         outcome.problems.extend(
             candidate
                 .registry
@@ -70,6 +77,16 @@ impl Host {
             *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(candidate);
         }
         outcome
+    }
+
+    /// The packs of a changed rein.lock (verified), or the same sources as before.
+    fn sources_after(&self, old: &Generation, files: &[String]) -> Result<Arc<crate::sources::Sources>, Failure> {
+        if !self.packs_follow_lock || !files.iter().any(|f| f == "rein.lock") {
+            return Ok(old.sources.clone());
+        }
+        let scope = self.kernel.scope();
+        let packs = crate::packs::installed::verified(scope.workspace(), scope.home())?;
+        Ok(Arc::new(crate::sources::Sources::with_packs(scope.workspace(), packs)))
     }
 
     /// The checks of every changed tool (of every tool when prelude/ changed).
@@ -112,6 +129,10 @@ impl Host {
                 .watch(&dir, notify::RecursiveMode::Recursive)
                 .map_err(|e| Failure::new(Code::IoError, format!("cannot watch {}: {e}", dir.display())))?;
         }
+        // rein.lock moves when a pack is updated: the new pack version is served after a reload.
+        watcher
+            .watch(&root, notify::RecursiveMode::NonRecursive)
+            .map_err(|e| Failure::new(Code::IoError, format!("cannot watch {}: {e}", root.display())))?;
         let host = Arc::clone(self);
         let thread = std::thread::Builder::new()
             .name("rein-watch".into())
@@ -142,7 +163,7 @@ fn next_burst(rx: &mpsc::Receiver<PathBuf>, root: &Path) -> Option<Vec<String>> 
     }
     let mut files: Vec<String> = paths
         .iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "lua"))
+        .filter(|p| p.extension().is_some_and(|e| e == "lua") || p.file_name().is_some_and(|n| n == "rein.lock"))
         .filter_map(|p| p.strip_prefix(root).ok())
         .map(|p| p.to_string_lossy().into_owned())
         .collect();
