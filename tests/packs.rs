@@ -124,6 +124,8 @@ fn update_moves_the_lock_and_remove_drops_the_pack() {
     pack_cli(&ws, &format!("add {}", source.display()), "yes\n");
     let first = content_hash(&source).unwrap();
     std::fs::write(source.join("prelude/words.lua"), "return { hello = 'hello from version two' }").unwrap();
+    let again = pack_cli(&ws, &format!("add {}", source.display()), "yes\n");
+    assert!(again.contains("is the only way to move it"), "add does not move a lock entry: {again}");
     let screen = pack_cli(&ws, "update team-kit", "yes\n");
     assert!(screen.contains("updated"), "{screen}");
     let lock = std::fs::read_to_string(ws.path("rein.lock")).unwrap();

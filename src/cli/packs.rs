@@ -44,6 +44,15 @@ fn lock_of(kernel: &Kernel) -> Result<Lock, Failure> {
 fn add(kernel: &Kernel, source: &Path) -> Result<serde_json::Value, Failure> {
     let source = Source::parse(&source.to_string_lossy());
     let (plan, commit, _checkout) = prepare(kernel, &source)?;
+    if let Some(locked) = lock_of(kernel)?.get(&plan.manifest.name) {
+        return Err(Failure::new(
+            Code::InvalidArgs,
+            format!(
+                "pack {} is already in rein.lock (from {}); `rein pack update {}` is the only way to move it",
+                locked.name, locked.source, locked.name
+            ),
+        ));
+    }
     confirm(&plan)?;
     let dir = install(kernel.scope().home(), &plan)?;
     record(kernel, &plan, commit.clone())?;
