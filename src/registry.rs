@@ -64,6 +64,7 @@ pub fn load(runtime: &Runtime, sources: &Sources) -> Registry {
         table.0.insert(name.clone(), loaded.value);
         registry.tools.insert(name, loaded.info);
     }
+    apply_overrides(sources, &mut table, &mut registry);
     runtime.set_tools(table);
     let recipes =
         layered(sources.recipe_files(), "recipes/", &mut registry.problems, |file| load_recipe(runtime, file));
@@ -71,6 +72,24 @@ pub fn load(runtime: &Runtime, sources: &Sources) -> Registry {
         registry.recipes.insert(name, RecipeEntry { info: loaded.info, spec: loaded.value });
     }
     registry
+}
+
+/// A pack tool takes over a built-in or project name only where rein.toml says so.
+fn apply_overrides(sources: &Sources, table: &mut ToolTable, registry: &mut Registry) {
+    for (name, target) in sources.overrides() {
+        match (table.0.get(target).cloned(), registry.tools.get(target).cloned()) {
+            (Some(callable), Some(info)) => {
+                let replaced = registry.tools.get(name).map(|t| t.file.clone());
+                table.0.insert(name.clone(), callable);
+                registry.tools.insert(name.clone(), ToolInfo { name: name.clone(), overrides: replaced, ..info });
+            }
+            _ => registry.problems.push(LoadProblem {
+                file: "rein.toml".into(),
+                tool: Some(name.clone()),
+                message: format!("[overrides] {name} = {target:?}: there is no tool {target}"),
+            }),
+        }
+    }
 }
 
 /// Applies the layering rules to the files of one kind.

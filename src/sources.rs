@@ -52,6 +52,8 @@ enum Layer {
 pub struct Sources {
     /// In load order: built-ins first, the project last.
     layers: Vec<Layer>,
+    /// Names the project's rein.toml lets a pack tool take over: name → `<pack>.<tool>`.
+    overrides: std::collections::BTreeMap<String, String>,
 }
 
 impl Sources {
@@ -60,11 +62,14 @@ impl Sources {
         let mut layers = vec![Layer::Embedded];
         layers.extend(packs.into_iter().map(|(name, root)| Layer::Pack { name, root }));
         layers.push(Layer::Dir { origin: Origin::Project, root: workspace.to_path_buf() });
-        Sources { layers }
+        Sources { layers, overrides: Default::default() }
     }
 
     pub fn new(workspace: &Path) -> Sources {
-        Sources { layers: vec![Layer::Embedded, Layer::Dir { origin: Origin::Project, root: workspace.to_path_buf() }] }
+        Sources {
+            layers: vec![Layer::Embedded, Layer::Dir { origin: Origin::Project, root: workspace.to_path_buf() }],
+            overrides: Default::default(),
+        }
     }
 
     /// The project folder holding tools/, recipes/ and prelude/, if any.
@@ -73,6 +78,16 @@ impl Sources {
             Layer::Dir { origin: Origin::Project, root } => Some(root.as_path()),
             _ => None,
         })
+    }
+
+    /// Lets pack tools take over built-in or project names (`[overrides]` in rein.toml).
+    pub fn with_overrides(mut self, overrides: std::collections::BTreeMap<String, String>) -> Sources {
+        self.overrides = overrides;
+        self
+    }
+
+    pub fn overrides(&self) -> &std::collections::BTreeMap<String, String> {
+        &self.overrides
     }
 
     /// The folder of an installed pack.
@@ -85,7 +100,7 @@ impl Sources {
 
     /// Only the built-ins (for embedders that want no project code).
     pub fn built_in_only() -> Sources {
-        Sources { layers: vec![Layer::Embedded] }
+        Sources { layers: vec![Layer::Embedded], overrides: Default::default() }
     }
 
     /// Tool files of every layer, in load order; inside a layer sorted by path. Tools are the

@@ -300,3 +300,24 @@ fn hot_reload_serves_an_updated_pack_when_rein_lock_moves() {
     assert!(outcome.applied, "{outcome:?}");
     assert_eq!(host.call("team-kit.greet", json!({})).unwrap(), json!({"text": "updated pack"}));
 }
+
+#[test]
+fn a_pack_tool_overrides_a_built_in_only_where_rein_toml_says_so() {
+    let ws = Workspace::new();
+    let source = pack_source(&ws, MANIFEST);
+    std::fs::write(
+        source.join("tools/list_dir.lua"),
+        "return { name = 'list_dir', description = 'team listing', run = function() return { team = true } end }",
+    )
+    .unwrap();
+    install(&ws, &source);
+    let (_, out) = rein_json(&ws, &["call", "list_dir"]);
+    assert!(out["result"]["entries"].is_array(), "the built-in still answers: {out}");
+    ws.file("rein.toml", "[overrides]\nlist_dir = \"team-kit.list_dir\"\n");
+    let (_, out) = rein_json(&ws, &["call", "list_dir"]);
+    assert_eq!(out["result"], json!({"team": true}));
+    let (_, tools) = rein_json(&ws, &["tools"]);
+    let list_dir =
+        tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "list_dir").unwrap().clone();
+    assert_eq!(list_dir["overrides"], json!("<built-in>/tools/list_dir.lua"));
+}

@@ -94,7 +94,8 @@ impl HostBuilder {
             (Some(dir), true) => Sources::new(dir),
             (None, true) => {
                 let packs = crate::packs::installed::verified(kernel.scope().workspace(), kernel.scope().home())?;
-                Sources::with_packs(kernel.scope().workspace(), packs)
+                let overrides = ProjectPolicy::load(kernel.scope().workspace()).map_err(config)?.overrides;
+                Sources::with_packs(kernel.scope().workspace(), packs).with_overrides(overrides)
             }
         };
         let kernel = Arc::new(kernel);

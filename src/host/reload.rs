@@ -86,7 +86,8 @@ impl Host {
         }
         let scope = self.kernel.scope();
         let packs = crate::packs::installed::verified(scope.workspace(), scope.home())?;
-        Ok(Arc::new(crate::sources::Sources::with_packs(scope.workspace(), packs)))
+        let overrides = old.sources.overrides().clone();
+        Ok(Arc::new(crate::sources::Sources::with_packs(scope.workspace(), packs).with_overrides(overrides)))
     }
 
     /// The checks of every changed tool (of every tool when prelude/ changed).

@@ -138,6 +138,9 @@ pub struct ProjectPolicy {
     /// The packs the project uses: name → source (managed by `rein pack`).
     #[serde(default)]
     pub packs: std::collections::BTreeMap<String, String>,
+    /// Built-in or project tool names a pack tool takes over: name → `<pack>.<tool>`.
+    #[serde(default)]
+    pub overrides: std::collections::BTreeMap<String, String>,
 }
 
 impl ProjectPolicy {
