@@ -321,3 +321,19 @@ fn a_pack_tool_overrides_a_built_in_only_where_rein_toml_says_so() {
         tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "list_dir").unwrap().clone();
     assert_eq!(list_dir["overrides"], json!("<built-in>/tools/list_dir.lua"));
 }
+
+#[test]
+fn a_pack_recipe_is_held_to_the_pack_permissions_too() {
+    let ws = Workspace::new();
+    let source = pack_source(&ws, MANIFEST);
+    std::fs::create_dir_all(source.join("recipes")).unwrap();
+    std::fs::write(
+        source.join("recipes/peek.lua"),
+        "return { name = 'peek', description = 'reads logs', steps = { { name = 'logs', run = function(ctx) return ctx:tool('hilog_read', {}) end } } }",
+    )
+    .unwrap();
+    install(&ws, &source);
+    let (status, out) = rein_json(&ws, &["recipe", "team-kit.peek"]);
+    assert_eq!(status, 1, "{out}");
+    assert_eq!(out["error"]["details"]["failure"]["code"], json!("APPROVAL_DENIED"), "{out}");
+}

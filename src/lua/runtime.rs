@@ -106,8 +106,12 @@ impl Runtime {
 
     /// Calls a Lua function from outside Lua with a fresh budget, failures as values: the way
     /// recipe steps run. `args` are passed as they are.
+    ///
+    /// `acting_as` names what runs (a recipe): it counts as running, so a pack recipe's steps
+    /// are held to the pack's permissions like its tools.
     pub async fn call_function(
         &self,
+        acting_as: &str,
         function: &Function,
         args: impl mlua::IntoLuaMulti,
     ) -> Result<serde_json::Value, Failure> {
@@ -115,7 +119,11 @@ impl Runtime {
         let mut call_args = args.into_lua_multi(&self.lua).map_err(|e| internal("pass the arguments", e))?;
         call_args.push_front(Value::Function(function.clone()));
         limits::begin(&self.lua, self.limits()).map_err(|e| internal("start the budget", e))?;
+        if let Some(mut stack) = self.lua.app_data_mut::<CallStack>() {
+            stack.0.push(acting_as.to_string());
+        }
         let outcome = invoke.call_async::<(bool, Value)>(call_args).await;
+        leave(&self.lua);
         let result = finish(&self.lua, outcome);
         if let Some(breach) = limits::end(&self.lua) {
             return Err(failure::breach_failure(breach));

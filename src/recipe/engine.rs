@@ -252,14 +252,14 @@ impl Engine<'_> {
                 return Outcome::Failed(Failure::new(Code::LuaError, format!("cannot build the step context: {e}")))
             }
         };
-        let output = match self.runtime.call_function(&step.run, ctx.clone()).await {
+        let output = match self.runtime.call_function(&self.spec.name, &step.run, ctx.clone()).await {
             Ok(output) => output,
             Err(failure) => return outcome_of(failure),
         };
         let mut evidence = evidence_of(&ctx);
         if let Some(verify) = &step.verify {
             let out = convert::json_to_lua(lua, &output).unwrap_or(mlua::Value::Nil);
-            match self.runtime.call_function(verify, (ctx.clone(), out)).await {
+            match self.runtime.call_function(&self.spec.name, verify, (ctx.clone(), out)).await {
                 Ok(Value::Bool(true)) => {}
                 Ok(Value::String(text)) => evidence.push(text),
                 Ok(Value::Object(map)) if map.get("ok") == Some(&Value::Bool(true)) => {
