@@ -6,13 +6,12 @@
 //! match by their keys, arrays element by element, other values exactly). `files` seeds the
 //! scratch workspace: `{ ["src/a.ets"] = "text" }`.
 
-use std::path::Path;
-
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{Code, Failure};
 use crate::host::Host;
+use crate::sources::Sources;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CheckOutcome {
@@ -24,12 +23,16 @@ pub struct CheckOutcome {
     pub problem: Option<String>,
 }
 
-/// Runs the checks of every tool of the project at `project` (or only `only`).
-pub fn run_all(project: &Path, only: Option<&str>) -> Result<Vec<CheckOutcome>, Failure> {
+/// Runs the checks of every tool `sources` give (the project's, its packs', the built-ins), or
+/// only `only`'s.
+pub fn run_all(sources: &Sources, only: Option<&str>) -> Result<Vec<CheckOutcome>, Failure> {
     let scratch =
         tempfile::tempdir().map_err(|e| Failure::new(Code::IoError, format!("cannot make a scratch dir: {e}")))?;
-    let lister =
-        Host::builder().workspace(scratch.path()).home(scratch.path().join(".home")).code_from(project).build()?;
+    let lister = Host::builder()
+        .workspace(scratch.path())
+        .home(scratch.path().join(".home"))
+        .sources(sources.clone())
+        .build()?;
     if let Some(name) = only {
         if lister.tool(name).is_none() {
             return Err(Failure::new(Code::ToolNotFound, format!("no tool named {name:?}")));
@@ -40,23 +43,23 @@ pub fn run_all(project: &Path, only: Option<&str>) -> Result<Vec<CheckOutcome>, 
         if only.is_some_and(|n| n != tool.name) {
             continue;
         }
-        outcomes.extend(run_tool_checks(project, &tool.name, &tool.checks)?);
+        outcomes.extend(run_tool_checks(sources, &tool.name, &tool.checks)?);
     }
     Ok(outcomes)
 }
 
 /// Runs one tool's declared checks, each in a fresh scratch workspace.
-pub fn run_tool_checks(project: &Path, tool: &str, checks: &Value) -> Result<Vec<CheckOutcome>, Failure> {
+pub fn run_tool_checks(sources: &Sources, tool: &str, checks: &Value) -> Result<Vec<CheckOutcome>, Failure> {
     let Some(list) = checks.as_array() else { return Ok(Vec::new()) };
     let mut outcomes = Vec::new();
     for (i, check) in list.iter().enumerate() {
-        let problem = run_one(project, tool, check).err();
+        let problem = run_one(sources, tool, check).err();
         outcomes.push(CheckOutcome { tool: tool.to_string(), check: i + 1, passed: problem.is_none(), problem });
     }
     Ok(outcomes)
 }
 
-fn run_one(project: &Path, tool: &str, check: &Value) -> Result<(), String> {
+fn run_one(sources: &Sources, tool: &str, check: &Value) -> Result<(), String> {
     let scratch = tempfile::tempdir().map_err(|e| format!("cannot make a scratch workspace: {e}"))?;
     for (path, text) in check.get("files").and_then(Value::as_object).into_iter().flatten() {
         if path.contains("..") || path.starts_with('/') {
@@ -71,7 +74,7 @@ fn run_one(project: &Path, tool: &str, check: &Value) -> Result<(), String> {
     let host = Host::builder()
         .workspace(scratch.path())
         .home(scratch.path().join(".home"))
-        .code_from(project)
+        .sources(sources.clone())
         .build()
         .map_err(|f| f.to_string())?;
     let args = check.get("args").cloned().unwrap_or(Value::Object(Default::default()));

@@ -283,6 +283,9 @@ fn the_example_pack_installs_and_its_tool_and_recipe_load() {
     assert_eq!(status, 0, "{out}");
     assert_eq!(out["result"]["steps"].as_array().unwrap().len(), 4);
     assert_eq!(rein_json(&ws, &["check"]).0, 0);
+    let (status, out) = rein_json(&ws, &["test", "device-lab.ready_devices"]);
+    assert_eq!(status, 0, "the pack tool's check runs: {out}");
+    assert_eq!(out["result"]["checks"][0]["passed"], json!(true));
 }
 
 #[test]

@@ -199,7 +199,7 @@ fn doctor(host: &Host, out: &Output) -> u8 {
 }
 
 fn test(host: &Host, out: &Output, name: Option<&str>) -> u8 {
-    let outcomes = match rein::checks::run_all(host.workspace(), name) {
+    let outcomes = match rein::checks::run_all(&host.sources(), name) {
         Ok(outcomes) => outcomes,
         Err(failure) => return out.failure(&failure),
     };

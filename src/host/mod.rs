@@ -37,6 +37,7 @@ pub struct HostBuilder {
     /// Where the project's tools/, recipes/ and prelude/ are, when not the workspace (checks
     /// run a project's tools against a scratch workspace).
     code_from: Option<PathBuf>,
+    sources: Option<Sources>,
 }
 
 impl HostBuilder {
@@ -69,6 +70,13 @@ impl HostBuilder {
         self
     }
 
+    /// Serves exactly these sources (the project's code and packs of another host), e.g. to
+    /// run a project's checks against a scratch workspace.
+    pub fn sources(mut self, sources: Sources) -> Self {
+        self.sources = Some(sources);
+        self
+    }
+
     /// Loads the project's tools/, recipes/ and prelude/ from `dir` instead of the workspace.
     pub fn code_from(mut self, dir: impl Into<PathBuf>) -> Self {
         self.code_from = Some(dir.into());
@@ -89,10 +97,12 @@ impl HostBuilder {
         let home = self.home.unwrap_or_else(default_home);
         let kernel = configured_kernel(&workspace, &home, self.approver)?;
         let kernel = if self.read_before_edit { kernel.with_read_before_edit() } else { kernel };
-        let sources = match (&self.code_from, self.project_code) {
-            (_, false) => Sources::built_in_only(),
-            (Some(dir), true) => Sources::new(dir),
-            (None, true) => {
+        let follow_lock = self.sources.is_none() && self.code_from.is_none() && self.project_code;
+        let sources = match (self.sources, &self.code_from, self.project_code) {
+            (Some(sources), _, _) => sources,
+            (None, _, false) => Sources::built_in_only(),
+            (None, Some(dir), true) => Sources::new(dir),
+            (None, None, true) => {
                 let packs = crate::packs::installed::verified(kernel.scope().workspace(), kernel.scope().home())?;
                 let overrides = ProjectPolicy::load(kernel.scope().workspace()).map_err(config)?.overrides;
                 Sources::with_packs(kernel.scope().workspace(), packs).with_overrides(overrides)
@@ -108,7 +118,7 @@ impl HostBuilder {
         Ok(Host {
             kernel,
             sources,
-            packs_follow_lock: self.code_from.is_none() && self.project_code,
+            packs_follow_lock: follow_lock,
             limits: self.limits,
             current: std::sync::RwLock::new(Arc::new(generation)),
             executor: Some(executor),
@@ -175,6 +185,7 @@ impl Host {
             limits: Limits::default(),
             project_code: true,
             code_from: None,
+            sources: None,
         }
     }
 
@@ -272,6 +283,11 @@ impl Host {
     /// Tool and recipe files that failed to load or clash.
     pub fn problems(&self) -> Vec<LoadProblem> {
         self.generation().registry.problems.clone()
+    }
+
+    /// Where the serving generation's code comes from (project, packs, overrides).
+    pub fn sources(&self) -> Arc<Sources> {
+        self.generation().sources.clone()
     }
 
     /// Which generation of tools is serving (1 at start, +1 for each successful reload).

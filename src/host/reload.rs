@@ -92,10 +92,9 @@ impl Host {
 
     /// The checks of every changed tool (of every tool when prelude/ changed).
     fn canary_checks(&self, candidate: &Generation, files: &[String], all: bool) -> Vec<String> {
-        let Some(project) = self.sources.project_root() else { return Vec::new() };
         let mut problems = Vec::new();
         for tool in candidate.registry.tools.values().filter(|t| all || files.contains(&t.file)) {
-            match crate::checks::run_tool_checks(project, &tool.name, &tool.checks) {
+            match crate::checks::run_tool_checks(&candidate.sources, &tool.name, &tool.checks) {
                 Ok(outcomes) => {
                     problems.extend(outcomes.into_iter().filter_map(|o| {
                         o.problem.map(|p| format!("{}: check {} of {}: {p}", tool.file, o.check, o.tool))
