@@ -23,27 +23,18 @@ pub struct CheckOutcome {
     pub problem: Option<String>,
 }
 
-/// Runs the checks of every tool `sources` give (the project's, its packs', the built-ins), or
-/// only `only`'s.
-pub fn run_all(sources: &Sources, only: Option<&str>) -> Result<Vec<CheckOutcome>, Failure> {
-    let scratch =
-        tempfile::tempdir().map_err(|e| Failure::new(Code::IoError, format!("cannot make a scratch dir: {e}")))?;
-    let lister = Host::builder()
-        .workspace(scratch.path())
-        .home(scratch.path().join(".home"))
-        .sources(sources.clone())
-        .build()?;
+/// Runs the checks of every tool `host` serves (the project's, its packs', the built-ins), or
+/// only `only`'s, each against the sources the host serves.
+pub fn run_all(host: &Host, only: Option<&str>) -> Result<Vec<CheckOutcome>, Failure> {
     if let Some(name) = only {
-        if lister.tool(name).is_none() {
+        if host.tool(name).is_none() {
             return Err(Failure::new(Code::ToolNotFound, format!("no tool named {name:?}")));
         }
     }
+    let sources = host.sources();
     let mut outcomes = Vec::new();
-    for tool in lister.tools() {
-        if only.is_some_and(|n| n != tool.name) {
-            continue;
-        }
-        outcomes.extend(run_tool_checks(sources, &tool.name, &tool.checks)?);
+    for tool in host.tools().into_iter().filter(|t| only.is_none_or(|n| n == t.name)) {
+        outcomes.extend(run_tool_checks(&sources, &tool.name, &tool.checks)?);
     }
     Ok(outcomes)
 }

@@ -15,7 +15,7 @@ return {
     target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
   },
   run = function(args)
-    local bundle = args.bundle or project.read().bundle_name
+    local bundle = project.bundle(args.bundle)
     local text = device.run_checked(args.target, { "shell", "aa", "force-stop", bundle })
     local result = hdc.parse_force_stop(text)
     if not result.ok then

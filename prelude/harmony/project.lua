@@ -62,6 +62,11 @@ function M.read()
   return result
 end
 
+--- `given`, else the project's bundleName.
+function M.bundle(given)
+  return given or M.read().bundle_name
+end
+
 --- The entry module: the one of type "entry", else the first.
 function M.entry_module(info)
   for _, module in ipairs(info.modules) do

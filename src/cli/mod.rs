@@ -18,7 +18,7 @@ use rein::kernel::approval::approver::{Approver, AssumeYes, Headless, TerminalPr
 
 use serde_json::{json, Value};
 
-use rein::{Code, Failure, Host};
+use rein::{Code, Failure, Host, HostBuilder};
 
 use args::{Cli, Command};
 use output::Output;
@@ -56,12 +56,7 @@ pub fn run(cli: Cli) -> u8 {
         // Packs are managed without loading them, so a tampered one can still be repaired.
         let workspace = cli.workspace.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
         let home = cli.home.clone().unwrap_or_else(rein::host::default_home);
-        let approver: Arc<dyn Approver> = if TerminalPrompt::available() && std::io::stdin().is_terminal() {
-            Arc::new(TerminalPrompt)
-        } else {
-            Arc::new(Headless)
-        };
-        return match rein::host::configured_kernel(&workspace, &home, approver) {
+        return match rein::host::configured_kernel(&workspace, &home, approver(&cli, false)) {
             Ok(kernel) => packs::run(&kernel, action, &out),
             Err(failure) => out.failure(&failure),
         };
@@ -96,23 +91,32 @@ pub fn run(cli: Cli) -> u8 {
 }
 
 fn build_host(cli: &Cli) -> Result<Host, Failure> {
-    let approver: Arc<dyn Approver> = if cli.yes {
-        Arc::new(AssumeYes)
-    } else if std::io::stdin().is_terminal() && TerminalPrompt::available() {
-        // A person is typing commands: ask them. Agents and scripts (stdin not a terminal)
-        // get APPROVAL_REQUIRED with the command a person can run instead.
-        Arc::new(TerminalPrompt)
-    } else {
-        Arc::new(Headless)
-    };
-    let mut builder = Host::builder().approver(approver);
+    host_builder(cli).approver(approver(cli, true)).build()
+}
+
+/// A host builder for `--workspace` and `--home`.
+pub(crate) fn host_builder(cli: &Cli) -> HostBuilder {
+    let mut builder = Host::builder();
     if let Some(dir) = &cli.workspace {
         builder = builder.workspace(dir);
     }
     if let Some(dir) = &cli.home {
         builder = builder.home(dir);
     }
-    builder.build()
+    builder
+}
+
+/// Who answers the policy's questions: `--yes` (where honoured), the person typing commands,
+/// or nobody — agents and scripts (stdin not a terminal) get APPROVAL_REQUIRED with the
+/// command a person can run instead.
+fn approver(cli: &Cli, honour_yes: bool) -> Arc<dyn Approver> {
+    if honour_yes && cli.yes {
+        Arc::new(AssumeYes)
+    } else if std::io::stdin().is_terminal() && TerminalPrompt::available() {
+        Arc::new(TerminalPrompt)
+    } else {
+        Arc::new(Headless)
+    }
 }
 
 fn tools(host: &Host, out: &Output) -> u8 {
@@ -199,7 +203,7 @@ fn doctor(host: &Host, out: &Output) -> u8 {
 }
 
 fn test(host: &Host, out: &Output, name: Option<&str>) -> u8 {
-    let outcomes = match rein::checks::run_all(&host.sources(), name) {
+    let outcomes = match rein::checks::run_all(host, name) {
         Ok(outcomes) => outcomes,
         Err(failure) => return out.failure(&failure),
     };

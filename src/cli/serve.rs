@@ -1,8 +1,6 @@
 //! `rein serve`: MCP on stdin/stdout. `--yes` is never honoured: being called by an agent must
 //! not approve anything, so only the person behind the client can (MCP elicitation).
 
-use rein::Host;
-
 use super::args::{Cli, Command};
 use super::render;
 
@@ -11,13 +9,7 @@ pub fn run(cli: &Cli) -> u8 {
         eprintln!("rein serve: --yes is ignored; over MCP only a person answering the client's question approves");
     }
     let read_before_edit = !matches!(cli.command, Command::Serve { no_read_before_edit: true });
-    let mut builder = Host::builder().read_before_edit(read_before_edit);
-    if let Some(dir) = &cli.workspace {
-        builder = builder.workspace(dir);
-    }
-    if let Some(dir) = &cli.home {
-        builder = builder.home(dir);
-    }
+    let builder = super::host_builder(cli).read_before_edit(read_before_edit);
     match rein::mcp::serve_stdio(builder) {
         Ok(()) => 0,
         Err(failure) => {

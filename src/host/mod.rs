@@ -95,7 +95,7 @@ impl HostBuilder {
             None => std::env::current_dir().map_err(|e| config(format!("cannot read the current directory: {e}")))?,
         };
         let home = self.home.unwrap_or_else(default_home);
-        let kernel = configured_kernel(&workspace, &home, self.approver)?;
+        let (kernel, project) = configured_kernel_and_policy(&workspace, &home, self.approver)?;
         let kernel = if self.read_before_edit { kernel.with_read_before_edit() } else { kernel };
         let follow_lock = self.sources.is_none() && self.code_from.is_none() && self.project_code;
         let sources = match (self.sources, &self.code_from, self.project_code) {
@@ -104,8 +104,7 @@ impl HostBuilder {
             (None, Some(dir), true) => Sources::new(dir),
             (None, None, true) => {
                 let packs = crate::packs::installed::verified(kernel.scope().workspace(), kernel.scope().home())?;
-                let overrides = ProjectPolicy::load(kernel.scope().workspace()).map_err(config)?.overrides;
-                Sources::with_packs(kernel.scope().workspace(), packs).with_overrides(overrides)
+                Sources::with_packs(kernel.scope().workspace(), packs).with_overrides(project.overrides)
             }
         };
         let kernel = Arc::new(kernel);
@@ -129,6 +128,15 @@ impl HostBuilder {
 /// A kernel with everything home and the project configure: the toolchain, the environment a
 /// person lets through, the approval rules, the project's deny rules, and `approver`.
 pub fn configured_kernel(workspace: &Path, home: &Path, approver: Arc<dyn Approver>) -> Result<Kernel, Failure> {
+    configured_kernel_and_policy(workspace, home, approver).map(|(kernel, _)| kernel)
+}
+
+/// [`configured_kernel`], and the project's rein.toml it read (for the packs it overrides).
+fn configured_kernel_and_policy(
+    workspace: &Path,
+    home: &Path,
+    approver: Arc<dyn Approver>,
+) -> Result<(Kernel, ProjectPolicy), Failure> {
     let kernel = Kernel::new(workspace, home).map_err(|e| config(e.to_string()))?;
     let home_config = HomeConfig::load(kernel.scope().home())?;
     let env = |name: &str| std::env::var(name).ok();
@@ -136,8 +144,9 @@ pub fn configured_kernel(workspace: &Path, home: &Path, approver: Arc<dyn Approv
     let rules_path = kernel.scope().home().join("approvals.toml");
     let rules = RuleFile::load(&rules_path).map_err(config)?;
     let project = ProjectPolicy::load(kernel.scope().workspace()).map_err(config)?;
-    let gate = Gate::new(approver, rules_path, rules, project);
-    Ok(kernel.with_spawn(SpawnSettings { toolchain, pass_env: home_config.spawn.pass_env }).with_gate(gate))
+    let gate = Gate::new(approver, rules_path, rules, project.clone());
+    let kernel = kernel.with_spawn(SpawnSettings { toolchain, pass_env: home_config.spawn.pass_env }).with_gate(gate);
+    Ok((kernel, project))
 }
 
 /// `REIN_HOME`, else `~/.rein`.

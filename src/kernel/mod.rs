@@ -239,12 +239,4 @@ impl Kernel {
     pub fn scope(&self) -> &Scope {
         &self.scope
     }
-
-    /// Resolves `path` and checks the policy allows `access` to it.
-    pub fn authorize(&self, path: &str, access: Access) -> Result<(ResolvedPath, String), KernelError> {
-        let resolved = self.scope.resolve(path)?;
-        self.check_file(&resolved, access)?;
-        let display = resolved.display(&self.scope);
-        Ok((resolved, display))
-    }
 }
