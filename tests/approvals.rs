@@ -2,12 +2,10 @@
 //! only what may be asked, destructive commands and home writes stay refused, rules a person
 //! made allow, a project can only tighten, and granting needs a person at a terminal.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 
-use common::{output_within, run_json, Workspace};
+use crate::common::{output_within, run_json, Workspace};
 use serde_json::{json, Value};
 
 const LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
@@ -120,7 +118,8 @@ fn granting_needs_a_person_at_a_terminal() {
     assert_eq!(status, 1, "{out}");
     assert_eq!(out["error"]["code"], json!("APPROVAL_REQUIRED"));
     assert!(!ws.home.join("approvals.toml").exists());
-    let command = format!("{} --home {} approvals grant hdc install -r '*.hap'", common::REIN, ws.home.display());
+    let command =
+        format!("{} --home {} approvals grant hdc install -r '*.hap'", crate::common::REIN, ws.home.display());
     let out = in_terminal(&command, "yes\n");
     assert!(out.contains("Type yes to confirm"), "{out}");
     let saved = std::fs::read_to_string(ws.home.join("approvals.toml")).unwrap();
@@ -133,7 +132,7 @@ fn a_person_at_the_terminal_answers_the_prompt() {
     let call = |answer: &str| {
         let command = format!(
             "{} --workspace {} --home {} --json call hdc_raw '{{\"args\":[\"install\",\"-r\",\"x.hap\"]}}'",
-            common::REIN,
+            crate::common::REIN,
             ws.ws.display(),
             ws.home.display()
         );

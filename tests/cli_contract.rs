@@ -1,11 +1,9 @@
 //! The CLI contract of DESIGN.md: one JSON object on stdout with --json, exit 0/1/2, logs on
 //! stderr, human output without --json.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{output_within, rein_json, Workspace, REIN};
+use crate::common::{output_within, rein_json, Workspace, REIN};
 use serde_json::{json, Value};
 
 const LIMIT: Duration = Duration::from_secs(60);
@@ -122,7 +120,7 @@ fn human_output_shows_numbered_lines_and_diffs() {
 fn the_example_project_runs_the_quick_start_and_its_own_tool() {
     let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hello-app");
     let ws = Workspace::new();
-    common::copy_dir(&example, &ws.ws);
+    crate::common::copy_dir(&example, &ws.ws);
     let before = ws.read("AppScope/app.json5");
     let (status, out) = rein_json(&ws, &["call", "bump_version", r#"{"version_name":"1.0.1","dry_run":true}"#]);
     assert_eq!(status, 0, "{out}");

@@ -1,12 +1,10 @@
 //! Concurrent writers of one file never lose an update: edits from many threads (one shared
 //! Kernel) and from many processes (the CLI) all end up in the file.
 
-mod common;
-
 use std::collections::HashMap;
 use std::sync::{Arc, Barrier};
 
-use common::{sha256_hex, Workspace};
+use crate::common::{sha256_hex, Workspace};
 use rein::kernel::{Edit, EditOptions, Kernel, KernelError};
 use serde_json::json;
 
@@ -85,7 +83,7 @@ fn threads_sharing_a_kernel_lose_no_edit() {
         at = next.get(at.as_str()).unwrap_or_else(|| panic!("chain broken after {step} edits")).to_string();
     }
     assert_eq!(at, sha256_hex(text.as_bytes()));
-    assert!(common::temp_debris(&ws.ws).is_empty());
+    assert!(crate::common::temp_debris(&ws.ws).is_empty());
 }
 
 #[test]
@@ -152,7 +150,7 @@ fn processes_editing_one_file_lose_no_edit() {
     }
     let text = String::from_utf8(ws.read("shared.txt")).unwrap();
     assert_all_edits_present(&text, PROCESSES, EDITS);
-    assert!(common::temp_debris(&ws.ws).is_empty());
+    assert!(crate::common::temp_debris(&ws.ws).is_empty());
 }
 
 #[test]

@@ -2,11 +2,9 @@
 //! and read_file), through the CLI with --json: exit status, error code, the details a caller
 //! acts on, and a file that is byte-identical afterwards (same bytes, mode, mtime, inode).
 
-mod common;
-
 use std::time::Duration;
 
-use common::{assert_refusal, run_json_within, sha256_hex, stamp, Workspace};
+use crate::common::{assert_refusal, run_json_within, sha256_hex, stamp, Workspace};
 use serde_json::{json, Value};
 
 /// Calls `tool`, expects the refusal `code`, and checks nothing under the temp root changed.
@@ -419,7 +417,7 @@ fn arguments_that_are_not_a_json_object_are_invalid_args() {
     ws.file("main.rs", SOURCE);
     let before = ws.snapshot();
     for text in ["{not json", "[1,2]", "\"main.rs\""] {
-        let (status, out) = common::rein_json(&ws, &["call", "edit_file", text]);
+        let (status, out) = crate::common::rein_json(&ws, &["call", "edit_file", text]);
         assert_refusal(status, &out, "INVALID_ARGS", text);
     }
     before.assert_unchanged("malformed arguments");

@@ -1,11 +1,9 @@
 //! Successful edits through the CLI: the bytes on disk are exactly what was asked for, and
 //! everything not asked for (line endings, BOM, final newline, mode, symlinks) is kept.
 
-mod common;
-
 use std::os::unix::fs::{symlink, PermissionsExt};
 
-use common::{sha256_hex, Workspace};
+use crate::common::{sha256_hex, Workspace};
 use serde_json::{json, Value};
 
 fn edit(path: &str, old: &str, new: &str) -> Value {
@@ -189,7 +187,7 @@ fn write_file_creates_then_replaces_and_reports_the_real_hash() {
     assert_eq!(replaced["created"], false);
     assert_eq!(ws.read("deep/new/file.txt"), b"bye\n");
     assert_eq!(replaced["sha256"], sha256_hex(b"bye\n"));
-    assert!(common::temp_debris(&ws.path("deep/new")).is_empty());
+    assert!(crate::common::temp_debris(&ws.path("deep/new")).is_empty());
 }
 
 #[test]

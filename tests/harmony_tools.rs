@@ -1,12 +1,10 @@
 //! The HarmonyOS tools against the fake toolchain (tests/fakes): builds, signing, devices,
 //! installs whose failures hdc reports with exit 0, launches and logs.
 
-mod common;
-
-use common::run_json;
+use crate::common::run_json;
 use serde_json::json;
 
-use common::lab::{fakes_bin, lab, KEY};
+use crate::common::lab::{fakes_bin, lab, KEY};
 
 const SIGNED: &str = "entry/build/default/outputs/default/entry-default-signed.hap";
 const UNSIGNED: &str = "entry/build/default/outputs/default/entry-default-unsigned.hap";

@@ -1,11 +1,9 @@
 //! The journal records every decision and side effect, keeps the old content of replaced
 //! files, and never holds a secret.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 
-use common::{run_json, sha256_hex, Workspace};
+use crate::common::{run_json, sha256_hex, Workspace};
 use serde_json::{json, Value};
 
 fn entries(ws: &Workspace) -> Vec<Value> {
@@ -67,7 +65,7 @@ fn spawns_are_journaled_without_secrets() {
         "return { name = 'sign', description = 'signs', run = function() return rein.proc.run('hap-sign-tool', { 'sign-app', '-inFile', 'a.hap', '-keyPwd', 'topsecret9', '-keystorePwd', 'alsosecret7' }) end }",
     );
     let mut cmd = ws.command(&["-vv", "call", "sign"]);
-    let out = common::output_within(&mut cmd, None, std::time::Duration::from_secs(60));
+    let out = crate::common::output_within(&mut cmd, None, std::time::Duration::from_secs(60));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stdout} {stderr}");

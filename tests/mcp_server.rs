@@ -2,14 +2,12 @@
 //! it: initialize, tools/list with schemas, each file tool, refusals as isError results with
 //! their code, approvals with and without elicitation, recipe progress, and cancellation.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::lab::{fakes_bin, lab};
-use common::{Workspace, REIN};
+use crate::common::lab::{fakes_bin, lab};
+use crate::common::{Workspace, REIN};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest, ElicitRequestParams,
     ElicitResult, ElicitationAction, ErrorData, Implementation, ProgressNotificationParam, Request,

@@ -1,11 +1,9 @@
 //! Packs: installed packs load namespaced, tamper and incompatibility are refused, and the CLI
 //! adds, lists, verifies and removes them.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{rein_json, Workspace};
+use crate::common::{rein_json, Workspace};
 use rein::packs::hash::content_hash;
 use serde_json::json;
 
@@ -35,7 +33,7 @@ fn pack_source(ws: &Workspace, manifest: &str) -> PathBuf {
 fn install(ws: &Workspace, source: &Path) -> String {
     let sha = content_hash(source).unwrap();
     let dir = ws.home.join("packs/team-kit").join(&sha);
-    common::copy_dir(source, &dir);
+    crate::common::copy_dir(source, &dir);
     ws.file(
         "rein.lock",
         format!(
@@ -92,9 +90,13 @@ fn a_pack_needing_a_newer_rein_fails_to_load_clearly() {
 }
 
 fn pack_cli(ws: &Workspace, args: &str, answer: &str) -> String {
-    let command =
-        format!("{} --workspace {} --home {} --json pack {args}", common::REIN, ws.ws.display(), ws.home.display());
-    common::in_terminal(&command, answer)
+    let command = format!(
+        "{} --workspace {} --home {} --json pack {args}",
+        crate::common::REIN,
+        ws.ws.display(),
+        ws.home.display()
+    );
+    crate::common::in_terminal(&command, answer)
 }
 
 #[test]

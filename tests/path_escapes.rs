@@ -2,12 +2,10 @@
 //! INVALID_ARGS for a NUL byte), for every file tool, and nothing outside the workspace is
 //! created or changed. Writes into .git/, .rein/ and rein's home are refused the same way.
 
-mod common;
-
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
-use common::{run_json, Workspace};
+use crate::common::{run_json, Workspace};
 use serde_json::{json, Value};
 
 /// A workspace with neighbours worth escaping to: `outside/`, a sibling `ws2/` that shares the
@@ -228,11 +226,11 @@ fn home_inside_the_workspace_is_still_home() {
     let before = ws.snapshot();
     let home = ws.path(".agent-home");
     let args = json!({"path": ".agent-home/config.toml", "content": "[spawn]\npass_env = [\"GITHUB_TOKEN\"]\n"});
-    let mut cmd = std::process::Command::new(common::REIN);
+    let mut cmd = std::process::Command::new(crate::common::REIN);
     cmd.arg("--workspace").arg(&ws.ws).arg("--home").arg(&home).arg("--json");
     cmd.args(["call", "write_file", &args.to_string()]);
     let (status, out) = run_json(&mut cmd, None);
-    common::assert_refusal(status, &out, "APPROVAL_REQUIRED", "write into a home inside the workspace");
+    crate::common::assert_refusal(status, &out, "APPROVAL_REQUIRED", "write into a home inside the workspace");
     assert_eq!(out["error"]["details"]["class"], "home");
     before.assert_unchanged("write into a home inside the workspace");
 }

@@ -1,12 +1,10 @@
 //! `rein.proc.run` through the kernel: only known, found programs; the approval policy; a
 //! cleared environment; deadlines; streaming; secrets never shown.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use common::Workspace;
+use crate::common::Workspace;
 use serde_json::json;
 
 fn script(path: &Path, body: &str) {
@@ -95,7 +93,7 @@ fn the_environment_is_cleared_and_secrets_never_pass() {
     let ws = setup("env");
     let mut cmd = ws.command(&["call", "run", r#"{"program":"hdc","args":["shell","hilog","-x"]}"#]);
     cmd.env("OHOS_DEVICE_TOKEN", "tok-123").env("MY_SECRET", "s-456").env("LANG", "C.UTF-8").env("RANDOM_VAR", "x");
-    let (status, out) = common::run_json(&mut cmd, None);
+    let (status, out) = crate::common::run_json(&mut cmd, None);
     assert_eq!(status, 0, "{out}");
     let stdout = out["result"]["stdout"].as_str().unwrap();
     assert!(stdout.contains("LANG=C.UTF-8"));

@@ -2,13 +2,11 @@
 //! ending in a failed step with the right code, rollback, stop-loss, budgets, cancellation,
 //! undo, --from, and a device matrix.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::lab::{lab, Lab, KEY};
+use crate::common::lab::{lab, Lab, KEY};
 use serde_json::{json, Value};
 
 fn recipe(lab: &Lab, flags: &[&str], name: &str, args: Value) -> (i32, Value) {

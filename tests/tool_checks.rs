@@ -1,8 +1,6 @@
 //! `rein test`: the examples tools carry run in scratch workspaces, and a wrong one fails.
 
-mod common;
-
-use common::{rein_json, Workspace};
+use crate::common::{rein_json, Workspace};
 use serde_json::json;
 
 #[test]

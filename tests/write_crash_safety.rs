@@ -6,15 +6,13 @@
 //! kills are aimed at the write itself: the test waits until the writer has a file open in the
 //! workspace (seen in /proc/PID/fd), then waits a random part of the measured write window.
 
-mod common;
-
 use std::fs::File;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{stamp, temp_debris, Workspace};
+use crate::common::{stamp, temp_debris, Workspace};
 use serde_json::json;
 
 const ITERATIONS: u64 = 200;

@@ -1,0 +1,25 @@
+//! rein's integration tests: one test binary (linking the vendored Lua once), a module per
+//! area, each named for the behaviour it checks.
+
+mod approvals;
+mod cli_contract;
+mod common;
+mod concurrent_edits;
+mod edit_refusals;
+mod edit_round_trips;
+mod harmony_parsers;
+mod harmony_tools;
+mod hot_reload;
+mod journal;
+mod lua_api;
+mod mcp_server;
+mod packs;
+mod path_escapes;
+mod proc_api;
+mod read_before_edit;
+mod recipes;
+mod sandbox_escapes;
+mod sandbox_limits;
+mod spawn_process;
+mod tool_checks;
+mod write_crash_safety;
