@@ -7,9 +7,8 @@
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use rein::kernel::run::RunOptions;
-use rein::kernel::toolchain::{Located, Toolchain};
-use rein::kernel::{Kernel, SpawnSettings};
+use rein::kernel::process::toolchain::{Located, Toolchain};
+use rein::kernel::{Call, Kernel, RunOptions, SpawnSettings};
 
 const RUNS: usize = 301;
 const WARMUP: usize = 20;
@@ -29,7 +28,13 @@ fn main() {
     let rein_once = || {
         let started = Instant::now();
         let out = runtime
-            .block_on(kernel.run("hdc", vec!["version".into()], RunOptions::default(), &mut |_, _| Ok(())))
+            .block_on(kernel.run(
+                &Call::new(),
+                "hdc",
+                vec!["version".into()],
+                RunOptions::default(),
+                &mut |_, _| Ok(()),
+            ))
             .expect("approval-checked spawn");
         assert_eq!(out.code, Some(0));
         started.elapsed().as_secs_f64() * 1e3

@@ -20,9 +20,9 @@ return {
       end,
       verify = function(_, out)
         if out.ok and #out.haps > 0 then
-          return { ok = true, evidence = "BUILD SUCCESSFUL: " .. out.haps[1].path }
+          return true, "BUILD SUCCESSFUL: " .. out.haps[1].path
         end
-        return false
+        return false, "the build made no .hap"
       end,
     },
   },

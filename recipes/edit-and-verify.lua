@@ -30,9 +30,9 @@ return {
       end,
       verify = function(_, out)
         if #out.haps > 0 then
-          return { ok = true, evidence = "BUILD SUCCESSFUL after the edit: " .. out.haps[1].path }
+          return true, "BUILD SUCCESSFUL after the edit: " .. out.haps[1].path
         end
-        return false
+        return false, "the build made no .hap"
       end,
     },
   },

@@ -48,7 +48,10 @@ return {
         return ctx:tool("hvigor_build", { module = ctx.args.module, product = ctx.args.product })
       end,
       verify = function(_, out)
-        return #out.haps > 0 and { ok = true, evidence = "BUILD SUCCESSFUL" } or false
+        if #out.haps == 0 then
+          return false, "the build made no .hap"
+        end
+        return true, "BUILD SUCCESSFUL"
       end,
     },
     {
@@ -87,7 +90,7 @@ return {
         error(err, 0)
       end,
       verify = function(_, out)
-        return out.ok and out.evidence or false
+        return out.ok == true, out.evidence
       end,
     },
     {
@@ -97,7 +100,7 @@ return {
         return ctx:tool("app_launch", { module = ctx.args.module, target = ctx.args.target })
       end,
       verify = function(_, out)
-        return out.ok and out.evidence or false
+        return out.ok == true, out.evidence
       end,
     },
     {
@@ -126,7 +129,7 @@ return {
       end,
       verify = function(_, out)
         local line = out.line
-        return { ok = true, evidence = line.time .. " " .. line.tag .. ": " .. line.message }
+        return true, line.time .. " " .. line.tag .. ": " .. line.message
       end,
     },
   },

@@ -1,11 +1,15 @@
 //! The structured failure every layer reports: a stable machine code, a message that says
 //! what to do next, and details a caller can act on.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Stable error codes (shared/DESIGN.md). Codes are only ever added, never renamed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Stable error codes (shared/DESIGN.md; never renamed, only added), and the codes tools
+/// define for themselves. Serialized as the code's text, e.g. `"OLD_STRING_NOT_UNIQUE"`.
+///
+/// `PATH_OUTSIDE_WORKSPACE` stays reserved in the docs but is never produced: a path outside
+/// the workspace asks for approval (`APPROVAL_REQUIRED`) instead.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Code {
     InvalidArgs,
     ToolNotFound,
@@ -18,7 +22,6 @@ pub enum Code {
     OldStringNotFound,
     OldStringNotUnique,
     StaleFile,
-    PathOutsideWorkspace,
     ApprovalRequired,
     ApprovalDenied,
     ProgramNotAllowed,
@@ -38,10 +41,13 @@ pub enum Code {
     IoError,
     /// The caller stopped the operation (cancellation, or a callback that failed).
     Cancelled,
+    /// A code a tool raised for itself (`rein.error("BUILD_FAILED", ...)`).
+    Tool(String),
 }
 
 impl Code {
-    pub const ALL: [Code; 27] = [
+    /// Every code rein itself produces.
+    pub const STABLE: [Code; 26] = [
         Code::InvalidArgs,
         Code::ToolNotFound,
         Code::FileNotFound,
@@ -53,7 +59,6 @@ impl Code {
         Code::OldStringNotFound,
         Code::OldStringNotUnique,
         Code::StaleFile,
-        Code::PathOutsideWorkspace,
         Code::ApprovalRequired,
         Code::ApprovalDenied,
         Code::ProgramNotAllowed,
@@ -71,7 +76,7 @@ impl Code {
         Code::Cancelled,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Code::InvalidArgs => "INVALID_ARGS",
             Code::ToolNotFound => "TOOL_NOT_FOUND",
@@ -84,7 +89,6 @@ impl Code {
             Code::OldStringNotFound => "OLD_STRING_NOT_FOUND",
             Code::OldStringNotUnique => "OLD_STRING_NOT_UNIQUE",
             Code::StaleFile => "STALE_FILE",
-            Code::PathOutsideWorkspace => "PATH_OUTSIDE_WORKSPACE",
             Code::ApprovalRequired => "APPROVAL_REQUIRED",
             Code::ApprovalDenied => "APPROVAL_DENIED",
             Code::ProgramNotAllowed => "PROGRAM_NOT_ALLOWED",
@@ -100,15 +104,17 @@ impl Code {
             Code::InvalidConfig => "INVALID_CONFIG",
             Code::IoError => "IO_ERROR",
             Code::Cancelled => "CANCELLED",
+            Code::Tool(code) => code,
         }
     }
 
-    pub fn parse(text: &str) -> Option<Code> {
-        Code::ALL.into_iter().find(|code| code.as_str() == text)
+    /// The stable code with this text, or a tool's own code.
+    pub fn parse(text: &str) -> Code {
+        Code::STABLE.into_iter().find(|code| code.as_str() == text).unwrap_or_else(|| Code::Tool(text.to_string()))
     }
 
     /// Usage and configuration problems exit with 2; everything else a tool reports exits with 1.
-    pub fn is_usage_error(self) -> bool {
+    pub fn is_usage_error(&self) -> bool {
         matches!(self, Code::InvalidArgs | Code::ToolNotFound | Code::ToolInvalid | Code::InvalidConfig)
     }
 }
@@ -119,11 +125,23 @@ impl std::fmt::Display for Code {
     }
 }
 
-/// A failure as callers see it (`{"code","message","details"}` in JSON). The code is a string
-/// because scripts may raise codes of their own next to the stable ones in [`Code`].
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Code {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Code, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Ok(Code::parse(&text))
+    }
+}
+
+/// A failure as callers see it (`{"code","message","details"}` in JSON).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Failure {
-    pub code: String,
+    pub code: Code,
     pub message: String,
     #[serde(skip_serializing_if = "Value::is_null")]
     pub details: Value,
@@ -131,7 +149,7 @@ pub struct Failure {
 
 impl Failure {
     pub fn new(code: Code, message: impl Into<String>) -> Failure {
-        Failure { code: code.as_str().to_string(), message: message.into(), details: Value::Null }
+        Failure { code, message: message.into(), details: Value::Null }
     }
 
     pub fn with_details(mut self, details: Value) -> Failure {
@@ -139,13 +157,8 @@ impl Failure {
         self
     }
 
-    /// The stable code, when the failure carries one of ours.
-    pub fn known_code(&self) -> Option<Code> {
-        Code::parse(&self.code)
-    }
-
     pub fn is_usage_error(&self) -> bool {
-        self.known_code().is_some_and(Code::is_usage_error)
+        self.code.is_usage_error()
     }
 }
 
@@ -163,9 +176,12 @@ mod tests {
 
     #[test]
     fn every_code_round_trips_through_its_text() {
-        for code in Code::ALL {
-            assert_eq!(Code::parse(code.as_str()), Some(code));
+        for code in Code::STABLE {
+            assert_eq!(Code::parse(code.as_str()), code);
+            let json = serde_json::to_value(&code).unwrap();
+            assert_eq!(serde_json::from_value::<Code>(json).unwrap(), code);
         }
-        assert_eq!(Code::parse("NOT_A_CODE"), None);
+        assert_eq!(Code::parse("BUILD_FAILED"), Code::Tool("BUILD_FAILED".into()));
+        assert_eq!(serde_json::to_value(Code::Tool("BUILD_FAILED".into())).unwrap(), "BUILD_FAILED");
     }
 }

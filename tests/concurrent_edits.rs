@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Barrier};
 
 use crate::common::{sha256_hex, Workspace};
-use rein::kernel::{Edit, EditOptions, Kernel, KernelError};
+use rein::kernel::{Call, Edit, EditOptions, Kernel, KernelError};
 use serde_json::json;
 
 fn anchor_file(workers: usize, edits_each: usize) -> String {
@@ -61,7 +61,7 @@ fn threads_sharing_a_kernel_lose_no_edit() {
                             replace_all: false,
                         };
                         let out = kernel
-                            .edit("shared.txt", edit, EditOptions::default())
+                            .edit(&Call::new(), "shared.txt", edit, &EditOptions::default())
                             .unwrap_or_else(|e| panic!("thread {t} edit {i}: {e} ({})", e.code()));
                         assert_eq!(out.replacements, 1);
                         (out.sha256_before, out.sha256_after)
@@ -103,9 +103,14 @@ fn read_modify_write_with_expected_sha256_loses_no_increment() {
                 let mut stale = 0;
                 for _ in 0..INCREMENTS {
                     loop {
-                        let read = kernel.read_text("counter.txt").expect("read");
+                        let read = kernel.read_text(&Call::new(), "counter.txt").expect("read");
                         let n: u64 = read.text.trim().parse().expect("a number");
-                        match kernel.write("counter.txt", format!("{}\n", n + 1).as_bytes(), Some(&read.sha256)) {
+                        match kernel.write(
+                            &Call::new(),
+                            "counter.txt",
+                            format!("{}\n", n + 1).as_bytes(),
+                            Some(&read.sha256),
+                        ) {
                             Ok(_) => break,
                             Err(KernelError::StaleFile { .. }) => stale += 1,
                             Err(e) => panic!("write: {e}"),
@@ -172,7 +177,7 @@ fn processes_and_threads_editing_together_lose_no_edit() {
                     ws.ok("edit_file", &json!({"path": "shared.txt", "old_string": old, "new_string": new}));
                 } else {
                     let edit = Edit { old_string: old, new_string: new, replace_all: false };
-                    kernel.edit("shared.txt", edit, EditOptions::default()).expect("library edit");
+                    kernel.edit(&Call::new(), "shared.txt", edit, &EditOptions::default()).expect("library edit");
                 }
             }
         }));

@@ -71,7 +71,7 @@ fn a_deleted_file_removes_its_tool() {
     let outcome = host.reload(&[FILE.to_string()]);
     assert!(outcome.applied, "{outcome:?}");
     assert_eq!(outcome.removed, ["greet"]);
-    assert_eq!(host.call("greet", json!({})).unwrap_err().code, "TOOL_NOT_FOUND");
+    assert_eq!(host.call("greet", json!({})).unwrap_err().code.as_str(), "TOOL_NOT_FOUND");
 }
 
 #[test]

@@ -59,15 +59,15 @@ fn uncaught_refusals_and_script_errors_become_failures() {
         ],
         &[],
     );
-    assert_eq!(host.call("passes_through", json!({})).unwrap_err().code, "NO_CHANGE");
+    assert_eq!(host.call("passes_through", json!({})).unwrap_err().code.as_str(), "NO_CHANGE");
     let custom = host.call("custom", json!({})).unwrap_err();
     assert_eq!((custom.code.as_str(), custom.message.as_str()), ("HAP_NOT_FOUND", "build first"));
     assert_eq!(custom.details, json!({"module": "entry"}));
     let boom = host.call("boom", json!({})).unwrap_err();
-    assert_eq!(boom.code, "LUA_ERROR");
+    assert_eq!(boom.code.as_str(), "LUA_ERROR");
     assert_eq!(boom.message, "tools/boom.lua:2: boom");
     let bad = host.call("bad_table", json!({})).unwrap_err();
-    assert_eq!(bad.code, "LUA_ERROR");
+    assert_eq!(bad.code.as_str(), "LUA_ERROR");
     assert_eq!(bad.details["value"], json!({"reason": "no code"}));
 }
 
@@ -135,7 +135,7 @@ fn arguments_are_validated_before_run() {
     );
     assert_eq!(host.call("typed", json!({"n": 3})).unwrap(), json!({"n": 3, "mode": "a"}));
     let err = host.call("typed", json!({"n": "3"})).unwrap_err();
-    assert_eq!(err.code, "INVALID_ARGS");
+    assert_eq!(err.code.as_str(), "INVALID_ARGS");
     assert!(err.message.contains("`n`"), "{err}");
     assert!(host.call("typed", json!({"n": 1, "mode": "c"})).unwrap_err().message.contains("`mode`"));
 }
@@ -151,10 +151,10 @@ fn project_tools_override_built_ins_and_show_their_origin() {
         &[],
     );
     let info = host.tool("read_file").unwrap();
-    assert_eq!(info.origin, rein::sources::Origin::Project);
+    assert_eq!(info.origin, rein::host::sources::Origin::Project);
     assert_eq!(info.overrides.as_deref(), Some("<built-in>/tools/read_file.lua"));
     assert_eq!(host.call("read_file", json!({})).unwrap(), json!({"team": true}));
-    assert_eq!(host.tool("edit_file").unwrap().origin, rein::sources::Origin::BuiltIn);
+    assert_eq!(host.tool("edit_file").unwrap().origin, rein::host::sources::Origin::BuiltIn);
 }
 
 #[test]
@@ -166,7 +166,7 @@ fn two_files_defining_one_name_is_an_error_naming_both() {
     let problem = &host.problems()[0];
     assert!(problem.message.contains("tools/a.lua") && problem.message.contains("tools/b.lua"), "{}", problem.message);
     let err = host.call("dup", json!({})).unwrap_err();
-    assert_eq!(err.code, "TOOL_INVALID");
+    assert_eq!(err.code.as_str(), "TOOL_INVALID");
 }
 
 #[test]
@@ -188,7 +188,7 @@ fn invalid_tool_files_are_reported_with_file_and_line() {
     assert!(find("tools/norun.lua").message.contains("`run`"));
     assert!(find("tools/typo.lua").message.contains("unknown field `parms`"));
     assert!(find("tools/badparam.lua").message.contains("params"));
-    assert_eq!(host.call("syntax", json!({})).unwrap_err().code, "TOOL_INVALID");
+    assert_eq!(host.call("syntax", json!({})).unwrap_err().code.as_str(), "TOOL_INVALID");
     assert!(host.call("read_file", json!({"path": "tools/norun.lua"})).is_ok(), "built-ins keep working");
 }
 

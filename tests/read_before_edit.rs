@@ -25,10 +25,10 @@ fn edit(host: &Host, old: &str, new: &str) -> Result<serde_json::Value, rein::Fa
 fn an_unread_file_cannot_be_changed() {
     let (dir, host) = host(true);
     let err = edit(&host, "1", "2").unwrap_err();
-    assert_eq!(err.code, "NOT_READ");
+    assert_eq!(err.code.as_str(), "NOT_READ");
     assert!(err.message.contains("read_file"));
     let err = host.call("write_file", json!({"path": "a.ets", "content": "x"})).unwrap_err();
-    assert_eq!(err.code, "NOT_READ");
+    assert_eq!(err.code.as_str(), "NOT_READ");
     assert_eq!(std::fs::read_to_string(dir.path().join("ws/a.ets")).unwrap(), "let a = 1;\n");
     host.call("write_file", json!({"path": "new.ets", "content": "x"})).expect("new files need no read");
 }
@@ -47,7 +47,7 @@ fn a_change_by_someone_else_since_the_read_is_stale() {
     let read = host.call("read_file", json!({"path": "a.ets"})).unwrap();
     std::fs::write(dir.path().join("ws/a.ets"), "let a = 1; // edited elsewhere\n").unwrap();
     let err = edit(&host, "1", "2").unwrap_err();
-    assert_eq!(err.code, "STALE_FILE");
+    assert_eq!(err.code.as_str(), "STALE_FILE");
     assert_eq!(err.details["expected_sha256"], read["sha256"]);
     assert_ne!(err.details["actual_sha256"], read["sha256"]);
     assert_eq!(std::fs::read_to_string(dir.path().join("ws/a.ets")).unwrap(), "let a = 1; // edited elsewhere\n");

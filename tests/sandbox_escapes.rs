@@ -35,7 +35,7 @@ fn dangerous_globals_are_absent() {
 
 fn refused(host: &Host, tool: &str, needle: &str) {
     let err = host.call(tool, json!({})).expect_err("the attempt must fail");
-    assert_eq!(err.code, "LUA_ERROR", "{tool}: {err}");
+    assert_eq!(err.code.as_str(), "LUA_ERROR", "{tool}: {err}");
     assert!(err.message.contains(needle), "{tool}: expected {needle:?} in {:?}", err.message);
 }
 

@@ -39,7 +39,7 @@ fn host_with(tools: &[(&str, &str)], limits: Limits) -> (tempfile::TempDir, Host
 
 fn assert_breach(host: &Host, tool: &str, limit: &str) {
     let err = host.call(tool, json!({})).expect_err("the script must be stopped");
-    assert_eq!(err.code, "BUDGET_EXCEEDED", "{tool}: {err}");
+    assert_eq!(err.code.as_str(), "BUDGET_EXCEEDED", "{tool}: {err}");
     assert_eq!(err.details["limit"], json!(limit), "{tool}: {err}");
     let healthy = host.call("ok", json!({})).expect("the host serves the next call");
     assert_eq!(healthy, json!({"fine": true}));
@@ -126,7 +126,7 @@ fn deep_recursion_is_stopped() {
     );
     for tool in ["recurse", "recurse_c"] {
         let err = host.call(tool, json!({})).expect_err("recursion must be stopped");
-        assert_eq!(err.code, "BUDGET_EXCEEDED", "{tool}: {err}");
+        assert_eq!(err.code.as_str(), "BUDGET_EXCEEDED", "{tool}: {err}");
         let limit = err.details["limit"].as_str().unwrap_or_default().to_string();
         assert!(["stack_depth", "memory"].contains(&limit.as_str()), "{tool}: {err}");
         assert_eq!(host.call("ok", json!({})).unwrap(), json!({"fine": true}));
@@ -144,7 +144,7 @@ fn wall_clock_limit_stops_a_slow_script() {
 fn tools_calling_themselves_hit_the_depth_limit() {
     let (_d, host) = host_with(&[("selfish", "return rein.tool('selfish', {})")], limits());
     let err = host.call("selfish", json!({})).unwrap_err();
-    assert_eq!(err.code, "BUDGET_EXCEEDED");
+    assert_eq!(err.code.as_str(), "BUDGET_EXCEEDED");
     assert_eq!(err.details["limit"], json!("tool_depth"));
     assert_eq!(host.call("ok", json!({})).unwrap(), json!({"fine": true}));
 }
@@ -154,7 +154,7 @@ fn budget_covers_async_calls() {
     let (_d, host) = host_with(&[("spin", "while true do end")], limits());
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let err = rt.block_on(host.call_async("spin", json!({}))).unwrap_err();
-    assert_eq!(err.code, "BUDGET_EXCEEDED");
+    assert_eq!(err.code.as_str(), "BUDGET_EXCEEDED");
     let ok: Value = rt.block_on(host.call_async("ok", json!({}))).unwrap();
     assert_eq!(ok, json!({"fine": true}));
 }
@@ -189,7 +189,7 @@ fn finalizers_are_refused_and_close_handlers_are_bounded() {
         limits(),
     );
     let err = host.call("gc", json!({})).unwrap_err();
-    assert_eq!(err.code, "LUA_ERROR");
+    assert_eq!(err.code.as_str(), "LUA_ERROR");
     assert!(err.message.contains("__gc metamethods are not available"), "{err}");
     assert_breach(&host, "close", "instructions");
 }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use rein::kernel::spawn::{run, SpawnRequest, Stream};
+use rein::kernel::process::spawn::{run, SpawnRequest, Stream};
 
 fn sh(script: &str, timeout: Duration) -> SpawnRequest {
     SpawnRequest {
@@ -160,7 +160,7 @@ fn a_callback_error_stops_the_program() {
             Ok(())
         }
     }));
-    assert!(matches!(result, Err(rein::kernel::spawn::SpawnError::Stopped(ref why)) if why == "enough"));
+    assert!(matches!(result, Err(rein::kernel::process::spawn::SpawnError::Stopped(ref why)) if why == "enough"));
     let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
     assert!(wait_gone(pid, Duration::from_secs(5)));
 }

@@ -15,6 +15,7 @@ mod lua_api;
 mod mcp_server;
 mod packs;
 mod path_escapes;
+mod per_call;
 mod proc_api;
 mod read_before_edit;
 mod recipes;

@@ -5,8 +5,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use rein::kernel::approval::gate::save_rules;
-use rein::kernel::approval::rules::{Rule, RuleFile};
+use rein::kernel::policy::{Rule, RuleFile};
 use rein::kernel::Access;
 use rein::{Code, Failure};
 
@@ -33,7 +32,7 @@ pub fn run(home: &Path, action: &ApprovalsAction, out: &Output) -> u8 {
 }
 
 fn load(path: &Path) -> Result<RuleFile, Failure> {
-    RuleFile::load(path).map_err(|e| Failure::new(Code::InvalidConfig, e))
+    RuleFile::load(path).map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))
 }
 
 fn listing(rules: &RuleFile) -> serde_json::Value {
@@ -69,12 +68,12 @@ fn grant(
     command: &[String],
 ) -> Result<serde_json::Value, Failure> {
     let rule = rule_from(glob, access, command)?;
-    rule.check().map_err(|e| Failure::new(Code::InvalidArgs, e))?;
+    rule.check().map_err(|e| Failure::new(Code::InvalidArgs, e.to_string()))?;
     refuse_home_writes(home, &rule)?;
     confirm(&rule, path)?;
     let mut rules = load(path)?;
     rules.rules.push(rule);
-    save_rules(path, &rules).map_err(|e| Failure::new(Code::IoError, e))?;
+    rules.save(path).map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
     Ok(listing(&rules))
 }
 
@@ -121,7 +120,7 @@ fn refuse_home_writes(home: &Path, rule: &Rule) -> Result<(), Failure> {
 
 fn confirm(rule: &Rule, path: &Path) -> Result<(), Failure> {
     let shown = rule.grant_command().trim_start_matches("rein approvals grant ").to_string();
-    super::confirm::at_terminal(&format!("Add this rule to {}?\n  {shown}", path.display()), "granting a rule")
+    super::prompt::confirm(&format!("Add this rule to {}?\n  {shown}", path.display()), "granting a rule")
 }
 
 fn revoke(path: &Path, number: usize) -> Result<serde_json::Value, Failure> {
@@ -133,6 +132,6 @@ fn revoke(path: &Path, number: usize) -> Result<serde_json::Value, Failure> {
         ));
     }
     rules.rules.remove(number - 1);
-    save_rules(path, &rules).map_err(|e| Failure::new(Code::IoError, e))?;
+    rules.save(path).map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
     Ok(listing(&rules))
 }

@@ -3,10 +3,10 @@
 
 mod approvals;
 pub mod args;
-mod confirm;
 pub mod logging;
 mod output;
 mod packs;
+mod prompt;
 mod recipes;
 mod render;
 mod serve;
@@ -14,7 +14,8 @@ mod serve;
 use std::io::{IsTerminal, Read};
 use std::sync::Arc;
 
-use rein::kernel::approval::approver::{Approver, AssumeYes, Headless, TerminalPrompt};
+use prompt::TerminalPrompt;
+use rein::kernel::policy::{Approver, AssumeYes, Headless};
 
 use serde_json::{json, Value};
 
@@ -203,7 +204,7 @@ fn doctor(host: &Host, out: &Output) -> u8 {
 }
 
 fn test(host: &Host, out: &Output, name: Option<&str>) -> u8 {
-    let outcomes = match rein::checks::run_all(host, name) {
+    let outcomes = match rein::host::checks::run_all(host, name) {
         Ok(outcomes) => outcomes,
         Err(failure) => return out.failure(&failure),
     };

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::json;
 
-use rein::registry::LoadProblem;
+use rein::host::registry::LoadProblem;
 use rein::Failure;
 
 use super::render;

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use rein::kernel::Kernel;
+use rein::kernel::{Actor, Call, Kernel};
 use rein::packs::git::{fetch, Fetched, Source};
 use rein::packs::install::{install, plan, Plan};
 use rein::packs::installed::verify_one;
@@ -33,12 +33,17 @@ pub fn run(kernel: &Kernel, action: &PackAction, out: &Output) -> u8 {
     }
 }
 
+/// `rein pack`, run by a person at the terminal.
+fn person() -> Call {
+    Call::new().acting_as(Actor::new("rein pack", None))
+}
+
 fn workspace(kernel: &Kernel) -> &Path {
     kernel.scope().workspace()
 }
 
 fn lock_of(kernel: &Kernel) -> Result<Lock, Failure> {
-    Lock::load(workspace(kernel)).map_err(|e| Failure::new(Code::InvalidConfig, e))
+    Lock::load(workspace(kernel)).map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))
 }
 
 fn add(kernel: &Kernel, source: &Path) -> Result<serde_json::Value, Failure> {
@@ -106,7 +111,7 @@ fn confirm(plan: &Plan) -> Result<(), Failure> {
         "Install pack {} {} from {}?\n  {}\n  it may run: {permissions}\n  sha256 {}",
         m.name, m.version, plan.source, m.description, plan.sha256
     );
-    super::confirm::at_terminal(&question, "installing a pack into rein's home")
+    super::prompt::confirm(&question, "installing a pack into rein's home")
 }
 
 /// rein.lock gets the entry, rein.toml lists the pack; both through the kernel (journaled).
@@ -119,7 +124,7 @@ fn record(kernel: &Kernel, plan: &Plan, commit: Option<String>) -> Result<(), Fa
         commit,
         sha256: plan.sha256.clone(),
     });
-    kernel.write("rein.lock", lock.to_toml().as_bytes(), None)?;
+    kernel.write(&person(), "rein.lock", lock.to_toml().as_bytes(), None)?;
     edit_rein_toml(kernel, |packs| {
         packs.insert(&plan.manifest.name, toml_edit::value(plan.source.clone()));
     })
@@ -134,7 +139,7 @@ fn edit_rein_toml(kernel: &Kernel, change: impl FnOnce(&mut toml_edit::Table)) -
         return Err(Failure::new(Code::InvalidConfig, "rein.toml: `packs` must be a table"));
     };
     change(packs);
-    kernel.write("rein.toml", doc.to_string().as_bytes(), None)?;
+    kernel.write(&person(), "rein.toml", doc.to_string().as_bytes(), None)?;
     Ok(())
 }
 
@@ -144,7 +149,7 @@ fn remove(kernel: &Kernel, name: &str) -> Result<serde_json::Value, Failure> {
         return Err(Failure::new(Code::InvalidArgs, format!("no pack {name:?} in rein.lock")));
     }
     lock.packs.retain(|p| p.name != name);
-    kernel.write("rein.lock", lock.to_toml().as_bytes(), None)?;
+    kernel.write(&person(), "rein.lock", lock.to_toml().as_bytes(), None)?;
     edit_rein_toml(kernel, |packs| {
         packs.remove(name);
     })?;

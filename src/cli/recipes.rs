@@ -66,7 +66,7 @@ pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
                 print!("{}", report.to_markdown());
                 0
             }
-            Err(message) => out.failure(&Failure::new(Code::InvalidArgs, message)),
+            Err(err) => out.failure(&Failure::from(err)),
         },
     }
 }
@@ -74,9 +74,9 @@ pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
 pub fn undo(host: &Host, out: &Output, run_id: &str, force: bool) -> u8 {
     let report = match Report::load(host.workspace(), run_id) {
         Ok(report) => report,
-        Err(message) => return out.failure(&Failure::new(Code::InvalidArgs, message)),
+        Err(err) => return out.failure(&Failure::from(err)),
     };
-    match host.kernel().restore(&report.file_changes(), force) {
+    match host.kernel().restore(&host.new_call(), &report.file_changes(), force) {
         Ok(restored) if out.json => out.success(&json!({"run_id": run_id, "restored": restored})),
         Ok(restored) => {
             for r in restored {
@@ -86,7 +86,7 @@ pub fn undo(host: &Host, out: &Output, run_id: &str, force: bool) -> u8 {
         }
         Err(err) => {
             let mut failure = Failure::from(err);
-            if failure.code == Code::StaleFile.as_str() {
+            if failure.code == Code::StaleFile {
                 failure.message = format!("{} Nothing was restored; pass --force to restore anyway.", failure.message);
             }
             out.failure(&failure)

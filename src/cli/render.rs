@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use rein::registry::ToolInfo;
+use rein::host::registry::ToolInfo;
 use rein::Failure;
 
 pub fn tool_table(tools: &[ToolInfo]) {
@@ -78,7 +78,7 @@ pub fn failure(failure: &Failure) {
     }
 }
 
-pub fn doctor(reports: &[rein::doctor::ProgramReport]) {
+pub fn doctor(reports: &[rein::host::doctor::ProgramReport]) {
     for r in reports {
         if r.found {
             let version = r.version.as_deref().unwrap_or("version unknown");

@@ -4,11 +4,11 @@ use std::sync::Arc;
 
 use serde_json::json;
 
+use super::registry::{self, RecipeEntry, Registry};
+use super::sources::Sources;
 use crate::error::{Code, Failure};
 use crate::kernel::Kernel;
 use crate::lua::{Limits, Runtime};
-use crate::registry::{self, RecipeEntry, Registry};
-use crate::sources::Sources;
 
 pub struct Generation {
     pub number: u64,

@@ -1,39 +1,12 @@
 //! Everything a kernel operation can refuse or fail with. Each variant maps to one stable code
 //! and its message tells the caller what to do next.
 
-use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::error::{Code, Failure};
-use crate::kernel::scope::PathClass;
-
-/// Where a match or a candidate sits in a file: byte offset, 1-based line and column
-/// (column counted in characters).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Location {
-    pub offset: usize,
-    pub line: usize,
-    pub column: usize,
-}
-
-/// A span of the file that resembles an `old_string` that was not found. Shown, never applied.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Candidate {
-    pub line: usize,
-    pub end_line: usize,
-    pub text: String,
-    /// 0.0 ..= 1.0, how close the span is to `old_string`.
-    pub similarity: f64,
-    /// Why it was chosen: "whitespace differs", "line endings differ", "similar text" ...
-    pub reason: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Access {
-    Read,
-    Write,
-}
+use crate::kernel::edit::candidates::Candidate;
+use crate::kernel::edit::text::Location;
+use crate::kernel::scope::{Access, PathClass, ScopeError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum KernelError {
@@ -88,7 +61,7 @@ pub enum KernelError {
     ToolchainNotFound { program: String, tried: Vec<String>, fix: String },
 
     #[error("{command} did not finish within {timeout_ms} ms and was stopped with its child processes. Pass a larger timeout_ms (at most {cap_ms}) or find out why it hangs (the output so far is in details).")]
-    Timeout { command: String, timeout_ms: u64, cap_ms: u64, output: Box<crate::kernel::spawn::SpawnOutput> },
+    Timeout { command: String, timeout_ms: u64, cap_ms: u64, output: Box<crate::kernel::process::spawn::SpawnOutput> },
 
     #[error(
         "the recipe's budget of programs to run is spent; raise budget.spawns or make the steps run fewer programs"
@@ -152,6 +125,17 @@ impl KernelError {
 
     pub fn invalid(message: impl Into<String>) -> KernelError {
         KernelError::InvalidArgs { message: message.into() }
+    }
+
+    /// Whether the gate refused (rather than the operation failing once allowed).
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            KernelError::ApprovalRequired { .. }
+                | KernelError::SpawnApprovalRequired { .. }
+                | KernelError::ApprovalDenied { .. }
+                | KernelError::ProgramNotAllowed { .. }
+        )
     }
 
     pub fn code(&self) -> Code {
@@ -244,6 +228,15 @@ fn with_edit_index(mut details: Value, edit_index: Option<usize>) -> Value {
         map.insert("edit_index".into(), json!(i));
     }
     details
+}
+
+impl From<ScopeError> for KernelError {
+    fn from(err: ScopeError) -> KernelError {
+        match err {
+            ScopeError::ReadLink { path, source } => KernelError::io("read the link", path, source),
+            other => KernelError::invalid(other.to_string()),
+        }
+    }
 }
 
 impl From<KernelError> for Failure {

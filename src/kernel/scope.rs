@@ -5,9 +5,7 @@ use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
-use serde::Serialize;
-
-use crate::kernel::error::KernelError;
+use serde::{Deserialize, Serialize};
 
 /// Symlink hops allowed while resolving one path (the same bound as Linux's ELOOP).
 const MAX_SYMLINK_HOPS: usize = 40;
@@ -35,6 +33,47 @@ impl PathClass {
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    Read,
+    Write,
+}
+
+impl Access {
+    pub fn verb(self) -> &'static str {
+        match self {
+            Access::Read => "read",
+            Access::Write => "write",
+        }
+    }
+}
+
+/// Why a path cannot be resolved.
+#[derive(Debug, thiserror::Error)]
+pub enum ScopeError {
+    #[error("path is empty; give a file path relative to the workspace")]
+    Empty,
+    #[error("path {shown:?} contains a NUL byte; remove it")]
+    NulByte { shown: String },
+    #[error("{path} has too many levels of symbolic links; fix the link cycle")]
+    LinkLoop { path: String },
+    #[error("cannot read the link {path}: {source}")]
+    ReadLink {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("workspace {path} cannot be used ({source}); pass --workspace with an existing directory")]
+    Workspace {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("workspace {path} is not a directory; pass --workspace with a project directory")]
+    WorkspaceNotADirectory { path: String },
+}
+
 /// A path after resolution: `real` has no `.`/`..` and no symlinks in any existing part.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedPath {
@@ -59,18 +98,11 @@ pub struct Scope {
 
 impl Scope {
     /// `workspace` must exist; `home` may not exist yet.
-    pub fn new(workspace: &Path, home: &Path) -> Result<Scope, KernelError> {
-        let workspace = std::fs::canonicalize(workspace).map_err(|e| {
-            KernelError::invalid(format!(
-                "workspace {} cannot be used ({e}); pass --workspace with an existing directory",
-                workspace.display()
-            ))
-        })?;
+    pub fn new(workspace: &Path, home: &Path) -> Result<Scope, ScopeError> {
+        let workspace = std::fs::canonicalize(workspace)
+            .map_err(|source| ScopeError::Workspace { path: workspace.display().to_string(), source })?;
         if !workspace.is_dir() {
-            return Err(KernelError::invalid(format!(
-                "workspace {} is not a directory; pass --workspace with a project directory",
-                workspace.display()
-            )));
+            return Err(ScopeError::WorkspaceNotADirectory { path: workspace.display().to_string() });
         }
         let home = absolute(home, &std::env::current_dir().unwrap_or_else(|_| "/".into()));
         let home = resolve_real(&normalize_lexically(&home))?;
@@ -87,15 +119,12 @@ impl Scope {
 
     /// Resolves `requested` (relative paths start at the workspace, never at the process's
     /// current directory) and classifies where it really points.
-    pub fn resolve(&self, requested: &str) -> Result<ResolvedPath, KernelError> {
+    pub fn resolve(&self, requested: &str) -> Result<ResolvedPath, ScopeError> {
         if requested.is_empty() {
-            return Err(KernelError::invalid("path is empty; give a file path relative to the workspace"));
+            return Err(ScopeError::Empty);
         }
         if requested.contains('\0') {
-            return Err(KernelError::invalid(format!(
-                "path {:?} contains a NUL byte; remove it",
-                requested.replace('\0', "\\0")
-            )));
+            return Err(ScopeError::NulByte { shown: requested.replace('\0', "\\0") });
         }
         let lexical = normalize_lexically(&absolute(Path::new(requested), &self.workspace));
         let real = resolve_real(&lexical)?;
@@ -157,7 +186,7 @@ pub fn normalize_lexically(path: &Path) -> PathBuf {
 /// Follows every symlink along `path` (which must be absolute and lexically normal), like
 /// realpath, but also through parts that do not exist yet and through dangling links, so a
 /// link to a missing file outside the workspace still resolves to outside.
-fn resolve_real(path: &Path) -> Result<PathBuf, KernelError> {
+fn resolve_real(path: &Path) -> Result<PathBuf, ScopeError> {
     let mut pending: VecDeque<OsString> = normal_parts(path).collect();
     let mut out = PathBuf::from("/");
     let mut hops = 0;
@@ -177,13 +206,10 @@ fn resolve_real(path: &Path) -> Result<PathBuf, KernelError> {
         }
         hops += 1;
         if hops > MAX_SYMLINK_HOPS {
-            return Err(KernelError::invalid(format!(
-                "{} has too many levels of symbolic links; fix the link cycle",
-                path.display()
-            )));
+            return Err(ScopeError::LinkLoop { path: path.display().to_string() });
         }
         let target = std::fs::read_link(&candidate)
-            .map_err(|e| KernelError::io("read the link", candidate.display().to_string(), e))?;
+            .map_err(|source| ScopeError::ReadLink { path: candidate.display().to_string(), source })?;
         if target.is_absolute() {
             out = PathBuf::from("/");
         }
@@ -295,7 +321,7 @@ mod tests {
         let ws = f.base.join("ws");
         symlink("b", ws.join("a")).unwrap();
         symlink("a", ws.join("b")).unwrap();
-        assert!(matches!(f.scope.resolve("a/x"), Err(KernelError::InvalidArgs { .. })));
+        assert!(matches!(f.scope.resolve("a/x"), Err(ScopeError::LinkLoop { .. })));
     }
 
     #[test]
@@ -320,7 +346,7 @@ mod tests {
     #[test]
     fn nul_and_empty_paths_are_invalid() {
         let f = fixture();
-        assert!(matches!(f.scope.resolve("a\0b"), Err(KernelError::InvalidArgs { .. })));
-        assert!(matches!(f.scope.resolve(""), Err(KernelError::InvalidArgs { .. })));
+        assert!(matches!(f.scope.resolve("a\0b"), Err(ScopeError::NulByte { .. })));
+        assert!(matches!(f.scope.resolve(""), Err(ScopeError::Empty)));
     }
 }

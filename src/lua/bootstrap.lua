@@ -1,13 +1,12 @@
--- Runs once in every Lua state, before any tool. It receives the host's natives, builds the
--- `rein` namespace from them, and closes the holes a plain Lua state has. The raw functions it
--- wraps stay in upvalues here, out of every script's reach.
+-- Runs once in every Lua state, before any tool. It closes the holes a plain Lua state has and
+-- returns the helpers the host builds the `rein` namespace with. The raw functions it wraps
+-- stay in upvalues here, out of every script's reach.
 local natives = ...
 
 local raw_pcall, raw_xpcall, raw_load = pcall, xpcall, load
 local co_resume, co_close = coroutine.resume, coroutine.close
-local error, type, tostring, select, rawget = error, type, tostring, select, rawget
+local error, type, tostring, rawget = error, type, tostring, rawget
 local raw_setmetatable = setmetatable
-local concat = table.concat
 local budget_tripped = natives.budget_tripped
 
 local error_mt = {
@@ -75,22 +74,14 @@ collectgarbage = function(opt, ...)
 end
 
 dofile, loadfile, string.dump = nil, nil, nil
-require = natives.require
 
-local function describe(...)
-  local parts = {}
-  for i = 1, select("#", ...) do
-    parts[i] = tostring((select(i, ...)))
-  end
-  return concat(parts, "\t")
-end
+-- The helpers the host builds the `rein` namespace with (api/mod.rs); the namespace itself
+-- is declared in Rust, in one place.
+local helpers = {}
 
--- Stdout belongs to the caller's JSON; print goes to the log like rein.log.info.
-print = function(...)
-  natives.log("info", describe(...))
-end
-
-local function raising(native)
+-- Wraps a native that returns `true, value` or `false, failure` into a function that returns
+-- the value or raises the failure as a structured error `{code, message, details}`.
+function helpers.raising(native)
   return function(...)
     local ok, value = native(...)
     if ok then
@@ -100,52 +91,6 @@ local function raising(native)
   end
 end
 
-local function logger(level)
-  return function(message, fields)
-    natives.log(level, tostring(message), fields)
-  end
-end
-
-rein = {
-  fs = {
-    read = raising(natives.fs_read),
-    read_text = raising(natives.fs_read_text),
-    write = raising(natives.fs_write),
-    edit = raising(natives.fs_edit),
-    multi_edit = raising(natives.fs_multi_edit),
-    list = raising(natives.fs_list),
-    exists = raising(natives.fs_exists),
-    mkdir = raising(natives.fs_mkdir),
-  },
-  json = {
-    encode = raising(natives.json_encode),
-    decode = raising(natives.json_decode),
-    null = natives.json_null,
-    -- Marks a table as an array, so that an empty one encodes as [] rather than {}.
-    array = natives.json_array,
-  },
-  json5 = { decode = raising(natives.json5_decode), null = natives.json_null },
-  log = {
-    trace = logger("trace"),
-    debug = logger("debug"),
-    info = logger("info"),
-    warn = logger("warn"),
-    error = logger("error"),
-  },
-  proc = {
-    run = raising(natives.proc_run),
-  },
-  tool = raising(natives.tool),
-  -- Waits without spinning (at most 60 s a call).
-  sleep = raising(natives.sleep),
-  -- Runs functions at once; returns { {ok, value} | {ok = false, error}, ... } in order.
-  parallel = raising(natives.parallel),
-  -- Raise a structured failure: rein.error("MY_CODE", "what went wrong and what to do", {...})
-  error = function(code, message, details)
-    error(raw_setmetatable({ code = code, message = message, details = details }, error_mt), 2)
-  end,
-}
-
 local function to_failure(e)
   if type(e) == "string" then
     return raw_setmetatable({ code = "LUA_ERROR", message = e }, error_mt)
@@ -153,7 +98,10 @@ local function to_failure(e)
   return e
 end
 
--- How the host calls a tool's run: failures come back as values, never as Lua errors.
-return function(run, args, ctx)
-  return raw_xpcall(run, to_failure, args, ctx)
+-- How the host calls a tool's run or a step's function: `true, results...` or
+-- `false, failure`, never a Lua error.
+function helpers.run(f, ...)
+  return raw_xpcall(f, to_failure, ...)
 end
+
+return helpers

@@ -54,7 +54,7 @@ fn from_error_table(lua: &Lua, table: mlua::Table) -> Failure {
             from_message(lua, message.as_deref().unwrap_or("the script failed"))
         }
         Some(code) if !code.is_empty() => Failure {
-            code,
+            code: Code::parse(&code),
             message: message.unwrap_or_else(|| "the script failed without a message".to_string()),
             details,
         },
@@ -78,7 +78,7 @@ fn from_message(lua: &Lua, message: &str) -> Failure {
 }
 
 fn limits_memory(lua: &Lua) -> usize {
-    lua.app_data_ref::<limits::Budget>().map(|b| b.limits().memory_bytes).unwrap_or_default()
+    crate::lua::state::limits(lua).memory_bytes
 }
 
 pub fn from_mlua_error(lua: &Lua, err: &mlua::Error) -> Failure {

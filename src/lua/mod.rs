@@ -1,15 +1,29 @@
-//! The scripting host. Lua reaches the OS only through the natives in `api/`, which call the
-//! kernel.
+//! The sandboxed scripting host. Lua reaches the OS only through the natives in `api/`, which
+//! call the kernel with the call they run for.
+//!
+//! - `runtime`: one Lua state (sandbox, bootstrap, limits) and the ways into it
+//! - `invoke`: running a tool or a function as part of a call, failures as values
+//! - `scope`: the call the running Lua belongs to
+//! - `state`: what natives reach (kernel, modules, limits, the loaded tools)
+//! - `api/`: the `rein` namespace, one module per area
+//! - `tool`, `schema`: a tool's declaration and its parameter schema
+//! - `chunk`, `require`: Lua source, compiled as text; modules
+//! - `limits`, `failure`, `convert`: budgets, errors across the boundary, JSON <-> Lua
 
 pub mod api;
+pub mod chunk;
 pub mod convert;
 pub mod failure;
+pub mod invoke;
 pub mod limits;
-pub mod recipe;
 pub mod require;
 pub mod runtime;
 pub mod schema;
+pub mod scope;
+pub mod state;
 pub mod tool;
 
+pub use chunk::{Chunk, Modules};
 pub use limits::Limits;
 pub use runtime::Runtime;
+pub use state::{CallableTool, ToolTable};

@@ -1,10 +1,9 @@
-//! rein's own `require`: modules come only from prelude/ and the tools' folders of the
-//! embedded built-ins and the project, never from the filesystem at large.
+//! rein's own `require`: modules come only from where the host says (prelude/ and the tools'
+//! folders of the built-ins, the packs and the project), never from the filesystem at large.
 
 use mlua::{Lua, Table, Value};
 
-use crate::lua::runtime::{host_data, load_chunk};
-use crate::sources::valid_module_name;
+use crate::lua::{chunk, state};
 
 const CACHE_KEY: &str = "rein.modules";
 
@@ -25,15 +24,16 @@ pub fn require(lua: &Lua, name: String) -> mlua::Result<Value> {
         }
         cached => return Ok(cached),
     }
-    let found = host_data(lua).sources.find_module(&name).map_err(mlua::Error::runtime)?;
+    let modules = state::host(lua).modules.clone();
+    let found = modules.find(&name).map_err(|e| mlua::Error::runtime(format!("module {name:?}: {e}")))?;
     let Some(file) = found else {
-        let stem = name.replace('.', "/");
         return Err(mlua::Error::runtime(format!(
-            "module {name:?} not found: looked for prelude/{stem}.lua and tools/{stem}.lua in the project and the built-ins"
+            "module {name:?} not found: looked for {}",
+            modules.looked_in(&name)
         )));
     };
     cache.set(name.as_str(), LOADING)?;
-    let loaded = load_chunk(lua, &file).and_then(|chunk| chunk.call::<Value>(name.as_str()));
+    let loaded = chunk::compile(lua, &file).and_then(|chunk| chunk.call::<Value>(name.as_str()));
     let value = match loaded {
         Ok(Value::Nil) => Value::Boolean(true),
         Ok(value) => value,
@@ -44,6 +44,14 @@ pub fn require(lua: &Lua, name: String) -> mlua::Result<Value> {
     };
     cache.set(name.as_str(), value.clone())?;
     Ok(value)
+}
+
+/// Module names are dotted identifiers, so a name can never walk out of its folder.
+pub fn valid_module_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .split('.')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
 }
 
 fn cache(lua: &Lua) -> mlua::Result<Table> {

@@ -271,7 +271,7 @@ mod tests {
         assert!(msg(json!({"path": "a", "edits": [], "mode": "slow"})).contains("`mode` must be one of"));
         assert!(msg(json!({"path": "a", "edits": [{"old_string": 3}]})).contains("`edits[0].old_string`"));
         assert!(msg(json!({"path": "a", "edits": [], "lmit": 3})).contains("unknown argument `lmit`"));
-        assert_eq!(p.validate(&json!([1])).unwrap_err().code, "INVALID_ARGS");
+        assert_eq!(p.validate(&json!([1])).unwrap_err().code, crate::error::Code::InvalidArgs);
     }
 
     #[test]

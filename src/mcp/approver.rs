@@ -11,7 +11,7 @@ use rmcp::service::{ElicitationMode, RequestContext};
 use rmcp::RoleServer;
 use tokio::runtime::{Handle, RuntimeFlavor};
 
-use crate::kernel::approval::approver::{Answer, ApprovalRequest, Approver};
+use crate::kernel::policy::{Answer, ApprovalRequest, Approver};
 
 /// How long a question may wait for the person before it counts as No.
 const ASK_TIMEOUT: Duration = Duration::from_secs(10 * 60);

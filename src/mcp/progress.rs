@@ -7,6 +7,7 @@ use rmcp::RoleServer;
 use tokio::sync::mpsc;
 
 use crate::recipe::progress::Progress;
+use crate::recipe::report::StepStatus;
 
 pub struct PeerProgress {
     /// Notifications sent so far by `note` (progress must only grow).
@@ -67,7 +68,7 @@ impl Progress for PeerProgress {
         self.send(2 * number - 1, 2 * total, format!("[{number}/{total}] {name} started"));
     }
 
-    fn step_finished(&self, number: usize, total: usize, name: &str, status: &str, duration_ms: u64) {
+    fn step_finished(&self, number: usize, total: usize, name: &str, status: StepStatus, duration_ms: u64) {
         let secs = duration_ms as f64 / 1000.0;
         self.send(2 * number, 2 * total, format!("[{number}/{total}] {name} {status} in {secs:.1} s"));
     }

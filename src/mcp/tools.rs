@@ -59,8 +59,9 @@ pub async fn call(host: &Host, name: &str, args: Value, context: &RequestContext
         let progress = progress.clone();
         std::sync::Arc::new(move |message: &str| progress.note(message))
     };
+    let call = host.new_call().with_progress(sink);
     let outcome = tokio::select! {
-        outcome = crate::kernel::activity::with_sink(sink, host.call_async(name, args)) => outcome,
+        outcome = host.call_with(call, name, args) => outcome,
         _ = context.ct.cancelled() => Err(Failure::new(
             Code::Cancelled,
             format!("the client cancelled the call of {name}; programs it started were stopped"),

@@ -4,8 +4,7 @@
 use std::path::PathBuf;
 
 use crate::error::{Code, Failure};
-use crate::kernel::run::RunOptions;
-use crate::kernel::Kernel;
+use crate::kernel::{Actor, Call, Kernel, RunOptions};
 
 /// A source as given to `rein pack add`: a folder, or a git repository with an optional `@rev`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,7 +52,10 @@ impl Drop for Fetched {
     }
 }
 
+/// Clones `source` (at its rev) into `.rein/pack-src/`, as `rein pack` acting for the person
+/// who runs it.
 pub async fn fetch(kernel: &Kernel, source: &Source) -> Result<Fetched, Failure> {
+    let call = Call::new().acting_as(Actor::new("rein pack", None));
     let scratch = kernel.scope().workspace().join(".rein/pack-src");
     std::fs::create_dir_all(&scratch)
         .map_err(|e| Failure::new(Code::IoError, format!("{}: {e}", scratch.display())))?;
@@ -69,18 +71,20 @@ pub async fn fetch(kernel: &Kernel, source: &Source) -> Result<Fetched, Failure>
     };
     // Removed again on every error path, and by the caller once installed.
     let mut fetched = Fetched { dir: scratch.join(&name), commit: String::new() };
-    git(kernel, &["clone", "--quiet", &location, &rel]).await?;
+    git(kernel, &call, &["clone", "--quiet", &location, &rel]).await?;
     if let Some(rev) = &source.rev {
-        git(kernel, &["-C", &rel, "checkout", "--quiet", rev]).await?;
+        git(kernel, &call, &["-C", &rel, "checkout", "--quiet", rev]).await?;
     }
-    fetched.commit = git(kernel, &["-C", &rel, "rev-parse", "HEAD"]).await?.trim().to_string();
+    fetched.commit = git(kernel, &call, &["-C", &rel, "rev-parse", "HEAD"]).await?.trim().to_string();
     Ok(fetched)
 }
 
-async fn git(kernel: &Kernel, args: &[&str]) -> Result<String, Failure> {
+async fn git(kernel: &Kernel, call: &Call, args: &[&str]) -> Result<String, Failure> {
     let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    let out =
-        kernel.run("git", args.clone(), RunOptions::default(), &mut |_, _| Ok(())).await.map_err(Failure::from)?;
+    let out = kernel
+        .run(call, "git", args.clone(), RunOptions::default(), &mut |_, _| Ok(()))
+        .await
+        .map_err(Failure::from)?;
     if out.code != Some(0) {
         return Err(Failure::new(Code::InvalidArgs, format!("git {} failed: {}", args.join(" "), out.stderr.trim())));
     }

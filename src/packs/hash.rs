@@ -5,16 +5,18 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use super::PackError;
+
 /// Folders that are never part of a pack's content.
 const SKIPPED: [&str; 1] = [".git"];
 
-pub fn content_hash(dir: &Path) -> Result<String, String> {
+pub fn content_hash(dir: &Path) -> Result<String, PackError> {
     let mut files = Vec::new();
     collect(dir, dir, &mut files)?;
     files.sort();
     let mut hasher = Sha256::new();
     for rel in files {
-        let bytes = std::fs::read(dir.join(&rel)).map_err(|e| format!("cannot read {}: {e}", rel.display()))?;
+        let bytes = std::fs::read(dir.join(&rel)).map_err(|e| PackError::read(dir.join(&rel), e))?;
         hasher.update(rel.to_string_lossy().as_bytes());
         hasher.update([0u8]);
         hasher.update((bytes.len() as u64).to_le_bytes());
@@ -23,14 +25,14 @@ pub fn content_hash(dir: &Path) -> Result<String, String> {
     Ok(format!("{:x}", hasher.finalize()))
 }
 
-fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), PackError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| PackError::read(dir, e))?;
     for entry in entries.flatten() {
         let path = entry.path();
         if SKIPPED.iter().any(|s| entry.file_name() == *s) {
             continue;
         }
-        let kind = entry.file_type().map_err(|e| e.to_string())?;
+        let kind = entry.file_type().map_err(|e| PackError::read(&path, e))?;
         if kind.is_dir() {
             collect(root, &path, out)?;
         } else {

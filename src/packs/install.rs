@@ -26,10 +26,12 @@ pub struct Plan {
 pub fn plan(source: &Path) -> Result<Plan, Failure> {
     let dir = std::fs::canonicalize(source)
         .map_err(|e| Failure::new(Code::InvalidArgs, format!("pack source {}: {e}", source.display())))?;
-    let manifest = Manifest::load(&dir).map_err(|e| Failure::new(Code::InvalidArgs, e))?;
-    manifest.check_compatible(env!("CARGO_PKG_VERSION")).map_err(|e| Failure::new(Code::InvalidConfig, e))?;
+    let manifest = Manifest::load(&dir).map_err(|e| Failure::new(Code::InvalidArgs, e.to_string()))?;
+    manifest
+        .check_compatible(env!("CARGO_PKG_VERSION"))
+        .map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))?;
     check_links(&dir, &dir)?;
-    let sha256 = content_hash(&dir).map_err(|e| Failure::new(Code::IoError, e))?;
+    let sha256 = content_hash(&dir).map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
     Ok(Plan { manifest, source: dir.display().to_string(), sha256, dir })
 }
 
@@ -90,7 +92,7 @@ pub fn install(home: &Path, plan: &Plan) -> Result<PathBuf, Failure> {
 
 fn stage(source: &Path, staging: &Path, sha256: &str) -> Result<(), Failure> {
     copy_tree(source, staging)?;
-    let copied = content_hash(staging).map_err(|e| Failure::new(Code::IoError, e))?;
+    let copied = content_hash(staging).map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
     if copied != sha256 {
         return Err(Failure::new(Code::PackTampered, "the pack changed while it was being installed; try again"));
     }

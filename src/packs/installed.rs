@@ -15,13 +15,20 @@ pub fn install_dir(home: &Path, name: &str, sha256: &str) -> PathBuf {
     home.join("packs").join(name).join(sha256)
 }
 
-/// The locked packs of `workspace`, verified: (name, folder) in lock order.
-pub fn verified(workspace: &Path, home: &Path) -> Result<Vec<(String, PathBuf)>, Failure> {
-    let lock = Lock::load(workspace).map_err(|e| Failure::new(Code::InvalidConfig, e))?;
-    lock.packs.iter().map(|locked| verify_one(home, locked).map(|dir| (locked.name.clone(), dir))).collect()
+/// A pack installed under home and checked against rein.lock.
+#[derive(Debug, Clone)]
+pub struct InstalledPack {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
 }
 
-pub fn verify_one(home: &Path, locked: &LockedPack) -> Result<PathBuf, Failure> {
+/// The locked packs of `workspace`, verified, in lock order.
+pub fn verified(workspace: &Path, home: &Path) -> Result<Vec<InstalledPack>, Failure> {
+    let lock = Lock::load(workspace).map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))?;
+    lock.packs.iter().map(|locked| verify_one(home, locked)).collect()
+}
+
+pub fn verify_one(home: &Path, locked: &LockedPack) -> Result<InstalledPack, Failure> {
     let dir = install_dir(home, &locked.name, &locked.sha256);
     if !dir.is_dir() {
         return Err(Failure::new(
@@ -29,7 +36,7 @@ pub fn verify_one(home: &Path, locked: &LockedPack) -> Result<PathBuf, Failure> 
             format!("pack {} is in rein.lock but not installed; run `rein pack update {}`", locked.name, locked.name),
         ));
     }
-    let actual = content_hash(&dir).map_err(|e| Failure::new(Code::IoError, e))?;
+    let actual = content_hash(&dir).map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
     if actual != locked.sha256 {
         return Err(Failure::new(
             Code::PackTampered,
@@ -42,6 +49,8 @@ pub fn verify_one(home: &Path, locked: &LockedPack) -> Result<PathBuf, Failure> 
     }
     let manifest =
         Manifest::load(&dir).map_err(|e| Failure::new(Code::InvalidConfig, format!("pack {}: {e}", locked.name)))?;
-    manifest.check_compatible(env!("CARGO_PKG_VERSION")).map_err(|e| Failure::new(Code::InvalidConfig, e))?;
-    Ok(dir)
+    manifest
+        .check_compatible(env!("CARGO_PKG_VERSION"))
+        .map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))?;
+    Ok(InstalledPack { dir, manifest })
 }

@@ -5,6 +5,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::PackError;
+use crate::kernel::files::read::read_optional_text;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LockedPack {
@@ -26,11 +29,11 @@ pub struct Lock {
 }
 
 impl Lock {
-    pub fn load(workspace: &Path) -> Result<Lock, String> {
+    pub fn load(workspace: &Path) -> Result<Lock, PackError> {
         let path = workspace.join("rein.lock");
-        match crate::config::read_optional(&path)? {
+        match read_optional_text(&path).map_err(|e| PackError::read(&path, e))? {
             None => Ok(Lock::default()),
-            Some(text) => toml::from_str(&text).map_err(|e| format!("rein.lock is not valid: {e}")),
+            Some(text) => toml::from_str(&text).map_err(|e| PackError::InvalidLock { why: e.to_string() }),
         }
     }
 

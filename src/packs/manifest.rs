@@ -13,6 +13,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::PackError;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
@@ -28,52 +30,47 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    pub fn load(dir: &Path) -> Result<Manifest, String> {
-        let path = dir.join("pack.toml");
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{} has no readable pack.toml: {e}", dir.display()))?;
-        let manifest: Manifest = toml::from_str(&text).map_err(|e| format!("pack.toml is not valid: {e}"))?;
+    pub fn load(dir: &Path) -> Result<Manifest, PackError> {
+        let text = std::fs::read_to_string(dir.join("pack.toml"))
+            .map_err(|source| PackError::NoManifest { dir: dir.to_path_buf(), source })?;
+        let manifest: Manifest =
+            toml::from_str(&text).map_err(|e| PackError::InvalidManifest { why: e.to_string() })?;
         manifest.check()?;
         Ok(manifest)
     }
 
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), PackError> {
         if !valid_pack_name(&self.name) {
-            return Err(format!("pack name {:?} must be kebab-case: lowercase letters, digits and -", self.name));
+            return Err(PackError::BadName { name: self.name.clone() });
         }
-        semver::Version::parse(&self.version).map_err(|e| format!("version {:?} is not semver: {e}", self.version))?;
-        semver::VersionReq::parse(&self.rein)
-            .map_err(|e| format!("rein = {:?} is not a version range: {e}", self.rein))?;
+        semver::Version::parse(&self.version)
+            .map_err(|e| PackError::BadVersion { version: self.version.clone(), why: e.to_string() })?;
+        self.range()?;
         if self.description.trim().is_empty() {
-            return Err("description is empty; say what the pack is for".into());
+            return Err(PackError::NoDescription);
         }
         Ok(())
     }
 
-    /// Refuses a pack that needs another rein than this one.
-    pub fn check_compatible(&self, rein_version: &str) -> Result<(), String> {
-        let wanted = semver::VersionReq::parse(&self.rein).map_err(|e| e.to_string())?;
-        let have = semver::Version::parse(rein_version).map_err(|e| e.to_string())?;
-        if wanted.matches(&have) {
-            Ok(())
-        } else {
-            Err(format!(
-                "pack {} {} needs rein {}, but this is rein {rein_version}; upgrade rein or pin an older version of the pack",
-                self.name, self.version, self.rein
-            ))
-        }
+    fn range(&self) -> Result<semver::VersionReq, PackError> {
+        semver::VersionReq::parse(&self.rein)
+            .map_err(|e| PackError::BadRange { range: self.rein.clone(), why: e.to_string() })
     }
 
-    /// Whether the pack declared it may run `program args...` (a declaration is a program
-    /// and a prefix of its arguments).
-    pub fn permits(&self, program: &str, args: &[String]) -> bool {
-        self.permissions.iter().any(|permission| {
-            let mut words = permission.split_whitespace();
-            let prefix: Vec<&str> = words.by_ref().skip(1).collect();
-            permission.split_whitespace().next() == Some(program)
-                && prefix.len() <= args.len()
-                && prefix.iter().zip(args).all(|(want, have)| want == have)
-        })
+    /// Refuses a pack that needs another rein than `rein_version`.
+    pub fn check_compatible(&self, rein_version: &str) -> Result<(), PackError> {
+        let incompatible = || PackError::Incompatible {
+            name: self.name.clone(),
+            version: self.version.clone(),
+            range: self.rein.clone(),
+            have: rein_version.to_string(),
+        };
+        let have = semver::Version::parse(rein_version).map_err(|_| incompatible())?;
+        if self.range()?.matches(&have) {
+            Ok(())
+        } else {
+            Err(incompatible())
+        }
     }
 }
 
@@ -110,17 +107,7 @@ mod tests {
     #[test]
     fn compatibility_is_a_semver_range() {
         assert!(manifest(">=0.1, <0.2").check_compatible("0.1.0").is_ok());
-        let err = manifest(">=9").check_compatible("0.1.0").unwrap_err();
+        let err = manifest(">=9").check_compatible("0.1.0").unwrap_err().to_string();
         assert!(err.contains("needs rein >=9"), "{err}");
-    }
-
-    #[test]
-    fn permissions_are_program_and_argument_prefixes() {
-        let m = manifest(">=0.1");
-        let args = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
-        assert!(m.permits("hdc", &args("install -r x.hap")));
-        assert!(!m.permits("hdc", &args("uninstall com.x")));
-        assert!(m.permits("hvigorw", &args("assembleHap")));
-        assert!(!m.permits("ohpm", &args("install")));
     }
 }

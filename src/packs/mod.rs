@@ -1,6 +1,7 @@
 //! Recipe packs: tools, recipes and prelude modules shared across teams, pinned by content
 //! hash, installed read-only under home, and namespaced `<pack>.<tool>`.
 
+pub mod error;
 pub mod git;
 pub mod hash;
 pub mod install;
@@ -8,4 +9,5 @@ pub mod installed;
 pub mod lock;
 pub mod manifest;
 
+pub use error::PackError;
 pub use manifest::Manifest;

@@ -5,21 +5,18 @@ use serde_json::Value;
 
 use super::report::{ApprovalRecord, CommandRecord, FailureSummary, StepReport};
 use crate::error::Failure;
-use crate::kernel::journal::Entry;
-use crate::kernel::restore::net_changes;
+use crate::kernel::journal::restore::net_changes;
+use crate::kernel::journal::{Action, Entry};
 
 pub fn record_activity(report: &mut StepReport, entries: &[Entry]) {
-    use crate::kernel::approval::gate::DecidedBy;
-    for entry in entries {
-        if let Some(by) = entry.decided_by.as_ref().filter(|by| **by != DecidedBy::Policy) {
-            report.approvals.push(ApprovalRecord {
-                action: entry.action.clone(),
-                target: entry.target.clone(),
-                decided_by: serde_json::to_value(by).unwrap_or(Value::Null),
-            });
-        }
+    for entry in entries.iter().filter(|e| e.was_approved()) {
+        report.approvals.push(ApprovalRecord {
+            action: entry.action,
+            target: entry.target.clone(),
+            decided_by: serde_json::to_value(&entry.decided_by).unwrap_or(Value::Null),
+        });
     }
-    for entry in entries.iter().filter(|e| e.action == "spawn") {
+    for entry in entries.iter().filter(|e| e.action == Action::Spawn) {
         report.commands.push(CommandRecord {
             command: entry.target.clone(),
             decided_by: serde_json::to_value(&entry.decided_by).unwrap_or(Value::Null),
@@ -43,7 +40,7 @@ pub fn summarise(step: &str, failure: &Failure, entries: &[Entry]) -> FailureSum
         _ => first_error_location(d).or_else(|| d.get("code").map(|c| c.to_string().trim_matches('"').to_string())),
     };
     let remedy = d.get("remedy").and_then(Value::as_str).map(str::to_string);
-    let command = entries.iter().rev().find(|e| e.action == "spawn").map(|e| e.target.clone());
+    let command = entries.iter().rev().find(|e| e.action == Action::Spawn).map(|e| e.target.clone());
     FailureSummary {
         step: step.to_string(),
         code: failure.code.clone(),

@@ -10,7 +10,6 @@ local ctx = ...
 ctx._evidence = rein.json.array({})
 function ctx:tool(name, args) return rein.tool(name, args or {}) end
 function ctx:log(message, fields) rein.log.info(message, fields) end
-function ctx:progress(message) rein.log.info(message) end
 function ctx:evidence(text) table.insert(self._evidence, tostring(text)) end
 return ctx
 "#;

@@ -10,12 +10,12 @@ use serde_json::{json, Value};
 use super::activity::{record_activity, summarise};
 use super::context::{evidence_of, make_ctx};
 use super::progress::Progress;
-use super::report::{Attempt, Report, StepReport};
+use super::report::{Attempt, AttemptStatus, Report, RunStatus, StepReport, StepStatus};
+use super::spec::{RecipeSpec, StepSpec};
 use crate::error::{Code, Failure};
+use crate::kernel::journal::restore::net_changes;
 use crate::kernel::journal::Entry;
-use crate::kernel::restore::net_changes;
-use crate::kernel::Kernel;
-use crate::lua::recipe::{RecipeSpec, StepSpec};
+use crate::kernel::{Call, Kernel};
 use crate::lua::{convert, Runtime};
 
 #[derive(Default)]
@@ -31,6 +31,18 @@ pub struct Engine<'a> {
     pub kernel: &'a Kernel,
     pub spec: &'a RecipeSpec,
     pub progress: &'a dyn Progress,
+    /// The call the run is part of, with the recipe acting (and its pack, if any).
+    pub call: Call,
+}
+
+/// What every step of one run shares.
+struct Run<'a> {
+    /// The run's call: the recipe acting, with the recipe's spawn budget.
+    call: Call,
+    args: &'a Value,
+    run_id: &'a str,
+    /// When the recipe's time budget is spent.
+    deadline: Option<Instant>,
 }
 
 /// How one attempt ended.
@@ -53,7 +65,7 @@ impl Engine<'_> {
             run_id: run_id.clone(),
             recipe: self.spec.name.clone(),
             args: args.clone(),
-            status: "running".into(),
+            status: RunStatus::Running,
             started: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
             duration_ms: 0,
             steps: Vec::new(),
@@ -61,33 +73,36 @@ impl Engine<'_> {
         };
         let first = self.first_step(opts.from.as_deref(), &mut report)?;
         let deadline = self.spec.budget.time_s.map(|s| started + Duration::from_secs(s));
-        self.kernel.set_spawn_budget(self.spec.budget.spawns);
+        let run = Run {
+            call: self.call.clone().with_spawn_budget(self.spec.budget.spawns),
+            args: &args,
+            run_id: &run_id,
+            deadline,
+        };
         let total = self.spec.steps.len();
         for (index, step) in self.spec.steps.iter().enumerate().skip(first) {
             self.progress.step_started(index + 1, total, &step.name);
             let outputs = outputs_of(&report);
-            let step_report = self.run_step(step, &args, &outputs, &run_id, deadline, &mut opts.cancel).await;
-            self.progress.step_finished(index + 1, total, &step.name, &step_report.status, step_report.duration_ms);
-            let failed = step_report.status != "verified";
+            let step_report = self.run_step(&run, step, &outputs, &mut opts.cancel).await;
+            self.progress.step_finished(index + 1, total, &step.name, step_report.status, step_report.duration_ms);
+            let failed = step_report.status != StepStatus::Verified;
             let failure = step_report.attempts.last().and_then(|a| a.failure.clone());
             report.steps.push(step_report);
             if failed {
-                report.status = if failure.as_ref().is_some_and(|f| f.code == Code::Cancelled.as_str()) {
-                    "cancelled"
+                report.status = if failure.as_ref().is_some_and(|f| f.code == Code::Cancelled) {
+                    RunStatus::Cancelled
                 } else {
-                    "failed"
-                }
-                .into();
+                    RunStatus::Failed
+                };
                 report.failure = failure;
                 for skipped in &self.spec.steps[index + 1..] {
-                    report.steps.push(skipped_step(&skipped.name, "skipped"));
+                    report.steps.push(skipped_step(&skipped.name, StepStatus::Skipped));
                 }
                 break;
             }
         }
-        self.kernel.set_spawn_budget(None);
-        if report.status == "running" {
-            report.status = "succeeded".into();
+        if report.status == RunStatus::Running {
+            report.status = RunStatus::Succeeded;
         }
         report.duration_ms = started.elapsed().as_millis() as u64;
         report
@@ -113,8 +128,10 @@ impl Engine<'_> {
             )
         })?;
         for step in &self.spec.steps[..index] {
-            let earlier =
-                last.steps.iter().find(|s| s.name == step.name && (s.status == "verified" || s.status == "reused"));
+            let earlier = last
+                .steps
+                .iter()
+                .find(|s| s.name == step.name && matches!(s.status, StepStatus::Verified | StepStatus::Reused));
             let Some(earlier) = earlier else {
                 return Err(Failure::new(
                     Code::InvalidArgs,
@@ -122,7 +139,7 @@ impl Engine<'_> {
                 ));
             };
             let mut reused = earlier.clone();
-            reused.status = "reused".into();
+            reused.status = StepStatus::Reused;
             reused.attempts.clear();
             reused.commands.clear();
             reused.approvals.clear();
@@ -134,27 +151,32 @@ impl Engine<'_> {
 
     async fn run_step(
         &self,
+        run: &Run<'_>,
         step: &StepSpec,
-        args: &Value,
         outputs: &Value,
-        run_id: &str,
-        deadline: Option<Instant>,
         cancel: &mut Option<tokio::sync::watch::Receiver<bool>>,
     ) -> StepReport {
         let started = Instant::now();
-        let mut report = skipped_step(&step.name, "failed");
+        let mut report = skipped_step(&step.name, StepStatus::Failed);
         let mut last_signature: Option<String> = None;
         for number in 1..=step.retry_max + 1 {
             let attempt_started = Instant::now();
-            self.kernel.journal().start_capture();
-            let outcome = self.attempt(step, args, outputs, run_id, number, deadline, cancel).await;
-            let entries = self.kernel.journal().take_capture();
+            // Everything this attempt journals (and nothing any other call does) is kept for
+            // its report and its rollback.
+            let (attempt_call, captured) = run.call.capturing();
+            let outcome = self.attempt(run, attempt_call, step, outputs, number, cancel).await;
+            let entries = captured.take();
             record_activity(&mut report, &entries);
             let duration_ms = attempt_started.elapsed().as_millis() as u64;
             let failure = match outcome {
                 Outcome::Verified { output, evidence } => {
-                    report.attempts.push(Attempt { number, status: "verified".into(), duration_ms, failure: None });
-                    report.status = "verified".into();
+                    report.attempts.push(Attempt {
+                        number,
+                        status: AttemptStatus::Verified,
+                        duration_ms,
+                        failure: None,
+                    });
+                    report.status = StepStatus::Verified;
                     report.output = output;
                     report.evidence = evidence;
                     report.duration_ms = started.elapsed().as_millis() as u64;
@@ -162,22 +184,22 @@ impl Engine<'_> {
                 }
                 Outcome::Failed(failure) | Outcome::Stopped(failure) => failure,
             };
-            if let Some(output) = failure.details.get("output").filter(|_| failure.code == Code::VerifyFailed.as_str())
-            {
+            if let Some(output) = failure.details.get("output").filter(|_| failure.code == Code::VerifyFailed) {
                 // What a step produced stays visible even when its verify refused it.
                 report.output = output.clone();
             }
-            let stopped = failure.code == Code::Cancelled.as_str() || failure.code == Code::BudgetExceeded.as_str();
+            let stopped = matches!(failure.code, Code::Cancelled | Code::BudgetExceeded);
             let summary = summarise(&step.name, &failure, &entries);
-            self.roll_back(&entries, &mut report);
+            self.roll_back(&run.call, &entries, &mut report);
             report.attempts.push(Attempt {
                 number,
-                status: "failed".into(),
+                status: AttemptStatus::Failed,
                 duration_ms,
                 failure: Some(summary.clone()),
             });
             if stopped {
-                report.status = if failure.code == Code::Cancelled.as_str() { "cancelled" } else { "failed" }.into();
+                report.status =
+                    if failure.code == Code::Cancelled { StepStatus::Cancelled } else { StepStatus::Failed };
                 break;
             }
             let signature = format!("{}@{}", summary.code, summary.location.clone().unwrap_or_default());
@@ -191,26 +213,24 @@ impl Engine<'_> {
         report
     }
 
-    #[allow(clippy::too_many_arguments)]
     async fn attempt(
         &self,
+        run: &Run<'_>,
+        call: Call,
         step: &StepSpec,
-        args: &Value,
         outputs: &Value,
-        run_id: &str,
         number: u32,
-        deadline: Option<Instant>,
         cancel: &mut Option<tokio::sync::watch::Receiver<bool>>,
     ) -> Outcome {
         let step_limit = step.timeout_s.map(Duration::from_secs);
-        let budget_left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        let budget_left = run.deadline.map(|d| d.saturating_duration_since(Instant::now()));
         let (limit, is_budget) = match (step_limit, budget_left) {
             (Some(s), Some(b)) if b < s => (Some(b), true),
             (Some(s), _) => (Some(s), false),
             (None, Some(b)) => (Some(b), true),
             (None, None) => (None, false),
         };
-        let work = self.execute(step, args, outputs, run_id, number);
+        let work = self.execute(call, step, run.args, outputs, run.run_id, number);
         let timer = async {
             match limit {
                 Some(limit) => tokio::time::sleep(limit).await,
@@ -239,12 +259,20 @@ impl Engine<'_> {
             _ = cancelled => Outcome::Stopped(Failure::new(Code::Cancelled, "the run was cancelled (Ctrl-C); the step's processes were stopped and its changes rolled back")),
         };
         // The step's future was dropped mid-way: its processes are killed by their guards;
-        // the Lua state needs its budget and call stack cleared.
+        // the Lua state needs its budget cleared.
         self.runtime.recover();
         outcome
     }
 
-    async fn execute(&self, step: &StepSpec, args: &Value, outputs: &Value, run_id: &str, number: u32) -> Outcome {
+    async fn execute(
+        &self,
+        call: Call,
+        step: &StepSpec,
+        args: &Value,
+        outputs: &Value,
+        run_id: &str,
+        number: u32,
+    ) -> Outcome {
         let lua = self.runtime.lua();
         let ctx = match make_ctx(lua, args, outputs, &step.name, run_id, number) {
             Ok(ctx) => ctx,
@@ -252,41 +280,38 @@ impl Engine<'_> {
                 return Outcome::Failed(Failure::new(Code::LuaError, format!("cannot build the step context: {e}")))
             }
         };
-        let output = match self.runtime.call_function(&self.spec.name, &step.run, ctx.clone()).await {
-            Ok(output) => output,
+        let output = match self.runtime.call_function(call.clone(), &step.run, ctx.clone()).await {
+            Ok(values) => values.into_iter().next().unwrap_or(Value::Null),
             Err(failure) => return outcome_of(failure),
         };
         let mut evidence = evidence_of(&ctx);
         if let Some(verify) = &step.verify {
             let out = convert::json_to_lua(lua, &output).unwrap_or(mlua::Value::Nil);
-            match self.runtime.call_function(&self.spec.name, verify, (ctx.clone(), out)).await {
-                Ok(Value::Bool(true)) => {}
-                Ok(Value::String(text)) => evidence.push(text),
-                Ok(Value::Object(map)) if map.get("ok") == Some(&Value::Bool(true)) => {
-                    if let Some(text) = map.get("evidence").and_then(Value::as_str) {
-                        evidence.push(text.to_string());
-                    }
-                }
-                Ok(other) => {
-                    let message = format!("step {} ran but its verify did not pass", step.name);
-                    return Outcome::Failed(
-                        Failure::new(Code::VerifyFailed, message)
-                            .with_details(json!({"verify_returned": other, "output": output})),
-                    );
-                }
+            let verdict = match self.runtime.call_function(call, verify, (ctx.clone(), out)).await {
+                Ok(values) => read_verdict(&step.name, values),
                 Err(failure) => return outcome_of(failure),
+            };
+            match verdict {
+                Ok(said) => evidence.extend(said),
+                Err(failure) => {
+                    let mut details = failure.details.clone();
+                    details["output"] = output;
+                    return Outcome::Failed(failure.with_details(details));
+                }
             }
             evidence = merge(evidence, evidence_of(&ctx));
         }
         Outcome::Verified { output, evidence }
     }
 
-    fn roll_back(&self, entries: &[Entry], report: &mut StepReport) {
+    /// Puts back what the attempt changed (the restore is journaled as part of the run, not of
+    /// the attempt).
+    fn roll_back(&self, call: &Call, entries: &[Entry], report: &mut StepReport) {
         let changes = net_changes(entries);
         if changes.is_empty() {
             return;
         }
-        match self.kernel.restore(&changes, false) {
+        match self.kernel.restore(call, &changes, false) {
             Ok(restored) => {
                 report.rolled_back.extend(restored.into_iter().map(|r| format!("{} ({})", r.path, r.action)))
             }
@@ -296,8 +321,41 @@ impl Engine<'_> {
     }
 }
 
+/// What a step's `verify` returned, read by the one contract: `return ok, evidence` — `ok` a
+/// boolean, `evidence` an optional string (what proves the step worked; kept in the report, or
+/// on failure, why it did not).
+fn read_verdict(step: &str, values: Vec<Value>) -> Result<Option<String>, Failure> {
+    let mut values = values.into_iter();
+    let ok = values.next().unwrap_or(Value::Null);
+    let said = match values.next() {
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => Some(text),
+        Some(other) => {
+            return Err(Failure::new(
+                Code::VerifyFailed,
+                format!(
+                "step {step}: verify's second value must be evidence text, not {other}; return ok, \"what proves it\""
+            ),
+            ))
+        }
+    };
+    match ok {
+        Value::Bool(true) => Ok(said),
+        Value::Bool(false) => Err(Failure::new(
+            Code::VerifyFailed,
+            format!("step {step} ran but its verify did not pass{}", said.as_ref().map(|s| format!(": {s}")).unwrap_or_default()),
+        )
+        .with_details(json!({"verify_said": said}))),
+        other => Err(Failure::new(
+            Code::VerifyFailed,
+            format!("step {step}: verify must return a boolean (and evidence text), not {other}; return ok, \"what proves it\""),
+        )
+        .with_details(json!({"verify_returned": other}))),
+    }
+}
+
 fn outcome_of(failure: Failure) -> Outcome {
-    if failure.code == Code::Cancelled.as_str() {
+    if failure.code == Code::Cancelled {
         Outcome::Stopped(failure)
     } else {
         Outcome::Failed(failure)
@@ -313,10 +371,10 @@ fn merge(mut a: Vec<String>, b: Vec<String>) -> Vec<String> {
     a
 }
 
-fn skipped_step(name: &str, status: &str) -> StepReport {
+fn skipped_step(name: &str, status: StepStatus) -> StepReport {
     StepReport {
         name: name.to_string(),
-        status: status.to_string(),
+        status,
         duration_ms: 0,
         attempts: Vec::new(),
         output: Value::Null,

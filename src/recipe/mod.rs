@@ -1,5 +1,10 @@
 //! Recipes: multi-step workflows with verification, rollback, stop-loss retries, budgets and a
 //! reviewer's report.
+//!
+//! - `spec`: a recipe as its Lua file declares it (and the verify contract)
+//! - `engine`: running it (attempts, rollback, budgets, cancellation)
+//! - `context`, `activity`: a step's `ctx`, and what a step did read from its journal entries
+//! - `report`, `runs`, `progress`: what a run leaves, past runs, progress as it goes
 
 mod activity;
 mod context;
@@ -7,6 +12,7 @@ pub mod engine;
 pub mod progress;
 pub mod report;
 pub mod runs;
+pub mod spec;
 
 pub use engine::{Engine, RecipeOptions};
 pub use report::Report;

@@ -2,9 +2,11 @@
 
 use std::io::{IsTerminal, Write};
 
+use super::report::StepStatus;
+
 pub trait Progress: Send + Sync {
     fn step_started(&self, number: usize, total: usize, name: &str);
-    fn step_finished(&self, number: usize, total: usize, name: &str, status: &str, duration_ms: u64);
+    fn step_finished(&self, number: usize, total: usize, name: &str, status: StepStatus, duration_ms: u64);
 }
 
 /// Plain lines, or a line that is rewritten in place on a terminal.
@@ -35,7 +37,7 @@ impl Progress for StderrProgress {
         let _ = err.flush();
     }
 
-    fn step_finished(&self, number: usize, total: usize, name: &str, status: &str, duration_ms: u64) {
+    fn step_finished(&self, number: usize, total: usize, name: &str, status: StepStatus, duration_ms: u64) {
         let mut err = std::io::stderr().lock();
         let secs = duration_ms as f64 / 1000.0;
         let prefix = if self.live { "\r\x1b[2K" } else { "" };
@@ -48,5 +50,5 @@ pub struct Silent;
 
 impl Progress for Silent {
     fn step_started(&self, _: usize, _: usize, _: &str) {}
-    fn step_finished(&self, _: usize, _: usize, _: &str, _: &str, _: u64) {}
+    fn step_finished(&self, _: usize, _: usize, _: &str, _: StepStatus, _: u64) {}
 }

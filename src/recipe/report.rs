@@ -7,15 +7,72 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::kernel::restore::FileChange;
+use crate::error::{Code, Failure};
+use crate::kernel::journal::{Action, Outcome};
+use crate::kernel::FileChange;
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Only while it runs; a saved report never says so.
+    Running,
+    Succeeded,
+    Failed,
+    Cancelled,
+}
+
+/// How a step ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepStatus {
+    /// It ran and its verify passed.
+    Verified,
+    Failed,
+    /// A step before it failed.
+    Skipped,
+    /// Taken from an earlier run (`--from`).
+    Reused,
+    Cancelled,
+}
+
+/// How one attempt of a step ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AttemptStatus {
+    Verified,
+    Failed,
+}
+
+impl std::fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RunStatus::Running => "running",
+            RunStatus::Succeeded => "succeeded",
+            RunStatus::Failed => "failed",
+            RunStatus::Cancelled => "cancelled",
+        })
+    }
+}
+
+impl std::fmt::Display for StepStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StepStatus::Verified => "verified",
+            StepStatus::Failed => "failed",
+            StepStatus::Skipped => "skipped",
+            StepStatus::Reused => "reused",
+            StepStatus::Cancelled => "cancelled",
+        })
+    }
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub run_id: String,
     pub recipe: String,
     pub args: Value,
-    /// succeeded, failed, cancelled.
-    pub status: String,
+    pub status: RunStatus,
     pub started: String,
     pub duration_ms: u64,
     pub steps: Vec<StepReport>,
@@ -26,8 +83,7 @@ pub struct Report {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StepReport {
     pub name: String,
-    /// verified, failed, skipped, reused (from an earlier run), cancelled.
-    pub status: String,
+    pub status: StepStatus,
     pub duration_ms: u64,
     pub attempts: Vec<Attempt>,
     #[serde(default)]
@@ -45,7 +101,7 @@ pub struct StepReport {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Attempt {
     pub number: u32,
-    pub status: String,
+    pub status: AttemptStatus,
     pub duration_ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<FailureSummary>,
@@ -55,7 +111,7 @@ pub struct Attempt {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FailureSummary {
     pub step: String,
-    pub code: String,
+    pub code: Code,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub location: Option<String>,
@@ -69,16 +125,31 @@ pub struct FailureSummary {
 pub struct CommandRecord {
     pub command: String,
     pub decided_by: Value,
-    pub result: String,
+    pub result: Outcome,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ApprovalRecord {
-    pub action: String,
+    pub action: Action,
     pub target: String,
     pub decided_by: Value,
+}
+
+/// A run's report that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("no run {run_id:?}; `rein runs list` shows the runs")]
+    NoRun { run_id: String },
+    #[error("{} is not a rein report: {why}", path.display())]
+    Invalid { path: PathBuf, why: String },
+}
+
+impl From<ReportError> for Failure {
+    fn from(err: ReportError) -> Failure {
+        Failure::new(Code::InvalidArgs, err.to_string())
+    }
 }
 
 pub fn runs_dir(workspace: &Path) -> PathBuf {
@@ -95,11 +166,10 @@ impl Report {
         Ok(dir)
     }
 
-    pub fn load(workspace: &Path, run_id: &str) -> Result<Report, String> {
+    pub fn load(workspace: &Path, run_id: &str) -> Result<Report, ReportError> {
         let path = runs_dir(workspace).join(run_id).join("report.json");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|_| format!("no run {run_id:?}; `rein runs list` shows the runs"))?;
-        serde_json::from_str(&text).map_err(|e| format!("{} is not a rein report: {e}", path.display()))
+        let text = std::fs::read_to_string(&path).map_err(|_| ReportError::NoRun { run_id: run_id.to_string() })?;
+        serde_json::from_str(&text).map_err(|e| ReportError::Invalid { path, why: e.to_string() })
     }
 
     /// Where `report.json` of this run is.
@@ -114,14 +184,13 @@ impl Report {
 
     /// A run that did not succeed, as a failure: CANCELLED, VERIFY_FAILED or STEP_FAILED, with
     /// the failed step summarised and the report's path.
-    pub fn as_failure(&self, workspace: &Path) -> Option<crate::error::Failure> {
-        use crate::error::Code;
-        if self.status == "succeeded" {
+    pub fn as_failure(&self, workspace: &Path) -> Option<Failure> {
+        if self.status == RunStatus::Succeeded {
             return None;
         }
-        let code = match (self.status.as_str(), &self.failure) {
-            ("cancelled", _) => Code::Cancelled,
-            (_, Some(f)) if f.code == Code::VerifyFailed.as_str() => Code::VerifyFailed,
+        let code = match (self.status, &self.failure) {
+            (RunStatus::Cancelled, _) => Code::Cancelled,
+            (_, Some(f)) if f.code == Code::VerifyFailed => Code::VerifyFailed,
             _ => Code::StepFailed,
         };
         let message = match &self.failure {
@@ -129,7 +198,7 @@ impl Report {
             None => format!("recipe {} {}", self.recipe, self.status),
         };
         let details = serde_json::json!({"run_id": self.run_id, "status": self.status, "failure": self.failure, "report": self.path(workspace)});
-        Some(crate::error::Failure::new(code, message).with_details(details))
+        Some(Failure::new(code, message).with_details(details))
     }
 
     /// Every file the run changed, with its first "before" and last "after".

@@ -4,13 +4,13 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::report::{runs_dir, Report};
+use super::report::{runs_dir, Report, RunStatus};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RunSummary {
     pub run_id: String,
     pub recipe: String,
-    pub status: String,
+    pub status: RunStatus,
     pub started: String,
     pub duration_ms: u64,
 }

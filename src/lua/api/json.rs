@@ -3,16 +3,18 @@
 use mlua::{IntoLuaMulti, Lua, LuaSerdeExt, MultiValue, Table, Value};
 use serde::Deserialize;
 
+use super::{options, outcome, Namespace};
 use crate::error::{Code, Failure};
-use crate::lua::api::{options, outcome};
 use crate::lua::convert;
 
-pub fn register(lua: &Lua, natives: &Table) -> mlua::Result<()> {
-    natives.set("json_encode", lua.create_function(encode)?)?;
-    natives.set("json_decode", lua.create_function(decode)?)?;
-    natives.set("json_null", lua.null())?;
-    natives.set("json_array", lua.create_function(mark_array)?)?;
-    Ok(())
+/// `rein.json`: `encode`, `decode`, `null` (what JSON null decodes to, so arrays keep their
+/// length) and `array` (marks a table as an array, so an empty one encodes as `[]`).
+pub fn table(api: &Namespace) -> mlua::Result<Table> {
+    let lua = api.lua;
+    let table = api.table(vec![("encode", lua.create_function(encode)?), ("decode", lua.create_function(decode)?)])?;
+    table.set("null", lua.null())?;
+    table.set("array", lua.create_function(mark_array)?)?;
+    Ok(table)
 }
 
 #[derive(Default, Deserialize)]

@@ -8,16 +8,18 @@ use mlua::{IntoLuaMulti, Lua, LuaSerdeExt, MultiValue, Table, Value};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::json;
 
+use super::{outcome, Namespace};
 use crate::error::{Code, Failure};
-use crate::lua::api::outcome;
 
 /// serde_json's limit for `rein.json.decode`. The parser recurses once per level, so without
 /// a limit a hostile file could overflow the stack.
 const MAX_DEPTH: usize = 128;
 
-pub fn register(lua: &Lua, natives: &Table) -> mlua::Result<()> {
-    natives.set("json5_decode", lua.create_function(decode)?)?;
-    Ok(())
+/// `rein.json5`: `decode`, and `null` (the value JSON5 `null` decodes to, as in `rein.json`).
+pub fn table(api: &Namespace) -> mlua::Result<Table> {
+    let table = api.table(vec![("decode", api.lua.create_function(decode)?)])?;
+    table.set("null", api.lua.null())?;
+    Ok(table)
 }
 
 fn decode(lua: &Lua, text: mlua::String) -> mlua::Result<MultiValue> {

@@ -1,6 +1,7 @@
-//! The natives behind the `rein` namespace, one file per area. Each native returns
-//! `(true, value)` or `(false, failure_table)`; the bootstrap turns the latter into a raised
-//! structured error, so scripts see `err.code` after `pcall`.
+//! The `rein` namespace, declared here and only here, one module per area. Each native
+//! returns `(true, value)` or `(false, failure)`; the bootstrap's `raising` wrapper turns the
+//! latter into a raised structured error, so scripts see `err.code` after `pcall`. Natives
+//! that act reach their call through `scope::current()` and the kernel through the state.
 
 mod fs;
 mod json;
@@ -10,24 +11,59 @@ mod proc;
 mod task;
 mod tool;
 
-use mlua::{IntoLuaMulti, Lua, MultiValue, Table, Value};
+use mlua::{Function, IntoLuaMulti, Lua, MultiValue, Table, Value};
 use serde::Serialize;
 
-use crate::error::Failure;
-use crate::lua::{convert, failure, limits, require};
+use crate::error::{Code, Failure};
+use crate::lua::{convert, failure, limits, require, state};
 
-pub fn natives(lua: &Lua) -> mlua::Result<Table> {
+/// The natives the bootstrap itself needs.
+pub(crate) fn bootstrap_natives(lua: &Lua) -> mlua::Result<Table> {
     let natives = lua.create_table()?;
-    fs::register(lua, &natives)?;
-    json::register(lua, &natives)?;
-    json5::register(lua, &natives)?;
-    log::register(lua, &natives)?;
-    proc::register(lua, &natives)?;
-    task::register(lua, &natives)?;
-    tool::register(lua, &natives)?;
-    natives.set("require", lua.create_function(require::require)?)?;
     natives.set("budget_tripped", lua.create_function(budget_tripped)?)?;
     Ok(natives)
+}
+
+/// Builds `rein`, `require` and `print` in a state whose bootstrap ran.
+pub(crate) fn install(lua: &Lua) -> mlua::Result<()> {
+    let api = Namespace { lua, raising: state::helpers(lua).raising.clone() };
+    let rein = lua.create_table()?;
+    rein.set("fs", fs::table(&api)?)?;
+    rein.set("json", json::table(&api)?)?;
+    rein.set("json5", json5::table(&api)?)?;
+    rein.set("log", log::table(&api)?)?;
+    rein.set("proc", proc::table(&api)?)?;
+    rein.set("tool", api.raising(lua.create_async_function(tool::call)?)?)?;
+    rein.set("sleep", api.raising(lua.create_async_function(task::sleep)?)?)?;
+    rein.set("parallel", api.raising(lua.create_async_function(task::parallel)?)?)?;
+    rein.set("error", api.raising(lua.create_function(raise_error)?)?)?;
+    let globals = lua.globals();
+    globals.set("rein", rein)?;
+    globals.set("require", lua.create_function(require::require)?)?;
+    globals.set("print", lua.create_function(log::print)?)?;
+    Ok(())
+}
+
+/// What area modules build their tables with.
+pub(crate) struct Namespace<'a> {
+    pub lua: &'a Lua,
+    raising: Function,
+}
+
+impl Namespace<'_> {
+    /// `native`, raising its failures as structured errors.
+    pub fn raising(&self, native: Function) -> mlua::Result<Function> {
+        self.raising.call(native)
+    }
+
+    /// A table of raising natives.
+    pub fn table(&self, natives: Vec<(&str, Function)>) -> mlua::Result<Table> {
+        let table = self.lua.create_table()?;
+        for (name, native) in natives {
+            table.set(name, self.raising(native)?)?;
+        }
+        Ok(table)
+    }
 }
 
 /// `(true, value)` or `(false, failure)` for the bootstrap's `raising` wrapper.
@@ -36,6 +72,14 @@ pub fn outcome<T: Serialize>(lua: &Lua, result: Result<T, Failure>) -> mlua::Res
         Ok(value) => (true, convert::to_lua(lua, &value)?).into_lua_multi(lua),
         Err(failure) => (false, failure::to_lua_table(lua, &failure)?).into_lua_multi(lua),
     }
+}
+
+/// `rein.error(code, message, details?)`: fail with a structured error.
+fn raise_error(lua: &Lua, (code, message, details): (String, Option<String>, Value)) -> mlua::Result<MultiValue> {
+    let details = convert::lua_to_json(lua, details);
+    let message = message.unwrap_or_else(|| format!("{code} (the script gave no message)"));
+    let failure = Failure::new(Code::parse(&code), message).with_details(details);
+    outcome::<()>(lua, Err(failure))
 }
 
 /// Asked by the bootstrap's pcall wrappers: must this error travel on, uncaught?
@@ -47,7 +91,7 @@ fn budget_tripped(lua: &Lua, err: Value) -> mlua::Result<bool> {
     // would otherwise go on allocating.
     if let Value::String(s) = &err {
         if s.as_bytes() == b"not enough memory".as_slice() {
-            let memory = crate::lua::runtime::host_data(lua).limits.memory_bytes;
+            let memory = state::limits(lua).memory_bytes;
             limits::trip(lua, limits::Breach::Memory(memory));
             return Ok(true);
         }
@@ -65,6 +109,23 @@ pub fn options<T: serde::de::DeserializeOwned + Default>(lua: &Lua, value: Value
     serde_json::from_value(json).map_err(|e| bad_options(what, e))
 }
 
+/// Takes field `name` out of an options table (a callback, or a flag another struct does not
+/// know), leaving the rest for [`options`].
+pub fn take_field(lua: &Lua, value: &Value, name: &str) -> mlua::Result<(Value, Value)> {
+    let Value::Table(table) = value else { return Ok((Value::Nil, value.clone())) };
+    let rest = lua.create_table()?;
+    let mut taken = Value::Nil;
+    for pair in table.pairs::<Value, Value>() {
+        let (key, item) = pair?;
+        if matches!(&key, Value::String(s) if s.as_bytes() == name.as_bytes()) {
+            taken = item;
+        } else {
+            rest.set(key, item)?;
+        }
+    }
+    Ok((taken, Value::Table(rest)))
+}
+
 fn bad_options(what: &str, err: impl std::fmt::Display) -> Failure {
-    Failure::new(crate::error::Code::InvalidArgs, format!("bad options for {what}: {err}"))
+    Failure::new(Code::InvalidArgs, format!("bad options for {what}: {err}"))
 }

@@ -3,22 +3,16 @@
 
 use std::time::Duration;
 
-use mlua::{Function, Lua, MultiValue, Table, Value};
+use mlua::{Function, Lua, MultiValue, Value};
 
+use super::outcome;
 use crate::error::{Code, Failure};
-use crate::lua::api::outcome;
-use crate::lua::{failure, limits, runtime};
+use crate::lua::{failure, limits, scope, state};
 
 /// The longest one sleep may be; loops of sleeps still meet the wall-clock limit.
 const MAX_SLEEP: Duration = Duration::from_secs(60);
 
-pub fn register(lua: &Lua, natives: &Table) -> mlua::Result<()> {
-    natives.set("sleep", lua.create_async_function(sleep)?)?;
-    natives.set("parallel", lua.create_async_function(parallel)?)?;
-    Ok(())
-}
-
-async fn sleep(lua: Lua, ms: u64) -> mlua::Result<MultiValue> {
+pub async fn sleep(lua: Lua, ms: u64) -> mlua::Result<MultiValue> {
     let wanted = Duration::from_millis(ms);
     if wanted > MAX_SLEEP {
         let failure = Failure::new(
@@ -34,15 +28,21 @@ async fn sleep(lua: Lua, ms: u64) -> mlua::Result<MultiValue> {
     outcome(&lua, Ok(()))
 }
 
-/// Runs every function concurrently; returns a list of {ok, value} or {ok = false, error}.
-async fn parallel(lua: Lua, functions: Vec<Function>) -> mlua::Result<MultiValue> {
-    let mut runs = Vec::with_capacity(functions.len());
+/// Runs every function concurrently, each as part of the calling tool's call; returns a list
+/// of {ok, value} or {ok = false, error}.
+pub async fn parallel(lua: Lua, functions: Vec<Function>) -> mlua::Result<MultiValue> {
+    let call = match scope::current() {
+        Ok(call) => call,
+        Err(failure) => return outcome::<()>(&lua, Err(failure)),
+    };
+    let run = state::helpers(&lua).run.clone();
+    let mut branches = Vec::with_capacity(functions.len());
     for function in functions {
-        // Through the trampoline, so a structured failure comes back as the table it was.
-        let thread = lua.create_thread(runtime::trampoline(&lua))?;
-        runs.push(thread.into_async::<(bool, Value)>(function)?);
+        // Through `run`, so a structured failure comes back as the table it was.
+        let thread = lua.create_thread(run.clone())?;
+        branches.push(scope::within(call.clone(), thread.into_async::<(bool, Value)>(function)?));
     }
-    let results = futures::future::join_all(runs).await;
+    let results = futures::future::join_all(branches).await;
     let list = lua.create_table()?;
     for result in results {
         let item = lua.create_table()?;
@@ -56,7 +56,7 @@ async fn parallel(lua: Lua, functions: Vec<Function>) -> mlua::Result<MultiValue
             Err(err) => Some(failure::from_mlua_error(&lua, &err)),
         };
         if let Some(failure) = failure {
-            if failure.code == Code::BudgetExceeded.as_str() {
+            if failure.code == Code::BudgetExceeded {
                 return Err(mlua::Error::external(failure));
             }
             item.set("ok", false)?;

@@ -1,17 +1,16 @@
-//! `rein.tool(name, args)`: one tool calling another, through the same validation and limits.
+//! `rein.tool(name, args)`: one tool calling another, as a child of the calling tool's call:
+//! the same validation and limits, and the caller's pack permissions still apply.
 
-use mlua::{Lua, MultiValue, Table, Value};
+use mlua::{Lua, MultiValue, Value};
 
-use crate::lua::api::outcome;
-use crate::lua::{convert, runtime};
+use super::outcome;
+use crate::lua::{convert, invoke, scope};
 
-pub fn register(lua: &Lua, natives: &Table) -> mlua::Result<()> {
-    natives.set("tool", lua.create_async_function(call)?)?;
-    Ok(())
-}
-
-async fn call(lua: Lua, (name, args): (String, Value)) -> mlua::Result<MultiValue> {
+pub async fn call(lua: Lua, (name, args): (String, Value)) -> mlua::Result<MultiValue> {
     let args = convert::lua_to_json(&lua, args);
-    let result = runtime::call_nested(&lua, &name, &args).await;
+    let result = match scope::current() {
+        Ok(parent) => invoke::tool(&lua, &parent, &name, &args).await,
+        Err(failure) => Err(failure),
+    };
     outcome(&lua, result)
 }

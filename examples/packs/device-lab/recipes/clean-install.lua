@@ -38,7 +38,7 @@ return {
         return ctx:tool("app_install", { hap = hap, target = ctx.args.target })
       end,
       verify = function(_, out)
-        return out.ok and out.evidence or false
+        return out.ok == true, out.evidence
       end,
     },
     {
@@ -57,7 +57,10 @@ return {
         rein.error("VERIFY_FAILED", "the log never showed " .. marker)
       end,
       verify = function(_, out)
-        return out.line
+        if out.line == nil then
+          return false, "no log line showed the launch"
+        end
+        return true, out.line
       end,
     },
   },

@@ -1,0 +1,104 @@
+//! The person at the controlling terminal: answering the policy's questions (`y`, `n`,
+//! always this session, persist as a rule), and confirming what only a person may do.
+
+use std::io::{BufRead, BufReader, Write};
+
+use rein::kernel::policy::{Answer, ApprovalRequest, Approver};
+use rein::{Code, Failure};
+
+/// Asks the person at the controlling terminal (`/dev/tty`), so piped stdin/stdout and an
+/// agent's output parsing are never involved.
+pub struct TerminalPrompt;
+
+impl TerminalPrompt {
+    /// Available when this process has a controlling terminal.
+    pub fn available() -> bool {
+        std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty").is_ok()
+    }
+}
+
+impl Approver for TerminalPrompt {
+    fn answer(&self, request: &ApprovalRequest) -> Answer {
+        let Ok(tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
+            return Answer::No;
+        };
+        let Ok(mut out) = tty.try_clone() else { return Answer::No };
+        let choices = if request.human_only || request.rule.is_none() {
+            "[y]es once / [n]o"
+        } else {
+            "[y]es once / [n]o / [a]lways this session / [p]ersist as a rule"
+        };
+        let _ = write!(out, "\nrein wants to {}\n  ({})\nAllow? {choices}: ", request.what, request.why);
+        let _ = out.flush();
+        let mut line = String::new();
+        if BufReader::new(tty).read_line(&mut line).is_err() {
+            return Answer::No;
+        }
+        parse_answer(&line, request)
+    }
+
+    fn name(&self) -> &'static str {
+        "person"
+    }
+
+    fn is_person(&self) -> bool {
+        true
+    }
+}
+
+fn parse_answer(line: &str, request: &ApprovalRequest) -> Answer {
+    let offers_more = !request.human_only && request.rule.is_some();
+    match line.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Answer::Once,
+        "a" | "always" if offers_more => Answer::Session,
+        "p" | "persist" if offers_more => Answer::Persist,
+        _ => Answer::No,
+    }
+}
+
+/// Asks the person to type "yes" — for what only a person may do: granting rules, installing
+/// packs into rein's home.
+pub fn confirm(question: &str, why_needed: &str) -> Result<(), Failure> {
+    let refused = || {
+        Failure::new(
+            Code::ApprovalRequired,
+            format!("{why_needed} needs a person to confirm it at a terminal; run this command yourself in a terminal"),
+        )
+    };
+    if !TerminalPrompt::available() {
+        return Err(refused());
+    }
+    let tty = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty").map_err(|_| refused())?;
+    let mut out = tty.try_clone().map_err(|_| refused())?;
+    let _ = write!(out, "{question}\nType yes to confirm: ");
+    let _ = out.flush();
+    let mut line = String::new();
+    BufReader::new(tty).read_line(&mut line).map_err(|_| refused())?;
+    if line.trim() == "yes" {
+        Ok(())
+    } else {
+        Err(Failure::new(Code::ApprovalDenied, "not confirmed; nothing was changed"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rein::kernel::policy::Rule;
+
+    fn request(human_only: bool) -> ApprovalRequest {
+        let rule = Rule::for_command("hdc", &["install".to_string()]);
+        ApprovalRequest { what: "hdc install".into(), why: "device".into(), human_only, rule: Some(rule) }
+    }
+
+    #[test]
+    fn answers_are_read_strictly() {
+        assert_eq!(parse_answer("y\n", &request(false)), Answer::Once);
+        assert_eq!(parse_answer("A\n", &request(false)), Answer::Session);
+        assert_eq!(parse_answer("p", &request(false)), Answer::Persist);
+        assert_eq!(parse_answer("maybe", &request(false)), Answer::No);
+        assert_eq!(parse_answer("", &request(false)), Answer::No);
+        assert_eq!(parse_answer("p", &request(true)), Answer::No, "home writes are never persisted");
+        assert_eq!(parse_answer("a", &request(true)), Answer::No);
+    }
+}

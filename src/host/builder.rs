@@ -1,0 +1,178 @@
+//! Building a [`Host`]: the workspace and home, who approves, the limits, and where the code
+//! comes from; the kernel configured from home and the project.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::config::{HomeConfig, ProjectConfig};
+use super::generation::Generation;
+use super::sources::{PackLayer, Sources};
+use super::Host;
+use crate::error::{Code, Failure};
+use crate::kernel::policy::{Approver, Gate, Headless, RuleFile};
+use crate::kernel::process::toolchain;
+use crate::kernel::{Kernel, PackGrant, ReadLedger, SpawnSettings};
+use crate::lua::Limits;
+
+pub struct HostBuilder {
+    approver: Arc<dyn Approver>,
+    read_before_edit: bool,
+    workspace: Option<PathBuf>,
+    home: Option<PathBuf>,
+    limits: Limits,
+    project_code: bool,
+    /// Where the project's tools/, recipes/ and prelude/ are, when not the workspace.
+    code_from: Option<PathBuf>,
+    sources: Option<Sources>,
+}
+
+impl Default for HostBuilder {
+    fn default() -> HostBuilder {
+        HostBuilder {
+            approver: Arc::new(Headless),
+            read_before_edit: false,
+            workspace: None,
+            home: None,
+            limits: Limits::default(),
+            project_code: true,
+            code_from: None,
+            sources: None,
+        }
+    }
+}
+
+impl HostBuilder {
+    pub fn workspace(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.workspace = Some(dir.into());
+        self
+    }
+
+    pub fn home(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.home = Some(dir.into());
+        self
+    }
+
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Who answers when the policy asks (default: nobody — every `Ask` is refused with the
+    /// command a person could run to allow it).
+    pub fn approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.approver = approver;
+        self
+    }
+
+    /// Existing files may be changed only after this host's session read them, and only while
+    /// unchanged since (NOT_READ, STALE_FILE). On for MCP connections; off by default.
+    pub fn read_before_edit(mut self, on: bool) -> Self {
+        self.read_before_edit = on;
+        self
+    }
+
+    /// Serves exactly these sources (the project's code and packs of another host), e.g. to
+    /// run a project's checks against a scratch workspace.
+    pub fn sources(mut self, sources: Sources) -> Self {
+        self.sources = Some(sources);
+        self
+    }
+
+    /// Loads the project's tools/, recipes/ and prelude/ from `dir` instead of the workspace.
+    pub fn code_from(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.code_from = Some(dir.into());
+        self
+    }
+
+    /// Whether the workspace's own tools/ and prelude/ are loaded (default: yes).
+    pub fn project_code(mut self, load: bool) -> Self {
+        self.project_code = load;
+        self
+    }
+
+    pub fn build(self) -> Result<Host, Failure> {
+        let workspace = match self.workspace {
+            Some(dir) => dir,
+            None => std::env::current_dir().map_err(|e| config(format!("cannot read the current directory: {e}")))?,
+        };
+        let home = self.home.unwrap_or_else(default_home);
+        let (kernel, project) = configured_kernel_and_project(&workspace, &home, self.approver)?;
+        let follow_lock = self.sources.is_none() && self.code_from.is_none() && self.project_code;
+        let sources = match (self.sources, &self.code_from, self.project_code) {
+            (Some(sources), _, _) => sources,
+            (None, _, false) => Sources::built_in_only(),
+            (None, Some(dir), true) => Sources::new(dir),
+            (None, None, true) => locked_sources(&kernel, project.overrides)?,
+        };
+        let kernel = Arc::new(kernel);
+        let sources = Arc::new(sources);
+        let generation = Generation::load(&kernel, &sources, self.limits, 1)?;
+        let executor = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| config(format!("cannot start the async runtime: {e}")))?;
+        Ok(Host {
+            kernel,
+            sources,
+            packs_follow_lock: follow_lock,
+            limits: self.limits,
+            reads: self.read_before_edit.then(|| Arc::new(ReadLedger::new())),
+            current: std::sync::RwLock::new(Arc::new(generation)),
+            executor: Some(executor),
+        })
+    }
+}
+
+/// The project's code with the packs rein.lock pins (verified), and its overrides.
+pub(crate) fn locked_sources(
+    kernel: &Kernel,
+    overrides: std::collections::BTreeMap<String, String>,
+) -> Result<Sources, Failure> {
+    let scope = kernel.scope();
+    let packs = crate::packs::installed::verified(scope.workspace(), scope.home())?
+        .into_iter()
+        .map(|pack| PackLayer {
+            grant: Arc::new(PackGrant::new(pack.manifest.name.clone(), &pack.manifest.permissions)),
+            name: pack.manifest.name,
+            root: pack.dir,
+        })
+        .collect();
+    Ok(Sources::with_packs(scope.workspace(), packs).with_overrides(overrides))
+}
+
+/// A kernel with everything home and the project configure: the toolchain, the environment a
+/// person lets through, the approval rules, the project's deny rules, and `approver`.
+pub fn configured_kernel(workspace: &Path, home: &Path, approver: Arc<dyn Approver>) -> Result<Kernel, Failure> {
+    configured_kernel_and_project(workspace, home, approver).map(|(kernel, _)| kernel)
+}
+
+/// [`configured_kernel`], and the project's rein.toml it read (for the packs it overrides).
+fn configured_kernel_and_project(
+    workspace: &Path,
+    home: &Path,
+    approver: Arc<dyn Approver>,
+) -> Result<(Kernel, ProjectConfig), Failure> {
+    let kernel = Kernel::new(workspace, home).map_err(|e| config(e.to_string()))?;
+    let home_config = HomeConfig::load(kernel.scope().home())?;
+    let env = |name: &str| std::env::var(name).ok();
+    let toolchain = toolchain::discover(&home_config.toolchain, &home_config.programs, &env);
+    let rules_path = kernel.scope().home().join("approvals.toml");
+    let rules = RuleFile::load(&rules_path).map_err(|e| config(e.to_string()))?;
+    let project = ProjectConfig::load(kernel.scope().workspace())?;
+    let gate = Gate::new(approver, rules_path, rules, project.deny.clone());
+    let kernel = kernel.with_spawn(SpawnSettings { toolchain, pass_env: home_config.spawn.pass_env }).with_gate(gate);
+    Ok((kernel, project))
+}
+
+/// `REIN_HOME`, else `~/.rein`.
+pub fn default_home() -> PathBuf {
+    if let Some(home) = std::env::var_os("REIN_HOME").filter(|h| !h.is_empty()) {
+        return PathBuf::from(home);
+    }
+    let user_home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"));
+    user_home.join(".rein")
+}
+
+pub(crate) fn config(message: String) -> Failure {
+    Failure::new(Code::InvalidConfig, message)
+}

@@ -1,0 +1,145 @@
+//! The settings rein reads at start: home `config.toml` (only a person edits it: writing home
+//! needs an interactive approval) and the project's `rein.toml` (it may only tighten the
+//! policy, list the packs it uses, and let a pack tool take over a name).
+//!
+//! ```toml
+//! # <home>/config.toml
+//! [toolchain]
+//! hvigorw = "/opt/command-line-tools/bin/hvigorw"
+//! hdc = "/opt/command-line-tools/sdk/default/openharmony/toolchains/hdc"
+//! ohpm = "/opt/command-line-tools/bin/ohpm"
+//! java = "/usr/lib/jvm/java-17/bin/java"
+//! hap_sign_tool_jar = "/opt/command-line-tools/sdk/default/openharmony/toolchains/lib/hap-sign-tool.jar"
+//!
+//! [programs]          # more programs tools may run (still under the approval policy)
+//! git = "/usr/bin/git"
+//!
+//! [spawn]
+//! pass_env = ["OHOS_SIGN_KEY"]   # exact names passed to programs despite looking secret
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::{Code, Failure};
+use crate::kernel::files::read::read_optional_text;
+use crate::kernel::policy::Rule;
+use crate::kernel::process::toolchain::ToolchainConfig;
+
+/// A settings file that cannot be used; the message says which and how to fix it.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} is not valid: {why}. Fix the file (see README: home config).")]
+    Home { path: PathBuf, why: String },
+    #[error("rein.toml is not valid: {why}. A project may only add [[deny]] rules, list [packs] and set [overrides]; allow rules live in rein's home and only a person adds them")]
+    Project { why: String },
+}
+
+impl From<ConfigError> for Failure {
+    fn from(err: ConfigError) -> Failure {
+        Failure::new(Code::InvalidConfig, err.to_string())
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HomeConfig {
+    #[serde(default)]
+    pub toolchain: ToolchainConfig,
+    #[serde(default)]
+    pub programs: BTreeMap<String, PathBuf>,
+    #[serde(default)]
+    pub spawn: SpawnConfig,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpawnConfig {
+    #[serde(default)]
+    pub pass_env: Vec<String>,
+}
+
+impl HomeConfig {
+    /// Reads `<home>/config.toml`; a missing file is an empty config.
+    pub fn load(home: &Path) -> Result<HomeConfig, ConfigError> {
+        let path = home.join("config.toml");
+        match read(&path)? {
+            None => Ok(HomeConfig::default()),
+            Some(text) => toml::from_str(&text).map_err(|e| ConfigError::Home { path, why: e.to_string() }),
+        }
+    }
+}
+
+/// The project's `rein.toml`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectConfig {
+    /// Commands and paths the project refuses, whatever else allows them.
+    #[serde(default)]
+    pub deny: Vec<Rule>,
+    /// The packs the project uses: name → source (managed by `rein pack`).
+    #[serde(default)]
+    pub packs: BTreeMap<String, String>,
+    /// Built-in or project tool names a pack tool takes over: name → `<pack>.<tool>`.
+    #[serde(default)]
+    pub overrides: BTreeMap<String, String>,
+}
+
+impl ProjectConfig {
+    pub fn load(workspace: &Path) -> Result<ProjectConfig, ConfigError> {
+        let Some(text) = read(&workspace.join("rein.toml"))? else { return Ok(ProjectConfig::default()) };
+        let config: ProjectConfig = toml::from_str(&text).map_err(|e| ConfigError::Project { why: e.to_string() })?;
+        for rule in &config.deny {
+            rule.check().map_err(|e| ConfigError::Project { why: e.to_string() })?;
+        }
+        Ok(config)
+    }
+}
+
+fn read(path: &Path) -> Result<Option<String>, ConfigError> {
+    read_optional_text(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::policy::Subject;
+
+    #[test]
+    fn reads_every_section_and_refuses_typos() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("config.toml"),
+            "[toolchain]\nhdc = \"/x/hdc\"\n[programs]\ngit = \"/usr/bin/git\"\n[spawn]\npass_env = [\"A_KEY\"]\n",
+        )
+        .unwrap();
+        let config = HomeConfig::load(dir.path()).unwrap();
+        assert_eq!(config.toolchain.hdc.as_deref(), Some(Path::new("/x/hdc")));
+        assert_eq!(config.programs["git"], PathBuf::from("/usr/bin/git"));
+        assert_eq!(config.spawn.pass_env, ["A_KEY"]);
+        std::fs::write(dir.path().join("config.toml"), "[toolchain]\nhcd = \"/x\"\n").unwrap();
+        assert_eq!(Failure::from(HomeConfig::load(dir.path()).unwrap_err()).code, Code::InvalidConfig);
+        assert!(HomeConfig::load(&dir.path().join("none")).is_ok());
+    }
+
+    #[test]
+    fn project_rein_toml_may_only_deny() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("rein.toml"), "[[deny]]\nprogram = \"hdc\"\nargs = [\"uninstall\"]\n").unwrap();
+        let config = ProjectConfig::load(dir.path()).unwrap();
+        let a: Vec<String> = vec!["uninstall".into(), "com.x".into()];
+        assert!(config.deny.iter().any(|r| r.matches(&Subject::Spawn { program: "hdc", args: &a })));
+        std::fs::write(dir.path().join("rein.toml"), "[[rule]]\nprogram = \"hdc\"\n").unwrap();
+        assert!(ProjectConfig::load(dir.path()).unwrap_err().to_string().contains("may only add [[deny]]"));
+        std::fs::write(dir.path().join("rein.toml"), "[[allow]]\nprogram = \"hdc\"\n").unwrap();
+        assert!(ProjectConfig::load(dir.path()).is_err());
+    }
+}

@@ -1,0 +1,216 @@
+//! Finds the tools and recipes of every layer, loads them into a runtime, and decides which
+//! definition of a name wins: a later layer overrides an earlier one; two files of one layer
+//! defining the same name is an error naming both.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::sources::{Origin, SourceError, SourceFile, Sources};
+use crate::kernel::{Actor, Call};
+use crate::lua::schema::Params;
+use crate::lua::tool::parse_tool;
+use crate::lua::{CallableTool, Runtime, ToolTable};
+use crate::recipe::spec::{parse_recipe, RecipeSpec};
+
+/// A tool or recipe as `rein tools` and MCP clients see it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolInfo {
+    pub name: String,
+    pub description: String,
+    pub origin: Origin,
+    pub file: String,
+    /// The file of a lower layer this definition replaces, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overrides: Option<String>,
+    pub schema: serde_json::Value,
+    #[serde(skip_serializing_if = "serde_json::Value::is_null")]
+    pub checks: serde_json::Value,
+}
+
+/// A file that did not give a usable tool or recipe.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadProblem {
+    pub file: String,
+    /// The name concerned, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    pub message: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct RecipeEntry {
+    pub info: ToolInfo,
+    pub spec: RecipeSpec,
+    /// Who acts while it runs: the recipe, and its pack.
+    pub actor: Actor,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    pub tools: BTreeMap<String, ToolInfo>,
+    pub recipes: BTreeMap<String, RecipeEntry>,
+    pub problems: Vec<LoadProblem>,
+}
+
+/// One loaded declaration: what people see, and what runs.
+struct Loaded<T> {
+    info: ToolInfo,
+    value: T,
+}
+
+/// Loads every tool and recipe of `sources` into `runtime` and installs the winning tools.
+pub fn load(runtime: &Runtime, sources: &Sources) -> Registry {
+    let mut registry = Registry::default();
+    let tools =
+        layered(sources.tool_files(), "tools/", &mut registry.problems, |file| load_tool(runtime, sources, file));
+    let mut table = ToolTable::default();
+    for (name, loaded) in tools {
+        table.0.insert(name.clone(), loaded.value);
+        registry.tools.insert(name, loaded.info);
+    }
+    apply_overrides(sources, &mut table, &mut registry);
+    runtime.set_tools(table);
+    let recipes =
+        layered(sources.recipe_files(), "recipes/", &mut registry.problems, |file| load_recipe(runtime, sources, file));
+    for (name, loaded) in recipes {
+        let (spec, actor) = loaded.value;
+        registry.recipes.insert(name, RecipeEntry { info: loaded.info, spec, actor });
+    }
+    registry
+}
+
+/// A pack tool takes over a built-in or project name only where rein.toml says so.
+fn apply_overrides(sources: &Sources, table: &mut ToolTable, registry: &mut Registry) {
+    for (name, target) in sources.overrides() {
+        match (table.0.get(target).cloned(), registry.tools.get(target).cloned()) {
+            (Some(callable), Some(info)) => {
+                let replaced = registry.tools.get(name).map(|t| t.file.clone());
+                table.0.insert(name.clone(), callable);
+                registry.tools.insert(name.clone(), ToolInfo { name: name.clone(), overrides: replaced, ..info });
+            }
+            _ => registry.problems.push(LoadProblem {
+                file: "rein.toml".into(),
+                tool: Some(name.clone()),
+                message: format!("[overrides] {name} = {target:?}: there is no tool {target}"),
+            }),
+        }
+    }
+}
+
+/// Applies the layering rules to the files of one kind.
+fn layered<T>(
+    files: Result<Vec<SourceFile>, SourceError>,
+    folder: &str,
+    problems: &mut Vec<LoadProblem>,
+    load_one: impl Fn(&SourceFile) -> Result<Loaded<T>, LoadProblem>,
+) -> BTreeMap<String, Loaded<T>> {
+    let files = match files {
+        Ok(files) => files,
+        Err(err) => {
+            problems.push(LoadProblem { file: folder.into(), tool: None, message: err.to_string() });
+            return BTreeMap::new();
+        }
+    };
+    let mut winners: BTreeMap<String, Loaded<T>> = BTreeMap::new();
+    let mut broken: BTreeMap<String, LoadProblem> = BTreeMap::new();
+    for file in &files {
+        let loaded = match load_one(file) {
+            Ok(loaded) => loaded,
+            Err(problem) => {
+                problems.push(problem);
+                continue;
+            }
+        };
+        let name = loaded.info.name.clone();
+        match winners.get(&name) {
+            Some(previous) if previous.info.origin == file.origin => {
+                let message = format!(
+                    "{name:?} is defined twice in the {} layer: {} and {}; rename or remove one",
+                    file.origin, previous.info.file, file.label
+                );
+                broken.insert(name.clone(), LoadProblem { file: file.label.clone(), tool: Some(name), message });
+            }
+            previous => {
+                let mut loaded = loaded;
+                loaded.info.overrides = previous.map(|p| p.info.file.clone());
+                broken.remove(&name);
+                winners.insert(name, loaded);
+            }
+        }
+    }
+    for (name, problem) in broken {
+        winners.remove(&name);
+        problems.push(problem);
+    }
+    winners
+}
+
+/// A broken file is blamed on the name its file name suggests, so calling that name reports
+/// the breakage instead of silently running an older definition.
+fn problem_for(file: &SourceFile, message: String) -> LoadProblem {
+    let stem = file.rel.rsplit('/').next().and_then(|n| n.strip_suffix(".lua")).map(|stem| namespaced(file, stem));
+    LoadProblem { file: file.label.clone(), tool: stem, message }
+}
+
+/// Runs a declaration file: its top-level code acts as the file (and its pack), so a pack's
+/// permissions bound even what it does while loading.
+fn declaration(runtime: &Runtime, sources: &Sources, file: &SourceFile) -> Result<mlua::Value, LoadProblem> {
+    let loader = Call::new().acting_as(actor_of(sources, file, &file.label));
+    runtime.load_declaration(loader, &file.chunk()).map_err(|failure| problem_for(file, failure.message))
+}
+
+fn load_tool(runtime: &Runtime, sources: &Sources, file: &SourceFile) -> Result<Loaded<CallableTool>, LoadProblem> {
+    let value = declaration(runtime, sources, file)?;
+    let spec = parse_tool(runtime.lua(), value).map_err(|e| problem_for(file, e.to_string()))?;
+    let name = namespaced(file, &spec.name);
+    let info = info_of(file, &name, &spec.description, &spec.params, spec.checks.clone());
+    let actor = actor_of(sources, file, &name);
+    Ok(Loaded { info, value: CallableTool { params: spec.params, run: spec.run, actor } })
+}
+
+fn load_recipe(
+    runtime: &Runtime,
+    sources: &Sources,
+    file: &SourceFile,
+) -> Result<Loaded<(RecipeSpec, Actor)>, LoadProblem> {
+    let value = declaration(runtime, sources, file)?;
+    let mut spec = parse_recipe(runtime.lua(), value).map_err(|e| problem_for(file, e.to_string()))?;
+    spec.name = namespaced(file, &spec.name);
+    let info = info_of(file, &spec.name, &spec.description, &spec.params, serde_json::Value::Null);
+    let actor = actor_of(sources, file, &spec.name);
+    Ok(Loaded { info, value: (spec, actor) })
+}
+
+/// `name` acting, with the permissions of the pack `file` comes from.
+fn actor_of(sources: &Sources, file: &SourceFile, name: &str) -> Actor {
+    Actor::new(name, file.pack.as_deref().and_then(|pack| sources.pack_grant(pack)))
+}
+
+/// A pack's tools and recipes are `<pack>.<name>`, so they never collide with built-ins, the
+/// project's or another pack's.
+fn namespaced(file: &SourceFile, name: &str) -> String {
+    match &file.pack {
+        Some(pack) => format!("{pack}.{name}"),
+        None => name.to_string(),
+    }
+}
+
+fn info_of(file: &SourceFile, name: &str, description: &str, params: &Params, checks: serde_json::Value) -> ToolInfo {
+    ToolInfo {
+        name: name.to_string(),
+        description: description.to_string(),
+        origin: file.origin,
+        file: file.label.clone(),
+        overrides: None,
+        schema: params.json_schema(),
+        checks,
+    }
+}
+
+impl Registry {
+    /// The problem that makes `name` unusable, if its definition failed.
+    pub fn problem_for(&self, name: &str) -> Option<&LoadProblem> {
+        self.problems.iter().find(|p| p.tool.as_deref() == Some(name))
+    }
+}

@@ -1,0 +1,274 @@
+//! Where Lua source files come from: the built-ins embedded in the binary, then each installed
+//! pack, then the project's own folders. Later layers win.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::kernel::PackGrant;
+use crate::lua::{Chunk, Modules};
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/builtin_files.rs"));
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Origin {
+    BuiltIn,
+    /// An installed pack (see [`SourceFile::pack`] for which).
+    Pack,
+    Project,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Origin::BuiltIn => "built-in",
+            Origin::Pack => "pack",
+            Origin::Project => "project",
+        })
+    }
+}
+
+/// A source file that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read {}: {source}", path.display())]
+pub struct SourceError {
+    pub path: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
+/// One Lua file and where it came from.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub origin: Origin,
+    /// Path inside its layer, e.g. `tools/read_file.lua`.
+    pub rel: String,
+    /// How errors name the file: `tools/x.lua` for the project, `<built-in>/tools/x.lua`.
+    pub label: String,
+    pub text: String,
+    /// The pack it comes from; its tools and modules are named `<pack>.<name>`.
+    pub pack: Option<String>,
+}
+
+impl SourceFile {
+    /// The file as the scripting host compiles it.
+    pub fn chunk(&self) -> Chunk {
+        Chunk { label: self.label.clone(), text: self.text.clone() }
+    }
+}
+
+/// An installed pack: its name, folder, and what its manifest lets its code run.
+#[derive(Debug, Clone)]
+pub struct PackLayer {
+    pub name: String,
+    pub root: PathBuf,
+    pub grant: Arc<PackGrant>,
+}
+
+#[derive(Debug, Clone)]
+enum Layer {
+    Embedded,
+    Pack(PackLayer),
+    Dir { origin: Origin, root: PathBuf },
+}
+
+#[derive(Debug, Clone)]
+pub struct Sources {
+    /// In load order: built-ins first, the project last.
+    layers: Vec<Layer>,
+    /// Names the project's rein.toml lets a pack tool take over: name → `<pack>.<tool>`.
+    overrides: std::collections::BTreeMap<String, String>,
+}
+
+impl Sources {
+    /// Built-ins, then each installed pack, then the project.
+    pub fn with_packs(workspace: &Path, packs: Vec<PackLayer>) -> Sources {
+        let mut layers = vec![Layer::Embedded];
+        layers.extend(packs.into_iter().map(Layer::Pack));
+        layers.push(Layer::Dir { origin: Origin::Project, root: workspace.to_path_buf() });
+        Sources { layers, overrides: Default::default() }
+    }
+
+    pub fn new(workspace: &Path) -> Sources {
+        Sources {
+            layers: vec![Layer::Embedded, Layer::Dir { origin: Origin::Project, root: workspace.to_path_buf() }],
+            overrides: Default::default(),
+        }
+    }
+
+    /// The project folder holding tools/, recipes/ and prelude/, if any.
+    pub fn project_root(&self) -> Option<&Path> {
+        self.layers.iter().rev().find_map(|layer| match layer {
+            Layer::Dir { origin: Origin::Project, root } => Some(root.as_path()),
+            _ => None,
+        })
+    }
+
+    /// Lets pack tools take over built-in or project names (`[overrides]` in rein.toml).
+    pub fn with_overrides(mut self, overrides: std::collections::BTreeMap<String, String>) -> Sources {
+        self.overrides = overrides;
+        self
+    }
+
+    pub fn overrides(&self) -> &std::collections::BTreeMap<String, String> {
+        &self.overrides
+    }
+
+    /// What an installed pack's code may run.
+    pub fn pack_grant(&self, name: &str) -> Option<Arc<PackGrant>> {
+        self.layers.iter().find_map(|layer| match layer {
+            Layer::Pack(pack) if pack.name == name => Some(pack.grant.clone()),
+            _ => None,
+        })
+    }
+
+    /// Only the built-ins (for embedders that want no project code).
+    pub fn built_in_only() -> Sources {
+        Sources { layers: vec![Layer::Embedded], overrides: Default::default() }
+    }
+
+    /// Tool files of every layer, in load order; inside a layer sorted by path. Tools are the
+    /// `*.lua` files directly in `tools/`; subfolders hold modules for `require`.
+    pub fn tool_files(&self) -> Result<Vec<SourceFile>, SourceError> {
+        self.files_in("tools")
+    }
+
+    /// Recipe files of every layer, in load order: the `*.lua` files directly in `recipes/`.
+    pub fn recipe_files(&self) -> Result<Vec<SourceFile>, SourceError> {
+        self.files_in("recipes")
+    }
+
+    fn files_in(&self, folder: &str) -> Result<Vec<SourceFile>, SourceError> {
+        let mut files = Vec::new();
+        for layer in &self.layers {
+            match layer {
+                Layer::Embedded => files.extend(
+                    embedded::BUILTIN_FILES
+                        .iter()
+                        .filter(|(rel, _)| is_top_level_in(rel, folder))
+                        .map(|(rel, text)| embedded_file(rel, text)),
+                ),
+                Layer::Dir { origin, root } => files.extend(dir_lua_files(*origin, root, folder)?),
+                Layer::Pack(pack) => files.extend(
+                    dir_lua_files(Origin::Pack, &pack.root, folder)?.into_iter().map(|f| in_pack(f, &pack.name)),
+                ),
+            }
+        }
+        Ok(files)
+    }
+
+    /// Finds module `name` (`a.b` → `a/b.lua` or `a/b/init.lua`): prelude/ of every layer,
+    /// the project's first, then the tools/ folders.
+    pub fn find_module(&self, name: &str) -> Result<Option<SourceFile>, SourceError> {
+        // `<pack>.<module>` is that pack's own module, and pack modules are reachable only so.
+        for layer in &self.layers {
+            if let Layer::Pack(PackLayer { name: pack, root, .. }) = layer {
+                if let Some(rest) = name.strip_prefix(pack.as_str()).and_then(|r| r.strip_prefix('.')) {
+                    let stem = rest.replace('.', "/");
+                    for rel in
+                        [format!("prelude/{stem}.lua"), format!("prelude/{stem}/init.lua"), format!("tools/{stem}.lua")]
+                    {
+                        let path = root.join(&rel);
+                        if path.is_file() {
+                            return read_dir_file(Origin::Pack, &rel, &path).map(|f| Some(in_pack(f, pack)));
+                        }
+                    }
+                    return Ok(None);
+                }
+            }
+        }
+        let stem = name.replace('.', "/");
+        let candidates = [format!("{stem}.lua"), format!("{stem}/init.lua")];
+        for folder in ["prelude", "tools"] {
+            for layer in self.layers.iter().rev() {
+                for candidate in &candidates {
+                    let rel = format!("{folder}/{candidate}");
+                    if let Some(file) = layer_file(layer, &rel)? {
+                        return Ok(Some(file));
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+}
+
+fn in_pack(mut file: SourceFile, pack: &str) -> SourceFile {
+    file.label = format!("{pack}/{}", file.rel);
+    file.pack = Some(pack.to_string());
+    file
+}
+
+fn is_top_level_in(rel: &str, folder: &str) -> bool {
+    rel.strip_prefix(folder)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .is_some_and(|name| !name.contains('/') && name.ends_with(".lua"))
+}
+
+fn embedded_file(rel: &str, text: &str) -> SourceFile {
+    SourceFile {
+        origin: Origin::BuiltIn,
+        rel: rel.to_string(),
+        label: format!("<built-in>/{rel}"),
+        text: text.to_string(),
+        pack: None,
+    }
+}
+
+fn layer_file(layer: &Layer, rel: &str) -> Result<Option<SourceFile>, SourceError> {
+    match layer {
+        Layer::Embedded => {
+            Ok(embedded::BUILTIN_FILES.iter().find(|(r, _)| *r == rel).map(|(r, text)| embedded_file(r, text)))
+        }
+        Layer::Dir { origin, root } => {
+            let path = root.join(rel);
+            if !path.is_file() {
+                return Ok(None);
+            }
+            read_dir_file(*origin, rel, &path).map(Some)
+        }
+        // Pack modules are found only by their namespaced name.
+        Layer::Pack(_) => Ok(None),
+    }
+}
+
+fn dir_lua_files(origin: Origin, root: &Path, folder: &str) -> Result<Vec<SourceFile>, SourceError> {
+    let dir = root.join(folder);
+    let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(Vec::new()) };
+    let mut paths: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "lua"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|path| {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            read_dir_file(origin, &format!("{folder}/{name}"), path)
+        })
+        .collect()
+}
+
+fn read_dir_file(origin: Origin, rel: &str, path: &Path) -> Result<SourceFile, SourceError> {
+    let text = std::fs::read_to_string(path).map_err(|source| SourceError { path: path.to_path_buf(), source })?;
+    Ok(SourceFile { origin, rel: rel.to_string(), label: rel.to_string(), text, pack: None })
+}
+
+impl Modules for Sources {
+    fn find(&self, name: &str) -> std::io::Result<Option<Chunk>> {
+        match self.find_module(name) {
+            Ok(found) => Ok(found.map(|file| file.chunk())),
+            Err(err) => Err(std::io::Error::new(err.source.kind(), err.to_string())),
+        }
+    }
+
+    fn looked_in(&self, name: &str) -> String {
+        let stem = name.replace('.', "/");
+        format!("prelude/{stem}.lua and tools/{stem}.lua in the project and the built-ins (a pack's modules are `<pack>.<module>`)")
+    }
+}

@@ -1,0 +1,185 @@
+//! The per-call context. Whoever starts a call (the host for a tool call, the recipe engine for
+//! a step) makes a [`Call`] and every kernel operation takes it: who is acting (the tool or
+//! recipe, its pack and the pack's declared permissions), the spawn budget, the capture of
+//! what the call journals (a recipe step's rollback), who hears about the programs it runs,
+//! and the session's read ledger.
+//!
+//! A nested call (`rein.tool`) is a child: it adds an actor and shares everything else with
+//! its parent. Nothing here is shared between calls that did not derive from each other, so
+//! concurrent calls (parallel branches, another generation after a reload) cannot cross wires.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::files::ReadLedger;
+use super::journal::Entry;
+pub use super::policy::packs::PackGrant;
+
+/// Who hears about each program a call starts and ends (an MCP request's progress).
+pub type ProgressSink = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// One tool or recipe in the chain of a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Actor {
+    /// As it is called: `read_file`, `team-kit.greet`, `sign-install-launch`.
+    pub name: String,
+    /// The pack it comes from (also when a project's `[overrides]` serves it under another
+    /// name): its permissions bound everything the call does.
+    pub pack: Option<Arc<PackGrant>>,
+}
+
+impl Actor {
+    pub fn new(name: impl Into<String>, pack: Option<Arc<PackGrant>>) -> Actor {
+        Actor { name: name.into(), pack }
+    }
+}
+
+#[derive(Clone, Default)]
+pub struct Call {
+    /// Outermost first.
+    actors: Vec<Actor>,
+    spawns: Option<Arc<AtomicU64>>,
+    capture: Option<Arc<Mutex<Vec<Entry>>>>,
+    progress: Option<ProgressSink>,
+    reads: Option<Arc<ReadLedger>>,
+}
+
+impl std::fmt::Debug for Call {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.actors.iter().map(|a| a.name.as_str()).collect();
+        f.debug_struct("Call")
+            .field("actors", &names)
+            .field("spawns_left", &self.spawns.as_ref().map(|s| s.load(Ordering::Relaxed)))
+            .field("capturing", &self.capture.is_some())
+            .field("read_before_edit", &self.reads.is_some())
+            .finish()
+    }
+}
+
+/// The journal entries a call recorded while it was being captured.
+pub struct Captured(Arc<Mutex<Vec<Entry>>>);
+
+impl Captured {
+    /// Everything recorded so far, in order; the capture starts empty again.
+    pub fn take(&self) -> Vec<Entry> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+impl Call {
+    /// A call with nobody acting yet, no budget, no capture, no progress and no read ledger.
+    pub fn new() -> Call {
+        Call::default()
+    }
+
+    /// Existing files may be changed only after a read recorded in `ledger`, and only while
+    /// unchanged since (NOT_READ, STALE_FILE). Reads and writes of this call are recorded.
+    pub fn with_read_ledger(mut self, ledger: Arc<ReadLedger>) -> Call {
+        self.reads = Some(ledger);
+        self
+    }
+
+    pub fn with_progress(mut self, sink: ProgressSink) -> Call {
+        self.progress = Some(sink);
+        self
+    }
+
+    /// At most `spawns` programs for this call and everything derived from it (None: no limit).
+    pub fn with_spawn_budget(mut self, spawns: Option<u64>) -> Call {
+        self.spawns = spawns.map(|n| Arc::new(AtomicU64::new(n)));
+        self
+    }
+
+    /// A child whose journal entries are also kept for the caller (a recipe step's rollback).
+    pub fn capturing(&self) -> (Call, Captured) {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let mut child = self.clone();
+        child.capture = Some(buffer.clone());
+        (child, Captured(buffer))
+    }
+
+    /// A child in which `actor` acts (a tool called by a tool, a recipe running its steps).
+    pub fn acting_as(&self, actor: Actor) -> Call {
+        let mut child = self.clone();
+        child.actors.push(actor);
+        child
+    }
+
+    /// The innermost actor.
+    pub fn actor(&self) -> Option<&Actor> {
+        self.actors.last()
+    }
+
+    /// How many tools and recipes are acting, nested.
+    pub fn depth(&self) -> usize {
+        self.actors.len()
+    }
+
+    /// Every pack acting anywhere in the chain, outermost first, each once.
+    pub fn packs(&self) -> Vec<&PackGrant> {
+        let mut packs: Vec<&PackGrant> = Vec::new();
+        for grant in self.actors.iter().filter_map(|a| a.pack.as_deref()) {
+            if !packs.iter().any(|p| p.name == grant.name) {
+                packs.push(grant);
+            }
+        }
+        packs
+    }
+
+    pub(crate) fn announce(&self, text: &str) {
+        if let Some(sink) = &self.progress {
+            sink(text);
+        }
+    }
+
+    /// Takes one program from the budget; false when it is spent.
+    pub(crate) fn take_spawn(&self) -> bool {
+        match &self.spawns {
+            None => true,
+            Some(left) => left.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok(),
+        }
+    }
+
+    pub(crate) fn capture(&self, entry: &Entry) {
+        if let Some(buffer) = &self.capture {
+            buffer.lock().unwrap_or_else(|e| e.into_inner()).push(entry.clone());
+        }
+    }
+
+    pub(crate) fn reads(&self) -> Option<&ReadLedger> {
+        self.reads.as_deref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::journal::Action;
+
+    fn grant(name: &str) -> Option<Arc<PackGrant>> {
+        Some(Arc::new(PackGrant::new(name, &[])))
+    }
+
+    #[test]
+    fn children_share_the_budget_and_the_capture_but_not_their_actors() {
+        let (step, captured) = Call::new().with_spawn_budget(Some(1)).capturing();
+        let a = step.acting_as(Actor::new("a", grant("kit")));
+        let b = step.acting_as(Actor::new("b", None));
+        assert_eq!(a.packs().len(), 1);
+        assert!(b.packs().is_empty(), "a sibling does not see another branch's pack");
+        assert!(a.take_spawn());
+        assert!(!b.take_spawn(), "one budget for the whole step");
+        b.capture(&Entry::new(Action::Read, "x"));
+        assert_eq!(captured.take().len(), 1);
+        assert!(Call::new().take_spawn(), "an unrelated call has its own budget");
+    }
+
+    #[test]
+    fn a_pack_acting_twice_in_the_chain_is_listed_once() {
+        let call =
+            Call::new().acting_as(Actor::new("kit.a", grant("kit"))).acting_as(Actor::new("kit.b", grant("kit")));
+        assert_eq!(call.packs().len(), 1);
+        assert_eq!(call.depth(), 2);
+        assert_eq!(call.actor().unwrap().name, "kit.b");
+    }
+}

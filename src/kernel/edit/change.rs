@@ -1,0 +1,89 @@
+//! What an edit changed, described without a second copy of the file: the bytes before the
+//! first change and after the last one are shared with the file as read.
+
+use std::borrow::Cow;
+
+use sha2::{Digest, Sha256};
+
+use super::diff;
+use super::replace::Spliced;
+
+pub struct Change {
+    /// Leading bytes the old and new content share.
+    pub prefix: usize,
+    /// Trailing bytes they share (not overlapping `prefix`).
+    pub suffix: usize,
+    /// The new bytes between them.
+    pub middle: Vec<u8>,
+}
+
+impl Change {
+    pub fn of(before: &[u8], result: &Spliced) -> Change {
+        match (&result.base, result.ranges.first(), result.ranges.last()) {
+            // A single edit splices the file as read: the change spans its first to last range.
+            (Cow::Borrowed(base), Some(first), Some(last)) if base.as_ptr() == before.as_ptr() => {
+                let mut middle = Vec::new();
+                let mut copied = first.start;
+                for range in &result.ranges {
+                    middle.extend_from_slice(&base[copied..range.start]);
+                    middle.extend_from_slice(&result.with);
+                    copied = range.end;
+                }
+                middle.extend_from_slice(&base[copied..last.end]);
+                Change { prefix: first.start, suffix: before.len() - last.end, middle }
+            }
+            _ => {
+                let after = result.to_vec();
+                let prefix = diff::common_prefix_len(before, &after);
+                let suffix = diff::common_suffix_len(&before[prefix..], &after[prefix..]);
+                Change { prefix, suffix, middle: after[prefix..after.len() - suffix].to_vec() }
+            }
+        }
+    }
+
+    /// sha256 of the old and the new content; the shared prefix is hashed once.
+    pub fn hashes(&self, before: &[u8]) -> (String, String) {
+        let mut common = Sha256::new();
+        common.update(&before[..self.prefix]);
+        let mut old = common.clone();
+        old.update(&before[self.prefix..]);
+        let mut new = common;
+        new.update(&self.middle);
+        new.update(&before[before.len() - self.suffix..]);
+        (format!("{:x}", old.finalize()), format!("{:x}", new.finalize()))
+    }
+
+    pub fn diff(&self, path: &str, before: &[u8]) -> String {
+        diff::unified_diff_of_change(path, before, self.prefix, self.suffix, &self.middle)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::edit::replace::{apply_edits, Edit};
+    use crate::kernel::edit::text::sha256_hex;
+
+    fn edit(old: &str, new: &str, all: bool) -> Edit {
+        Edit { old_string: old.into(), new_string: new.into(), replace_all: all }
+    }
+
+    #[test]
+    fn describes_single_multi_and_replace_all_edits_exactly() {
+        let before = b"alpha\nbeta\ngamma\nbeta\ndelta\n";
+        let cases = [
+            vec![edit("gamma", "GAMMA", false)],
+            vec![edit("beta", "b", true)],
+            vec![edit("alpha", "a", false), edit("delta", "d", false)],
+        ];
+        for edits in cases {
+            let applied = apply_edits("f", before, &edits).unwrap();
+            let after = applied.result.to_vec();
+            let change = Change::of(before, &applied.result);
+            let rebuilt = [&before[..change.prefix], &change.middle, &before[before.len() - change.suffix..]].concat();
+            assert_eq!(rebuilt, after);
+            assert_eq!(change.hashes(before), (sha256_hex(before), sha256_hex(&after)));
+            assert_eq!(change.diff("f", before), diff::unified_diff("f", before, &after));
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! Edits: exact replacements applied in memory, written as pieces of the file as read, with
+//! the old content kept for undo.
+//!
+//! - `replace`: the exact-match engine (pure, no I/O)
+//! - `candidates`: the nearest spans to show when `old_string` is not found
+//! - `change`: what an edit changed, without a second copy of the file
+//! - `diff`: the unified diff of that change
+//! - `text`: BOM, line endings, line/column locations, sha256
+
+pub mod candidates;
+pub mod change;
+pub mod diff;
+pub mod replace;
+pub mod text;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+pub use replace::{Edit, EditReport};
+pub use text::Location;
+
+use super::files::{ledger, lock, read, refuse_directory_syntax, write};
+use super::journal::{Action, Entry};
+use super::{Access, Call, Kernel, KernelError};
+
+/// Edits refuse files above this size: the whole file is held in memory twice.
+pub const EDIT_MAX_BYTES: u64 = 512 * 1024 * 1024;
+
+/// How an edit is applied (the same for one edit and for several).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditOptions {
+    /// Show the diff, write nothing.
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Refuse (STALE_FILE) unless the file has exactly this content now.
+    pub expected_sha256: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EditOutput {
+    pub path: String,
+    pub replacements: usize,
+    pub locations: Vec<Location>,
+    /// One report per edit, in order (only for multi-edits).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edits: Option<Vec<EditReport>>,
+    pub sha256_before: String,
+    pub sha256_after: String,
+    pub diff: String,
+    pub dry_run: bool,
+}
+
+impl Kernel {
+    /// Applies one edit. Refusals come in the order of DESIGN.md and leave the file
+    /// byte-identical.
+    pub fn edit(&self, call: &Call, path: &str, edit: Edit, opts: &EditOptions) -> Result<EditOutput, KernelError> {
+        self.apply_edits(call, path, std::slice::from_ref(&edit), opts, false)
+    }
+
+    /// Like [`Kernel::edit`] for several edits, applied in order, all or nothing; refusals
+    /// always name the edit (`edit_index`), even when there is only one.
+    pub fn multi_edit(
+        &self,
+        call: &Call,
+        path: &str,
+        edits: &[Edit],
+        opts: &EditOptions,
+    ) -> Result<EditOutput, KernelError> {
+        match self.apply_edits(call, path, edits, opts, true) {
+            Err(err) if edits.len() == 1 => Err(err.for_edit(0)),
+            result => result,
+        }
+    }
+
+    fn apply_edits(
+        &self,
+        call: &Call,
+        path: &str,
+        edits: &[Edit],
+        opts: &EditOptions,
+        multi: bool,
+    ) -> Result<EditOutput, KernelError> {
+        replace::check_edits(edits)?;
+        self.journaled(call, Action::Edit, path, |entry| self.apply_journaled(call, path, edits, opts, multi, entry))
+    }
+
+    fn apply_journaled(
+        &self,
+        call: &Call,
+        path: &str,
+        edits: &[Edit],
+        opts: &EditOptions,
+        multi: bool,
+        entry: &mut Entry,
+    ) -> Result<EditOutput, KernelError> {
+        let (resolved, display) = self.authorize(call, path, Access::Write, entry)?;
+        refuse_directory_syntax(path, &display)?;
+        let parent = resolved.real.parent().unwrap_or(Path::new("/"));
+        if !parent.is_dir() {
+            return Err(KernelError::FileNotFound { path: display });
+        }
+        let _lock = if opts.dry_run { None } else { Some(lock::lock_dir(parent)?) };
+        let before = read_for_edit(&resolved.real, &display)?;
+        let applied = replace::apply_edits(&display, &before, edits)?;
+        let change = change::Change::of(&before, &applied.result);
+        let mut hashes = None;
+        let mut preimage = None;
+        // Hashing runs beside the write, which mostly waits on the disk; the freshness checks
+        // and the pre-image happen once the new bytes are durable but before they are visible.
+        std::thread::scope(|s| {
+            let hashing = s.spawn(|| change.hashes(&before));
+            let verify = || {
+                let (sha_before, sha_after) = hashing.join().expect("hashing does not panic");
+                ledger::check_fresh(&display, opts.expected_sha256.as_deref(), Some(&sha_before))?;
+                ledger::check_read(call, &resolved.real, &display, Some(&sha_before))?;
+                if !opts.dry_run {
+                    preimage = Some(self.keep_preimage(&resolved.real, &display, &sha_before)?);
+                }
+                hashes = Some((sha_before, sha_after));
+                Ok(())
+            };
+            if opts.dry_run {
+                verify()
+            } else {
+                write::write_atomic_checked(&resolved.real, &display, applied.result.chunks(), verify).map(drop)
+            }
+        })?;
+        let (sha256_before, sha256_after) = hashes.expect("set by verify");
+        if !opts.dry_run {
+            ledger::note(call, &resolved.real, &sha256_after);
+            entry.sha256_before = Some(sha256_before.clone());
+            entry.sha256_after = Some(sha256_after.clone());
+            entry.preimage = preimage;
+        }
+        let diff = change.diff(&display, &before);
+        let replacements = applied.reports.iter().map(|r| r.replacements).sum();
+        let locations = applied.reports.iter().flat_map(|r| r.locations.iter().copied()).take(20).collect();
+        Ok(EditOutput {
+            path: display,
+            replacements,
+            locations,
+            edits: multi.then_some(applied.reports),
+            sha256_before,
+            sha256_after,
+            diff,
+            dry_run: opts.dry_run,
+        })
+    }
+}
+
+fn read_for_edit(real: &Path, display: &str) -> Result<Vec<u8>, KernelError> {
+    let hint = "Edit it with a program made for files this size, or split the file.";
+    read::read_whole_text(real, display, EDIT_MAX_BYTES, hint)
+}

@@ -1,0 +1,265 @@
+//! Reading files as numbered lines, with the checks every reader needs: regular file,
+//! text not binary, size within bounds.
+
+use std::fs::{File, Metadata};
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::kernel::error::KernelError;
+
+pub const DEFAULT_LIMIT: usize = 2000;
+pub const MAX_LINE_CHARS: usize = 2000;
+/// A read without offset/limit refuses files above this size, so nobody pulls a huge file
+/// into a context by accident.
+pub const WHOLE_READ_MAX_BYTES: u64 = 16 * 1024 * 1024;
+/// Reads with an explicit range still stop here.
+pub const RANGED_READ_MAX_BYTES: u64 = 4 * 1024 * 1024 * 1024;
+/// How much of the start of a file decides whether it is binary.
+pub const SNIFF_BYTES: usize = 8 * 1024;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReadOptions {
+    /// 1-based first line.
+    pub offset: Option<usize>,
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReadOutput {
+    pub path: String,
+    /// `{n:>6}\t{line}` per line, joined by `\n`.
+    pub content: String,
+    pub total_lines: usize,
+    pub start_line: usize,
+    pub end_line: usize,
+    /// True when lines exist after `end_line` or a line was cut at MAX_LINE_CHARS.
+    pub truncated: bool,
+    pub sha256: String,
+}
+
+/// Opens `real` for reading and checks it is a regular file.
+pub fn open_regular(real: &Path, display: &str) -> Result<(File, Metadata), KernelError> {
+    // Non-blocking, so opening a FIFO does not wait for a writer before we can refuse it.
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(real).map_err(|e| match e
+        .kind()
+    {
+        std::io::ErrorKind::NotFound => KernelError::FileNotFound { path: display.to_string() },
+        _ => KernelError::io("open", display, e),
+    })?;
+    let meta = file.metadata().map_err(|e| KernelError::io("inspect", display, e))?;
+    if !meta.is_file() {
+        let kind = if meta.is_dir() { "directory" } else { "special file" };
+        return Err(KernelError::NotAFile { path: display.to_string(), kind });
+    }
+    Ok((file, meta))
+}
+
+/// Why the start of a file says it is not UTF-8 text, if it does.
+pub fn binary_reason(head: &[u8]) -> Option<String> {
+    if let Some(at) = memchr::memchr(0, head) {
+        return Some(format!("NUL byte at offset {at}"));
+    }
+    match std::str::from_utf8(head) {
+        Ok(_) => None,
+        // A character cut by the end of the sniffed window is not evidence of binary data.
+        Err(e) if e.error_len().is_none() && head.len() == SNIFF_BYTES => None,
+        Err(e) => Some(format!("invalid UTF-8 at offset {}", e.valid_up_to())),
+    }
+}
+
+pub fn check_text(head: &[u8], display: &str) -> Result<(), KernelError> {
+    match binary_reason(&head[..head.len().min(SNIFF_BYTES)]) {
+        Some(reason) => Err(KernelError::BinaryFile { path: display.to_string(), reason }),
+        None => Ok(()),
+    }
+}
+
+pub fn read_numbered(real: &Path, display: &str, opts: ReadOptions) -> Result<ReadOutput, KernelError> {
+    let offset = opts.offset.unwrap_or(1);
+    let limit = opts.limit.unwrap_or(DEFAULT_LIMIT);
+    if offset == 0 || limit == 0 {
+        return Err(KernelError::invalid("offset and limit start at 1 (offset is the first line to show)"));
+    }
+    let (file, meta) = open_regular(real, display)?;
+    let ranged = opts.offset.is_some() || opts.limit.is_some();
+    let max = if ranged { RANGED_READ_MAX_BYTES } else { WHOLE_READ_MAX_BYTES };
+    if meta.len() > max {
+        return Err(KernelError::TooLarge {
+            path: display.to_string(),
+            size: meta.len(),
+            limit: max,
+            hint: "Read it in pieces with offset and limit (for example offset=1, limit=2000).",
+        });
+    }
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    check_text(reader.fill_buf().map_err(|e| KernelError::io("read", display, e))?, display)?;
+    let mut numbered = NumberedLines::new(offset, limit);
+    let mut hasher = Sha256::new();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line).map_err(|e| KernelError::io("read", display, e))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&line);
+        numbered.push(&line);
+    }
+    let total = numbered.seen;
+    if offset > total.max(1) {
+        return Err(KernelError::invalid(format!(
+            "offset {offset} is past the end of {display}, which has {total} lines"
+        )));
+    }
+    Ok(numbered.finish(display, format!("{:x}", hasher.finalize())))
+}
+
+/// Reads a whole text file of at most `max` bytes; `hint` says what to do with a bigger one.
+pub fn read_whole_text(real: &Path, display: &str, max: u64, hint: &'static str) -> Result<Vec<u8>, KernelError> {
+    let (mut file, meta) = open_regular(real, display)?;
+    if meta.len() > max {
+        return Err(KernelError::TooLarge { path: display.to_string(), size: meta.len(), limit: max, hint });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.read_to_end(&mut bytes).map_err(|e| KernelError::io("read", display, e))?;
+    check_text(&bytes, display)?;
+    Ok(bytes)
+}
+
+/// The text of a settings file that may not exist (`None` then): rein.toml, approvals.toml.
+pub fn read_optional_text(path: &Path) -> std::io::Result<Option<String>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Reads a whole text file into a string (for scripts that parse files themselves).
+pub fn read_text(real: &Path, display: &str) -> Result<(String, String), KernelError> {
+    let hint = "Read it in pieces with rein.fs.read and offset/limit.";
+    let bytes = read_whole_text(real, display, WHOLE_READ_MAX_BYTES, hint)?;
+    let sha = format!("{:x}", Sha256::digest(&bytes));
+    Ok((String::from_utf8_lossy(&bytes).into_owned(), sha))
+}
+
+struct NumberedLines {
+    offset: usize,
+    limit: usize,
+    seen: usize,
+    cut_any: bool,
+    content: String,
+}
+
+impl NumberedLines {
+    fn new(offset: usize, limit: usize) -> NumberedLines {
+        NumberedLines { offset, limit, seen: 0, cut_any: false, content: String::new() }
+    }
+
+    fn push(&mut self, raw: &[u8]) {
+        self.seen += 1;
+        let n = self.seen;
+        if n < self.offset || n >= self.offset.saturating_add(self.limit) {
+            return;
+        }
+        let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let text = String::from_utf8_lossy(raw);
+        if !self.content.is_empty() {
+            self.content.push('\n');
+        }
+        self.content.push_str(&format!("{n:>6}\t"));
+        match text.char_indices().nth(MAX_LINE_CHARS) {
+            None => self.content.push_str(&text),
+            Some((cut, _)) => {
+                self.cut_any = true;
+                let chars = text.chars().count();
+                self.content.push_str(&text[..cut]);
+                self.content.push_str(&format!(" … [line cut: {chars} chars in all]"));
+            }
+        }
+    }
+
+    fn finish(self, display: &str, sha256: String) -> ReadOutput {
+        let (start_line, end_line) = if self.seen < self.offset {
+            (self.offset.min(self.seen), self.seen)
+        } else {
+            (self.offset, self.seen.min(self.offset + self.limit - 1))
+        };
+        ReadOutput {
+            path: display.to_string(),
+            content: self.content,
+            total_lines: self.seen,
+            start_line,
+            end_line,
+            truncated: end_line < self.seen || self.cut_any,
+            sha256,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(content: &[u8], opts: ReadOptions) -> Result<ReadOutput, KernelError> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.txt");
+        std::fs::write(&p, content).unwrap();
+        read_numbered(&p, "f.txt", opts)
+    }
+
+    #[test]
+    fn numbers_lines_and_hashes_the_whole_file() {
+        let out = read(b"alpha\r\nbeta\ngamma", ReadOptions::default()).unwrap();
+        assert_eq!(out.content, "     1\talpha\n     2\tbeta\n     3\tgamma");
+        assert_eq!((out.total_lines, out.start_line, out.end_line, out.truncated), (3, 1, 3, false));
+        assert_eq!(out.sha256, format!("{:x}", Sha256::digest(b"alpha\r\nbeta\ngamma")));
+    }
+
+    #[test]
+    fn offset_and_limit_select_a_window() {
+        let text: String = (1..=10).map(|i| format!("l{i}\n")).collect();
+        let out = read(text.as_bytes(), ReadOptions { offset: Some(4), limit: Some(3) }).unwrap();
+        assert_eq!(out.content, "     4\tl4\n     5\tl5\n     6\tl6");
+        assert_eq!((out.total_lines, out.start_line, out.end_line, out.truncated), (10, 4, 6, true));
+        let past = read(text.as_bytes(), ReadOptions { offset: Some(11), limit: None });
+        assert!(matches!(past, Err(KernelError::InvalidArgs { .. })));
+    }
+
+    #[test]
+    fn empty_file_has_no_lines() {
+        let out = read(b"", ReadOptions::default()).unwrap();
+        assert_eq!((out.content.as_str(), out.total_lines, out.end_line), ("", 0, 0));
+    }
+
+    #[test]
+    fn long_lines_are_cut_visibly() {
+        let long = "é".repeat(MAX_LINE_CHARS + 5);
+        let out = read(long.as_bytes(), ReadOptions::default()).unwrap();
+        assert!(out.content.ends_with(&format!(" … [line cut: {} chars in all]", MAX_LINE_CHARS + 5)));
+        assert!(out.truncated);
+    }
+
+    #[test]
+    fn binary_content_is_refused() {
+        assert!(matches!(read(b"abc\0def", ReadOptions::default()), Err(KernelError::BinaryFile { .. })));
+        assert!(matches!(read(b"abc\xff\xfe", ReadOptions::default()), Err(KernelError::BinaryFile { .. })));
+        let mut cut = vec![b'a'; SNIFF_BYTES - 1];
+        cut.extend_from_slice("é".as_bytes());
+        assert!(read(&cut, ReadOptions::default()).is_ok());
+    }
+
+    #[test]
+    fn directories_and_missing_files_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = read_numbered(dir.path(), "d", ReadOptions::default()).unwrap_err();
+        assert!(matches!(err, KernelError::NotAFile { kind: "directory", .. }));
+        let err = read_numbered(&dir.path().join("nope"), "nope", ReadOptions::default()).unwrap_err();
+        assert!(matches!(err, KernelError::FileNotFound { .. }));
+    }
+}

@@ -1,0 +1,110 @@
+//! Putting files back: a failed recipe step is rolled back, and `rein undo` reverts a run.
+//! Each file goes back to the bytes it had before the first recorded change, taken from the
+//! journal's pre-image and checked against its sha256.
+
+use serde::Serialize;
+
+use super::{Action, Entry, Outcome};
+use crate::kernel::edit::text::sha256_hex;
+use crate::kernel::files::write;
+use crate::kernel::policy::DecidedBy;
+use crate::kernel::{Call, Kernel, KernelError};
+
+/// One file's net change over a series of journal entries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct FileChange {
+    pub path: String,
+    /// None: the file did not exist before.
+    pub sha256_before: Option<String>,
+    pub sha256_after: String,
+    /// Where the old bytes are kept (relative to the workspace).
+    pub preimage: Option<String>,
+}
+
+/// The files `entries` changed, in the order first touched, each with its first "before" and
+/// last "after".
+pub fn net_changes(entries: &[Entry]) -> Vec<FileChange> {
+    let mut changes: Vec<FileChange> = Vec::new();
+    for entry in entries {
+        let is_change = entry.action.changes_a_file() && entry.result == Outcome::Ok;
+        let Some(after) = entry.sha256_after.clone().filter(|_| is_change) else { continue };
+        match changes.iter_mut().find(|c| c.path == entry.target) {
+            Some(change) => change.sha256_after = after,
+            None => changes.push(FileChange {
+                path: entry.target.clone(),
+                sha256_before: entry.sha256_before.clone(),
+                sha256_after: after,
+                preimage: entry.preimage.clone(),
+            }),
+        }
+    }
+    changes
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Restored {
+    pub path: String,
+    /// "restored", "removed" (it was created), or "unchanged" (already as before).
+    pub action: &'static str,
+}
+
+impl Kernel {
+    /// Restores every change (latest first). Without `force`, refuses (STALE_FILE) if a file
+    /// changed since — checked for every file before any is touched.
+    pub fn restore(&self, call: &Call, changes: &[FileChange], force: bool) -> Result<Vec<Restored>, KernelError> {
+        if !force {
+            for change in changes {
+                let current = self.current_sha(&change.path)?;
+                if current.as_deref() != Some(change.sha256_after.as_str()) && current != change.sha256_before {
+                    return Err(KernelError::StaleFile {
+                        path: change.path.clone(),
+                        expected: change.sha256_after.clone(),
+                        actual: current,
+                    });
+                }
+            }
+        }
+        changes.iter().rev().map(|change| self.restore_one(call, change)).collect()
+    }
+
+    fn current_sha(&self, path: &str) -> Result<Option<String>, KernelError> {
+        let resolved = self.scope.resolve(path)?;
+        match std::fs::read(&resolved.real) {
+            Ok(bytes) => Ok(Some(sha256_hex(&bytes))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(KernelError::io("read", path, e)),
+        }
+    }
+
+    /// Puts back what rein itself changed: its own earlier writes, so no gate is asked.
+    fn restore_one(&self, call: &Call, change: &FileChange) -> Result<Restored, KernelError> {
+        self.journaled(call, Action::Restore, &change.path, |entry| {
+            let resolved = self.scope.resolve(&change.path)?;
+            entry.decided_by = Some(DecidedBy::Policy);
+            let current = self.current_sha(&change.path)?;
+            entry.sha256_before = current.clone();
+            entry.sha256_after = change.sha256_before.clone();
+            if current == change.sha256_before {
+                return Ok(Restored { path: change.path.clone(), action: "unchanged" });
+            }
+            let Some(before) = &change.sha256_before else {
+                std::fs::remove_file(&resolved.real).map_err(|e| KernelError::io("remove", &change.path, e))?;
+                return Ok(Restored { path: change.path.clone(), action: "removed" });
+            };
+            let preimage = change
+                .preimage
+                .as_deref()
+                .ok_or_else(|| KernelError::invalid(format!("no saved copy of {} to restore from", change.path)))?;
+            let bytes = std::fs::read(self.scope.workspace().join(preimage))
+                .map_err(|e| KernelError::io("read the saved copy of", &change.path, e))?;
+            if &sha256_hex(&bytes) != before {
+                return Err(KernelError::invalid(format!(
+                    "the saved copy of {} ({preimage}) was changed; it cannot be restored",
+                    change.path
+                )));
+            }
+            write::write_atomic(&resolved.real, &change.path, &bytes)?;
+            Ok(Restored { path: change.path.clone(), action: "restored" })
+        })
+    }
+}

@@ -1,0 +1,98 @@
+//! Who answers an `Ask`: nobody (headless), `--yes`, a person (the CLI's terminal prompt, an
+//! MCP client's elicitation), or an embedder's own approver. Being asked by an agent never
+//! approves anything by itself.
+
+use super::rules::Rule;
+use crate::kernel::{Access, ResolvedPath};
+
+#[derive(Debug, Clone)]
+pub struct ApprovalRequest {
+    /// What would happen, for a person to read: "hdc install -r entry.hap".
+    pub what: String,
+    /// Why the policy asks.
+    pub why: String,
+    /// Only a person at an interactive prompt may allow it, and only once.
+    pub human_only: bool,
+    /// The rule that would allow this again, offered as "persist".
+    pub rule: Option<Rule>,
+}
+
+impl ApprovalRequest {
+    /// Reading or writing `resolved`, which the policy asks about.
+    pub fn file(resolved: &ResolvedPath, access: Access) -> ApprovalRequest {
+        let rule = Rule::for_path(&resolved.real, access);
+        ApprovalRequest {
+            what: format!("{} {}", access.verb(), resolved.real.display()),
+            why: format!("it is {}", resolved.class.describe()),
+            human_only: false,
+            rule: Some(rule),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    Once,
+    /// Allow matching actions until rein exits.
+    Session,
+    /// Add the rule to home approvals.toml.
+    Persist,
+    No,
+}
+
+pub trait Approver: Send + Sync {
+    fn answer(&self, request: &ApprovalRequest) -> Answer;
+    /// How the journal names the decider.
+    fn name(&self) -> &'static str;
+    /// True only when a person answers at an interactive prompt.
+    fn is_person(&self) -> bool {
+        false
+    }
+}
+
+/// No one to ask: every `Ask` is refused with the command that would allow it.
+pub struct Headless;
+
+impl Approver for Headless {
+    fn answer(&self, _: &ApprovalRequest) -> Answer {
+        Answer::No
+    }
+
+    fn name(&self) -> &'static str {
+        "headless"
+    }
+}
+
+/// `--yes`: allows what the policy asks about, never what only a person may allow.
+pub struct AssumeYes;
+
+impl Approver for AssumeYes {
+    fn answer(&self, request: &ApprovalRequest) -> Answer {
+        if request.human_only {
+            Answer::No
+        } else {
+            Answer::Once
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        "--yes"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(human_only: bool) -> ApprovalRequest {
+        let rule = Rule::for_command("hdc", &["install".to_string()]);
+        ApprovalRequest { what: "hdc install".into(), why: "device".into(), human_only, rule: Some(rule) }
+    }
+
+    #[test]
+    fn yes_never_covers_what_only_a_person_may_allow() {
+        assert_eq!(AssumeYes.answer(&request(false)), Answer::Once);
+        assert_eq!(AssumeYes.answer(&request(true)), Answer::No);
+        assert_eq!(Headless.answer(&request(false)), Answer::No);
+    }
+}

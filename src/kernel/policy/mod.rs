@@ -1,0 +1,32 @@
+//! The approval policy: pure functions from a side effect to Allow / Ask / Deny, one file per
+//! kind of side effect, each tested as a table of cases; the rules people made; what packs
+//! declared they may run; and the gate, which turns all of that into go or no-go, asking an
+//! approver where the policy asks.
+
+pub mod approver;
+mod files;
+pub mod gate;
+mod hdc;
+pub mod packs;
+mod programs;
+pub mod rules;
+
+pub use approver::{Answer, ApprovalRequest, Approver, AssumeYes, Headless};
+pub use files::decide_file;
+pub use gate::{DecidedBy, Gate};
+pub use programs::{decide_spawn, Program};
+pub use rules::{CommandPattern, Rule, RuleFile, Subject};
+
+/// What the policy says about one side effect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    Allow,
+    /// A person (or a rule a person made, or `--yes`) may allow it.
+    Ask,
+    /// Only a person at an interactive prompt may allow it: never a rule, never `--yes`.
+    AskHuman,
+    /// Refused whoever asks; the reason says why.
+    Deny(String),
+    /// Refused unless a rule a person made allows it (never `--yes`, never a session grant).
+    DenyUnlessRule(String),
+}

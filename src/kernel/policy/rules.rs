@@ -1,0 +1,273 @@
+//! Rules a person made: allow rules in home `approvals.toml`, deny rules in the project's
+//! `rein.toml`. A rule names a command (a program and argument patterns, one glob per
+//! argument, matched as a prefix of the command line), or a path glob with an access.
+//!
+//! ```toml
+//! [[rule]]
+//! program = "hdc"
+//! args = ["install", "-r", "*.hap"]
+//!
+//! [[rule]]
+//! path = "/home/me/.ohos/config/**"
+//! access = "read"
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::kernel::files::{read::read_optional_text, write};
+use crate::kernel::process::redact;
+use crate::kernel::Access;
+
+/// A program and one glob per leading argument: what rules and pack permissions match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandPattern {
+    pub program: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+}
+
+impl CommandPattern {
+    /// Matches `program` exactly and the first arguments with the globs; later arguments are
+    /// free.
+    pub fn matches(&self, program: &str, args: &[String]) -> bool {
+        self.program == program
+            && self.args.len() <= args.len()
+            && self.args.iter().zip(args).all(|(pattern, arg)| glob_matches(pattern, arg))
+    }
+
+    /// A pattern matching these words literally (`hdc install` → program hdc, args [install]).
+    pub fn literal(words: &str) -> Option<CommandPattern> {
+        let mut words = words.split_whitespace();
+        let program = words.next()?.to_string();
+        Some(CommandPattern { program, args: words.map(glob::Pattern::escape).collect() })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<Access>,
+}
+
+/// What a rule is matched against.
+pub enum Subject<'a> {
+    Spawn { program: &'a str, args: &'a [String] },
+    File { path: &'a Path, access: Access },
+}
+
+impl Rule {
+    /// The rule allowing exactly this command again; `shown_args` have their secrets
+    /// redacted already, and a secret becomes `*`.
+    pub fn for_command(program: &str, shown_args: &[String]) -> Rule {
+        let args = shown_args
+            .iter()
+            .map(|a| if a == redact::REDACTED { "*".to_string() } else { glob::Pattern::escape(a) })
+            .collect();
+        Rule { program: Some(program.to_string()), args, path: None, access: None }
+    }
+
+    /// The rule allowing exactly this path again, with this access.
+    pub fn for_path(real: &Path, access: Access) -> Rule {
+        let path = glob::Pattern::escape(&real.to_string_lossy());
+        Rule { program: None, args: Vec::new(), path: Some(path), access: Some(access) }
+    }
+
+    pub fn check(&self) -> Result<(), RuleError> {
+        match (&self.program, &self.path) {
+            (Some(_), None) | (None, Some(_)) => {}
+            _ => return Err(RuleError::Shape),
+        }
+        for pattern in self.args.iter().chain(self.path.iter()) {
+            glob::Pattern::new(pattern)
+                .map_err(|e| RuleError::Glob { pattern: pattern.clone(), why: e.to_string() })?;
+        }
+        Ok(())
+    }
+
+    pub fn matches(&self, subject: &Subject) -> bool {
+        match (subject, &self.program, &self.path) {
+            (Subject::Spawn { program, args }, Some(rule_program), None) => {
+                CommandPattern { program: rule_program.clone(), args: self.args.clone() }.matches(program, args)
+            }
+            (Subject::File { path, access }, None, Some(pattern)) => {
+                self.access.is_none_or(|a| a == *access) && glob_matches(pattern, &path.to_string_lossy())
+            }
+            _ => false,
+        }
+    }
+
+    /// The `rein approvals grant ...` command that creates this rule.
+    pub fn grant_command(&self) -> String {
+        let mut words = vec!["rein".to_string(), "approvals".into(), "grant".into()];
+        match (&self.program, &self.path) {
+            (Some(program), _) => {
+                words.push(shell_quote(program));
+                words.extend(self.args.iter().map(|a| shell_quote(a)));
+            }
+            (None, Some(path)) => {
+                words.push("--path".into());
+                words.push(shell_quote(path));
+                if let Some(access) = self.access {
+                    words.push("--access".into());
+                    words.push(access.verb().to_string());
+                }
+            }
+            (None, None) => {}
+        }
+        words.join(" ")
+    }
+
+    /// The rule as people read it: the grant command's arguments.
+    pub fn describe(&self) -> String {
+        self.grant_command().trim_start_matches("rein approvals grant ").to_string()
+    }
+}
+
+fn glob_matches(pattern: &str, text: &str) -> bool {
+    let options = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: false,
+        require_literal_leading_dot: false,
+    };
+    glob::Pattern::new(pattern).is_ok_and(|p| p.matches_with(text, options))
+}
+
+fn shell_quote(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=@:,+".contains(c)) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// A rule file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RuleError {
+    #[error("a rule names either a program (with args) or a path (with access)")]
+    Shape,
+    #[error("pattern {pattern:?} is not a valid glob: {why}")]
+    Glob { pattern: String, why: String },
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} is not valid: {why}")]
+    Invalid { path: PathBuf, why: String },
+    #[error("cannot write {path}: {why}")]
+    Write { path: PathBuf, why: String },
+}
+
+/// Rules as stored in a TOML file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleFile {
+    #[serde(default, rename = "rule", skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<Rule>,
+}
+
+impl RuleFile {
+    /// Reads `path`; a missing file has no rules.
+    pub fn load(path: &Path) -> Result<RuleFile, RuleError> {
+        let text = read_optional_text(path).map_err(|source| RuleError::Read { path: path.to_path_buf(), source })?;
+        let Some(text) = text else { return Ok(RuleFile::default()) };
+        let file: RuleFile =
+            toml::from_str(&text).map_err(|e| RuleError::Invalid { path: path.to_path_buf(), why: e.to_string() })?;
+        for rule in &file.rules {
+            rule.check().map_err(|e| RuleError::Invalid { path: path.to_path_buf(), why: e.to_string() })?;
+        }
+        Ok(file)
+    }
+
+    /// Writes home approvals.toml atomically (rein's own file; callers have a person's consent).
+    pub fn save(&self, path: &Path) -> Result<(), RuleError> {
+        let failed = |why: String| RuleError::Write { path: path.to_path_buf(), why };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| failed(e.to_string()))?;
+        }
+        let text = format!(
+            "# Rules a person granted with `rein approvals grant`. rein never writes this\n# file without a person's yes.\n{}",
+            toml::to_string(self).unwrap_or_default()
+        );
+        write::write_atomic(path, &path.display().to_string(), text.as_bytes())
+            .map(drop)
+            .map_err(|e| failed(e.to_string()))
+    }
+
+    pub fn find(&self, subject: &Subject) -> Option<&Rule> {
+        self.rules.iter().find(|rule| rule.matches(subject))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spawn_rule(program: &str, args: &[&str]) -> Rule {
+        Rule {
+            program: Some(program.into()),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            path: None,
+            access: None,
+        }
+    }
+
+    fn args(line: &str) -> Vec<String> {
+        line.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn program_rules_match_an_argument_prefix_with_globs() {
+        let rule = spawn_rule("hdc", &["install", "-r", "*.hap"]);
+        let yes = args("install -r entry/build/entry-default-signed.hap");
+        assert!(rule.matches(&Subject::Spawn { program: "hdc", args: &yes }));
+        let no = args("install -r notes.txt");
+        assert!(!rule.matches(&Subject::Spawn { program: "hdc", args: &no }));
+        assert!(!rule.matches(&Subject::Spawn { program: "ohpm", args: &yes }));
+        let short = args("install");
+        assert!(!rule.matches(&Subject::Spawn { program: "hdc", args: &short }));
+    }
+
+    #[test]
+    fn literal_patterns_match_their_words_only() {
+        let pattern = CommandPattern::literal("hdc shell ls *").unwrap();
+        assert!(pattern.matches("hdc", &args("shell ls * -l")));
+        assert!(!pattern.matches("hdc", &args("shell ls /data")), "a literal * is not a glob");
+        assert!(CommandPattern::literal("  ").is_none());
+    }
+
+    #[test]
+    fn path_rules_match_with_their_access() {
+        let rule =
+            Rule { program: None, args: vec![], path: Some("/home/me/.ohos/**".into()), access: Some(Access::Read) };
+        let p = Path::new("/home/me/.ohos/config/a.p12");
+        assert!(rule.matches(&Subject::File { path: p, access: Access::Read }));
+        assert!(!rule.matches(&Subject::File { path: p, access: Access::Write }));
+        assert_eq!(rule.grant_command(), "rein approvals grant --path '/home/me/.ohos/**' --access read");
+    }
+
+    #[test]
+    fn a_rule_for_one_path_matches_that_path_only() {
+        let rule = Rule::for_path(Path::new("/outside/*"), Access::Write);
+        assert!(rule.matches(&Subject::File { path: Path::new("/outside/*"), access: Access::Write }));
+        assert!(!rule.matches(&Subject::File { path: Path::new("/outside/.bashrc"), access: Access::Write }));
+    }
+
+    #[test]
+    fn rule_files_round_trip() {
+        let file = RuleFile { rules: vec![spawn_rule("hdc", &["install", "-r", "*.hap"])] };
+        let back: RuleFile = toml::from_str(&toml::to_string(&file).unwrap()).unwrap();
+        assert_eq!(back, file);
+        assert_eq!(file.rules[0].grant_command(), "rein approvals grant hdc install -r '*.hap'");
+    }
+}

@@ -1,0 +1,215 @@
+//! Running toolchain programs. `Kernel::run` puts a program through every check — known
+//! program, found on this machine, working directory in the workspace, the gate (policy,
+//! project denies, acting packs' permissions, approvals), the call's spawn budget, the
+//! environment allow-list, a bounded deadline — then the process runner.
+//!
+//! - `toolchain`: where hvigorw, hdc, ohpm and hap-sign-tool are
+//! - `spawn`: the runner (own process group, deadline, bounded output, line streaming)
+//! - `capture`: head-and-tail output capture
+//! - `env`: the environment a program sees
+//! - `redact`: secrets out of command lines and output
+
+pub mod capture;
+pub mod env;
+pub mod redact;
+pub mod spawn;
+pub mod toolchain;
+
+use std::path::Path;
+use std::time::Duration;
+
+use redact::Redacted;
+use spawn::{SpawnOutput, SpawnRequest, Stream};
+
+use super::journal::{Action, Entry};
+use super::policy::{decide_spawn, ApprovalRequest, Program, Rule, Subject};
+use super::{Call, Kernel, KernelError, PathClass};
+
+/// Output kept per stream: the first and last half MiB.
+const OUTPUT_LIMIT: usize = 1024 * 1024;
+
+/// Why the policy asks about a program.
+const WHY_ASK: &str = "it changes a device, reaches the network or touches files outside the workspace";
+
+/// What may be spawned, and which looks-secret environment variables a person lets through.
+#[derive(Debug, Clone, Default)]
+pub struct SpawnSettings {
+    pub toolchain: toolchain::Toolchain,
+    pub pass_env: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Working directory, relative to the workspace (default: the workspace root).
+    pub cwd: Option<String>,
+    /// May lower the program's default deadline, or raise it up to its cap.
+    pub timeout_ms: Option<u64>,
+    pub stdin: Option<Vec<u8>>,
+    /// Extra environment variables (they obey the same allow-list).
+    pub env: Vec<(String, String)>,
+}
+
+/// The default deadline and the most a call may ask for.
+pub fn deadline_of(program: &Program, args: &[String]) -> (Duration, Duration) {
+    let secs = |default: u64, cap: u64| (Duration::from_secs(default), Duration::from_secs(cap));
+    match program {
+        Program::Hvigorw => secs(900, 3600),
+        Program::Hdc if args.iter().any(|a| a == "install") => secs(120, 600),
+        _ => secs(60, 600),
+    }
+}
+
+/// Receives each output line as it arrives; an error stops the program.
+pub type OnLine<'a> = dyn FnMut(Stream, &str) -> Result<(), String> + Send + 'a;
+
+impl Kernel {
+    pub async fn run(
+        &self,
+        call: &Call,
+        program: &str,
+        args: Vec<String>,
+        opts: RunOptions,
+        on_line: &mut OnLine<'_>,
+    ) -> Result<SpawnOutput, KernelError> {
+        let redacted = Redacted::new(program, &args);
+        let mut entry = Entry::new(Action::Spawn, &redacted.line);
+        let result = self.run_checked(call, Program::parse(program), args, &redacted, opts, on_line, &mut entry).await;
+        let output = match &result {
+            Ok(output) => Some(output),
+            Err(KernelError::Timeout { output, .. }) => Some(output.as_ref()),
+            Err(_) => None,
+        };
+        if let Some(output) = output {
+            entry.exit_code = output.code;
+            entry.duration_ms = Some(output.duration_ms);
+        }
+        self.record(call, entry, &result);
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn run_checked(
+        &self,
+        call: &Call,
+        program: Program,
+        args: Vec<String>,
+        redacted: &Redacted,
+        opts: RunOptions,
+        on_line: &mut OnLine<'_>,
+        entry: &mut Entry,
+    ) -> Result<SpawnOutput, KernelError> {
+        let command = redacted.line.clone();
+        let Some(found) = self.spawn.toolchain.get(&program) else {
+            return Err(KernelError::ProgramNotAllowed { program: program.name().to_string() });
+        };
+        let subject = Subject::Spawn { program: program.name(), args: &args };
+        // What no approval could lift is refused first, whatever this machine has installed.
+        if let Err(refusal) = self.gate.bounds(call, &subject, &command) {
+            entry.decided_by = Some(refusal.by.clone());
+            return Err(refusal.into_spawn_error(command, WHY_ASK.to_string()));
+        }
+        let located = match found {
+            Ok(located) => located.clone(),
+            Err(missing) => {
+                return Err(KernelError::ToolchainNotFound {
+                    program: program.name().to_string(),
+                    tried: missing.tried.clone(),
+                    fix: missing.fix.clone(),
+                })
+            }
+        };
+        let cwd = self.scope.resolve(opts.cwd.as_deref().unwrap_or("."))?;
+        self.authorize_spawn(&program, &args, redacted, &cwd, entry)?;
+        if !call.take_spawn() {
+            return Err(KernelError::SpawnBudget);
+        }
+        let (default, cap) = deadline_of(&program, &args);
+        let timeout = match opts.timeout_ms.map(Duration::from_millis) {
+            Some(asked) if asked > cap => {
+                return Err(KernelError::invalid(format!(
+                    "timeout_ms {} is over the cap of {} ms for {}",
+                    asked.as_millis(),
+                    cap.as_millis(),
+                    program.name()
+                )))
+            }
+            Some(asked) => asked,
+            None => default,
+        };
+        let env = env::child_env(std::env::vars(), &opts.env, &self.spawn.pass_env)?;
+        let argv = match &located.jar {
+            Some(jar) => {
+                ["-jar".to_string(), jar.display().to_string()].into_iter().chain(args.iter().cloned()).collect()
+            }
+            None => args,
+        };
+        let request = SpawnRequest {
+            program: located.path,
+            args: argv,
+            cwd: cwd.real,
+            env,
+            stdin: opts.stdin,
+            timeout,
+            output_limit: OUTPUT_LIMIT,
+        };
+        call.announce(&format!("running {command}"));
+        let mut scrubbed = |stream: Stream, line: &str| on_line(stream, &redacted.scrub(line));
+        let mut output = spawn::run(&request, &mut scrubbed).await.map_err(|e| match e {
+            spawn::SpawnError::Stopped(reason) => KernelError::Stopped { command: command.clone(), reason },
+            other => KernelError::io("run", command.clone(), std::io::Error::other(other.to_string())),
+        })?;
+        call.announce(&format!(
+            "{} ended: exit {} in {:.1} s",
+            program.name(),
+            output.code.map_or("by signal".to_string(), |c| c.to_string()),
+            output.duration_ms as f64 / 1000.0
+        ));
+        output.stdout = redacted.scrub(&output.stdout);
+        output.stderr = redacted.scrub(&output.stderr);
+        if output.timed_out {
+            let timeout_ms = timeout.as_millis() as u64;
+            return Err(KernelError::Timeout {
+                command,
+                timeout_ms,
+                cap_ms: cap.as_millis() as u64,
+                output: Box::new(output),
+            });
+        }
+        Ok(output)
+    }
+
+    /// Asks the gate for the policy's decision on running `program args` in `cwd` (path
+    /// arguments are judged from `cwd`), noting in `entry` who decided.
+    fn authorize_spawn(
+        &self,
+        program: &Program,
+        args: &[String],
+        redacted: &Redacted,
+        cwd: &super::ResolvedPath,
+        entry: &mut Entry,
+    ) -> Result<(), KernelError> {
+        let classify = |p: &str| {
+            let joined =
+                if Path::new(p).is_absolute() { p.to_string() } else { cwd.real.join(p).display().to_string() };
+            self.scope.resolve(&joined).map(|r| r.class).unwrap_or(PathClass::Outside)
+        };
+        let decision = decide_spawn(program, args, cwd.class, &classify);
+        let request = ApprovalRequest {
+            what: redacted.line.clone(),
+            why: WHY_ASK.to_string(),
+            human_only: false,
+            rule: Some(Rule::for_command(program.name(), &redacted.args)),
+        };
+        let subject = Subject::Spawn { program: program.name(), args };
+        match self.gate.settle(decision, &subject, request) {
+            Ok(by) => {
+                entry.decided_by = Some(by);
+                Ok(())
+            }
+            Err(refusal) => {
+                entry.decided_by = Some(refusal.by.clone());
+                Err(refusal.into_spawn_error(redacted.line.clone(), WHY_ASK.to_string()))
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! Secrets never leave rein: hap-sign-tool passwords are replaced before a command line
+//! reaches a log, a journal, an error, a rule or a result, and scrubbed from what the program
+//! prints.
+
+pub const REDACTED: &str = "***";
+
+/// Flags whose next argument is a secret.
+const SECRET_FLAGS: [&str; 4] = ["-keyPwd", "-keystorePwd", "-issuerKeyPwd", "-issuerKeystorePwd"];
+
+/// A command line with its secrets found once: what may be shown, and what to scrub.
+#[derive(Debug, Clone)]
+pub struct Redacted {
+    /// The arguments with every secret replaced by [`REDACTED`].
+    pub args: Vec<String>,
+    /// `program args...` for people to read, secrets replaced.
+    pub line: String,
+    secrets: Vec<String>,
+}
+
+impl Redacted {
+    pub fn new(program: &str, args: &[String]) -> Redacted {
+        let mut shown = Vec::with_capacity(args.len());
+        let mut secrets = Vec::new();
+        let mut hide_next = false;
+        for arg in args {
+            if hide_next {
+                shown.push(REDACTED.to_string());
+                secrets.push(arg.clone());
+                hide_next = false;
+                continue;
+            }
+            hide_next = SECRET_FLAGS.contains(&arg.as_str());
+            shown.push(arg.clone());
+        }
+        let line = std::iter::once(program).chain(shown.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
+        Redacted { args: shown, line, secrets }
+    }
+
+    /// Removes every secret value from `text` (output of a program that echoed its arguments).
+    pub fn scrub(&self, text: &str) -> String {
+        self.secrets
+            .iter()
+            .filter(|s| s.len() >= 3)
+            .fold(text.to_string(), |acc, secret| acc.replace(secret.as_str(), REDACTED))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_replaced_everywhere() {
+        let args: Vec<String> = ["sign-app", "-keyPwd", "s3cret!", "-inFile", "a.hap", "-keystorePwd", "0000001BAD"]
+            .map(String::from)
+            .to_vec();
+        let redacted = Redacted::new("hap-sign-tool", &args);
+        assert_eq!(redacted.line, "hap-sign-tool sign-app -keyPwd *** -inFile a.hap -keystorePwd ***");
+        assert_eq!(redacted.args[2], REDACTED);
+        assert_eq!(redacted.scrub("bad password s3cret! for 0000001BAD"), "bad password *** for ***");
+    }
+}

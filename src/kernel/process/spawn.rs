@@ -1,0 +1,280 @@
+//! Running a toolchain program: argv only (never a shell), its own process group, a cleared
+//! environment, a deadline after which the whole group is stopped, and bounded output streamed
+//! line by line to the caller.
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, Command};
+
+use super::capture::Capture;
+
+/// Time between TERM and KILL when a program overstays its deadline.
+const TERM_GRACE: Duration = Duration::from_secs(2);
+/// How long pipes may stay open after the program exited (a stray grandchild holding them).
+const PIPE_GRACE: Duration = Duration::from_secs(2);
+/// Lines longer than this are passed to the line callback in pieces.
+const MAX_LINE: usize = 64 * 1024;
+
+#[derive(Debug, Clone)]
+pub struct SpawnRequest {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub cwd: PathBuf,
+    /// The complete environment (already filtered).
+    pub env: Vec<(String, String)>,
+    pub stdin: Option<Vec<u8>>,
+    pub timeout: Duration,
+    /// Bytes kept per stream (head and tail).
+    pub output_limit: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SpawnOutput {
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub timed_out: bool,
+    pub duration_ms: u64,
+    pub truncated: bool,
+    /// Bytes of output not kept (the middle of a long output).
+    pub dropped_bytes: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    #[error("cannot start {program}: {source}")]
+    Start { program: String, source: std::io::Error },
+    #[error("lost track of {program}: {source}")]
+    Wait { program: String, source: std::io::Error },
+    /// The line callback asked to stop; the program's group was killed.
+    #[error("stopped: {0}")]
+    Stopped(String),
+}
+
+/// Runs the request to completion (or its deadline). `on_line` sees every output line as it
+/// arrives; returning an error stops the program.
+pub async fn run(
+    request: &SpawnRequest,
+    on_line: &mut (dyn FnMut(Stream, &str) -> Result<(), String> + Send),
+) -> Result<SpawnOutput, SpawnError> {
+    let started = Instant::now();
+    let program = request.program.display().to_string();
+    let mut child =
+        command(request).spawn().map_err(|source| SpawnError::Start { program: program.clone(), source })?;
+    let group = GroupGuard { pgid: child.id().map(|id| id as i32) };
+    if let (Some(input), Some(mut stdin)) = (request.stdin.clone(), child.stdin.take()) {
+        tokio::spawn(async move {
+            // A program that exits without reading its input closes the pipe; that is its call.
+            let _ = stdin.write_all(&input).await;
+        });
+    }
+    let mut pump = Pump::new(request.output_limit);
+    let status = pump.drive(&mut child, &group, request.timeout, on_line).await;
+    let status = match status {
+        Ok(status) => status,
+        Err(PumpError::Wait(source)) => return Err(SpawnError::Wait { program, source }),
+        Err(PumpError::Stopped(reason)) => return Err(SpawnError::Stopped(reason)),
+    };
+    group.disarm();
+    let dropped = pump.out.dropped() + pump.err.dropped();
+    Ok(SpawnOutput {
+        code: status.code(),
+        signal: status.signal(),
+        stdout: pump.out.into_text(),
+        stderr: pump.err.into_text(),
+        timed_out: pump.timed_out,
+        duration_ms: started.elapsed().as_millis() as u64,
+        truncated: dropped > 0,
+        dropped_bytes: dropped,
+    })
+}
+
+fn command(request: &SpawnRequest) -> Command {
+    let mut cmd = Command::new(&request.program);
+    cmd.args(&request.args)
+        .current_dir(&request.cwd)
+        .env_clear()
+        .envs(request.env.iter().map(|(k, v)| (k, v)))
+        .stdin(if request.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    cmd
+}
+
+/// Kills the program's whole process group if the run is abandoned (cancelled, or an error).
+struct GroupGuard {
+    pgid: Option<i32>,
+}
+
+impl GroupGuard {
+    fn signal(&self, signal: i32) {
+        if let Some(pgid) = self.pgid {
+            // SAFETY: signalling a process group we created; a group that is gone gives ESRCH.
+            unsafe {
+                libc::kill(-pgid, signal);
+            }
+        }
+    }
+
+    fn disarm(mut self) {
+        self.pgid = None;
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.signal(libc::SIGKILL);
+    }
+}
+
+enum PumpError {
+    Wait(std::io::Error),
+    Stopped(String),
+}
+
+/// Moves output from the pipes into the captures and the callback until the program is done.
+struct Pump {
+    out: Capture,
+    err: Capture,
+    out_line: Vec<u8>,
+    err_line: Vec<u8>,
+    timed_out: bool,
+}
+
+impl Pump {
+    fn new(limit: usize) -> Pump {
+        Pump {
+            out: Capture::new(limit),
+            err: Capture::new(limit),
+            out_line: Vec::new(),
+            err_line: Vec::new(),
+            timed_out: false,
+        }
+    }
+
+    async fn drive(
+        &mut self,
+        child: &mut Child,
+        group: &GroupGuard,
+        timeout: Duration,
+        on_line: &mut (dyn FnMut(Stream, &str) -> Result<(), String> + Send),
+    ) -> Result<ExitStatus, PumpError> {
+        let mut stdout = child.stdout.take();
+        let mut stderr = child.stderr.take();
+        let (mut out_buf, mut err_buf) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+        let far = tokio::time::Instant::now() + Duration::from_secs(10 * 365 * 24 * 3600);
+        let mut deadline = tokio::time::Instant::now() + timeout;
+        let mut kill_at = far;
+        let mut pipes_until = far;
+        let mut status = None;
+        while status.is_none() || stdout.is_some() || stderr.is_some() {
+            tokio::select! {
+                read = read_some(&mut stdout, &mut out_buf) => {
+                    self.take(Stream::Stdout, read, &out_buf, &mut stdout, on_line).map_err(PumpError::Stopped)?;
+                }
+                read = read_some(&mut stderr, &mut err_buf) => {
+                    self.take(Stream::Stderr, read, &err_buf, &mut stderr, on_line).map_err(PumpError::Stopped)?;
+                }
+                exit = child.wait(), if status.is_none() => {
+                    status = Some(exit.map_err(PumpError::Wait)?);
+                    pipes_until = tokio::time::Instant::now() + PIPE_GRACE;
+                }
+                _ = tokio::time::sleep_until(deadline), if !self.timed_out => {
+                    self.timed_out = true;
+                    group.signal(libc::SIGTERM);
+                    kill_at = tokio::time::Instant::now() + TERM_GRACE;
+                    deadline = far;
+                }
+                _ = tokio::time::sleep_until(kill_at) => {
+                    group.signal(libc::SIGKILL);
+                    kill_at = far;
+                }
+                _ = tokio::time::sleep_until(pipes_until) => {
+                    // The program is gone but something it started still holds the pipes.
+                    group.signal(libc::SIGKILL);
+                    break;
+                }
+            }
+        }
+        self.flush(on_line).map_err(PumpError::Stopped)?;
+        Ok(status.expect("the loop ends only after the program exited"))
+    }
+
+    fn take(
+        &mut self,
+        stream: Stream,
+        read: std::io::Result<usize>,
+        buf: &[u8],
+        pipe: &mut Option<impl Sized>,
+        on_line: &mut (dyn FnMut(Stream, &str) -> Result<(), String> + Send),
+    ) -> Result<(), String> {
+        let n = match read {
+            Ok(0) | Err(_) => {
+                *pipe = None;
+                return Ok(());
+            }
+            Ok(n) => n,
+        };
+        let bytes = &buf[..n];
+        let (capture, line) = match stream {
+            Stream::Stdout => (&mut self.out, &mut self.out_line),
+            Stream::Stderr => (&mut self.err, &mut self.err_line),
+        };
+        capture.push(bytes);
+        split_lines(line, bytes, |text| on_line(stream, text))
+    }
+
+    fn flush(&mut self, on_line: &mut (dyn FnMut(Stream, &str) -> Result<(), String> + Send)) -> Result<(), String> {
+        for (stream, line) in [(Stream::Stdout, &mut self.out_line), (Stream::Stderr, &mut self.err_line)] {
+            if !line.is_empty() {
+                on_line(stream, &String::from_utf8_lossy(line))?;
+                line.clear();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads from an open pipe; a closed one never completes, so `select!` skips it.
+async fn read_some<R: tokio::io::AsyncRead + Unpin>(pipe: &mut Option<R>, buf: &mut [u8]) -> std::io::Result<usize> {
+    match pipe {
+        Some(reader) => reader.read(buf).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Appends `bytes` to the pending `line` and emits every complete line (without "\n"/"\r\n").
+fn split_lines(
+    line: &mut Vec<u8>,
+    mut bytes: &[u8],
+    mut emit: impl FnMut(&str) -> Result<(), String>,
+) -> Result<(), String> {
+    while let Some(at) = memchr::memchr(b'\n', bytes) {
+        line.extend_from_slice(&bytes[..at]);
+        let text = line.strip_suffix(b"\r").unwrap_or(line);
+        emit(&String::from_utf8_lossy(text))?;
+        line.clear();
+        bytes = &bytes[at + 1..];
+    }
+    line.extend_from_slice(bytes);
+    if line.len() >= MAX_LINE {
+        emit(&String::from_utf8_lossy(line))?;
+        line.clear();
+    }
+    Ok(())
+}

@@ -1,0 +1,74 @@
+//! Running Lua for a call: a tool by name (from the host or from `rein.tool`), or a function
+//! (a recipe step), each inside its call's scope, with failures coming back as values.
+
+use mlua::{Function, IntoLuaMulti, Lua, MultiValue, Table, Value};
+use serde_json::json;
+
+use crate::error::{Code, Failure};
+use crate::kernel::Call;
+use crate::lua::limits::Breach;
+use crate::lua::{convert, failure, scope, state};
+
+/// Calls tool `name` as a child of `parent`: arguments validated, its own actor, its own
+/// `ctx`. A child deeper than the limits allow is a breach.
+pub async fn tool(
+    lua: &Lua,
+    parent: &Call,
+    name: &str,
+    args: &serde_json::Value,
+) -> Result<serde_json::Value, Failure> {
+    let max = state::limits(lua).tool_depth;
+    if parent.depth() >= max {
+        return Err(failure::breach_failure(Breach::ToolDepth(max)));
+    }
+    let tool = state::tool(lua, name).ok_or_else(|| tool_not_found(lua, name))?;
+    let args = tool.params.validate(args)?;
+    let call = parent.acting_as(tool.actor.clone());
+    let lua_args = convert::json_to_lua(lua, &args).map_err(|e| internal("pass the arguments", e))?;
+    let ctx = tool_ctx(lua, &call).map_err(|e| internal("build the call context", e))?;
+    let values = function(lua, call, &tool.run, (lua_args, ctx)).await?;
+    Ok(values.into_iter().next().unwrap_or(serde_json::Value::Null))
+}
+
+/// Calls `function` with `args` as part of `call`; returns every value it returned.
+pub async fn function(
+    lua: &Lua,
+    call: Call,
+    function: &Function,
+    args: impl IntoLuaMulti,
+) -> Result<Vec<serde_json::Value>, Failure> {
+    let run = state::helpers(lua).run.clone();
+    let mut call_args = args.into_lua_multi(lua).map_err(|e| internal("pass the arguments", e))?;
+    call_args.push_front(Value::Function(function.clone()));
+    let outcome = scope::within(call, run.call_async::<MultiValue>(call_args)).await;
+    finish(lua, outcome)
+}
+
+/// `(true, values...)` or `(false, error)` from the bootstrap's `run`, as values or a Failure.
+fn finish(lua: &Lua, outcome: mlua::Result<MultiValue>) -> Result<Vec<serde_json::Value>, Failure> {
+    let mut values = outcome.map_err(|err| failure::from_mlua_error(lua, &err))?.into_iter();
+    match values.next() {
+        Some(Value::Boolean(true)) => values
+            .map(|value| convert::try_lua_to_json(lua, value))
+            .collect::<mlua::Result<_>>()
+            .map_err(|e| Failure::new(Code::LuaError, format!("the tool returned a value JSON cannot hold: {e}"))),
+        _ => Err(failure::from_lua_error(lua, values.next().unwrap_or(Value::Nil))),
+    }
+}
+
+fn tool_ctx(lua: &Lua, call: &Call) -> mlua::Result<Table> {
+    let ctx = lua.create_table()?;
+    ctx.set("tool", call.actor().map(|a| a.name.as_str()).unwrap_or_default())?;
+    ctx.set("workspace", state::kernel(lua).scope().workspace().to_string_lossy().into_owned())?;
+    ctx.set("depth", call.depth())?;
+    Ok(ctx)
+}
+
+fn tool_not_found(lua: &Lua, name: &str) -> Failure {
+    Failure::new(Code::ToolNotFound, format!("no tool named {name:?}; `rein tools` lists the tools"))
+        .with_details(json!({"tool": name, "available": state::tool_names(lua)}))
+}
+
+pub(crate) fn internal(what: &str, err: mlua::Error) -> Failure {
+    Failure::new(Code::LuaError, format!("rein could not {what}: {err}"))
+}

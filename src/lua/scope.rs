@@ -1,0 +1,34 @@
+//! The call a piece of Lua runs for. Every top-level call, nested `rein.tool` call and recipe
+//! step runs its Lua inside the scope of its own [`Call`]; the natives read it from there.
+//! The scope follows the future that polls the Lua (a task-local), so concurrent
+//! `rein.parallel` branches and nested calls each see their own call, whatever order they
+//! run and end in.
+
+use std::future::Future;
+
+use crate::error::{Code, Failure};
+use crate::kernel::Call;
+
+tokio::task_local! {
+    static CALL: Call;
+}
+
+/// Runs `future` (which drives Lua) as part of `call`.
+pub async fn within<F: Future>(call: Call, future: F) -> F::Output {
+    CALL.scope(call, future).await
+}
+
+/// Runs `f` (which runs Lua without yielding, e.g. loading a file) as part of `call`.
+pub fn within_sync<R>(call: Call, f: impl FnOnce() -> R) -> R {
+    CALL.sync_scope(call, f)
+}
+
+/// The call the running Lua belongs to.
+pub fn current() -> Result<Call, Failure> {
+    CALL.try_with(Call::clone).map_err(|_| {
+        Failure::new(
+            Code::LuaError,
+            "rein.* was used outside a tool or recipe call (from a finalizer or a stored callback?)",
+        )
+    })
+}

@@ -1,0 +1,39 @@
+//! What can be wrong with a pack, its manifest, or the project's rein.lock.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PackError {
+    #[error("{} has no readable pack.toml: {source}", dir.display())]
+    NoManifest {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("pack.toml is not valid: {why}")]
+    InvalidManifest { why: String },
+    #[error("pack name {name:?} must be kebab-case: lowercase letters, digits and -")]
+    BadName { name: String },
+    #[error("version {version:?} is not semver: {why}")]
+    BadVersion { version: String, why: String },
+    #[error("rein = {range:?} is not a version range: {why}")]
+    BadRange { range: String, why: String },
+    #[error("description is empty; say what the pack is for")]
+    NoDescription,
+    #[error("pack {name} {version} needs rein {range}, but this is rein {have}; upgrade rein or pin an older version of the pack")]
+    Incompatible { name: String, version: String, range: String, have: String },
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("rein.lock is not valid: {why}")]
+    InvalidLock { why: String },
+}
+
+impl PackError {
+    pub(crate) fn read(path: impl Into<PathBuf>, source: std::io::Error) -> PackError {
+        PackError::Read { path: path.into(), source }
+    }
+}
