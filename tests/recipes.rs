@@ -319,3 +319,42 @@ fn explain_lists_steps_and_approvals_without_running_anything() {
     assert_eq!(steps[3]["approvals"][0], json!("hdc install"));
     assert!(!lab.state.join("calls.log").exists(), "nothing ran");
 }
+
+#[test]
+fn verify_returns_ok_and_evidence_and_the_evidence_is_kept() {
+    let lab = lab();
+    project_recipe(
+        &lab,
+        "proven",
+        r#"return { name = "proven", description = "one verified step, one that says why it failed", steps = {
+  { name = "good", run = function() return { n = 1 } end,
+    verify = function(_, out) return out.n == 1, "n is " .. out.n end },
+  { name = "bad", run = function() return { n = 2 } end,
+    verify = function(_, out) return out.n == 1, "n is " .. out.n end },
+} }"#,
+    );
+    let (status, out) = recipe(&lab, &[], "proven", json!({}));
+    assert_eq!(status, 1, "{out}");
+    let report = report(&lab, &out);
+    assert_eq!(step(&report, "good")["evidence"], json!(["n is 1"]), "{report:#}");
+    assert_eq!(report["failure"]["code"], json!("VERIFY_FAILED"));
+    assert!(report["failure"]["message"].as_str().unwrap().ends_with("did not pass: n is 2"), "{report:#}");
+    assert_eq!(step(&report, "bad")["output"], json!({"n": 2}), "what the step made stays visible");
+}
+
+#[test]
+fn a_verify_that_does_not_return_a_boolean_fails_with_the_contract() {
+    let lab = lab();
+    project_recipe(
+        &lab,
+        "vague",
+        r#"return { name = "vague", description = "verify returns evidence alone", steps = {
+  { name = "only", run = function() return {} end, verify = function() return "looks fine" end },
+} }"#,
+    );
+    let (status, out) = recipe(&lab, &[], "vague", json!({}));
+    assert_eq!(status, 1, "{out}");
+    let failure = &report(&lab, &out)["failure"];
+    assert_eq!(failure["code"], json!("VERIFY_FAILED"), "{failure}");
+    assert!(failure["message"].as_str().unwrap().contains("return ok, \"what proves it\""), "{failure}");
+}

@@ -155,12 +155,12 @@ fn a_callback_error_stops_the_program() {
     let script = format!("echo $$ > {}; while true; do echo tick; sleep 0.05; done", pidfile.display());
     let result = block_on(run(&sh(&script, Duration::from_secs(60)), &mut |stream, _| {
         if stream == Stream::Stdout {
-            Err("enough".into())
+            Err(rein::kernel::process::spawn::StopReason("enough".into()))
         } else {
             Ok(())
         }
     }));
-    assert!(matches!(result, Err(rein::kernel::process::spawn::SpawnError::Stopped(ref why)) if why == "enough"));
+    assert!(matches!(result, Err(rein::kernel::process::spawn::SpawnError::Stopped(ref why)) if why.0 == "enough"));
     let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
     assert!(wait_gone(pid, Duration::from_secs(5)));
 }

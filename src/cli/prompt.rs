@@ -84,11 +84,11 @@ pub fn confirm(question: &str, why_needed: &str) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rein::kernel::policy::Rule;
+    use rein::kernel::process::redact::Redacted;
 
     fn request(human_only: bool) -> ApprovalRequest {
-        let rule = Rule::for_command("hdc", &["install".to_string()]);
-        ApprovalRequest { what: "hdc install".into(), why: "device".into(), human_only, rule: Some(rule) }
+        let command = ApprovalRequest::command("hdc", &Redacted::new("hdc", &["install".into()]), "device");
+        ApprovalRequest { human_only, ..command }
     }
 
     #[test]

@@ -13,6 +13,7 @@
 pub mod api;
 pub mod chunk;
 pub mod convert;
+pub mod declaration;
 pub mod failure;
 pub mod invoke;
 pub mod limits;

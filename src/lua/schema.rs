@@ -79,16 +79,17 @@ impl Param {
         self.default.is_none() && self.optional != Some(true) && self.required != Some(false)
     }
 
-    fn check_declaration(&self, path: &str) -> Result<(), String> {
+    fn check_declaration(&self, path: &str) -> Result<(), SchemaError> {
         if self.optional == Some(true) && self.required == Some(true) {
-            return Err(format!("parameter `{path}` says both optional and required"));
+            return Err(SchemaError::OptionalAndRequired { path: path.to_string() });
         }
         if let Some(default) = &self.default {
-            self.check_value(default, path).map_err(|e| format!("default of {e}"))?;
+            self.check_value(default, path).map_err(|e| SchemaError::BadDefault(Box::new(e)))?;
         }
         for choice in self.choices.iter().flatten() {
             if !self.kind.accepts(choice) {
-                return Err(format!("enum value {choice} of `{path}` is not a {}", self.kind.name()));
+                let (choice, path, kind) = (choice.clone(), path.to_string(), self.kind.name());
+                return Err(SchemaError::BadChoice { choice, path, kind });
             }
         }
         if let Some(items) = &self.items {
@@ -122,14 +123,16 @@ impl Param {
     }
 
     /// Checks `value` and returns it with defaults of nested objects filled in.
-    fn check_value(&self, value: &Value, path: &str) -> Result<Value, String> {
+    fn check_value(&self, value: &Value, path: &str) -> Result<Value, SchemaError> {
         if !self.kind.accepts(value) {
-            return Err(format!("`{path}` must be a {}, got {}", self.kind.name(), json_type(value)));
+            let (path, want, got) = (path.to_string(), self.kind.name(), json_type(value));
+            return Err(SchemaError::WrongType { path, want, got });
         }
         if let Some(choices) = &self.choices {
             if !choices.contains(value) {
                 let allowed: Vec<String> = choices.iter().map(Value::to_string).collect();
-                return Err(format!("`{path}` must be one of {}, got {value}", allowed.join(", ")));
+                let (path, allowed, value) = (path.to_string(), allowed.join(", "), value.clone());
+                return Err(SchemaError::NotAChoice { path, allowed, value });
             }
         }
         match (self.kind, value) {
@@ -158,10 +161,10 @@ pub struct Params {
 }
 
 impl Params {
-    pub fn from_fields(fields: BTreeMap<String, Param>) -> Result<Params, String> {
+    pub fn from_fields(fields: BTreeMap<String, Param>) -> Result<Params, SchemaError> {
         for (name, param) in &fields {
             if !valid_param_name(name) {
-                return Err(format!("parameter name `{name}` must be letters, digits and _"));
+                return Err(SchemaError::BadName { name: name.clone() });
             }
             param.check_declaration(name)?;
         }
@@ -176,14 +179,39 @@ impl Params {
     pub fn validate(&self, args: &Value) -> Result<Value, Failure> {
         let args = if args.is_null() { &Value::Object(Map::new()) } else { args };
         if !Kind::Object.accepts(args) {
-            return Err(invalid(format!("arguments must be a JSON object, got {}", json_type(args))));
+            return Err(SchemaError::NotAnObject { got: json_type(args) }.into());
         }
-        check_object(&self.fields, args, "").map_err(invalid)
+        Ok(check_object(&self.fields, args, "")?)
     }
 }
 
-fn invalid(message: String) -> Failure {
-    Failure::new(Code::InvalidArgs, message)
+/// A schema that cannot be declared, or arguments that do not fit one.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SchemaError {
+    #[error("parameter `{path}` says both optional and required")]
+    OptionalAndRequired { path: String },
+    #[error("default of {0}")]
+    BadDefault(Box<SchemaError>),
+    #[error("enum value {choice} of `{path}` is not a {kind}")]
+    BadChoice { choice: Value, path: String, kind: &'static str },
+    #[error("parameter name `{name}` must be letters, digits and _")]
+    BadName { name: String },
+    #[error("`{path}` must be a {want}, got {got}")]
+    WrongType { path: String, want: &'static str, got: &'static str },
+    #[error("`{path}` must be one of {allowed}, got {value}")]
+    NotAChoice { path: String, allowed: String, value: Value },
+    #[error("unknown argument `{path}`; expected one of: {known}")]
+    Unknown { path: String, known: String },
+    #[error("missing required argument `{path}`{what}")]
+    Missing { path: String, what: String },
+    #[error("arguments must be a JSON object, got {got}")]
+    NotAnObject { got: &'static str },
+}
+
+impl From<SchemaError> for Failure {
+    fn from(err: SchemaError) -> Failure {
+        Failure::new(Code::InvalidArgs, err.to_string())
+    }
 }
 
 fn object_schema(fields: &BTreeMap<String, Param>) -> Value {
@@ -192,12 +220,12 @@ fn object_schema(fields: &BTreeMap<String, Param>) -> Value {
     json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
 }
 
-fn check_object(fields: &BTreeMap<String, Param>, value: &Value, prefix: &str) -> Result<Value, String> {
+fn check_object(fields: &BTreeMap<String, Param>, value: &Value, prefix: &str) -> Result<Value, SchemaError> {
     let empty = Map::new();
     let given = value.as_object().unwrap_or(&empty);
     if let Some(unknown) = given.keys().find(|k| !fields.contains_key(*k)) {
         let known: Vec<&str> = fields.keys().map(String::as_str).collect();
-        return Err(format!("unknown argument `{prefix}{unknown}`; expected one of: {}", known.join(", ")));
+        return Err(SchemaError::Unknown { path: format!("{prefix}{unknown}"), known: known.join(", ") });
     }
     let mut out = Map::new();
     for (name, param) in fields {
@@ -212,7 +240,7 @@ fn check_object(fields: &BTreeMap<String, Param>, value: &Value, prefix: &str) -
                 }
                 None if param.is_required() => {
                     let what = param.description.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
-                    return Err(format!("missing required argument `{path}`{what}"));
+                    return Err(SchemaError::Missing { path, what });
                 }
                 None => {}
             },
@@ -287,7 +315,7 @@ mod tests {
     fn bad_declarations_are_refused() {
         let fields: BTreeMap<String, Param> =
             serde_json::from_value(json!({"n": {"type": "integer", "default": "x"}})).unwrap();
-        assert!(Params::from_fields(fields).unwrap_err().contains("default"));
+        assert!(Params::from_fields(fields).unwrap_err().to_string().contains("default"));
         assert!(serde_json::from_value::<Param>(json!({"type": "string", "requried": true})).is_err());
         assert!(serde_json::from_value::<Param>(json!({"type": "text"})).is_err());
     }

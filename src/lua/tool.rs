@@ -2,9 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use mlua::{Function, Lua, LuaSerdeExt, Table, Value};
+use mlua::{Function, Lua, LuaSerdeExt, Value};
 
 use crate::lua::convert;
+use crate::lua::declaration::{only_fields, optional, required, SpecError};
 use crate::lua::schema::{Param, Params};
 
 #[derive(Debug, Clone)]
@@ -18,63 +19,39 @@ pub struct ToolSpec {
 }
 
 const KNOWN_FIELDS: [&str; 5] = ["name", "description", "params", "run", "checks"];
+const WHAT: &str = "the tool table";
 
-/// Reads the table a tool file returned. Errors say what is wrong with the declaration.
-pub fn parse_tool(lua: &Lua, value: Value) -> Result<ToolSpec, String> {
+/// Reads the table a tool file returned.
+pub fn parse_tool(lua: &Lua, value: Value) -> Result<ToolSpec, SpecError> {
     let Value::Table(table) = value else {
-        return Err(format!(
-            "a tool file must return a table {{ name, description, params, run }}, but it returned {}",
-            value.type_name()
-        ));
+        let shape = "{ name, description, params, run }";
+        return Err(SpecError::NotATable { kind: "tool", shape, got: value.type_name() });
     };
-    reject_unknown_fields(&table)?;
-    let name: String = field(&table, "name", "a string like \"read_file\"")?;
+    only_fields(&table, &KNOWN_FIELDS, WHAT)?;
+    let name: String = required(&table, WHAT, "name", "a string like \"read_file\"")?;
     if !valid_tool_name(&name) {
-        return Err(format!("tool name {name:?} must be lowercase letters, digits and _ (starting with a letter)"));
+        let rule = "lowercase letters, digits and _ (starting with a letter)";
+        return Err(SpecError::BadName { kind: "tool", name, rule });
     }
-    let description: String = field(&table, "description", "a string saying what the tool does")?;
+    let what = format!("tool {name}");
+    let description: String = required(&table, WHAT, "description", "a string saying what the tool does")?;
     if description.trim().is_empty() {
-        return Err(format!("tool {name}: description is empty; say what the tool does and returns"));
+        return Err(SpecError::NoDescription { what });
     }
-    let run: Function = field(&table, "run", "a function(args, ctx)")?;
-    let params = parse_params(lua, table.get::<Value>("params").map_err(|e| e.to_string())?)
-        .map_err(|e| format!("tool {name}: {e}"))?;
+    let run: Function = required(&table, WHAT, "run", "a function(args, ctx)")?;
+    let params = parse_params(lua, optional(&table, &what, "params", "a table of parameters")?, &what)?;
     let checks = convert::lua_to_json(lua, table.get::<Value>("checks").unwrap_or(Value::Nil));
     Ok(ToolSpec { name, description, params, run, checks })
 }
 
-fn field<T: mlua::FromLua>(table: &Table, key: &str, expected: &str) -> Result<T, String> {
-    match table.get::<Value>(key) {
-        Ok(Value::Nil) | Err(_) => Err(format!("the tool table has no `{key}`; it needs {expected}")),
-        Ok(_) => table.get::<T>(key).map_err(|_| format!("`{key}` must be {expected}")),
-    }
-}
-
-fn reject_unknown_fields(table: &Table) -> Result<(), String> {
-    for pair in table.pairs::<Value, Value>() {
-        let (key, _) = pair.map_err(|e| e.to_string())?;
-        let known = match &key {
-            Value::String(s) => KNOWN_FIELDS.iter().any(|k| s.as_bytes() == k.as_bytes()),
-            _ => false,
-        };
-        if !known {
-            let shown = match &key {
-                Value::String(s) => s.to_string_lossy(),
-                other => format!("{other:?}"),
-            };
-            return Err(format!("unknown field `{shown}` in the tool table; allowed: {}", KNOWN_FIELDS.join(", ")));
-        }
-    }
-    Ok(())
-}
-
-fn parse_params(lua: &Lua, value: Value) -> Result<Params, String> {
+/// `params = { field = { type, description?, ... } }` of a tool or recipe.
+pub fn parse_params(lua: &Lua, value: Value, what: &str) -> Result<Params, SpecError> {
     if value.is_nil() {
         return Ok(Params::default());
     }
     let fields: BTreeMap<String, Param> =
-        lua.from_value(value).map_err(|e| format!("params are not a valid schema: {e}"))?;
-    Params::from_fields(fields)
+        lua.from_value(value).map_err(|e| SpecError::Params { what: what.to_string(), why: e.to_string() })?;
+    Params::from_fields(fields).map_err(|source| SpecError::Schema { what: what.to_string(), source })
 }
 
 pub fn valid_tool_name(name: &str) -> bool {

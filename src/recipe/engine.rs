@@ -11,7 +11,7 @@ use super::activity::{record_activity, summarise};
 use super::context::{evidence_of, make_ctx};
 use super::progress::Progress;
 use super::report::{Attempt, AttemptStatus, Report, RunStatus, StepReport, StepStatus};
-use super::spec::{RecipeSpec, StepSpec};
+use super::spec::{read_verdict, RecipeSpec, StepSpec};
 use crate::error::{Code, Failure};
 use crate::kernel::journal::restore::net_changes;
 use crate::kernel::journal::Entry;
@@ -318,39 +318,6 @@ impl Engine<'_> {
             Err(err) => report.rolled_back.push(format!("rollback refused: {err}")),
         }
         report.files.retain(|f| !changes.iter().any(|c| c.path == f.path));
-    }
-}
-
-/// What a step's `verify` returned, read by the one contract: `return ok, evidence` — `ok` a
-/// boolean, `evidence` an optional string (what proves the step worked; kept in the report, or
-/// on failure, why it did not).
-fn read_verdict(step: &str, values: Vec<Value>) -> Result<Option<String>, Failure> {
-    let mut values = values.into_iter();
-    let ok = values.next().unwrap_or(Value::Null);
-    let said = match values.next() {
-        None | Some(Value::Null) => None,
-        Some(Value::String(text)) => Some(text),
-        Some(other) => {
-            return Err(Failure::new(
-                Code::VerifyFailed,
-                format!(
-                "step {step}: verify's second value must be evidence text, not {other}; return ok, \"what proves it\""
-            ),
-            ))
-        }
-    };
-    match ok {
-        Value::Bool(true) => Ok(said),
-        Value::Bool(false) => Err(Failure::new(
-            Code::VerifyFailed,
-            format!("step {step} ran but its verify did not pass{}", said.as_ref().map(|s| format!(": {s}")).unwrap_or_default()),
-        )
-        .with_details(json!({"verify_said": said}))),
-        other => Err(Failure::new(
-            Code::VerifyFailed,
-            format!("step {step}: verify must return a boolean (and evidence text), not {other}; return ok, \"what proves it\""),
-        )
-        .with_details(json!({"verify_returned": other}))),
     }
 }
 

@@ -6,17 +6,19 @@
 //!   budget = { time_s = 1800, spawns = 20 },          -- optional
 //!   steps = {
 //!     { name = "build", run = function(ctx) ... end,
-//!       verify = function(ctx, out) return out.ok, "evidence" end,   -- optional
+//!       verify = function(ctx, out) return out.ok, "BUILD SUCCESSFUL" end, -- optional
 //!       retry = { max = 2 }, timeout_s = 900 },                      -- optional
 //!   },
 //! }
 //! ```
 
-use std::collections::BTreeMap;
+use mlua::{Function, Lua, Table, Value};
+use serde_json::json;
 
-use mlua::{Function, Lua, LuaSerdeExt, Table, Value};
-
-use crate::lua::schema::{Param, Params};
+use crate::error::{Code, Failure};
+use crate::lua::declaration::{only_fields, optional, required, wrong, SpecError};
+use crate::lua::schema::Params;
+use crate::lua::tool::parse_params;
 
 #[derive(Debug, Clone)]
 pub struct StepSpec {
@@ -48,92 +50,113 @@ pub struct RecipeSpec {
 const RECIPE_FIELDS: [&str; 6] = ["name", "description", "params", "budget", "steps", "checks"];
 const STEP_FIELDS: [&str; 6] = ["name", "run", "verify", "retry", "timeout_s", "approvals"];
 
-pub fn parse_recipe(lua: &Lua, value: Value) -> Result<RecipeSpec, String> {
+pub fn parse_recipe(lua: &Lua, value: Value) -> Result<RecipeSpec, SpecError> {
     let Value::Table(table) = value else {
-        return Err(format!(
-            "a recipe file must return a table {{ name, description, steps }}, not {}",
-            value.type_name()
-        ));
+        let shape = "{ name, description, steps }";
+        return Err(SpecError::NotATable { kind: "recipe", shape, got: value.type_name() });
     };
     only_fields(&table, &RECIPE_FIELDS, "recipe")?;
-    let name: String = table.get("name").map_err(|_| "the recipe has no `name` string".to_string())?;
+    let name: String = required(&table, "the recipe", "name", "a string like \"build-verify\"")?;
     if !valid_recipe_name(&name) {
-        return Err(format!("recipe name {name:?} must be lowercase letters, digits, - and _"));
+        return Err(SpecError::BadName { kind: "recipe", name, rule: "lowercase letters, digits, - and _" });
     }
-    let description: String =
-        table.get("description").map_err(|_| format!("recipe {name}: `description` must be a string"))?;
-    let params = match table.get::<Value>("params").map_err(|e| e.to_string())? {
-        Value::Nil => Params::default(),
-        value => {
-            let fields: BTreeMap<String, Param> =
-                lua.from_value(value).map_err(|e| format!("recipe {name}: params are not a valid schema: {e}"))?;
-            Params::from_fields(fields).map_err(|e| format!("recipe {name}: {e}"))?
-        }
-    };
-    let budget = match table.get::<Value>("budget").map_err(|e| e.to_string())? {
-        Value::Nil => Budget::default(),
-        Value::Table(t) => Budget {
-            time_s: t.get("time_s").map_err(|_| format!("recipe {name}: budget.time_s must be an integer"))?,
-            spawns: t.get("spawns").map_err(|_| format!("recipe {name}: budget.spawns must be an integer"))?,
+    let what = format!("recipe {name}");
+    let description: String = required(&table, &what, "description", "a string")?;
+    let params = parse_params(lua, optional(&table, &what, "params", "a table of parameters")?, &what)?;
+    let budget = match optional::<Option<Table>>(&table, &what, "budget", "a table { time_s, spawns }")? {
+        None => Budget::default(),
+        Some(t) => Budget {
+            time_s: optional(&t, &format!("{what}: budget"), "time_s", "an integer")?,
+            spawns: optional(&t, &format!("{what}: budget"), "spawns", "an integer")?,
         },
-        _ => return Err(format!("recipe {name}: budget must be a table {{ time_s, spawns }}")),
     };
-    let steps_table: Table =
-        table.get("steps").map_err(|_| format!("recipe {name}: `steps` must be a list of steps"))?;
+    let steps_table: Table = required(&table, &what, "steps", "a list of steps")?;
     let mut steps = Vec::new();
     for (i, step) in steps_table.sequence_values::<Table>().enumerate() {
-        let step = step.map_err(|_| format!("recipe {name}: step {} must be a table", i + 1))?;
+        let step = step.map_err(|_| wrong(&what, &format!("step {}", i + 1), "a table"))?;
         steps.push(parse_step(&step, &name, i + 1)?);
     }
     if steps.is_empty() {
-        return Err(format!("recipe {name} has no steps"));
+        return Err(SpecError::NoSteps { recipe: name });
     }
     let mut seen = std::collections::HashSet::new();
     if let Some(dup) = steps.iter().find(|s| !seen.insert(s.name.clone())) {
-        return Err(format!("recipe {name}: two steps are named {:?}; step names must be unique", dup.name));
+        return Err(SpecError::DuplicateStep { recipe: name, step: dup.name.clone() });
     }
     Ok(RecipeSpec { name, description, params, budget, steps })
 }
 
-fn parse_step(step: &Table, recipe: &str, number: usize) -> Result<StepSpec, String> {
+fn parse_step(step: &Table, recipe: &str, number: usize) -> Result<StepSpec, SpecError> {
     only_fields(step, &STEP_FIELDS, &format!("recipe {recipe}, step {number}"))?;
-    let name: String = step.get("name").map_err(|_| format!("recipe {recipe}: step {number} needs a `name`"))?;
-    let run: Function =
-        step.get("run").map_err(|_| format!("recipe {recipe}: step {name} needs `run = function(ctx)`"))?;
-    let verify: Option<Function> =
-        step.get("verify").map_err(|_| format!("recipe {recipe}: step {name}: `verify` must be a function"))?;
-    let retry_max = match step.get::<Value>("retry").map_err(|e| e.to_string())? {
-        Value::Nil => 0,
-        Value::Table(t) => {
-            t.get::<u32>("max").map_err(|_| format!("recipe {recipe}: step {name}: retry = {{ max = N }}"))?
-        }
-        _ => return Err(format!("recipe {recipe}: step {name}: retry = {{ max = N }}")),
+    let name: String = required(step, &format!("recipe {recipe}: step {number}"), "name", "a string")?;
+    let what = format!("recipe {recipe}: step {name}");
+    let run: Function = required(step, &what, "run", "function(ctx)")?;
+    let verify: Option<Function> = optional(step, &what, "verify", "function(ctx, out) returning ok, evidence")?;
+    let retry_max = match optional::<Option<Table>>(step, &what, "retry", "{ max = N }")? {
+        None => 0,
+        Some(t) => required(&t, &format!("{what}: retry"), "max", "an integer (retry = { max = N })")?,
     };
-    let timeout_s: Option<u64> =
-        step.get("timeout_s").map_err(|_| format!("recipe {recipe}: step {name}: timeout_s must be an integer"))?;
-    let approvals: Option<Vec<String>> = step
-        .get("approvals")
-        .map_err(|_| format!("recipe {recipe}: step {name}: approvals must be a list of strings"))?;
+    let timeout_s: Option<u64> = optional(step, &what, "timeout_s", "an integer")?;
+    let approvals: Option<Vec<String>> = optional(step, &what, "approvals", "a list of strings")?;
     Ok(StepSpec { name, run, verify, retry_max, timeout_s, approvals: approvals.unwrap_or_default() })
-}
-
-fn only_fields(table: &Table, allowed: &[&str], what: &str) -> Result<(), String> {
-    for pair in table.pairs::<Value, Value>() {
-        let (key, _) = pair.map_err(|e| e.to_string())?;
-        let ok = matches!(&key, Value::String(s) if allowed.iter().any(|a| s.as_bytes() == a.as_bytes()));
-        if !ok {
-            let shown = match &key {
-                Value::String(s) => s.to_string_lossy(),
-                other => format!("{other:?}"),
-            };
-            return Err(format!("{what}: unknown field `{shown}`; allowed: {}", allowed.join(", ")));
-        }
-    }
-    Ok(())
 }
 
 pub fn valid_recipe_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_lowercase())
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+}
+
+/// What a step's `verify` returned, read by its one contract: `return ok, evidence` — `ok` a
+/// boolean, `evidence` an optional string: what proves the step worked (kept in the report),
+/// or when `ok` is false, why it did not.
+pub fn read_verdict(step: &str, values: Vec<serde_json::Value>) -> Result<Option<String>, Failure> {
+    use serde_json::Value as J;
+    let mut values = values.into_iter();
+    let ok = values.next().unwrap_or(J::Null);
+    let said = match values.next() {
+        None | Some(J::Null) => None,
+        Some(J::String(text)) => Some(text),
+        Some(other) => {
+            let message = format!(
+                "step {step}: verify's second value must be evidence text, not {other}; return ok, \"what proves it\""
+            );
+            return Err(Failure::new(Code::VerifyFailed, message));
+        }
+    };
+    match ok {
+        J::Bool(true) => Ok(said),
+        J::Bool(false) => {
+            let why = said.as_ref().map(|s| format!(": {s}")).unwrap_or_default();
+            Err(Failure::new(Code::VerifyFailed, format!("step {step} ran but its verify did not pass{why}"))
+                .with_details(json!({"verify_said": said})))
+        }
+        other => {
+            let message = format!(
+                "step {step}: verify must return a boolean (and evidence text), not {other}; return ok, \"what proves it\""
+            );
+            Err(Failure::new(Code::VerifyFailed, message).with_details(json!({"verify_returned": other})))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn verify_returns_ok_and_optional_evidence() {
+        assert_eq!(read_verdict("s", vec![json!(true)]).unwrap(), None);
+        assert_eq!(
+            read_verdict("s", vec![json!(true), json!("BUILD SUCCESSFUL")]).unwrap().as_deref(),
+            Some("BUILD SUCCESSFUL")
+        );
+        let failed = read_verdict("s", vec![json!(false), json!("no .hap")]).unwrap_err();
+        assert_eq!(failed.code, Code::VerifyFailed);
+        assert!(failed.message.ends_with(": no .hap"), "{}", failed.message);
+        for wrong in [vec![], vec![json!("evidence alone")], vec![json!({"ok": true})], vec![json!(true), json!(1)]] {
+            assert_eq!(read_verdict("s", wrong.clone()).unwrap_err().code, Code::VerifyFailed, "{wrong:?}");
+        }
+    }
 }

@@ -56,7 +56,7 @@ impl Kernel {
     /// Applies one edit. Refusals come in the order of DESIGN.md and leave the file
     /// byte-identical.
     pub fn edit(&self, call: &Call, path: &str, edit: Edit, opts: &EditOptions) -> Result<EditOutput, KernelError> {
-        self.apply_edits(call, path, std::slice::from_ref(&edit), opts, false)
+        self.apply_edits(call, EditRequest { path, edits: std::slice::from_ref(&edit), opts, multi: false })
     }
 
     /// Like [`Kernel::edit`] for several edits, applied in order, all or nothing; refusals
@@ -68,33 +68,24 @@ impl Kernel {
         edits: &[Edit],
         opts: &EditOptions,
     ) -> Result<EditOutput, KernelError> {
-        match self.apply_edits(call, path, edits, opts, true) {
+        match self.apply_edits(call, EditRequest { path, edits, opts, multi: true }) {
             Err(err) if edits.len() == 1 => Err(err.for_edit(0)),
             result => result,
         }
     }
 
-    fn apply_edits(
-        &self,
-        call: &Call,
-        path: &str,
-        edits: &[Edit],
-        opts: &EditOptions,
-        multi: bool,
-    ) -> Result<EditOutput, KernelError> {
-        replace::check_edits(edits)?;
-        self.journaled(call, Action::Edit, path, |entry| self.apply_journaled(call, path, edits, opts, multi, entry))
+    fn apply_edits(&self, call: &Call, request: EditRequest) -> Result<EditOutput, KernelError> {
+        replace::check_edits(request.edits)?;
+        self.journaled(call, Action::Edit, request.path, |entry| self.apply_journaled(call, &request, entry))
     }
 
     fn apply_journaled(
         &self,
         call: &Call,
-        path: &str,
-        edits: &[Edit],
-        opts: &EditOptions,
-        multi: bool,
+        request: &EditRequest,
         entry: &mut Entry,
     ) -> Result<EditOutput, KernelError> {
+        let EditRequest { path, edits, opts, multi } = *request;
         let (resolved, display) = self.authorize(call, path, Access::Write, entry)?;
         refuse_directory_syntax(path, &display)?;
         let parent = resolved.real.parent().unwrap_or(Path::new("/"));
@@ -148,6 +139,16 @@ impl Kernel {
             dry_run: opts.dry_run,
         })
     }
+}
+
+/// One edit or several, as asked.
+#[derive(Clone, Copy)]
+struct EditRequest<'a> {
+    path: &'a str,
+    edits: &'a [Edit],
+    opts: &'a EditOptions,
+    /// Report per edit, and name the edit in refusals.
+    multi: bool,
 }
 
 fn read_for_edit(real: &Path, display: &str) -> Result<Vec<u8>, KernelError> {

@@ -3,6 +3,7 @@
 //! approves anything by itself.
 
 use super::rules::Rule;
+use crate::kernel::process::redact::Redacted;
 use crate::kernel::{Access, ResolvedPath};
 
 #[derive(Debug, Clone)]
@@ -18,6 +19,16 @@ pub struct ApprovalRequest {
 }
 
 impl ApprovalRequest {
+    /// Running `program` (its command line with secrets redacted), which the policy asks about.
+    pub fn command(program: &str, redacted: &Redacted, why: &str) -> ApprovalRequest {
+        ApprovalRequest {
+            what: redacted.line.clone(),
+            why: why.to_string(),
+            human_only: false,
+            rule: Some(Rule::for_command(program, &redacted.args)),
+        }
+    }
+
     /// Reading or writing `resolved`, which the policy asks about.
     pub fn file(resolved: &ResolvedPath, access: Access) -> ApprovalRequest {
         let rule = Rule::for_path(&resolved.real, access);
@@ -84,15 +95,11 @@ impl Approver for AssumeYes {
 mod tests {
     use super::*;
 
-    fn request(human_only: bool) -> ApprovalRequest {
-        let rule = Rule::for_command("hdc", &["install".to_string()]);
-        ApprovalRequest { what: "hdc install".into(), why: "device".into(), human_only, rule: Some(rule) }
-    }
-
     #[test]
     fn yes_never_covers_what_only_a_person_may_allow() {
-        assert_eq!(AssumeYes.answer(&request(false)), Answer::Once);
-        assert_eq!(AssumeYes.answer(&request(true)), Answer::No);
-        assert_eq!(Headless.answer(&request(false)), Answer::No);
+        let request = ApprovalRequest::command("hdc", &Redacted::new("hdc", &["install".into()]), "device");
+        assert_eq!(AssumeYes.answer(&request), Answer::Once);
+        assert_eq!(AssumeYes.answer(&ApprovalRequest { human_only: true, ..request.clone() }), Answer::No);
+        assert_eq!(Headless.answer(&request), Answer::No);
     }
 }

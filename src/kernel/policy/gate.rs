@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 use super::approver::{Answer, ApprovalRequest, Approver, Headless};
-use super::rules::{Rule, RuleFile, Subject};
+use super::rules::{Rule, RuleError, RuleFile, Subject};
 use super::{packs, Decision};
 use crate::kernel::{Access, Call, KernelError, PathClass};
 
@@ -134,7 +134,7 @@ impl Gate {
             Answer::Persist => {
                 // Only a person at the prompt can choose this; it is their write to home.
                 if let Some(rule) = &request.rule {
-                    self.persist(rule.clone()).map_err(|why| denied(by.clone(), why))?;
+                    self.persist(rule.clone()).map_err(|err| denied(by.clone(), err.to_string()))?;
                 }
                 Ok(by)
             }
@@ -146,10 +146,10 @@ impl Gate {
         }
     }
 
-    fn persist(&self, rule: Rule) -> Result<(), String> {
+    fn persist(&self, rule: Rule) -> Result<(), RuleError> {
         let mut rules = lock(&self.rules);
         rules.rules.push(rule);
-        rules.save(&self.rules_path).map_err(|e| e.to_string())
+        rules.save(&self.rules_path)
     }
 }
 

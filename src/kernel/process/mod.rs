@@ -19,10 +19,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use redact::Redacted;
+pub use spawn::OnLine;
 use spawn::{SpawnOutput, SpawnRequest, Stream};
 
 use super::journal::{Action, Entry};
-use super::policy::{decide_spawn, ApprovalRequest, Program, Rule, Subject};
+use super::policy::{decide_spawn, ApprovalRequest, Program, Subject};
 use super::{Call, Kernel, KernelError, PathClass};
 
 /// Output kept per stream: the first and last half MiB.
@@ -58,9 +59,6 @@ pub fn deadline_of(program: &Program, args: &[String]) -> (Duration, Duration) {
         _ => secs(60, 600),
     }
 }
-
-/// Receives each output line as it arrives; an error stops the program.
-pub type OnLine<'a> = dyn FnMut(Stream, &str) -> Result<(), String> + Send + 'a;
 
 impl Kernel {
     pub async fn run(
@@ -155,7 +153,7 @@ impl Kernel {
         call.announce(&format!("running {command}"));
         let mut scrubbed = |stream: Stream, line: &str| on_line(stream, &redacted.scrub(line));
         let mut output = spawn::run(&request, &mut scrubbed).await.map_err(|e| match e {
-            spawn::SpawnError::Stopped(reason) => KernelError::Stopped { command: command.clone(), reason },
+            spawn::SpawnError::Stopped(reason) => KernelError::Stopped { command: command.clone(), reason: reason.0 },
             other => KernelError::io("run", command.clone(), std::io::Error::other(other.to_string())),
         })?;
         call.announce(&format!(
@@ -194,12 +192,7 @@ impl Kernel {
             self.scope.resolve(&joined).map(|r| r.class).unwrap_or(PathClass::Outside)
         };
         let decision = decide_spawn(program, args, cwd.class, &classify);
-        let request = ApprovalRequest {
-            what: redacted.line.clone(),
-            why: WHY_ASK.to_string(),
-            human_only: false,
-            rule: Some(Rule::for_command(program.name(), &redacted.args)),
-        };
+        let request = ApprovalRequest::command(program.name(), redacted, WHY_ASK);
         let subject = Subject::Spawn { program: program.name(), args };
         match self.gate.settle(decision, &subject, request) {
             Ok(by) => {

@@ -61,15 +61,20 @@ pub enum SpawnError {
     Wait { program: String, source: std::io::Error },
     /// The line callback asked to stop; the program's group was killed.
     #[error("stopped: {0}")]
-    Stopped(String),
+    Stopped(StopReason),
 }
+
+/// Why a line callback asked to stop the program (its own error, or a tripped budget).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct StopReason(pub String);
+
+/// Receives each output line as it arrives; an error stops the program.
+pub type OnLine<'a> = dyn FnMut(Stream, &str) -> Result<(), StopReason> + Send + 'a;
 
 /// Runs the request to completion (or its deadline). `on_line` sees every output line as it
 /// arrives; returning an error stops the program.
-pub async fn run(
-    request: &SpawnRequest,
-    on_line: &mut (dyn FnMut(Stream, &str) -> Result<(), String> + Send),
-) -> Result<SpawnOutput, SpawnError> {
+pub async fn run(request: &SpawnRequest, on_line: &mut OnLine<'_>) -> Result<SpawnOutput, SpawnError> {
     let started = Instant::now();
     let program = request.program.display().to_string();
     let mut child =
@@ -144,7 +149,7 @@ impl Drop for GroupGuard {
 
 enum PumpError {
     Wait(std::io::Error),
-    Stopped(String),
+    Stopped(StopReason),
 }
 
 /// Moves output from the pipes into the captures and the callback until the program is done.
@@ -172,7 +177,7 @@ impl Pump {
         child: &mut Child,
         group: &GroupGuard,
         timeout: Duration,
-        on_line: &mut (dyn FnMut(Stream, &str) -> Result<(), String> + Send),
+        on_line: &mut OnLine<'_>,
     ) -> Result<ExitStatus, PumpError> {
         let mut stdout = child.stdout.take();
         let mut stderr = child.stderr.take();
@@ -221,8 +226,8 @@ impl Pump {
         read: std::io::Result<usize>,
         buf: &[u8],
         pipe: &mut Option<impl Sized>,
-        on_line: &mut (dyn FnMut(Stream, &str) -> Result<(), String> + Send),
-    ) -> Result<(), String> {
+        on_line: &mut OnLine<'_>,
+    ) -> Result<(), StopReason> {
         let n = match read {
             Ok(0) | Err(_) => {
                 *pipe = None;
@@ -239,7 +244,7 @@ impl Pump {
         split_lines(line, bytes, |text| on_line(stream, text))
     }
 
-    fn flush(&mut self, on_line: &mut (dyn FnMut(Stream, &str) -> Result<(), String> + Send)) -> Result<(), String> {
+    fn flush(&mut self, on_line: &mut OnLine<'_>) -> Result<(), StopReason> {
         for (stream, line) in [(Stream::Stdout, &mut self.out_line), (Stream::Stderr, &mut self.err_line)] {
             if !line.is_empty() {
                 on_line(stream, &String::from_utf8_lossy(line))?;
@@ -262,8 +267,8 @@ async fn read_some<R: tokio::io::AsyncRead + Unpin>(pipe: &mut Option<R>, buf: &
 fn split_lines(
     line: &mut Vec<u8>,
     mut bytes: &[u8],
-    mut emit: impl FnMut(&str) -> Result<(), String>,
-) -> Result<(), String> {
+    mut emit: impl FnMut(&str) -> Result<(), StopReason>,
+) -> Result<(), StopReason> {
     while let Some(at) = memchr::memchr(b'\n', bytes) {
         line.extend_from_slice(&bytes[..at]);
         let text = line.strip_suffix(b"\r").unwrap_or(line);

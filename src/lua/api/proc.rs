@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::{options, outcome, take_field, Namespace};
 use crate::error::Failure;
-use crate::kernel::process::spawn::Stream;
+use crate::kernel::process::spawn::{StopReason, Stream};
 use crate::kernel::RunOptions;
 use crate::lua::{failure, scope, state};
 
@@ -56,7 +56,7 @@ async fn run(lua: Lua, (program, args, opts): (String, Vec<String>, Value)) -> m
     // A failing callback (an error, or a tripped budget) stops the program; its error is the
     // call's error.
     let mut callback_failure: Option<Failure> = None;
-    let mut on_line_fn = |stream: Stream, line: &str| -> Result<(), String> {
+    let mut on_line_fn = |stream: Stream, line: &str| -> Result<(), StopReason> {
         let Some(callback) = &on_line else { return Ok(()) };
         let name = match stream {
             Stream::Stdout => "stdout",
@@ -64,9 +64,9 @@ async fn run(lua: Lua, (program, args, opts): (String, Vec<String>, Value)) -> m
         };
         callback.call::<()>((line, name)).map_err(|err| {
             let failure = failure::from_mlua_error(&lua, &err);
-            let message = failure.message.clone();
+            let reason = StopReason(failure.message.clone());
             callback_failure = Some(failure);
-            message
+            reason
         })
     };
     let result = state::kernel(&lua).run(&call, &program, args, run_opts, &mut on_line_fn).await;
