@@ -84,11 +84,11 @@ pub fn confirm(question: &str, why_needed: &str) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rein::kernel::process::redact::Redacted;
+    use rein::kernel::policy::Rule;
 
     fn request(human_only: bool) -> ApprovalRequest {
-        let command = ApprovalRequest::command("hdc", &Redacted::new("hdc", &["install".into()]), "device");
-        ApprovalRequest { human_only, ..command }
+        let rule = Some(Rule::for_command("hdc", vec!["install".into()]));
+        ApprovalRequest { what: "hdc install".into(), why: "device".into(), human_only, rule }
     }
 
     #[test]

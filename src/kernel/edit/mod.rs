@@ -5,7 +5,7 @@
 //! - `candidates`: the nearest spans to show when `old_string` is not found
 //! - `change`: what an edit changed, without a second copy of the file
 //! - `diff`: the unified diff of that change
-//! - `text`: BOM, line endings, line/column locations, sha256
+//! - `text`: BOM, line endings, line/column locations
 
 pub mod candidates;
 pub mod change;

@@ -2,7 +2,6 @@
 //! endings, line counts, and turning byte offsets into line/column locations.
 
 use memchr::{memchr_iter, memmem, memrchr};
-use sha2::{Digest, Sha256};
 
 use serde::Serialize;
 
@@ -16,16 +15,6 @@ pub struct Location {
 }
 
 pub const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
-
-/// Lowercase hex SHA-256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    Sha256::digest(bytes)
-        .iter()
-        .flat_map(|byte| [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0x0f)]])
-        .map(char::from)
-        .collect()
-}
 
 /// Splits a leading UTF-8 BOM off: `(bom, rest)`, where `bom` is empty when there is none.
 pub fn split_bom(bytes: &[u8]) -> (&[u8], &[u8]) {
@@ -113,12 +102,6 @@ mod tests {
 
     fn loc(offset: usize, line: usize, column: usize) -> Location {
         Location { offset, line, column }
-    }
-
-    #[test]
-    fn sha256_is_lowercase_hex() {
-        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-        assert_eq!(sha256_hex(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     }
 
     #[test]

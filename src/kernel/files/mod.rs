@@ -9,12 +9,12 @@ pub mod write;
 use std::path::Path;
 
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 
 pub use ledger::ReadLedger;
 pub use list::{ListOptions, ListOutput};
 pub use read::{ReadOptions, ReadOutput};
 
-use super::edit::text::sha256_hex;
 use super::journal::Action;
 use super::{Access, Call, Kernel, KernelError};
 
@@ -126,10 +126,31 @@ impl Kernel {
     }
 }
 
+/// Lowercase hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    Sha256::digest(bytes)
+        .iter()
+        .flat_map(|byte| [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0x0f)]])
+        .map(char::from)
+        .collect()
+}
+
 /// `dir/` names a directory; resolution would drop the slash and act on a file named `dir`.
 pub(super) fn refuse_directory_syntax(requested: &str, display: &str) -> Result<(), KernelError> {
     if requested.ends_with('/') || requested.ends_with("/.") || requested.ends_with("/..") {
         return Err(KernelError::NotAFile { path: display.to_string(), kind: "directory path" });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sha256_is_lowercase_hex() {
+        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(sha256_hex(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    }
 }

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::{Action, Entry, Outcome};
-use crate::kernel::edit::text::sha256_hex;
+use crate::kernel::files::sha256_hex;
 use crate::kernel::files::write;
 use crate::kernel::policy::DecidedBy;
 use crate::kernel::{Call, Kernel, KernelError};

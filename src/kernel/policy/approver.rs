@@ -3,7 +3,6 @@
 //! approves anything by itself.
 
 use super::rules::Rule;
-use crate::kernel::process::redact::Redacted;
 use crate::kernel::{Access, ResolvedPath};
 
 #[derive(Debug, Clone)]
@@ -19,16 +18,6 @@ pub struct ApprovalRequest {
 }
 
 impl ApprovalRequest {
-    /// Running `program` (its command line with secrets redacted), which the policy asks about.
-    pub fn command(program: &str, redacted: &Redacted, why: &str) -> ApprovalRequest {
-        ApprovalRequest {
-            what: redacted.line.clone(),
-            why: why.to_string(),
-            human_only: false,
-            rule: Some(Rule::for_command(program, &redacted.args)),
-        }
-    }
-
     /// Reading or writing `resolved`, which the policy asks about.
     pub fn file(resolved: &ResolvedPath, access: Access) -> ApprovalRequest {
         let rule = Rule::for_path(&resolved.real, access);
@@ -97,7 +86,8 @@ mod tests {
 
     #[test]
     fn yes_never_covers_what_only_a_person_may_allow() {
-        let request = ApprovalRequest::command("hdc", &Redacted::new("hdc", &["install".into()]), "device");
+        let rule = Some(Rule::for_command("hdc", vec!["install".into()]));
+        let request = ApprovalRequest { what: "hdc install".into(), why: "device".into(), human_only: false, rule };
         assert_eq!(AssumeYes.answer(&request), Answer::Once);
         assert_eq!(AssumeYes.answer(&ApprovalRequest { human_only: true, ..request.clone() }), Answer::No);
         assert_eq!(Headless.answer(&request), Answer::No);

@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::kernel::files::{read::read_optional_text, write};
-use crate::kernel::process::redact;
 use crate::kernel::Access;
 
 /// A program and one glob per leading argument: what rules and pack permissions match.
@@ -65,14 +64,9 @@ pub enum Subject<'a> {
 }
 
 impl Rule {
-    /// The rule allowing exactly this command again; `shown_args` have their secrets
-    /// redacted already, and a secret becomes `*`.
-    pub fn for_command(program: &str, shown_args: &[String]) -> Rule {
-        let args = shown_args
-            .iter()
-            .map(|a| if a == redact::REDACTED { "*".to_string() } else { glob::Pattern::escape(a) })
-            .collect();
-        Rule { program: Some(program.to_string()), args, path: None, access: None }
+    /// The rule allowing `program` with these argument patterns.
+    pub fn for_command(program: &str, patterns: Vec<String>) -> Rule {
+        Rule { program: Some(program.to_string()), args: patterns, path: None, access: None }
     }
 
     /// The rule allowing exactly this path again, with this access.

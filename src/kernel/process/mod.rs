@@ -23,7 +23,7 @@ pub use spawn::OnLine;
 use spawn::{SpawnOutput, SpawnRequest, Stream};
 
 use super::journal::{Action, Entry};
-use super::policy::{decide_spawn, ApprovalRequest, Program, Subject};
+use super::policy::{decide_spawn, ApprovalRequest, Program, Rule, Subject};
 use super::{Call, Kernel, KernelError, PathClass};
 
 /// Output kept per stream: the first and last half MiB.
@@ -192,7 +192,12 @@ impl Kernel {
             self.scope.resolve(&joined).map(|r| r.class).unwrap_or(PathClass::Outside)
         };
         let decision = decide_spawn(program, args, cwd.class, &classify);
-        let request = ApprovalRequest::command(program.name(), redacted, WHY_ASK);
+        let request = ApprovalRequest {
+            what: redacted.line.clone(),
+            why: WHY_ASK.to_string(),
+            human_only: false,
+            rule: Some(Rule::for_command(program.name(), redacted.rule_args())),
+        };
         let subject = Subject::Spawn { program: program.name(), args };
         match self.gate.settle(decision, &subject, request) {
             Ok(by) => {

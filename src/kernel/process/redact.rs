@@ -15,14 +15,18 @@ pub struct Redacted {
     /// `program args...` for people to read, secrets replaced.
     pub line: String,
     secrets: Vec<String>,
+    /// Which arguments are secrets.
+    secret_at: Vec<bool>,
 }
 
 impl Redacted {
     pub fn new(program: &str, args: &[String]) -> Redacted {
         let mut shown = Vec::with_capacity(args.len());
         let mut secrets = Vec::new();
+        let mut secret_at = Vec::with_capacity(args.len());
         let mut hide_next = false;
         for arg in args {
+            secret_at.push(hide_next);
             if hide_next {
                 shown.push(REDACTED.to_string());
                 secrets.push(arg.clone());
@@ -33,7 +37,17 @@ impl Redacted {
             shown.push(arg.clone());
         }
         let line = std::iter::once(program).chain(shown.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
-        Redacted { args: shown, line, secrets }
+        Redacted { args: shown, line, secrets, secret_at }
+    }
+
+    /// Argument patterns that match exactly this command again, with any value where a secret
+    /// was (so a rule never holds a password).
+    pub fn rule_args(&self) -> Vec<String> {
+        self.args
+            .iter()
+            .zip(&self.secret_at)
+            .map(|(arg, secret)| if *secret { "*".to_string() } else { glob::Pattern::escape(arg) })
+            .collect()
     }
 
     /// Removes every secret value from `text` (output of a program that echoed its arguments).
@@ -58,5 +72,6 @@ mod tests {
         assert_eq!(redacted.line, "hap-sign-tool sign-app -keyPwd *** -inFile a.hap -keystorePwd ***");
         assert_eq!(redacted.args[2], REDACTED);
         assert_eq!(redacted.scrub("bad password s3cret! for 0000001BAD"), "bad password *** for ***");
+        assert_eq!(redacted.rule_args(), ["sign-app", "-keyPwd", "*", "-inFile", "a.hap", "-keystorePwd", "*"]);
     }
 }
