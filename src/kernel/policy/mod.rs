@@ -7,15 +7,23 @@ pub mod approver;
 mod files;
 pub mod gate;
 mod hdc;
+mod hdc_shell;
+mod hvigor;
+mod ohpm;
 pub mod packs;
 mod programs;
 pub mod rules;
+mod shapes;
+mod shell_words;
+mod sign;
+mod values;
 
 pub use approver::{Answer, ApprovalRequest, Approver, AssumeYes, Headless};
 pub use files::decide_file;
 pub use gate::{DecidedBy, Gate};
-pub use programs::{decide_spawn, Program};
+pub use programs::{decide_spawn, documented, Program};
 pub use rules::{CommandPattern, Rule, RuleFile, Subject};
+pub use shapes::Verdict;
 
 /// What the policy says about one side effect.
 #[derive(Debug, Clone, PartialEq, Eq)]
