@@ -18,6 +18,7 @@ pub mod checks;
 pub mod config;
 pub mod doctor;
 mod generation;
+pub mod policy_files;
 pub mod registry;
 mod reload;
 pub mod sources;
@@ -49,6 +50,8 @@ pub struct Host {
     limits: Limits,
     /// This host's session: what it read, when changes need an earlier read.
     reads: Option<Arc<ReadLedger>>,
+    /// Changes to rein.toml and rein.lock a person has not approved (not served).
+    policy_pending: Vec<String>,
     /// The tools and recipes being served; a successful reload swaps in a new generation while
     /// calls in flight finish on the one they started with.
     current: std::sync::RwLock<Arc<Generation>>,
@@ -103,6 +106,12 @@ impl Host {
 
     pub fn recipes(&self) -> Vec<ToolInfo> {
         self.generation().registry.recipes.values().map(|r| r.info.clone()).collect()
+    }
+
+    /// Changes to the project's rein.toml and rein.lock that wait for a person
+    /// (`rein approvals policy`); until then rein serves the approved versions.
+    pub fn policy_pending(&self) -> &[String] {
+        &self.policy_pending
     }
 
     /// Tool and recipe files that failed to load or clash.

@@ -9,7 +9,7 @@ fn verdict_of(args: &[String]) -> &'static str {
     let classify = |p: &str| if p.starts_with('/') { PathClass::Outside } else { PathClass::Workspace };
     match decide(args, &classify) {
         Decision::Allow => "allow",
-        Decision::Ask | Decision::AskHuman => "ask",
+        Decision::Ask | Decision::AskPerson | Decision::AskPersonAtTerminal => "ask",
         Decision::Deny(_) => "deny",
         Decision::DenyUnlessRule(_) => "rule",
     }
@@ -65,7 +65,11 @@ fn what_rein_tools_run_stays_allowed_or_asks() {
     for (line, expected) in cases {
         assert_eq!(verdict(line), expected, "hdc {line}");
     }
-    assert_eq!(shell_verdict("hidumper -s 1201 -a \"-p Faultlogger\""), "rule", "one argument is one word on the device");
+    assert_eq!(
+        shell_verdict("hidumper -s 1201 -a \"-p Faultlogger\""),
+        "rule",
+        "one argument is one word on the device"
+    );
     assert_eq!(verdict_of(&["shell", "hidumper", "-s", "1201", "-a", "-p Faultlogger"].map(String::from)), "allow");
 
     assert_eq!(verdict_of(&["shell", "date", "+%m-%d %H:%M:%S"].map(String::from)), "allow");

@@ -18,7 +18,7 @@ mod shell_words;
 mod sign;
 mod values;
 
-pub use approver::{Answer, ApprovalRequest, Approver, AssumeYes, Headless};
+pub use approver::{Answer, ApprovalRequest, Approver, Asked, AssumeYes, Headless};
 pub use files::decide_file;
 pub use gate::{DecidedBy, Gate};
 pub use programs::{decide_spawn, documented, Program};
@@ -31,8 +31,11 @@ pub enum Decision {
     Allow,
     /// A person (or a rule a person made, or `--yes`) may allow it.
     Ask,
-    /// Only a person at an interactive prompt may allow it: never a rule, never `--yes`.
-    AskHuman,
+    /// Only a person may allow it, once: at rein's terminal prompt or behind an MCP client —
+    /// never a rule, never `--yes`.
+    AskPerson,
+    /// Only a person at rein's own terminal prompt may allow it, once.
+    AskPersonAtTerminal,
     /// Refused whoever asks; the reason says why.
     Deny(String),
     /// Refused unless a rule a person made allows it (never `--yes`, never a session grant).

@@ -42,7 +42,7 @@ mod tests {
             let args: Vec<String> = line.split_whitespace().map(String::from).collect();
             match decide(&args) {
                 Decision::Allow => "allow",
-                Decision::Ask | Decision::AskHuman => "ask",
+                Decision::Ask | Decision::AskPerson | Decision::AskPersonAtTerminal => "ask",
                 Decision::Deny(_) => "deny",
                 Decision::DenyUnlessRule(_) => "rule",
             }

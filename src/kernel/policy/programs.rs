@@ -123,7 +123,7 @@ mod tests {
         let classify = |p: &str| if p.starts_with('/') { PathClass::Outside } else { PathClass::Workspace };
         match decide_spawn(&program, &args, cwd, &classify) {
             Decision::Allow => "allow",
-            Decision::Ask | Decision::AskHuman => "ask",
+            Decision::Ask | Decision::AskPerson | Decision::AskPersonAtTerminal => "ask",
             Decision::Deny(_) | Decision::DenyUnlessRule(_) => "deny",
         }
     }

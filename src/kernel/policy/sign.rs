@@ -140,7 +140,7 @@ mod tests {
         };
         match decide(&args, &classify) {
             Decision::Allow => "allow",
-            Decision::Ask | Decision::AskHuman => "ask",
+            Decision::Ask | Decision::AskPerson | Decision::AskPersonAtTerminal => "ask",
             Decision::Deny(_) => "deny",
             Decision::DenyUnlessRule(_) => "rule",
         }

@@ -23,7 +23,7 @@ pub use spawn::OnLine;
 use spawn::{SpawnOutput, SpawnRequest, Stream};
 
 use super::journal::{Action, Entry};
-use super::policy::{decide_spawn, ApprovalRequest, Program, Rule, Subject};
+use super::policy::{decide_spawn, ApprovalRequest, Asked, Program, Rule, Subject};
 use super::{Call, Kernel, KernelError, PathClass};
 
 /// Output kept per stream: the first and last half MiB.
@@ -195,7 +195,7 @@ impl Kernel {
         let request = ApprovalRequest {
             what: redacted.line.clone(),
             why: WHY_ASK.to_string(),
-            human_only: false,
+            who: Asked::Anyone,
             rule: Some(Rule::for_command(program.name(), redacted.rule_args())),
         };
         let subject = Subject::Spawn { program: program.name(), args };
