@@ -16,6 +16,7 @@ mod mcp_server;
 mod packs;
 mod path_escapes;
 mod per_call;
+mod policy_attacks;
 mod proc_api;
 mod read_before_edit;
 mod recipes;

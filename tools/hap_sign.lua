@@ -20,11 +20,13 @@ return {
     key_password = {
       type = "string",
       optional = true,
+      secret = true,
       description = "Overrides material.keyPassword",
     },
     keystore_password = {
       type = "string",
       optional = true,
+      secret = true,
       description = "Overrides material.storePassword",
     },
     cert = { type = "string", optional = true, description = "Overrides material.certpath" },

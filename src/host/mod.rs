@@ -175,12 +175,7 @@ impl Host {
         opts: RecipeOptions,
         progress: &dyn Progress,
     ) -> Result<Report, Failure> {
-        let generation = self.generation();
-        let entry = generation.recipe_entry(name)?;
-        let _turn = generation.gate.lock().await;
-        let call = self.new_call().acting_as(entry.actor.clone());
-        let engine = Engine { runtime: &generation.runtime, kernel: &self.kernel, spec: &entry.spec, progress, call };
-        engine.run(args, opts).await
+        self.run_recipe_with(self.new_call(), name, args, opts, progress).await
     }
 
     /// Calls a tool with a JSON object of arguments. Blocks; use [`Host::call_async`] from
@@ -208,7 +203,25 @@ impl Host {
             .with_details(json!({"tool": name, "file": problem.file})));
         }
         let _turn = generation.gate.lock().await;
-        generation.runtime.call(&call, name, &args).await
+        let result = generation.runtime.call(&call, name, &args).await;
+        scrubbed(&call, result)
+    }
+
+    /// Runs a recipe as part of `call` (from [`Host::new_call`]).
+    pub async fn run_recipe_with(
+        &self,
+        call: Call,
+        name: &str,
+        args: Value,
+        opts: RecipeOptions,
+        progress: &dyn Progress,
+    ) -> Result<Report, Failure> {
+        let generation = self.generation();
+        let entry = generation.recipe_entry(name)?;
+        let _turn = generation.gate.lock().await;
+        let call = call.acting_as(entry.actor.clone());
+        let engine = Engine { runtime: &generation.runtime, kernel: &self.kernel, spec: &entry.spec, progress, call };
+        engine.run(args, opts).await
     }
 
     fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
@@ -222,5 +235,21 @@ impl Host {
             )));
         }
         Ok(())
+    }
+}
+
+/// A result or failure with the call's secret values replaced.
+fn scrubbed(call: &Call, result: Result<Value, Failure>) -> Result<Value, Failure> {
+    let secrets = call.secrets();
+    match result {
+        Ok(mut value) => {
+            secrets.scrub_json(&mut value);
+            Ok(value)
+        }
+        Err(mut failure) => {
+            failure.message = secrets.scrub(&failure.message);
+            secrets.scrub_json(&mut failure.details);
+            Err(failure)
+        }
     }
 }

@@ -1,7 +1,9 @@
 //! The project's policy files, rein.toml and rein.lock, as a person approved them. An agent can
 //! edit them with its own file tools, outside rein, so rein keeps the versions a person
 //! approved in home (`<home>/policy/<workspace id>/`) and serves the project with:
-//! - the current rein.toml when it equals the approved one or only adds deny rules;
+//! - the current rein.toml when it equals the approved one or only adds deny rules (such a
+//!   change only tightens the policy, so it is remembered as approved at once: an agent
+//!   cannot later remove a deny rule a person added by hand);
 //! - otherwise the approved rein.toml plus every deny rule of the current one (tightening
 //!   always applies), the rest waiting for a person (`rein approvals policy`);
 //! - of rein.lock, the packs locked alike in both (a pack added or moved waits).
@@ -33,10 +35,14 @@ pub struct PolicyFiles {
 /// The effective policy of `workspace`.
 pub fn load(workspace: &Path, home: &Path) -> Result<PolicyFiles, Failure> {
     let store = store(home, workspace);
-    let current_config = ProjectConfig::load(workspace)?;
-    let approved_config =
-        approved(&store, PROJECT_FILE)?.map(|text| ProjectConfig::parse(&text)).transpose()?.unwrap_or_default();
-    let (config, mut pending) = settle_config(approved_config, current_config);
+    let current_path = workspace.join(PROJECT_FILE);
+    let current_text = read_optional_text(&current_path).map_err(|e| io(&current_path, e))?.unwrap_or_default();
+    let approved_text = approved(&store, PROJECT_FILE)?.unwrap_or_default();
+    let (config, mut pending) =
+        settle_config(ProjectConfig::parse(&approved_text)?, ProjectConfig::parse(&current_text)?);
+    if pending.is_empty() && current_text != approved_text {
+        record(workspace, home, PROJECT_FILE, Some(&current_text))?;
+    }
     let current_lock = Lock::load(workspace).map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))?;
     let approved_lock = match approved(&store, LOCK_FILE)? {
         Some(text) => Lock::parse(&text).map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))?,
@@ -166,9 +172,9 @@ mod tests {
     }
 
     #[test]
-    fn removing_an_approved_deny_rule_waits_for_a_person() {
+    fn removing_a_deny_rule_waits_for_a_person() {
         let (_d, ws, home) = workspace(DENY_UNINSTALL);
-        approve_current(&ws, &home).unwrap();
+        load(&ws, &home).unwrap();
         std::fs::write(ws.join("rein.toml"), "").unwrap();
         let policy = load(&ws, &home).unwrap();
         assert_eq!(policy.config.deny.len(), 1, "the approved deny rule stays");

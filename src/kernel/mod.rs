@@ -18,6 +18,7 @@ pub mod journal;
 pub mod policy;
 pub mod process;
 pub mod scope;
+pub mod secrets;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -91,6 +92,8 @@ impl Kernel {
     /// the call's capture when a recipe step is recording).
     fn record<T>(&self, call: &Call, mut entry: Entry, result: &Result<T, KernelError>) {
         entry.finish(result);
+        entry.target = call.secrets().scrub(&entry.target);
+        entry.reason = entry.reason.map(|reason| call.secrets().scrub(&reason));
         call.capture(&entry);
         self.journal.record(entry);
     }

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::error::{Code, Failure};
 use crate::kernel::journal::{Action, Outcome};
+use crate::kernel::secrets::Secrets;
 use crate::kernel::FileChange;
 
 /// How a run ended.
@@ -157,6 +158,17 @@ pub fn runs_dir(workspace: &Path) -> PathBuf {
 }
 
 impl Report {
+    /// The report with every secret value of the run replaced (arguments, outputs, evidence,
+    /// failures, commands).
+    pub fn scrubbed(self, secrets: &Secrets) -> Report {
+        if secrets.is_empty() {
+            return self;
+        }
+        let Ok(mut value) = serde_json::to_value(&self) else { return self };
+        secrets.scrub_json(&mut value);
+        serde_json::from_value(value).unwrap_or(self)
+    }
+
     pub fn save(&self, workspace: &Path) -> std::io::Result<PathBuf> {
         let dir = runs_dir(workspace).join(&self.run_id);
         std::fs::create_dir_all(&dir)?;

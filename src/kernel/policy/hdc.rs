@@ -60,23 +60,33 @@ const DESTRUCTIVE: [&str; 9] =
 const HOST_SHAPES: &[Shape] = &[
     Shape { parts: &[Part::Word("version")], verdict: Verdict::Allow },
     Shape { parts: &[Part::Word("checkserver")], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("list targets")], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("list targets"), Part::Word("-v")], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("list"), Part::Word("targets")], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("list"), Part::Word("targets"), Part::Word("-v")], verdict: Verdict::Allow },
     Shape { parts: &[Part::Word("fport"), Part::Word("ls")], verdict: Verdict::Allow },
     Shape { parts: &[Part::Word("install"), Part::Word("-r"), Part::Values(Kind::LocalPath)], verdict: Verdict::Ask },
     Shape { parts: &[Part::Word("install"), Part::Values(Kind::LocalPath)], verdict: Verdict::Ask },
     Shape { parts: &[Part::Word("uninstall"), Part::Value(Kind::Bundle)], verdict: Verdict::Ask },
     Shape { parts: &[Part::Word("uninstall"), Part::Word("-k"), Part::Value(Kind::Bundle)], verdict: Verdict::Ask },
     Shape {
-        parts: &[Part::Word("file send"), Part::Value(Kind::LocalPath), Part::Value(Kind::DeviceTmpFile)],
+        parts: &[
+            Part::Word("file"),
+            Part::Word("send"),
+            Part::Value(Kind::LocalPath),
+            Part::Value(Kind::DeviceTmpFile),
+        ],
         verdict: Verdict::Ask,
     },
     Shape {
-        parts: &[Part::Word("file recv"), Part::Value(Kind::DeviceTmpFile), Part::Value(Kind::LocalPath)],
+        parts: &[
+            Part::Word("file"),
+            Part::Word("recv"),
+            Part::Value(Kind::DeviceTmpFile),
+            Part::Value(Kind::LocalPath),
+        ],
         verdict: Verdict::Ask,
     },
     Shape {
-        parts: &[Part::Word("file recv"), Part::Value(Kind::FaultLogFile), Part::Value(Kind::LocalPath)],
+        parts: &[Part::Word("file"), Part::Word("recv"), Part::Value(Kind::FaultLogFile), Part::Value(Kind::LocalPath)],
         verdict: Verdict::Ask,
     },
 ];
@@ -153,7 +163,7 @@ fn decide_shell(rest: &[&str]) -> Decision {
 }
 
 fn decide_host_command(command: &str, rest: &[&str], classify: &dyn Fn(&str) -> PathClass) -> Decision {
-    let words: Vec<&str> = std::iter::once(command).chain(rest.iter().copied()).collect();
+    let words: Vec<&str> = command.split(' ').chain(rest.iter().copied()).collect();
     let Some((shape, captured)) = shapes::find(HOST_SHAPES, &words) else {
         return Decision::DenyUnlessRule(format!("`hdc {}` is not a command rein knows to be safe", words.join(" ")));
     };

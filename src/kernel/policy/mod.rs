@@ -6,6 +6,7 @@
 pub mod approver;
 mod files;
 pub mod gate;
+mod git;
 mod hdc;
 mod hdc_shell;
 mod hvigor;
@@ -16,6 +17,7 @@ pub mod rules;
 mod shapes;
 mod shell_words;
 mod sign;
+pub mod table;
 mod values;
 
 pub use approver::{Answer, ApprovalRequest, Approver, Asked, AssumeYes, Headless};

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::shapes::Verdict;
-use super::{hdc, hvigor, ohpm, sign, Decision};
+use super::{git, hdc, hvigor, ohpm, sign, Decision};
 use crate::kernel::scope::PathClass;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -67,35 +67,10 @@ pub fn decide_spawn(
         Program::Hvigorw => hvigor::decide(args, classify),
         Program::HapSignTool => sign::decide(args, classify),
         Program::Ohpm => ohpm::decide(args),
-        Program::Git => decide_git(args, classify),
+        Program::Git => git::decide(args, classify),
         Program::Other(name) => Decision::DenyUnlessRule(format!(
             "{name} has no built-in policy; a person can allow it with `rein approvals grant {name} ...`"
         )),
-    }
-}
-
-/// git for packs: reading local repositories and cloning from them is allowed; fetching over
-/// the network asks; nothing else runs without a rule.
-fn decide_git(args: &[String], classify: &dyn Fn(&str) -> PathClass) -> Decision {
-    let mut rest: Vec<&str> = args.iter().map(String::as_str).collect();
-    if rest.first() == Some(&"-C") && rest.len() > 2 {
-        rest.drain(..2);
-    }
-    match rest.as_slice() {
-        ["rev-parse", ..] | ["log", ..] | ["status", ..] | ["checkout", "--quiet", _] | ["checkout", _] => {
-            Decision::Allow
-        }
-        ["clone", options @ .., source, dest] if options.iter().all(|o| o.starts_with('-')) => {
-            if matches!(classify(dest), PathClass::Outside | PathClass::Home) {
-                return Decision::Deny(format!("git may only clone into the workspace, not {dest}"));
-            }
-            if is_remote(source) {
-                Decision::Ask
-            } else {
-                Decision::Allow
-            }
-        }
-        _ => Decision::DenyUnlessRule("git is allowed here only to read and clone repositories for packs".into()),
     }
 }
 
@@ -107,11 +82,6 @@ pub fn documented() -> Vec<(String, Verdict)> {
     all.extend(sign::documented());
     all.extend(ohpm::documented());
     all
-}
-
-/// A URL or scp-like address (`host:path`), as opposed to a local path.
-fn is_remote(source: &str) -> bool {
-    source.contains("://") || (source.contains(':') && !source.starts_with('/') && !source.starts_with('.'))
 }
 
 #[cfg(test)]
@@ -138,13 +108,7 @@ mod tests {
             (Hdc, "list targets", Outside, "deny"),
             (Hdc, "list targets", Workspace, "allow"),
             (Other("adb".into()), "devices", Workspace, "deny"),
-            (Git, "clone --quiet /srv/packs/kit .rein/pack-src/kit", Workspace, "allow"),
-            (Git, "clone https://example.com/kit.git .rein/pack-src/kit", Workspace, "ask"),
-            (Git, "clone git@example.com:team/kit.git .rein/pack-src/kit", Workspace, "ask"),
-            (Git, "clone /srv/packs/kit /etc/kit", Workspace, "deny"),
-            (Git, "-C /srv/packs/kit rev-parse HEAD", Workspace, "allow"),
-            (Git, "-C .rein/pack-src/kit checkout --quiet v1.2.0", Workspace, "allow"),
-            (Git, "push origin main", Workspace, "deny"),
+            (Git, "status", Workspace, "deny"),
         ];
         for (program, line, cwd, expected) in cases {
             assert_eq!(verdict(program.clone(), line, cwd), expected, "{program} {line} in {cwd:?}");

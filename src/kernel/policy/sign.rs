@@ -119,7 +119,7 @@ fn refuse(why: &str) -> Decision {
 pub fn documented() -> Vec<(String, Verdict)> {
     vec![
         ("hap-sign-tool sign-app|verify-app|sign-profile|verify-profile with their documented flags, every path in the workspace".into(), Verdict::Allow),
-        ("hap-sign-tool … with a path outside the workspace (signing material under `~/.ohos/config/`)".into(), Verdict::Ask),
+        ("hap-sign-tool … with a path outside the workspace (signing material under ~/.ohos/config/)".into(), Verdict::Ask),
     ]
 }
 

@@ -69,7 +69,7 @@ impl Kernel {
         opts: RunOptions,
         on_line: &mut OnLine<'_>,
     ) -> Result<SpawnOutput, KernelError> {
-        let redacted = Redacted::new(program, &args);
+        let redacted = Redacted::new(program, &args).with_secrets(call.secrets());
         let mut entry = Entry::new(Action::Spawn, &redacted.line);
         let result = self.run_checked(call, Program::parse(program), args, &redacted, opts, on_line, &mut entry).await;
         let output = match &result {
