@@ -23,5 +23,6 @@ mod recipes;
 mod sandbox_escapes;
 mod sandbox_limits;
 mod spawn_process;
+mod swap_race;
 mod tool_checks;
 mod write_crash_safety;
