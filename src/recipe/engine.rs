@@ -110,7 +110,7 @@ impl Engine<'_> {
         report.duration_ms = started.elapsed().as_millis() as u64;
         let report = report.scrubbed(self.call.secrets());
         report
-            .save(self.kernel.scope().workspace())
+            .save(self.kernel)
             .map_err(|e| Failure::new(Code::IoError, format!("cannot write the run report: {e}")))?;
         Ok(report)
     }

@@ -134,6 +134,16 @@ impl Kernel {
         })
     }
 
+    /// Writes `rel` (a file of rein's own under `.rein/`, e.g. a run report) atomically, through
+    /// folders held open beneath the workspace. Not journaled: it is rein's record, not a
+    /// change to the project.
+    pub fn write_rein_file(&self, rel: &Path, content: &[u8]) -> Result<(), KernelError> {
+        let display = rel.display().to_string();
+        let place = Place::beneath(&self.root, &self.root.path().join(rel), true)
+            .map_err(|e| KernelError::io("open the folder of", &display, e))?;
+        write::write_in(&place, &display, std::iter::once(content), || Ok(())).map(drop)
+    }
+
     /// Keeps the current content of `place` (whose sha256 is `sha`) for undo.
     pub(super) fn keep_preimage(&self, place: &Place, display: &str, sha: &str) -> Result<String, KernelError> {
         self.journal.keep_preimage(place, sha).map_err(|e| KernelError::io("keep the old content of", display, e))
