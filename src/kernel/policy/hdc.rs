@@ -12,8 +12,17 @@ fn is_probe(shell: &[&str]) -> bool {
         ["hilog", rest @ ..] => rest.contains(&"-x") && rest.iter().all(|a| !HILOG_WRITES.contains(a)),
         ["bm", "dump", ..] | ["bm", "get", "-u"] | ["aa", "dump", ..] => true,
         ["pidof", _] | ["param", "get", ..] => true,
+        ["date", format] => format.starts_with('+'),
+        ["hidumper", "-s", "1201", "-a", "-p", "Faultlogger", query @ ..] => is_faultlog_query(query),
         _ => false,
     }
+}
+
+/// Faultlogger queries that only read: `-m <bundle>`, `-t <time>`, `-f <log name>` pairs.
+fn is_faultlog_query(query: &[&str]) -> bool {
+    !query.is_empty()
+        && query.len().is_multiple_of(2)
+        && query.chunks(2).all(|pair| matches!(pair[0], "-m" | "-t" | "-f") && !pair[1].starts_with('-'))
 }
 
 /// hilog flags that change the device's log settings or buffers.
@@ -157,6 +166,15 @@ mod tests {
             ("shell aa dump -a", "allow"),
             ("shell pidof com.example.hello", "allow"),
             ("shell param get const.ohos.apiversion", "allow"),
+            ("-t ABC shell date +%Y%m%d%H%M%S", "allow"),
+            ("shell date 061510002025", "ask"),
+            ("shell date -s 20250615", "ask"),
+            ("shell hidumper -s 1201 -a -p Faultlogger -m com.example.hello -t 20250615095959", "allow"),
+            ("shell hidumper -s 1201 -a -p Faultlogger -f jscrash-com.example.hello-20010044-20250615100000", "allow"),
+            ("shell hidumper -s 1201 -a -p Faultlogger", "ask"),
+            ("shell hidumper -s 1201 -a -p Faultlogger -m", "ask"),
+            ("shell hidumper -s 1201 -a --sysevent_backup", "ask"),
+            ("shell hidumper -s 1201 -a -p Faultlogger -m x -d", "ask"),
             ("install -r entry-default-signed.hap", "ask"),
             ("-t ABC install -r x.hap", "ask"),
             ("app install -r x.hap", "ask"),
