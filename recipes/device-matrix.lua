@@ -73,40 +73,18 @@ return {
         return true, "devices " .. table.concat(keys, ", ") .. "; signed by " .. out.signing.path
       end,
     },
-    {
-      name = "build",
-      run = function(ctx)
-        return ctx:tool("hvigor_build", { module = ctx.args.module, product = ctx.args.product })
-      end,
-      verify = function(_, out)
-        return #out.haps > 0, #out.haps > 0 and "BUILD SUCCESSFUL" or "the build made no .hap"
-      end,
-    },
-    {
-      name = "sign",
-      run = function(ctx)
-        return deploy.signed_hap(ctx, ctx.outputs.preflight, ctx.outputs.build.haps)
-      end,
-      verify = function(_, out)
-        return out.hap ~= nil and rein.fs.exists(out.hap),
-          out.hap .. " (signed by " .. out.signed_by .. ")"
-      end,
-    },
+    deploy.build_step(),
+    deploy.sign_step(),
     {
       name = "devices",
       approvals = { "hdc install", "hdc shell aa start", "hdc uninstall (reinstall=true)" },
       run = function(ctx)
-        local planned = ctx.outputs.preflight.devices
-        local now = deploy.matrix_devices(
-          deploy.devices(ctx),
-          (function()
-            local keys = {}
-            for _, d in ipairs(planned) do
-              keys[#keys + 1] = d.key
-            end
-            return keys
-          end)()
-        )
+        -- The devices the preflight found, as they are now (one may have gone meanwhile).
+        local keys = {}
+        for _, d in ipairs(ctx.outputs.preflight.devices) do
+          keys[#keys + 1] = d.key
+        end
+        local now = deploy.matrix_devices(deploy.devices(ctx), keys)
         local rows, jobs, slots = rein.json.array({}), {}, {}
         for i, d in ipairs(now) do
           if d.usable then

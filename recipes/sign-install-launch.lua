@@ -49,28 +49,8 @@ return {
           )
       end,
     },
-    {
-      name = "build",
-      run = function(ctx)
-        return ctx:tool("hvigor_build", { module = ctx.args.module, product = ctx.args.product })
-      end,
-      verify = function(_, out)
-        if #out.haps == 0 then
-          return false, "the build made no .hap"
-        end
-        return true, "BUILD SUCCESSFUL"
-      end,
-    },
-    {
-      name = "sign",
-      run = function(ctx)
-        return deploy.signed_hap(ctx, ctx.outputs.preflight, ctx.outputs.build.haps)
-      end,
-      verify = function(_, out)
-        return out.hap ~= nil and rein.fs.exists(out.hap),
-          out.hap .. " (signed by " .. out.signed_by .. ")"
-      end,
-    },
+    deploy.build_step(),
+    deploy.sign_step(),
     {
       name = "install",
       approvals = { "hdc install", "hdc uninstall (reinstall=true)" },

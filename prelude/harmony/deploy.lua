@@ -205,6 +205,36 @@ function M.signed_hap(ctx, plan, haps)
   return { hap = result.hap, signed_by = "hap-sign-tool" }
 end
 
+-- The build step both recipes run: the product's HAPs.
+function M.build_step()
+  return {
+    name = "build",
+    run = function(ctx)
+      return ctx:tool("hvigor_build", { module = ctx.args.module, product = ctx.args.product })
+    end,
+    verify = function(_, out)
+      if #out.haps == 0 then
+        return false, "the build made no .hap"
+      end
+      return true, "BUILD SUCCESSFUL"
+    end,
+  }
+end
+
+-- The sign step both recipes run: hvigor's signed HAP, else one hap-sign-tool signs.
+function M.sign_step()
+  return {
+    name = "sign",
+    run = function(ctx)
+      return M.signed_hap(ctx, ctx.outputs.preflight, ctx.outputs.build.haps)
+    end,
+    verify = function(_, out)
+      return out.hap ~= nil and rein.fs.exists(out.hap),
+        out.hap .. " (signed by " .. out.signed_by .. ")"
+    end,
+  }
+end
+
 -- Installs `hap` on `target`; with `reinstall`, an install refused for another signature or a
 -- downgrade uninstalls `bundle` and installs once more.
 function M.install(ctx, hap, target, bundle, reinstall)
