@@ -357,6 +357,28 @@ async fn a_recipe_asks_the_person_before_installing_and_launching() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_failed_recipe_returns_the_arkts_errors_with_their_locations() {
+    let lab = lab();
+    let page = "entry/src/main/ets/pages/Index.ets";
+    let source = std::fs::read_to_string(lab.ws.path(page)).unwrap();
+    std::fs::write(lab.ws.path(page), source.replacen("build() {", "build() {\n    REIN_FAKE_ARKTS_ERROR", 1)).unwrap();
+    let session = connect(&lab.ws, &[], &fake_toolchain(&lab.ws.root), Person::Absent).await;
+    let error = session.refused("recipe_build_verify", json!({}), "STEP_FAILED").await;
+    let failure = &error["details"]["failure"];
+    assert_eq!(failure["code"], "BUILD_FAILED", "{error}");
+    let first = &failure["details"]["errors"][0];
+    let file = lab.ws.path(page).display().to_string();
+    assert_eq!(
+        (first["file"].as_str(), first["line"].as_u64(), first["column"].as_u64()),
+        (Some(file.as_str()), Some(7), Some(5))
+    );
+    assert_eq!(first["code"], "10505001");
+    let result = session.call("recipe_build_verify", json!({})).await;
+    assert!(text(&result).contains(&format!("- error `{file}:7:5`: 10505001 Cannot find name")), "{}", text(&result));
+    session.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn cancelling_a_tool_call_stops_its_program() {
     let lab = lab();
     lab.scenario(json!({"hvigorw": {"sleep_ms": 600000}}));

@@ -11,6 +11,7 @@ use super::sources::{PackLayer, Sources};
 use super::Host;
 use crate::error::{Code, Failure};
 use crate::kernel::policy::{Approver, Gate, Headless, RuleFile};
+use crate::kernel::process::secrets::SigningSecrets;
 use crate::kernel::process::toolchain;
 use crate::kernel::{Kernel, PackGrant, ReadLedger, SpawnSettings};
 use crate::lua::Limits;
@@ -160,7 +161,12 @@ pub(crate) fn configured_kernel_and_policy(
     let rules = RuleFile::load(&rules_path).map_err(|e| config(e.to_string()))?;
     let policy = policy_files::load(kernel.scope().workspace(), kernel.scope().home())?;
     let gate = Gate::new(approver, rules_path, rules, policy.config.deny.clone());
-    let kernel = kernel.with_spawn(SpawnSettings { toolchain, pass_env: home_config.spawn.pass_env }).with_gate(gate);
+    let spawn = SpawnSettings {
+        toolchain,
+        pass_env: home_config.spawn.pass_env,
+        signing: SigningSecrets::new(home_config.signing),
+    };
+    let kernel = kernel.with_spawn(spawn).with_gate(gate);
     Ok((kernel, policy))
 }
 

@@ -142,7 +142,7 @@ impl Host {
             .spec
             .steps
             .iter()
-            .map(|s| json!({"name": s.name, "approvals": s.approvals, "retry_max": s.retry_max, "timeout_s": s.timeout_s, "verified": s.verify.is_some()}))
+            .map(|s| json!({"name": s.name, "description": s.description, "approvals": s.approvals, "retry_max": s.retry_max, "timeout_s": s.timeout_s, "verified": s.verify.is_some()}))
             .collect();
         Ok(
             json!({"recipe": name, "description": entry.spec.description, "budget": entry.spec.budget, "params": entry.info.schema, "steps": steps}),

@@ -4,10 +4,12 @@
 //! - `spec`: a recipe as its Lua file declares it (and the verify contract)
 //! - `engine`: running it (attempts, rollback, budgets, cancellation)
 //! - `context`, `activity`: a step's `ctx`, and what a step did read from its journal entries
-//! - `report`, `runs`, `progress`: what a run leaves, past runs, progress as it goes
+//! - `report`, `details_md`, `runs`, `progress`: what a run leaves (a failure's details in
+//!   markdown), past runs, progress as it goes
 
 mod activity;
 mod context;
+mod details_md;
 pub mod engine;
 pub mod progress;
 pub mod report;

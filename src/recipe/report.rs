@@ -120,6 +120,10 @@ pub struct FailureSummary {
     pub remedy: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// The failing tool's structured details (ArkTS errors, the install's code and remedy, the
+    /// crash evidence, a row per device …), without raw output.
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub details: Value,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -242,6 +246,7 @@ impl Report {
             if let Some(remedy) = &f.remedy {
                 md.push_str(&format!("- what to do: {remedy}\n"));
             }
+            md.push_str(&super::details_md::render(&f.details));
             md.push('\n');
         }
         md.push_str("| # | step | status | time | attempts |\n|---|---|---|---|---|\n");

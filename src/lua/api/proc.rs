@@ -1,7 +1,9 @@
-//! `rein.proc.run(program, args, {cwd?, timeout_ms?, stdin?, env?, on_line?})`: a toolchain
-//! program through the kernel's checks, for the call it belongs to. Returns {code, signal,
-//! stdout, stderr, timed_out, duration_ms, truncated}; a timeout raises TIMEOUT with the
-//! output so far in its details.
+//! `rein.proc.run(program, args, {cwd?, timeout_ms?, stdin?, env?, signing?, on_line?})`: a
+//! toolchain program through the kernel's checks, for the call it belongs to. Returns {code,
+//! signal, stdout, stderr, timed_out, duration_ms, truncated}; a timeout raises TIMEOUT with the
+//! output so far in its details. `signing = "<config>"` has the kernel append hap-sign-tool's
+//! passwords from the environment variables home config.toml names (the script never sees
+//! them); `rein.proc.signing_status(config)` says whether they are usable, without values.
 
 use std::collections::BTreeMap;
 
@@ -15,7 +17,14 @@ use crate::kernel::RunOptions;
 use crate::lua::{failure, scope, state};
 
 pub fn table(api: &Namespace) -> mlua::Result<Table> {
-    api.table(vec![("run", api.lua.create_async_function(run)?)])
+    api.table(vec![
+        ("run", api.lua.create_async_function(run)?),
+        ("signing_status", api.lua.create_function(signing_status)?),
+    ])
+}
+
+fn signing_status(lua: &Lua, config: String) -> mlua::Result<MultiValue> {
+    outcome(lua, Ok(state::kernel(lua).signing_status(&config)))
 }
 
 #[derive(Default, Deserialize)]
@@ -26,6 +35,7 @@ struct RunOpts {
     stdin: Option<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    signing: Option<String>,
 }
 
 async fn run(lua: Lua, (program, args, opts): (String, Vec<String>, Value)) -> mlua::Result<MultiValue> {
@@ -52,6 +62,7 @@ async fn run(lua: Lua, (program, args, opts): (String, Vec<String>, Value)) -> m
         timeout_ms: parsed.timeout_ms,
         stdin: parsed.stdin.map(String::into_bytes),
         env: parsed.env.into_iter().collect(),
+        signing: parsed.signing,
     };
     // A failing callback (an error, or a tripped budget) stops the program; its error is the
     // call's error.
