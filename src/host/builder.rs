@@ -90,7 +90,21 @@ impl HostBuilder {
         self
     }
 
+    /// Builds the host; any problem with its configuration or its packs is an error.
     pub fn build(self) -> Result<Host, Failure> {
+        self.build_serving(false).map(|(host, _)| host)
+    }
+
+    /// Builds the host serving what it can: a pack that is not installed, does not match
+    /// rein.lock or does not load is left out, and said so, instead of failing the whole host
+    /// (`rein serve` still answers its client and tells it what is missing). A configuration
+    /// that cannot be read (rein.toml, home config, approvals) is still an error: without it,
+    /// rein cannot know what it must refuse.
+    pub fn build_lenient(self) -> Result<(Host, Vec<Failure>), Failure> {
+        self.build_serving(true)
+    }
+
+    fn build_serving(self, lenient: bool) -> Result<(Host, Vec<Failure>), Failure> {
         let workspace = match self.workspace {
             Some(dir) => dir,
             None => std::env::current_dir().map_err(|e| config(format!("cannot read the current directory: {e}")))?,
@@ -98,11 +112,18 @@ impl HostBuilder {
         let home = self.home.unwrap_or_else(default_home);
         let (kernel, project) = configured_kernel_and_project(&workspace, &home, self.approver)?;
         let follow_lock = self.sources.is_none() && self.code_from.is_none() && self.project_code;
+        let mut skipped = Vec::new();
         let sources = match (self.sources, &self.code_from, self.project_code) {
             (Some(sources), _, _) => sources,
             (None, _, false) => Sources::built_in_only(),
-            (None, Some(dir), true) => Sources::new(dir),
-            (None, None, true) => locked_sources(&kernel, project.overrides)?,
+            (None, Some(dir), true) => Sources::new(dir).map_err(source_failure)?,
+            (None, None, true) => {
+                let (packs, problems) = locked_packs(&kernel, lenient)?;
+                skipped = problems;
+                Sources::with_packs(kernel.scope().workspace(), packs)
+                    .map_err(source_failure)?
+                    .with_overrides(project.overrides)
+            }
         };
         let kernel = Arc::new(kernel);
         let sources = Arc::new(sources);
@@ -111,33 +132,47 @@ impl HostBuilder {
             .enable_all()
             .build()
             .map_err(|e| config(format!("cannot start the async runtime: {e}")))?;
-        Ok(Host {
+        let host = Host {
             kernel,
             sources,
             packs_follow_lock: follow_lock,
             limits: self.limits,
             reads: self.read_before_edit.then(|| Arc::new(ReadLedger::new())),
             current: std::sync::RwLock::new(Arc::new(generation)),
+            reloading: std::sync::Mutex::new(()),
             executor: Some(executor),
-        })
+        };
+        Ok((host, skipped))
     }
 }
 
-/// The project's code with the packs rein.lock pins (verified), and its overrides.
-pub(crate) fn locked_sources(
-    kernel: &Kernel,
-    overrides: std::collections::BTreeMap<String, String>,
-) -> Result<Sources, Failure> {
+/// The packs rein.lock pins, each verified against the lock. Strict: the first problem is the
+/// error. Lenient: a pack with a problem is left out and its problem returned.
+pub(crate) fn locked_packs(kernel: &Kernel, lenient: bool) -> Result<(Vec<PackLayer>, Vec<Failure>), Failure> {
     let scope = kernel.scope();
-    let packs = crate::packs::installed::verified(scope.workspace(), scope.home())?
-        .into_iter()
-        .map(|pack| PackLayer {
-            grant: Arc::new(PackGrant::new(pack.manifest.name.clone(), &pack.manifest.permissions)),
-            name: pack.manifest.name,
-            root: pack.dir,
-        })
-        .collect();
-    Ok(Sources::with_packs(scope.workspace(), packs).with_overrides(overrides))
+    let lock = match crate::packs::lock::Lock::load(scope.workspace()) {
+        Ok(lock) => lock,
+        Err(e) if lenient => return Ok((Vec::new(), vec![config(e.to_string())])),
+        Err(e) => return Err(config(e.to_string())),
+    };
+    let mut packs = Vec::new();
+    let mut problems = Vec::new();
+    for locked in &lock.packs {
+        match crate::packs::installed::verify_one(scope.home(), locked) {
+            Ok(pack) => packs.push(PackLayer {
+                grant: Arc::new(PackGrant::new(pack.manifest.name.clone(), &pack.manifest.permissions)),
+                name: pack.manifest.name,
+                root: pack.dir,
+            }),
+            Err(failure) if lenient => problems.push(failure),
+            Err(failure) => return Err(failure),
+        }
+    }
+    Ok((packs, problems))
+}
+
+fn source_failure(err: super::sources::SourceError) -> Failure {
+    Failure::new(Code::IoError, err.to_string())
 }
 
 /// A kernel with everything home and the project configure: the toolchain, the environment a
