@@ -76,7 +76,7 @@ fn a_tampered_pack_is_refused() {
     .unwrap();
     let (status, out) = rein_json(&ws, &["call", "read_file", r#"{"path":"rein.lock"}"#]);
     assert_eq!((status, out["error"]["code"].as_str()), (1, Some("PACK_TAMPERED")), "{out}");
-    assert!(out["error"]["message"].as_str().unwrap().contains("rein pack update team-kit"));
+    assert!(out["error"]["message"].as_str().unwrap().contains("rein pack sync"));
 }
 
 #[test]

@@ -13,6 +13,7 @@ mod hot_reload;
 mod journal;
 mod lua_api;
 mod mcp_server;
+mod mcp_sessions;
 mod packs;
 mod path_escapes;
 mod per_call;

@@ -138,6 +138,7 @@ impl Gate {
                 }
                 Ok(by)
             }
+            Answer::Refused => Err(denied(by, "a person said no".into())),
             Answer::No if self.approver.is_person() => Err(denied(by, "a person said no".into())),
             Answer::No => {
                 let grant = if request.human_only { None } else { request.rule.as_ref().map(Rule::grant_command) };
