@@ -124,7 +124,11 @@ fn calls_never_fail_during_twenty_reloads() {
 
 /// Every outcome the watcher reports, collected until `quiet` passes without a new one (at
 /// most `limit` in all); panics naming `what` when not even one arrives.
-fn outcomes_until_quiet(rx: &mpsc::Receiver<rein::host::ReloadOutcome>, what: &str, quiet: Duration) -> Vec<rein::host::ReloadOutcome> {
+fn outcomes_until_quiet(
+    rx: &mpsc::Receiver<rein::host::ReloadOutcome>,
+    what: &str,
+    quiet: Duration,
+) -> Vec<rein::host::ReloadOutcome> {
     let first = rx.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| panic!("no reload within 10 s of {what}"));
     let mut all = vec![first];
     while let Ok(next) = rx.recv_timeout(quiet) {

@@ -58,8 +58,12 @@ async fn a_broken_file_keeps_its_old_version_while_a_new_file_is_served() {
     assert!(logs_at(&events, "info").is_empty(), "the error message says it all: {events:?}");
     assert_eq!(session.ok("b", json!({})).await["text"], json!("b"));
     assert_eq!(session.ok("a", json!({})).await["text"], json!("old a"), "a keeps its last good version");
-    let names: Vec<String> =
-        within("tools/list", session.client.list_all_tools()).await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
+    let names: Vec<String> = within("tools/list", session.client.list_all_tools())
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
     assert!(names.contains(&"a".to_string()) && names.contains(&"b".to_string()), "{names:?}");
     session.close().await;
 }

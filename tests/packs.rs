@@ -238,8 +238,9 @@ fn a_pack_from_a_local_git_repository_is_pinned_to_its_commit() {
     let lock = std::fs::read_to_string(ws.path("rein.lock")).unwrap();
     assert!(lock.contains(&second) && !lock.contains(&first), "update moves the lock: {lock}");
     assert_eq!(rein_json(&ws, &["call", "team-kit.greet"]).1["result"], json!({"text": "second commit"}));
-    let leftovers: Vec<_> = std::fs::read_dir(ws.path(".rein/pack-src")).unwrap().collect();
-    assert!(leftovers.is_empty(), "checkouts are removed once installed");
+    let leftovers: Vec<_> = std::fs::read_dir(ws.home.join("packs/.fetch")).unwrap().collect();
+    assert!(leftovers.is_empty(), "checkouts are removed once installed: {leftovers:?}");
+    assert!(!ws.path(".rein/pack-src").exists(), "nothing is cloned into the workspace");
 }
 
 #[test]

@@ -15,6 +15,7 @@ mod lua_api;
 mod mcp_server;
 mod mcp_sessions;
 mod packs;
+mod packs_from_lock;
 mod path_escapes;
 mod per_call;
 mod proc_api;

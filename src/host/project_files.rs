@@ -62,7 +62,8 @@ pub fn is_top_level_in(rel: &str, folder: &str) -> bool {
 
 /// Whether a path relative to the project is Lua code rein loads (`.lua` under a code folder).
 pub fn is_code_file(rel: &str) -> bool {
-    rel.ends_with(".lua") && CODE_FOLDERS.iter().any(|folder| rel.strip_prefix(folder).is_some_and(|r| r.starts_with('/')))
+    rel.ends_with(".lua")
+        && CODE_FOLDERS.iter().any(|folder| rel.strip_prefix(folder).is_some_and(|r| r.starts_with('/')))
 }
 
 /// Reads one project file now: its text, or None when it no longer exists.
@@ -97,7 +98,8 @@ mod tests {
     #[test]
     fn reads_code_folders_only_and_tells_tools_from_modules() {
         let dir = tempfile::tempdir().unwrap();
-        for (rel, text) in [("tools/a.lua", "a"), ("tools/lib/m.lua", "m"), ("prelude/p.lua", "p"), ("src/x.lua", "x")] {
+        for (rel, text) in [("tools/a.lua", "a"), ("tools/lib/m.lua", "m"), ("prelude/p.lua", "p"), ("src/x.lua", "x")]
+        {
             std::fs::create_dir_all(dir.path().join(rel).parent().unwrap()).unwrap();
             std::fs::write(dir.path().join(rel), text).unwrap();
         }

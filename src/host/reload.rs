@@ -235,7 +235,8 @@ fn load_failures(old: &Generation, candidate: &Generation, plan: &Plan) -> Vec<(
         let Some(Some(text)) = plan.changes.get(rel) else { continue };
         let chunk = Chunk { label: rel.clone(), text: text.clone() };
         if let Err(err) = compile(candidate.runtime.lua(), &chunk) {
-            failures.push((vec![rel.clone()], crate::lua::failure::from_mlua_error(candidate.runtime.lua(), &err).message));
+            failures
+                .push((vec![rel.clone()], crate::lua::failure::from_mlua_error(candidate.runtime.lua(), &err).message));
         }
     }
     for problem in &candidate.registry.problems {

@@ -75,7 +75,10 @@ enum Layer {
     Embedded,
     Pack(PackLayer),
     /// The project's own code, as read for this generation.
-    Project { root: PathBuf, files: Arc<ProjectFiles> },
+    Project {
+        root: PathBuf,
+        files: Arc<ProjectFiles>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -189,9 +192,9 @@ impl Sources {
                         .filter(|(rel, _)| is_top_level_in(rel, folder))
                         .map(|(rel, text)| embedded_file(rel, text)),
                 ),
-                Layer::Project { files: project, .. } => files.extend(
-                    project.top_level(folder).map(|(rel, text)| project_file(rel, text.to_string())),
-                ),
+                Layer::Project { files: project, .. } => {
+                    files.extend(project.top_level(folder).map(|(rel, text)| project_file(rel, text.to_string())))
+                }
                 Layer::Pack(pack) => files.extend(
                     dir_lua_files(Origin::Pack, &pack.root, folder)?.into_iter().map(|f| in_pack(f, &pack.name)),
                 ),

@@ -113,7 +113,11 @@ fn next_burst(rx: &mpsc::Receiver<PathBuf>) -> Option<Vec<PathBuf>> {
 
 /// The project files among `paths` that rein loads, relative to `root`. A code folder that
 /// appeared is watched from now on, and every Lua file in it counts.
-fn changed_files(paths: &[PathBuf], root: &Path, notifier: &std::sync::Weak<Mutex<notify::RecommendedWatcher>>) -> Vec<String> {
+fn changed_files(
+    paths: &[PathBuf],
+    root: &Path,
+    notifier: &std::sync::Weak<Mutex<notify::RecommendedWatcher>>,
+) -> Vec<String> {
     let mut files = Vec::new();
     for path in paths {
         let Ok(rel) = path.strip_prefix(root) else { continue };

@@ -102,7 +102,9 @@ mod tests {
         let log = ClientLog::default();
         assert!(log.wants(LoggingLevel::Info) && !log.wants(LoggingLevel::Debug));
         log.set_level(LoggingLevel::Error);
-        assert!(!log.wants(LoggingLevel::Warning) && log.wants(LoggingLevel::Error) && log.wants(LoggingLevel::Emergency));
+        assert!(
+            !log.wants(LoggingLevel::Warning) && log.wants(LoggingLevel::Error) && log.wants(LoggingLevel::Emergency)
+        );
         log.set_level(LoggingLevel::Debug);
         assert!(log.wants(LoggingLevel::Debug));
     }

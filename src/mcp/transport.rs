@@ -116,7 +116,11 @@ impl<R: AsyncRead + Unpin + Send> LineTransport<R> {
             let message = format!(
                 "message too large: over the limit of {} bytes{} per message; it was not read",
                 self.limit,
-                if self.limit >= 1024 * 1024 { format!(" ({} MiB)", self.limit / (1024 * 1024)) } else { String::new() }
+                if self.limit >= 1024 * 1024 {
+                    format!(" ({} MiB)", self.limit / (1024 * 1024))
+                } else {
+                    String::new()
+                }
             );
             tracing::warn!("{message}");
             self.answer_error(id, INVALID_REQUEST, message, Some(json!({"limit_bytes": self.limit})));
@@ -131,8 +135,15 @@ impl<R: AsyncRead + Unpin + Send> LineTransport<R> {
         let parsed = serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text);
         let outcome = match parsed {
             Ok(message) => Line::Message(Box::new(message)),
-            Err(e) if matches!(e.classify(), serde_json::error::Category::Syntax | serde_json::error::Category::Eof) => {
-                self.answer_error(Value::Null, PARSE_ERROR, format!("Parse error: the message is not valid JSON ({e})"), None);
+            Err(e)
+                if matches!(e.classify(), serde_json::error::Category::Syntax | serde_json::error::Category::Eof) =>
+            {
+                self.answer_error(
+                    Value::Null,
+                    PARSE_ERROR,
+                    format!("Parse error: the message is not valid JSON ({e})"),
+                    None,
+                );
                 Line::Handled
             }
             Err(e) => {
@@ -165,7 +176,9 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
         let sent = match (&self.output, serde_json::to_vec(&item)) {
             (Some(output), Ok(mut bytes)) => {
                 bytes.push(b'\n');
-                output.send(bytes).map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the client is gone"))
+                output
+                    .send(bytes)
+                    .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the client is gone"))
             }
             (None, _) => Err(std::io::Error::new(std::io::ErrorKind::NotConnected, "the transport is closed")),
             (_, Err(e)) => Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)),
