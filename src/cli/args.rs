@@ -141,9 +141,15 @@ pub enum RunsAction {
 
 #[derive(Debug, Subcommand)]
 pub enum PackAction {
-    /// Install a pack from a folder (shows its permissions; a person confirms at the terminal).
+    /// Install a pack from a folder or a git repository (https://, ssh://, user@host:path,
+    /// or a local clone; `@rev` for a tag, branch or commit) and pin it in rein.lock. Shows
+    /// its permissions; a person confirms at the terminal.
     Add { source: String },
-    /// Reinstall packs from their recorded source and move their rein.lock entries.
+    /// Install exactly the commits and hashes rein.lock pins into this rein home (a
+    /// teammate's first step). Never moves the lock; a person confirms at the terminal.
+    Sync,
+    /// Fetch packs again from their recorded source and move their rein.lock entries; shows
+    /// what changed in their permissions first.
     Update { name: Option<String> },
     /// Stop using a pack in this project.
     Remove { name: String },

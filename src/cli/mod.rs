@@ -28,15 +28,21 @@ fn watch(host: Host, out: &Output) -> u8 {
     let host = Arc::new(host);
     let json = out.json;
     let watcher = host.watch(move |outcome| {
+        if outcome.files.is_empty() {
+            return;
+        }
         if json {
             println!("{}", json!({"reload": outcome}));
-        } else if outcome.applied {
+            return;
+        }
+        if outcome.applied {
             println!(
-                "generation {}: reloaded {:?} (added {:?}, removed {:?})",
-                outcome.generation, outcome.files, outcome.added, outcome.removed
+                "generation {}: loaded {:?} (added {:?}, removed {:?})",
+                outcome.generation, outcome.loaded, outcome.added, outcome.removed
             );
-        } else {
-            eprintln!("kept generation {}: {}", outcome.generation, outcome.problems.join("; "));
+        }
+        for kept in &outcome.kept {
+            eprintln!("kept {} ({:?}): {}", kept.file, kept.serving, kept.problem);
         }
     });
     let _watcher = match watcher {
