@@ -41,6 +41,7 @@ fn install(ws: &Workspace, source: &Path) -> String {
             source.display()
         ),
     );
+    crate::common::approve_policy(ws);
     sha
 }
 
@@ -133,8 +134,10 @@ fn update_moves_the_lock_and_remove_drops_the_pack() {
     let lock = std::fs::read_to_string(ws.path("rein.lock")).unwrap();
     assert!(!lock.contains(&first) && lock.contains(&content_hash(&source).unwrap()), "{lock}");
     assert_eq!(rein_json(&ws, &["call", "team-kit.greet"]).1["result"], json!({"text": "hello from version two"}));
-    let (status, out) = rein_json(&ws, &["pack", "remove", "team-kit"]);
-    assert_eq!(status, 0, "{out}");
+    let (_, out) = rein_json(&ws, &["pack", "remove", "team-kit"]);
+    assert_eq!(out["error"]["code"], json!("APPROVAL_REQUIRED"), "changing rein.lock needs a person: {out}");
+    let screen = pack_cli(&ws, "remove team-kit", "yes\n");
+    assert!(screen.contains("\"removed\":\"team-kit\""), "{screen}");
     assert_eq!(rein_json(&ws, &["call", "team-kit.greet"]).1["error"]["code"], json!("TOOL_NOT_FOUND"));
     assert!(!std::fs::read_to_string(ws.path("rein.toml")).unwrap().contains("team-kit ="));
 }
@@ -319,6 +322,9 @@ fn a_pack_tool_overrides_a_built_in_only_where_rein_toml_says_so() {
     let (_, out) = rein_json(&ws, &["call", "list_dir"]);
     assert!(out["result"]["entries"].is_array(), "the built-in still answers: {out}");
     ws.file("rein.toml", "[overrides]\nlist_dir = \"team-kit.list_dir\"\n");
+    let (_, out) = rein_json(&ws, &["call", "list_dir"]);
+    assert!(out["result"]["entries"].is_array(), "a hand-edited override waits for a person: {out}");
+    crate::common::approve_policy(&ws);
     let (_, out) = rein_json(&ws, &["call", "list_dir"]);
     assert_eq!(out["result"], json!({"team": true}));
     let (_, tools) = rein_json(&ws, &["tools"]);

@@ -191,9 +191,12 @@ fn writes_into_git_and_rein_folders_are_refused_as_protected() {
         assert_scope_refusal(&error, "write", "protected", path);
     }
     before.assert_unchanged("writes into protected folders");
-    // Reading them is fine, and a nested .git is an ordinary folder.
+    // Reading them is fine; a nested repository's .git is protected too (its config can run
+    // commands), while names that merely start alike are not.
     assert!(ws.ok("read_file", &json!({"path": ".git/config"}))["content"].as_str().unwrap().contains("bare"));
-    ws.ok("write_file", &json!({"path": "src/.git/notes.txt", "content": "ok\n"}));
+    let error =
+        ws.refused("write_file", &json!({"path": "vendor/lib/.git/config", "content": "x"}), "APPROVAL_REQUIRED");
+    assert_scope_refusal(&error, "write", "protected", "vendor/lib/.git/config");
     ws.ok("write_file", &json!({"path": ".github/workflows/ci.yml", "content": "ok\n"}));
 }
 

@@ -60,6 +60,7 @@ fn install_pack(ws: &Workspace) {
             source.display()
         ),
     );
+    crate::common::approve_policy(ws);
 }
 
 fn journal_entries(ws: &Workspace) -> Vec<Value> {

@@ -1,10 +1,12 @@
-//! `rein approvals list|grant|revoke`: the rules in home approvals.toml. Granting changes what
-//! agents may do, so a person must confirm it at the terminal; rein never grants headless.
+//! `rein approvals list|grant|revoke|policy`: the rules in home approvals.toml, and the
+//! project's policy files as a person approved them. Both change what agents may do, so a
+//! person must confirm at the terminal; rein never grants headless.
 
 use std::path::Path;
 
 use serde_json::json;
 
+use rein::host::policy_files;
 use rein::kernel::policy::{Rule, RuleFile};
 use rein::kernel::Access;
 use rein::{Code, Failure};
@@ -12,7 +14,7 @@ use rein::{Code, Failure};
 use super::args::ApprovalsAction;
 use super::output::Output;
 
-pub fn run(home: &Path, action: &ApprovalsAction, out: &Output) -> u8 {
+pub fn run(workspace: &Path, home: &Path, action: &ApprovalsAction, out: &Output) -> u8 {
     let path = home.join("approvals.toml");
     let result = match action {
         ApprovalsAction::List => list(&path),
@@ -20,14 +22,49 @@ pub fn run(home: &Path, action: &ApprovalsAction, out: &Output) -> u8 {
             grant(home, &path, glob.as_deref(), access.as_deref(), command)
         }
         ApprovalsAction::Revoke { number } => revoke(&path, *number),
+        ApprovalsAction::Policy => policy(workspace, home),
     };
     match result {
         Ok(value) if out.json => out.success(&value),
+        Ok(value) if matches!(action, ApprovalsAction::Policy) => {
+            print_policy(&value);
+            0
+        }
         Ok(value) => {
             print_rules(&value);
             0
         }
         Err(failure) => out.failure(&failure),
+    }
+}
+
+/// Shows what of rein.toml and rein.lock waits for a person, and approves it when they say yes.
+fn policy(workspace: &Path, home: &Path) -> Result<serde_json::Value, Failure> {
+    let workspace = std::fs::canonicalize(workspace).map_err(|e| {
+        Failure::new(Code::InvalidConfig, format!("workspace {} cannot be used: {e}", workspace.display()))
+    })?;
+    let files = policy_files::load(&workspace, home)?;
+    if files.pending.is_empty() {
+        return Ok(json!({"pending": [], "approved": []}));
+    }
+    let question = format!(
+        "The project's policy files changed in ways a person has not approved:\n  {}\nApprove rein.toml and rein.lock of {} as they are now?",
+        files.pending.join("\n  "),
+        workspace.display()
+    );
+    super::prompt::confirm(&question, "approving the project's policy files")
+        .map_err(|failure| failure.with_details(json!({"pending": files.pending})))?;
+    policy_files::approve_current(&workspace, home)?;
+    Ok(json!({"pending": [], "approved": files.pending}))
+}
+
+fn print_policy(value: &serde_json::Value) {
+    let approved = value["approved"].as_array().cloned().unwrap_or_default();
+    if approved.is_empty() {
+        println!("rein.toml and rein.lock are served as they are; nothing waits for approval");
+    }
+    for change in approved {
+        println!("approved: {}", change.as_str().unwrap_or_default());
     }
 }
 

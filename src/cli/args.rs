@@ -122,7 +122,13 @@ pub enum ApprovalsAction {
         command: Vec<String>,
     },
     /// Remove rule N (as numbered by `list`).
-    Revoke { number: usize },
+    Revoke {
+        /// The rule's number, as `rein approvals list` shows it.
+        number: usize,
+    },
+    /// Review the project's rein.toml and rein.lock changes that wait for a person, and approve
+    /// them (at a terminal). Until then rein serves the versions a person approved.
+    Policy,
 }
 
 #[derive(Debug, Subcommand)]

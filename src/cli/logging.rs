@@ -1,4 +1,5 @@
 //! Logs go to stderr only: stdout belongs to results (and to the protocol, for `rein serve`).
+//! Never a secret: see the rmcp cap below.
 
 use std::io::IsTerminal;
 
@@ -12,6 +13,9 @@ pub fn init(verbose: u8) {
         _ => "trace",
     };
     let filter = EnvFilter::try_from_env("REIN_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    // rmcp logs whole requests and results at debug, tool arguments (passwords) included;
+    // rein logs what a call did itself, with secrets scrubbed.
+    let filter = filter.add_directive("rmcp=info".parse().expect("a valid directive"));
     // Colours only on a terminal: MCP clients keep a server's stderr in their log files.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)

@@ -64,7 +64,8 @@ pub fn run(cli: Cli) -> u8 {
     }
     if let Command::Approvals { action } = &cli.command {
         let home = cli.home.clone().unwrap_or_else(rein::host::default_home);
-        return approvals::run(&home, action, &out);
+        let workspace = cli.workspace.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
+        return approvals::run(&workspace, &home, action, &out);
     }
     if let Command::Serve { .. } = &cli.command {
         return serve::run(&cli);
@@ -73,6 +74,9 @@ pub fn run(cli: Cli) -> u8 {
         Ok(host) => host,
         Err(failure) => return out.failure(&failure),
     };
+    for pending in host.policy_pending() {
+        eprintln!("warning: {pending}; rein serves the approved policy until a person runs `rein approvals policy`");
+    }
     match &cli.command {
         Command::Tools => tools(&host, &out),
         Command::Call { tool, args } => call(&host, &out, tool, args.as_deref()),
@@ -197,9 +201,12 @@ fn check(host: &Host, out: &Output) -> u8 {
 fn doctor(host: &Host, out: &Output) -> u8 {
     let reports = host.doctor();
     if out.json {
-        return out.success(&json!({"programs": reports}));
+        return out.success(&json!({"programs": reports, "policy_pending": host.policy_pending()}));
     }
     render::doctor(&reports);
+    for pending in host.policy_pending() {
+        println!("policy        waiting for a person (`rein approvals policy`): {pending}");
+    }
     0
 }
 

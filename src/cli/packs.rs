@@ -5,6 +5,10 @@ use std::path::Path;
 
 use serde_json::json;
 
+use std::sync::Arc;
+
+use rein::host::policy_files;
+use rein::kernel::policy::{Answer, ApprovalRequest, Approver};
 use rein::kernel::{Actor, Call, Kernel};
 use rein::packs::git::{fetch, Fetched, Source};
 use rein::packs::install::{install, plan, Plan};
@@ -36,6 +40,42 @@ pub fn run(kernel: &Kernel, action: &PackAction, out: &Output) -> u8 {
 /// `rein pack`, run by a person at the terminal.
 fn person() -> Call {
     Call::new().acting_as(Actor::new("rein pack", None))
+}
+
+/// The person confirmed this `rein pack` command at the terminal a moment ago; the writes to
+/// the project's policy files it makes are theirs.
+struct Confirmed;
+
+impl Approver for Confirmed {
+    fn answer(&self, _: &ApprovalRequest) -> Answer {
+        Answer::Once
+    }
+
+    fn name(&self) -> &'static str {
+        "person (confirmed `rein pack`)"
+    }
+
+    fn is_person(&self) -> bool {
+        true
+    }
+}
+
+/// Writes a policy file (rein.lock, rein.toml) after the person confirmed, and records it in
+/// home as the version they approved.
+fn write_policy_file(kernel: &Kernel, file: &str, text: &str) -> Result<(), Failure> {
+    let scope = kernel.scope();
+    // Rewriting a file that holds changes nobody approved would approve them unseen.
+    let pending = policy_files::load(scope.workspace(), scope.home())?.pending;
+    if !pending.is_empty() {
+        return Err(Failure::new(
+            Code::ApprovalRequired,
+            "rein.toml or rein.lock has changes a person has not approved; review them with `rein approvals policy` first",
+        )
+        .with_details(json!({"pending": pending})));
+    }
+    let confirmed = rein::host::configured_kernel(scope.workspace(), scope.home(), Arc::new(Confirmed))?;
+    confirmed.write(&person(), file, text.as_bytes(), None)?;
+    policy_files::record(scope.workspace(), scope.home(), file, Some(text))
 }
 
 fn workspace(kernel: &Kernel) -> &Path {
@@ -124,7 +164,7 @@ fn record(kernel: &Kernel, plan: &Plan, commit: Option<String>) -> Result<(), Fa
         commit,
         sha256: plan.sha256.clone(),
     });
-    kernel.write(&person(), "rein.lock", lock.to_toml().as_bytes(), None)?;
+    write_policy_file(kernel, "rein.lock", &lock.to_toml())?;
     edit_rein_toml(kernel, |packs| {
         packs.insert(&plan.manifest.name, toml_edit::value(plan.source.clone()));
     })
@@ -139,7 +179,7 @@ fn edit_rein_toml(kernel: &Kernel, change: impl FnOnce(&mut toml_edit::Table)) -
         return Err(Failure::new(Code::InvalidConfig, "rein.toml: `packs` must be a table"));
     };
     change(packs);
-    kernel.write(&person(), "rein.toml", doc.to_string().as_bytes(), None)?;
+    write_policy_file(kernel, "rein.toml", &doc.to_string())?;
     Ok(())
 }
 
@@ -149,7 +189,11 @@ fn remove(kernel: &Kernel, name: &str) -> Result<serde_json::Value, Failure> {
         return Err(Failure::new(Code::InvalidArgs, format!("no pack {name:?} in rein.lock")));
     }
     lock.packs.retain(|p| p.name != name);
-    kernel.write(&person(), "rein.lock", lock.to_toml().as_bytes(), None)?;
+    super::prompt::confirm(
+        &format!("Stop using pack {name} in {}?", workspace(kernel).display()),
+        "changing the project's rein.lock",
+    )?;
+    write_policy_file(kernel, "rein.lock", &lock.to_toml())?;
     edit_rein_toml(kernel, |packs| {
         packs.remove(name);
     })?;

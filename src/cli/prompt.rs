@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 
-use rein::kernel::policy::{Answer, ApprovalRequest, Approver};
+use rein::kernel::policy::{Answer, ApprovalRequest, Approver, Asked};
 use rein::{Code, Failure};
 
 /// Asks the person at the controlling terminal (`/dev/tty`), so piped stdin/stdout and an
@@ -23,7 +23,7 @@ impl Approver for TerminalPrompt {
             return Answer::No;
         };
         let Ok(mut out) = tty.try_clone() else { return Answer::No };
-        let choices = if request.human_only || request.rule.is_none() {
+        let choices = if !offers_more(request) {
             "[y]es once / [n]o"
         } else {
             "[y]es once / [n]o / [a]lways this session / [p]ersist as a rule"
@@ -46,12 +46,16 @@ impl Approver for TerminalPrompt {
     }
 }
 
+/// "Always" and "persist" are offered only where anyone may answer and a rule can say so.
+fn offers_more(request: &ApprovalRequest) -> bool {
+    request.who == Asked::Anyone && request.rule.is_some()
+}
+
 fn parse_answer(line: &str, request: &ApprovalRequest) -> Answer {
-    let offers_more = !request.human_only && request.rule.is_some();
     match line.trim().to_ascii_lowercase().as_str() {
         "y" | "yes" => Answer::Once,
-        "a" | "always" if offers_more => Answer::Session,
-        "p" | "persist" if offers_more => Answer::Persist,
+        "a" | "always" if offers_more(request) => Answer::Session,
+        "p" | "persist" if offers_more(request) => Answer::Persist,
         _ => Answer::No,
     }
 }
@@ -86,9 +90,10 @@ mod tests {
     use super::*;
     use rein::kernel::policy::Rule;
 
-    fn request(human_only: bool) -> ApprovalRequest {
+    fn request(person_only: bool) -> ApprovalRequest {
         let rule = Some(Rule::for_command("hdc", vec!["install".into()]));
-        ApprovalRequest { what: "hdc install".into(), why: "device".into(), human_only, rule }
+        let who = if person_only { Asked::Person } else { Asked::Anyone };
+        ApprovalRequest { what: "hdc install".into(), why: "device".into(), who, rule }
     }
 
     #[test]

@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::config::{HomeConfig, ProjectConfig};
+use super::config::HomeConfig;
 use super::generation::Generation;
+use super::policy_files::{self, PolicyFiles};
 use super::sources::{PackLayer, Sources};
 use super::Host;
 use crate::error::{Code, Failure};
@@ -97,13 +98,13 @@ impl HostBuilder {
             None => std::env::current_dir().map_err(|e| config(format!("cannot read the current directory: {e}")))?,
         };
         let home = self.home.unwrap_or_else(default_home);
-        let (kernel, project) = configured_kernel_and_project(&workspace, &home, self.approver)?;
+        let (kernel, policy) = configured_kernel_and_policy(&workspace, &home, self.approver)?;
         let follow_lock = self.sources.is_none() && self.code_from.is_none() && self.project_code;
         let sources = match (self.sources, &self.code_from, self.project_code) {
             (Some(sources), _, _) => sources,
             (None, _, false) => Sources::built_in_only(),
             (None, Some(dir), true) => Sources::new(dir),
-            (None, None, true) => locked_sources(&kernel, project.overrides)?,
+            (None, None, true) => locked_sources(&kernel, &policy)?,
         };
         let kernel = Arc::new(kernel);
         let sources = Arc::new(sources);
@@ -118,19 +119,18 @@ impl HostBuilder {
             packs_follow_lock: follow_lock,
             limits: self.limits,
             reads: self.read_before_edit.then(|| Arc::new(ReadLedger::new())),
+            policy_pending: policy.pending,
             current: std::sync::RwLock::new(Arc::new(generation)),
             executor: Some(executor),
         })
     }
 }
 
-/// The project's code with the packs rein.lock pins (verified), and its overrides.
-pub(crate) fn locked_sources(
-    kernel: &Kernel,
-    overrides: std::collections::BTreeMap<String, String>,
-) -> Result<Sources, Failure> {
+/// The project's code with the packs the approved rein.lock pins (verified), and the approved
+/// overrides.
+pub(crate) fn locked_sources(kernel: &Kernel, policy: &PolicyFiles) -> Result<Sources, Failure> {
     let scope = kernel.scope();
-    let packs = crate::packs::installed::verified(scope.workspace(), scope.home())?
+    let packs = crate::packs::installed::verified(&policy.lock, scope.home())?
         .into_iter()
         .map(|pack| PackLayer {
             grant: Arc::new(PackGrant::new(pack.manifest.name.clone(), &pack.manifest.permissions)),
@@ -138,36 +138,36 @@ pub(crate) fn locked_sources(
             root: pack.dir,
         })
         .collect();
-    Ok(Sources::with_packs(scope.workspace(), packs).with_overrides(overrides))
+    Ok(Sources::with_packs(scope.workspace(), packs).with_overrides(policy.config.overrides.clone()))
 }
 
 /// A kernel with everything home and the project configure: the toolchain, the environment a
 /// person lets through, the approval rules, the project's deny rules, and `approver`.
 pub fn configured_kernel(workspace: &Path, home: &Path, approver: Arc<dyn Approver>) -> Result<Kernel, Failure> {
-    configured_kernel_and_project(workspace, home, approver).map(|(kernel, _)| kernel)
+    configured_kernel_and_policy(workspace, home, approver).map(|(kernel, _)| kernel)
 }
 
-/// [`configured_kernel`], and the project's rein.toml it read (for the packs it overrides).
-fn configured_kernel_and_project(
+/// [`configured_kernel`], and the project's policy files it read (as a person approved them).
+pub(crate) fn configured_kernel_and_policy(
     workspace: &Path,
     home: &Path,
     approver: Arc<dyn Approver>,
-) -> Result<(Kernel, ProjectConfig), Failure> {
+) -> Result<(Kernel, PolicyFiles), Failure> {
     let kernel = Kernel::new(workspace, home).map_err(|e| config(e.to_string()))?;
     let home_config = HomeConfig::load(kernel.scope().home())?;
     let env = |name: &str| std::env::var(name).ok();
     let toolchain = toolchain::discover(&home_config.toolchain, &home_config.programs, &env);
     let rules_path = kernel.scope().home().join("approvals.toml");
     let rules = RuleFile::load(&rules_path).map_err(|e| config(e.to_string()))?;
-    let project = ProjectConfig::load(kernel.scope().workspace())?;
-    let gate = Gate::new(approver, rules_path, rules, project.deny.clone());
+    let policy = policy_files::load(kernel.scope().workspace(), kernel.scope().home())?;
+    let gate = Gate::new(approver, rules_path, rules, policy.config.deny.clone());
     let spawn = SpawnSettings {
         toolchain,
         pass_env: home_config.spawn.pass_env,
         signing: SigningSecrets::new(home_config.signing),
     };
     let kernel = kernel.with_spawn(spawn).with_gate(gate);
-    Ok((kernel, project))
+    Ok((kernel, policy))
 }
 
 /// `REIN_HOME`, else `~/.rein`.

@@ -112,9 +112,16 @@ pub struct ProjectConfig {
 }
 
 impl ProjectConfig {
+    /// The workspace's rein.toml as it is on disk (see `policy_files` for what is served).
     pub fn load(workspace: &Path) -> Result<ProjectConfig, ConfigError> {
-        let Some(text) = read(&workspace.join("rein.toml"))? else { return Ok(ProjectConfig::default()) };
-        let config: ProjectConfig = toml::from_str(&text).map_err(|e| ConfigError::Project { why: e.to_string() })?;
+        match read(&workspace.join("rein.toml"))? {
+            Some(text) => ProjectConfig::parse(&text),
+            None => Ok(ProjectConfig::default()),
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<ProjectConfig, ConfigError> {
+        let config: ProjectConfig = toml::from_str(text).map_err(|e| ConfigError::Project { why: e.to_string() })?;
         for rule in &config.deny {
             rule.check().map_err(|e| ConfigError::Project { why: e.to_string() })?;
         }
@@ -171,7 +178,7 @@ mod tests {
         std::fs::write(dir.path().join("rein.toml"), "[[deny]]\nprogram = \"hdc\"\nargs = [\"uninstall\"]\n").unwrap();
         let config = ProjectConfig::load(dir.path()).unwrap();
         let a: Vec<String> = vec!["uninstall".into(), "com.x".into()];
-        assert!(config.deny.iter().any(|r| r.matches(&Subject::Spawn { program: "hdc", args: &a })));
+        assert!(config.deny.iter().any(|r| r.denies(&Subject::Spawn { program: "hdc", args: &a })));
         std::fs::write(dir.path().join("rein.toml"), "[[rule]]\nprogram = \"hdc\"\n").unwrap();
         assert!(ProjectConfig::load(dir.path()).unwrap_err().to_string().contains("may only add [[deny]]"));
         std::fs::write(dir.path().join("rein.toml"), "[[allow]]\nprogram = \"hdc\"\n").unwrap();

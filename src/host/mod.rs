@@ -18,6 +18,7 @@ pub mod checks;
 pub mod config;
 pub mod doctor;
 mod generation;
+pub mod policy_files;
 pub mod registry;
 mod reload;
 pub mod sources;
@@ -49,6 +50,8 @@ pub struct Host {
     limits: Limits,
     /// This host's session: what it read, when changes need an earlier read.
     reads: Option<Arc<ReadLedger>>,
+    /// Changes to rein.toml and rein.lock a person has not approved (not served).
+    policy_pending: Vec<String>,
     /// The tools and recipes being served; a successful reload swaps in a new generation while
     /// calls in flight finish on the one they started with.
     current: std::sync::RwLock<Arc<Generation>>,
@@ -103,6 +106,12 @@ impl Host {
 
     pub fn recipes(&self) -> Vec<ToolInfo> {
         self.generation().registry.recipes.values().map(|r| r.info.clone()).collect()
+    }
+
+    /// Changes to the project's rein.toml and rein.lock that wait for a person
+    /// (`rein approvals policy`); until then rein serves the approved versions.
+    pub fn policy_pending(&self) -> &[String] {
+        &self.policy_pending
     }
 
     /// Tool and recipe files that failed to load or clash.
@@ -166,12 +175,7 @@ impl Host {
         opts: RecipeOptions,
         progress: &dyn Progress,
     ) -> Result<Report, Failure> {
-        let generation = self.generation();
-        let entry = generation.recipe_entry(name)?;
-        let _turn = generation.gate.lock().await;
-        let call = self.new_call().acting_as(entry.actor.clone());
-        let engine = Engine { runtime: &generation.runtime, kernel: &self.kernel, spec: &entry.spec, progress, call };
-        engine.run(args, opts).await
+        self.run_recipe_with(self.new_call(), name, args, opts, progress).await
     }
 
     /// Calls a tool with a JSON object of arguments. Blocks; use [`Host::call_async`] from
@@ -199,7 +203,25 @@ impl Host {
             .with_details(json!({"tool": name, "file": problem.file})));
         }
         let _turn = generation.gate.lock().await;
-        generation.runtime.call(&call, name, &args).await
+        let result = generation.runtime.call(&call, name, &args).await;
+        scrubbed(&call, result)
+    }
+
+    /// Runs a recipe as part of `call` (from [`Host::new_call`]).
+    pub async fn run_recipe_with(
+        &self,
+        call: Call,
+        name: &str,
+        args: Value,
+        opts: RecipeOptions,
+        progress: &dyn Progress,
+    ) -> Result<Report, Failure> {
+        let generation = self.generation();
+        let entry = generation.recipe_entry(name)?;
+        let _turn = generation.gate.lock().await;
+        let call = call.acting_as(entry.actor.clone());
+        let engine = Engine { runtime: &generation.runtime, kernel: &self.kernel, spec: &entry.spec, progress, call };
+        engine.run(args, opts).await
     }
 
     fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
@@ -213,5 +235,21 @@ impl Host {
             )));
         }
         Ok(())
+    }
+}
+
+/// A result or failure with the call's secret values replaced.
+fn scrubbed(call: &Call, result: Result<Value, Failure>) -> Result<Value, Failure> {
+    let secrets = call.secrets();
+    match result {
+        Ok(mut value) => {
+            secrets.scrub_json(&mut value);
+            Ok(value)
+        }
+        Err(mut failure) => {
+            failure.message = secrets.scrub(&failure.message);
+            secrets.scrub_json(&mut failure.details);
+            Err(failure)
+        }
     }
 }

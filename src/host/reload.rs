@@ -78,7 +78,11 @@ impl Host {
         if !self.packs_follow_lock || !files.iter().any(|f| f == "rein.lock") {
             return Ok(old.sources.clone());
         }
-        Ok(Arc::new(super::builder::locked_sources(&self.kernel, old.sources.overrides().clone())?))
+        let scope = self.kernel.scope();
+        let mut policy = super::policy_files::load(scope.workspace(), scope.home())?;
+        // A reload follows rein.lock; rein.toml is read at start.
+        policy.config.overrides = old.sources.overrides().clone();
+        Ok(Arc::new(super::builder::locked_sources(&self.kernel, &policy)?))
     }
 
     /// The checks of every changed tool (of every tool when prelude/ changed).

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use super::files::ReadLedger;
 use super::journal::Entry;
 pub use super::policy::packs::PackGrant;
+use super::secrets::Secrets;
 
 /// Who hears about each program a call starts and ends (an MCP request's progress).
 pub type ProgressSink = Arc<dyn Fn(&str) + Send + Sync>;
@@ -42,6 +43,9 @@ pub struct Call {
     capture: Option<Arc<Mutex<Vec<Entry>>>>,
     progress: Option<ProgressSink>,
     reads: Option<Arc<ReadLedger>>,
+    /// Shared by the whole tree of calls: a secret one tool received stays out of what its
+    /// callers show too.
+    secrets: Arc<Secrets>,
 }
 
 impl std::fmt::Debug for Call {
@@ -148,6 +152,11 @@ impl Call {
 
     pub(crate) fn reads(&self) -> Option<&ReadLedger> {
         self.reads.as_deref()
+    }
+
+    /// The values this call tree must never show (add the arguments tools declare secret).
+    pub fn secrets(&self) -> &Secrets {
+        &self.secrets
     }
 }
 

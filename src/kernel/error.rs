@@ -95,7 +95,10 @@ fn access_verb(access: Access) -> &'static str {
 fn approval_hint(class: PathClass) -> &'static str {
     match class {
         PathClass::Protected => {
-            "rein keeps .git/ and .rein/ for itself and git; change them with git or rein's own commands."
+            "rein keeps .git/ folders and .rein/ for git and itself; change them with git or rein's own commands."
+        }
+        PathClass::Policy => {
+            "rein.toml and rein.lock are the project's policy: a person changes them (`rein pack`, or by hand and then `rein approvals policy` at a terminal)."
         }
         PathClass::Home => "rein's home holds its permissions; only a person at a terminal may change it.",
         _ => "Work inside the workspace, or start rein with --workspace set to the project that holds this path.",
@@ -107,7 +110,7 @@ fn grant_hint(grant: Option<&str>) -> String {
         Some(grant) => {
             format!(" Nobody could be asked here: a person can allow it with `{grant}`, or run rein with --yes.")
         }
-        None => " Only a person at an interactive prompt can allow it; not --yes, not a rule.".to_string(),
+        None => " Only a person can allow it, answering rein's question (at its terminal prompt, or for workspace files through the MCP client); not --yes, not a rule.".to_string(),
     }
 }
 

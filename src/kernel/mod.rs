@@ -18,6 +18,7 @@ pub mod journal;
 pub mod policy;
 pub mod process;
 pub mod scope;
+pub mod secrets;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -36,6 +37,8 @@ use policy::gate::Gate;
 #[derive(Debug, Clone)]
 pub struct Kernel {
     scope: Scope,
+    /// The workspace, held open: every file operation in it starts here.
+    root: Arc<files::dir::Dir>,
     spawn: SpawnSettings,
     gate: Arc<Gate>,
     journal: Arc<Journal>,
@@ -46,8 +49,12 @@ impl Kernel {
     /// nobody to ask: every `Ask` is refused (see [`Kernel::with_gate`]).
     pub fn new(workspace: &Path, home: &Path) -> Result<Kernel, KernelError> {
         let scope = Scope::new(workspace, home)?;
-        let journal = Arc::new(Journal::new(scope.workspace()));
-        Ok(Kernel { scope, spawn: SpawnSettings::default(), gate: Arc::new(Gate::headless()), journal })
+        let root = Arc::new(
+            files::dir::Dir::open_path(scope.workspace())
+                .map_err(|e| KernelError::io("open the workspace", scope.workspace().display().to_string(), e))?,
+        );
+        let journal = Arc::new(Journal::new(root.clone()));
+        Ok(Kernel { scope, root, spawn: SpawnSettings::default(), gate: Arc::new(Gate::headless()), journal })
     }
 
     /// Who answers when the policy asks, the rules people made, and the project's deny rules.
@@ -91,6 +98,8 @@ impl Kernel {
     /// the call's capture when a recipe step is recording).
     fn record<T>(&self, call: &Call, mut entry: Entry, result: &Result<T, KernelError>) {
         entry.finish(result);
+        entry.target = call.secrets().scrub(&entry.target);
+        entry.reason = entry.reason.map(|reason| call.secrets().scrub(&reason));
         call.capture(&entry);
         self.journal.record(entry);
     }

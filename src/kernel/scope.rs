@@ -10,8 +10,12 @@ use serde::{Deserialize, Serialize};
 /// Symlink hops allowed while resolving one path (the same bound as Linux's ELOOP).
 const MAX_SYMLINK_HOPS: usize = 40;
 
-/// Folders inside the workspace that belong to git and to rein, not to the agent.
-const PROTECTED_DIRS: [&str; 2] = [".git", ".rein"];
+/// The folder of the workspace that belongs to rein, not to the agent.
+const REIN_DIR: &str = ".rein";
+/// git's folder, wherever it is in the workspace (a nested repository's too).
+const GIT_DIR: &str = ".git";
+/// The project's policy files, at the workspace root.
+const POLICY_FILES: [&str; 2] = ["rein.toml", "rein.lock"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -20,6 +24,8 @@ pub enum PathClass {
     Home,
     Outside,
     Protected,
+    /// rein.toml or rein.lock at the workspace root.
+    Policy,
 }
 
 impl PathClass {
@@ -28,7 +34,8 @@ impl PathClass {
             PathClass::Workspace => "inside the workspace",
             PathClass::Home => "inside rein's home (its config and approvals)",
             PathClass::Outside => "outside the workspace",
-            PathClass::Protected => "inside .git/ or .rein/ of the workspace",
+            PathClass::Protected => "inside a .git/ folder or .rein/ of the workspace",
+            PathClass::Policy => "the project's policy file (rein.toml or rein.lock)",
         }
     }
 }
@@ -132,13 +139,23 @@ impl Scope {
         Ok(ResolvedPath { requested: requested.to_string(), real, class })
     }
 
-    /// Protected beats Home beats Workspace: a home inside the workspace is still home.
+    /// Protected and Policy beat Home beats Workspace: a home inside the workspace is still
+    /// home.
     pub fn classify(&self, real: &Path) -> PathClass {
         if let Ok(rest) = real.strip_prefix(&self.workspace) {
-            let first = rest.components().next();
-            if let Some(Component::Normal(name)) = first {
-                if PROTECTED_DIRS.iter().any(|p| name == *p) {
-                    return PathClass::Protected;
+            let parts: Vec<&std::ffi::OsStr> = rest
+                .components()
+                .filter_map(|c| match c {
+                    Component::Normal(name) => Some(name),
+                    _ => None,
+                })
+                .collect();
+            if parts.first().is_some_and(|first| *first == REIN_DIR) || parts.iter().any(|p| *p == GIT_DIR) {
+                return PathClass::Protected;
+            }
+            if let [only] = parts.as_slice() {
+                if POLICY_FILES.iter().any(|f| only == f) {
+                    return PathClass::Policy;
                 }
             }
         }
@@ -329,7 +346,12 @@ mod tests {
         let f = fixture();
         assert_eq!(class_of(&f, ".git/config"), PathClass::Protected);
         assert_eq!(class_of(&f, ".rein/journal/x"), PathClass::Protected);
-        assert_eq!(class_of(&f, "src/.git/config"), PathClass::Workspace);
+        assert_eq!(class_of(&f, "src/.git/config"), PathClass::Protected, "every .git, not only the top one");
+        assert_eq!(class_of(&f, "vendor/lib/.git/config"), PathClass::Protected);
+        assert_eq!(class_of(&f, "src/.rein/x"), PathClass::Workspace);
+        assert_eq!(class_of(&f, "rein.toml"), PathClass::Policy);
+        assert_eq!(class_of(&f, "rein.lock"), PathClass::Policy);
+        assert_eq!(class_of(&f, "sub/rein.toml"), PathClass::Workspace);
         assert_eq!(class_of(&f, ".github/workflows"), PathClass::Workspace);
     }
 

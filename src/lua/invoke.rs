@@ -23,6 +23,9 @@ pub async fn tool(
     }
     let tool = state::tool(lua, name).ok_or_else(|| tool_not_found(lua, name))?;
     let args = tool.params.validate(args)?;
+    for secret in tool.params.secret_values(&args) {
+        parent.secrets().add(&secret);
+    }
     let call = parent.acting_as(tool.actor.clone());
     let lua_args = convert::json_to_lua(lua, &args).map_err(|e| internal("pass the arguments", e))?;
     let ctx = tool_ctx(lua, &call).map_err(|e| internal("build the call context", e))?;

@@ -72,6 +72,9 @@ pub struct Param {
     pub items: Option<Box<Param>>,
     #[serde(default)]
     pub properties: Option<BTreeMap<String, Param>>,
+    /// A value rein never shows: not in logs, the journal, results, errors or reports.
+    #[serde(default)]
+    pub secret: Option<bool>,
 }
 
 impl Param {
@@ -118,6 +121,9 @@ impl Param {
         }
         if let Some(props) = &self.properties {
             schema.extend(object_schema(props).as_object().cloned().unwrap_or_default());
+        }
+        if self.secret == Some(true) {
+            schema.insert("writeOnly".into(), json!(true));
         }
         Value::Object(schema)
     }
@@ -175,6 +181,13 @@ impl Params {
         object_schema(&self.fields)
     }
 
+    /// The values of `args` (validated) that their parameters declare secret.
+    pub fn secret_values(&self, args: &Value) -> Vec<String> {
+        let mut found = Vec::new();
+        secrets_of(&self.fields, args, &mut found);
+        found
+    }
+
     /// Validates call arguments and fills in defaults. Errors name the offending field.
     pub fn validate(&self, args: &Value) -> Result<Value, Failure> {
         let args = if args.is_null() { &Value::Object(Map::new()) } else { args };
@@ -211,6 +224,21 @@ pub enum SchemaError {
 impl From<SchemaError> for Failure {
     fn from(err: SchemaError) -> Failure {
         Failure::new(Code::InvalidArgs, err.to_string())
+    }
+}
+
+fn secrets_of(fields: &BTreeMap<String, Param>, value: &Value, found: &mut Vec<String>) {
+    for (name, param) in fields {
+        let Some(given) = value.get(name) else { continue };
+        match given {
+            Value::String(text) if param.secret == Some(true) => found.push(text.clone()),
+            Value::Object(_) => {
+                if let Some(props) = &param.properties {
+                    secrets_of(props, given, found);
+                }
+            }
+            _ => {}
+        }
     }
 }
 

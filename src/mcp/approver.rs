@@ -11,7 +11,7 @@ use rmcp::service::{ElicitationMode, RequestContext};
 use rmcp::RoleServer;
 use tokio::runtime::{Handle, RuntimeFlavor};
 
-use crate::kernel::policy::{Answer, ApprovalRequest, Approver};
+use crate::kernel::policy::{Answer, ApprovalRequest, Approver, Asked};
 
 /// How long a question may wait for the person before it counts as No.
 const ASK_TIMEOUT: Duration = Duration::from_secs(10 * 60);
@@ -30,7 +30,7 @@ pub struct ElicitingApprover;
 
 impl Approver for ElicitingApprover {
     fn answer(&self, request: &ApprovalRequest) -> Answer {
-        if request.human_only {
+        if request.who == Asked::PersonAtTerminal {
             return Answer::No;
         }
         let Ok(context) = CALL.try_with(Clone::clone) else { return Answer::No };
@@ -53,7 +53,7 @@ impl Approver for ElicitingApprover {
 }
 
 async fn ask(context: &RequestContext<RoleServer>, request: &ApprovalRequest) -> Answer {
-    let offers_session = request.rule.is_some();
+    let offers_session = request.who == Asked::Anyone && request.rule.is_some();
     let params = ElicitRequestParams::FormElicitationParams {
         meta: None,
         message: format!("rein wants to {}\n({})", request.what, request.why),
@@ -110,7 +110,8 @@ mod tests {
 
     #[test]
     fn without_a_call_in_scope_nobody_is_asked() {
-        let request = ApprovalRequest { what: "write /x".into(), why: "outside".into(), human_only: false, rule: None };
+        let request =
+            ApprovalRequest { what: "write /x".into(), why: "outside".into(), who: Asked::Anyone, rule: None };
         assert_eq!(ElicitingApprover.answer(&request), Answer::No);
     }
 

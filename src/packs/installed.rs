@@ -22,9 +22,8 @@ pub struct InstalledPack {
     pub manifest: Manifest,
 }
 
-/// The locked packs of `workspace`, verified, in lock order.
-pub fn verified(workspace: &Path, home: &Path) -> Result<Vec<InstalledPack>, Failure> {
-    let lock = Lock::load(workspace).map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))?;
+/// The packs of `lock` as installed under home, verified, in lock order.
+pub fn verified(lock: &Lock, home: &Path) -> Result<Vec<InstalledPack>, Failure> {
     lock.packs.iter().map(|locked| verify_one(home, locked)).collect()
 }
 

@@ -33,8 +33,12 @@ impl Lock {
         let path = workspace.join("rein.lock");
         match read_optional_text(&path).map_err(|e| PackError::read(&path, e))? {
             None => Ok(Lock::default()),
-            Some(text) => toml::from_str(&text).map_err(|e| PackError::InvalidLock { why: e.to_string() }),
+            Some(text) => Lock::parse(&text),
         }
+    }
+
+    pub fn parse(text: &str) -> Result<Lock, PackError> {
+        toml::from_str(text).map_err(|e| PackError::InvalidLock { why: e.to_string() })
     }
 
     pub fn to_toml(&self) -> String {

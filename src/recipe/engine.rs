@@ -59,6 +59,9 @@ enum Outcome {
 impl Engine<'_> {
     pub async fn run(&self, args: Value, mut opts: RecipeOptions) -> Result<Report, Failure> {
         let args = self.spec.params.validate(&args)?;
+        for secret in self.spec.params.secret_values(&args) {
+            self.call.secrets().add(&secret);
+        }
         let started = Instant::now();
         let run_id = new_run_id();
         let mut report = Report {
@@ -105,8 +108,9 @@ impl Engine<'_> {
             report.status = RunStatus::Succeeded;
         }
         report.duration_ms = started.elapsed().as_millis() as u64;
+        let report = report.scrubbed(self.call.secrets());
         report
-            .save(self.kernel.scope().workspace())
+            .save(self.kernel)
             .map_err(|e| Failure::new(Code::IoError, format!("cannot write the run report: {e}")))?;
         Ok(report)
     }

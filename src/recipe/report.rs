@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use crate::error::{Code, Failure};
 use crate::kernel::journal::{Action, Outcome};
-use crate::kernel::FileChange;
+use crate::kernel::secrets::Secrets;
+use crate::kernel::{FileChange, Kernel, KernelError};
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -161,13 +162,25 @@ pub fn runs_dir(workspace: &Path) -> PathBuf {
 }
 
 impl Report {
-    pub fn save(&self, workspace: &Path) -> std::io::Result<PathBuf> {
-        let dir = runs_dir(workspace).join(&self.run_id);
-        std::fs::create_dir_all(&dir)?;
-        let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        std::fs::write(dir.join("report.json"), json + "\n")?;
-        std::fs::write(dir.join("report.md"), self.to_markdown())?;
-        Ok(dir)
+    /// The report with every secret value of the run replaced (arguments, outputs, evidence,
+    /// failures, commands).
+    pub fn scrubbed(self, secrets: &Secrets) -> Report {
+        if secrets.is_empty() {
+            return self;
+        }
+        let Ok(mut value) = serde_json::to_value(&self) else { return self };
+        secrets.scrub_json(&mut value);
+        serde_json::from_value(value).unwrap_or(self)
+    }
+
+    /// Writes report.json and report.md under `.rein/runs/<run-id>/`, through the kernel's
+    /// folder handles (never through a link an agent put in `.rein/`).
+    pub fn save(&self, kernel: &Kernel) -> Result<PathBuf, KernelError> {
+        let dir = Path::new(".rein/runs").join(&self.run_id);
+        let json = serde_json::to_string_pretty(self).unwrap_or_default() + "\n";
+        kernel.write_rein_file(&dir.join("report.json"), json.as_bytes())?;
+        kernel.write_rein_file(&dir.join("report.md"), self.to_markdown().as_bytes())?;
+        Ok(kernel.scope().workspace().join(dir))
     }
 
     pub fn load(workspace: &Path, run_id: &str) -> Result<Report, ReportError> {

@@ -331,6 +331,15 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Plays the person who reviews the project's policy files at a terminal and approves them as
+/// they are (`rein approvals policy`), as after hand-editing rein.toml or rein.lock.
+pub fn approve_policy(ws: &Workspace) {
+    let command =
+        format!("{REIN} --workspace {} --home {} --json approvals policy", ws.ws.display(), ws.home.display());
+    let screen = in_terminal(&command, "yes\n");
+    assert!(screen.contains("\"ok\":true"), "approving the policy files: {screen}");
+}
+
 /// Runs `command` (a shell command line) under a pseudo-terminal (util-linux `script`),
 /// typing `input`: how tests play the person at the terminal.
 pub fn in_terminal(command: &str, input: &str) -> String {

@@ -11,10 +11,21 @@ pub struct ApprovalRequest {
     pub what: String,
     /// Why the policy asks.
     pub why: String,
-    /// Only a person at an interactive prompt may allow it, and only once.
-    pub human_only: bool,
-    /// The rule that would allow this again, offered as "persist".
+    /// Who may answer.
+    pub who: Asked,
+    /// The rule that would allow this again, offered as "persist" (only when anyone may answer).
     pub rule: Option<Rule>,
+}
+
+/// Who may answer a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    /// A person, a rule a person made, a grant for this session, or `--yes`.
+    Anyone,
+    /// A person, once: at rein's terminal prompt or behind an MCP client.
+    Person,
+    /// A person at rein's own terminal prompt, once.
+    PersonAtTerminal,
 }
 
 impl ApprovalRequest {
@@ -24,7 +35,7 @@ impl ApprovalRequest {
         ApprovalRequest {
             what: format!("{} {}", access.verb(), resolved.real.display()),
             why: format!("it is {}", resolved.class.describe()),
-            human_only: false,
+            who: Asked::Anyone,
             rule: Some(rule),
         }
     }
@@ -68,10 +79,9 @@ pub struct AssumeYes;
 
 impl Approver for AssumeYes {
     fn answer(&self, request: &ApprovalRequest) -> Answer {
-        if request.human_only {
-            Answer::No
-        } else {
-            Answer::Once
+        match request.who {
+            Asked::Anyone => Answer::Once,
+            Asked::Person | Asked::PersonAtTerminal => Answer::No,
         }
     }
 
@@ -87,9 +97,10 @@ mod tests {
     #[test]
     fn yes_never_covers_what_only_a_person_may_allow() {
         let rule = Some(Rule::for_command("hdc", vec!["install".into()]));
-        let request = ApprovalRequest { what: "hdc install".into(), why: "device".into(), human_only: false, rule };
+        let request = ApprovalRequest { what: "hdc install".into(), why: "device".into(), who: Asked::Anyone, rule };
         assert_eq!(AssumeYes.answer(&request), Answer::Once);
-        assert_eq!(AssumeYes.answer(&ApprovalRequest { human_only: true, ..request.clone() }), Answer::No);
+        assert_eq!(AssumeYes.answer(&ApprovalRequest { who: Asked::Person, ..request.clone() }), Answer::No);
+        assert_eq!(AssumeYes.answer(&ApprovalRequest { who: Asked::PersonAtTerminal, ..request.clone() }), Answer::No);
         assert_eq!(Headless.answer(&request), Answer::No);
     }
 }

@@ -1,4 +1,6 @@
-//! File access: the workspace is the agent's; home holds rein's own permissions.
+//! File access: the workspace is the agent's; `.git/`, `.rein/` and the project's policy files
+//! (rein.toml, rein.lock) change only with a person's yes; home holds rein's own permissions,
+//! which only a person at rein's terminal changes.
 
 use super::Decision;
 use crate::kernel::{Access, PathClass};
@@ -6,9 +8,9 @@ use crate::kernel::{Access, PathClass};
 pub fn decide_file(access: Access, class: PathClass) -> Decision {
     match (access, class) {
         (_, PathClass::Workspace) => Decision::Allow,
-        (Access::Read, PathClass::Protected | PathClass::Home) => Decision::Allow,
-        (Access::Write, PathClass::Protected) => Decision::Ask,
-        (Access::Write, PathClass::Home) => Decision::AskHuman,
+        (Access::Read, PathClass::Protected | PathClass::Policy | PathClass::Home) => Decision::Allow,
+        (Access::Write, PathClass::Protected | PathClass::Policy) => Decision::AskPerson,
+        (Access::Write, PathClass::Home) => Decision::AskPersonAtTerminal,
         (_, PathClass::Outside) => Decision::Ask,
     }
 }
@@ -26,9 +28,11 @@ mod tests {
             (Read, Workspace, Allow),
             (Write, Workspace, Allow),
             (Read, Protected, Allow),
-            (Write, Protected, Ask),
+            (Write, Protected, AskPerson),
+            (Read, Policy, Allow),
+            (Write, Policy, AskPerson),
             (Read, Home, Allow),
-            (Write, Home, AskHuman),
+            (Write, Home, AskPersonAtTerminal),
             (Read, Outside, Ask),
             (Write, Outside, Ask),
         ];

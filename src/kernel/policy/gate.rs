@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use super::approver::{Answer, ApprovalRequest, Approver, Headless};
+use super::approver::{Answer, ApprovalRequest, Approver, Asked, Headless};
 use super::rules::{Rule, RuleError, RuleFile, Subject};
 use super::{packs, Decision};
 use crate::kernel::{Access, Call, KernelError, PathClass};
@@ -76,7 +76,7 @@ impl Gate {
     /// The refusals no approval can lift: a project deny rule, or a pack acting in `call` that
     /// did not declare the command (`shown` is the command line as people may see it).
     pub fn bounds(&self, call: &Call, subject: &Subject, shown: &str) -> Result<(), Refusal> {
-        if let Some(rule) = self.denies.iter().find(|rule| rule.matches(subject)) {
+        if let Some(rule) = self.denies.iter().find(|rule| rule.denies(subject)) {
             let reason = format!("the project's rein.toml denies it ({})", rule.describe());
             return Err(denied(DecidedBy::Project(rule.describe()), reason));
         }
@@ -110,7 +110,10 @@ impl Gate {
                     Err(denied(DecidedBy::Policy, format!("{reason}; a person can allow it with `{grant}`")))
                 }
             },
-            Decision::AskHuman => self.ask(&ApprovalRequest { human_only: true, rule: None, ..request }),
+            Decision::AskPerson => self.ask(&ApprovalRequest { who: Asked::Person, rule: None, ..request }),
+            Decision::AskPersonAtTerminal => {
+                self.ask(&ApprovalRequest { who: Asked::PersonAtTerminal, rule: None, ..request })
+            }
             Decision::Ask => {
                 if let Some(rule) = lock(&self.rules).find(subject) {
                     return Ok(DecidedBy::Rule(rule.describe()));
@@ -140,7 +143,10 @@ impl Gate {
             }
             Answer::No if self.approver.is_person() => Err(denied(by, "a person said no".into())),
             Answer::No => {
-                let grant = if request.human_only { None } else { request.rule.as_ref().map(Rule::grant_command) };
+                let grant = match request.who {
+                    Asked::Anyone => request.rule.as_ref().map(Rule::grant_command),
+                    Asked::Person | Asked::PersonAtTerminal => None,
+                };
                 Err(Refusal { by, kind: RefusalKind::NotApproved { grant } })
             }
         }
@@ -209,7 +215,7 @@ mod tests {
         let refusal = gate.bounds(&Call::new(), &subject, "hdc list targets").unwrap_err();
         assert_eq!(refusal.by, DecidedBy::Project("hdc list".into()));
         let request =
-            ApprovalRequest { what: "hdc list targets".into(), why: String::new(), human_only: false, rule: None };
+            ApprovalRequest { what: "hdc list targets".into(), why: String::new(), who: Asked::Anyone, rule: None };
         assert_eq!(gate.settle(Decision::Allow, &subject, request).unwrap(), DecidedBy::Policy);
     }
 }

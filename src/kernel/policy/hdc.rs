@@ -1,222 +1,258 @@
-//! hdc commands by risk. Probes only read; installs and launches change the device and need a
-//! yes; commands that can brick a device or wipe data are refused outright.
+//! hdc command lines, read the way hdc reads them (`developtools_hdc` src/host/main.cpp): the
+//! first registered command word splits the global options (parsed with getopt's
+//! `hvpfmncs:Sd:e:t:l:o:Ni:L:`) from the command and its arguments. Then an allow-list:
+//! probes that only read are allowed; installs, launches and file transfers ask; commands
+//! that flash, wipe or reboot a device are refused; everything else is refused unless a
+//! person's rule names it.
 
+use super::hdc_shell;
+use super::shapes::{self, Captured, Part, Shape, Verdict};
+use super::shell_words;
+use super::values::Kind;
 use super::Decision;
+use crate::kernel::PathClass;
 
-/// hdc's own commands that flash, wipe or reboot a device.
-const DESTRUCTIVE_COMMANDS: [&str; 6] = ["flash", "erase", "format", "update", "smode", "tmode"];
-
-/// Device shell commands allowed without asking: each reads state and changes nothing.
-fn is_probe(shell: &[&str]) -> bool {
-    match shell {
-        ["hilog", rest @ ..] => rest.contains(&"-x") && rest.iter().all(|a| !HILOG_WRITES.contains(a)),
-        ["bm", "dump", ..] | ["bm", "get", "-u"] | ["aa", "dump", ..] => true,
-        ["pidof", _] | ["param", "get", ..] => true,
-        ["date", format] => format.starts_with('+'),
-        ["hidumper", "-s", "1201", "-a", "-p", "Faultlogger", query @ ..] => is_faultlog_query(query),
-        _ => false,
-    }
-}
-
-/// Faultlogger queries that only read: `-m <bundle>`, `-t <time>`, `-f <log name>` pairs.
-fn is_faultlog_query(query: &[&str]) -> bool {
-    !query.is_empty()
-        && query.len().is_multiple_of(2)
-        && query.chunks(2).all(|pair| matches!(pair[0], "-m" | "-t" | "-f") && !pair[1].starts_with('-'))
-}
-
-/// hilog flags that change the device's log settings or buffers.
-const HILOG_WRITES: [&str; 8] = ["-r", "-g", "-G", "-b", "-p", "-Q", "-w", "-s"];
-
-/// Device paths whose removal would break the system or wipe every app's data.
-const SYSTEM_PATHS: [&str; 18] = [
-    "/",
-    "/*",
-    "/system",
-    "/vendor",
-    "/data",
-    "/sys",
-    "/proc",
-    "/dev",
-    "/etc",
-    "/bin",
-    "/sbin",
-    "/lib",
-    "/lib64",
-    "/chip_prod",
-    "/sys_prod",
-    "/cust",
-    "/storage",
-    "/data/app",
+/// hdc's registered commands (src/common/define.h `CMDSTR_*`, as listed by `IsRegisterCommand`).
+const COMMANDS: [&str; 36] = [
+    "version",
+    "help",
+    "discover",
+    "list targets",
+    "checkserver",
+    "checkdevice",
+    "wait",
+    "any",
+    "tconn",
+    "reconnect",
+    "shell",
+    "shell -",
+    "file send",
+    "file recv",
+    "fport",
+    "rport",
+    "kill",
+    "start",
+    "keygen",
+    "install",
+    "uninstall",
+    "target mount",
+    "hilog",
+    "smode",
+    "bugreport",
+    "tmode",
+    "sideload",
+    "target boot",
+    "jpid",
+    "track-jpid",
+    "update",
+    "flash",
+    "erase",
+    "format",
+    "spawn-sub",
+    "killall-sub",
 ];
 
-/// Device shell programs that reboot, format or weaken the device.
-const DESTRUCTIVE_SHELL: [&str; 9] =
-    ["reboot", "poweroff", "shutdown", "mkfs", "wipe", "format", "setenforce", "flash_image", "recovery"];
+/// Commands that flash, wipe, reboot or re-mode a device: refused whoever asks.
+const DESTRUCTIVE: [&str; 9] =
+    ["target boot", "target mount", "flash", "erase", "format", "update", "smode", "tmode", "sideload"];
 
-pub fn decide(args: &[String]) -> Decision {
-    let args: Vec<&str> = strip_target(args);
-    match args.as_slice() {
-        [] => Decision::Deny("hdc without a command does nothing useful".into()),
-        ["list", "targets"] | ["list", "targets", "-v"] | ["version"] | ["-v"] | ["checkserver"] => Decision::Allow,
-        ["fport", "ls"] => Decision::Allow,
-        ["shell", rest @ ..] => decide_shell(rest),
-        ["target", "boot", ..] => Decision::Deny("`hdc target boot` reboots the device".into()),
-        [command, ..] if DESTRUCTIVE_COMMANDS.contains(command) => {
-            Decision::Deny(format!("`hdc {command}` can flash, wipe or reset the device"))
+/// Commands of hdc itself (not the device shell) that rein knows.
+const HOST_SHAPES: &[Shape] = &[
+    Shape { parts: &[Part::Word("version")], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("checkserver")], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("list"), Part::Word("targets")], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("list"), Part::Word("targets"), Part::Word("-v")], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("fport"), Part::Word("ls")], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("install"), Part::Word("-r"), Part::Values(Kind::LocalPath)], verdict: Verdict::Ask },
+    Shape { parts: &[Part::Word("install"), Part::Values(Kind::LocalPath)], verdict: Verdict::Ask },
+    Shape { parts: &[Part::Word("uninstall"), Part::Value(Kind::Bundle)], verdict: Verdict::Ask },
+    Shape { parts: &[Part::Word("uninstall"), Part::Word("-k"), Part::Value(Kind::Bundle)], verdict: Verdict::Ask },
+    Shape {
+        parts: &[
+            Part::Word("file"),
+            Part::Word("send"),
+            Part::Value(Kind::LocalPath),
+            Part::Value(Kind::DeviceTmpFile),
+        ],
+        verdict: Verdict::Ask,
+    },
+    Shape {
+        parts: &[
+            Part::Word("file"),
+            Part::Word("recv"),
+            Part::Value(Kind::DeviceTmpFile),
+            Part::Value(Kind::LocalPath),
+        ],
+        verdict: Verdict::Ask,
+    },
+];
+
+/// hdc's global options as getopt reads them (`hvpfmncs:Sd:e:t:l:o:Ni:L:`): the ones that take a
+/// value.
+const OPTIONS_WITH_VALUE: &str = "sdetloiL";
+
+/// A global option rein passes to hdc.
+#[derive(Debug, PartialEq, Eq)]
+enum Global {
+    /// `-t KEY`: which device.
+    Target,
+    /// `-s ADDR`: which hdc server; a loopback server is local.
+    Server { loopback: bool },
+    /// `-l N`: log level.
+    LogLevel,
+    /// `-v`, `-h`: print and exit.
+    Informational,
+}
+
+pub fn decide(args: &[String], classify: &dyn Fn(&str) -> PathClass) -> Decision {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    if args.contains(&"-cwd") {
+        return Decision::Deny("`-cwd` moves where hdc reads and writes local files; rein refuses it".into());
+    }
+    let Some((options, command, rest)) = split_command(&args) else {
+        return match global_options(&args) {
+            Ok(globals) if globals.contains(&Global::Informational) => Decision::Allow,
+            Ok(_) => Decision::Deny("hdc without a command does nothing useful".into()),
+            Err(reason) => Decision::Deny(reason),
+        };
+    };
+    let globals = match global_options(options) {
+        Ok(globals) => globals,
+        Err(reason) => return Decision::Deny(reason),
+    };
+    let remote_server = globals.contains(&Global::Server { loopback: false });
+    let decision = match command {
+        "shell" => decide_shell(rest),
+        c if DESTRUCTIVE.contains(&c) => {
+            Decision::Deny(format!("`hdc {c}` can flash, wipe, reboot or re-mode the device"))
         }
-        ["install" | "uninstall" | "file" | "app" | "tconn" | "fport" | "rport" | "kill" | "start", ..] => {
-            Decision::Ask
-        }
-        [other, ..] => Decision::DenyUnlessRule(format!("`hdc {other}` is not a command rein knows to be safe")),
+        c => decide_host_command(c, rest, classify),
+    };
+    match decision {
+        // A server elsewhere is another machine's hdc: whatever it may do, a person decides.
+        Decision::Allow if remote_server => Decision::Ask,
+        other => other,
     }
 }
 
-/// The local path `hdc file recv REMOTE LOCAL` would write.
-pub fn received_file(args: &[String]) -> Option<&str> {
-    match strip_target(args).as_slice() {
-        ["file", "recv", .., _remote, local] => Some(local),
-        _ => None,
+/// The device command of `hdc shell ARGS`, judged by the strict reader, then the table.
+fn decide_shell(rest: &[&str]) -> Decision {
+    if rest.is_empty() {
+        return Decision::Deny("an interactive `hdc shell` cannot be judged; give the command to run".into());
+    }
+    // hdc quotes an argument that holds a space, so the device sees it as one word; an hdc
+    // that did not would let its content speak as shell. Each argument must be plain words
+    // on its own too.
+    if let Some((arg, why)) = rest.iter().find_map(|arg| shell_words::words(arg).err().map(|why| (arg, why))) {
+        return Decision::Deny(format!("`{arg}`: {why}"));
+    }
+    let line = shell_words::device_line(rest);
+    let words = match shell_words::words(&line) {
+        Ok(words) => words,
+        Err(why) => return Decision::Deny(format!("`{line}`: {why}")),
+    };
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    match shapes::find(hdc_shell::SHAPES, &words) {
+        Some((shape, _)) => from_verdict(shape.verdict),
+        None => Decision::DenyUnlessRule(format!("the device command `{line}` is not one rein knows to be safe")),
     }
 }
 
-/// Drops the global options (`-t KEY`, `-s ADDR`, `-l LEVEL`) before the command.
-fn strip_target(args: &[String]) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut iter = args.iter().map(String::as_str);
-    while let Some(arg) = iter.next() {
-        if out.is_empty() && matches!(arg, "-t" | "-s" | "-l") {
-            iter.next();
-            continue;
-        }
-        out.push(arg);
+fn decide_host_command(command: &str, rest: &[&str], classify: &dyn Fn(&str) -> PathClass) -> Decision {
+    let words: Vec<&str> = command.split(' ').chain(rest.iter().copied()).collect();
+    let Some((shape, captured)) = shapes::find(HOST_SHAPES, &words) else {
+        return Decision::DenyUnlessRule(format!("`hdc {}` is not a command rein knows to be safe", words.join(" ")));
+    };
+    let outside: Vec<&Captured> =
+        captured.iter().filter(|c| c.kind == Kind::LocalPath && classify(&c.value) != PathClass::Workspace).collect();
+    if let Some(path) = outside.first() {
+        return Decision::Deny(format!("`hdc {command}` may only use files inside the workspace, not {}", path.value));
     }
-    out
+    from_verdict(shape.verdict)
 }
 
-/// A device shell command line: one string or several words. Chained commands are judged
-/// part by part, and a chain is never a probe.
-fn decide_shell(words: &[&str]) -> Decision {
-    let line = words.join(" ");
-    let parts: Vec<Vec<&str>> =
-        line.split([';', '&', '|', '\n', '`']).map(|p| p.split_whitespace().collect::<Vec<_>>()).collect();
-    let chained = parts.iter().filter(|p| !p.is_empty()).count() > 1 || line.contains("$(");
-    for part in &parts {
-        if let Some(reason) = destructive(part) {
-            return Decision::Deny(reason);
-        }
+fn from_verdict(verdict: Verdict) -> Decision {
+    match verdict {
+        Verdict::Allow => Decision::Allow,
+        Verdict::Ask => Decision::Ask,
     }
-    if parts.iter().all(|p| p.is_empty()) {
-        return Decision::Ask;
-    }
-    if !chained && is_probe(&parts[0]) && !line.contains('>') {
-        return Decision::Allow;
-    }
-    Decision::Ask
 }
 
-fn destructive(part: &[&str]) -> Option<String> {
-    let (program, args) = part.split_first()?;
-    let program = program.rsplit('/').next().unwrap_or(program);
-    if DESTRUCTIVE_SHELL.iter().any(|d| program == *d || program.starts_with("mkfs")) {
-        return Some(format!("`{program}` on the device reboots, formats or weakens it"));
-    }
-    match program {
-        "rm" => {
-            let recursive = args.iter().any(|a| a.starts_with('-') && (a.contains('r') || a.contains('R')));
-            let system = args.iter().find(|a| SYSTEM_PATHS.contains(&a.trim_end_matches('/')) || **a == "/");
-            match (recursive, system) {
-                (true, Some(path)) => Some(format!("`rm -r {path}` would delete a system path of the device")),
-                _ => None,
+/// Splits at the first registered command (one word, or two as in `list targets`): the global
+/// options before it, the command, and its arguments.
+fn split_command<'a>(args: &'a [&'a str]) -> Option<(&'a [&'a str], &'a str, &'a [&'a str])> {
+    for i in 0..args.len() {
+        if let Some(next) = args.get(i + 1) {
+            let double = format!("{} {next}", args[i]);
+            if let Some(command) = COMMANDS.iter().find(|c| **c == double) {
+                return Some((&args[..i], command, &args[i + 2..]));
             }
         }
-        "dd" if args.iter().any(|a| a.starts_with("of=/dev/")) => {
-            Some("`dd of=/dev/...` overwrites a device partition".into())
+        if let Some(command) =
+            COMMANDS.iter().find(|c| **c == args[i] || (**c == "wait" && args[i].starts_with("wait")))
+        {
+            return Some((&args[..i], command, &args[i + 1..]));
         }
-        "mount" if args.iter().any(|a| a.contains("remount")) => Some("remounting device partitions is refused".into()),
-        _ => None,
     }
+    None
+}
+
+/// The global options, read as getopt reads them; an option rein does not pass is refused.
+fn global_options(options: &[&str]) -> Result<Vec<Global>, String> {
+    let mut globals = Vec::new();
+    let mut iter = options.iter();
+    while let Some(arg) = iter.next() {
+        let Some(flags) = arg.strip_prefix('-').filter(|f| !f.is_empty()) else {
+            return Err(format!("`{arg}` before the hdc command is not an option"));
+        };
+        for (at, flag) in flags.char_indices() {
+            let value = if OPTIONS_WITH_VALUE.contains(flag) {
+                let attached = &flags[at + flag.len_utf8()..];
+                let value = if attached.is_empty() { iter.next().copied() } else { Some(attached) };
+                let value = value.ok_or_else(|| format!("hdc option -{flag} needs a value"))?;
+                Some(value)
+            } else {
+                None
+            };
+            globals.push(global(flag, value)?);
+            if value.is_some() {
+                break;
+            }
+        }
+    }
+    Ok(globals)
+}
+
+fn global(flag: char, value: Option<&str>) -> Result<Global, String> {
+    match (flag, value) {
+        ('t', Some(key)) if Kind::ConnectKey.accepts(key) => Ok(Global::Target),
+        ('s', Some(addr)) => Ok(Global::Server { loopback: is_loopback_server(addr) }),
+        ('l', Some(level)) if Kind::Number.accepts(level) => Ok(Global::LogLevel),
+        ('v' | 'h', None) => Ok(Global::Informational),
+        (flag, Some(value)) => Err(format!("hdc option -{flag} {value} is not one rein passes to hdc")),
+        (flag, None) => Err(format!("hdc option -{flag} is not one rein passes to hdc")),
+    }
+}
+
+/// hdc reads `-s` as a port (then 127.0.0.1) or `ip:port` (`FormatServerListenString`).
+fn is_loopback_server(addr: &str) -> bool {
+    match addr.rsplit_once(':') {
+        None => Kind::Number.accepts(addr),
+        Some((host, port)) => {
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            Kind::Number.accepts(port)
+                && host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback() || ip.to_canonical().is_loopback())
+        }
+    }
+}
+
+/// Every shape rein allows or asks about, for README's approval table.
+pub fn documented() -> Vec<(String, Verdict)> {
+    let host = HOST_SHAPES.iter().map(|s| (format!("hdc {}", s.render()), s.verdict));
+    let shell = hdc_shell::SHAPES.iter().map(|s| (format!("hdc shell {}", s.render()), s.verdict));
+    host.chain(shell).collect()
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn verdict(line: &str) -> &'static str {
-        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
-        match decide(&args) {
-            Decision::Allow => "allow",
-            Decision::Ask | Decision::AskHuman => "ask",
-            Decision::Deny(_) | Decision::DenyUnlessRule(_) => "deny",
-        }
-    }
-
-    #[test]
-    fn hdc_policy_table() {
-        let cases = [
-            ("list targets", "allow"),
-            ("list targets -v", "allow"),
-            ("version", "allow"),
-            ("-v", "allow"),
-            ("-t ABC list targets", "allow"),
-            ("shell hilog -x", "allow"),
-            ("-t ABC shell hilog -x -L E -T testTag", "allow"),
-            ("shell bm dump -n com.example.hello", "allow"),
-            ("shell bm get -u", "allow"),
-            ("shell aa dump -a", "allow"),
-            ("shell pidof com.example.hello", "allow"),
-            ("shell param get const.ohos.apiversion", "allow"),
-            ("-t ABC shell date +%Y%m%d%H%M%S", "allow"),
-            ("shell date 061510002025", "ask"),
-            ("shell date -s 20250615", "ask"),
-            ("shell hidumper -s 1201 -a -p Faultlogger -m com.example.hello -t 20250615095959", "allow"),
-            ("shell hidumper -s 1201 -a -p Faultlogger -f jscrash-com.example.hello-20010044-20250615100000", "allow"),
-            ("shell hidumper -s 1201 -a -p Faultlogger", "ask"),
-            ("shell hidumper -s 1201 -a -p Faultlogger -m", "ask"),
-            ("shell hidumper -s 1201 -a --sysevent_backup", "ask"),
-            ("shell hidumper -s 1201 -a -p Faultlogger -m x -d", "ask"),
-            ("install -r entry-default-signed.hap", "ask"),
-            ("-t ABC install -r x.hap", "ask"),
-            ("app install -r x.hap", "ask"),
-            ("uninstall com.example.hello", "ask"),
-            ("shell aa start -a EntryAbility -b com.example.hello", "ask"),
-            ("shell aa force-stop com.example.hello", "ask"),
-            ("file send a.txt /data/local/tmp/a.txt", "ask"),
-            ("file recv /data/local/tmp/x.jpeg shot.jpeg", "ask"),
-            ("shell snapshot_display -f /data/local/tmp/x.jpeg", "ask"),
-            ("shell hilog -r", "ask"),
-            ("shell hilog -x -r", "ask"),
-            ("shell ls /data/local/tmp", "ask"),
-            ("shell hilog -x ; reboot", "deny"),
-            ("shell hilog -x && rm -rf /data", "deny"),
-            ("shell hilog -x | grep x", "ask"),
-            ("shell pidof x > /data/local/tmp/p", "ask"),
-            ("shell echo $(id)", "ask"),
-            ("shell reboot", "deny"),
-            ("shell reboot bootloader", "deny"),
-            ("shell /system/bin/reboot", "deny"),
-            ("shell rm -rf /", "deny"),
-            ("shell rm -rf /system", "deny"),
-            ("shell rm -r /data/", "deny"),
-            ("shell rm -rf /data/local/tmp/x.jpeg", "ask"),
-            ("shell rm /data/local/tmp/x.jpeg", "ask"),
-            ("shell dd if=/dev/zero of=/dev/block/sda", "deny"),
-            ("shell mkfs.ext4 /dev/block/sdb", "deny"),
-            ("shell setenforce 0", "deny"),
-            ("shell mount -o remount,rw /", "deny"),
-            ("target boot", "deny"),
-            ("flash system system.img", "deny"),
-            ("erase -f userdata", "deny"),
-            ("format -f userdata", "deny"),
-            ("update update.zip", "deny"),
-            ("smode", "deny"),
-            ("tconn 127.0.0.1:5555", "ask"),
-            ("kill -r", "ask"),
-            ("jpda", "deny"),
-            ("", "deny"),
-        ];
-        for (line, expected) in cases {
-            assert_eq!(verdict(line), expected, "hdc {line}");
-        }
-    }
-}
+#[path = "hdc_tests.rs"]
+mod tests;

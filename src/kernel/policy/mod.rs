@@ -6,16 +6,26 @@
 pub mod approver;
 mod files;
 pub mod gate;
+mod git;
 mod hdc;
+mod hdc_shell;
+mod hvigor;
+mod ohpm;
 pub mod packs;
 mod programs;
 pub mod rules;
+mod shapes;
+mod shell_words;
+mod sign;
+pub mod table;
+mod values;
 
-pub use approver::{Answer, ApprovalRequest, Approver, AssumeYes, Headless};
+pub use approver::{Answer, ApprovalRequest, Approver, Asked, AssumeYes, Headless};
 pub use files::decide_file;
 pub use gate::{DecidedBy, Gate};
-pub use programs::{decide_spawn, Program};
+pub use programs::{decide_spawn, documented, Program};
 pub use rules::{CommandPattern, Rule, RuleFile, Subject};
+pub use shapes::Verdict;
 
 /// What the policy says about one side effect.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,8 +33,11 @@ pub enum Decision {
     Allow,
     /// A person (or a rule a person made, or `--yes`) may allow it.
     Ask,
-    /// Only a person at an interactive prompt may allow it: never a rule, never `--yes`.
-    AskHuman,
+    /// Only a person may allow it, once: at rein's terminal prompt or behind an MCP client —
+    /// never a rule, never `--yes`.
+    AskPerson,
+    /// Only a person at rein's own terminal prompt may allow it, once.
+    AskPersonAtTerminal,
     /// Refused whoever asks; the reason says why.
     Deny(String),
     /// Refused unless a rule a person made allows it (never `--yes`, never a session grant).

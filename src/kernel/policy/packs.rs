@@ -21,7 +21,7 @@ impl PackGrant {
     }
 
     pub fn permits(&self, program: &str, args: &[String]) -> bool {
-        self.permissions.iter().any(|p| p.matches(program, args))
+        self.permissions.iter().any(|p| p.matches_prefix(program, args))
     }
 }
 

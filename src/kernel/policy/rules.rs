@@ -1,11 +1,12 @@
 //! Rules a person made: allow rules in home `approvals.toml`, deny rules in the project's
-//! `rein.toml`. A rule names a command (a program and argument patterns, one glob per
-//! argument, matched as a prefix of the command line), or a path glob with an access.
+//! `rein.toml`. A rule names a command (a program and one glob per argument, matching a
+//! command line of exactly that many arguments), or a path glob with an access. In every
+//! glob `*` and `?` stop at `/` and at a leading `.`; `**` spans folders.
 //!
 //! ```toml
 //! [[rule]]
 //! program = "hdc"
-//! args = ["install", "-r", "*.hap"]
+//! args = ["install", "-r", "**/*.hap"]
 //!
 //! [[rule]]
 //! path = "/home/me/.ohos/config/**"
@@ -19,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::kernel::files::{read::read_optional_text, write};
 use crate::kernel::Access;
 
-/// A program and one glob per leading argument: what rules and pack permissions match.
+/// A program and one glob per argument: what rules and pack permissions match.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CommandPattern {
     pub program: String,
@@ -28,9 +29,16 @@ pub struct CommandPattern {
 }
 
 impl CommandPattern {
-    /// Matches `program` exactly and the first arguments with the globs; later arguments are
-    /// free.
-    pub fn matches(&self, program: &str, args: &[String]) -> bool {
+    /// The whole command line: `program` exactly, and one matching argument per glob — a
+    /// longer command never matches (a rule for `ls X` is not one for `ls X && …`).
+    pub fn matches_exactly(&self, program: &str, args: &[String]) -> bool {
+        self.args.len() == args.len() && self.matches_prefix(program, args)
+    }
+
+    /// `program` exactly and the first arguments with the globs; later arguments are free
+    /// (what a pack's `permissions` declare: "hdc install" covers `hdc install -r x.hap`; the
+    /// policy still judges the whole command).
+    pub fn matches_prefix(&self, program: &str, args: &[String]) -> bool {
         self.program == program
             && self.args.len() <= args.len()
             && self.args.iter().zip(args).all(|(pattern, arg)| glob_matches(pattern, arg))
@@ -87,10 +95,26 @@ impl Rule {
         Ok(())
     }
 
+    /// Whether this allow rule covers `subject`: a command of exactly these arguments.
     pub fn matches(&self, subject: &Subject) -> bool {
+        self.covers(subject, true)
+    }
+
+    /// Whether this deny rule covers `subject`: a command that starts with these arguments
+    /// (denying `hdc uninstall` denies every uninstall).
+    pub fn denies(&self, subject: &Subject) -> bool {
+        self.covers(subject, false)
+    }
+
+    fn covers(&self, subject: &Subject, exactly: bool) -> bool {
         match (subject, &self.program, &self.path) {
             (Subject::Spawn { program, args }, Some(rule_program), None) => {
-                CommandPattern { program: rule_program.clone(), args: self.args.clone() }.matches(program, args)
+                let pattern = CommandPattern { program: rule_program.clone(), args: self.args.clone() };
+                if exactly {
+                    pattern.matches_exactly(program, args)
+                } else {
+                    pattern.matches_prefix(program, args)
+                }
             }
             (Subject::File { path, access }, None, Some(pattern)) => {
                 self.access.is_none_or(|a| a == *access) && glob_matches(pattern, &path.to_string_lossy())
@@ -127,11 +151,8 @@ impl Rule {
 }
 
 fn glob_matches(pattern: &str, text: &str) -> bool {
-    let options = glob::MatchOptions {
-        case_sensitive: true,
-        require_literal_separator: false,
-        require_literal_leading_dot: false,
-    };
+    let options =
+        glob::MatchOptions { case_sensitive: true, require_literal_separator: true, require_literal_leading_dot: true };
     glob::Pattern::new(pattern).is_ok_and(|p| p.matches_with(text, options))
 }
 
@@ -221,22 +242,28 @@ mod tests {
     }
 
     #[test]
-    fn program_rules_match_an_argument_prefix_with_globs() {
-        let rule = spawn_rule("hdc", &["install", "-r", "*.hap"]);
-        let yes = args("install -r entry/build/entry-default-signed.hap");
-        assert!(rule.matches(&Subject::Spawn { program: "hdc", args: &yes }));
-        let no = args("install -r notes.txt");
-        assert!(!rule.matches(&Subject::Spawn { program: "hdc", args: &no }));
-        assert!(!rule.matches(&Subject::Spawn { program: "ohpm", args: &yes }));
-        let short = args("install");
-        assert!(!rule.matches(&Subject::Spawn { program: "hdc", args: &short }));
+    fn program_rules_match_the_whole_command_with_globs() {
+        let rule = spawn_rule("hdc", &["install", "-r", "**/*.hap"]);
+        let matches = |line: &str| rule.matches(&Subject::Spawn { program: "hdc", args: &args(line) });
+        assert!(matches("install -r entry/build/entry-default-signed.hap"));
+        assert!(!matches("install -r notes.txt"));
+        assert!(!matches("install"));
+        assert!(!matches("install -r a.hap b.hap"), "a longer command is not the one allowed");
+        assert!(!rule.matches(&Subject::Spawn { program: "ohpm", args: &args("install -r a.hap") }));
+        let ls = spawn_rule("hdc", &["shell", "ls", "X"]);
+        assert!(!ls.matches(&Subject::Spawn { program: "hdc", args: &args("shell ls X && param set a b") }));
+        let star = spawn_rule("hdc", &["file", "recv", "/data/local/tmp/*", "shots/*"]);
+        let recv = |line: &str| star.matches(&Subject::Spawn { program: "hdc", args: &args(line) });
+        assert!(recv("file recv /data/local/tmp/a.jpeg shots/a.jpeg"));
+        assert!(!recv("file recv /data/local/tmp/../../etc/passwd shots/a"), "* stops at /");
+        assert!(!recv("file recv /data/local/tmp/a shots/.bashrc"), "* does not match a leading dot");
     }
 
     #[test]
     fn literal_patterns_match_their_words_only() {
         let pattern = CommandPattern::literal("hdc shell ls *").unwrap();
-        assert!(pattern.matches("hdc", &args("shell ls * -l")));
-        assert!(!pattern.matches("hdc", &args("shell ls /data")), "a literal * is not a glob");
+        assert!(pattern.matches_prefix("hdc", &args("shell ls * -l")));
+        assert!(!pattern.matches_prefix("hdc", &args("shell ls /data")), "a literal * is not a glob");
         assert!(CommandPattern::literal("  ").is_none());
     }
 
@@ -263,5 +290,10 @@ mod tests {
         let back: RuleFile = toml::from_str(&toml::to_string(&file).unwrap()).unwrap();
         assert_eq!(back, file);
         assert_eq!(file.rules[0].grant_command(), "rein approvals grant hdc install -r '*.hap'");
+        let star = Rule { program: None, args: vec![], path: Some("/outside/*".into()), access: None };
+        let writes = |s: &str| star.matches(&Subject::File { path: Path::new(s), access: Access::Write });
+        assert!(writes("/outside/a"));
+        assert!(!writes("/outside/.bashrc"), "`*` never matches a dotfile");
+        assert!(!writes("/outside/a/b"), "`*` never crosses /");
     }
 }

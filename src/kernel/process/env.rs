@@ -1,43 +1,56 @@
-//! The environment a spawned program sees: cleared, then an allow-list. Names that look like
-//! credentials never pass unless a person allow-lists them by exact name in home config.
+//! The environment a spawned program sees: cleared, then an allow-list of rein's own variables.
+//! A script may add only plain settings (language, time zone, colour); it can never point a
+//! program at another interpreter or library (`PATH`, `*_HOME`, `NODE_*`, `LD_*` …). Names
+//! that look like credentials never pass — prefix wildcards included — unless a person lists
+//! the exact name in home config.
 
 use crate::kernel::KernelError;
 
-/// Variables passed by exact name.
+/// rein's own variables passed by exact name.
 const PASSED: [&str; 7] = ["PATH", "HOME", "LANG", "TMPDIR", "JAVA_HOME", "NODE_HOME", "DEVECO_SDK_HOME"];
-/// Variables passed by prefix.
+/// rein's own variables passed by prefix.
 const PASSED_PREFIXES: [&str; 3] = ["LC_", "OHOS_", "HDC_"];
-/// Parts of a name that mark a secret (compared case-insensitively).
-const SECRET_MARKS: [&str; 4] = ["TOKEN", "SECRET", "PASSWORD", "KEY"];
+/// What a script may set: exact names, then prefixes.
+const SCRIPT_SETTABLE: [&str; 4] = ["LANG", "TZ", "NO_COLOR", "TERM"];
+const SCRIPT_SETTABLE_PREFIXES: [&str; 1] = ["LC_"];
+/// Parts of a name that mark a secret, in any case and any position.
+const SECRET_MARKS: [&str; 9] = ["PASS", "PWD", "SECRET", "TOKEN", "KEY", "CRED", "AUTH", "COOKIE", "SESSION"];
+/// The longest value a script may set.
+const MAX_VALUE: usize = 4096;
 
 pub fn looks_secret(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     SECRET_MARKS.iter().any(|mark| upper.contains(mark))
 }
 
-/// Whether `name` may reach a child. `human_allowed` are exact names a person listed in home
-/// config.toml (`[spawn] pass_env`); nothing a script says can add to them.
+/// Whether rein's own variable `name` reaches a child. `human_allowed` are exact names a person
+/// listed in home config.toml (`[spawn] pass_env`); nothing a script says can add to them.
 pub fn passes(name: &str, human_allowed: &[String]) -> bool {
     if human_allowed.iter().any(|allowed| allowed == name) {
         return true;
     }
-    if looks_secret(name) {
-        return false;
-    }
-    PASSED.contains(&name) || PASSED_PREFIXES.iter().any(|prefix| name.starts_with(prefix))
+    !looks_secret(name) && (PASSED.contains(&name) || PASSED_PREFIXES.iter().any(|p| name.starts_with(p)))
 }
 
-/// The child's environment from the parent's, plus variables a script asked for. The script's
-/// variables obey the same allow-list, so `LD_PRELOAD` or a credential cannot be smuggled in.
+/// Whether a script may set `name` for a program.
+pub fn script_may_set(name: &str) -> bool {
+    !looks_secret(name)
+        && (SCRIPT_SETTABLE.contains(&name) || SCRIPT_SETTABLE_PREFIXES.iter().any(|p| name.starts_with(p)))
+}
+
+/// The child's environment: rein's variables that pass, then those a script asked for.
 pub fn child_env(
     parent: impl Iterator<Item = (String, String)>,
     requested: &[(String, String)],
     human_allowed: &[String],
 ) -> Result<Vec<(String, String)>, KernelError> {
-    if let Some((name, _)) = requested.iter().find(|(name, _)| !passes(name, human_allowed)) {
+    if let Some((name, _)) = requested.iter().find(|(name, _)| !script_may_set(name)) {
         return Err(KernelError::invalid(format!(
-            "environment variable {name} may not be passed to a program: only PATH, HOME, LANG, LC_*, TMPDIR, JAVA_HOME, NODE_HOME, DEVECO_SDK_HOME, OHOS_* and HDC_* pass, and never names with TOKEN, SECRET, PASSWORD or KEY unless a person lists them in home config.toml [spawn] pass_env"
+            "a script may not set {name} for a program: only LANG, LC_*, TZ, NO_COLOR and TERM; the toolchain's paths and any credential come from rein's own environment and home config.toml"
         )));
+    }
+    if let Some((name, _)) = requested.iter().find(|(_, value)| value.len() > MAX_VALUE || value.contains('\0')) {
+        return Err(KernelError::invalid(format!("the value of {name} is too long or holds a NUL byte")));
     }
     let mut env: Vec<(String, String)> = parent.filter(|(name, _)| passes(name, human_allowed)).collect();
     for (name, value) in requested {
@@ -70,6 +83,12 @@ mod tests {
             "OHOS_BASE_SDK_HOME",
             "HDC_SERVER_PORT",
             "OHOS_SIGN_KEY",
+            "OHOS_SIGN_PWD",
+            "HDC_PASSWD",
+            "OHOS_CREDENTIALS",
+            "OHOS_AUTH",
+            "HDC_SESSION_ID",
+            "OHOS_cookie",
             "GITHUB_TOKEN",
             "AWS_SECRET_ACCESS_KEY",
             "DB_PASSWORD",
@@ -104,10 +123,35 @@ mod tests {
     }
 
     #[test]
-    fn scripts_cannot_smuggle_variables_in() {
-        assert!(child_env(std::iter::empty(), &vars(&["LD_PRELOAD"]), &[]).is_err());
-        assert!(child_env(std::iter::empty(), &vars(&["OHOS_TOKEN"]), &[]).is_err());
+    fn scripts_set_plain_settings_only() {
+        for name in [
+            "PATH",
+            "NODE_HOME",
+            "JAVA_HOME",
+            "DEVECO_SDK_HOME",
+            "NODE_OPTIONS",
+            "NODE_PATH",
+            "JAVA_TOOL_OPTIONS",
+            "_JAVA_OPTIONS",
+            "LD_PRELOAD",
+            "LD_LIBRARY_PATH",
+            "DYLD_INSERT_LIBRARIES",
+            "GIT_SSH_COMMAND",
+            "GIT_CONFIG_GLOBAL",
+            "PYTHONPATH",
+            "HOME",
+            "TMPDIR",
+            "OHOS_TOKEN",
+            "OHOS_BASE_SDK_HOME",
+            "HDC_SERVER_PORT",
+            "LC_SECRET",
+            "BASH_ENV",
+            "ENV",
+        ] {
+            assert!(child_env(std::iter::empty(), &vars(&[name]), &[]).is_err(), "{name}");
+        }
         let env = child_env(vars(&["LANG"]).into_iter(), &[("LANG".into(), "C".into())], &[]).unwrap();
         assert_eq!(env, [("LANG".to_string(), "C".to_string())]);
+        assert!(child_env(std::iter::empty(), &vars(&["TZ", "LC_ALL", "NO_COLOR"]), &[]).is_ok());
     }
 }

@@ -25,7 +25,7 @@ pub use spawn::OnLine;
 use spawn::{SpawnOutput, SpawnRequest, Stream};
 
 use super::journal::{Action, Entry};
-use super::policy::{decide_spawn, ApprovalRequest, Program, Rule, Subject};
+use super::policy::{decide_spawn, ApprovalRequest, Asked, Program, Rule, Subject};
 use super::{Call, Kernel, KernelError, PathClass};
 
 /// Output kept per stream: the first and last half MiB.
@@ -92,7 +92,7 @@ impl Kernel {
                 return result;
             }
         };
-        let redacted = Redacted::new(program, &args);
+        let redacted = Redacted::new(program, &args).with_secrets(call.secrets());
         let mut entry = Entry::new(Action::Spawn, &redacted.line);
         let result = self.run_checked(call, Program::parse(program), args, &redacted, opts, on_line, &mut entry).await;
         let output = match &result {
@@ -219,7 +219,7 @@ impl Kernel {
         let request = ApprovalRequest {
             what: redacted.line.clone(),
             why: WHY_ASK.to_string(),
-            human_only: false,
+            who: Asked::Anyone,
             rule: Some(Rule::for_command(program.name(), redacted.rule_args())),
         };
         let subject = Subject::Spawn { program: program.name(), args };

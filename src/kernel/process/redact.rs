@@ -2,6 +2,8 @@
 //! reaches a log, a journal, an error, a rule or a result, and scrubbed from what the program
 //! prints.
 
+use crate::kernel::secrets::Secrets;
+
 pub const REDACTED: &str = "***";
 
 /// Flags whose next argument is a secret.
@@ -48,6 +50,21 @@ impl Redacted {
             .zip(&self.secret_at)
             .map(|(arg, secret)| if *secret { "*".to_string() } else { glob::Pattern::escape(arg) })
             .collect()
+    }
+
+    /// Also hides the call's secret values, wherever they stand in the command line.
+    pub fn with_secrets(mut self, call_secrets: &Secrets) -> Redacted {
+        if call_secrets.is_empty() {
+            return self;
+        }
+        self.line = call_secrets.scrub(&self.line);
+        for (arg, secret) in self.args.iter_mut().zip(self.secret_at.iter_mut()) {
+            let scrubbed = call_secrets.scrub(arg);
+            *secret |= scrubbed != *arg;
+            *arg = scrubbed;
+        }
+        self.secrets.extend(call_secrets.values());
+        self
     }
 
     /// Removes every secret value from `text` (output of a program that echoed its arguments).

@@ -38,8 +38,13 @@ fn describe(lua: &Lua, value: Value) -> mlua::Result<String> {
 }
 
 fn log(lua: &Lua, level: &str, message: &str, fields: Value) {
-    let tool = scope::current().ok().and_then(|call| call.actor().map(|a| a.name.clone())).unwrap_or_default();
+    let call = scope::current().ok();
+    let tool = call.as_ref().and_then(|call| call.actor().map(|a| a.name.clone())).unwrap_or_default();
     let fields = if fields.is_nil() { String::new() } else { convert::lua_to_json(lua, fields).to_string() };
+    let (message, fields) = match &call {
+        Some(call) => (call.secrets().scrub(message), call.secrets().scrub(&fields)),
+        None => (message.to_string(), fields),
+    };
     match level {
         "trace" => tracing::trace!(target: "rein::lua", tool, fields, "{message}"),
         "debug" => tracing::debug!(target: "rein::lua", tool, fields, "{message}"),

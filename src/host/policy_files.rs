@@ -1,0 +1,183 @@
+//! The project's policy files, rein.toml and rein.lock, as a person approved them. An agent can
+//! edit them with its own file tools, outside rein, so rein keeps the versions a person
+//! approved in home (`<home>/policy/<workspace id>/`) and serves the project with:
+//! - the current rein.toml when it equals the approved one or only adds deny rules (such a
+//!   change only tightens the policy, so it is remembered as approved at once: an agent
+//!   cannot later remove a deny rule a person added by hand);
+//! - otherwise the approved rein.toml plus every deny rule of the current one (tightening
+//!   always applies), the rest waiting for a person (`rein approvals policy`);
+//! - of rein.lock, the packs locked alike in both (a pack added or moved waits).
+//!
+//! A workspace rein has never seen has approved nothing: its packs and overrides wait for a
+//! person's first approval; its deny rules apply at once.
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use super::config::{ConfigError, ProjectConfig};
+use crate::error::{Code, Failure};
+use crate::kernel::files::read::read_optional_text;
+use crate::packs::lock::Lock;
+
+pub const PROJECT_FILE: &str = "rein.toml";
+pub const LOCK_FILE: &str = "rein.lock";
+
+/// What the project's policy is now, and what of its files waits for a person.
+#[derive(Debug, Clone, Default)]
+pub struct PolicyFiles {
+    pub config: ProjectConfig,
+    pub lock: Lock,
+    /// Each change a person has not approved yet, for people to read.
+    pub pending: Vec<String>,
+}
+
+/// The effective policy of `workspace`.
+pub fn load(workspace: &Path, home: &Path) -> Result<PolicyFiles, Failure> {
+    let store = store(home, workspace);
+    let current_path = workspace.join(PROJECT_FILE);
+    let current_text = read_optional_text(&current_path).map_err(|e| io(&current_path, e))?.unwrap_or_default();
+    let approved_text = approved(&store, PROJECT_FILE)?.unwrap_or_default();
+    let (config, mut pending) =
+        settle_config(ProjectConfig::parse(&approved_text)?, ProjectConfig::parse(&current_text)?);
+    if pending.is_empty() && current_text != approved_text {
+        record(workspace, home, PROJECT_FILE, Some(&current_text))?;
+    }
+    let current_lock = Lock::load(workspace).map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))?;
+    let approved_lock = match approved(&store, LOCK_FILE)? {
+        Some(text) => Lock::parse(&text).map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))?,
+        None => Lock::default(),
+    };
+    let lock = settle_lock(&approved_lock, &current_lock, &mut pending);
+    Ok(PolicyFiles { config, lock, pending })
+}
+
+/// Records the files as they are now as approved (a person said yes at a terminal).
+pub fn approve_current(workspace: &Path, home: &Path) -> Result<(), Failure> {
+    for file in [PROJECT_FILE, LOCK_FILE] {
+        let text = read_optional_text(&workspace.join(file)).map_err(|e| io(&workspace.join(file), e))?;
+        record(workspace, home, file, text.as_deref())?;
+    }
+    Ok(())
+}
+
+/// Records `text` (None: the file is gone) as the approved `file` of `workspace`.
+pub fn record(workspace: &Path, home: &Path, file: &str, text: Option<&str>) -> Result<(), Failure> {
+    let store = store(home, workspace);
+    std::fs::create_dir_all(&store).map_err(|e| io(&store, e))?;
+    std::fs::write(store.join("workspace"), workspace.display().to_string()).map_err(|e| io(&store, e))?;
+    let path = store.join(file);
+    match text {
+        Some(text) => std::fs::write(&path, text).map_err(|e| io(&path, e)),
+        None => match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(&path, e)),
+            _ => std::fs::write(store.join(format!("{file}.absent")), "").map_err(|e| io(&path, e)),
+        },
+    }
+}
+
+/// `<home>/policy/<sha256 of the workspace path, 16 hex digits>/`.
+fn store(home: &Path, workspace: &Path) -> PathBuf {
+    let id = format!("{:x}", Sha256::digest(workspace.to_string_lossy().as_bytes()));
+    home.join("policy").join(&id[..16])
+}
+
+/// The approved text of `file`; an approved absence is an empty file.
+fn approved(store: &Path, file: &str) -> Result<Option<String>, Failure> {
+    if store.join(format!("{file}.absent")).exists() && !store.join(file).exists() {
+        return Ok(Some(String::new()));
+    }
+    read_optional_text(&store.join(file)).map_err(|e| io(&store.join(file), e))
+}
+
+fn settle_config(approved: ProjectConfig, current: ProjectConfig) -> (ProjectConfig, Vec<String>) {
+    let mut pending = Vec::new();
+    if current.overrides != approved.overrides {
+        pending.push(format!(
+            "rein.toml [overrides] changed: {:?} (approved: {:?})",
+            current.overrides, approved.overrides
+        ));
+    }
+    if current.packs != approved.packs {
+        pending.push(format!("rein.toml [packs] changed: {:?} (approved: {:?})", current.packs, approved.packs));
+    }
+    for removed in approved.deny.iter().filter(|rule| !current.deny.contains(rule)) {
+        pending.push(format!("rein.toml: the deny rule `{}` was removed", removed.describe()));
+    }
+    if pending.is_empty() {
+        return (current, pending);
+    }
+    let mut effective = approved;
+    for rule in current.deny {
+        if !effective.deny.contains(&rule) {
+            effective.deny.push(rule);
+        }
+    }
+    (effective, pending)
+}
+
+fn settle_lock(approved: &Lock, current: &Lock, pending: &mut Vec<String>) -> Lock {
+    let mut effective = Lock::default();
+    for pack in &current.packs {
+        match approved.get(&pack.name) {
+            Some(same) if same == pack => effective.packs.push(pack.clone()),
+            Some(other) => pending.push(format!(
+                "rein.lock moves pack {} from sha256 {} to {} (not approved; still serving the approved one)",
+                pack.name, other.sha256, pack.sha256
+            )),
+            None => pending.push(format!("rein.lock adds pack {} (not approved; not loaded)", pack.name)),
+        }
+        if let Some(old) = approved.get(&pack.name).filter(|same| *same != pack) {
+            effective.packs.push(old.clone());
+        }
+    }
+    effective
+}
+
+fn io(path: &Path, err: std::io::Error) -> Failure {
+    Failure::from(ConfigError::Read { path: path.to_path_buf(), source: err })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workspace(rein_toml: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::write(ws.join("rein.toml"), rein_toml).unwrap();
+        (dir, ws, home)
+    }
+
+    const DENY_UNINSTALL: &str = "[[deny]]\nprogram = \"hdc\"\nargs = [\"uninstall\"]\n";
+
+    #[test]
+    fn deny_rules_apply_at_once_and_overrides_wait_for_a_person() {
+        let (_d, ws, home) = workspace(DENY_UNINSTALL);
+        let policy = load(&ws, &home).unwrap();
+        assert_eq!(policy.config.deny.len(), 1);
+        assert!(policy.pending.is_empty(), "{:?}", policy.pending);
+        std::fs::write(ws.join("rein.toml"), format!("{DENY_UNINSTALL}[overrides]\nlist_dir = \"kit.list_dir\"\n"))
+            .unwrap();
+        let policy = load(&ws, &home).unwrap();
+        assert!(policy.config.overrides.is_empty(), "not approved, not served");
+        assert_eq!(policy.config.deny.len(), 1, "the deny rule still applies");
+        assert!(policy.pending[0].contains("[overrides]"), "{:?}", policy.pending);
+        approve_current(&ws, &home).unwrap();
+        let policy = load(&ws, &home).unwrap();
+        assert_eq!(policy.config.overrides.len(), 1);
+        assert!(policy.pending.is_empty());
+    }
+
+    #[test]
+    fn removing_a_deny_rule_waits_for_a_person() {
+        let (_d, ws, home) = workspace(DENY_UNINSTALL);
+        load(&ws, &home).unwrap();
+        std::fs::write(ws.join("rein.toml"), "").unwrap();
+        let policy = load(&ws, &home).unwrap();
+        assert_eq!(policy.config.deny.len(), 1, "the approved deny rule stays");
+        assert!(policy.pending[0].contains("was removed"), "{:?}", policy.pending);
+    }
+}

@@ -1,0 +1,71 @@
+//! What `hdc shell` may run on a device: an allow-list of exact command shapes with typed
+//! values. Probes that only read are allowed; commands that change the device ask; every
+//! other command is refused unless a person's rule names it exactly. The command line is read
+//! by the strict shell-word reader first, so syntax never reaches the table.
+
+use super::shapes::{Opt, Part, Shape, Verdict};
+use super::values::Kind;
+
+const HILOG_FILTERS: [Opt; 6] = [
+    Opt { flag: "-T", value: Some(Kind::Tags), required: false },
+    Opt { flag: "-D", value: Some(Kind::Domain), required: false },
+    Opt { flag: "-P", value: Some(Kind::Number), required: false },
+    Opt { flag: "-L", value: Some(Kind::Levels), required: false },
+    Opt { flag: "-t", value: Some(Kind::LogTypes), required: false },
+    Opt { flag: "-z", value: Some(Kind::Number), required: false },
+];
+
+const fn hilog_dump(first: Opt) -> [Opt; 7] {
+    [first, HILOG_FILTERS[0], HILOG_FILTERS[1], HILOG_FILTERS[2], HILOG_FILTERS[3], HILOG_FILTERS[4], HILOG_FILTERS[5]]
+}
+
+/// `hilog -x` dumps the buffer and exits; the filters only narrow what is shown. Every hilog
+/// option that changes settings or buffers (`-r`, `-b`, `-G`, `-k`, `-p`, `-Q`, `-w`, `-S`) is
+/// absent (`hiviewdfx_hilog` services/hilogtool/main.cpp, `optEntries`).
+const HILOG: [Opt; 7] = hilog_dump(Opt { flag: "-x", value: None, required: true });
+
+pub const SHAPES: &[Shape] = &[
+    Shape { parts: &[Part::Word("hilog"), Part::Options(&HILOG)], verdict: Verdict::Allow },
+    Shape {
+        parts: &[Part::Word("bm"), Part::Word("dump"), Part::Word("-n"), Part::Value(Kind::Bundle)],
+        verdict: Verdict::Allow,
+    },
+    Shape { parts: &[Part::Word("bm"), Part::Word("dump"), Part::Word("-a")], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("bm"), Part::Word("get"), Part::Word("-u")], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("aa"), Part::Word("dump"), Part::Word("-a")], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("aa"), Part::Word("dump"), Part::Word("-l")], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("pidof"), Part::Value(Kind::Bundle)], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("param"), Part::Word("get"), Part::Value(Kind::Param)], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("date")], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("date"), Part::Value(Kind::DateFormat)], verdict: Verdict::Allow },
+    // hiview's Faultlogger plugin lists and prints fault logs; only these queries, which read.
+    Shape {
+        parts: &[
+            Part::Word("hidumper"),
+            Part::Word("-s"),
+            Part::Word("1201"),
+            Part::Word("-a"),
+            Part::Value(Kind::FaultLogQuery),
+        ],
+        verdict: Verdict::Allow,
+    },
+    Shape {
+        parts: &[
+            Part::Word("aa"),
+            Part::Word("start"),
+            Part::Options(&[
+                Opt { flag: "-a", value: Some(Kind::Name), required: true },
+                Opt { flag: "-b", value: Some(Kind::Bundle), required: true },
+                Opt { flag: "-m", value: Some(Kind::Name), required: false },
+            ]),
+        ],
+        verdict: Verdict::Ask,
+    },
+    Shape { parts: &[Part::Word("aa"), Part::Word("force-stop"), Part::Value(Kind::Bundle)], verdict: Verdict::Ask },
+    Shape {
+        parts: &[Part::Word("snapshot_display"), Part::Word("-f"), Part::Value(Kind::DeviceTmpFile)],
+        verdict: Verdict::Ask,
+    },
+    Shape { parts: &[Part::Word("rm"), Part::Value(Kind::DeviceTmpFile)], verdict: Verdict::Ask },
+    Shape { parts: &[Part::Word("rm"), Part::Word("-f"), Part::Value(Kind::DeviceTmpFile)], verdict: Verdict::Ask },
+];

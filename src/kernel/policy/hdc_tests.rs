@@ -1,0 +1,255 @@
+use super::*;
+
+fn verdict(line: &str) -> &'static str {
+    let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+    verdict_of(&args)
+}
+
+fn verdict_of(args: &[String]) -> &'static str {
+    let classify = |p: &str| if p.starts_with('/') { PathClass::Outside } else { PathClass::Workspace };
+    match decide(args, &classify) {
+        Decision::Allow => "allow",
+        Decision::Ask | Decision::AskPerson | Decision::AskPersonAtTerminal => "ask",
+        Decision::Deny(_) => "deny",
+        Decision::DenyUnlessRule(_) => "rule",
+    }
+}
+
+/// `hdc shell` with the device command as ONE argument, as tools often pass it.
+fn shell_verdict(device_command: &str) -> &'static str {
+    verdict_of(&["shell".to_string(), device_command.to_string()])
+}
+
+#[test]
+fn what_rein_tools_run_stays_allowed_or_asks() {
+    let cases = [
+        ("list targets", "allow"),
+        ("list targets -v", "allow"),
+        ("version", "allow"),
+        ("-v", "allow"),
+        ("checkserver", "allow"),
+        ("fport ls", "allow"),
+        ("-t FMR0223C13000649 list targets", "allow"),
+        ("-tFMR0223C13000649 list targets", "allow"),
+        ("-t 127.0.0.1:5555 shell hilog -x", "allow"),
+        ("-s 8710 list targets", "allow"),
+        ("-s 127.0.0.1:8710 list targets", "allow"),
+        ("-s [::1]:8710 list targets", "allow"),
+        ("-l 3 list targets", "allow"),
+        ("shell hilog -x", "allow"),
+        ("-t ABC shell hilog -x -L E -T testTag", "allow"),
+        ("shell hilog -x -T testTag,AbilityManager -P 4321 -D 0xD001100 -t app -z 200", "allow"),
+        ("shell bm dump -n com.example.hello", "allow"),
+        ("shell bm dump -a", "allow"),
+        ("shell bm get -u", "allow"),
+        ("shell aa dump -a", "allow"),
+        ("shell aa dump -l", "allow"),
+        ("shell pidof com.example.hello", "allow"),
+        ("shell param get const.ohos.apiversion", "allow"),
+        ("shell date", "allow"),
+        ("shell date +%Y%m%d%H%M%S", "allow"),
+        ("install -r entry/build/default/outputs/default/entry-default-signed.hap", "ask"),
+        ("-t ABC install -r x.hap", "ask"),
+        ("install x.hap", "ask"),
+        ("uninstall com.example.hello", "ask"),
+        ("uninstall -k com.example.hello", "ask"),
+        ("shell aa start -a EntryAbility -b com.example.hello", "ask"),
+        ("shell aa start -a EntryAbility -b com.example.hello -m entry", "ask"),
+        ("shell aa force-stop com.example.hello", "ask"),
+        ("shell snapshot_display -f /data/local/tmp/rein-shot.jpeg", "ask"),
+        ("shell rm -f /data/local/tmp/rein-shot.jpeg", "ask"),
+        ("file send notes.txt /data/local/tmp/notes.txt", "ask"),
+        ("file recv /data/local/tmp/rein-shot.jpeg shots/x.jpeg", "ask"),
+        ("-s 10.0.0.5:8710 list targets", "ask"),
+    ];
+    for (line, expected) in cases {
+        assert_eq!(verdict(line), expected, "hdc {line}");
+    }
+    assert_eq!(shell_verdict("hidumper -s 1201 -a \"-p Faultlogger -m com.x\""), "rule", "one argument, one word");
+    let hidumper = |query: &str| verdict_of(&["shell", "hidumper", "-s", "1201", "-a", query].map(String::from));
+    assert_eq!(hidumper("-p Faultlogger -m com.example.hello -t 20250615095959"), "allow");
+    assert_eq!(hidumper("-p Faultlogger -f jscrash-com.example.hello-20010044-20250615100000"), "allow");
+    assert_eq!(hidumper("-p Faultlogger"), "rule");
+    assert_eq!(hidumper("-p Faultlogger -m x -d"), "rule");
+    assert_eq!(hidumper("--sysevent_backup"), "rule");
+    assert_eq!(verdict_of(&["shell", "date", "061510002025"].map(String::from)), "rule", "setting the clock");
+    assert_eq!(verdict_of(&["shell", "date", "+%m-%d %H:%M:%S"].map(String::from)), "allow");
+}
+
+/// Every attack of issue 11, and more: refused outright ("deny") or needing a person's exact
+/// rule ("rule"); never allowed, never merely asked (so `--yes` cannot pass them).
+#[test]
+fn shell_attacks_are_refused_before_any_table() {
+    let refused_syntax = [
+        "hilog -x ; reboot",
+        "hilog -x && rm -rf /data",
+        "hilog -x || reboot",
+        "hilog -x | grep x",
+        "hilog -x & reboot",
+        "$(reboot)",
+        "echo $(reboot)",
+        "echo `reboot`",
+        "(reboot)",
+        "{ reboot; }",
+        "pidof x > /data/local/tmp/p",
+        "pidof x >> /data/local/tmp/p",
+        "pidof x < /dev/zero",
+        "pidof x 2>&1",
+        "echo $HOME",
+        "echo ${PATH}",
+        "ls *",
+        "ls /data/*",
+        "ls /data/?",
+        "ls [a]",
+        "cd ~",
+        "reboot # now",
+        "re\\boot",
+        "echo \"$(reboot)\"",
+        "echo \"`id`\"",
+        "echo 'x",
+        "echo \"x",
+        "a\nreboot",
+        "pidof com.x\nreboot",
+        "!!",
+        "ls {a,b}",
+        "eval reboot;",
+        "hilog -x;reboot",
+        "hilog -x&&reboot",
+        "bm dump -n com.x|sh",
+        "param get a;param set persist.x 1",
+        "aa start -a A -b com.x;reboot",
+        "pidof `echo com.x`",
+        "pidof $(echo com.x)",
+        "date +%s > /data/local/tmp/x",
+        "cat /data/log/faultlog/faultlogger/x; reboot",
+        "kill -9 $$",
+    ];
+    for line in refused_syntax {
+        assert_eq!(shell_verdict(line), "deny", "hdc shell {line:?}");
+    }
+    let not_in_the_table = [
+        "reboot",
+        "reboot bootloader",
+        "/system/bin/reboot",
+        "sh -c reboot",
+        "toybox reboot",
+        "busybox reboot",
+        "'reboot'",
+        "re''boot",
+        "\"reboot\"",
+        "FOO=1 reboot",
+        "env reboot",
+        "exec reboot",
+        "nohup reboot",
+        "rm -rf /",
+        "rm -rf //",
+        "rm -rf /data",
+        "rm -r /data/",
+        "rm /data/local/tmp/../../system/lib/x.so",
+        "rm -rf /data/local/tmp/x",
+        "dd if=/dev/zero of=/dev/block/sda",
+        "dd \"of=/dev/block/sda\"",
+        "mkfs.ext4 /dev/block/sdb",
+        "setenforce 0",
+        "mount -o remount,rw /",
+        "param set persist.sys.usb.config none",
+        "param set ohos.startup.powerctrl reboot",
+        "hilog -r",
+        "hilog -x -r",
+        "hilog -x -rt app",
+        "hilog -x -b D",
+        "hilog -x -k off",
+        "hilog -x -G 16M",
+        "hilog -x -p off",
+        "hilog -x -Q pidoff",
+        "hilog -x -w start",
+        "hilog -x -S",
+        "hilog -x -x",
+        "hilog",
+        "hilog -T testTag",
+        "ls /data/local/tmp",
+        "cat /data/misc/keystore/x",
+        "cat /data/log/faultlog/faultlogger/x.log",
+        "aa start -a EntryAbility",
+        "aa start -a EntryAbility -b com.x -D",
+        "aa start -d dev -a EntryAbility -b com.x",
+        "aa force-stop com.x com.y",
+        "bm install -p /data/local/tmp/x.hap",
+        "bm uninstall -n com.x",
+        "pidof com.x extra",
+        "snapshot_display -f /data/x.jpeg",
+        "snapshot_display -f /data/local/tmp/a/b.jpeg",
+        "uitest uiInput click 100 100",
+        "date -s 20200101",
+        "hidumper -s 1201 -a \"-p Faultlogger -c\"",
+        "hidumper",
+        "sh",
+        "su",
+    ];
+    for line in not_in_the_table {
+        let v = shell_verdict(line);
+        assert!(v == "rule" || v == "deny", "hdc shell {line:?} must be refused, got {v}");
+    }
+}
+
+#[test]
+fn hdc_commands_and_options_outside_the_table_are_refused() {
+    let cases = [
+        ("", "deny"),
+        ("shell", "deny"),
+        ("target boot", "deny"),
+        ("target mount", "deny"),
+        ("flash system system.img", "deny"),
+        ("erase -f userdata", "deny"),
+        ("format -f userdata", "deny"),
+        ("update update.zip", "deny"),
+        ("smode", "deny"),
+        ("smode -r", "deny"),
+        ("tmode port 5555", "deny"),
+        ("sideload x.zip", "deny"),
+        ("fport tcp:8080 tcp:8080", "rule"),
+        ("rport tcp:8080 tcp:8080", "rule"),
+        ("fport rm tcp:1", "rule"),
+        ("tconn 127.0.0.1:5555", "rule"),
+        ("tconn 10.0.0.5:5555", "rule"),
+        ("kill", "rule"),
+        ("kill -r", "rule"),
+        ("start", "rule"),
+        ("start -r", "rule"),
+        ("keygen /tmp/k", "rule"),
+        ("jpid", "rule"),
+        ("discover", "rule"),
+        ("bugreport", "rule"),
+        ("hilog", "rule"),
+        ("jdwp", "deny"),
+        ("install -r /etc/x.hap", "deny"),
+        ("install -r x.hap -cwd /", "deny"),
+        ("-cwd / install -r x.hap", "deny"),
+        ("install -w 100 x.hap", "rule"),
+        ("file recv /data/local/tmp/x.jpeg /etc/x.jpeg", "deny"),
+        ("-t K file recv /data/local/tmp/x.jpeg /etc/x.jpeg", "deny"),
+        ("file recv -cwd /outside/ /data/local/tmp/x.jpeg x.jpeg", "deny"),
+        ("file recv /data/misc/keystore x", "rule"),
+        ("file recv -a /data/local/tmp/x.jpeg x.jpeg", "rule"),
+        ("file send /home/u/.ssh/id_rsa /data/local/tmp/k", "deny"),
+        ("file send notes.txt /system/etc/hosts", "rule"),
+        ("-s 10.0.0.5:8710 install -r x.hap", "ask"),
+        ("-s evil.example:8710 list targets", "ask"),
+        ("-m list targets", "deny"),
+        ("-p list targets", "deny"),
+        ("-e 0.0.0.0 fport tcp:1 tcp:1", "deny"),
+        ("-S shell hilog -x", "deny"),
+        ("-t", "deny"),
+        ("-t shell list targets", "deny"),
+        ("-l x list targets", "deny"),
+        ("-L /tmp/log list targets", "deny"),
+        ("uninstall com.x;reboot", "rule"),
+        ("uninstall -n com.x", "rule"),
+    ];
+    for (line, expected) in cases {
+        assert_eq!(verdict(line), expected, "hdc {line}");
+    }
+    assert_eq!(verdict_of(&["install", "-r", "x.hap", "-u 100"].map(String::from)), "rule");
+    assert_eq!(verdict_of(&["shell", "pidof", "com.x; reboot"].map(String::from)), "deny");
+    assert_eq!(verdict_of(&["shell", "pidof", ""].map(String::from)), "deny");
+}

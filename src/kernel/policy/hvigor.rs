@@ -1,0 +1,171 @@
+//! hvigorw command lines: build, clean and daemon tasks in the workspace, with the options and
+//! `-p` properties hvigorw documents (developer.huawei.com, "ide-hvigor-commandline"), each value
+//! typed; a property that names a file is a path, judged by scope. Anything else is refused
+//! unless a person's rule names it.
+
+use super::values::Kind;
+use super::Decision;
+use crate::kernel::PathClass;
+
+/// Tasks that build or clean inside the project.
+const TASKS: [&str; 6] = ["clean", "assembleHap", "assembleApp", "assembleHsp", "assembleHar", "collectCoverage"];
+/// Tasks that install on a device.
+const DEVICE_TASKS: [&str; 2] = ["onDeviceTest", "test"];
+/// Daemon controls and queries, alone on their command line.
+const CONTROLS: [&str; 6] = ["--stop-daemon", "--stop-daemon-all", "--status-daemon", "--version", "-v", "version"];
+/// Options without a value that change only how the build runs or logs.
+const FLAGS: [&str; 12] = [
+    "--no-daemon",
+    "--daemon",
+    "--parallel",
+    "--no-parallel",
+    "--incremental",
+    "--no-incremental",
+    "--info",
+    "--debug",
+    "--warn",
+    "--error",
+    "--stacktrace",
+    "--no-stacktrace",
+];
+
+pub fn decide(args: &[String], classify: &dyn Fn(&str) -> PathClass) -> Decision {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    if let [control] = args.as_slice() {
+        if CONTROLS.contains(control) {
+            return Decision::Allow;
+        }
+    }
+    let mut tasks = Vec::new();
+    let mut asks = false;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        match *arg {
+            "--mode" | "-m" => match iter.next() {
+                Some(&"module" | &"project") => {}
+                other => return refuse(&format!("--mode {}", other.unwrap_or(&""))),
+            },
+            "-p" => match iter.next().map(|p| property(p, classify)) {
+                Some(Ok(needs_a_person)) => asks |= needs_a_person,
+                Some(Err(decision)) => return decision,
+                None => return Decision::Deny("hvigorw -p needs key=value".into()),
+            },
+            flag if FLAGS.contains(&flag) => {}
+            task if TASKS.contains(&task) => tasks.push(task),
+            task if DEVICE_TASKS.contains(&task) => {
+                tasks.push(task);
+                asks = true;
+            }
+            other => return refuse(other),
+        }
+    }
+    match (tasks.is_empty(), asks) {
+        (true, _) => Decision::Deny("hvigorw without a task; give assembleHap, clean ...".into()),
+        (false, true) => Decision::Ask,
+        (false, false) => Decision::Allow,
+    }
+}
+
+/// A `-p key=value`: Ok(whether a person must be asked), or the refusal.
+fn property(text: &str, classify: &dyn Fn(&str) -> PathClass) -> Result<bool, Decision> {
+    let Some((key, value)) = text.split_once('=') else {
+        return Err(Decision::Deny(format!("hvigorw -p {text}: give key=value")));
+    };
+    let boolean = matches!(value, "true" | "false");
+    let ok = match key {
+        "product" | "requiredDeviceType" => Kind::Name.accepts(value),
+        "buildMode" => Kind::Name.accepts(value),
+        "module" => {
+            value.split(',').all(|m| m.split('@').all(|part| Kind::Name.accepts(part)) && m.matches('@').count() <= 1)
+        }
+        "debuggable" | "ohos-test-coverage" | "coverage" => boolean,
+        "buildVersion" => Kind::Number.accepts(value),
+        "scope" => {
+            value.split(',').all(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "_.#".contains(c)))
+        }
+        "parameterFile" => {
+            return match classify(value) {
+                PathClass::Workspace => Ok(false),
+                PathClass::Outside => Ok(true),
+                class => Err(Decision::Deny(format!("hvigorw -p parameterFile={value}: it is {}", class.describe()))),
+            }
+        }
+        _ => return Err(refuse(&format!("-p {key}"))),
+    };
+    if ok {
+        Ok(false)
+    } else {
+        Err(Decision::Deny(format!("hvigorw -p {text}: the value is not a plain {key}")))
+    }
+}
+
+fn refuse(what: &str) -> Decision {
+    Decision::DenyUnlessRule(format!("hvigorw `{what}` is not a build, clean or daemon task or option rein knows"))
+}
+
+/// What the table allows or asks about, for README.
+pub fn documented() -> Vec<(String, super::shapes::Verdict)> {
+    use super::shapes::Verdict;
+    vec![
+        (
+            "hvigorw [--mode module|project] [-p product=<name>] [-p buildMode=<name>] [-p module=<name>@<target>,…] [-p debuggable=true|false] [-p buildVersion=<n>] [-p parameterFile=<path in the workspace>] [--no-daemon …] clean|assembleHap|assembleApp|assembleHsp|assembleHar|collectCoverage…".into(),
+            Verdict::Allow,
+        ),
+        ("hvigorw --stop-daemon|--stop-daemon-all|--status-daemon|--version|-v|version".into(), Verdict::Allow),
+        ("hvigorw … onDeviceTest|test [-p scope=<suite>] [-p coverage=true|false]; -p parameterFile=<path outside the workspace>".into(), Verdict::Ask),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict(line: &str) -> &'static str {
+        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+        let classify = |p: &str| {
+            if p.starts_with("/home/") {
+                PathClass::Home
+            } else if p.starts_with('/') {
+                PathClass::Outside
+            } else {
+                PathClass::Workspace
+            }
+        };
+        match decide(&args, &classify) {
+            Decision::Allow => "allow",
+            Decision::Ask | Decision::AskPerson | Decision::AskPersonAtTerminal => "ask",
+            Decision::Deny(_) => "deny",
+            Decision::DenyUnlessRule(_) => "rule",
+        }
+    }
+
+    #[test]
+    fn hvigorw_policy_table() {
+        let cases = [
+            ("--mode module -p product=default -p buildMode=debug assembleHap --no-daemon", "allow"),
+            ("--mode module -p module=entry@default -p product=default assembleHap --no-daemon", "allow"),
+            ("--mode module -p module=entry@default,lib -p product=default assembleHar", "allow"),
+            ("clean --no-daemon", "allow"),
+            ("--stop-daemon", "allow"),
+            ("--version", "allow"),
+            ("-p parameterFile=param.json5 assembleHap", "allow"),
+            ("-p parameterFile=/outside/p.json5 assembleHap", "ask"),
+            ("-p parameterFile=/home/u/.rein/p.json5 assembleHap", "deny"),
+            ("onDeviceTest -p module=entry -p coverage=true -p scope=Suite#case", "ask"),
+            ("publishToMaven", "rule"),
+            ("", "deny"),
+            ("--no-daemon", "deny"),
+            ("-p", "deny"),
+            ("-p product=default;rm assembleHap", "deny"),
+            ("-p ohos.buildDir=/tmp assembleHap", "rule"),
+            ("--config properties.ohos.buildDir=/tmp assembleHap", "rule"),
+            ("-c x assembleHap", "rule"),
+            ("--mode evil assembleHap", "rule"),
+            ("assembleHap --node-options=--require=/tmp/x.js", "rule"),
+            ("--stop-daemon assembleHap", "rule"),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(verdict(line), expected, "hvigorw {line}");
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! The typed values a command shape accepts in a variable position: a bundle name, a pid, a
+//! device path under `/data/local/tmp/` … Each is a strict pattern; anything else does not
+//! match the shape.
+
+/// What a variable position of a command shape holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `com.example.app`: letters, digits, `_` and `.`, starting with a letter.
+    Bundle,
+    /// `EntryAbility`, `entry`: letters, digits, `_` and `-`.
+    Name,
+    /// A decimal number (a pid, a line count, a log level number).
+    Number,
+    /// hilog tags, comma-separated: letters, digits, `_`, `.`, `-`.
+    Tags,
+    /// A hilog domain: `0x` and hex digits, or decimal.
+    Domain,
+    /// hilog levels, comma-separated: D, I, W, E, F (any case).
+    Levels,
+    /// hilog buffer types, comma-separated: app, core, init, kmsg, only.
+    LogTypes,
+    /// A system parameter name: letters, digits, `_`, `.`, `-`.
+    Param,
+    /// A file directly under the device's scratch folder `/data/local/tmp/`.
+    DeviceTmpFile,
+    /// The one `-a` argument of `hidumper -s 1201` that queries fault logs and reads only:
+    /// `-p Faultlogger` then `-m <bundle>`, `-t <stamp>` or `-f <log name>` pairs.
+    FaultLogQuery,
+    /// hdc's connect key: letters, digits, `.`, `:`, `_`, `-` (an address or a serial).
+    ConnectKey,
+    /// A `date` output format: `+` and letters, digits, `%`, `:`, `.`, `-`, `_`, space.
+    DateFormat,
+    /// A path on this machine, classed by scope (the caller judges the class).
+    LocalPath,
+    /// An ohpm package: `name` or `@scope/name`, optionally `@version`.
+    Package,
+}
+
+impl Kind {
+    /// How the value is shown in documentation: `<bundle>`.
+    pub fn placeholder(self) -> &'static str {
+        match self {
+            Kind::Bundle => "<bundle>",
+            Kind::Name => "<name>",
+            Kind::Number => "<n>",
+            Kind::Tags => "<tags>",
+            Kind::Domain => "<domain>",
+            Kind::Levels => "<levels>",
+            Kind::LogTypes => "<types>",
+            Kind::Param => "<param>",
+            Kind::DeviceTmpFile => "/data/local/tmp/<file>",
+            Kind::FaultLogQuery => "\"-p Faultlogger [-m <bundle>] [-t <stamp>] [-f <log>]\"",
+            Kind::ConnectKey => "<key>",
+            Kind::DateFormat => "+<format>",
+            Kind::LocalPath => "<path>",
+            Kind::Package => "<package>",
+        }
+    }
+
+    pub fn accepts(self, value: &str) -> bool {
+        let word =
+            |v: &str, extra: &str| !v.is_empty() && v.chars().all(|c| c.is_ascii_alphanumeric() || extra.contains(c));
+        let list = |v: &str, item: &dyn Fn(&str) -> bool| !v.is_empty() && v.split(',').all(item);
+        match self {
+            Kind::Bundle => {
+                value.len() <= 128 && value.starts_with(|c: char| c.is_ascii_alphabetic()) && word(value, "_.")
+            }
+            Kind::Name => value.len() <= 128 && word(value, "_-") && !value.starts_with('-'),
+            Kind::Number => value.len() <= 10 && value.chars().all(|c| c.is_ascii_digit()) && !value.is_empty(),
+            Kind::Tags => value.len() <= 256 && !value.starts_with('-') && list(value, &|t| word(t, "_.-")),
+            Kind::Domain => match value.strip_prefix("0x").or_else(|| value.strip_prefix("0X")) {
+                Some(hex) => !hex.is_empty() && hex.len() <= 8 && hex.chars().all(|c| c.is_ascii_hexdigit()),
+                None => Kind::Number.accepts(value),
+            },
+            Kind::Levels => list(value, &|l| ["D", "I", "W", "E", "F"].iter().any(|x| l.eq_ignore_ascii_case(x))),
+            Kind::LogTypes => list(value, &|t| ["app", "core", "init", "kmsg", "only"].contains(&t)),
+            Kind::Param => value.len() <= 128 && word(value, "_.-") && !value.starts_with('-'),
+            Kind::DeviceTmpFile => file_under(value, "/data/local/tmp/"),
+            Kind::FaultLogQuery => faultlog_query(value),
+            Kind::ConnectKey => value.len() <= 64 && word(value, ".:_-") && !value.starts_with('-'),
+            Kind::DateFormat => {
+                value.len() <= 64
+                    && value.starts_with('+')
+                    && value[1..].chars().all(|c| c.is_ascii_alphanumeric() || "%:.-_ ".contains(c))
+            }
+            Kind::LocalPath => !value.is_empty() && !value.starts_with('-') && !value.contains('\0'),
+            Kind::Package => package(value),
+        }
+    }
+}
+
+/// `name`, `@scope/name`, each optionally `@version` (lowercase letters, digits, `-`, `_`, `.`).
+fn package(value: &str) -> bool {
+    let part = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    let (name, version) = match value.strip_prefix('@') {
+        Some(scoped) => match scoped.split_once('/') {
+            Some((scope, rest)) if part(scope) => match rest.split_once('@') {
+                Some((name, version)) => (name, Some(version)),
+                None => (rest, None),
+            },
+            _ => return false,
+        },
+        None => match value.split_once('@') {
+            Some((name, version)) => (name, Some(version)),
+            None => (value, None),
+        },
+    };
+    value.len() <= 214 && part(name) && !name.starts_with('.') && version.is_none_or(part)
+}
+
+/// `-p Faultlogger` and at least one `-m <bundle>`, `-t <digits>` or `-f <log name>` pair, each
+/// at most once (hiview's Faultlogger dump options; `-d` and others that delete are absent).
+fn faultlog_query(value: &str) -> bool {
+    let words: Vec<&str> = value.split(' ').collect();
+    let ["-p", "Faultlogger", pairs @ ..] = words.as_slice() else { return false };
+    let mut seen = Vec::new();
+    !pairs.is_empty()
+        && pairs.len() % 2 == 0
+        && pairs.chunks(2).all(|pair| {
+            let fresh = !seen.contains(&pair[0]);
+            seen.push(pair[0]);
+            fresh
+                && match pair[0] {
+                    "-m" => Kind::Bundle.accepts(pair[1]),
+                    "-t" => {
+                        Kind::Number.accepts(pair[1])
+                            || (pair[1].len() <= 17 && pair[1].chars().all(|c| c.is_ascii_digit()))
+                    }
+                    "-f" => {
+                        !pair[1].is_empty()
+                            && pair[1].len() <= 128
+                            && pair[1].chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+                    }
+                    _ => false,
+                }
+        })
+}
+
+/// A plain file name directly under `dir` (no `..`, no further folders).
+fn file_under(value: &str, dir: &str) -> bool {
+    value.strip_prefix(dir).is_some_and(|name| {
+        !name.is_empty()
+            && name.len() <= 128
+            && !name.starts_with('.')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_match_only_their_strict_shape() {
+        let cases: &[(Kind, &str, bool)] = &[
+            (Kind::Bundle, "com.example.hello", true),
+            (Kind::Bundle, "com.example;reboot", false),
+            (Kind::Bundle, "-n", false),
+            (Kind::Bundle, "1com", false),
+            (Kind::Name, "EntryAbility", true),
+            (Kind::Name, "-rf", false),
+            (Kind::Number, "1234", true),
+            (Kind::Number, "12a", false),
+            (Kind::Number, "", false),
+            (Kind::Tags, "testTag,AbilityManager", true),
+            (Kind::Tags, "a b", false),
+            (Kind::Domain, "0xD001100", true),
+            (Kind::Domain, "0x", false),
+            (Kind::Levels, "E,F", true),
+            (Kind::Levels, "X", false),
+            (Kind::LogTypes, "app,core", true),
+            (Kind::LogTypes, "all", false),
+            (Kind::DeviceTmpFile, "/data/local/tmp/shot.jpeg", true),
+            (Kind::DeviceTmpFile, "/data/local/tmp/../../system/x", false),
+            (Kind::DeviceTmpFile, "/data/local/tmp/a/b", false),
+            (Kind::DeviceTmpFile, "/data/local/tmp/", false),
+            (Kind::FaultLogQuery, "-p Faultlogger -m com.example.hello -t 20250615095959", true),
+            (Kind::FaultLogQuery, "-p Faultlogger -f jscrash-com.example.hello-20010044-20250615100000", true),
+            (Kind::FaultLogQuery, "-p Faultlogger", false),
+            (Kind::FaultLogQuery, "-p Faultlogger -m x -d", false),
+            (Kind::FaultLogQuery, "-p Faultlogger -m com.x -m com.y", false),
+            (Kind::FaultLogQuery, "--sysevent_backup", false),
+            (Kind::ConnectKey, "127.0.0.1:5555", true),
+            (Kind::ConnectKey, "FMR0223C13000649", true),
+            (Kind::ConnectKey, "-s", false),
+            (Kind::DateFormat, "+%m-%d %H:%M:%S", true),
+            (Kind::DateFormat, "+%s;reboot", false),
+        ];
+        for (kind, value, expected) in cases {
+            assert_eq!(kind.accepts(value), *expected, "{kind:?} {value:?}");
+        }
+    }
+}
