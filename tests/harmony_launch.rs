@@ -148,3 +148,34 @@ fn app_launch_stops_a_running_instance_and_proves_the_new_one() {
         "both stay in the ring"
     );
 }
+
+#[test]
+fn a_process_that_dies_without_a_fault_log_still_fails_the_launch() {
+    let lab = lab();
+    lab.one_device();
+    lab.build();
+    lab.ok(&["--yes"], "app_install", json!({"hap": SIGNED}));
+    // It lives long enough to be seen (a generous margin on a loaded machine), then exits
+    // quietly before the settle ends.
+    lab.edit_device(KEY, |state| {
+        state["crash_on_launch"] = json!({"com.example.hello": {"after_ms": 1500, "fault_log": false}});
+    });
+    let error = lab.failed(&["--yes"], "app_launch", json!({"settle_ms": 4000}), "APP_CRASHED");
+    assert_eq!(error["details"]["pid"], json!(2291), "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains("was gone within 4000 ms of the launch and left no fault log"),
+        "{error}"
+    );
+    let log = error["details"]["log"].as_array().unwrap();
+    assert!(log[0].as_str().unwrap().ends_with("2291  2291 I A00000/testTag: Ability onCreate"), "{error}");
+    assert!(error["details"]["remedy"].as_str().unwrap().contains("without a fault log"), "{error}");
+    assert!(error["details"].get("crash").is_none(), "{error}");
+    lab.edit_device(KEY, |state| {
+        state["crash_on_launch"] = json!({"com.example.hello": {"fault_log": false}});
+    });
+    let error = lab.failed(&["--yes"], "app_launch", json!({"wait_ms": 1500}), "LAUNCH_FAILED");
+    assert!(
+        error["message"].as_str().unwrap().contains("no process of com.example.hello appeared within 1500 ms"),
+        "{error}"
+    );
+}

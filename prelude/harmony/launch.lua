@@ -137,17 +137,26 @@ end
 
 local function crashed(opts, pid, log, lines)
   local what = opts.bundle .. (pid and (" (pid " .. pid .. ")") or "")
-  local cause = log and (log.error_name or log.reason)
-  local message = what .. " crashed right after launch"
-  if cause then
-    message = message .. ": " .. cause .. (log.error_message and (": " .. log.error_message) or "")
+  local message
+  if log then
+    local cause = log.error_name or log.reason or log.type
+    message = what .. " crashed right after launch: " .. tostring(cause)
+    if log.error_message then
+      message = message .. ": " .. log.error_message
+    end
+  else
+    message = what
+      .. " was gone within "
+      .. opts.settle_ms
+      .. " ms of the launch and left no fault log"
   end
-  rein.error("APP_CRASHED", message .. ". " .. remedies.launch.crashed, {
+  local remedy = log and remedies.launch.crashed or remedies.launch.exited
+  rein.error("APP_CRASHED", message .. ". " .. remedy, {
     bundle = opts.bundle,
     pid = pid,
     crash = crash_evidence(log),
     log = texts(lines or {}, #(lines or {}) - 9, #(lines or {})),
-    remedy = remedies.launch.crashed,
+    remedy = remedy,
     show = log and ('hdc shell hidumper -s 1201 -a "' .. faultlog.show_args(log.name) .. '"')
       or nil,
   })

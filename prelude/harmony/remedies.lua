@@ -97,6 +97,9 @@ M.aa = {
 M.launch = {
   crashed = "the app crashed on launch: read the fault log in details.crash (error, message, "
     .. "first stack frames), fix the code, rebuild and launch again",
+  exited = "the app's process ended right after the launch without a fault log (it exited, or "
+    .. "the system killed it): read its last lines in details.log and the device log "
+    .. "(hilog_read), fix, rebuild and launch again",
   no_process = "check the app's own log (hilog_read) and that bundle, module and ability are the "
     .. "ones installed (project_info); a slow device may need a larger wait_ms",
   marker = "the app runs but never logged that text in this launch: check expect_log against what "

@@ -372,6 +372,14 @@ def launches_clock_crashes_and_faultlogger(e):
     eq(later, "jscrash-com.example.hello-%d-20250615100005" % uid_of("com.example.hello"))
     has(faultlogger(e, "-f", later), "Pid:2342\nUid:")
     has(faultlogger(e, "-f", later), "Reason:RangeError\n")
+    state = e.read(DEVICE_FILE)
+    state["crash_on_launch"] = {"com.example.hello": {"fault_log": False}}
+    e.write(DEVICE_FILE, state)
+    e.write("scenario.json", {"hdc": {"now": "06-15 10:00:09.000", "year": 2025}})
+    e.hdc(*start)
+    eq(e.hdc("shell", "pidof", "com.example.hello"), "", "gone")
+    eq(faultlogger(e, "-m", "com.example.hello", "-t", "20250615100008"),
+       FAULTLOG_HEAD + "No fault log exist.\nFault log list:\n******\n******\n", "an exit is no crash")
 
 
 @case

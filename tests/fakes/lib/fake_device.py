@@ -201,6 +201,8 @@ def reap(state, conf):
         if proc.get("dies_at") is None or proc["dies_at"] > now:
             alive.append(proc)
             continue
+        if (proc.get("crash") or {}).get("fault_log") is False:
+            continue  # it exited (or was killed) without crashing: no fault log
         died = clock(conf) if conf.get("now") else time.localtime(proc["dies_at"])
         stamp = time.strftime("%Y%m%d%H%M%S", died) + "%03d" % int((proc["dies_at"] % 1) * 1000)
         state["faultlogs"].append(jscrash_log(state, proc, proc.get("crash") or {}, stamp))
