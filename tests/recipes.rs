@@ -323,3 +323,43 @@ fn a_verify_that_does_not_return_a_boolean_fails_with_the_contract() {
     assert_eq!(failure["code"], json!("VERIFY_FAILED"), "{failure}");
     assert!(failure["message"].as_str().unwrap().contains("return ok, \"what proves it\""), "{failure}");
 }
+
+#[test]
+fn old_runs_saved_copies_are_collected_and_undo_inside_the_window_still_works() {
+    let lab = lab();
+    std::fs::write(lab.ws.path("first.txt"), "first before\n").unwrap();
+    std::fs::write(lab.ws.path("second.txt"), "second before\n").unwrap();
+    project_recipe(
+        &lab,
+        "rewrite",
+        r#"return { name = "rewrite", description = "rewrites a file", params = { path = { type = "string" } }, steps = {
+  { name = "write", run = function(ctx) rein.fs.write(ctx.args.path, "rewritten\n") end },
+} }"#,
+    );
+    let mut runs = Vec::new();
+    for path in ["first.txt", "second.txt"] {
+        let (status, out) = recipe(&lab, &[], "rewrite", json!({"path": path}));
+        assert_eq!(status, 0, "{out}");
+        runs.push(out["result"]["run_id"].as_str().unwrap().to_string());
+    }
+    let pre = lab.ws.path(".rein/journal/pre");
+    assert_eq!(std::fs::read_dir(&pre).unwrap().count(), 2, "one saved copy per run (the defaults keep both)");
+
+    // Keep only what the last run needs: the first run's copy goes, the second's stays.
+    let (status, out) = lab.rein(&["runs", "prune", "--keep-runs", "1", "--keep-days", "0"]);
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(out["result"]["collected"]["removed"].as_array().unwrap().len(), 1, "{out}");
+    assert_eq!(out["result"]["collected"]["kept"], json!(1), "{out}");
+
+    let (status, out) = lab.rein(&["undo", &runs[0]]);
+    assert_eq!((status, out["error"]["code"].as_str()), (2, Some("INVALID_ARGS")), "{out}");
+    let message = out["error"]["message"].as_str().unwrap();
+    assert!(message.contains("rein runs prune") && message.contains("nothing was restored"), "{message}");
+    assert_eq!(std::fs::read_to_string(lab.ws.path("first.txt")).unwrap(), "rewritten\n", "nothing changed");
+
+    let (status, out) = lab.rein(&["undo", &runs[1]]);
+    assert_eq!(status, 0, "undo inside the window: {out}");
+    assert_eq!(std::fs::read_to_string(lab.ws.path("second.txt")).unwrap(), "second before\n");
+    let (_, listed) = lab.rein(&["runs", "list"]);
+    assert_eq!(listed["result"]["runs"].as_array().unwrap().len(), 2, "the reports stay: {listed}");
+}

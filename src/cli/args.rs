@@ -137,6 +137,17 @@ pub enum RunsAction {
     List,
     /// One run's report (report.md, or the JSON with --json).
     Show { run_id: String },
+    /// Remove the saved copies (pre-images) no run inside the undo window needs. Done after
+    /// every run with the defaults; runs outside the window keep their reports but can no
+    /// longer be undone.
+    Prune {
+        /// Keep what the last N runs need.
+        #[arg(long, default_value_t = 20)]
+        keep_runs: usize,
+        /// Keep what runs started in the last D days need (and every copy made in them).
+        #[arg(long, default_value_t = 14)]
+        keep_days: u64,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -112,6 +112,11 @@ impl Engine<'_> {
         report
             .save(self.kernel)
             .map_err(|e| Failure::new(Code::IoError, format!("cannot write the run report: {e}")))?;
+        // The run is over, so older runs' saved copies may go; failing to collect them costs
+        // disk, not this run's result.
+        if let Err(failure) = super::retention::collect(self.kernel, super::retention::Retention::default()) {
+            tracing::warn!("{}", failure.message);
+        }
         Ok(report)
     }
 

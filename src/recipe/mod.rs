@@ -6,6 +6,7 @@
 //! - `context`, `activity`: a step's `ctx`, and what a step did read from its journal entries
 //! - `report`, `details_md`, `runs`, `progress`: what a run leaves (a failure's details in
 //!   markdown), past runs, progress as it goes
+//! - `retention`: how long the saved copies an undo needs are kept
 
 mod activity;
 mod context;
@@ -13,6 +14,7 @@ mod details_md;
 pub mod engine;
 pub mod progress;
 pub mod report;
+pub mod retention;
 pub mod runs;
 pub mod spec;
 

@@ -2,6 +2,7 @@
 //! `.rein/journal/<id>.jsonl`; the old content of every file rein replaced is kept under
 //! `.rein/journal/pre/<sha256>` (a pre-image) so that `restore` can put it back.
 
+pub mod collect;
 pub mod entry;
 pub mod restore;
 
@@ -16,6 +17,7 @@ use rustix::fs::{Mode, OFlags};
 
 use crate::kernel::files::dir::{Dir, Place};
 
+pub use collect::{preimage_name, Collected};
 pub use entry::{Action, Entry, Outcome, Verdict};
 
 /// The journal's folder, relative to the workspace.

@@ -51,7 +51,25 @@ pub struct Restored {
 impl Kernel {
     /// Restores every change (latest first). Without `force`, refuses (STALE_FILE) if a file
     /// changed since — checked for every file before any is touched.
+    /// A saved copy that was collected refuses the whole restore, also before anything is touched.
     pub fn restore(&self, call: &Call, changes: &[FileChange], force: bool) -> Result<Vec<Restored>, KernelError> {
+        for change in changes {
+            let Some(preimage) = change.preimage.as_deref().filter(|_| change.sha256_before.is_some()) else {
+                continue;
+            };
+            let saved = self.place(&self.scope.workspace().join(preimage), preimage, false)?;
+            let kept = saved
+                .dir
+                .kind_of(&saved.name)
+                .map_err(|e| KernelError::io("look for the saved copy of", &change.path, e))?;
+            if kept.is_none() {
+                return Err(KernelError::invalid(format!(
+                    "the saved copy of {} ({preimage}) is gone: it was collected as older than the journal keeps \
+                     (see `rein runs prune`); nothing was restored",
+                    change.path
+                )));
+            }
+        }
         if !force {
             for change in changes {
                 let current = self.current_sha(&change.path)?;
