@@ -32,12 +32,12 @@ impl Runtime {
             .set_mode(ChunkMode::Text)
             .call(api::bootstrap_natives(&lua).map_err(|e| internal("prepare the bootstrap", e))?)
             .map_err(|e| internal("run the bootstrap", e))?;
-        let helpers = Helpers {
-            run: helpers.get("run").map_err(|e| internal("read the bootstrap", e))?,
-            raising: helpers.get("raising").map_err(|e| internal("read the bootstrap", e))?,
-        };
-        lua.set_app_data(helpers);
+        let read = |name: &str| helpers.get::<Function>(name).map_err(|e| internal("read the bootstrap", e));
+        let seal_globals = read("seal_globals")?;
+        lua.set_app_data(Helpers { run: read("run")?, raising: read("raising")? });
         api::install(&lua).map_err(|e| internal("build the rein namespace", e))?;
+        let sealed: Table = seal_globals.call(()).map_err(|e| internal("make the globals read-only", e))?;
+        lua.set_named_registry_value(chunk::GLOBALS, sealed).map_err(|e| internal("keep the globals", e))?;
         Ok(Runtime { lua })
     }
 
