@@ -65,6 +65,24 @@ end
 
 dofile, loadfile, string.dump = nil, nil, nil
 
+-- The budget hook does not run inside C, so the library functions that build big strings
+-- charge the bytes they build (one instruction a byte) before they build them; the memory
+-- ceiling bounds any one of them.
+local charge = natives.charge
+local raw_rep, raw_concat = string.rep, table.concat
+string.rep = function(s, n, sep)
+  local count = tonumber(n)
+  if count and count > 0 then
+    charge(#tostring(s) * count + (sep ~= nil and #tostring(sep) * (count - 1) or 0))
+  end
+  return raw_rep(s, n, sep)
+end
+table.concat = function(list, sep, i, j)
+  local joined = raw_concat(list, sep, i, j)
+  charge(#joined)
+  return joined
+end
+
 -- Read-only views. Nothing one script does may change what another sees: the globals, the
 -- standard library tables and `rein` are seen through proxies that refuse writes, whose
 -- metatables cannot be read or replaced, and that `rawset` refuses. (Modules are loaded for

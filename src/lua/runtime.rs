@@ -79,18 +79,28 @@ impl Runtime {
     }
 
     /// Calls a Lua function (a recipe step's `run` or `verify`) as part of `call`, with a
-    /// fresh budget; returns every value it returned.
+    /// fresh budget whose wall clock is `wall_time`; returns every value it returned.
     pub async fn call_function(
         &self,
         call: Call,
         function: &Function,
         args: impl mlua::IntoLuaMulti,
+        wall_time: std::time::Duration,
     ) -> Result<Vec<serde_json::Value>, Failure> {
-        self.budgeted(invoke::function(&self.lua, call, function, args)).await
+        let limits = Limits { wall_time, ..self.limits() };
+        self.budgeted_with(limits, invoke::function(&self.lua, call, function, args)).await
     }
 
     async fn budgeted<T>(&self, work: impl std::future::Future<Output = Result<T, Failure>>) -> Result<T, Failure> {
-        limits::begin(&self.lua, self.limits()).map_err(|e| internal("start the budget", e))?;
+        self.budgeted_with(self.limits(), work).await
+    }
+
+    async fn budgeted_with<T>(
+        &self,
+        limits: Limits,
+        work: impl std::future::Future<Output = Result<T, Failure>>,
+    ) -> Result<T, Failure> {
+        limits::begin(&self.lua, limits).map_err(|e| internal("start the budget", e))?;
         let result = work.await;
         match limits::end(&self.lua) {
             Some(breach) => Err(failure::breach_failure(breach)),
