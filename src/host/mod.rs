@@ -106,6 +106,20 @@ impl Host {
         self.generation().registry.tool_named(name).cloned()
     }
 
+    /// Whether a tool is called `name` (its own name or its MCP name); cheaper than `tool`.
+    pub fn has_tool(&self, name: &str) -> bool {
+        self.generation().registry.tool_named(name).is_some()
+    }
+
+    /// The recipe `name` stands for (its own name or its MCP name), unless a tool has that name.
+    pub fn recipe_for(&self, name: &str) -> Option<String> {
+        let generation = self.generation();
+        if generation.registry.tool_named(name).is_some() {
+            return None;
+        }
+        generation.registry.recipe_named(name).map(|r| r.info.name.clone())
+    }
+
     pub fn recipes(&self) -> Vec<ToolInfo> {
         self.generation().registry.recipes.values().map(|r| r.info.clone()).collect()
     }
