@@ -20,6 +20,7 @@ mod path_escapes;
 mod per_call;
 mod proc_api;
 mod read_before_edit;
+mod real_clients;
 mod recipes;
 mod sandbox_escapes;
 mod sandbox_limits;
