@@ -6,8 +6,8 @@
 //! 2 KiB file without waiting (as a client with many requests in flight would), and reads
 //! every response; the rate is CALLS over the time from the first request written to the last
 //! response read. Rounds alternate between the two servers; medians are reported, and the
-//! ratio of the medians. The reference server is looked for in `.ci/tools` (where `.ci/run`
-//! installs it) or at `$REIN_BENCH_REFERENCE`.
+//! ratio of the medians. The reference server is looked for in `.ci/tools/clients` (where
+//! `.ci/clients` installs it) or at `$REIN_BENCH_REFERENCE`.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -77,7 +77,8 @@ fn reference_server() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("REIN_BENCH_REFERENCE") {
         return Some(PathBuf::from(path));
     }
-    let installed = Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/tools/node_modules/.bin/mcp-server-filesystem");
+    let installed =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/tools/clients/node_modules/.bin/mcp-server-filesystem");
     installed.exists().then_some(installed)
 }
 
@@ -105,7 +106,7 @@ fn main() {
     };
     let Some(reference_bin) = reference_server() else {
         eprintln!(
-            "the reference server is not installed: run `bash .ci/run` once (it installs it into .ci/tools), or set REIN_BENCH_REFERENCE"
+            "the reference server is not installed: run `bash .ci/clients` (it installs it into .ci/tools/clients), or set REIN_BENCH_REFERENCE"
         );
         std::process::exit(2);
     };

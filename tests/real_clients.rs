@@ -1,5 +1,5 @@
 //! Real MCP clients are the judge: the official Python SDK (`mcp`) and the MCP Inspector CLI
-//! drive `rein serve`. `.ci/run` installs both into `.ci/tools/` (see `.ci/clients`); a
+//! drive `rein serve`. `.ci/run` installs both into `.ci/tools/clients/` (see `.ci/clients`); a
 //! missing client fails the test with the command that installs it.
 
 use std::path::{Path, PathBuf};
@@ -13,7 +13,7 @@ use crate::mcp_sessions::team_kit;
 const INSTALL: &str = "install the MCP clients with `bash .ci/clients` (CI does it in .ci/run)";
 
 fn tools_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/tools")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/tools/clients")
 }
 
 fn client(env: &str, installed: &str) -> PathBuf {
@@ -68,7 +68,8 @@ fn the_mcp_inspector_cli_sets_the_log_level_lists_and_calls() {
     let names: Vec<&str> = listed["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
     assert!(names.contains(&"read_file") && names.contains(&"team_kit__greet"), "{names:?}");
     for name in &names {
-        let valid = (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        let valid =
+            (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
         assert!(valid, "{name:?} is not a name clients accept");
     }
     let called = inspector(&ws, &["--method", "tools/call", "--tool-name", "team_kit__greet"]);

@@ -14,6 +14,7 @@
 //! - `config`, `doctor`: home and project settings; what toolchain was found
 
 mod builder;
+mod changes;
 pub mod checks;
 pub mod config;
 mod dependencies;
