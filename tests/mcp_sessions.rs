@@ -97,7 +97,7 @@ async fn logging_set_level_filters_the_log_messages() {
     session.close().await;
 }
 
-fn team_kit(ws: &Workspace) {
+pub(crate) fn team_kit(ws: &Workspace) {
     let dir = ws.root.join("team-kit");
     std::fs::create_dir_all(dir.join("tools")).unwrap();
     std::fs::create_dir_all(dir.join("recipes")).unwrap();

@@ -26,6 +26,7 @@ mod policy_attacks;
 mod proc_api;
 mod read_before_edit;
 mod recipe_failure_details;
+mod real_clients;
 mod recipes;
 mod sandbox_escapes;
 mod sandbox_limits;

@@ -14,6 +14,7 @@
 //! - `config`, `doctor`: home and project settings; what toolchain was found
 
 mod builder;
+mod changes;
 pub mod checks;
 pub mod config;
 mod dependencies;
@@ -107,6 +108,20 @@ impl Host {
     /// The tool called `name`, by its own name or its MCP name (`team_kit__greet`).
     pub fn tool(&self, name: &str) -> Option<ToolInfo> {
         self.generation().registry.tool_named(name).cloned()
+    }
+
+    /// Whether a tool is called `name` (its own name or its MCP name); cheaper than `tool`.
+    pub fn has_tool(&self, name: &str) -> bool {
+        self.generation().registry.tool_named(name).is_some()
+    }
+
+    /// The recipe `name` stands for (its own name or its MCP name), unless a tool has that name.
+    pub fn recipe_for(&self, name: &str) -> Option<String> {
+        let generation = self.generation();
+        if generation.registry.tool_named(name).is_some() {
+            return None;
+        }
+        generation.registry.recipe_named(name).map(|r| r.info.name.clone())
     }
 
     pub fn recipes(&self) -> Vec<ToolInfo> {

@@ -1,18 +1,16 @@
 //! Watching the project's code (`.lua` under tools/, recipes/, prelude/) and rein.lock, and
 //! reloading once after each burst of changes (settle-and-drain, as WezTerm does).
 //!
-//! Only content changes count: a file created, written, removed or renamed. Opening or reading
-//! a file is not a change — rein reads every file while it reloads, and counting those reads
-//! made one save reload every 200 ms forever. A code folder created after the watch started
-//! is watched from then on, and the files already in it count as changed.
+//! Only content changes count (see `changes`): a file created, written, removed or renamed.
+//! Opening or reading a file is not a change — rein reads every file while it reloads, and
+//! counting those reads made one save reload every 200 ms forever. A code folder created
+//! after the watch started is watched from then on, and the files already in it count.
 
 use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc, Weak};
 use std::time::{Duration, Instant};
 
-use notify::event::{EventKind, ModifyKind};
-use notify::{RecursiveMode, Watcher as _};
-
+use super::changes::ChangeFeed;
 use super::project_files::{is_code_file, CODE_FOLDERS};
 use super::{Host, ReloadOutcome};
 use crate::error::{Code, Failure};
@@ -22,8 +20,6 @@ pub const SETTLE: Duration = Duration::from_millis(200);
 /// A burst that never goes quiet is reloaded after this long anyway.
 const LONGEST_BURST: Duration = Duration::from_secs(2);
 const LOCK_FILE: &str = "rein.lock";
-
-type Notifier = Arc<Mutex<notify::RecommendedWatcher>>;
 
 impl Host {
     /// Watches the project's code and rein.lock and reloads after each burst of changes,
@@ -36,25 +32,15 @@ impl Host {
             .map(Path::to_path_buf)
             .ok_or_else(|| Failure::new(Code::InvalidConfig, "there is no project folder to watch"))?;
         let (tx, rx) = mpsc::channel::<PathBuf>();
-        let notifier = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-            if let Ok(event) = event {
-                if is_content_change(&event.kind) {
-                    for path in event.paths {
-                        let _ = tx.send(path);
-                    }
-                }
-            }
-        })
-        .map_err(|e| cannot_watch(&root, e))?;
-        let notifier: Notifier = Arc::new(Mutex::new(notifier));
+        let feed = Arc::new(ChangeFeed::start(tx)?);
         // The root itself, for rein.lock and for code folders created later.
-        lock(&notifier).watch(&root, RecursiveMode::NonRecursive).map_err(|e| cannot_watch(&root, e))?;
+        feed.watch(&root, false)?;
         for folder in CODE_FOLDERS.iter().map(|f| root.join(f)).filter(|d| d.is_dir()) {
-            lock(&notifier).watch(&folder, RecursiveMode::Recursive).map_err(|e| cannot_watch(&folder, e))?;
+            feed.watch(&folder, true)?;
         }
         let host = Arc::clone(self);
-        // Weak, so dropping the Watcher drops the notifier, which ends the thread.
-        let watching = Arc::downgrade(&notifier);
+        // Weak, so dropping the Watcher drops the feed, which ends the thread.
+        let watching = Arc::downgrade(&feed);
         let thread = std::thread::Builder::new()
             .name("rein-watch".into())
             .spawn(move || {
@@ -67,32 +53,14 @@ impl Host {
                 }
             })
             .map_err(|e| Failure::new(Code::IoError, format!("cannot start the watcher: {e}")))?;
-        Ok(Watcher { _notifier: notifier, _thread: thread })
+        Ok(Watcher { _feed: feed, _thread: thread })
     }
 }
 
 /// Keeps the watch alive; dropping it stops watching.
 pub struct Watcher {
-    _notifier: Notifier,
+    _feed: Arc<ChangeFeed>,
     _thread: std::thread::JoinHandle<()>,
-}
-
-fn lock(notifier: &Notifier) -> std::sync::MutexGuard<'_, notify::RecommendedWatcher> {
-    notifier.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn cannot_watch(path: &Path, e: notify::Error) -> Failure {
-    Failure::new(Code::IoError, format!("cannot watch {}: {e}", path.display()))
-}
-
-/// Created, written, removed or renamed — never opened, read, closed or chmod-ed.
-fn is_content_change(kind: &EventKind) -> bool {
-    match kind {
-        EventKind::Create(_) | EventKind::Remove(_) => true,
-        EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Name(_) | ModifyKind::Any) => true,
-        EventKind::Modify(ModifyKind::Metadata(_) | ModifyKind::Other) => false,
-        EventKind::Access(_) | EventKind::Other | EventKind::Any => false,
-    }
 }
 
 /// Waits for a change, then drains until SETTLE passes quietly (or the burst has lasted
@@ -113,19 +81,15 @@ fn next_burst(rx: &mpsc::Receiver<PathBuf>) -> Option<Vec<PathBuf>> {
 
 /// The project files among `paths` that rein loads, relative to `root`. A code folder that
 /// appeared is watched from now on, and every Lua file in it counts.
-fn changed_files(
-    paths: &[PathBuf],
-    root: &Path,
-    notifier: &std::sync::Weak<Mutex<notify::RecommendedWatcher>>,
-) -> Vec<String> {
+fn changed_files(paths: &[PathBuf], root: &Path, feed: &Weak<ChangeFeed>) -> Vec<String> {
     let mut files = Vec::new();
     for path in paths {
         let Ok(rel) = path.strip_prefix(root) else { continue };
         let rel = rel.to_string_lossy().into_owned();
         if CODE_FOLDERS.contains(&rel.as_str()) && path.is_dir() {
-            let Some(notifier) = notifier.upgrade() else { continue };
-            if let Err(e) = lock(&notifier).watch(path, RecursiveMode::Recursive) {
-                tracing::warn!("cannot watch {}: {e}", path.display());
+            let Some(feed) = feed.upgrade() else { continue };
+            if let Err(e) = feed.watch(path, true) {
+                tracing::warn!("{e}");
             }
             files.extend(lua_files_under(root, path));
         } else if rel == LOCK_FILE || is_code_file(&rel) {
@@ -151,21 +115,4 @@ fn lua_files_under(root: &Path, dir: &Path) -> Vec<String> {
         }
     }
     found
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use notify::event::{AccessKind, AccessMode, CreateKind, DataChange, MetadataKind, RenameMode};
-
-    #[test]
-    fn only_content_changes_count() {
-        assert!(is_content_change(&EventKind::Create(CreateKind::File)));
-        assert!(is_content_change(&EventKind::Modify(ModifyKind::Data(DataChange::Any))));
-        assert!(is_content_change(&EventKind::Modify(ModifyKind::Name(RenameMode::To))));
-        assert!(is_content_change(&EventKind::Remove(notify::event::RemoveKind::File)));
-        assert!(!is_content_change(&EventKind::Access(AccessKind::Open(AccessMode::Any))));
-        assert!(!is_content_change(&EventKind::Access(AccessKind::Close(AccessMode::Write))));
-        assert!(!is_content_change(&EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime))));
-    }
 }

@@ -144,15 +144,16 @@ impl ServerHandler for ReinServer {
             Ok(host) => host,
             Err(failure) => return Ok(tools::refusal(&not_started(failure), None).into()),
         };
-        let call = async {
-            match tools::recipe_named(host, name) {
+        // Boxed: the call's future is large, and rmcp moves the handler's future into a task.
+        let call = Box::pin(async {
+            match host.recipe_for(name) {
                 Some(recipe) => recipes::run(host, &recipe, args, &context).await,
                 None => match self.missing_pack(host, name) {
                     Some(failure) => tools::refusal(failure, None),
                     None => tools::call(host, name, args, &context).await,
                 },
             }
-        };
+        });
         let result = approver::serving(context.clone(), call).await;
         tracing::debug!(tool = name, micros = started.elapsed().as_micros() as u64, "tools/call");
         Ok(result.into())
@@ -162,7 +163,7 @@ impl ServerHandler for ReinServer {
 impl ReinServer {
     /// Why `name` is not served when it belongs to a pack that could not be loaded.
     fn missing_pack(&self, host: &Host, name: &str) -> Option<&Failure> {
-        if host.tool(name).is_some() {
+        if self.notices.is_empty() || host.has_tool(name) {
             return None;
         }
         self.notices.iter().find(|failure| {

@@ -28,15 +28,6 @@ fn tool(name: String, description: &str, schema: &Value) -> Tool {
     Tool::new(Cow::Owned(name), description.to_string(), Arc::new(schema))
 }
 
-/// The recipe an MCP tool name stands for (its MCP name, or its own name as an alias); a tool
-/// of that name wins.
-pub fn recipe_named(host: &Host, name: &str) -> Option<String> {
-    if host.tool(name).is_some() {
-        return None;
-    }
-    host.recipes().into_iter().find(|r| r.mcp_name == name || r.name == name).map(|r| r.name)
-}
-
 /// Calls a tool; a cancelled request drops the call, and with it every process it started.
 /// Programs the call runs (a build, an install) are reported as progress notifications.
 pub async fn call(host: &Host, name: &str, args: Value, context: &RequestContext<RoleServer>) -> CallToolResult {

@@ -1,0 +1,78 @@
+//! Real MCP clients are the judge: the official Python SDK (`mcp`) and the MCP Inspector CLI
+//! drive `rein serve`. `.ci/run` installs both into `.ci/tools/clients/` (see `.ci/clients`); a
+//! missing client fails the test with the command that installs it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::{Workspace, REIN};
+use crate::mcp_sessions::team_kit;
+
+const INSTALL: &str = "install the MCP clients with `bash .ci/clients` (CI does it in .ci/run)";
+
+fn tools_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/tools/clients")
+}
+
+fn client(env: &str, installed: &str) -> PathBuf {
+    let path = std::env::var_os(env).map(PathBuf::from).unwrap_or_else(|| tools_dir().join(installed));
+    assert!(path.exists(), "{} is missing: {INSTALL} (or set {env})", path.display());
+    path
+}
+
+#[test]
+fn the_python_sdk_lists_calls_sets_the_log_level_and_hears_a_refusal() {
+    let python = client("REIN_TEST_PYTHON", "venv/bin/python");
+    let ws = Workspace::new();
+    team_kit(&ws);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/python_sdk.py");
+    let outside = ws.root.join("outside/no.txt");
+    let out = Command::new(python)
+        .arg(script)
+        .args([REIN, ws.ws.to_str().unwrap(), ws.home.to_str().unwrap(), outside.to_str().unwrap()])
+        .env_remove("REIN_HOME")
+        .output()
+        .expect("run the Python SDK client");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("ok ")).count(), 10, "{stdout}");
+    assert!(!outside.exists());
+}
+
+/// `mcp-inspector --cli rein … serve --method METHOD ARGS`, its JSON output.
+fn inspector(ws: &Workspace, args: &[&str]) -> Value {
+    let inspector = client("REIN_TEST_INSPECTOR", "node_modules/.bin/mcp-inspector");
+    let out = Command::new(inspector)
+        .arg("--cli")
+        .arg(REIN)
+        .args(["--workspace", ws.ws.to_str().unwrap(), "--home", ws.home.to_str().unwrap(), "serve"])
+        .args(args)
+        .env("HOME", ws.root.join("inspector-home"))
+        .env_remove("REIN_HOME")
+        .output()
+        .expect("run the MCP Inspector CLI");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "inspector {args:?}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("inspector {args:?} printed no JSON ({e}): {stdout}"))
+}
+
+#[test]
+fn the_mcp_inspector_cli_sets_the_log_level_lists_and_calls() {
+    let ws = Workspace::new();
+    team_kit(&ws);
+    let level = inspector(&ws, &["--method", "logging/setLevel", "--log-level", "debug"]);
+    assert!(level.get("error").is_none(), "logging/setLevel is answered: {level}");
+    let listed = inspector(&ws, &["--method", "tools/list"]);
+    let names: Vec<&str> = listed["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.contains(&"read_file") && names.contains(&"team_kit__greet"), "{names:?}");
+    for name in &names {
+        let valid =
+            (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        assert!(valid, "{name:?} is not a name clients accept");
+    }
+    let called = inspector(&ws, &["--method", "tools/call", "--tool-name", "team_kit__greet"]);
+    assert_eq!(called["structuredContent"]["text"], "from the kit", "{called}");
+    assert_eq!(called["isError"], false, "{called}");
+}
