@@ -101,15 +101,26 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
         p.read.push(PathBuf::from("/"));
     }
     p.read.push(places.workspace.to_path_buf());
-    p.read.push(install_dir(places.program));
-    if let Ok(real) = std::fs::canonicalize(places.program) {
-        p.read.push(install_dir(&real));
+    let user_home = env("HOME").map(PathBuf::from).filter(|h| h.is_absolute());
+    let guarded: Vec<&Path> =
+        [Some(places.workspace), Some(places.rein_home), user_home.as_deref()].into_iter().flatten().collect();
+    let mut programs = vec![places.program.to_path_buf()];
+    programs.extend(std::fs::canonicalize(places.program));
+    for program in &programs {
+        p.read.push(narrow(
+            &[install_dir(program), program.parent().unwrap_or(program).to_path_buf()],
+            program,
+            &guarded,
+        ));
     }
-    p.read.extend(places.jar.and_then(Path::parent).map(Path::to_path_buf));
-    p.read.extend(TOOL_DIRS_ENV.iter().filter_map(|name| env(name)).map(PathBuf::from));
+    if let Some(jar) = places.jar {
+        p.read.push(narrow(&[jar.parent().unwrap_or(jar).to_path_buf()], jar, &guarded));
+    }
+    let tool_dirs = TOOL_DIRS_ENV.iter().filter_map(|name| env(name)).map(PathBuf::from);
+    p.read.extend(tool_dirs.filter(|dir| !guarded.iter().any(|g| g.starts_with(dir))));
     p.write.extend(DEVICES.iter().chain(TEMP.iter()).map(PathBuf::from));
     p.write.extend(env("TMPDIR").map(PathBuf::from));
-    if let Some(home) = env("HOME").map(PathBuf::from).filter(|h| h.is_absolute()) {
+    if let Some(home) = user_home {
         for cache in table.home_write {
             p.write.push(home.join(cache));
             p.create.push(home.join(cache));
@@ -139,6 +150,13 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
         false => p.read.extend(outside.cloned()),
     }
     p
+}
+
+/// The first of `dirs` that holds none of the `guarded` places (the workspace, rein's home, the
+/// user's home: a program in `~/bin` must not open all of `~`), else `file` alone.
+fn narrow(dirs: &[PathBuf], file: &Path, guarded: &[&Path]) -> PathBuf {
+    let holds_guarded = |dir: &PathBuf| guarded.iter().any(|g| g.starts_with(dir));
+    dirs.iter().find(|dir| !holds_guarded(dir)).cloned().unwrap_or_else(|| file.to_path_buf())
 }
 
 /// The directory a program is installed in: `<root>/bin/x` gives `<root>`, otherwise the
@@ -213,6 +231,16 @@ mod tests {
         assert!(!p.read.contains(&PathBuf::from("/w/app/.reinhome")));
         assert!(!p.write.contains(&PathBuf::from("/w/app/.reinhome")));
         assert!(p.read.contains(&PathBuf::from("/jdk")));
+    }
+
+    #[test]
+    fn a_program_in_the_users_home_opens_only_its_own_directory() {
+        let env = vec![("HOME".to_string(), "/u".to_string()), ("JAVA_HOME".to_string(), "/u".to_string())];
+        let p = profile(&Program::Hdc, &places(&env, Path::new("/u/bin/hdc")), &[]);
+        assert!(p.read.contains(&PathBuf::from("/u/bin")), "{p:?}");
+        assert!(!p.read.contains(&PathBuf::from("/u")), "{p:?}");
+        let p = profile(&Program::Hdc, &places(&env, Path::new("/u/hdc")), &[]);
+        assert!(p.read.contains(&PathBuf::from("/u/hdc")) && !p.read.contains(&PathBuf::from("/u")), "{p:?}");
     }
 
     #[test]
