@@ -88,6 +88,9 @@ pub struct Profile {
     pub write: Vec<PathBuf>,
     /// Directories rein creates before the program starts (caches, fresh-project outputs).
     pub create: Vec<PathBuf>,
+    /// Writable workspace entries: granted only if, when rein opens them, they are not links
+    /// (one swapped in after rein listed the workspace would grant its target).
+    pub write_no_link: Vec<PathBuf>,
 }
 
 /// The profile of `program` for this spawn. `entries` lists the workspace's top-level names.
@@ -137,10 +140,10 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
         if table.workspace_dirs.contains(&name) {
             p.create.push(path.clone());
         }
-        p.write.push(path);
+        p.write_no_link.push(path);
     }
     for rel in table.rein_write {
-        p.write.push(places.workspace.join(rel));
+        p.write_no_link.push(places.workspace.join(rel));
         p.create.push(places.workspace.join(rel));
     }
     let outside =
@@ -201,13 +204,15 @@ mod tests {
         let entries: Vec<String> =
             [".rein", ".git", ".reinhome", "entry", "hvigorfile.ts"].iter().map(|s| s.to_string()).collect();
         let p = profile(&Program::Hvigorw, &places(&env, Path::new("/clt/bin/hvigorw")), &entries);
+        let writable = |path: &str| p.write.iter().chain(&p.write_no_link).any(|w| w == Path::new(path));
         for allowed in ["/w/app/entry", "/w/app/hvigorfile.ts", "/w/app/build", "/u/.hvigor", "/t", "/tmp", "/dev/null"]
         {
-            assert!(p.write.contains(&PathBuf::from(allowed)), "{allowed} writable: {p:?}");
+            assert!(writable(allowed), "{allowed} writable: {p:?}");
         }
         for denied in ["/w/app", "/w/app/.rein", "/w/app/.git", "/w/app/.reinhome", "/u", "/u/.ssh", "/"] {
-            assert!(!p.write.contains(&PathBuf::from(denied)), "{denied} not writable: {p:?}");
+            assert!(!writable(denied), "{denied} not writable: {p:?}");
         }
+        assert!(p.write_no_link.iter().all(|w| w.starts_with("/w/app")), "{p:?}");
         assert!(p.read.contains(&PathBuf::from("/clt")) && p.read.contains(&PathBuf::from("/w/app")));
         assert!(!p.read.iter().any(|r| r == Path::new("/u") || r == Path::new("/")), "{p:?}");
         assert!(p.create.contains(&PathBuf::from("/u/.hvigor")) && p.create.contains(&PathBuf::from("/w/app/build")));
@@ -249,7 +254,7 @@ mod tests {
         let entries = vec![".rein".to_string()];
         let p = profile(&Program::Git, &places(&env, Path::new("/usr/bin/git")), &entries);
         assert!(p.read.contains(&PathBuf::from("/")));
-        assert!(p.write.contains(&PathBuf::from("/w/app/.rein/pack-src")));
-        assert!(!p.write.contains(&PathBuf::from("/w/app/.rein")));
+        assert!(p.write_no_link.contains(&PathBuf::from("/w/app/.rein/pack-src")));
+        assert!(!p.write.iter().chain(&p.write_no_link).any(|w| w == Path::new("/w/app/.rein")));
     }
 }
