@@ -67,8 +67,20 @@ impl Lab {
 
     pub fn command(&self, all: &[&str]) -> std::process::Command {
         let mut cmd = self.ws.command(all);
-        let path = format!("{}:{}", fakes_bin().display(), std::env::var("PATH").unwrap_or_default());
-        cmd.env("PATH", path).env("TMPDIR", self.ws.root.join("tmp")).env_remove("DEVECO_SDK_HOME");
+        // The fakes start with the system's python: a confined program cannot run what lives in
+        // the user's home (a pyenv shim first on PATH would be found, then refused).
+        let home = std::env::var("HOME").unwrap_or_default();
+        let system = std::env::var("PATH").unwrap_or_default();
+        let system: Vec<&str> =
+            system.split(':').filter(|d| home.is_empty() || !std::path::Path::new(d).starts_with(&home)).collect();
+        let path = format!("{}:{}", fakes_bin().display(), system.join(":"));
+        // A user home of its own: confined programs get their caches (~/.hvigor …) made there.
+        let user_home = self.ws.root.join("user");
+        std::fs::create_dir_all(&user_home).unwrap();
+        cmd.env("PATH", path)
+            .env("TMPDIR", self.ws.root.join("tmp"))
+            .env("HOME", user_home)
+            .env_remove("DEVECO_SDK_HOME");
         cmd
     }
 

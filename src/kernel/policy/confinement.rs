@@ -47,7 +47,8 @@ const GENERIC: Table =
     Table { home_write: &[], home_read: &[], workspace_dirs: &[], reads_everything: false, rein_write: &[] };
 
 /// The per-program table. hvigor keeps its daemon and caches in `~/.hvigor` and runs ohpm
-/// (`~/.ohpm`); DevEco's generated signing material lives in `~/.ohos/config`.
+/// (`~/.ohpm`); DevEco's generated signing material lives in `~/.ohos/config`; hdc's host key
+/// lives in `~/.harmony`.
 fn table(program: &Program) -> Table {
     match program {
         Program::Hvigorw => Table {
@@ -58,7 +59,9 @@ fn table(program: &Program) -> Table {
         },
         Program::Ohpm => Table { home_write: &[".ohpm"], workspace_dirs: &["oh_modules"], ..GENERIC },
         Program::HapSignTool => Table { home_read: &[".ohos/config"], ..GENERIC },
-        Program::Hdc => GENERIC,
+        // hdc keeps the host key it authenticates with in ~/.harmony/hdckey (as two independent
+        // hdc host implementations describe it; not verified against hdc's own source).
+        Program::Hdc => Table { home_write: &[".harmony"], ..GENERIC },
         Program::Git => Table { reads_everything: true, rein_write: &[".rein/pack-src"], ..GENERIC },
         Program::Other(_) => GENERIC,
     }
@@ -121,6 +124,7 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
     }
     let tool_dirs = TOOL_DIRS_ENV.iter().filter_map(|name| env(name)).map(PathBuf::from);
     p.read.extend(tool_dirs.filter(|dir| !guarded.iter().any(|g| g.starts_with(dir))));
+    p.read.extend(path_dirs(env("PATH").unwrap_or_default(), user_home.as_deref(), &guarded));
     p.write.extend(DEVICES.iter().chain(TEMP.iter()).map(PathBuf::from));
     p.write.extend(env("TMPDIR").map(PathBuf::from));
     if let Some(home) = user_home {
@@ -153,6 +157,21 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
         false => p.read.extend(outside.cloned()),
     }
     p
+}
+
+/// The directories of the child's `PATH` (a person's environment: the programs it names must
+/// run): `<root>` of a `<root>/bin` outside the user's home (node and java keep their libraries
+/// there), the directory alone inside it (`~/.cargo/bin` must not open `~/.cargo`), and never
+/// one that holds a guarded place (`PATH=~:…`).
+fn path_dirs(path: &str, user_home: Option<&Path>, guarded: &[&Path]) -> Vec<PathBuf> {
+    let holds_guarded = |dir: &Path| guarded.iter().any(|g| g.starts_with(dir));
+    let mut dirs = Vec::new();
+    for dir in path.split(':').map(Path::new).filter(|d| d.is_absolute() && !holds_guarded(d)) {
+        let in_home = user_home.is_some_and(|h| dir.starts_with(h));
+        let root = dir.parent().filter(|root| dir.ends_with("bin") && !in_home && !holds_guarded(root));
+        dirs.push(root.unwrap_or(dir).to_path_buf());
+    }
+    dirs
 }
 
 /// The first of `dirs` that holds none of the `guarded` places (the workspace, rein's home, the
@@ -246,6 +265,21 @@ mod tests {
         assert!(!p.read.contains(&PathBuf::from("/u")), "{p:?}");
         let p = profile(&Program::Hdc, &places(&env, Path::new("/u/hdc")), &[]);
         assert!(p.read.contains(&PathBuf::from("/u/hdc")) && !p.read.contains(&PathBuf::from("/u")), "{p:?}");
+    }
+
+    #[test]
+    fn path_directories_are_readable_but_never_widened_inside_home() {
+        let env = vec![
+            ("HOME".to_string(), "/u".to_string()),
+            ("PATH".to_string(), "/u/.cargo/bin:/opt/node/bin:/usr/bin:/u:/:relative".to_string()),
+        ];
+        let p = profile(&Program::Hdc, &places(&env, Path::new("/sdk/toolchains/hdc")), &[]);
+        for readable in ["/u/.cargo/bin", "/opt/node", "/usr"] {
+            assert!(p.read.contains(&PathBuf::from(readable)), "{readable}: {p:?}");
+        }
+        for hidden in ["/u/.cargo", "/u", "/", "relative"] {
+            assert!(!p.read.contains(&PathBuf::from(hidden)), "{hidden}: {p:?}");
+        }
     }
 
     #[test]
