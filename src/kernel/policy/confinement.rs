@@ -127,7 +127,7 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
     p.read.extend(path_dirs(env("PATH").unwrap_or_default(), user_home.as_deref(), &guarded));
     p.write.extend(DEVICES.iter().chain(TEMP.iter()).map(PathBuf::from));
     p.write.extend(env("TMPDIR").map(PathBuf::from));
-    if let Some(home) = user_home {
+    if let Some(home) = &user_home {
         for cache in table.home_write {
             p.write.push(home.join(cache));
             p.create.push(home.join(cache));
@@ -150,8 +150,10 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
         p.write_no_link.push(places.workspace.join(rel));
         p.create.push(places.workspace.join(rel));
     }
-    let outside =
-        places.outside_args.iter().filter(|a| !a.starts_with(places.rein_home) && !places.rein_home.starts_with(a));
+    let outside = places
+        .outside_args
+        .iter()
+        .filter(|a| !a.starts_with(places.rein_home) && !guarded.iter().any(|g| g.starts_with(a)));
     match places.approved_by_person {
         true => p.write.extend(outside.cloned()),
         false => p.read.extend(outside.cloned()),
@@ -159,16 +161,17 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
     p
 }
 
-/// The directories of the child's `PATH` (a person's environment: the programs it names must
-/// run): `<root>` of a `<root>/bin` outside the user's home (node and java keep their libraries
-/// there), the directory alone inside it (`~/.cargo/bin` must not open `~/.cargo`), and never
-/// one that holds a guarded place (`PATH=~:…`).
+/// The directories of the child's `PATH` outside the user's home (a person's environment: the
+/// programs it names must run): `<root>` of a `<root>/bin` (node and java keep their libraries
+/// there), never one that holds a guarded place (`PATH=/:…`). Inside the home nothing is
+/// granted: half of a tool there (a pyenv shim without the rest of `~/.pyenv`) runs and fails,
+/// while a refused one lets the search go on to the next directory.
 fn path_dirs(path: &str, user_home: Option<&Path>, guarded: &[&Path]) -> Vec<PathBuf> {
     let holds_guarded = |dir: &Path| guarded.iter().any(|g| g.starts_with(dir));
+    let in_home = |dir: &Path| user_home.is_some_and(|h| dir.starts_with(h));
     let mut dirs = Vec::new();
-    for dir in path.split(':').map(Path::new).filter(|d| d.is_absolute() && !holds_guarded(d)) {
-        let in_home = user_home.is_some_and(|h| dir.starts_with(h));
-        let root = dir.parent().filter(|root| dir.ends_with("bin") && !in_home && !holds_guarded(root));
+    for dir in path.split(':').map(Path::new).filter(|d| d.is_absolute() && !holds_guarded(d) && !in_home(d)) {
+        let root = dir.parent().filter(|root| dir.ends_with("bin") && !holds_guarded(root));
         dirs.push(root.unwrap_or(dir).to_path_buf());
     }
     dirs
@@ -268,18 +271,29 @@ mod tests {
     }
 
     #[test]
-    fn path_directories_are_readable_but_never_widened_inside_home() {
+    fn path_directories_outside_home_are_readable() {
         let env = vec![
             ("HOME".to_string(), "/u".to_string()),
             ("PATH".to_string(), "/u/.cargo/bin:/opt/node/bin:/usr/bin:/u:/:relative".to_string()),
         ];
         let p = profile(&Program::Hdc, &places(&env, Path::new("/sdk/toolchains/hdc")), &[]);
-        for readable in ["/u/.cargo/bin", "/opt/node", "/usr"] {
+        for readable in ["/opt/node", "/usr"] {
             assert!(p.read.contains(&PathBuf::from(readable)), "{readable}: {p:?}");
         }
-        for hidden in ["/u/.cargo", "/u", "/", "relative"] {
+        for hidden in ["/u/.cargo/bin", "/u/.cargo", "/u", "/", "relative"] {
             assert!(!p.read.contains(&PathBuf::from(hidden)), "{hidden}: {p:?}");
         }
+    }
+
+    #[test]
+    fn an_approved_outside_path_holding_the_workspace_is_not_writable() {
+        let env = Vec::new();
+        let mut pl = places(&env, Path::new("/usr/bin/hdc"));
+        pl.outside_args = vec![PathBuf::from("/w"), PathBuf::from("/out")];
+        pl.approved_by_person = true;
+        let p = profile(&Program::Hdc, &pl, &[]);
+        assert!(p.write.contains(&PathBuf::from("/out")), "{p:?}");
+        assert!(!p.write.contains(&PathBuf::from("/w")), "{p:?}");
     }
 
     #[test]
