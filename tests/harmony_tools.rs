@@ -4,7 +4,7 @@
 use crate::common::run_json;
 use serde_json::json;
 
-use crate::common::lab::{fakes_bin, lab, KEY};
+use crate::common::lab::{fakes_path, lab, KEY};
 
 const SIGNED: &str = "entry/build/default/outputs/default/entry-default-signed.hap";
 const UNSIGNED: &str = "entry/build/default/outputs/default/entry-default-unsigned.hap";
@@ -206,8 +206,7 @@ fn screenshots_land_in_the_workspace() {
 fn doctor_finds_the_toolchain_on_path_with_versions() {
     let lab = lab();
     let mut cmd = lab.ws.command(&["doctor"]);
-    let path = format!("{}:{}", fakes_bin().display(), std::env::var("PATH").unwrap_or_default());
-    cmd.env("PATH", path)
+    cmd.env("PATH", fakes_path())
         .env("TMPDIR", lab.ws.root.join("tmp"))
         .env_remove("DEVECO_SDK_HOME")
         .env_remove("OHOS_BASE_SDK_HOME");

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::common::lab::{fakes_bin, lab};
+use crate::common::lab::{fakes_path, lab};
 use crate::common::{Workspace, REIN};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest, ElicitRequestParams,
@@ -121,8 +121,7 @@ pub(crate) async fn connect_serving(
 
 /// The fakes first on PATH, and TMPDIR pointing them at the lab's state.
 fn fake_toolchain(root: &Path) -> Vec<(&'static str, PathBuf)> {
-    let path = format!("{}:{}", fakes_bin().display(), std::env::var("PATH").unwrap_or_default());
-    vec![("PATH", PathBuf::from(path)), ("TMPDIR", root.join("tmp"))]
+    vec![("PATH", PathBuf::from(fakes_path())), ("TMPDIR", root.join("tmp"))]
 }
 
 pub(crate) async fn within<F: std::future::Future>(what: &str, future: F) -> F::Output {

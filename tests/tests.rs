@@ -5,6 +5,7 @@ mod approvals;
 mod cli_contract;
 mod common;
 mod concurrent_edits;
+mod confinement;
 mod edit_refusals;
 mod edit_round_trips;
 mod harmony_launch;

@@ -207,9 +207,14 @@ fn check(host: &Host, out: &Output) -> u8 {
 fn doctor(host: &Host, out: &Output) -> u8 {
     let reports = host.doctor();
     if out.json {
-        return out.success(&json!({"programs": reports, "policy_pending": host.policy_pending()}));
+        return out.success(&json!({
+            "programs": reports,
+            "confinement": host.confinement(),
+            "policy_pending": host.policy_pending()
+        }));
     }
     render::doctor(&reports);
+    println!("{:<14} {}", "confinement", host.confinement());
     for pending in host.policy_pending() {
         println!("policy        waiting for a person (`rein approvals policy`): {pending}");
     }

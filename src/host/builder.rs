@@ -201,6 +201,7 @@ pub(crate) fn configured_kernel_and_policy(
     let spawn = SpawnSettings {
         toolchain,
         pass_env: home_config.spawn.pass_env,
+        confine: home_config.spawn.confine,
         signing: SigningSecrets::new(home_config.signing),
     };
     let kernel = kernel.with_spawn(spawn).with_gate(gate);

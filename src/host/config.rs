@@ -16,6 +16,7 @@
 //!
 //! [spawn]
 //! pass_env = ["OHOS_SIGN_KEY"]   # exact names passed to programs despite looking secret
+//! confine = "auto"               # Landlock confinement: "auto", "require" (refuse without it), "off"
 //!
 //! [signing.default]   # hap-sign-tool passwords for build-profile.json5's signingConfig "default"
 //! keystore_password_env = "OHOS_STORE_PASSWORD"   # variables holding the plaintext; the kernel
@@ -30,6 +31,7 @@ use serde::Deserialize;
 use crate::error::{Code, Failure};
 use crate::kernel::files::read::read_optional_text;
 use crate::kernel::policy::Rule;
+use crate::kernel::process::confine::ConfineMode;
 use crate::kernel::process::secrets::SigningEnv;
 use crate::kernel::process::toolchain::ToolchainConfig;
 
@@ -73,6 +75,9 @@ pub struct HomeConfig {
 pub struct SpawnConfig {
     #[serde(default)]
     pub pass_env: Vec<String>,
+    /// OS confinement of spawned programs: "auto" (default), "require" or "off".
+    #[serde(default)]
+    pub confine: ConfineMode,
 }
 
 impl HomeConfig {

@@ -154,6 +154,11 @@ impl Host {
         self.block_on(doctor::examine(&self.kernel, &self.new_call()))
     }
 
+    /// The OS confinement spawned programs run under (e.g. "landlock ABI 7: enforced").
+    pub fn confinement(&self) -> String {
+        self.kernel.confinement()
+    }
+
     /// The steps of a recipe and what each may ask a person for, without running anything.
     pub fn explain_recipe(&self, name: &str) -> Result<Value, Failure> {
         let generation = self.generation();

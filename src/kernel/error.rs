@@ -57,6 +57,9 @@ pub enum KernelError {
     #[error("{program} is not a program rein may run. Tools may run hvigorw, hdc, ohpm and hap-sign-tool, and programs a person lists under [programs] in home config.toml.")]
     ProgramNotAllowed { program: String },
 
+    #[error("{program} cannot run confined ({why}) and home config.toml says [spawn] confine = \"require\". Run rein on a Linux kernel with Landlock (ABI 3 or newer, Linux 6.2+), or set confine = \"auto\" to run programs unconfined.")]
+    Unconfinable { program: String, why: String },
+
     #[error("{program} was not found: {fix}.")]
     ToolchainNotFound { program: String, tried: Vec<String>, fix: String },
 
@@ -142,6 +145,7 @@ impl KernelError {
                 | KernelError::SpawnApprovalRequired { .. }
                 | KernelError::ApprovalDenied { .. }
                 | KernelError::ProgramNotAllowed { .. }
+                | KernelError::Unconfinable { .. }
         )
     }
 
@@ -161,7 +165,7 @@ impl KernelError {
             KernelError::NotRead { .. } => Code::NotRead,
             KernelError::SpawnApprovalRequired { .. } => Code::ApprovalRequired,
             KernelError::ApprovalDenied { .. } => Code::ApprovalDenied,
-            KernelError::ProgramNotAllowed { .. } => Code::ProgramNotAllowed,
+            KernelError::ProgramNotAllowed { .. } | KernelError::Unconfinable { .. } => Code::ProgramNotAllowed,
             KernelError::ToolchainNotFound { .. } => Code::ToolchainNotFound,
             KernelError::Timeout { .. } => Code::Timeout,
             KernelError::Stopped { .. } => Code::Cancelled,
@@ -201,6 +205,7 @@ impl KernelError {
             }
             KernelError::ApprovalDenied { command, reason } => json!({"command": command, "reason": reason}),
             KernelError::ProgramNotAllowed { program } => json!({"program": program}),
+            KernelError::Unconfinable { program, why } => json!({"program": program, "confinement": why}),
             KernelError::ToolchainNotFound { program, tried, fix } => {
                 json!({"program": program, "tried": tried, "fix": fix})
             }

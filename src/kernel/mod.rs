@@ -72,6 +72,11 @@ impl Kernel {
         &self.spawn.toolchain
     }
 
+    /// The OS confinement spawned programs run under, as `rein doctor` shows it.
+    pub fn confinement(&self) -> String {
+        process::confine::level().describe(self.spawn.confine)
+    }
+
     pub fn scope(&self) -> &Scope {
         &self.scope
     }

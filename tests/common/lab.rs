@@ -18,6 +18,17 @@ pub fn fakes_bin() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes/bin")
 }
 
+/// The fakes first on PATH, then the test's PATH without what lives in the user's home: the
+/// fakes start with the system's python (a confined program cannot run a pyenv shim in `~`, and
+/// a python started through one names the shim as `sys.executable`).
+pub fn fakes_path() -> String {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let test_path = std::env::var("PATH").unwrap_or_default();
+    let system: Vec<&str> =
+        test_path.split(':').filter(|d| home.is_empty() || !Path::new(d).starts_with(&home)).collect();
+    format!("{}:{}", fakes_bin().display(), system.join(":"))
+}
+
 pub fn lab() -> Lab {
     let ws = Workspace::new();
     copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hello-app"), &ws.ws);
@@ -67,8 +78,14 @@ impl Lab {
 
     pub fn command(&self, all: &[&str]) -> std::process::Command {
         let mut cmd = self.ws.command(all);
-        let path = format!("{}:{}", fakes_bin().display(), std::env::var("PATH").unwrap_or_default());
-        cmd.env("PATH", path).env("TMPDIR", self.ws.root.join("tmp")).env_remove("DEVECO_SDK_HOME");
+        let path = fakes_path();
+        // A user home of its own: confined programs get their caches (~/.hvigor …) made there.
+        let user_home = self.ws.root.join("user");
+        std::fs::create_dir_all(&user_home).unwrap();
+        cmd.env("PATH", path)
+            .env("TMPDIR", self.ws.root.join("tmp"))
+            .env("HOME", user_home)
+            .env_remove("DEVECO_SDK_HOME");
         cmd
     }
 

@@ -30,7 +30,14 @@ pub struct Workspace {
 
 impl Workspace {
     pub fn new() -> Workspace {
-        let dir = tempfile::Builder::new().prefix("rein-it-").tempdir().expect("create temp dir");
+        Workspace::new_in(&std::env::temp_dir())
+    }
+
+    /// A workspace whose temp directory lives under `parent` (e.g. outside `/tmp`, which every
+    /// confined program may write).
+    pub fn new_in(parent: &Path) -> Workspace {
+        std::fs::create_dir_all(parent).expect("create the parent of the temp dir");
+        let dir = tempfile::Builder::new().prefix("rein-it-").tempdir_in(parent).expect("create temp dir");
         let root = std::fs::canonicalize(dir.path()).expect("canonical temp dir");
         let ws = root.join("ws");
         let home = root.join("home");

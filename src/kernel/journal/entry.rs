@@ -114,6 +114,9 @@ pub struct Entry {
     pub exit_code: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+    /// What a spawned program ran under: `landlock-abi<N>`, or `none: <why>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confinement: Option<String>,
 }
 
 impl Entry {
@@ -131,6 +134,7 @@ impl Entry {
             preimage: None,
             exit_code: None,
             duration_ms: None,
+            confinement: None,
         }
     }
 

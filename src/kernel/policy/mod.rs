@@ -4,6 +4,7 @@
 //! approver where the policy asks.
 
 pub mod approver;
+pub mod confinement;
 mod files;
 pub mod gate;
 mod git;

@@ -6,11 +6,13 @@
 //! - `toolchain`: where hvigorw, hdc, ohpm and hap-sign-tool are
 //! - `spawn`: the runner (own process group, deadline, bounded output, line streaming)
 //! - `capture`: head-and-tail output capture
+//! - `confine`: Landlock confinement of each program (its profile: `policy::confinement`)
 //! - `env`: the environment a program sees
 //! - `redact`: secrets out of command lines and output
 //! - `secrets`: signing passwords the kernel fills in from the environment a person named
 
 pub mod capture;
+pub mod confine;
 pub mod env;
 pub mod redact;
 pub mod secrets;
@@ -25,7 +27,8 @@ pub use spawn::OnLine;
 use spawn::{SpawnOutput, SpawnRequest, Stream};
 
 use super::journal::{Action, Entry};
-use super::policy::{decide_spawn, ApprovalRequest, Asked, Program, Rule, Subject};
+use super::policy::confinement::{self, Profile, SpawnPlaces};
+use super::policy::{decide_spawn, ApprovalRequest, Asked, DecidedBy, Program, Rule, Subject};
 use super::{Call, Kernel, KernelError, PathClass};
 
 /// Output kept per stream: the first and last half MiB.
@@ -41,6 +44,7 @@ pub struct SpawnSettings {
     pub toolchain: toolchain::Toolchain,
     pub pass_env: Vec<String>,
     pub signing: secrets::SigningSecrets,
+    pub confine: confine::ConfineMode,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -140,6 +144,17 @@ impl Kernel {
             }
         };
         let cwd = self.scope.resolve(opts.cwd.as_deref().unwrap_or("."))?;
+        let plan = confine::decide(self.spawn.confine, confine::level());
+        entry.confinement = Some(plan.journal());
+        match &plan {
+            confine::Plan::Refuse(why) => {
+                return Err(KernelError::Unconfinable { program: program.name().to_string(), why: why.clone() })
+            }
+            confine::Plan::Unconfined(why) if self.spawn.confine == confine::ConfineMode::Auto => {
+                confine::warn_unconfined_once(why)
+            }
+            _ => {}
+        }
         self.authorize_spawn(&program, &args, redacted, &cwd, entry)?;
         if !call.take_spawn() {
             return Err(KernelError::SpawnBudget);
@@ -159,6 +174,15 @@ impl Kernel {
         };
         let mut env = env::child_env(std::env::vars(), &opts.env, &self.spawn.pass_env)?;
         env.retain(|(name, _)| !self.spawn.signing.withholds(name));
+        let confinement = match plan {
+            confine::Plan::Landlock { .. } => {
+                let profile = self.confinement_profile(&program, &located, &args, &env, entry);
+                let prepared = confine::prepare(&profile)
+                    .map_err(|e| KernelError::io("confine", command.clone(), std::io::Error::other(e.to_string())))?;
+                Some(prepared)
+            }
+            _ => None,
+        };
         let argv = match &located.jar {
             Some(jar) => {
                 ["-jar".to_string(), jar.display().to_string()].into_iter().chain(args.iter().cloned()).collect()
@@ -176,7 +200,7 @@ impl Kernel {
         };
         call.announce(&format!("running {command}"));
         let mut scrubbed = |stream: Stream, line: &str| on_line(stream, &redacted.scrub(line));
-        let mut output = spawn::run(&request, &mut scrubbed).await.map_err(|e| match e {
+        let mut output = spawn::run_confined(&request, confinement, &mut scrubbed).await.map_err(|e| match e {
             spawn::SpawnError::Stopped(reason) => KernelError::Stopped { command: command.clone(), reason: reason.0 },
             other => KernelError::io("run", command.clone(), std::io::Error::other(other.to_string())),
         })?;
@@ -198,6 +222,39 @@ impl Kernel {
             });
         }
         Ok(output)
+    }
+
+    /// What `program` may reach on disk while it runs (see `policy::confinement`).
+    fn confinement_profile(
+        &self,
+        program: &Program,
+        located: &toolchain::Located,
+        args: &[String],
+        env: &[(String, String)],
+        entry: &Entry,
+    ) -> Profile {
+        let workspace = self.scope.workspace();
+        // A top-level link is never granted: opening it would grant its target (`~`, say).
+        let entries: Vec<String> = std::fs::read_dir(workspace)
+            .map(|dir| {
+                dir.flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| !t.is_symlink()))
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let approved_by_person =
+            matches!(entry.decided_by, Some(DecidedBy::Rule(_) | DecidedBy::Session | DecidedBy::Approver(_)));
+        let places = SpawnPlaces {
+            workspace,
+            rein_home: self.scope.home(),
+            program: &located.path,
+            jar: located.jar.as_deref(),
+            env,
+            outside_args: confinement::outside_paths(args, workspace),
+            approved_by_person,
+        };
+        confinement::profile(program, &places, &entries)
     }
 
     /// Asks the gate for the policy's decision on running `program args` in `cwd` (path

@@ -12,6 +12,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
 
 use super::capture::Capture;
+use super::confine::{self, Prepared};
 
 /// Time between TERM and KILL when a program overstays its deadline.
 const TERM_GRACE: Duration = Duration::from_secs(2);
@@ -75,10 +76,23 @@ pub type OnLine<'a> = dyn FnMut(Stream, &str) -> Result<(), StopReason> + Send +
 /// Runs the request to completion (or its deadline). `on_line` sees every output line as it
 /// arrives; returning an error stops the program.
 pub async fn run(request: &SpawnRequest, on_line: &mut OnLine<'_>) -> Result<SpawnOutput, SpawnError> {
+    run_confined(request, None, on_line).await
+}
+
+/// [`run`], the child enforcing `confinement` (a ruleset prepared before the fork) before it
+/// executes the program.
+pub async fn run_confined(
+    request: &SpawnRequest,
+    confinement: Option<Prepared>,
+    on_line: &mut OnLine<'_>,
+) -> Result<SpawnOutput, SpawnError> {
     let started = Instant::now();
     let program = request.program.display().to_string();
-    let mut child =
-        command(request).spawn().map_err(|source| SpawnError::Start { program: program.clone(), source })?;
+    let mut cmd = command(request);
+    if let Some(prepared) = confinement {
+        confine::install(&mut cmd, prepared);
+    }
+    let mut child = cmd.spawn().map_err(|source| SpawnError::Start { program: program.clone(), source })?;
     let group = GroupGuard { pgid: child.id().map(|id| id as i32) };
     if let (Some(input), Some(mut stdin)) = (request.stdin.clone(), child.stdin.take()) {
         tokio::spawn(async move {

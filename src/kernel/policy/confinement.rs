@@ -1,0 +1,308 @@
+//! What each spawned program may touch on disk (the OS enforces it; see
+//! `process::confine`). The policy decides *whether* a program runs; this table decides what it
+//! can reach while it runs: hvigorw executes the project's `hvigorfile.ts` and ohpm runs package
+//! scripts — code an agent can write.
+//!
+//! Every program may write: the workspace's top-level entries except `.rein/` (the journal,
+//! pre-images, run reports, pack sources) and `.git/`, its own caches under the user's home, the
+//! temp directories, the harmless devices, and existing outside paths named in its (approved)
+//! command line. It may read and execute: the runtime (`/usr`, `/lib*`, `/bin`, `/etc`, `/proc`,
+//! `/sys`, `/dev` …), the workspace, the directory it is installed in and the SDK/JDK/Node
+//! directories rein's environment names. Nothing else: not `~/.ssh`, not other projects, not
+//! rein's home. Landlock only allows; so the workspace root itself is read-only and each of its
+//! entries is granted one by one (a grant on the root would reach `.rein/` and `.git/hooks/`).
+
+use std::path::{Path, PathBuf};
+
+use super::Program;
+
+/// Read and execute everywhere below these.
+const RUNTIME: [&str; 11] =
+    ["/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/proc", "/sys", "/dev"];
+/// Devices every program may write (terminals, shared memory, the null sinks).
+const DEVICES: [&str; 7] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/shm", "/dev/ptmx"];
+/// Temp directories every program may write, besides `$TMPDIR`.
+const TEMP: [&str; 2] = ["/tmp", "/var/tmp"];
+/// The workspace entries no program may write: rein's journal and state, and git's.
+const WORKSPACE_PROTECTED: [&str; 2] = [".rein", ".git"];
+/// Variables in the child's environment that name toolchain directories it reads.
+const TOOL_DIRS_ENV: [&str; 4] = ["DEVECO_SDK_HOME", "OHOS_BASE_SDK_HOME", "JAVA_HOME", "NODE_HOME"];
+
+/// One program's own places, relative to the user's home (`$HOME`) or the workspace.
+struct Table {
+    /// Caches it writes under `$HOME` (created before it starts, so it need not write `$HOME`).
+    home_write: &'static [&'static str],
+    /// What it only reads under `$HOME`.
+    home_read: &'static [&'static str],
+    /// Top-level workspace directories it creates on a fresh project (made before it starts:
+    /// the workspace root itself is read-only to programs).
+    workspace_dirs: &'static [&'static str],
+    /// It reads the whole file system (git: local pack sources, `~/.gitconfig`, ssh keys).
+    reads_everything: bool,
+    /// Paths under `.rein/` it writes (git clones pack sources there).
+    rein_write: &'static [&'static str],
+}
+
+const GENERIC: Table =
+    Table { home_write: &[], home_read: &[], workspace_dirs: &[], reads_everything: false, rein_write: &[] };
+
+/// The per-program table. hvigor keeps its daemon and caches in `~/.hvigor` and runs ohpm
+/// (`~/.ohpm`); DevEco's generated signing material lives in `~/.ohos/config`; hdc's host key
+/// lives in `~/.harmony`.
+fn table(program: &Program) -> Table {
+    match program {
+        Program::Hvigorw => Table {
+            home_write: &[".hvigor", ".ohpm"],
+            home_read: &[".ohos/config"],
+            workspace_dirs: &[".hvigor", "build", "oh_modules"],
+            ..GENERIC
+        },
+        Program::Ohpm => Table { home_write: &[".ohpm"], workspace_dirs: &["oh_modules"], ..GENERIC },
+        Program::HapSignTool => Table { home_read: &[".ohos/config"], ..GENERIC },
+        // hdc keeps the host key it authenticates with in ~/.harmony/hdckey (as two independent
+        // hdc host implementations describe it; not verified against hdc's own source).
+        Program::Hdc => Table { home_write: &[".harmony"], ..GENERIC },
+        Program::Git => Table { reads_everything: true, rein_write: &[".rein/pack-src"], ..GENERIC },
+        Program::Other(_) => GENERIC,
+    }
+}
+
+/// What rein knows about one spawn when it builds the program's profile.
+pub struct SpawnPlaces<'a> {
+    pub workspace: &'a Path,
+    /// rein's home (approvals, approved policy copies): never granted, even inside the workspace.
+    pub rein_home: &'a Path,
+    /// The executable and, for hap-sign-tool, the jar.
+    pub program: &'a Path,
+    pub jar: Option<&'a Path>,
+    /// The child's environment (HOME, TMPDIR and the toolchain directories come from it).
+    pub env: &'a [(String, String)],
+    /// Absolute paths outside the workspace named by the command line.
+    pub outside_args: Vec<PathBuf>,
+    /// Whether a person approved this command (then its outside paths are writable; when the
+    /// built-in policy allowed it alone, they are only readable).
+    pub approved_by_person: bool,
+}
+
+/// The paths a program may read (and execute) and write; missing ones are skipped when applied.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Profile {
+    pub read: Vec<PathBuf>,
+    pub write: Vec<PathBuf>,
+    /// Directories rein creates before the program starts (caches, fresh-project outputs).
+    pub create: Vec<PathBuf>,
+    /// Writable workspace entries: granted only if, when rein opens them, they are not links
+    /// (one swapped in after rein listed the workspace would grant its target).
+    pub write_no_link: Vec<PathBuf>,
+}
+
+/// The profile of `program` for this spawn. `entries` lists the workspace's top-level names.
+pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> Profile {
+    let table = table(program);
+    let env =
+        |name: &str| places.env.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str()).filter(|v| !v.is_empty());
+    let mut p = Profile::default();
+    p.read.extend(RUNTIME.iter().map(PathBuf::from));
+    if table.reads_everything {
+        p.read.push(PathBuf::from("/"));
+    }
+    p.read.push(places.workspace.to_path_buf());
+    let user_home = env("HOME").map(PathBuf::from).filter(|h| h.is_absolute());
+    let guarded: Vec<&Path> =
+        [Some(places.workspace), Some(places.rein_home), user_home.as_deref()].into_iter().flatten().collect();
+    let mut programs = vec![places.program.to_path_buf()];
+    programs.extend(std::fs::canonicalize(places.program));
+    for program in &programs {
+        p.read.push(narrow(
+            &[install_dir(program), program.parent().unwrap_or(program).to_path_buf()],
+            program,
+            &guarded,
+        ));
+    }
+    if let Some(jar) = places.jar {
+        p.read.push(narrow(&[jar.parent().unwrap_or(jar).to_path_buf()], jar, &guarded));
+    }
+    let tool_dirs = TOOL_DIRS_ENV.iter().filter_map(|name| env(name)).map(PathBuf::from);
+    p.read.extend(tool_dirs.filter(|dir| !guarded.iter().any(|g| g.starts_with(dir))));
+    p.read.extend(path_dirs(env("PATH").unwrap_or_default(), user_home.as_deref(), &guarded));
+    p.write.extend(DEVICES.iter().chain(TEMP.iter()).map(PathBuf::from));
+    p.write.extend(env("TMPDIR").map(PathBuf::from));
+    if let Some(home) = &user_home {
+        for cache in table.home_write {
+            p.write.push(home.join(cache));
+            p.create.push(home.join(cache));
+        }
+        p.read.extend(table.home_read.iter().map(|r| home.join(r)));
+    }
+    let mut names: Vec<&str> = entries.iter().map(String::as_str).collect();
+    names.extend(table.workspace_dirs.iter().filter(|d| !entries.iter().any(|e| e == *d)));
+    for name in names {
+        let path = places.workspace.join(name);
+        if WORKSPACE_PROTECTED.contains(&name) || places.rein_home.starts_with(&path) {
+            continue;
+        }
+        if table.workspace_dirs.contains(&name) {
+            p.create.push(path.clone());
+        }
+        p.write_no_link.push(path);
+    }
+    for rel in table.rein_write {
+        p.write_no_link.push(places.workspace.join(rel));
+        p.create.push(places.workspace.join(rel));
+    }
+    let outside = places
+        .outside_args
+        .iter()
+        .filter(|a| !a.starts_with(places.rein_home) && !guarded.iter().any(|g| g.starts_with(a)));
+    match places.approved_by_person {
+        true => p.write.extend(outside.cloned()),
+        false => p.read.extend(outside.cloned()),
+    }
+    p
+}
+
+/// The directories of the child's `PATH` outside the user's home (a person's environment: the
+/// programs it names must run): `<root>` of a `<root>/bin` (node and java keep their libraries
+/// there), never one that holds a guarded place (`PATH=/:…`). Inside the home nothing is
+/// granted: half of a tool there (a pyenv shim without the rest of `~/.pyenv`) runs and fails,
+/// while a refused one lets the search go on to the next directory.
+fn path_dirs(path: &str, user_home: Option<&Path>, guarded: &[&Path]) -> Vec<PathBuf> {
+    let holds_guarded = |dir: &Path| guarded.iter().any(|g| g.starts_with(dir));
+    let in_home = |dir: &Path| user_home.is_some_and(|h| dir.starts_with(h));
+    let mut dirs = Vec::new();
+    for dir in path.split(':').map(Path::new).filter(|d| d.is_absolute() && !holds_guarded(d) && !in_home(d)) {
+        let root = dir.parent().filter(|root| dir.ends_with("bin") && !holds_guarded(root));
+        dirs.push(root.unwrap_or(dir).to_path_buf());
+    }
+    dirs
+}
+
+/// The first of `dirs` that holds none of the `guarded` places (the workspace, rein's home, the
+/// user's home: a program in `~/bin` must not open all of `~`), else `file` alone.
+fn narrow(dirs: &[PathBuf], file: &Path, guarded: &[&Path]) -> PathBuf {
+    let holds_guarded = |dir: &PathBuf| guarded.iter().any(|g| g.starts_with(dir));
+    dirs.iter().find(|dir| !holds_guarded(dir)).cloned().unwrap_or_else(|| file.to_path_buf())
+}
+
+/// The directory a program is installed in: `<root>/bin/x` gives `<root>`, otherwise the
+/// program's own directory (hdc sits in `toolchains/`, next to its libraries).
+fn install_dir(program: &Path) -> PathBuf {
+    let dir = program.parent().unwrap_or(Path::new("/"));
+    match dir.file_name() {
+        Some(name) if name == "bin" => dir.parent().unwrap_or(dir).to_path_buf(),
+        _ => dir.to_path_buf(),
+    }
+}
+
+/// The absolute paths outside `workspace` an argument names (`/x`, or `key=/x`).
+pub fn outside_paths(args: &[String], workspace: &Path) -> Vec<PathBuf> {
+    args.iter()
+        .map(|a| a.split_once('=').map_or(a.as_str(), |(_, v)| v))
+        .map(Path::new)
+        .filter(|p| p.is_absolute() && !p.starts_with(workspace))
+        .map(Path::to_path_buf)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn places<'a>(env: &'a [(String, String)], program: &'a Path) -> SpawnPlaces<'a> {
+        SpawnPlaces {
+            workspace: Path::new("/w/app"),
+            rein_home: Path::new("/w/app/.reinhome"),
+            program,
+            jar: None,
+            env,
+            outside_args: Vec::new(),
+            approved_by_person: false,
+        }
+    }
+
+    #[test]
+    fn hvigorw_writes_the_workspace_but_not_rein_state_git_or_home() {
+        let env = vec![("HOME".to_string(), "/u".to_string()), ("TMPDIR".to_string(), "/t".to_string())];
+        let entries: Vec<String> =
+            [".rein", ".git", ".reinhome", "entry", "hvigorfile.ts"].iter().map(|s| s.to_string()).collect();
+        let p = profile(&Program::Hvigorw, &places(&env, Path::new("/clt/bin/hvigorw")), &entries);
+        let writable = |path: &str| p.write.iter().chain(&p.write_no_link).any(|w| w == Path::new(path));
+        for allowed in ["/w/app/entry", "/w/app/hvigorfile.ts", "/w/app/build", "/u/.hvigor", "/t", "/tmp", "/dev/null"]
+        {
+            assert!(writable(allowed), "{allowed} writable: {p:?}");
+        }
+        for denied in ["/w/app", "/w/app/.rein", "/w/app/.git", "/w/app/.reinhome", "/u", "/u/.ssh", "/"] {
+            assert!(!writable(denied), "{denied} not writable: {p:?}");
+        }
+        assert!(p.write_no_link.iter().all(|w| w.starts_with("/w/app")), "{p:?}");
+        assert!(p.read.contains(&PathBuf::from("/clt")) && p.read.contains(&PathBuf::from("/w/app")));
+        assert!(!p.read.iter().any(|r| r == Path::new("/u") || r == Path::new("/")), "{p:?}");
+        assert!(p.create.contains(&PathBuf::from("/u/.hvigor")) && p.create.contains(&PathBuf::from("/w/app/build")));
+    }
+
+    #[test]
+    fn approved_outside_arguments_are_granted_and_rein_home_never() {
+        let args: Vec<String> =
+            ["-inFile", "/w/app/x.hap", "-outFile", "/out/x.hap", "p=/w/app/.reinhome/a"].map(String::from).to_vec();
+        let outside = outside_paths(&args, Path::new("/w/app"));
+        assert_eq!(outside, [PathBuf::from("/out/x.hap")]);
+        let env = Vec::new();
+        let mut pl = places(&env, Path::new("/jdk/bin/java"));
+        pl.outside_args = vec![PathBuf::from("/out/x.hap"), PathBuf::from("/w/app/.reinhome")];
+        let by_policy = profile(&Program::HapSignTool, &pl, &[]);
+        assert!(by_policy.read.contains(&PathBuf::from("/out/x.hap")));
+        assert!(!by_policy.write.contains(&PathBuf::from("/out/x.hap")));
+        pl.approved_by_person = true;
+        let p = profile(&Program::HapSignTool, &pl, &[]);
+        assert!(p.write.contains(&PathBuf::from("/out/x.hap")));
+        assert!(!p.read.contains(&PathBuf::from("/w/app/.reinhome")));
+        assert!(!p.write.contains(&PathBuf::from("/w/app/.reinhome")));
+        assert!(p.read.contains(&PathBuf::from("/jdk")));
+    }
+
+    #[test]
+    fn a_program_in_the_users_home_opens_only_its_own_directory() {
+        let env = vec![("HOME".to_string(), "/u".to_string()), ("JAVA_HOME".to_string(), "/u".to_string())];
+        let p = profile(&Program::Hdc, &places(&env, Path::new("/u/bin/hdc")), &[]);
+        assert!(p.read.contains(&PathBuf::from("/u/bin")), "{p:?}");
+        assert!(!p.read.contains(&PathBuf::from("/u")), "{p:?}");
+        let p = profile(&Program::Hdc, &places(&env, Path::new("/u/hdc")), &[]);
+        assert!(p.read.contains(&PathBuf::from("/u/hdc")) && !p.read.contains(&PathBuf::from("/u")), "{p:?}");
+    }
+
+    #[test]
+    fn path_directories_outside_home_are_readable() {
+        let env = vec![
+            ("HOME".to_string(), "/u".to_string()),
+            ("PATH".to_string(), "/u/.cargo/bin:/opt/node/bin:/usr/bin:/u:/:relative".to_string()),
+        ];
+        let p = profile(&Program::Hdc, &places(&env, Path::new("/sdk/toolchains/hdc")), &[]);
+        for readable in ["/opt/node", "/usr"] {
+            assert!(p.read.contains(&PathBuf::from(readable)), "{readable}: {p:?}");
+        }
+        for hidden in ["/u/.cargo/bin", "/u/.cargo", "/u", "/", "relative"] {
+            assert!(!p.read.contains(&PathBuf::from(hidden)), "{hidden}: {p:?}");
+        }
+    }
+
+    #[test]
+    fn an_approved_outside_path_holding_the_workspace_is_not_writable() {
+        let env = Vec::new();
+        let mut pl = places(&env, Path::new("/usr/bin/hdc"));
+        pl.outside_args = vec![PathBuf::from("/w"), PathBuf::from("/out")];
+        pl.approved_by_person = true;
+        let p = profile(&Program::Hdc, &pl, &[]);
+        assert!(p.write.contains(&PathBuf::from("/out")), "{p:?}");
+        assert!(!p.write.contains(&PathBuf::from("/w")), "{p:?}");
+    }
+
+    #[test]
+    fn git_reads_everything_and_writes_only_pack_sources_under_rein() {
+        let env = Vec::new();
+        let entries = vec![".rein".to_string()];
+        let p = profile(&Program::Git, &places(&env, Path::new("/usr/bin/git")), &entries);
+        assert!(p.read.contains(&PathBuf::from("/")));
+        assert!(p.write_no_link.contains(&PathBuf::from("/w/app/.rein/pack-src")));
+        assert!(!p.write.iter().chain(&p.write_no_link).any(|w| w == Path::new("/w/app/.rein")));
+    }
+}
