@@ -3,11 +3,13 @@
 
 mod approvals;
 pub mod args;
+mod authoring;
 pub mod logging;
 mod output;
 mod packs;
 mod prompt;
 mod recipes;
+mod reference;
 mod render;
 mod serve;
 
@@ -53,6 +55,17 @@ fn watch(host: Host, out: &Output) -> u8 {
 
 pub fn run(cli: Cli) -> u8 {
     let out = Output { json: cli.json };
+    let workspace = cli.workspace.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
+    match &cli.command {
+        Command::Types { dir, out: dir_option } => {
+            return authoring::types(&workspace, dir.as_deref().or(dir_option.as_deref()), &out)
+        }
+        Command::Init => return authoring::init(&workspace, &out),
+        Command::New { what } => return authoring::new(&workspace, what, &out),
+        Command::Completions { shell } => return reference::completions(*shell, &out),
+        Command::Man => return reference::man(&out),
+        _ => {}
+    }
     if let Command::Pack { action } = &cli.command {
         // Packs are managed without loading them, so a tampered one can still be repaired.
         let workspace = cli.workspace.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
@@ -89,9 +102,14 @@ pub fn run(cli: Cli) -> u8 {
         Command::Runs { action } => recipes::runs(&host, &out, action),
         Command::Undo { run_id, force } => recipes::undo(&host, &out, run_id, *force),
         Command::Doctor => doctor(&host, &out),
-        Command::Approvals { .. } | Command::Serve { .. } | Command::Pack { .. } => {
-            unreachable!("handled before the host is built")
-        }
+        Command::Approvals { .. }
+        | Command::Serve { .. }
+        | Command::Pack { .. }
+        | Command::Types { .. }
+        | Command::Init
+        | Command::New { .. }
+        | Command::Completions { .. }
+        | Command::Man => unreachable!("handled before the host is built"),
     }
 }
 

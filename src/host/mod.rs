@@ -12,6 +12,7 @@
 //! - `sources`, `registry`: where Lua files come from, and which definition of a name wins
 //! - `checks`: the examples tools declare, run in scratch workspaces
 //! - `config`, `doctor`: home and project settings; what toolchain was found
+//! - `types`: editor stubs for tool and recipe authors (`rein types`)
 
 mod builder;
 pub mod checks;
@@ -22,6 +23,7 @@ pub mod policy_files;
 pub mod registry;
 mod reload;
 pub mod sources;
+pub mod types;
 mod watch;
 
 use std::path::Path;

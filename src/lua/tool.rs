@@ -18,7 +18,8 @@ pub struct ToolSpec {
     pub checks: serde_json::Value,
 }
 
-const KNOWN_FIELDS: [&str; 5] = ["name", "description", "params", "run", "checks"];
+/// The fields a tool table may have.
+pub const KNOWN_FIELDS: [&str; 5] = ["name", "description", "params", "run", "checks"];
 const WHAT: &str = "the tool table";
 
 /// Reads the table a tool file returned.

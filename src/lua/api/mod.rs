@@ -12,6 +12,8 @@ mod json;
 mod json5;
 mod log;
 mod proc;
+pub mod selene;
+pub mod stubs;
 mod task;
 mod tool;
 
