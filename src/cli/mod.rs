@@ -7,6 +7,7 @@ mod authoring;
 pub mod logging;
 mod output;
 mod packs;
+mod progress;
 mod prompt;
 mod recipes;
 mod reference;
@@ -33,10 +34,14 @@ fn watch(host: Host, out: &Output) -> u8 {
         if json {
             println!("{}", json!({"reload": outcome}));
         } else if outcome.applied {
-            println!(
-                "generation {}: reloaded {:?} (added {:?}, removed {:?})",
-                outcome.generation, outcome.files, outcome.added, outcome.removed
-            );
+            let mut changes = vec![format!("reloaded {}", outcome.files.join(", "))];
+            if !outcome.added.is_empty() {
+                changes.push(format!("added {}", outcome.added.join(", ")));
+            }
+            if !outcome.removed.is_empty() {
+                changes.push(format!("removed {}", outcome.removed.join(", ")));
+            }
+            println!("generation {}: {}", outcome.generation, changes.join("; "));
         } else {
             eprintln!("kept generation {}: {}", outcome.generation, outcome.problems.join("; "));
         }
@@ -195,6 +200,7 @@ pub(crate) fn parse_args(text: Option<&str>) -> Result<Value, Failure> {
     Ok(value)
 }
 
+/// Each problem once, as `file:line: message`; exit 1 if there is one.
 fn check(host: &Host, out: &Output) -> u8 {
     let problems = host.problems();
     if problems.is_empty() {
@@ -204,28 +210,51 @@ fn check(host: &Host, out: &Output) -> u8 {
         println!("{} tools and {} recipes loaded, no problems", host.tools().len(), host.recipes().len());
         return 0;
     }
+    let count = match problems.len() {
+        1 => "1 problem".to_string(),
+        n => format!("{n} problems"),
+    };
     let failure = Failure::new(
         Code::ToolInvalid,
-        format!("{} problem(s) in tool files; fix them and run `rein check` again", problems.len()),
-    )
-    .with_details(json!({"problems": problems, "tools": host.tools().len()}));
-    if !out.json {
+        format!("{count} in tool and recipe files; fix them and run `rein check` again"),
+    );
+    if out.json {
+        out.failure(&failure.with_details(json!({"problems": problems, "tools": host.tools().len()})));
+    } else {
         out.warn_problems(&problems);
+        out.failure(&failure);
     }
-    out.failure(&failure);
     1
 }
 
+/// Exit 1 (`TOOLCHAIN_NOT_FOUND`) when a program a built-in tool needs is missing.
 fn doctor(host: &Host, out: &Output) -> u8 {
-    let reports = host.doctor();
+    let diagnosis = host.doctor();
+    let report =
+        json!({"config": diagnosis.config, "programs": diagnosis.programs, "policy_pending": host.policy_pending()});
+    if !out.json {
+        render::doctor::print(&diagnosis);
+        for pending in host.policy_pending() {
+            println!("{:<14} waiting for a person (`rein approvals policy`): {pending}", "policy");
+        }
+    }
+    let missing: Vec<&str> = diagnosis.missing_needed().iter().map(|p| p.program.as_str()).collect();
+    if missing.is_empty() {
+        return if out.json { out.success(&report) } else { 0 };
+    }
+    let failure = Failure::new(
+        Code::ToolchainNotFound,
+        format!(
+            "the built-in tools need {} and rein did not find {}; do what each line above says, then run `rein doctor` again",
+            missing.join(", "),
+            if missing.len() == 1 { "it" } else { "them" }
+        ),
+    );
     if out.json {
-        return out.success(&json!({"programs": reports, "policy_pending": host.policy_pending()}));
+        out.failure(&failure.with_details(report))
+    } else {
+        out.failure(&failure)
     }
-    render::doctor(&reports);
-    for pending in host.policy_pending() {
-        println!("policy        waiting for a person (`rein approvals policy`): {pending}");
-    }
-    0
 }
 
 fn test(host: &Host, out: &Output, name: Option<&str>) -> u8 {
@@ -237,8 +266,10 @@ fn test(host: &Host, out: &Output, name: Option<&str>) -> u8 {
     if !out.json {
         for o in &outcomes {
             match &o.problem {
-                None => println!("ok    {} check {}", o.tool, o.check),
-                Some(problem) => println!("FAIL  {} check {}: {problem}", o.tool, o.check),
+                None => anstream::println!("{}    {} check {}", render::style::status("ok"), o.tool, o.check),
+                Some(problem) => {
+                    anstream::println!("{}  {} check {}: {problem}", render::style::status("FAIL"), o.tool, o.check)
+                }
             }
         }
         println!("{} passed, {} failed", outcomes.len() - failed, failed);

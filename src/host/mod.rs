@@ -19,6 +19,7 @@ pub mod checks;
 pub mod config;
 pub mod doctor;
 mod generation;
+mod locate;
 pub mod policy_files;
 pub mod registry;
 mod reload;
@@ -131,8 +132,9 @@ impl Host {
         self.generation().number
     }
 
-    /// Every toolchain program: where it was found and its version, or what to do.
-    pub fn doctor(&self) -> Vec<doctor::ProgramReport> {
+    /// Every toolchain program: where it was found and its version, or what to do; and the
+    /// home config.toml read.
+    pub fn doctor(&self) -> doctor::Diagnosis {
         self.block_on(doctor::examine(&self.kernel, &self.new_call()))
     }
 
@@ -151,10 +153,23 @@ impl Host {
         )
     }
 
-    /// Runs a recipe to its end (or first failed step) and writes its report. With
-    /// `ctrl_c`, Ctrl-C cancels the run cleanly: processes stopped, the step rolled back, the
-    /// report still written.
+    /// Runs a recipe to its end (or first failed step) and writes its report, with progress
+    /// on stderr. With `ctrl_c`, Ctrl-C cancels the run cleanly: processes stopped, the step
+    /// rolled back, the report still written.
     pub fn run_recipe(&self, name: &str, args: Value, from: Option<String>, ctrl_c: bool) -> Result<Report, Failure> {
+        let progress = crate::recipe::progress::StderrProgress::new();
+        self.run_recipe_showing(name, args, from, ctrl_c, &progress)
+    }
+
+    /// [`Host::run_recipe`], telling `progress` as each step starts and ends.
+    pub fn run_recipe_showing(
+        &self,
+        name: &str,
+        args: Value,
+        from: Option<String>,
+        ctrl_c: bool,
+        progress: &dyn Progress,
+    ) -> Result<Report, Failure> {
         self.refuse_inside_async("Host::run_recipe", "run_recipe_async")?;
         self.block_on(async {
             let (tx, rx) = tokio::sync::watch::channel(false);
@@ -165,8 +180,7 @@ impl Host {
                     }
                 });
             }
-            let progress = crate::recipe::progress::StderrProgress::new();
-            self.run_recipe_async(name, args, RecipeOptions { from, cancel: Some(rx) }, &progress).await
+            self.run_recipe_async(name, args, RecipeOptions { from, cancel: Some(rx) }, progress).await
         })
     }
 
@@ -197,10 +211,7 @@ impl Host {
         if let Some(problem) = generation.registry.problem_for(name) {
             return Err(Failure::new(
                 Code::ToolInvalid,
-                format!(
-                    "tool {name:?} cannot be used: {}: {}. Fix the file; `rein check` lists every problem.",
-                    problem.file, problem.message
-                ),
+                format!("tool {name:?} cannot be used: {problem}. Fix the file; `rein check` lists every problem."),
             )
             .with_details(json!({"tool": name, "file": problem.file})));
         }

@@ -32,10 +32,23 @@ pub struct ToolInfo {
 #[derive(Debug, Clone, Serialize)]
 pub struct LoadProblem {
     pub file: String,
+    /// Where in the file, when rein can tell (1-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
     /// The name concerned, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
     pub message: String,
+}
+
+impl std::fmt::Display for LoadProblem {
+    /// `tools/x.lua:7: message`, as compilers say it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -91,6 +104,7 @@ fn apply_overrides(sources: &Sources, table: &mut ToolTable, registry: &mut Regi
             }
             _ => registry.problems.push(LoadProblem {
                 file: "rein.toml".into(),
+                line: None,
                 tool: Some(name.clone()),
                 message: format!("[overrides] {name} = {target:?}: there is no tool {target}"),
             }),
@@ -108,7 +122,7 @@ fn layered<T>(
     let files = match files {
         Ok(files) => files,
         Err(err) => {
-            problems.push(LoadProblem { file: folder.into(), tool: None, message: err.to_string() });
+            problems.push(LoadProblem { file: folder.into(), line: None, tool: None, message: err.to_string() });
             return BTreeMap::new();
         }
     };
@@ -129,7 +143,8 @@ fn layered<T>(
                     "{name:?} is defined twice in the {} layer: {} and {}; rename or remove one",
                     file.origin, previous.info.file, file.label
                 );
-                broken.insert(name.clone(), LoadProblem { file: file.label.clone(), tool: Some(name), message });
+                let problem = LoadProblem { file: file.label.clone(), line: None, tool: Some(name.clone()), message };
+                broken.insert(name, problem);
             }
             previous => {
                 let mut loaded = loaded;
@@ -150,7 +165,8 @@ fn layered<T>(
 /// the breakage instead of silently running an older definition.
 fn problem_for(file: &SourceFile, message: String) -> LoadProblem {
     let stem = file.rel.rsplit('/').next().and_then(|n| n.strip_suffix(".lua")).map(|stem| namespaced(file, stem));
-    LoadProblem { file: file.label.clone(), tool: stem, message }
+    let (line, message) = super::locate::locate(&file.label, &file.text, &message);
+    LoadProblem { file: file.label.clone(), line, tool: stem, message }
 }
 
 /// Runs a declaration file: its top-level code acts as the file (and its pack), so a pack's

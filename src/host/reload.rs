@@ -59,7 +59,7 @@ impl Host {
                 .problems
                 .iter()
                 .filter(|p| touches_prelude || files.contains(&p.file))
-                .map(|p| format!("{}: {}", p.file, p.message)),
+                .map(|p| p.to_string()),
         );
         diff_names(&old, &candidate, files, &mut outcome);
         if outcome.problems.is_empty() {
