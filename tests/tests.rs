@@ -2,6 +2,7 @@
 //! area, each named for the behaviour it checks.
 
 mod approvals;
+mod authoring;
 mod cli_contract;
 mod common;
 mod concurrent_edits;

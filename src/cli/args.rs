@@ -131,8 +131,12 @@ pub enum Command {
         /// The shell to complete for.
         shell: clap_complete::Shell,
     },
-    /// Print rein's man page (roff) to stdout, e.g. `rein man | man -l -`.
-    Man,
+    /// Print rein's man page (roff) to stdout, e.g. `rein man | man -l -`; `rein man pack add`
+    /// prints the page of that command (rein-pack-add(1)).
+    Man {
+        /// The command whose page to print (default: rein's own).
+        command: Vec<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -116,7 +116,7 @@ fn new_tool(workspace: &Path, name: &str) -> Result<Made, Failure> {
             "tool",
             name,
             "lowercase letters, digits and _, starting with a letter",
-            &name.replace('-', "_"),
+            &name.to_lowercase().replace('-', "_"),
         ));
     }
     let rel = format!("tools/{name}.lua");

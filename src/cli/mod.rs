@@ -68,7 +68,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Init => return authoring::init(&workspace, &out),
         Command::New { what } => return authoring::new(&workspace, what, &out),
         Command::Completions { shell } => return reference::completions(*shell, &out),
-        Command::Man => return reference::man(&out),
+        Command::Man { command } => return reference::man(command, &out),
         _ => {}
     }
     if let Command::Pack { action } = &cli.command {
@@ -114,7 +114,7 @@ pub fn run(cli: Cli) -> u8 {
         | Command::Init
         | Command::New { .. }
         | Command::Completions { .. }
-        | Command::Man => unreachable!("handled before the host is built"),
+        | Command::Man { .. } => unreachable!("handled before the host is built"),
     }
 }
 

@@ -87,8 +87,12 @@ pub fn write(workspace: &Path, dir: &Path) -> Result<Written, TypesError> {
     Ok(Written { dir: dir.to_path_buf(), files: written, luarc })
 }
 
-/// Writes `text` to `path` atomically (a temporary file renamed over it), with its folders.
+/// Writes `text` to `path` atomically (a temporary file renamed over it), with its folders;
+/// a file that already holds `text` is left as it is.
 pub fn write_generated(path: &Path, text: &str) -> Result<(), TypesError> {
+    if std::fs::read(path).is_ok_and(|bytes| bytes == text.as_bytes()) {
+        return Ok(());
+    }
     let failed = |source| TypesError::Write { path: path.to_path_buf(), source };
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(failed)?;
