@@ -178,9 +178,14 @@ pub fn closest_names<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -
     let mut ranked: Vec<(usize, &str)> = known
         .into_iter()
         .filter_map(|candidate| {
-            let distance = strsim::damerau_levenshtein(&wanted, &candidate.to_lowercase());
-            let contains = wanted.len() >= 3 && candidate.contains(wanted.as_str());
-            (distance <= near || contains).then_some((distance, candidate))
+            let lower = candidate.to_lowercase();
+            let distance = strsim::damerau_levenshtein(&wanted, &lower);
+            // A start typed with a slip (`reed` for `read_file`) counts as near too.
+            let start: String = lower.chars().take(wanted.chars().count()).collect();
+            let start_distance = strsim::damerau_levenshtein(&wanted, &start);
+            let contains = wanted.len() >= 3 && lower.contains(wanted.as_str());
+            let near_enough = distance <= near || (wanted.len() >= 3 && start_distance <= near) || contains;
+            near_enough.then_some((distance, candidate))
         })
         .collect();
     ranked.sort();
@@ -217,6 +222,7 @@ mod tests {
         assert_eq!(closest_names("edit_fiel", known), ["edit_file"]);
         assert_eq!(closest_names("edit", known), ["edit_file", "multi_edit"]);
         assert_eq!(closest_names("reed_file", known), ["read_file"]);
+        assert_eq!(closest_names("reed", known), ["read_file"]);
         assert!(closest_names("deploy", known).is_empty());
         assert_eq!(did_you_mean(&["a".into(), "b".into(), "c".into()]), " Did you mean a, b or c?");
     }

@@ -11,6 +11,7 @@ mod edit_round_trips;
 mod harmony_parsers;
 mod harmony_tools;
 mod hot_reload;
+mod human_output;
 mod journal;
 mod lua_api;
 mod mcp_server;

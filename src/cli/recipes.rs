@@ -65,7 +65,7 @@ pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
                     print!("{}", report.to_markdown());
                     0
                 }
-                Err(err) => out.failure(&Failure::from(err)),
+                Err(err) => out.failure(&err),
             }
         }
     }

@@ -40,7 +40,8 @@ fn first_sentence(text: &str) -> &str {
 pub fn result(value: &Value) {
     let text = |key: &str| value.get(key).and_then(Value::as_str);
     let number = |key: &str| value.get(key).and_then(Value::as_u64).unwrap_or(0);
-    if let (Some(diff), Some(path), Some(_)) = (text("diff"), text("path"), value.get("replacements")) {
+    // An edit's own result (edit_file, multi_edit): the diff is the result.
+    if let (Some(diff), Some(path), Some(_)) = (text("diff"), text("path"), value.get("sha256_after")) {
         diff::print(diff);
         let dry = if value.get("dry_run").and_then(Value::as_bool) == Some(true) {
             " (dry run, nothing written)"

@@ -45,7 +45,12 @@ pub fn explain(plan: &Value) {
         let name = step["name"].as_str().unwrap_or_default();
         anstream::println!("  {}. {name:<width$}  {}", i + 1, paint(DIM, notes.join(" · ")));
     }
-    println!("run it: rein recipe {name} '{{…}}'   (nothing ran now)");
+    let with_args = if plan["params"]["properties"].as_object().is_some_and(|p| !p.is_empty()) {
+        " followed by its params as a JSON object"
+    } else {
+        ""
+    };
+    println!("nothing ran; run it with `rein recipe {name}`{with_args}");
 }
 
 /// The parameters of a JSON Schema object: name, type, required or default, description.
@@ -56,16 +61,22 @@ fn params(schema: &Value) {
     };
     let required: Vec<&str> = schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
     println!("params:");
-    let width = properties.keys().map(String::len).max().unwrap_or(0);
-    for (name, param) in properties {
-        let kind = param["type"].as_str().unwrap_or("any");
-        let need = match param.get("default") {
-            Some(default) => format!("default {}", scalar_text(default)),
-            None if required.contains(&name.as_str()) => "required".to_string(),
-            None => "optional".to_string(),
-        };
-        let description = param["description"].as_str().unwrap_or("");
-        println!("  {name:<width$}  {kind}, {need}  {description}");
+    let rows: Vec<(String, String, &str)> = properties
+        .iter()
+        .map(|(name, param)| {
+            let kind = param["type"].as_str().unwrap_or("any");
+            let need = match param.get("default") {
+                Some(default) => format!("default {}", scalar_text(default)),
+                None if required.contains(&name.as_str()) => "required".to_string(),
+                None => "optional".to_string(),
+            };
+            (name.clone(), format!("{kind}, {need}"), param["description"].as_str().unwrap_or(""))
+        })
+        .collect();
+    let name_width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+    let kind_width = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
+    for (name, kind, description) in rows {
+        println!("  {}", format!("{name:<name_width$}  {kind:<kind_width$}  {description}").trim_end());
     }
 }
 
