@@ -19,7 +19,8 @@ pub fn module_stub(name: &str, source: &str) -> String {
     }
     out.push_str(&format!("---@class {name}\nlocal M = {{}}\n"));
     let mut doc: Vec<String> = Vec::new();
-    for line in lines {
+    let rest: Vec<&str> = lines.collect();
+    for (i, line) in rest.iter().enumerate() {
         if let Some(text) = line.strip_prefix("--") {
             doc.push(if text.starts_with("-@") { text.to_string() } else { doc_text(text) });
             continue;
@@ -29,6 +30,14 @@ pub fn module_stub(name: &str, source: &str) -> String {
             for text in &doc {
                 out.push_str(&format!("---{}\n", text.trim_start_matches('-')));
             }
+            // Without a `---@return`, an editor would take the stub's empty body to return
+            // nothing; say how many values the real body returns instead.
+            let one_line = line.trim_end().ends_with(" end");
+            if declared.starts_with("function") && !one_line && !doc.iter().any(|d| d.starts_with("-@return")) {
+                for _ in 0..returned_values(&rest[i + 1..]) {
+                    out.push_str("---@return any\n");
+                }
+            }
             out.push_str(&declared);
             out.push('\n');
         }
@@ -36,6 +45,27 @@ pub fn module_stub(name: &str, source: &str) -> String {
     }
     out.push_str("\nreturn M\n");
     out
+}
+
+/// The most values any `return` of a top-level function body returns: the body is the lines
+/// up to the first `end` in the first column.
+fn returned_values(body: &[&str]) -> usize {
+    let mut most = 0;
+    for line in body.iter().take_while(|l| !l.starts_with("end")) {
+        let Some(values) = line.trim_start().strip_prefix("return ") else { continue };
+        let mut depth = 0i32;
+        let mut count = 1;
+        for c in values.chars() {
+            match c {
+                '(' | '{' | '[' => depth += 1,
+                ')' | '}' | ']' => depth -= 1,
+                ',' if depth == 0 => count += 1,
+                _ => {}
+            }
+        }
+        most = most.max(count);
+    }
+    most
 }
 
 /// The text of a `-- text` or `--- text` comment, as a `---` doc line shows it.
@@ -93,12 +123,13 @@ mod tests {
     fn functions_and_fields_keep_their_comments() {
         let source = "-- Helpers.\nlocal x = require(\"a\")\nlocal M = {}\n\n-- One line.\n---@param s string\n\
                       function M.trim(s)\n  return s\nend\n\nlocal function hidden() end\n\nM.table = {\n  a = 1,\n}\n\
-                      M.go = function(a, b) end\nreturn M\n";
+                      M.go = function(a, b) end\nfunction M.two(t)\n  if t then\n    return f(t, 1), { a, b }\n  end\nend\nreturn M\n";
         let stub = module_stub("harmony.text", source);
         assert_eq!(
             stub,
             "---@meta harmony.text\n--- Helpers.\n---@class harmony.text\nlocal M = {}\n\n--- One line.\n\
-             ---@param s string\nfunction M.trim(s) end\n\nM.table = {}\n\nfunction M.go(a, b) end\n\nreturn M\n"
+             ---@param s string\n---@return any\nfunction M.trim(s) end\n\nM.table = {}\n\nfunction M.go(a, b) end\n\n\
+             ---@return any\n---@return any\nfunction M.two(t) end\n\nreturn M\n"
         );
     }
 
