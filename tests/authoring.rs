@@ -251,6 +251,13 @@ fn new_refuses_bad_or_taken_names_and_writes_nothing() {
     assert_eq!((status, out["error"]["code"].as_str()), (2, Some("INVALID_ARGS")), "{out}");
     before.assert_unchanged("refused names");
 
+    let missing = ws.root.join("nowhere");
+    let mut cmd = Command::new(REIN);
+    cmd.arg("--workspace").arg(&missing).arg("--home").arg(&ws.home).args(["--json", "init"]);
+    let (status, out) = crate::common::run_json(&mut cmd, None);
+    assert_eq!((status, out["error"]["code"].as_str()), (2, Some("INVALID_CONFIG")), "{out}");
+    assert!(!missing.exists(), "init never creates the workspace itself");
+
     ws.file("tools/x.lua", "-- mine\n");
     let (status, out) = rein_json(&ws, &["new", "tool", "x"]);
     assert_eq!((status, out["error"]["code"].as_str()), (2, Some("INVALID_ARGS")), "{out}");
@@ -377,4 +384,25 @@ fn subcommands(help: &str) -> Vec<String> {
 
 fn section_lines<'a>(help: &'a str, title: &str) -> Vec<&'a str> {
     help.lines().skip_while(|l| *l != title).skip(1).take_while(|l| l.starts_with("  ")).collect()
+}
+
+#[test]
+fn the_fakes_readme_points_a_home_at_the_fakes_as_it_says() {
+    let ws = Workspace::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("tests/fakes/README.md")).unwrap();
+    let section = readme.split("## Pointing a rein home at the fakes").nth(1).expect("the section");
+    let script = section.split("```sh\n").nth(1).and_then(|s| s.split("```").next()).expect("its shell block");
+    let bin = Path::new(REIN).parent().unwrap();
+    let mut cmd = Command::new("bash");
+    cmd.args(["-euo", "pipefail", "-c", script])
+        .current_dir(root)
+        .env("PATH", format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default()))
+        .env("TMPDIR", &ws.root)
+        .env_remove("REIN_HOME");
+    let (status, out, err) = human(&mut cmd);
+    assert_eq!(status, 0, "the README's commands run as written:\n{out}\n{err}");
+    for line in ["hdc            3.2.0f", "hap-sign-tool  1.0.0", "`sign-install-launch`: **succeeded**"] {
+        assert!(out.contains(line), "{line}:\n{out}");
+    }
 }

@@ -61,6 +61,12 @@ fn watch(host: Host, out: &Output) -> u8 {
 pub fn run(cli: Cli) -> u8 {
     let out = Output { json: cli.json };
     let workspace = cli.workspace.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
+    let writes_workspace = matches!(cli.command, Command::Types { .. } | Command::Init | Command::New { .. });
+    if writes_workspace && !workspace.is_dir() {
+        let message =
+            format!("workspace {} is not a folder; create it first or pass --workspace DIR", workspace.display());
+        return out.failure(&Failure::new(Code::InvalidConfig, message));
+    }
     match &cli.command {
         Command::Types { dir, out: dir_option } => {
             return authoring::types(&workspace, dir.as_deref().or(dir_option.as_deref()), &out)
