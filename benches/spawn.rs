@@ -23,7 +23,7 @@ fn main() {
     toolchain.programs.insert("hdc".into(), Ok(located));
     let kernel = Kernel::new(&ws, &dir.path().join("home"))
         .expect("kernel")
-        .with_spawn(SpawnSettings { toolchain, pass_env: vec![] });
+        .with_spawn(SpawnSettings { toolchain, ..Default::default() });
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     let rein_once = || {
         let started = Instant::now();

@@ -1,9 +1,42 @@
--- sign-install-launch on every connected device at once: build and sign once, then install,
--- launch and check the log on each device concurrently; one row per device.
+-- sign-install-launch on several devices at once: one preflight, one build and signature, then
+-- install and a proven launch on every device concurrently; a row per device, one report.
+local deploy = require("harmony.deploy")
+
+-- One device's install and launch, as a row of the result.
+local function deploy_to(ctx, target)
+  local plan = ctx.outputs.preflight
+  local installed =
+    deploy.install(ctx, ctx.outputs.sign.hap, target, plan.bundle, ctx.args.reinstall)
+  local launched = deploy.launch(ctx, plan, target)
+  return {
+    target = target,
+    ok = true,
+    pid = launched.pid,
+    evidence = launched.evidence,
+    lines = launched.lines,
+    installed = installed.evidence,
+    reinstalled = installed.reinstalled == true,
+  }
+end
+
+local function failed_row(target, err)
+  local details = type(err) == "table" and err.details or {}
+  return {
+    target = target,
+    ok = false,
+    code = type(err) == "table" and err.code or "LUA_ERROR",
+    message = type(err) == "table" and err.message or tostring(err),
+    remedy = details.remedy,
+    detail_code = details.code,
+    crash = details.crash,
+  }
+end
+
 return {
   name = "device-matrix",
-  description = "Build and sign once, then install, launch and verify the log on every "
-    .. "connected device concurrently. Fails if any device fails; the output has a row per device.",
+  description = "What sign-install-launch does, on every connected device (or `targets`) at once: "
+    .. "preflight, build and sign once, then install and a proven launch per device, "
+    .. "concurrently. Fails if any device fails; the result and the report have a row per device.",
   params = {
     targets = {
       type = "array",
@@ -11,84 +44,96 @@ return {
       optional = true,
       description = "Devices (default: all connected)",
     },
-    module = { type = "string", optional = true },
+    module = { type = "string", optional = true, description = "Module to build and launch" },
+    product = { type = "string", default = "default" },
+    expect_log = {
+      type = "string",
+      optional = true,
+      description = "Text a log line of each launched process must show",
+    },
+    reinstall = { type = "boolean", default = false, description = "Uninstall and retry once" },
     wait_ms = { type = "integer", default = 10000 },
   },
-  budget = { time_s = 3600, spawns = 200 },
+  budget = { time_s = 3600, spawns = 600 },
   steps = {
     {
-      name = "build",
+      name = "preflight",
+      description = "Before any build: the product has a signing path, and at least one of the "
+        .. "devices is connected and authorized (every named target must be connected).",
       run = function(ctx)
-        local info = ctx:tool("project_info", {})
-        local build = ctx:tool("hvigor_build", { module = ctx.args.module })
-        local hap
-        for _, h in ipairs(build.haps) do
-          if h.signed then
-            hap = h.path
-          end
-        end
-        if not hap then
-          hap = ctx:tool("hap_sign", { hap = build.haps[1].path }).hap
-        end
-        return { hap = hap, bundle = info.bundle_name }
+        local plan = deploy.project_and_signing(ctx.args)
+        plan.devices = deploy.matrix_devices(deploy.devices(ctx), ctx.args.targets)
+        return plan
       end,
       verify = function(_, out)
-        return out.hap ~= nil
+        local keys = {}
+        for _, d in ipairs(out.devices) do
+          keys[#keys + 1] = d.key .. (d.usable and "" or (" (" .. d.status .. ")"))
+        end
+        return true, "devices " .. table.concat(keys, ", ") .. "; signed by " .. out.signing.path
       end,
     },
+    deploy.build_step(),
+    deploy.sign_step(),
     {
       name = "devices",
-      approvals = { "hdc install", "hdc shell aa start" },
+      approvals = { "hdc install", "hdc shell aa start", "hdc uninstall (reinstall=true)" },
       run = function(ctx)
-        local targets = ctx.args.targets
-        if not targets then
-          targets = {}
-          for _, d in ipairs(ctx:tool("device_list", {}).devices) do
-            table.insert(targets, d.key)
-          end
+        -- The devices the preflight found, as they are now (one may have gone meanwhile).
+        local keys = {}
+        for _, d in ipairs(ctx.outputs.preflight.devices) do
+          keys[#keys + 1] = d.key
         end
-        local jobs = {}
-        for i, target in ipairs(targets) do
-          jobs[i] = function()
-            ctx:tool("app_install", { hap = ctx.outputs.build.hap, target = target })
-            local launched = ctx:tool("app_launch", { module = ctx.args.module, target = target })
-            local marker = launched.ability .. " onCreate"
-            local waited = 0
-            while waited <= ctx.args.wait_ms do
-              local log = ctx:tool("hilog_read", { grep = marker, target = target, lines = 1 })
-              if log.count > 0 then
-                return log.entries[1].message
-              end
-              rein.sleep(500)
-              waited = waited + 500
+        local now = deploy.matrix_devices(deploy.devices(ctx), keys)
+        local rows, jobs, slots = rein.json.array({}), {}, {}
+        for i, d in ipairs(now) do
+          if d.usable then
+            jobs[#jobs + 1] = function()
+              return deploy_to(ctx, d.key)
             end
-            rein.error("VERIFY_FAILED", "the log never showed " .. marker)
-          end
-        end
-        local rows = rein.json.array({})
-        local failed = 0
-        for i, result in ipairs(rein.parallel(jobs)) do
-          if result.ok then
-            table.insert(rows, { target = targets[i], ok = true, evidence = result.value })
+            slots[#jobs] = i
           else
-            failed = failed + 1
-            table.insert(rows, {
-              target = targets[i],
-              ok = false,
-              code = result.error.code,
-              message = result.error.message,
+            rows[i] = failed_row(d.key, {
+              code = "DEVICE_UNAVAILABLE",
+              message = "device " .. d.key .. " is " .. d.status,
+              details = { remedy = d.remedy, code = d.status:upper() },
             })
           end
         end
-        return { rows = rows, failed = failed, total = #targets }
+        for j, result in ipairs(rein.parallel(jobs)) do
+          rows[slots[j]] = result.ok and result.value or failed_row(now[slots[j]].key, result.error)
+        end
+        local failed = {}
+        for _, row in ipairs(rows) do
+          if not row.ok then
+            failed[#failed + 1] = row
+          end
+        end
+        if #failed > 0 then
+          local first = failed[1]
+          rein.error(
+            "DEVICE_MATRIX_FAILED",
+            string.format(
+              "%d of %d devices failed; first %s: %s %s",
+              #failed,
+              #rows,
+              first.target,
+              first.code,
+              first.message
+            ),
+            { rows = rows, passed = #rows - #failed, failed = #failed, remedy = first.remedy }
+          )
+        end
+        return { rows = rows, passed = #rows, failed = 0 }
       end,
       verify = function(ctx, out)
         for _, row in ipairs(out.rows) do
-          if row.ok then
-            ctx:evidence(row.target .. ": " .. row.evidence)
+          ctx:evidence(row.target .. ": " .. row.evidence)
+          for _, line in ipairs(row.lines) do
+            ctx:evidence(row.target .. ": " .. line)
           end
         end
-        return out.total > 0 and out.failed == 0
+        return out.failed == 0 and #out.rows > 0, #out.rows .. " devices launched"
       end,
     },
   },

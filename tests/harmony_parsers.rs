@@ -507,6 +507,102 @@ fn hvigor_recognises_each_failure_class() {
     assert!(java["failure"]["remedy"].as_str().unwrap().contains("JDK"));
 }
 
+#[test]
+fn a_compile_result_without_a_warn_field_is_still_read() {
+    // Huawei FAQ faqs-compiling-and-building-231 quotes "COMPILE RESULT:FAIL {ERROR:1}".
+    let p = Parsers::new();
+    let out = "> hvigor ERROR: Failed :entry:default@CompileArkTS... \n> hvigor ERROR: ArkTS Compiler Error\n1 ERROR: 10505001 ArkTS Compiler Error\nError Message: Cannot find name 'x'. At File: /p/entry/src/main/ets/pages/Index.ets:5:28\n\n2 ERROR: 10505001 ArkTS Compiler Error\nError Message: Cannot find name 'y'. At File: /p/entry/src/main/ets/pages/Index.ets:9:3\n\nCOMPILE RESULT:FAIL {ERROR:2}\n> hvigor ERROR: BUILD FAILED in 3 s 512 ms \n";
+    let r = p.call("hvigor", "parse_build", json!([out, "", 255]));
+    assert_eq!(r["compile_result"], json!({"status": "FAIL", "errors": 2, "warnings": 0}));
+    assert_eq!(list(&r["errors"]).len(), 2);
+    assert_eq!((r["ok"].clone(), r["failure"]["class"].clone()), (json!(false), json!("arkts")));
+}
+
+// ---------------------------------------------------------------- launch proof: pidof, clock, faultlog
+
+#[test]
+fn fail_lines_count_only_at_the_start_of_hdc_lines() {
+    let p = Parsers::new();
+    let hilog = "06-15 10:00:00.000  2291  2291 E A00000/testTag: [Fail] upload retry 3\n\
+                 06-15 10:00:00.001  2291  2291 I A00000/testTag: Connect server failed, retrying\n";
+    assert_eq!(p.call("hdc", "fail_line", json!([hilog])), Value::Null, "an app's message is not hdc's");
+    assert_eq!(list(&p.call("hilog", "parse", json!([hilog]))).len(), 2);
+    assert_eq!(
+        p.call("hdc", "fail_line", json!(["[Fail][E001005] Device not found or connected\n"]))["code"],
+        json!("E001005")
+    );
+}
+
+#[test]
+fn aa_failures_are_read_by_their_code() {
+    let p = Parsers::new();
+    // A reworded message keeps its code's remedy; a code wins over any other text.
+    let text = "error: failed to start ability.\nError Code:10103001  Error Message:Some future wording\n";
+    let r = p.call("hdc", "parse_aa_start", json!([text]));
+    assert_eq!((r["ok"].clone(), r["code"].clone()), (json!(false), json!("10103001")));
+    assert!(remedy(&r).contains("exported"), "{r}");
+    let both = "start ability successfully.\nError Code:10106102  Error Message:x\n";
+    assert_eq!(p.call("hdc", "parse_aa_start", json!([both]))["code"], json!("10106102"));
+}
+
+#[test]
+fn pidof_the_device_clock_and_fault_logs() {
+    let p = Parsers::new();
+    let (pids, other) = p.both("hdc", "parse_pidof", json!(["2291 2308\n"]));
+    assert_eq!((pids, other), (json!([2291, 2308]), Value::Null));
+    assert!(list(&p.call("hdc", "parse_pidof", json!([""]))).is_empty());
+    let (_, other) = p.both("hdc", "parse_pidof", json!(["/bin/sh: pidof: inaccessible or not found\n"]));
+    assert_eq!(other, json!("/bin/sh: pidof: inaccessible or not found"));
+
+    let now = p.call("clock", "parse_date", json!(["20250101000000\n"]));
+    assert_eq!(
+        (now["year"].clone(), now["month"].clone(), now["stamp"].clone()),
+        (json!(2025), json!(1), json!("20250101000000"))
+    );
+    assert_eq!(p.call("clock", "second_before", json!([now])), json!("20241231235959"));
+    let leap = p.call("clock", "parse_date", json!(["20240301000000"]));
+    assert_eq!(p.call("clock", "second_before", json!([leap])), json!("20240229235959"));
+    assert_eq!(p.call("clock", "parse_date", json!(["Sun Jun 15 10:00:00 CST 2025"])), Value::Null);
+    let june = p.call("clock", "parse_date", json!(["20250615100000"]));
+    for (time, after) in [
+        ("06-15 10:00:00.000", true),
+        ("06-15 09:59:59.999", false),
+        ("06-16 00:00:00.000", true),
+        ("2025-06-15 10:00:01.000", true),
+        ("2024-06-16 10:00:01.000", false),
+    ] {
+        assert_eq!(p.call("clock", "not_before", json!([time, june])), json!(after), "{time}");
+    }
+    let december = p.call("clock", "parse_date", json!(["20251231235959"]));
+    assert_eq!(p.call("clock", "not_before", json!(["01-01 00:00:00.100", december])), json!(true), "the new year");
+
+    // hiviewdfx_hidumper sa_dumper.cpp frames hiview's output; faultlog_dump.cpp lists names.
+    let frame = "\n-------------------------------[ability]-------------------------------\n\n\n----------------------------------HiviewService----------------------------------\n";
+    let empty = format!("{frame}No fault log exist.\nFault log list:\n******\n******\n");
+    assert!(list(&p.call("faultlog", "parse_list", json!([empty]))).is_empty());
+    let listed = format!("{frame}Fault log list:\n******\njscrash-com.example.hello-20010044-20250615100001\ncppcrash-com.example.hello-20010044-20250615100000123.log\n******\n");
+    let logs = list(&p.call("faultlog", "parse_list", json!([listed])));
+    assert_eq!(logs.len(), 2);
+    assert_eq!(logs[0]["name"], json!("cppcrash-com.example.hello-20010044-20250615100000123"));
+    assert_eq!(
+        logs[1],
+        json!({"name": "jscrash-com.example.hello-20010044-20250615100001", "type": "jscrash",
+               "module": "com.example.hello", "uid": 20010044, "time": "20250615100001"})
+    );
+    let (none, why) = p.both("faultlog", "parse_list", json!([format!("{frame}dump operation is not permitted.\n")]));
+    assert_eq!(none, Value::Null);
+    assert!(why.as_str().unwrap().contains("not permitted"), "{why}");
+    let content = format!("{frame}Generated by HiviewDFX@OpenHarmony\n================================================================\nDevice info:HarmonyOS 5.0.0\nModule name:com.example.hello\nPid:2291\nUid:20010044\nReason:TypeError\nError name:TypeError\nError message:Cannot read property 'length' of undefined\nStacktrace:\n    at onCreate (entry/src/main/ets/entryability/EntryAbility.ets:7:5)\n    at anonymous (entry/src/main/ets/pages/Index.ets:3:1)\n");
+    let log = p.call("faultlog", "parse_log", json!([content]));
+    assert_eq!(
+        (log["pid"].clone(), log["reason"].clone(), log["error_message"].clone()),
+        (json!(2291), json!("TypeError"), json!("Cannot read property 'length' of undefined"))
+    );
+    assert_eq!(log["stack"][0], json!("at onCreate (entry/src/main/ets/entryability/EntryAbility.ets:7:5)"));
+    assert_eq!(log["first_lines"][0], json!("Generated by HiviewDFX@OpenHarmony"));
+    assert_eq!(p.call("faultlog", "parse_log", json!([format!("{frame}Fail to dump the log.\n")])), Value::Null);
+}
+
 // ---------------------------------------------------------------- hilog
 
 #[test]
@@ -575,7 +671,7 @@ fn sign_success_and_failure_in_both_log_formats() {
     assert_eq!(errors[0]["description"], json!("Key alias {oh-app1-key-v1} password error"));
     assert_eq!(errors[0]["cause"], json!("Key alias {oh-app1-key-v1} password error"));
     assert_eq!(errors[0]["solutions"], json!(["Check the key password"]));
-    assert!(remedy(&r).contains("keyPwd"));
+    assert!(remedy(&r).contains("key password") && remedy(&r).contains("key_password_env"), "{r}");
 
     let err_old = "08-21 16:44:24 INFO  - Start sign-app\n08-21 16:44:24 ERROR - FILE_NOT_FOUND, code: 102. Details: Not found file: app1-profile.p7b\n";
     let r = p.call("sign", "parse_sign", json!([err_old, "", 1]));

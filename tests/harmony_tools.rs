@@ -155,19 +155,24 @@ fn hdc_fail_lines_are_device_errors_with_a_fix() {
 }
 
 #[test]
-fn launch_uses_project_defaults_and_the_log_proves_it() {
+fn launch_uses_project_defaults_and_proves_the_new_process() {
     let lab = lab();
     lab.one_device();
     lab.build();
     lab.ok(&["--yes"], "app_install", json!({"hap": SIGNED}));
     let launched = lab.ok(&["--yes"], "app_launch", json!({}));
     assert_eq!(
-        (launched["bundle"].as_str(), launched["ability"].as_str()),
-        (Some("com.example.hello"), Some("EntryAbility"))
+        (launched["bundle"].as_str(), launched["ability"].as_str(), launched["module"].as_str()),
+        (Some("com.example.hello"), Some("EntryAbility"), Some("entry"))
+    );
+    assert_eq!(launched["pid"], json!(2291));
+    assert!(
+        launched["lines"][0].as_str().unwrap().ends_with("2291  2291 I A00000/testTag: Ability onCreate"),
+        "{launched}"
     );
     let log = lab.ok(&[], "hilog_read", json!({"grep": "onCreate"}));
     assert_eq!(log["count"], json!(1), "{log}");
-    assert_eq!(log["entries"][0]["message"], json!("EntryAbility onCreate"));
+    assert_eq!(log["entries"][0]["message"], json!("Ability onCreate"));
     assert_eq!(log["entries"][0]["level"], json!("I"));
     lab.ok(&["--yes"], "app_stop", json!({}));
     lab.ok(&["--yes"], "app_uninstall", json!({}));
@@ -182,29 +187,6 @@ fn launch_failures_carry_the_aa_code() {
     let error = lab.failed(&["--yes"], "app_launch", json!({}), "LAUNCH_FAILED");
     assert_eq!(error["details"]["code"], json!("10104001"));
     assert!(!error["details"]["remedy"].as_str().unwrap().is_empty());
-}
-
-#[test]
-fn signing_uses_the_project_material_and_reports_errors_without_secrets() {
-    let lab = lab();
-    lab.build();
-    std::fs::remove_file(lab.ws.path(SIGNED)).unwrap();
-    let signed = lab.ok(&[], "hap_sign", json!({"hap": UNSIGNED}));
-    assert_eq!(signed["hap"], json!(SIGNED));
-    assert!(lab.ws.path(SIGNED).exists());
-    let error = lab.failed(&[], "hap_sign", json!({"hap": UNSIGNED, "key_password": "wrong"}), "SIGN_FAILED");
-    assert_eq!(error["details"]["errors"][0]["code"], json!("11014007"), "{error}");
-    let journal = std::fs::read_dir(lab.ws.path(".rein/journal"))
-        .unwrap()
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"));
-    let material = std::fs::read_to_string(lab.ws.path("build-profile.json5")).unwrap();
-    let password = material.split("\"keyPassword\"").nth(1).unwrap().split('"').nth(1).unwrap().to_string();
-    for entry in journal {
-        let text = std::fs::read_to_string(entry.path()).unwrap();
-        assert!(!text.contains(&password), "the key password leaked into the journal");
-    }
-    assert!(!error.to_string().contains(&password));
 }
 
 #[test]

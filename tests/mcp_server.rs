@@ -23,14 +23,14 @@ const WAIT: Duration = Duration::from_secs(60);
 
 /// What the test client does when rein asks the person something.
 #[derive(Clone, Copy)]
-enum Person {
+pub(crate) enum Person {
     /// The client does not declare the elicitation capability.
     Absent,
     /// Declares it, and the person picks this answer ("yes", "no", "session").
     Answers(&'static str),
 }
 
-struct Client {
+pub(crate) struct Client {
     person: Person,
     questions: Arc<Mutex<Vec<String>>>,
     progress: mpsc::UnboundedSender<ProgressNotificationParam>,
@@ -78,25 +78,26 @@ impl ClientHandler for Client {
         params: rmcp::model::LoggingMessageNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let _ = self.events.send(json!({"log": params.data}));
+        let level = serde_json::to_value(params.level).unwrap_or_default();
+        let _ = self.events.send(json!({"log": params.data, "level": level}));
     }
 }
 
 /// A connected client, what the person behind it was asked, and the progress it received.
-struct Session {
-    client: RunningService<RoleClient, Client>,
-    questions: Arc<Mutex<Vec<String>>>,
+pub(crate) struct Session {
+    pub(crate) client: RunningService<RoleClient, Client>,
+    pub(crate) questions: Arc<Mutex<Vec<String>>>,
     progress: mpsc::UnboundedReceiver<ProgressNotificationParam>,
-    events: mpsc::UnboundedReceiver<Value>,
+    pub(crate) events: mpsc::UnboundedReceiver<Value>,
 }
 
 /// `rein --workspace WS --home HOME [flags] serve` as a child process, with `env` set.
-async fn connect(ws: &Workspace, flags: &[&str], env: &[(&str, PathBuf)], person: Person) -> Session {
+pub(crate) async fn connect(ws: &Workspace, flags: &[&str], env: &[(&str, PathBuf)], person: Person) -> Session {
     connect_serving(ws, flags, &[], env, person).await
 }
 
 /// Like [`connect`], with options of `serve` itself after it.
-async fn connect_serving(
+pub(crate) async fn connect_serving(
     ws: &Workspace,
     flags: &[&str],
     serve_flags: &[&str],
@@ -124,26 +125,26 @@ fn fake_toolchain(root: &Path) -> Vec<(&'static str, PathBuf)> {
     vec![("PATH", PathBuf::from(path)), ("TMPDIR", root.join("tmp"))]
 }
 
-async fn within<F: std::future::Future>(what: &str, future: F) -> F::Output {
+pub(crate) async fn within<F: std::future::Future>(what: &str, future: F) -> F::Output {
     tokio::time::timeout(WAIT, future).await.unwrap_or_else(|_| panic!("{what} did not finish within {WAIT:?}"))
 }
 
 impl Session {
-    async fn call(&self, tool: &str, args: Value) -> CallToolResult {
+    pub(crate) async fn call(&self, tool: &str, args: Value) -> CallToolResult {
         let Value::Object(args) = args else { panic!("arguments must be an object") };
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
         within(tool, self.client.call_tool(params)).await.unwrap_or_else(|e| panic!("{tool}: protocol error {e}"))
     }
 
     /// A call that must succeed; returns its structuredContent.
-    async fn ok(&self, tool: &str, args: Value) -> Value {
+    pub(crate) async fn ok(&self, tool: &str, args: Value) -> Value {
         let result = self.call(tool, args).await;
         assert_eq!(result.is_error, Some(false), "{tool} should succeed: {}", text(&result));
         result.structured_content.clone().expect("structuredContent")
     }
 
     /// A call that must fail with `code`; returns `{code, message, details}`.
-    async fn refused(&self, tool: &str, args: Value, code: &str) -> Value {
+    pub(crate) async fn refused(&self, tool: &str, args: Value, code: &str) -> Value {
         let result = self.call(tool, args).await;
         assert_eq!(result.is_error, Some(true), "{tool} should fail with {code}: {}", text(&result));
         let error = result.structured_content.clone().expect("structuredContent");
@@ -158,12 +159,12 @@ impl Session {
         within(awaited, self.progress.recv()).await.expect("the client is still running")
     }
 
-    async fn close(self) {
+    pub(crate) async fn close(self) {
         let _ = within("closing the client", self.client.cancel()).await;
     }
 }
 
-fn text(result: &CallToolResult) -> String {
+pub(crate) fn text(result: &CallToolResult) -> String {
     result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.clone()).collect::<Vec<_>>().join("\n")
 }
 
@@ -282,7 +283,8 @@ async fn with_elicitation_the_person_decides() {
     let args = json!({"path": outside.display().to_string(), "content": "approved\n"});
 
     let session = connect(&ws, &[], &[], Person::Answers("no")).await;
-    session.refused("write_file", args.clone(), "APPROVAL_REQUIRED").await;
+    let error = session.refused("write_file", args.clone(), "APPROVAL_DENIED").await;
+    assert!(error["message"].as_str().unwrap().contains("a person said no"), "{error}");
     assert_eq!(session.questions.lock().unwrap().len(), 1, "the person was asked once");
     assert!(!outside.exists());
     session.close().await;
@@ -353,6 +355,28 @@ async fn a_recipe_asks_the_person_before_installing_and_launching() {
     .unwrap();
     let install = report["steps"].as_array().unwrap().iter().find(|s| s["name"] == "install").unwrap();
     assert_eq!(install["approvals"][0]["decided_by"], json!({"approver": "mcp elicitation"}), "{install}");
+    session.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_recipe_returns_the_arkts_errors_with_their_locations() {
+    let lab = lab();
+    let page = "entry/src/main/ets/pages/Index.ets";
+    let source = std::fs::read_to_string(lab.ws.path(page)).unwrap();
+    std::fs::write(lab.ws.path(page), source.replacen("build() {", "build() {\n    REIN_FAKE_ARKTS_ERROR", 1)).unwrap();
+    let session = connect(&lab.ws, &[], &fake_toolchain(&lab.ws.root), Person::Absent).await;
+    let error = session.refused("recipe_build_verify", json!({}), "STEP_FAILED").await;
+    let failure = &error["details"]["failure"];
+    assert_eq!(failure["code"], "BUILD_FAILED", "{error}");
+    let first = &failure["details"]["errors"][0];
+    let file = lab.ws.path(page).display().to_string();
+    assert_eq!(
+        (first["file"].as_str(), first["line"].as_u64(), first["column"].as_u64()),
+        (Some(file.as_str()), Some(7), Some(5))
+    );
+    assert_eq!(first["code"], "10505001");
+    let result = session.call("recipe_build_verify", json!({})).await;
+    assert!(text(&result).contains(&format!("- error `{file}:7:5`: 10505001 Cannot find name")), "{}", text(&result));
     session.close().await;
 }
 
@@ -457,7 +481,7 @@ async fn gone(pid: i32) -> bool {
     false
 }
 
-fn greet_tool(version: &str) -> String {
+pub(crate) fn greet_tool(version: &str) -> String {
     format!(
         r#"return {{ name = "greet", description = "greets",
   checks = {{ {{ args = {{}}, expect = {{ text = "{version}" }} }} }},
@@ -466,8 +490,28 @@ fn greet_tool(version: &str) -> String {
     )
 }
 
+/// How many `notifications/tools/list_changed` are among `events`.
+pub(crate) fn list_changes(events: &[Value]) -> usize {
+    events.iter().filter(|e| e["list_changed"] == json!(true)).count()
+}
+
+/// The data of the log messages at `level` among `events`.
+pub(crate) fn logs_at(events: &[Value], level: &str) -> Vec<Value> {
+    events.iter().filter(|e| e["level"] == json!(level)).map(|e| e["log"].clone()).collect()
+}
+
 impl Session {
-    async fn next_event(&mut self, awaited: &str, limit: Duration) -> Value {
+    /// Every event from the next one (awaited up to 10 s) until `quiet` passes without one.
+    pub(crate) async fn events_until_quiet(&mut self, awaited: &str, quiet: Duration) -> Vec<Value> {
+        let mut events = vec![self.next_event(awaited, Duration::from_secs(10)).await];
+        while let Ok(Some(event)) = tokio::time::timeout(quiet, self.events.recv()).await {
+            events.push(event);
+            assert!(events.len() < 50, "events keep coming after {awaited}: {events:?}");
+        }
+        events
+    }
+
+    pub(crate) async fn next_event(&mut self, awaited: &str, limit: Duration) -> Value {
         tokio::time::timeout(limit, self.events.recv())
             .await
             .unwrap_or_else(|_| panic!("{awaited} did not arrive within {limit:?}"))
@@ -482,18 +526,20 @@ async fn an_edited_tool_serves_its_new_behaviour_and_a_broken_edit_keeps_the_old
     let mut session = connect(&ws, &[], &[], Person::Absent).await;
     assert_eq!(session.ok("greet", json!({})).await["text"], json!("v1"));
     ws.file("tools/greet.lua", greet_tool("v2"));
-    let event = session.next_event("notifications/tools/list_changed", Duration::from_secs(1)).await;
-    assert_eq!(event, json!({"list_changed": true}));
+    let events = session.events_until_quiet("the reload of v2", Duration::from_secs(2)).await;
+    assert_eq!(list_changes(&events), 1, "{events:?}");
     assert_eq!(session.ok("greet", json!({})).await["text"], json!("v2"));
     ws.file("tools/greet.lua", "return { name = 'greet',, }");
-    let event = session.next_event("a log message about the rejected reload", Duration::from_secs(5)).await;
-    let problems = event["log"]["problems"].to_string();
-    assert!(problems.contains("tools/greet.lua:1"), "{event}");
+    let events = session.events_until_quiet("a log message about the rejected reload", Duration::from_secs(2)).await;
+    assert_eq!(list_changes(&events), 0, "{events:?}");
+    let errors = logs_at(&events, "error");
+    assert_eq!(errors.len(), 1, "{events:?}");
+    assert!(errors[0]["problems"].to_string().contains("tools/greet.lua:1"), "{events:?}");
     assert_eq!(session.ok("greet", json!({})).await["text"], json!("v2"), "the old version keeps serving");
     let failing_check = greet_tool("v3").replace("expect = { text = \"v3\" }", "expect = { text = \"not v3\" }");
     ws.file("tools/greet.lua", failing_check);
-    let event = session.next_event("a log message about the failing check", Duration::from_secs(5)).await;
-    assert!(event["log"]["problems"].to_string().contains("check 1 of greet"), "{event}");
+    let events = session.events_until_quiet("a log message about the failing check", Duration::from_secs(2)).await;
+    assert!(logs_at(&events, "error")[0]["problems"].to_string().contains("check 1 of greet"), "{events:?}");
     assert_eq!(session.ok("greet", json!({})).await["text"], json!("v2"), "still the old version");
     session.close().await;
 }
@@ -521,8 +567,8 @@ async fn no_call_fails_while_a_client_loops_during_twenty_reloads() {
     };
     for i in 1..=20 {
         ws.file("tools/greet.lua", greet_tool(&format!("v{i}")));
-        let event = session.next_event("list_changed after a reload", Duration::from_secs(10)).await;
-        assert_eq!(event, json!({"list_changed": true}), "reload {i}");
+        let events = session.events_until_quiet("list_changed after a reload", Duration::from_millis(400)).await;
+        assert_eq!(list_changes(&events), 1, "reload {i}: {events:?}");
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let (calls, failures) = within("the looping client", looping).await.unwrap();

@@ -77,7 +77,7 @@ fn a_tampered_pack_is_refused() {
     .unwrap();
     let (status, out) = rein_json(&ws, &["call", "read_file", r#"{"path":"rein.lock"}"#]);
     assert_eq!((status, out["error"]["code"].as_str()), (1, Some("PACK_TAMPERED")), "{out}");
-    assert!(out["error"]["message"].as_str().unwrap().contains("rein pack update team-kit"));
+    assert!(out["error"]["message"].as_str().unwrap().contains("rein pack sync"));
 }
 
 #[test]
@@ -241,8 +241,9 @@ fn a_pack_from_a_local_git_repository_is_pinned_to_its_commit() {
     let lock = std::fs::read_to_string(ws.path("rein.lock")).unwrap();
     assert!(lock.contains(&second) && !lock.contains(&first), "update moves the lock: {lock}");
     assert_eq!(rein_json(&ws, &["call", "team-kit.greet"]).1["result"], json!({"text": "second commit"}));
-    let leftovers: Vec<_> = std::fs::read_dir(ws.path(".rein/pack-src")).unwrap().collect();
-    assert!(leftovers.is_empty(), "checkouts are removed once installed");
+    let leftovers: Vec<_> = std::fs::read_dir(ws.home.join("packs/.fetch")).unwrap().collect();
+    assert!(leftovers.is_empty(), "checkouts are removed once installed: {leftovers:?}");
+    assert!(!ws.path(".rein/pack-src").exists(), "nothing is cloned into the workspace");
 }
 
 #[test]

@@ -6,25 +6,15 @@ use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::common::lab::{lab, Lab, KEY};
+use crate::common::lab::{lab, step, Lab, KEY};
 use serde_json::{json, Value};
 
 fn recipe(lab: &Lab, flags: &[&str], name: &str, args: Value) -> (i32, Value) {
-    let payload = args.to_string();
-    let mut all: Vec<&str> = flags.to_vec();
-    all.extend(["recipe", name, payload.as_str()]);
-    lab.rein(&all)
+    lab.recipe(flags, name, args)
 }
 
 fn report(lab: &Lab, out: &Value) -> Value {
-    let run_id = out["result"]["run_id"].as_str().or(out["error"]["details"]["run_id"].as_str()).expect("a run id");
-    let path = lab.ws.path(&format!(".rein/runs/{run_id}/report.json"));
-    assert!(lab.ws.path(&format!(".rein/runs/{run_id}/report.md")).exists());
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn step<'a>(report: &'a Value, name: &str) -> &'a Value {
-    report["steps"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("no step {name}"))
+    lab.report(out)
 }
 
 /// Runs sign-install-launch expecting a failure; returns (failed step, failure) from the report.
@@ -46,35 +36,24 @@ fn sign_install_launch_proves_each_step() {
     let report = report(&lab, &out);
     assert_eq!(report["status"], json!("succeeded"));
     let names: Vec<&str> = report["steps"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["project", "build", "sign", "install", "launch", "log"]);
+    assert_eq!(names, ["preflight", "build", "sign", "install", "launch"]);
     assert!(report["steps"].as_array().unwrap().iter().all(|s| s["status"] == "verified"));
+    let preflight = step(&report, "preflight")["evidence"][0].as_str().unwrap();
+    assert_eq!(preflight, format!("device {KEY} ready; com.example.hello signed by hvigor (signingConfig default)"));
     assert_eq!(step(&report, "install")["evidence"], json!(["install bundle successfully."]));
-    assert_eq!(step(&report, "launch")["evidence"], json!(["start ability successfully."]));
-    let log = step(&report, "log")["evidence"][0].as_str().unwrap();
-    assert!(log.ends_with("testTag: EntryAbility onCreate"), "{log}");
     let install = &step(&report, "install")["commands"][0];
-    assert!(install["command"].as_str().unwrap().starts_with("hdc install -r"));
+    assert!(install["command"].as_str().unwrap().starts_with(&format!("hdc -t {KEY} install -r")));
     assert_eq!(install["decided_by"], json!({"approver": "--yes"}));
     let approvals = step(&report, "install")["approvals"].as_array().unwrap().clone();
     assert_eq!(approvals.len(), 1, "{approvals:?}");
     assert_eq!(approvals[0]["decided_by"], json!({"approver": "--yes"}));
-    let md =
-        std::fs::read_to_string(lab.ws.path(&format!(".rein/runs/{}/report.md", report["run_id"].as_str().unwrap())))
-            .unwrap();
+    let md = lab.report_md(&out);
     assert!(md.contains("install bundle successfully.") && md.contains("succeeded"));
 }
 
 #[test]
 fn each_failure_class_ends_in_a_failed_step_with_its_code() {
     let lab = lab();
-    // No device at all.
-    let (step_name, failure) = fails_at(&lab, json!({}));
-    assert_eq!((step_name.as_str(), failure["code"].as_str()), ("install", Some("DEVICE_UNAVAILABLE")));
-    // Unauthorized.
-    lab.devices(json!([{"key": "U1", "status": "Unauthorized"}]));
-    let (step_name, failure) = fails_at(&lab, json!({"target": "U1"}));
-    assert_eq!((step_name.as_str(), failure["location"].as_str()), ("install", Some("E000002")));
-    assert!(!failure["remedy"].as_str().unwrap_or("").is_empty(), "{failure}");
     lab.one_device();
     for (code, state) in [
         ("9568320", json!({"install_error": 9568320})),
@@ -91,6 +70,8 @@ fn each_failure_class_ends_in_a_failed_step_with_its_code() {
             ("install", Some("INSTALL_FAILED"), Some(code))
         );
         assert!(!failure["remedy"].as_str().unwrap_or("").is_empty(), "{code}: {failure}");
+        assert_eq!(failure["details"]["code"], json!(code), "the install's details travel: {failure}");
+        assert!(failure["details"]["message"].is_string(), "{failure}");
     }
     lab.device(KEY, json!({"start_error": 10104001}));
     let (step_name, failure) = fails_at(&lab, json!({}));
@@ -99,8 +80,8 @@ fn each_failure_class_ends_in_a_failed_step_with_its_code() {
         ("launch", Some("LAUNCH_FAILED"), Some("10104001"))
     );
     lab.device(KEY, json!({}));
-    let (step_name, failure) = fails_at(&lab, json!({"expect_log": "NEVER PRINTED", "wait_ms": 600}));
-    assert_eq!((step_name.as_str(), failure["code"].as_str()), ("log", Some("VERIFY_FAILED")));
+    let (step_name, failure) = fails_at(&lab, json!({"expect_log": "NEVER PRINTED", "wait_ms": 1500}));
+    assert_eq!((step_name.as_str(), failure["code"].as_str()), ("launch", Some("VERIFY_FAILED")));
     assert!(failure["remedy"].as_str().unwrap_or("").contains("expect_log"), "{failure}");
 }
 
@@ -132,7 +113,7 @@ fn reinstall_uninstalls_and_retries_once_on_a_signer_mismatch() {
         .map(|c| c["command"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(commands.len(), 3, "{commands:?}");
-    assert!(commands[1].starts_with("hdc uninstall com.example.hello"));
+    assert!(commands[1].starts_with(&format!("hdc -t {KEY} uninstall com.example.hello")), "{commands:?}");
 }
 
 #[test]
@@ -294,28 +275,12 @@ fn from_reuses_the_outputs_of_the_last_run() {
 }
 
 #[test]
-fn device_matrix_runs_every_device_and_reports_the_failing_one() {
-    let lab = lab();
-    lab.devices(json!([{"key": "D1"}, {"key": "D2"}, {"key": "D3"}]));
-    lab.device("D2", json!({"install_error": 9568322}));
-    let (status, out) = recipe(&lab, &["--yes"], "device-matrix", json!({}));
-    assert_eq!(status, 1, "{out}");
-    let report = report(&lab, &out);
-    let rows = step(&report, "devices")["output"]["rows"].clone();
-    assert_eq!(rows.as_array().map(Vec::len), Some(3), "{report}");
-    assert_eq!(rows[0]["ok"], json!(true));
-    assert_eq!((rows[1]["ok"].clone(), rows[1]["code"].clone()), (json!(false), json!("INSTALL_FAILED")));
-    assert_eq!(rows[2]["ok"], json!(true));
-    assert_eq!(report["failure"]["code"], json!("VERIFY_FAILED"));
-}
-
-#[test]
 fn explain_lists_steps_and_approvals_without_running_anything() {
     let lab = lab();
     let (status, out) = lab.rein(&["recipe", "sign-install-launch", "--explain"]);
     assert_eq!(status, 0, "{out}");
     let steps = out["result"]["steps"].as_array().unwrap();
-    assert_eq!(steps.len(), 6);
+    assert_eq!(steps.len(), 5);
     assert_eq!(steps[3]["approvals"][0], json!("hdc install"));
     assert!(!lab.state.join("calls.log").exists(), "nothing ran");
 }
@@ -357,4 +322,44 @@ fn a_verify_that_does_not_return_a_boolean_fails_with_the_contract() {
     let failure = &report(&lab, &out)["failure"];
     assert_eq!(failure["code"], json!("VERIFY_FAILED"), "{failure}");
     assert!(failure["message"].as_str().unwrap().contains("return ok, \"what proves it\""), "{failure}");
+}
+
+#[test]
+fn old_runs_saved_copies_are_collected_and_undo_inside_the_window_still_works() {
+    let lab = lab();
+    std::fs::write(lab.ws.path("first.txt"), "first before\n").unwrap();
+    std::fs::write(lab.ws.path("second.txt"), "second before\n").unwrap();
+    project_recipe(
+        &lab,
+        "rewrite",
+        r#"return { name = "rewrite", description = "rewrites a file", params = { path = { type = "string" } }, steps = {
+  { name = "write", run = function(ctx) rein.fs.write(ctx.args.path, "rewritten\n") end },
+} }"#,
+    );
+    let mut runs = Vec::new();
+    for path in ["first.txt", "second.txt"] {
+        let (status, out) = recipe(&lab, &[], "rewrite", json!({"path": path}));
+        assert_eq!(status, 0, "{out}");
+        runs.push(out["result"]["run_id"].as_str().unwrap().to_string());
+    }
+    let pre = lab.ws.path(".rein/journal/pre");
+    assert_eq!(std::fs::read_dir(&pre).unwrap().count(), 2, "one saved copy per run (the defaults keep both)");
+
+    // Keep only what the last run needs: the first run's copy goes, the second's stays.
+    let (status, out) = lab.rein(&["runs", "prune", "--keep-runs", "1", "--keep-days", "0"]);
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(out["result"]["collected"]["removed"].as_array().unwrap().len(), 1, "{out}");
+    assert_eq!(out["result"]["collected"]["kept"], json!(1), "{out}");
+
+    let (status, out) = lab.rein(&["undo", &runs[0]]);
+    assert_eq!((status, out["error"]["code"].as_str()), (2, Some("INVALID_ARGS")), "{out}");
+    let message = out["error"]["message"].as_str().unwrap();
+    assert!(message.contains("rein runs prune") && message.contains("nothing was restored"), "{message}");
+    assert_eq!(std::fs::read_to_string(lab.ws.path("first.txt")).unwrap(), "rewritten\n", "nothing changed");
+
+    let (status, out) = lab.rein(&["undo", &runs[1]]);
+    assert_eq!(status, 0, "undo inside the window: {out}");
+    assert_eq!(std::fs::read_to_string(lab.ws.path("second.txt")).unwrap(), "second before\n");
+    let (_, listed) = lab.rein(&["runs", "list"]);
+    assert_eq!(listed["result"]["runs"].as_array().unwrap().len(), 2, "the reports stay: {listed}");
 }

@@ -1,24 +1,26 @@
-local hdc = require("harmony.hdc")
-local device = require("harmony.device")
 local project = require("harmony.project")
+local launch = require("harmony.launch")
 
---- Bundle, ability and module: the arguments, else the project's entry module.
+--- Bundle, ability and module: the arguments, else the project's (the module's main ability).
 local function resolve(args)
   if args.bundle and args.ability then
     return args.bundle, args.ability, args.module
   end
   local info = project.read()
-  local entry = project.entry_module(info) or {}
+  local module = project.module_named(info, args.module) or project.entry_module(info) or {}
   return args.bundle or info.bundle_name,
-    args.ability or entry.main_element,
-    args.module or entry.name
+    args.ability or module.main_element,
+    args.module or module.name
 end
 
 return {
   name = "app_launch",
-  description = "Start an ability (hdc shell aa start -a ABILITY -b BUNDLE [-m MODULE]); defaults "
-    .. "come from the project's entry module. Succeeds only on 'start ability successfully.'; "
-    .. "otherwise LAUNCH_FAILED with the aa error code and a remedy.",
+  description = "Start an ability (hdc shell aa start -a ABILITY -b BUNDLE [-m MODULE]; defaults "
+    .. "from the project) and prove that this launch runs: a new pid from pidof, alive after "
+    .. "settle_ms, no fault log for it, and with expect_log a line of that pid showing the text. "
+    .. "A running instance is force-stopped first. Returns pid, launched_at (device clock) and "
+    .. "the log lines as evidence; fails with LAUNCH_FAILED (aa code and remedy), APP_CRASHED "
+    .. "(details.crash: the fault log's first lines) or VERIFY_FAILED (marker not seen).",
   params = {
     bundle = {
       type = "string",
@@ -28,7 +30,7 @@ return {
     ability = {
       type = "string",
       optional = true,
-      description = "Ability (default: the entry module's mainElement)",
+      description = "Ability (default: the module's mainElement)",
     },
     module = {
       type = "string",
@@ -36,28 +38,38 @@ return {
       description = "Module name (default: the entry module)",
     },
     target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
+    expect_log = {
+      type = "string",
+      optional = true,
+      description = "Text a log line of the launched process must show (default: none needed)",
+    },
+    wait_ms = {
+      type = "integer",
+      default = 10000,
+      description = "How long to wait for the process and the log text",
+    },
+    settle_ms = {
+      type = "integer",
+      default = 1000,
+      description = "How long the process must stay alive",
+    },
   },
   run = function(args)
     local bundle, ability, module = resolve(args)
     if not bundle or not ability then
       rein.error("INVALID_ARGS", "no bundle or ability given and none found in the project")
     end
-    local argv = { "shell", "aa", "start", "-a", ability, "-b", bundle }
-    if module then
-      table.insert(argv, "-m")
-      table.insert(argv, module)
-    end
-    local text = device.run_checked(args.target, argv)
-    local result = hdc.parse_aa_start(text)
-    if not result.ok then
-      device.fail("LAUNCH_FAILED", "launch", result, text)
-    end
-    return {
-      ok = true,
+    local proof = launch.start_and_prove({
+      target = args.target,
       bundle = bundle,
       ability = ability,
       module = module,
-      evidence = "start ability successfully.",
-    }
+      expect_log = args.expect_log,
+      wait_ms = args.wait_ms,
+      settle_ms = args.settle_ms,
+    })
+    proof.ok = true
+    proof.bundle, proof.ability, proof.module = bundle, ability, module
+    return proof
   end,
 }

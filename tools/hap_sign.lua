@@ -1,79 +1,110 @@
 local project = require("harmony.project")
 local sign = require("harmony.sign")
+local signing = require("harmony.signing")
 
 local function signed_name(hap)
   local stem = hap:gsub("%-unsigned%.hap$", ""):gsub("%.hap$", "")
   return stem .. "-signed.hap"
 end
 
+-- The remedy for a failed signing, naming the variables a person configured.
+local function remedy_for(result, config)
+  local first = result.errors[1] or {}
+  local status = rein.proc.signing_status(config)
+  local env = {
+    ["11014003"] = status.keystore_password and status.keystore_password.env,
+    ["11014007"] = status.key_password and status.key_password.env,
+  }
+  if env[first.code] then
+    return "give the plaintext password through "
+      .. env[first.code]
+      .. " ([signing."
+      .. config
+      .. "] in home config.toml): the one it holds does not open "
+      .. (first.code == "11014003" and "the keystore" or "the key")
+  end
+  return result.remedy or first.remedy or ""
+end
+
 return {
   name = "hap_sign",
-  description = "Sign a HAP with hap-sign-tool sign-app, using the signing material of a "
-    .. "signingConfig in build-profile.json5 or the given files. Succeeds only on exit 0 and "
-    .. "'sign-app success'; otherwise SIGN_FAILED with the tool's error codes and a remedy.",
+  description = "Sign a HAP with hap-sign-tool sign-app, using the material of a signingConfig in "
+    .. "build-profile.json5 (or the given files). The passwords never pass through scripts: the "
+    .. "kernel reads them from the environment variables home config.toml [signing.<config>] "
+    .. "names. DevEco's ciphertext passwords are refused before java starts "
+    .. "(SIGNING_NOT_CONFIGURED, with what to configure). Succeeds only on exit 0 and 'sign-app "
+    .. "success'; otherwise SIGN_FAILED with the tool's error codes and a remedy.",
   params = {
     hap = { type = "string", description = "The unsigned .hap" },
     out = { type = "string", optional = true, description = "Output path (default: *-signed.hap)" },
     signing_config = { type = "string", default = "default", description = "signingConfig name" },
     keystore = { type = "string", optional = true, description = "Overrides material.storeFile" },
     key_alias = { type = "string", optional = true, description = "Overrides material.keyAlias" },
-    key_password = {
-      type = "string",
-      optional = true,
-      secret = true,
-      description = "Overrides material.keyPassword",
-    },
-    keystore_password = {
-      type = "string",
-      optional = true,
-      secret = true,
-      description = "Overrides material.storePassword",
-    },
     cert = { type = "string", optional = true, description = "Overrides material.certpath" },
     profile = { type = "string", optional = true, description = "Overrides material.profile" },
     sign_alg = { type = "string", optional = true, description = "Overrides material.signAlg" },
   },
   run = function(args)
-    local m = project.signing_material(args.signing_config) or {}
+    local name = args.signing_config
+    local material = project.signing_material(name)
+    local m = material or {}
+    local files = {
+      keyAlias = args.key_alias or m.keyAlias,
+      certpath = args.cert or m.certpath,
+      profile = args.profile or m.profile,
+      storeFile = args.keystore or m.storeFile,
+    }
+    for key, value in pairs(files) do
+      if not value or value == "" then
+        rein.error(
+          "INVALID_ARGS",
+          "signingConfig '" .. name .. "' gives no " .. key .. " (build-profile.json5); pass it",
+          { signing_config = name, missing = key }
+        )
+      end
+    end
+    local problem = signing.hap_sign_tool_problem(name, material)
+    if problem then
+      signing.fail(problem)
+    end
     local out = args.out or signed_name(args.hap)
     local argv = {
       "sign-app",
       "-mode",
       "localSign",
       "-keyAlias",
-      args.key_alias or m.keyAlias or "",
+      files.keyAlias,
       "-signAlg",
       args.sign_alg or m.signAlg or "SHA256withECDSA",
       "-appCertFile",
-      args.cert or m.certpath or "",
+      files.certpath,
       "-profileFile",
-      args.profile or m.profile or "",
+      files.profile,
       "-inFile",
       args.hap,
       "-keystoreFile",
-      args.keystore or m.storeFile or "",
+      files.storeFile,
       "-outFile",
       out,
-      "-keyPwd",
-      args.key_password or m.keyPassword or "",
-      "-keystorePwd",
-      args.keystore_password or m.storePassword or "",
       "-signCode",
       "1",
     }
-    local run = rein.proc.run("hap-sign-tool", argv)
+    local run = rein.proc.run("hap-sign-tool", argv, { signing = name })
     local result = sign.parse_sign(run.stdout, run.stderr, run.code)
     if not result.ok then
       local first = result.errors[1] or {}
+      local remedy = remedy_for(result, name)
       rein.error(
         "SIGN_FAILED",
-        "signing failed: "
-          .. (first.description or "see errors")
-          .. ". "
-          .. (result.remedy or first.remedy or ""),
-        { errors = rein.json.array(result.errors), exit_code = run.code }
+        "signing failed: " .. (first.description or "see errors") .. ". " .. remedy,
+        {
+          errors = rein.json.array(result.errors),
+          exit_code = run.code,
+          remedy = remedy,
+          code = first.code,
+        }
       )
     end
-    return { ok = true, hap = out }
+    return { ok = true, hap = out, signing_config = name }
   end,
 }

@@ -4,8 +4,9 @@ local device = require("harmony.device")
 return {
   name = "hilog_read",
   description = "Read the device log buffer without blocking (hdc shell hilog -x), parsed into "
-    .. "{time, pid, tid, level, domain, tag, message}. Filter by substring, minimum level or tag; "
-    .. "keep the last `lines` entries.",
+    .. "{time, pid, tid, level, domain, tag, message}. Filter by substring, minimum level, tag or "
+    .. "pid; keep the last `lines` entries. The buffer holds earlier launches' lines too: pass the "
+    .. "pid app_launch returned to see this launch only.",
   params = {
     grep = { type = "string", optional = true, description = "Keep lines containing this text" },
     level = {
@@ -15,6 +16,7 @@ return {
       description = "Minimum level",
     },
     tag = { type = "string", optional = true, description = "Keep this tag only" },
+    pid = { type = "integer", optional = true, description = "Keep this process's lines only" },
     lines = { type = "integer", default = 200, description = "Keep the last N matching lines" },
     target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
   },
@@ -24,10 +26,14 @@ return {
       table.insert(argv, "-T")
       table.insert(argv, args.tag)
     end
+    if args.pid then
+      table.insert(argv, "-P")
+      table.insert(argv, tostring(args.pid))
+    end
     local text = device.run_checked(args.target, argv)
     local entries = hilog.parse(
       text,
-      { grep = args.grep, level = args.level, tag = args.tag, lines = args.lines }
+      { grep = args.grep, level = args.level, tag = args.tag, pid = args.pid, lines = args.lines }
     )
     return { entries = rein.json.array(entries), count = #entries }
   end,

@@ -54,6 +54,10 @@ end
 -- remedy? }`; ok only on "start ability successfully.".
 function M.parse_start(output)
   output = output or ""
+  -- The code decides, not the words around it (AaToolErrorInfo: "Error Code:<n>  …").
+  if output:find("Error Code:%s*%d+") then
+    return failure(output, "aa")
+  end
   if text.has(output, "start ability successfully.") then
     return { ok = true }
   end

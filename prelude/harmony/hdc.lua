@@ -50,17 +50,18 @@ local function failure_of(parts)
   return { ok = false, code = code, message = message, remedy = remedy }
 end
 
--- The first `[Fail]` line of any hdc output (they can answer every command), plus the hdc
--- server being unreachable, as `{ ok = false, code, message, remedy }`; nil when there is none.
+-- The first line of any hdc output that starts with `[Fail]` (they can answer every
+-- command), plus the hdc server being unreachable, as `{ ok = false, code, message, remedy }`; nil when there is none.
 -- `code` is the bracketed E-code (E001005, E000002, E000003, E006001, …) or one of
 -- TARGET_NOT_FOUND, NEED_CONNECT_KEY, TRANSFER_STOPPED, FILE_OPEN_FAILED, CONNECT_FAILED,
 -- SERVER_UNREACHABLE, HDC_FAIL.
 function M.fail_line(output)
   local lines = text.lines(output)
   for i, line in ipairs(lines) do
-    local at = line:find("[Fail]", 1, true)
-    if at then
-      local parts = { line:sub(at + 6) }
+    -- hdc prints [Fail] at the start of its own line; the same text inside a line is someone
+    -- else's (an app's log message in hilog output).
+    if line:sub(1, 6) == "[Fail]" then
+      local parts = { line:sub(7) }
       -- A message with "\r\n" inside (E000002, E000003) goes on over lines ending in "\r".
       local j = i
       while lines[j]:sub(-1) == "\r" and lines[j + 1] and not ends_message(lines[j + 1]) do
@@ -69,9 +70,7 @@ function M.fail_line(output)
       end
       return failure_of(parts)
     end
-    if
-      line:find("Connect server failed", 1, true) or line:find("connect failed status", 1, true)
-    then
+    if line:find("^Connect server failed") or line:find("^connect failed status") then
       return failure_of({ line })
     end
   end
@@ -319,6 +318,23 @@ end
 -- `hdc shell bm get -u` → the device UDID ("udid of current device is :" then the UDID), or nil.
 function M.parse_udid(output)
   return (output or ""):match("udid of current device is%s*:%s*(%w+)")
+end
+
+-- `hdc shell pidof <bundle>` (toybox pidof: the pids on one line, nothing when none runs) →
+-- the pids as numbers, and second, any other text it printed (an error), else nil.
+function M.parse_pidof(output)
+  local pids, other = {}, {}
+  for _, line in ipairs(text.lines(output or "")) do
+    local t = text.trim(line)
+    if t:find("^[%d%s]+$") then
+      for pid in t:gmatch("%d+") do
+        pids[#pids + 1] = tonumber(pid)
+      end
+    elseif t ~= "" then
+      other[#other + 1] = t
+    end
+  end
+  return pids, #other > 0 and table.concat(other, " ") or nil
 end
 
 -- `hdc -v` / `hdc version` → "3.2.0f" from "Ver: 3.2.0f", or nil.

@@ -46,7 +46,7 @@ local function min_rank(level)
     or error("level must be one of D, I, W, E, F (got " .. tostring(level) .. ")", 3)
 end
 
--- `parse(text, { grep?, level?, tag?, lines? })` → list of parsed lines, in order.
+-- `parse(text, { grep?, level?, tag?, pid?, lines? })` → list of parsed lines, in order.
 -- grep: plain substring of the raw line; level: the lowest level kept ("W" keeps W, E and F;
 -- names like "warn" work too); tag: exact tag; lines: keep only the last N matches.
 function M.parse(text, opts)
@@ -59,6 +59,7 @@ function M.parse(text, opts)
       entry
       and (not floor or RANK[entry.level] >= floor)
       and (not opts.tag or entry.tag == opts.tag)
+      and (not opts.pid or entry.pid == opts.pid)
       and (not opts.grep or raw:find(opts.grep, 1, true))
     then
       out[#out + 1] = entry

@@ -222,10 +222,14 @@ function M.parse_build(stdout, stderr, exit_code)
       add(d.severity == "error" and result.errors or result.warnings, seen, d)
     end
   end
-  local status, n_err, n_warn = all:match("COMPILE RESULT:(%u+)%s*{ERROR:(%d+)%s+WARN:(%d+)}")
+  -- "COMPILE RESULT:FAIL {ERROR:45 WARN:22}", and without warnings "{ERROR:1}".
+  local status, counts = all:match("COMPILE RESULT:(%u+)%s*(%b{})")
   if status then
-    result.compile_result =
-      { status = status, errors = tonumber(n_err), warnings = tonumber(n_warn) }
+    result.compile_result = {
+      status = status,
+      errors = tonumber(counts:match("ERROR:(%d+)")),
+      warnings = tonumber(counts:match("WARN:(%d+)")) or 0,
+    }
   end
   result.failed_task = all:match("ERROR: Failed :(%S-)%.*%s")
     or all:match("ERROR: Failed :(%S-)%.*$")

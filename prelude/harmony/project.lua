@@ -77,6 +77,16 @@ function M.entry_module(info)
   return info.modules[1]
 end
 
+--- The module called `name` (nil when `name` is nil or unknown).
+function M.module_named(info, name)
+  for _, module in ipairs(info.modules) do
+    if name and module.name == name then
+      return module
+    end
+  end
+  return nil
+end
+
 --- The signing material of a signingConfig in build-profile.json5 (paths as written).
 function M.signing_material(name)
   local profile = read_json5("build-profile.json5")

@@ -93,6 +93,19 @@ M.aa = {
   ["10106401"] = "the process could not be stopped: retry, or restart the device",
 }
 
+-- Proving a launch (harmony.launch).
+M.launch = {
+  crashed = "the app crashed on launch: read the fault log in details.crash (error, message, "
+    .. "first stack frames), fix the code, rebuild and launch again",
+  exited = "the app's process ended right after the launch without a fault log (it exited, or "
+    .. "the system killed it): read its last lines in details.log and the device log "
+    .. "(hilog_read), fix, rebuild and launch again",
+  no_process = "check the app's own log (hilog_read) and that bundle, module and ability are the "
+    .. "ones installed (project_info); a slow device may need a larger wait_ms",
+  marker = "the app runs but never logged that text in this launch: check expect_log against what "
+    .. "the app logs (hilog_read with pid), or leave expect_log out to prove the launch by its process",
+}
+
 -- hvigorw failure classes.
 M.build = {
   sdk_home = "set DEVECO_SDK_HOME to the SDK folder (…/command-line-tools/sdk or DevEco's sdk, "
@@ -113,7 +126,12 @@ M.build = {
 
 -- hap-sign-tool codes: the post-2024 "110…"/"111…" codes and the older enum codes.
 M.sign = {
-  ["11014007"] = "the key password (keyPwd) is wrong for that key alias: pass the right one",
+  ["11014003"] = "the keystore did not open: give the plaintext keystore password through the "
+    .. "environment variable that home config.toml [signing.<config>] keystore_password_env names "
+    .. "(not DevEco's 0000001B… ciphertext), and check keystoreFile",
+  ["11014007"] = "the key password is wrong for that key alias: give the plaintext key password "
+    .. "through the environment variable that home config.toml [signing.<config>] key_password_env "
+    .. "names",
   ["11014001"] = "the keystore has no key with that alias: check keyAlias against the .p12",
   ["11012002"] = "a file passed to hap-sign-tool does not exist: check inFile, appCertFile, "
     .. "profileFile and keystoreFile",

@@ -194,18 +194,34 @@ pub enum RunsAction {
         /// The run, as `rein runs list` shows it, or `last` for the latest.
         run_id: String,
     },
+    /// Remove the saved copies (pre-images) no run inside the undo window needs. Done after
+    /// every run with the defaults; runs outside the window keep their reports but can no
+    /// longer be undone.
+    Prune {
+        /// Keep what the last N runs need.
+        #[arg(long, default_value_t = 20)]
+        keep_runs: usize,
+        /// Keep what runs started in the last D days need (and every copy made in them).
+        #[arg(long, default_value_t = 14)]
+        keep_days: u64,
+    },
 }
 
 #[derive(Debug, Subcommand)]
 pub enum PackAction {
-    /// Install a pack from a folder or a git source (shows its permissions; a person confirms at
-    /// the terminal).
+    /// Install a pack from a folder or a git repository (https://, ssh://, user@host:path,
+    /// or a local clone; `@rev` for a tag, branch or commit) and pin it in rein.lock. Shows
+    /// its permissions; a person confirms at the terminal.
     Add {
-        /// A folder with a pack.toml, or a git repository (URL, `host:path` or a local
-        /// repository), optionally pinned as SOURCE@REV.
+        /// A folder with a pack.toml, or a git repository (https://, ssh://, user@host:path
+        /// or a local clone), optionally pinned as SOURCE@REV.
         source: String,
     },
-    /// Reinstall packs from their recorded source and move their rein.lock entries.
+    /// Install exactly the commits and hashes rein.lock pins into this rein home (a
+    /// teammate's first step). Never moves the lock; a person confirms at the terminal.
+    Sync,
+    /// Fetch packs again from their recorded source and move their rein.lock entries; shows
+    /// what changed in their permissions first.
     Update {
         /// Only this pack (default: every pack in rein.lock).
         name: Option<String>,

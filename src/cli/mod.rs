@@ -31,10 +31,15 @@ fn watch(host: Host, out: &Output) -> u8 {
     let host = Arc::new(host);
     let json = out.json;
     let watcher = host.watch(move |outcome| {
+        if outcome.files.is_empty() {
+            return;
+        }
         if json {
             println!("{}", json!({"reload": outcome}));
-        } else if outcome.applied {
-            let mut changes = vec![format!("reloaded {}", outcome.files.join(", "))];
+            return;
+        }
+        if outcome.applied {
+            let mut changes = vec![format!("loaded {}", outcome.loaded.join(", "))];
             if !outcome.added.is_empty() {
                 changes.push(format!("added {}", outcome.added.join(", ")));
             }
@@ -42,8 +47,13 @@ fn watch(host: Host, out: &Output) -> u8 {
                 changes.push(format!("removed {}", outcome.removed.join(", ")));
             }
             println!("generation {}: {}", outcome.generation, changes.join("; "));
-        } else {
-            eprintln!("kept generation {}: {}", outcome.generation, outcome.problems.join("; "));
+        }
+        for kept in &outcome.kept {
+            let serving = match kept.serving {
+                rein::host::Serving::PreviousVersion => "its last good version serves",
+                rein::host::Serving::Nothing => "nothing of it serves",
+            };
+            eprintln!("kept back {} ({serving}): {}", kept.file, kept.problem);
         }
     });
     let _watcher = match watcher {

@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use rein::recipe::report::Report;
+use rein::recipe::retention::{self, Retention};
 use rein::recipe::runs;
 use rein::{Code, Failure, Host};
 
@@ -66,6 +67,22 @@ pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
                     0
                 }
                 Err(err) => out.failure(&err),
+            }
+        }
+        RunsAction::Prune { keep_runs, keep_days } => {
+            let retention = Retention { runs: *keep_runs, days: *keep_days };
+            match retention::collect(host.kernel(), retention) {
+                Ok(collected) if out.json => out.success(&json!({"retention": retention, "collected": collected})),
+                Ok(collected) => {
+                    println!(
+                        "removed {} saved copies ({} bytes), kept {}",
+                        collected.removed.len(),
+                        collected.bytes_freed,
+                        collected.kept
+                    );
+                    0
+                }
+                Err(failure) => out.failure(&failure),
             }
         }
     }

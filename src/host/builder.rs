@@ -11,9 +11,11 @@ use super::sources::{PackLayer, Sources};
 use super::Host;
 use crate::error::{Code, Failure};
 use crate::kernel::policy::{Approver, Gate, Headless, RuleFile};
+use crate::kernel::process::secrets::SigningSecrets;
 use crate::kernel::process::toolchain;
 use crate::kernel::{Kernel, PackGrant, ReadLedger, SpawnSettings};
 use crate::lua::Limits;
+use crate::packs::lock::Lock;
 
 pub struct HostBuilder {
     approver: Arc<dyn Approver>,
@@ -91,7 +93,21 @@ impl HostBuilder {
         self
     }
 
+    /// Builds the host; any problem with its configuration or its packs is an error.
     pub fn build(self) -> Result<Host, Failure> {
+        self.build_serving(false).map(|(host, _)| host)
+    }
+
+    /// Builds the host serving what it can: a pack that is not installed, does not match
+    /// rein.lock or does not load is left out, and said so, instead of failing the whole host
+    /// (`rein serve` still answers its client and tells it what is missing). A configuration
+    /// that cannot be read (rein.toml, home config, approvals) is still an error: without it,
+    /// rein cannot know what it must refuse.
+    pub fn build_lenient(self) -> Result<(Host, Vec<Failure>), Failure> {
+        self.build_serving(true)
+    }
+
+    fn build_serving(self, lenient: bool) -> Result<(Host, Vec<Failure>), Failure> {
         let workspace = match self.workspace {
             Some(dir) => dir,
             None => std::env::current_dir().map_err(|e| config(format!("cannot read the current directory: {e}")))?,
@@ -99,11 +115,18 @@ impl HostBuilder {
         let home = self.home.unwrap_or_else(default_home);
         let (kernel, policy) = configured_kernel_and_policy(&workspace, &home, self.approver)?;
         let follow_lock = self.sources.is_none() && self.code_from.is_none() && self.project_code;
+        let mut skipped = Vec::new();
         let sources = match (self.sources, &self.code_from, self.project_code) {
             (Some(sources), _, _) => sources,
             (None, _, false) => Sources::built_in_only(),
-            (None, Some(dir), true) => Sources::new(dir),
-            (None, None, true) => locked_sources(&kernel, &policy)?,
+            (None, Some(dir), true) => Sources::new(dir).map_err(source_failure)?,
+            (None, None, true) => {
+                let (packs, problems) = locked_packs(&kernel, &policy.lock, lenient)?;
+                skipped = problems;
+                Sources::with_packs(kernel.scope().workspace(), packs)
+                    .map_err(source_failure)?
+                    .with_overrides(policy.config.overrides.clone())
+            }
         };
         let kernel = Arc::new(kernel);
         let sources = Arc::new(sources);
@@ -112,7 +135,7 @@ impl HostBuilder {
             .enable_all()
             .build()
             .map_err(|e| config(format!("cannot start the async runtime: {e}")))?;
-        Ok(Host {
+        let host = Host {
             kernel,
             sources,
             packs_follow_lock: follow_lock,
@@ -120,24 +143,39 @@ impl HostBuilder {
             reads: self.read_before_edit.then(|| Arc::new(ReadLedger::new())),
             policy_pending: policy.pending,
             current: std::sync::RwLock::new(Arc::new(generation)),
+            reloading: std::sync::Mutex::new(()),
             executor: Some(executor),
-        })
+        };
+        Ok((host, skipped))
     }
 }
 
-/// The project's code with the packs the approved rein.lock pins (verified), and the approved
-/// overrides.
-pub(crate) fn locked_sources(kernel: &Kernel, policy: &PolicyFiles) -> Result<Sources, Failure> {
+/// The packs `lock` (the approved rein.lock) pins, each verified against it. Strict: the first
+/// problem is the error. Lenient: a pack with a problem is left out and its problem returned.
+pub(crate) fn locked_packs(
+    kernel: &Kernel,
+    lock: &Lock,
+    lenient: bool,
+) -> Result<(Vec<PackLayer>, Vec<Failure>), Failure> {
     let scope = kernel.scope();
-    let packs = crate::packs::installed::verified(&policy.lock, scope.home())?
-        .into_iter()
-        .map(|pack| PackLayer {
-            grant: Arc::new(PackGrant::new(pack.manifest.name.clone(), &pack.manifest.permissions)),
-            name: pack.manifest.name,
-            root: pack.dir,
-        })
-        .collect();
-    Ok(Sources::with_packs(scope.workspace(), packs).with_overrides(policy.config.overrides.clone()))
+    let mut packs = Vec::new();
+    let mut problems = Vec::new();
+    for locked in &lock.packs {
+        match crate::packs::installed::verify_one(scope.home(), locked) {
+            Ok(pack) => packs.push(PackLayer {
+                grant: Arc::new(PackGrant::new(pack.manifest.name.clone(), &pack.manifest.permissions)),
+                name: pack.manifest.name,
+                root: pack.dir,
+            }),
+            Err(failure) if lenient => problems.push(failure),
+            Err(failure) => return Err(failure),
+        }
+    }
+    Ok((packs, problems))
+}
+
+fn source_failure(err: super::sources::SourceError) -> Failure {
+    Failure::new(Code::IoError, err.to_string())
 }
 
 /// A kernel with everything home and the project configure: the toolchain, the environment a
@@ -160,7 +198,12 @@ pub(crate) fn configured_kernel_and_policy(
     let rules = RuleFile::load(&rules_path).map_err(|e| config(e.to_string()))?;
     let policy = policy_files::load(kernel.scope().workspace(), kernel.scope().home())?;
     let gate = Gate::new(approver, rules_path, rules, policy.config.deny.clone());
-    let kernel = kernel.with_spawn(SpawnSettings { toolchain, pass_env: home_config.spawn.pass_env }).with_gate(gate);
+    let spawn = SpawnSettings {
+        toolchain,
+        pass_env: home_config.spawn.pass_env,
+        signing: SigningSecrets::new(home_config.signing),
+    };
+    let kernel = kernel.with_spawn(spawn).with_gate(gate);
     Ok((kernel, policy))
 }
 

@@ -16,6 +16,10 @@
 //!
 //! [spawn]
 //! pass_env = ["OHOS_SIGN_KEY"]   # exact names passed to programs despite looking secret
+//!
+//! [signing.default]   # hap-sign-tool passwords for build-profile.json5's signingConfig "default"
+//! keystore_password_env = "OHOS_STORE_PASSWORD"   # variables holding the plaintext; the kernel
+//! key_password_env = "OHOS_KEY_PASSWORD"          # reads them at spawn time, scripts never do
 //! ```
 
 use std::collections::BTreeMap;
@@ -26,6 +30,7 @@ use serde::Deserialize;
 use crate::error::{Code, Failure};
 use crate::kernel::files::read::read_optional_text;
 use crate::kernel::policy::Rule;
+use crate::kernel::process::secrets::SigningEnv;
 use crate::kernel::process::toolchain::ToolchainConfig;
 
 /// A settings file that cannot be used; the message says which and how to fix it.
@@ -58,6 +63,9 @@ pub struct HomeConfig {
     pub programs: BTreeMap<String, PathBuf>,
     #[serde(default)]
     pub spawn: SpawnConfig,
+    /// Signing config name (build-profile.json5) → the variables holding its passwords.
+    #[serde(default)]
+    pub signing: BTreeMap<String, SigningEnv>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -73,7 +81,17 @@ impl HomeConfig {
         let path = home.join("config.toml");
         match read(&path)? {
             None => Ok(HomeConfig::default()),
-            Some(text) => toml::from_str(&text).map_err(|e| ConfigError::Home { path, why: e.to_string() }),
+            Some(text) => {
+                let config: HomeConfig =
+                    toml::from_str(&text).map_err(|e| ConfigError::Home { path: path.clone(), why: e.to_string() })?;
+                for (name, env) in &config.signing {
+                    env.check().map_err(|why| ConfigError::Home {
+                        path: path.clone(),
+                        why: format!("[signing.{name}]: {why}"),
+                    })?;
+                }
+                Ok(config)
+            }
         }
     }
 }
@@ -135,6 +153,23 @@ mod tests {
         std::fs::write(dir.path().join("config.toml"), "[toolchain]\nhcd = \"/x\"\n").unwrap();
         assert_eq!(Failure::from(HomeConfig::load(dir.path()).unwrap_err()).code, Code::InvalidConfig);
         assert!(HomeConfig::load(&dir.path().join("none")).is_ok());
+    }
+
+    #[test]
+    fn signing_sections_name_environment_variables_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let section = "[signing.default]\nkeystore_password_env = \"STORE_PW\"\nkey_password_env = \"KEY_PW\"\n";
+        std::fs::write(dir.path().join("config.toml"), section).unwrap();
+        let config = HomeConfig::load(dir.path()).unwrap();
+        assert_eq!(config.signing["default"].key_password_env, "KEY_PW");
+        for bad in [
+            "[signing.default]\nkeystore_password = \"123456\"\nkey_password_env = \"K\"\n",
+            "[signing.default]\nkeystore_password_env = \"NOT A NAME\"\nkey_password_env = \"K\"\n",
+            "[signing.default]\nkey_password_env = \"K\"\n",
+        ] {
+            std::fs::write(dir.path().join("config.toml"), bad).unwrap();
+            assert_eq!(Failure::from(HomeConfig::load(dir.path()).unwrap_err()).code, Code::InvalidConfig, "{bad}");
+        }
     }
 
     #[test]

@@ -32,14 +32,16 @@ impl Generation {
         Ok(Generation { number, sources: sources.clone(), runtime, registry, gate: tokio::sync::Mutex::new(()) })
     }
 
+    /// The recipe called `name`, by its own name or its MCP name (`recipe_build_verify`).
     pub fn recipe_entry(&self, name: &str) -> Result<&RecipeEntry, Failure> {
+        let name = self.registry.recipe_named(name).map_or(name, |r| r.info.name.as_str());
         if let Some(problem) = self.registry.problem_for(name) {
             return Err(Failure::new(
                 Code::ToolInvalid,
                 format!("recipe {name:?} cannot be used: {problem}. Fix the file; `rein check` lists every problem."),
             ));
         }
-        self.registry.recipes.get(name).ok_or_else(|| {
+        self.registry.recipe_named(name).ok_or_else(|| {
             let known: Vec<&String> = self.registry.recipes.keys().collect();
             let suggestions = crate::error::closest_names(name, known.iter().map(|n| n.as_str()));
             let hint = crate::error::did_you_mean(&suggestions);

@@ -17,10 +17,12 @@
 mod builder;
 pub mod checks;
 pub mod config;
+mod dependencies;
 pub mod doctor;
 mod generation;
 mod locate;
 pub mod policy_files;
+pub mod project_files;
 pub mod registry;
 mod reload;
 pub mod sources;
@@ -34,7 +36,7 @@ use serde_json::{json, Value};
 
 pub use builder::{configured_kernel, default_home, HostBuilder};
 pub use generation::Generation;
-pub use reload::ReloadOutcome;
+pub use reload::{KeptFile, ReloadOutcome, Serving};
 pub use watch::Watcher;
 
 use crate::error::{Code, Failure};
@@ -58,6 +60,8 @@ pub struct Host {
     /// The tools and recipes being served; a successful reload swaps in a new generation while
     /// calls in flight finish on the one they started with.
     current: std::sync::RwLock<Arc<Generation>>,
+    /// One reload at a time (the watcher's and an embedder's).
+    reloading: std::sync::Mutex<()>,
     /// Drives [`Host::call`]; taken apart without blocking on drop, so a Host may be dropped
     /// inside an embedder's async runtime.
     executor: Option<tokio::runtime::Runtime>,
@@ -103,8 +107,9 @@ impl Host {
         self.generation().registry.tools.values().cloned().collect()
     }
 
+    /// The tool called `name`, by its own name or its MCP name (`team_kit__greet`).
     pub fn tool(&self, name: &str) -> Option<ToolInfo> {
-        self.generation().registry.tools.get(name).cloned()
+        self.generation().registry.tool_named(name).cloned()
     }
 
     pub fn recipes(&self) -> Vec<ToolInfo> {
@@ -146,7 +151,7 @@ impl Host {
             .spec
             .steps
             .iter()
-            .map(|s| json!({"name": s.name, "approvals": s.approvals, "retry_max": s.retry_max, "timeout_s": s.timeout_s, "verified": s.verify.is_some()}))
+            .map(|s| json!({"name": s.name, "description": s.description, "approvals": s.approvals, "retry_max": s.retry_max, "timeout_s": s.timeout_s, "verified": s.verify.is_some()}))
             .collect();
         Ok(
             json!({"recipe": name, "description": entry.spec.description, "budget": entry.spec.budget, "params": entry.info.schema, "steps": steps}),
@@ -208,6 +213,7 @@ impl Host {
     /// Calls a tool as part of `call` (from [`Host::new_call`], with a progress sink, say).
     pub async fn call_with(&self, call: Call, name: &str, args: Value) -> Result<Value, Failure> {
         let generation = self.generation();
+        let name = generation.registry.tool_named(name).map_or(name, |t| t.name.as_str());
         if let Some(problem) = generation.registry.problem_for(name) {
             return Err(Failure::new(
                 Code::ToolInvalid,

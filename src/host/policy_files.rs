@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 use super::config::{ConfigError, ProjectConfig};
 use crate::error::{Code, Failure};
 use crate::kernel::files::read::read_optional_text;
-use crate::packs::lock::Lock;
+use crate::packs::lock::{Lock, LockedPack};
 
 pub const PROJECT_FILE: &str = "rein.toml";
 pub const LOCK_FILE: &str = "rein.lock";
@@ -59,6 +59,19 @@ pub fn approve_current(workspace: &Path, home: &Path) -> Result<(), Failure> {
         record(workspace, home, file, text.as_deref())?;
     }
     Ok(())
+}
+
+/// Records these entries of rein.lock as approved (a person confirmed installing them at a
+/// terminal), leaving the rest of what was approved as it was.
+pub fn approve_lock_entries(workspace: &Path, home: &Path, entries: &[LockedPack]) -> Result<(), Failure> {
+    let mut approved_lock = match approved(&store(home, workspace), LOCK_FILE)? {
+        Some(text) => Lock::parse(&text).map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))?,
+        None => Lock::default(),
+    };
+    for entry in entries {
+        approved_lock.upsert(entry.clone());
+    }
+    record(workspace, home, LOCK_FILE, Some(&approved_lock.to_toml()))
 }
 
 /// Records `text` (None: the file is gone) as the approved `file` of `workspace`.
@@ -125,7 +138,10 @@ fn settle_lock(approved: &Lock, current: &Lock, pending: &mut Vec<String>) -> Lo
                 "rein.lock moves pack {} from sha256 {} to {} (not approved; still serving the approved one)",
                 pack.name, other.sha256, pack.sha256
             )),
-            None => pending.push(format!("rein.lock adds pack {} (not approved; not loaded)", pack.name)),
+            None => pending.push(format!(
+                "rein.lock adds pack {} (not approved; not loaded; `rein pack sync` at a terminal installs and approves it)",
+                pack.name
+            )),
         }
         if let Some(old) = approved.get(&pack.name).filter(|same| *same != pack) {
             effective.packs.push(old.clone());

@@ -16,7 +16,11 @@ use crate::recipe::spec::{parse_recipe, RecipeSpec};
 /// A tool or recipe as `rein tools` and MCP clients see it.
 #[derive(Debug, Clone, Serialize)]
 pub struct ToolInfo {
+    /// As the CLI and `rein.tool` call it: `read_file`, `team-kit.greet`, `build-verify`.
     pub name: String,
+    /// As MCP clients see it (see [`mcp_name`]): `read_file`, `team_kit__greet`,
+    /// `recipe_build_verify`.
+    pub mcp_name: String,
     pub description: String,
     pub origin: Origin,
     pub file: String,
@@ -39,6 +43,15 @@ pub struct LoadProblem {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
     pub message: String,
+    /// The other file of a clash (two definitions of one name), when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clash_with: Option<String>,
+}
+
+impl LoadProblem {
+    pub fn new(file: impl Into<String>, tool: Option<String>, message: impl Into<String>) -> LoadProblem {
+        LoadProblem { file: file.into(), line: None, tool, message: message.into(), clash_with: None }
+    }
 }
 
 impl std::fmt::Display for LoadProblem {
@@ -83,14 +96,90 @@ pub fn load(runtime: &Runtime, sources: &Sources) -> Registry {
         registry.tools.insert(name, loaded.info);
     }
     apply_overrides(sources, &mut table, &mut registry);
-    runtime.set_tools(table);
+    // Recipe files may call tools while they load.
+    runtime.set_tools(table.clone());
     let recipes =
         layered(sources.recipe_files(), "recipes/", &mut registry.problems, |file| load_recipe(runtime, sources, file));
     for (name, loaded) in recipes {
         let (spec, actor) = loaded.value;
         registry.recipes.insert(name, RecipeEntry { info: loaded.info, spec, actor });
     }
+    assign_mcp_names(&mut registry, &mut table);
+    runtime.set_tools(table);
     registry
+}
+
+/// The longest name MCP clients accept (Claude, Codex: `^[a-zA-Z0-9_-]{1,64}$`).
+pub const MCP_NAME_MAX: usize = 64;
+
+/// The stable MCP name of a tool (`kind` Tool) or recipe: `.` (between a pack and its tool)
+/// becomes `__`, `-` becomes `_`, and recipes get the prefix `recipe_`. So `team-kit.greet`
+/// is `team_kit__greet` and the recipe `team-kit.clean-run` is `recipe_team_kit__clean_run`.
+pub fn mcp_name(name: &str, recipe: bool) -> String {
+    let mapped = name.replace('-', "_").replace('.', "__");
+    if recipe {
+        format!("recipe_{mapped}")
+    } else {
+        mapped
+    }
+}
+
+pub fn valid_mcp_name(name: &str) -> bool {
+    (1..=MCP_NAME_MAX).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Gives every tool and recipe its MCP name. A name too long for MCP, or one that another
+/// tool or recipe already maps to, is a load problem: that definition is not served.
+fn assign_mcp_names(registry: &mut Registry, table: &mut ToolTable) {
+    let mut taken: BTreeMap<String, String> = BTreeMap::new();
+    let mut refused: Vec<(String, bool, LoadProblem)> = Vec::new();
+    let tools = registry.tools.values_mut().map(|info| (info, false));
+    let recipes = registry.recipes.values_mut().map(|entry| (&mut entry.info, true));
+    for (info, recipe) in tools.chain(recipes) {
+        let mapped = mcp_name(&info.name, recipe);
+        let problem = if !valid_mcp_name(&mapped) {
+            Some(LoadProblem::new(
+                info.file.clone(),
+                Some(info.name.clone()),
+                format!(
+                    "{} {:?} is served to MCP clients as {mapped:?}, which is longer than {MCP_NAME_MAX} characters; choose a shorter name",
+                    if recipe { "recipe" } else { "tool" },
+                    info.name
+                ),
+            ))
+        } else if let Some(first) = taken.get(&mapped) {
+            Some(LoadProblem {
+                clash_with: Some(first.clone()),
+                ..LoadProblem::new(
+                    info.file.clone(),
+                    Some(info.name.clone()),
+                    format!(
+                        "{:?} and the definition in {first} have the same MCP name {mapped:?}; rename one",
+                        info.name
+                    ),
+                )
+            })
+        } else {
+            None
+        };
+        match problem {
+            Some(problem) => refused.push((info.name.clone(), recipe, problem)),
+            None => {
+                taken.insert(mapped.clone(), info.file.clone());
+                info.mcp_name = mapped;
+            }
+        }
+    }
+    for (name, recipe, problem) in refused {
+        if recipe {
+            registry.recipes.remove(&name);
+        } else {
+            registry.tools.remove(&name);
+            table.0.remove(&name);
+        }
+        registry.problems.push(problem);
+    }
 }
 
 /// A pack tool takes over a built-in or project name only where rein.toml says so.
@@ -102,12 +191,11 @@ fn apply_overrides(sources: &Sources, table: &mut ToolTable, registry: &mut Regi
                 table.0.insert(name.clone(), callable);
                 registry.tools.insert(name.clone(), ToolInfo { name: name.clone(), overrides: replaced, ..info });
             }
-            _ => registry.problems.push(LoadProblem {
-                file: "rein.toml".into(),
-                line: None,
-                tool: Some(name.clone()),
-                message: format!("[overrides] {name} = {target:?}: there is no tool {target}"),
-            }),
+            _ => registry.problems.push(LoadProblem::new(
+                "rein.toml",
+                Some(name.clone()),
+                format!("[overrides] {name} = {target:?}: there is no tool {target}"),
+            )),
         }
     }
 }
@@ -122,7 +210,7 @@ fn layered<T>(
     let files = match files {
         Ok(files) => files,
         Err(err) => {
-            problems.push(LoadProblem { file: folder.into(), line: None, tool: None, message: err.to_string() });
+            problems.push(LoadProblem::new(folder, None, err.to_string()));
             return BTreeMap::new();
         }
     };
@@ -143,7 +231,10 @@ fn layered<T>(
                     "{name:?} is defined twice in the {} layer: {} and {}; rename or remove one",
                     file.origin, previous.info.file, file.label
                 );
-                let problem = LoadProblem { file: file.label.clone(), line: None, tool: Some(name.clone()), message };
+                let problem = LoadProblem {
+                    clash_with: Some(previous.info.file.clone()),
+                    ..LoadProblem::new(file.label.clone(), Some(name.clone()), message)
+                };
                 broken.insert(name, problem);
             }
             previous => {
@@ -166,7 +257,7 @@ fn layered<T>(
 fn problem_for(file: &SourceFile, message: String) -> LoadProblem {
     let stem = file.rel.rsplit('/').next().and_then(|n| n.strip_suffix(".lua")).map(|stem| namespaced(file, stem));
     let (line, message) = super::locate::locate(&file.label, &file.text, &message);
-    LoadProblem { file: file.label.clone(), line, tool: stem, message }
+    LoadProblem { line, ..LoadProblem::new(file.label.clone(), stem, message) }
 }
 
 /// Runs a declaration file: its top-level code acts as the file (and its pack), so a pack's
@@ -215,6 +306,7 @@ fn namespaced(file: &SourceFile, name: &str) -> String {
 fn info_of(file: &SourceFile, name: &str, description: &str, params: &Params, checks: serde_json::Value) -> ToolInfo {
     ToolInfo {
         name: name.to_string(),
+        mcp_name: String::new(),
         description: description.to_string(),
         origin: file.origin,
         file: file.label.clone(),
@@ -228,5 +320,33 @@ impl Registry {
     /// The problem that makes `name` unusable, if its definition failed.
     pub fn problem_for(&self, name: &str) -> Option<&LoadProblem> {
         self.problems.iter().find(|p| p.tool.as_deref() == Some(name))
+    }
+
+    /// The tool `name` stands for: its own name, or its MCP name (`team_kit__greet` for
+    /// `team-kit.greet`).
+    pub fn tool_named(&self, name: &str) -> Option<&ToolInfo> {
+        self.tools.get(name).or_else(|| self.tools.values().find(|t| t.mcp_name == name))
+    }
+
+    /// The recipe `name` stands for: its own name, or its MCP name (`recipe_build_verify`).
+    pub fn recipe_named(&self, name: &str) -> Option<&RecipeEntry> {
+        self.recipes.get(name).or_else(|| self.recipes.values().find(|r| r.info.mcp_name == name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mcp_names_are_stable_and_match_what_clients_accept() {
+        assert_eq!(mcp_name("read_file", false), "read_file");
+        assert_eq!(mcp_name("team-kit.greet", false), "team_kit__greet");
+        assert_eq!(mcp_name("team-kit.clean-run", true), "recipe_team_kit__clean_run");
+        assert_eq!(mcp_name("sign-install-launch", true), "recipe_sign_install_launch");
+        assert!(valid_mcp_name("team_kit__greet"));
+        assert!(!valid_mcp_name("team-kit.greet"));
+        assert!(!valid_mcp_name(&"a".repeat(65)));
+        assert!(!valid_mcp_name(""));
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use super::project_files::{is_top_level_in, ProjectFiles};
 use crate::kernel::PackGrant;
 use crate::lua::{Chunk, Modules};
 
@@ -78,7 +79,11 @@ pub struct PackLayer {
 enum Layer {
     Embedded,
     Pack(PackLayer),
-    Dir { origin: Origin, root: PathBuf },
+    /// The project's own code, as read for this generation.
+    Project {
+        root: PathBuf,
+        files: Arc<ProjectFiles>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -90,25 +95,60 @@ pub struct Sources {
 }
 
 impl Sources {
-    /// Built-ins, then each installed pack, then the project.
-    pub fn with_packs(workspace: &Path, packs: Vec<PackLayer>) -> Sources {
+    /// Built-ins, then each installed pack, then the project's code as it is on disk now.
+    pub fn with_packs(workspace: &Path, packs: Vec<PackLayer>) -> Result<Sources, SourceError> {
+        let files = Arc::new(ProjectFiles::read(workspace)?);
         let mut layers = vec![Layer::Embedded];
         layers.extend(packs.into_iter().map(Layer::Pack));
-        layers.push(Layer::Dir { origin: Origin::Project, root: workspace.to_path_buf() });
-        Sources { layers, overrides: Default::default() }
+        layers.push(Layer::Project { root: workspace.to_path_buf(), files });
+        Ok(Sources { layers, overrides: Default::default() })
     }
 
-    pub fn new(workspace: &Path) -> Sources {
-        Sources {
-            layers: vec![Layer::Embedded, Layer::Dir { origin: Origin::Project, root: workspace.to_path_buf() }],
-            overrides: Default::default(),
-        }
+    /// Built-ins, then the project's code as it is on disk now.
+    pub fn new(workspace: &Path) -> Result<Sources, SourceError> {
+        Sources::with_packs(workspace, Vec::new())
     }
 
     /// The project folder holding tools/, recipes/ and prelude/, if any.
     pub fn project_root(&self) -> Option<&Path> {
+        self.project().map(|(root, _)| root)
+    }
+
+    /// The project's code as this generation loads it.
+    pub fn project_files(&self) -> Option<&ProjectFiles> {
+        self.project().map(|(_, files)| files)
+    }
+
+    fn project(&self) -> Option<(&Path, &ProjectFiles)> {
         self.layers.iter().rev().find_map(|layer| match layer {
-            Layer::Dir { origin: Origin::Project, root } => Some(root.as_path()),
+            Layer::Project { root, files } => Some((root.as_path(), files.as_ref())),
+            _ => None,
+        })
+    }
+
+    /// The same sources with the project's code replaced by `files`.
+    pub fn with_project_files(&self, files: ProjectFiles) -> Sources {
+        let mut changed = self.clone();
+        for layer in &mut changed.layers {
+            if let Layer::Project { files: current, .. } = layer {
+                *current = Arc::new(files.clone());
+            }
+        }
+        changed
+    }
+
+    /// The same sources with the packs replaced by `packs` (a moved rein.lock).
+    pub fn with_pack_layers(&self, packs: Vec<PackLayer>) -> Sources {
+        let mut layers = vec![Layer::Embedded];
+        layers.extend(packs.into_iter().map(Layer::Pack));
+        layers.extend(self.layers.iter().filter(|l| matches!(l, Layer::Project { .. })).cloned());
+        Sources { layers, overrides: self.overrides.clone() }
+    }
+
+    /// The installed packs served, by name and folder.
+    pub fn packs(&self) -> impl Iterator<Item = &PackLayer> {
+        self.layers.iter().filter_map(|layer| match layer {
+            Layer::Pack(pack) => Some(pack),
             _ => None,
         })
     }
@@ -157,7 +197,9 @@ impl Sources {
                         .filter(|(rel, _)| is_top_level_in(rel, folder))
                         .map(|(rel, text)| embedded_file(rel, text)),
                 ),
-                Layer::Dir { origin, root } => files.extend(dir_lua_files(*origin, root, folder)?),
+                Layer::Project { files: project, .. } => {
+                    files.extend(project.top_level(folder).map(|(rel, text)| project_file(rel, text.to_string())))
+                }
                 Layer::Pack(pack) => files.extend(
                     dir_lua_files(Origin::Pack, &pack.root, folder)?.into_iter().map(|f| in_pack(f, &pack.name)),
                 ),
@@ -208,12 +250,6 @@ fn in_pack(mut file: SourceFile, pack: &str) -> SourceFile {
     file
 }
 
-fn is_top_level_in(rel: &str, folder: &str) -> bool {
-    rel.strip_prefix(folder)
-        .and_then(|rest| rest.strip_prefix('/'))
-        .is_some_and(|name| !name.contains('/') && name.ends_with(".lua"))
-}
-
 fn embedded_file(rel: &str, text: &str) -> SourceFile {
     SourceFile {
         origin: Origin::BuiltIn,
@@ -229,13 +265,7 @@ fn layer_file(layer: &Layer, rel: &str) -> Result<Option<SourceFile>, SourceErro
         Layer::Embedded => {
             Ok(embedded::BUILTIN_FILES.iter().find(|(r, _)| *r == rel).map(|(r, text)| embedded_file(r, text)))
         }
-        Layer::Dir { origin, root } => {
-            let path = root.join(rel);
-            if !path.is_file() {
-                return Ok(None);
-            }
-            read_dir_file(*origin, rel, &path).map(Some)
-        }
+        Layer::Project { files, .. } => Ok(files.get(rel).map(|text| project_file(rel, text.to_string()))),
         // Pack modules are found only by their namespaced name.
         Layer::Pack(_) => Ok(None),
     }
@@ -257,6 +287,10 @@ fn dir_lua_files(origin: Origin, root: &Path, folder: &str) -> Result<Vec<Source
             read_dir_file(origin, &format!("{folder}/{name}"), path)
         })
         .collect()
+}
+
+fn project_file(rel: &str, text: String) -> SourceFile {
+    SourceFile { origin: Origin::Project, rel: rel.to_string(), label: rel.to_string(), text, pack: None }
 }
 
 fn read_dir_file(origin: Origin, rel: &str, path: &Path) -> Result<SourceFile, SourceError> {

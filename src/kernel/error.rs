@@ -72,6 +72,10 @@ pub enum KernelError {
     #[error("{command} was stopped: {reason}")]
     Stopped { command: String, reason: String },
 
+    /// A signing request refused before anything started (see `process::secrets`).
+    #[error("{0}")]
+    Signing(#[from] crate::kernel::process::secrets::SecretsError),
+
     #[error("cannot {op} {path}: {source}")]
     Io {
         op: &'static str,
@@ -162,6 +166,7 @@ impl KernelError {
             KernelError::Timeout { .. } => Code::Timeout,
             KernelError::Stopped { .. } => Code::Cancelled,
             KernelError::SpawnBudget => Code::BudgetExceeded,
+            KernelError::Signing(refused) => refused.code(),
             KernelError::Io { .. } => Code::IoError,
         }
     }
@@ -204,6 +209,7 @@ impl KernelError {
             }
             KernelError::Stopped { command, reason } => json!({"command": command, "reason": reason}),
             KernelError::SpawnBudget => json!({"limit": "spawns"}),
+            KernelError::Signing(refused) => refused.details(),
             KernelError::Io { op, path, source } => {
                 json!({"path": path, "operation": op, "os_error": source.to_string()})
             }

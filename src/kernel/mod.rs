@@ -37,6 +37,8 @@ use policy::gate::Gate;
 #[derive(Debug, Clone)]
 pub struct Kernel {
     scope: Scope,
+    /// The workspace, held open: every file operation in it starts here.
+    root: Arc<files::dir::Dir>,
     spawn: SpawnSettings,
     gate: Arc<Gate>,
     journal: Arc<Journal>,
@@ -47,8 +49,12 @@ impl Kernel {
     /// nobody to ask: every `Ask` is refused (see [`Kernel::with_gate`]).
     pub fn new(workspace: &Path, home: &Path) -> Result<Kernel, KernelError> {
         let scope = Scope::new(workspace, home)?;
-        let journal = Arc::new(Journal::new(scope.workspace()));
-        Ok(Kernel { scope, spawn: SpawnSettings::default(), gate: Arc::new(Gate::headless()), journal })
+        let root = Arc::new(
+            files::dir::Dir::open_path(scope.workspace())
+                .map_err(|e| KernelError::io("open the workspace", scope.workspace().display().to_string(), e))?,
+        );
+        let journal = Arc::new(Journal::new(root.clone()));
+        Ok(Kernel { scope, root, spawn: SpawnSettings::default(), gate: Arc::new(Gate::headless()), journal })
     }
 
     /// Who answers when the policy asks, the rules people made, and the project's deny rules.

@@ -65,6 +65,8 @@ async fn ask(context: &RequestContext<RoleServer>, request: &ApprovalRequest) ->
                 let choice = reply.content.as_ref().and_then(|c| c.get("answer")).and_then(|a| a.as_str());
                 parse(choice, offers_session)
             }
+            // The person declined: a no. Cancelled (dismissed without a choice): nobody said yes.
+            Ok(reply) if reply.action == ElicitationAction::Decline => Answer::Refused,
             Ok(_) => Answer::No,
             Err(e) => {
                 tracing::warn!("approval question not answered: {e}");
@@ -87,11 +89,13 @@ fn question(offers_session: bool) -> ElicitationSchema {
     ElicitationSchema::builder().required_enum_schema("answer", answer).build().expect("a valid schema")
 }
 
+/// A person's choice: only a clear yes allows; "no" (or anything else they picked) refuses.
 fn parse(choice: Option<&str>, offers_session: bool) -> Answer {
     match choice {
         Some("yes") => Answer::Once,
         Some("session") if offers_session => Answer::Session,
-        _ => Answer::No,
+        Some(_) => Answer::Refused,
+        None => Answer::No,
     }
 }
 
@@ -103,8 +107,9 @@ mod tests {
     fn only_a_clear_yes_allows() {
         assert_eq!(parse(Some("yes"), false), Answer::Once);
         assert_eq!(parse(Some("session"), true), Answer::Session);
-        assert_eq!(parse(Some("session"), false), Answer::No);
-        assert_eq!(parse(Some("persist"), true), Answer::No);
+        assert_eq!(parse(Some("no"), true), Answer::Refused);
+        assert_eq!(parse(Some("session"), false), Answer::Refused);
+        assert_eq!(parse(Some("persist"), true), Answer::Refused);
         assert_eq!(parse(None, true), Answer::No);
     }
 

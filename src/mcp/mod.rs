@@ -12,10 +12,12 @@
 //! `APPROVAL_REQUIRED` and the command a person could run.
 
 mod approver;
+mod logging;
 mod progress;
 mod recipes;
 mod server;
 mod tools;
+pub mod transport;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -34,16 +36,39 @@ pub use server::ReinServer;
 const WIND_DOWN: Duration = Duration::from_secs(30);
 
 /// Builds the host with the [`ElicitingApprover`] (replacing any other approver) and serves
-/// MCP on stdin/stdout until the client hangs up.
+/// MCP on stdin/stdout until the client hangs up. A host that cannot be built (rein.toml not
+/// valid, a pack not installed) does not stop the server: it answers `initialize`, serves what
+/// it can, and tells the client what is wrong.
 pub fn serve_stdio(builder: HostBuilder) -> Result<(), Failure> {
-    let host = Arc::new(builder.approver(Arc::new(ElicitingApprover)).build()?);
-    // Multi-threaded: the approver waits for the person's answer with `block_in_place`.
+    let server = match builder.approver(Arc::new(ElicitingApprover)).build_lenient() {
+        Ok((host, mut notices)) => {
+            // The agent may have edited rein.toml or rein.lock itself; say what waits for a person.
+            notices.extend(host.policy_pending().iter().map(|pending| {
+                Failure::new(
+                    Code::ApprovalRequired,
+                    format!("{pending}; rein serves the approved policy until a person runs `rein approvals policy`"),
+                )
+            }));
+            ReinServer::serving(Ok(Arc::new(host)), notices)
+        }
+        Err(failure) => ReinServer::serving(Err(failure), Vec::new()),
+    };
+    for problem in server.startup_problems() {
+        tracing::warn!("{}: {}", problem.code, problem.message);
+    }
+    // Multi-threaded, because the approver waits for the person's answer with
+    // `block_in_place`; one worker, because every hand-off of a call between worker threads
+    // costs more than the call (see README: speed).
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
         .enable_all()
         .build()
         .map_err(|e| Failure::new(Code::InvalidConfig, format!("cannot start the async runtime: {e}")))?;
     // The pipes register with the runtime's reactor, so they are made inside it.
-    let served = runtime.block_on(async { serve_until(host, rmcp::transport::stdio_pipes(), stop_signal()).await });
+    let served = runtime.block_on(async {
+        let (input, output) = rmcp::transport::stdio_pipes();
+        serve_until(server, transport::LineTransport::new(input, output), stop_signal()).await
+    });
     runtime.shutdown_timeout(Duration::from_secs(1));
     served
 }
@@ -55,12 +80,12 @@ where
     T: rmcp::transport::IntoTransport<rmcp::RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    serve_until(host, transport, std::future::pending()).await
+    serve_until(ReinServer::new(host), transport, std::future::pending()).await
 }
 
 /// Like [`serve`], and when `stop` completes, cancels what is running and ends the session.
 async fn serve_until<T, E, A>(
-    host: Arc<Host>,
+    server: ReinServer,
     transport: T,
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), Failure>
@@ -71,8 +96,7 @@ where
     // Watching starts before the client is served, so no change made once the session is up
     // can be missed; outcomes wait in the channel until the client can be told.
     let (reloads, mut outcomes) = tokio::sync::mpsc::unbounded_channel();
-    let _watch = watch(&host, reloads);
-    let server = ReinServer::new(host.clone());
+    let _watch = server.host().and_then(|host| watch(host, reloads));
     let running = server
         .clone()
         .serve(transport)
@@ -80,9 +104,10 @@ where
         .map_err(|e| Failure::new(Code::InvalidArgs, format!("the MCP client did not initialize: {e}")))?;
     tracing::info!("MCP client connected");
     let peer = running.peer().clone();
+    let log = server.log().clone();
     let forward = tokio::spawn(async move {
         while let Some(outcome) = outcomes.recv().await {
-            tell_client(&peer, outcome).await;
+            tell_client(&peer, &log, outcome).await;
         }
     });
     let cancel = running.cancellation_token();
@@ -115,25 +140,23 @@ fn watch(
     }
 }
 
-/// A new generation tells the client its tool list changed; a rejected change is logged to
-/// the client with file:line while the old version keeps serving. (MCP logging is deprecated
-/// upstream, but it is still how clients show a server's errors.)
-#[allow(deprecated)]
-async fn tell_client(peer: &rmcp::Peer<rmcp::RoleServer>, outcome: crate::host::ReloadOutcome) {
+/// A new generation tells the client its tool list changed (once per reload); what a reload
+/// kept back is one log message naming each file with file:line.
+async fn tell_client(
+    peer: &rmcp::Peer<rmcp::RoleServer>,
+    log: &logging::ClientLog,
+    outcome: crate::host::ReloadOutcome,
+) {
     if outcome.applied {
-        tracing::info!("reloaded {:?}: generation {}", outcome.files, outcome.generation);
+        tracing::info!("reloaded {:?}: generation {}", outcome.loaded, outcome.generation);
         let _ = peer.notify_tool_list_changed().await;
-        return;
     }
-    tracing::error!("kept generation {}: {}", outcome.generation, outcome.problems.join("; "));
-    let data = serde_json::json!({
-        "message": "reload rejected; the old version keeps serving",
-        "files": outcome.files,
-        "problems": outcome.problems,
-    });
-    let param = rmcp::model::LoggingMessageNotificationParam::new(rmcp::model::LoggingLevel::Error, data)
-        .with_logger("rein.reload");
-    let _ = peer.notify_logging_message(param).await;
+    if !outcome.kept.is_empty() {
+        tracing::error!("kept back: {}", outcome.problems.join("; "));
+    }
+    if let Some((level, data)) = logging::reload_message(&outcome) {
+        log.send(peer, level, "rein.reload", data).await;
+    }
 }
 
 /// SIGINT or SIGTERM (how MCP clients stop a stdio server that did not exit on EOF): calls in

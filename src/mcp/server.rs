@@ -1,17 +1,25 @@
-//! The rmcp handler: lists the host's tools and recipes, and routes each call to one of them.
+//! The rmcp handler: lists the host's tools and recipes under their MCP names, routes each
+//! call to one of them, and keeps what the declared capabilities promise (`logging/setLevel`
+//! filters the log messages rein sends). A host that could not start serves nothing but
+//! still answers, and says why in its instructions and a log message.
+// MCP logging (setLevel, log messages) is deprecated upstream (SEP-2577) but still how clients
+// show a server's messages, and rein declares it, so it must work.
+#![allow(deprecated)]
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, LoggingLevel, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use serde_json::Value;
+use serde_json::{json, Value};
 
+use super::logging::ClientLog;
 use super::{approver, recipes, tools};
+use crate::error::Failure;
 use crate::host::Host;
 
 const INSTRUCTIONS: &str = "rein drives a HarmonyOS/OpenHarmony project safely. Read files with \
@@ -21,18 +29,37 @@ launch) and write a report. Actions outside the workspace need a person's approv
 
 #[derive(Clone)]
 pub struct ReinServer {
-    host: Arc<Host>,
+    /// The host serving, or why there is none.
+    host: Result<Arc<Host>, Failure>,
+    /// What is missing although the host serves (a pack not installed, ...).
+    notices: Arc<Vec<Failure>>,
+    log: Arc<ClientLog>,
     /// Held (shared) by each call in flight; taken whole to wait for them at shutdown.
     in_flight: Arc<tokio::sync::RwLock<()>>,
 }
 
 impl ReinServer {
     pub fn new(host: Arc<Host>) -> ReinServer {
-        ReinServer { host, in_flight: Arc::new(tokio::sync::RwLock::new(())) }
+        ReinServer::serving(Ok(host), Vec::new())
     }
 
-    pub fn host(&self) -> &Arc<Host> {
-        &self.host
+    /// Serves `host` (or, when it could not start, nothing but the reason), telling the client
+    /// about `notices`.
+    pub fn serving(host: Result<Arc<Host>, Failure>, notices: Vec<Failure>) -> ReinServer {
+        ReinServer {
+            host,
+            notices: Arc::new(notices),
+            log: Arc::new(ClientLog::default()),
+            in_flight: Arc::new(tokio::sync::RwLock::new(())),
+        }
+    }
+
+    pub fn host(&self) -> Option<&Arc<Host>> {
+        self.host.as_ref().ok()
+    }
+
+    pub fn log(&self) -> &Arc<ClientLog> {
+        &self.log
     }
 
     /// Waits until no call is running, at most `limit`.
@@ -41,17 +68,58 @@ impl ReinServer {
             tracing::warn!("calls still running {} s after the client left; stopping them", limit.as_secs());
         }
     }
+
+    /// Every problem found at start, the host's own first.
+    pub fn startup_problems(&self) -> Vec<&Failure> {
+        self.problems()
+    }
+
+    fn problems(&self) -> Vec<&Failure> {
+        self.host.as_ref().err().into_iter().chain(self.notices.iter()).collect()
+    }
+
+    fn instructions(&self) -> String {
+        let problems = self.problems();
+        if problems.is_empty() {
+            return INSTRUCTIONS.to_string();
+        }
+        let mut text = INSTRUCTIONS.to_string();
+        text.push_str(if self.host.is_ok() {
+            "\n\nProblems found at start (rein serves everything else):"
+        } else {
+            "\n\nrein could not start and serves no tools until this is fixed and the server restarted:"
+        });
+        for problem in problems {
+            text.push_str(&format!("\n- {}: {}", problem.code, problem.message));
+        }
+        text
+    }
 }
 
 impl ServerHandler for ReinServer {
-    // MCP logging is deprecated upstream but is still how clients show a rejected reload.
-    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_logging().build(),
         )
         .with_server_info(Implementation::new("rein", env!("CARGO_PKG_VERSION")))
-        .with_instructions(INSTRUCTIONS)
+        .with_instructions(self.instructions())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        for problem in self.problems() {
+            let level = if self.host.is_ok() { LoggingLevel::Warning } else { LoggingLevel::Error };
+            let data = json!({"message": problem.message, "code": problem.code, "details": problem.details});
+            self.log.send(&context.peer, level, "rein.start", data).await;
+        }
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log.set_level(request.level);
+        Ok(())
     }
 
     async fn list_tools(
@@ -59,7 +127,8 @@ impl ServerHandler for ReinServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools::list(&self.host)))
+        let listed = self.host().map(|host| tools::list(host)).unwrap_or_default();
+        Ok(ListToolsResult::with_all_items(listed))
     }
 
     async fn call_tool(
@@ -71,14 +140,43 @@ impl ServerHandler for ReinServer {
         let started = Instant::now();
         let name = request.name.as_ref();
         let args = Value::Object(request.arguments.unwrap_or_default());
+        let host = match &self.host {
+            Ok(host) => host,
+            Err(failure) => return Ok(tools::refusal(&not_started(failure), None).into()),
+        };
         let call = async {
-            match tools::recipe_named(&self.host, name) {
-                Some(recipe) => recipes::run(&self.host, &recipe, args, &context).await,
-                None => tools::call(&self.host, name, args, &context).await,
+            match tools::recipe_named(host, name) {
+                Some(recipe) => recipes::run(host, &recipe, args, &context).await,
+                None => match self.missing_pack(host, name) {
+                    Some(failure) => tools::refusal(failure, None),
+                    None => tools::call(host, name, args, &context).await,
+                },
             }
         };
         let result = approver::serving(context.clone(), call).await;
         tracing::debug!(tool = name, micros = started.elapsed().as_micros() as u64, "tools/call");
         Ok(result.into())
     }
+}
+
+impl ReinServer {
+    /// Why `name` is not served when it belongs to a pack that could not be loaded.
+    fn missing_pack(&self, host: &Host, name: &str) -> Option<&Failure> {
+        if host.tool(name).is_some() {
+            return None;
+        }
+        self.notices.iter().find(|failure| {
+            let Some(pack) = failure.details.get("pack").and_then(Value::as_str) else { return false };
+            let mapped = crate::host::registry::mcp_name(pack, false);
+            name.starts_with(&format!("{pack}.")) || name.starts_with(&format!("{mapped}__"))
+        })
+    }
+}
+
+fn not_started(failure: &Failure) -> Failure {
+    Failure::new(
+        failure.code.clone(),
+        format!("rein could not start, so it serves no tools: {}. Fix it and restart the server.", failure.message),
+    )
+    .with_details(failure.details.clone())
 }

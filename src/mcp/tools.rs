@@ -12,26 +12,12 @@ use serde_json::{json, Value};
 use crate::error::{Code, Failure};
 use crate::host::Host;
 
-/// Recipes are offered as `recipe_<name>`, with `-` written as `_` (MCP clients and models
-/// handle `[a-z0-9_]` names best).
-pub const RECIPE_PREFIX: &str = "recipe_";
-
-pub fn recipe_tool_name(recipe: &str) -> String {
-    format!("{RECIPE_PREFIX}{}", recipe.replace('-', "_"))
-}
-
-/// Every tool, then every recipe whose MCP name no tool has taken.
+/// Every tool, then every recipe, under its MCP name (`team_kit__greet`,
+/// `recipe_build_verify`; see [`crate::host::registry::mcp_name`]).
 pub fn list(host: &Host) -> Vec<Tool> {
-    let mut list: Vec<Tool> = host.tools().iter().map(|t| tool(t.name.clone(), &t.description, &t.schema)).collect();
-    for recipe in host.recipes() {
-        let name = recipe_tool_name(&recipe.name);
-        if list.iter().any(|t| t.name == name) {
-            tracing::warn!("recipe {} is not offered over MCP: a tool is already named {name}", recipe.name);
-            continue;
-        }
-        list.push(tool(name, &recipe.description, &recipe.schema));
-    }
-    list
+    let tools = host.tools().into_iter().map(|t| tool(t.mcp_name, &t.description, &t.schema));
+    let recipes = host.recipes().into_iter().map(|r| tool(r.mcp_name, &r.description, &r.schema));
+    tools.chain(recipes).collect()
 }
 
 fn tool(name: String, description: &str, schema: &Value) -> Tool {
@@ -42,13 +28,13 @@ fn tool(name: String, description: &str, schema: &Value) -> Tool {
     Tool::new(Cow::Owned(name), description.to_string(), Arc::new(schema))
 }
 
-/// The recipe an MCP tool name stands for; a tool of that exact name wins.
+/// The recipe an MCP tool name stands for (its MCP name, or its own name as an alias); a tool
+/// of that name wins.
 pub fn recipe_named(host: &Host, name: &str) -> Option<String> {
-    let wanted = name.strip_prefix(RECIPE_PREFIX)?;
     if host.tool(name).is_some() {
         return None;
     }
-    host.recipes().into_iter().map(|r| r.name.clone()).find(|r| r.replace('-', "_") == wanted)
+    host.recipes().into_iter().find(|r| r.mcp_name == name || r.name == name).map(|r| r.name)
 }
 
 /// Calls a tool; a cancelled request drops the call, and with it every process it started.
@@ -107,12 +93,6 @@ pub fn refusal(failure: &Failure, more: Option<&str>) -> CallToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn recipe_names_use_underscores() {
-        assert_eq!(recipe_tool_name("sign-install-launch"), "recipe_sign_install_launch");
-        assert_eq!(recipe_tool_name("build-verify"), "recipe_build_verify");
-    }
 
     #[test]
     fn a_refusal_text_starts_with_its_code_and_keeps_the_details() {

@@ -32,16 +32,20 @@ pub fn verify_one(home: &Path, locked: &LockedPack) -> Result<InstalledPack, Fai
     if !dir.is_dir() {
         return Err(Failure::new(
             Code::InvalidConfig,
-            format!("pack {} is in rein.lock but not installed; run `rein pack update {}`", locked.name, locked.name),
-        ));
+            format!(
+                "pack {} is in rein.lock but not installed in this rein home; run `rein pack sync` to install the locked version",
+                locked.name
+            ),
+        )
+        .with_details(json!({"pack": locked.name, "sha256": locked.sha256, "fix": "rein pack sync"})));
     }
     let actual = content_hash(&dir).map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
     if actual != locked.sha256 {
         return Err(Failure::new(
             Code::PackTampered,
             format!(
-                "pack {}'s files no longer match rein.lock (expected sha256 {}, found {actual}); rein will not load it. Reinstall it with `rein pack update {}`",
-                locked.name, locked.sha256, locked.name
+                "pack {}'s files no longer match rein.lock (expected sha256 {}, found {actual}); rein will not load it. Reinstall the locked version with `rein pack sync`",
+                locked.name, locked.sha256
             ),
         )
         .with_details(json!({"pack": locked.name, "expected_sha256": locked.sha256, "actual_sha256": actual, "dir": dir})));

@@ -32,15 +32,30 @@ pub fn record_activity(report: &mut StepReport, entries: &[Entry]) {
     }
 }
 
-/// code, message, location (file:line, or the tool's own code), remedy and the last command.
+/// Details that are raw program output: a summary never carries them (they stay in the journal).
+const RAW_OUTPUT: [&str; 2] = ["output", "output_tail"];
+
+/// code, message, location (file:line, the tool's own code, or the fault log), remedy, the last
+/// command, and the tool's details without raw output.
 pub fn summarise(step: &str, failure: &Failure, entries: &[Entry]) -> FailureSummary {
     let d = &failure.details;
     let location = match (d.get("file").and_then(Value::as_str), d.get("line")) {
         (Some(file), Some(line)) => Some(format!("{file}:{line}")),
-        _ => first_error_location(d).or_else(|| d.get("code").map(|c| c.to_string().trim_matches('"').to_string())),
+        _ => first_error_location(d)
+            .or_else(|| d.get("code").map(|c| c.to_string().trim_matches('"').to_string()))
+            .or_else(|| d.pointer("/crash/file").and_then(Value::as_str).map(str::to_string)),
     };
     let remedy = d.get("remedy").and_then(Value::as_str).map(str::to_string);
     let command = entries.iter().rev().find(|e| e.action == Action::Spawn).map(|e| e.target.clone());
+    let details = match d {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| !RAW_OUTPUT.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        _ => Value::Null,
+    };
     FailureSummary {
         step: step.to_string(),
         code: failure.code.clone(),
@@ -48,10 +63,16 @@ pub fn summarise(step: &str, failure: &Failure, entries: &[Entry]) -> FailureSum
         location,
         remedy,
         command,
+        details,
     }
 }
 
 fn first_error_location(details: &Value) -> Option<String> {
     let first = details.get("errors")?.get(0)?;
-    Some(format!("{}:{}", first.get("file")?.as_str()?, first.get("line")?))
+    let file = first.get("file")?.as_str()?;
+    let line = first.get("line")?;
+    Some(match first.get("column").filter(|c| !c.is_null()) {
+        Some(column) => format!("{file}:{line}:{column}"),
+        None => format!("{file}:{line}"),
+    })
 }

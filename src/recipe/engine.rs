@@ -110,8 +110,13 @@ impl Engine<'_> {
         report.duration_ms = started.elapsed().as_millis() as u64;
         let report = report.scrubbed(self.call.secrets());
         report
-            .save(self.kernel.scope().workspace())
+            .save(self.kernel)
             .map_err(|e| Failure::new(Code::IoError, format!("cannot write the run report: {e}")))?;
+        // The run is over, so older runs' saved copies may go; failing to collect them costs
+        // disk, not this run's result.
+        if let Err(failure) = super::retention::collect(self.kernel, super::retention::Retention::default()) {
+            tracing::warn!("{}", failure.message);
+        }
         Ok(report)
     }
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::error::{Code, Failure};
 use crate::kernel::journal::{Action, Outcome};
 use crate::kernel::secrets::Secrets;
-use crate::kernel::FileChange;
+use crate::kernel::{FileChange, Kernel, KernelError};
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,6 +120,10 @@ pub struct FailureSummary {
     pub remedy: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// The failing tool's structured details (ArkTS errors, the install's code and remedy, the
+    /// crash evidence, a row per device …), without raw output.
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub details: Value,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -169,13 +173,14 @@ impl Report {
         serde_json::from_value(value).unwrap_or(self)
     }
 
-    pub fn save(&self, workspace: &Path) -> std::io::Result<PathBuf> {
-        let dir = runs_dir(workspace).join(&self.run_id);
-        std::fs::create_dir_all(&dir)?;
-        let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        std::fs::write(dir.join("report.json"), json + "\n")?;
-        std::fs::write(dir.join("report.md"), self.to_markdown())?;
-        Ok(dir)
+    /// Writes report.json and report.md under `.rein/runs/<run-id>/`, through the kernel's
+    /// folder handles (never through a link an agent put in `.rein/`).
+    pub fn save(&self, kernel: &Kernel) -> Result<PathBuf, KernelError> {
+        let dir = Path::new(".rein/runs").join(&self.run_id);
+        let json = serde_json::to_string_pretty(self).unwrap_or_default() + "\n";
+        kernel.write_rein_file(&dir.join("report.json"), json.as_bytes())?;
+        kernel.write_rein_file(&dir.join("report.md"), self.to_markdown().as_bytes())?;
+        Ok(kernel.scope().workspace().join(dir))
     }
 
     pub fn load(workspace: &Path, run_id: &str) -> Result<Report, ReportError> {
@@ -241,6 +246,7 @@ impl Report {
             if let Some(remedy) = &f.remedy {
                 md.push_str(&format!("- what to do: {remedy}\n"));
             }
+            md.push_str(&super::details_md::render(&f.details));
             md.push('\n');
         }
         md.push_str("| # | step | status | time | attempts |\n|---|---|---|---|---|\n");

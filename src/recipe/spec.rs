@@ -5,7 +5,7 @@
 //!   name = "build-verify", description = "...", params = { ... },
 //!   budget = { time_s = 1800, spawns = 20 },          -- optional
 //!   steps = {
-//!     { name = "build", run = function(ctx) ... end,
+//!     { name = "build", description = "...", run = function(ctx) ... end,
 //!       verify = function(ctx, out) return out.ok, "BUILD SUCCESSFUL" end, -- optional
 //!       retry = { max = 2 }, timeout_s = 900 },                      -- optional
 //!   },
@@ -23,6 +23,8 @@ use crate::lua::tool::parse_params;
 #[derive(Debug, Clone)]
 pub struct StepSpec {
     pub name: String,
+    /// What the step checks or does, for `--explain` (a preflight says what it checks).
+    pub description: Option<String>,
     pub run: Function,
     pub verify: Option<Function>,
     /// Extra attempts after the first.
@@ -48,7 +50,7 @@ pub struct RecipeSpec {
 }
 
 pub const RECIPE_FIELDS: [&str; 6] = ["name", "description", "params", "budget", "steps", "checks"];
-pub const STEP_FIELDS: [&str; 6] = ["name", "run", "verify", "retry", "timeout_s", "approvals"];
+pub const STEP_FIELDS: [&str; 7] = ["name", "description", "run", "verify", "retry", "timeout_s", "approvals"];
 
 pub fn parse_recipe(lua: &Lua, value: Value) -> Result<RecipeSpec, SpecError> {
     let Value::Table(table) = value else {
@@ -90,6 +92,7 @@ fn parse_step(step: &Table, recipe: &str, number: usize) -> Result<StepSpec, Spe
     only_fields(step, &STEP_FIELDS, &format!("recipe {recipe}, step {number}"))?;
     let name: String = required(step, &format!("recipe {recipe}: step {number}"), "name", "a string")?;
     let what = format!("recipe {recipe}: step {name}");
+    let description: Option<String> = optional(step, &what, "description", "a string")?;
     let run: Function = required(step, &what, "run", "function(ctx)")?;
     let verify: Option<Function> = optional(step, &what, "verify", "function(ctx, out) returning ok, evidence")?;
     let retry_max = match optional::<Option<Table>>(step, &what, "retry", "{ max = N }")? {
@@ -98,7 +101,7 @@ fn parse_step(step: &Table, recipe: &str, number: usize) -> Result<StepSpec, Spe
     };
     let timeout_s: Option<u64> = optional(step, &what, "timeout_s", "an integer")?;
     let approvals: Option<Vec<String>> = optional(step, &what, "approvals", "a list of strings")?;
-    Ok(StepSpec { name, run, verify, retry_max, timeout_s, approvals: approvals.unwrap_or_default() })
+    Ok(StepSpec { name, description, run, verify, retry_max, timeout_s, approvals: approvals.unwrap_or_default() })
 }
 
 pub fn valid_recipe_name(name: &str) -> bool {

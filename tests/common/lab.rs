@@ -91,4 +91,61 @@ impl Lab {
     pub fn build(&self) -> Value {
         self.ok(&[], "hvigor_build", json!({}))
     }
+
+    /// `rein --json [flags] recipe NAME ARGS`.
+    pub fn recipe(&self, flags: &[&str], name: &str, args: Value) -> (i32, Value) {
+        let payload = args.to_string();
+        let mut all: Vec<&str> = flags.to_vec();
+        all.extend(["recipe", name, payload.as_str()]);
+        self.rein(&all)
+    }
+
+    /// The report.json of the run `out` (a `--json recipe` answer) names; report.md must exist.
+    pub fn report(&self, out: &Value) -> Value {
+        let run_id = out["result"]["run_id"].as_str().or(out["error"]["details"]["run_id"].as_str()).expect("a run id");
+        let dir = self.ws.path(&format!(".rein/runs/{run_id}"));
+        assert!(dir.join("report.md").exists(), "{} has a report.md", dir.display());
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap()
+    }
+
+    /// The report.md of the run `out` names.
+    pub fn report_md(&self, out: &Value) -> String {
+        let run_id = out["result"]["run_id"].as_str().or(out["error"]["details"]["run_id"].as_str()).expect("a run id");
+        std::fs::read_to_string(self.ws.path(&format!(".rein/runs/{run_id}/report.md"))).unwrap()
+    }
+
+    /// The programs the fakes were run as, in order, each as its argv joined with spaces.
+    pub fn command_lines(&self, program: &str) -> Vec<String> {
+        self.calls()
+            .iter()
+            .filter(|c| c["program"] == program)
+            .map(|c| c["argv"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect::<Vec<_>>().join(" "))
+            .collect()
+    }
+
+    /// Edits the device's state file (created with defaults by the fakes) in place.
+    pub fn edit_device(&self, key: &str, edit: impl FnOnce(&mut Value)) {
+        let path = self.state.join(format!("device-{key}.json"));
+        let mut state: Value =
+            std::fs::read_to_string(&path).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(json!({}));
+        edit(&mut state);
+        std::fs::write(path, state.to_string()).unwrap();
+    }
+
+    /// Rewrites a workspace file with `from` replaced by `to` (which must occur).
+    pub fn replace_in(&self, rel: &str, from: &str, to: &str) {
+        let text = std::fs::read_to_string(self.ws.path(rel)).unwrap();
+        assert!(text.contains(from), "{rel} has no {from:?}");
+        std::fs::write(self.ws.path(rel), text.replacen(from, to, 1)).unwrap();
+    }
+}
+
+/// The step called `name` of a report.
+pub fn step<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no step {name} in {report}"))
 }

@@ -11,6 +11,7 @@ pub fn result(action: &PackAction, value: &Value) {
     match action {
         PackAction::Add { .. } => added(value),
         PackAction::Update { .. } => updated(value),
+        PackAction::Sync => synced(value),
         PackAction::Remove { .. } => {
             let name = scalar_text(&value["removed"]);
             println!("removed {name} from rein.toml and rein.lock (its installed copy stays in rein's home)");
@@ -44,6 +45,21 @@ fn updated(value: &Value) {
         let (from, to) = (short(&pack["from"]), short(&pack["to"]));
         let change = if from == to { format!("unchanged ({to})") } else { format!("{from} → {to}") };
         println!("{}  {change}", scalar_text(&pack["pack"]));
+    }
+}
+
+fn synced(value: &Value) {
+    let packs = value["synced"].as_array().cloned().unwrap_or_default();
+    if packs.is_empty() {
+        println!("no packs in rein.lock to install");
+    }
+    for p in packs {
+        let what = if p["installed"].as_bool() == Some(true) {
+            format!("installed ({})", short(&p["sha256"]))
+        } else {
+            p["reason"].as_str().unwrap_or("not installed").to_string()
+        };
+        println!("{}  {what}", scalar_text(&p["pack"]));
     }
 }
 

@@ -97,6 +97,7 @@ const STEP: Class = Class {
     doc: "",
     fields: &[
         Field { name: "name", ty: "string", doc: "unique in the recipe" },
+        Field { name: "description", ty: "string?", doc: "what the step does, shown by --explain" },
         Field {
             name: "run",
             ty: "fun(ctx: rein.StepContext): any",

@@ -13,13 +13,12 @@ pub mod diff;
 pub mod replace;
 pub mod text;
 
-use std::path::Path;
-
 use serde::{Deserialize, Serialize};
 
 pub use replace::{Edit, EditReport};
 pub use text::Location;
 
+use super::files::dir::Place;
 use super::files::{ledger, lock, read, refuse_directory_syntax, write};
 use super::journal::{Action, Entry};
 use super::{Access, Call, Kernel, KernelError};
@@ -88,12 +87,9 @@ impl Kernel {
         let EditRequest { path, edits, opts, multi } = *request;
         let (resolved, display) = self.authorize(call, path, Access::Write, entry)?;
         refuse_directory_syntax(path, &display)?;
-        let parent = resolved.real.parent().unwrap_or(Path::new("/"));
-        if !parent.is_dir() {
-            return Err(KernelError::FileNotFound { path: display });
-        }
-        let _lock = if opts.dry_run { None } else { Some(lock::lock_dir(parent)?) };
-        let before = read_for_edit(&resolved.real, &display)?;
+        let place = self.place(&resolved.real, &display, false)?;
+        let _lock = if opts.dry_run { None } else { Some(lock::lock_dir(&place.dir)?) };
+        let before = read_for_edit(&place, &display)?;
         let applied = replace::apply_edits(&display, &before, edits)?;
         let change = change::Change::of(&before, &applied.result);
         let mut hashes = None;
@@ -107,7 +103,7 @@ impl Kernel {
                 ledger::check_fresh(&display, opts.expected_sha256.as_deref(), Some(&sha_before))?;
                 ledger::check_read(call, &resolved.real, &display, Some(&sha_before))?;
                 if !opts.dry_run {
-                    preimage = Some(self.keep_preimage(&resolved.real, &display, &sha_before)?);
+                    preimage = Some(self.keep_preimage(&place, &display, &sha_before)?);
                 }
                 hashes = Some((sha_before, sha_after));
                 Ok(())
@@ -115,7 +111,7 @@ impl Kernel {
             if opts.dry_run {
                 verify()
             } else {
-                write::write_atomic_checked(&resolved.real, &display, applied.result.chunks(), verify).map(drop)
+                write::write_in(&place, &display, applied.result.chunks(), verify).map(drop)
             }
         })?;
         let (sha256_before, sha256_after) = hashes.expect("set by verify");
@@ -151,7 +147,7 @@ struct EditRequest<'a> {
     multi: bool,
 }
 
-fn read_for_edit(real: &Path, display: &str) -> Result<Vec<u8>, KernelError> {
+fn read_for_edit(place: &Place, display: &str) -> Result<Vec<u8>, KernelError> {
     let hint = "Edit it with a program made for files this size, or split the file.";
-    read::read_whole_text(real, display, EDIT_MAX_BYTES, hint)
+    read::read_whole_text(place, display, EDIT_MAX_BYTES, hint)
 }

@@ -1,9 +1,9 @@
 //! Directory listings: what is there, never following links out of the tree.
 
-use std::path::Path;
-
+use rustix::fs::FileType;
 use serde::Serialize;
 
+use super::dir::Dir;
 use crate::kernel::{KernelError, Scope};
 
 /// Folders listed but never descended into: tool state and dependency caches. (`.rein` at the
@@ -31,47 +31,40 @@ pub struct ListOutput {
     pub truncated: bool,
 }
 
-pub fn list(scope: &Scope, real: &Path, display: &str, opts: ListOptions) -> Result<ListOutput, KernelError> {
-    let meta = std::fs::metadata(real).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => KernelError::FileNotFound { path: display.to_string() },
-        _ => KernelError::io("list", display, e),
-    })?;
-    if !meta.is_dir() {
-        return Err(KernelError::invalid(format!("{display} is a file, not a directory; read it with read_file")));
-    }
+pub fn list(scope: &Scope, dir: Dir, display: &str, opts: ListOptions) -> Result<ListOutput, KernelError> {
     let mut out = ListOutput { path: display.to_string(), entries: Vec::new(), truncated: false };
-    walk(scope, real, opts.depth.clamp(1, MAX_DEPTH), opts.max_entries, &mut out)?;
+    walk(scope, &dir, opts.depth.clamp(1, MAX_DEPTH), opts.max_entries, &mut out)?;
     Ok(out)
 }
 
-fn walk(scope: &Scope, dir: &Path, depth: usize, max: usize, out: &mut ListOutput) -> Result<(), KernelError> {
-    let mut children: Vec<_> =
-        std::fs::read_dir(dir).map_err(|e| KernelError::io("list", scope.display(dir), e))?.flatten().collect();
-    children.sort_by_key(|e| e.file_name());
-    for child in children {
+/// Lists `dir` through its open handle; folders are entered by handle too, never through a
+/// link, so a folder swapped for a link while listing is not followed.
+fn walk(scope: &Scope, dir: &Dir, depth: usize, max: usize, out: &mut ListOutput) -> Result<(), KernelError> {
+    let here = dir.path().to_path_buf();
+    let mut names = dir.names().map_err(|e| KernelError::io("list", scope.display(&here), e))?;
+    names.sort();
+    for name in names {
         if out.entries.len() >= max {
             out.truncated = true;
             return Ok(());
         }
-        let Ok(file_type) = child.file_type() else { continue };
         // rein's own journal and run reports are not part of the project.
-        if child.file_name() == ".rein" && dir == scope.workspace() {
+        if name == ".rein" && here == scope.workspace() {
             continue;
         }
-        let path = child.path();
-        let (kind, size) = if file_type.is_symlink() {
-            ("symlink", 0)
-        } else if file_type.is_dir() {
-            ("dir", 0)
-        } else if file_type.is_file() {
-            ("file", child.metadata().map(|m| m.len()).unwrap_or(0))
-        } else {
-            ("other", 0)
+        let Ok(Some((file_type, size))) = dir.kind_of(&name) else { continue };
+        let (kind, size) = match file_type {
+            FileType::Symlink => ("symlink", 0),
+            FileType::Directory => ("dir", 0),
+            FileType::RegularFile => ("file", size),
+            _ => ("other", 0),
         };
-        out.entries.push(Entry { path: scope.display(&path), kind, size });
-        let skip = NOT_DESCENDED.iter().any(|n| child.file_name() == *n);
+        out.entries.push(Entry { path: scope.display(&here.join(&name)), kind, size });
+        let skip = NOT_DESCENDED.iter().any(|n| name == *n);
         if kind == "dir" && depth > 1 && !skip {
-            walk(scope, &path, depth - 1, max, out)?;
+            if let Ok(child) = dir.child(&name) {
+                walk(scope, &child, depth - 1, max, out)?;
+            }
         }
     }
     Ok(())

@@ -5,18 +5,20 @@
 //! inode by rename, so a lock held on the old inode would not exclude a writer that opened the
 //! new one. A directory keeps its inode, and no lock files are left behind.
 
+use super::dir::Dir;
+use crate::kernel::error::KernelError;
 use std::fs::File;
 use std::os::fd::AsRawFd;
-use std::path::Path;
-
-use crate::kernel::error::KernelError;
 
 pub struct DirLock {
     _dir: File,
 }
 
-pub fn lock_dir(dir: &Path) -> Result<DirLock, KernelError> {
-    let file = File::open(dir).map_err(|e| KernelError::io("lock", dir.display().to_string(), e))?;
+/// Locks the directory `dir` is held open at; the lock holds until the result is dropped.
+pub fn lock_dir(dir: &Dir) -> Result<DirLock, KernelError> {
+    let file = File::from(
+        dir.fd().try_clone_to_owned().map_err(|e| KernelError::io("lock", dir.path().display().to_string(), e))?,
+    );
     loop {
         // SAFETY: flock on a descriptor we own; the lock is released when `file` is closed.
         let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
@@ -25,7 +27,7 @@ pub fn lock_dir(dir: &Path) -> Result<DirLock, KernelError> {
         }
         let err = std::io::Error::last_os_error();
         if err.kind() != std::io::ErrorKind::Interrupted {
-            return Err(KernelError::io("lock", dir.display().to_string(), err));
+            return Err(KernelError::io("lock", dir.path().display().to_string(), err));
         }
     }
 }

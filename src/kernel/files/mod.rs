@@ -1,5 +1,6 @@
 //! Files: reading, listing and writing, each through the scope, the gate and the journal.
 
+pub mod dir;
 pub mod ledger;
 pub mod list;
 pub mod lock;
@@ -14,6 +15,8 @@ use sha2::{Digest, Sha256};
 pub use ledger::ReadLedger;
 pub use list::{ListOptions, ListOutput};
 pub use read::{ReadOptions, ReadOutput};
+
+use dir::{Dir, Place};
 
 use super::journal::Action;
 use super::{Access, Call, Kernel, KernelError};
@@ -38,7 +41,8 @@ impl Kernel {
         self.journaled(call, Action::Read, path, |entry| {
             let (resolved, display) = self.authorize(call, path, Access::Read, entry)?;
             refuse_directory_syntax(path, &display)?;
-            let out = read::read_numbered(&resolved.real, &display, opts)?;
+            let place = self.place(&resolved.real, &display, false)?;
+            let out = read::read_numbered(&place, &display, opts)?;
             ledger::note(call, &resolved.real, &out.sha256);
             Ok(out)
         })
@@ -47,7 +51,8 @@ impl Kernel {
     pub fn read_text(&self, call: &Call, path: &str) -> Result<TextFile, KernelError> {
         self.journaled(call, Action::Read, path, |entry| {
             let (resolved, display) = self.authorize(call, path, Access::Read, entry)?;
-            let (text, sha256) = read::read_text(&resolved.real, &display)?;
+            let place = self.place(&resolved.real, &display, false)?;
+            let (text, sha256) = read::read_text(&place, &display)?;
             ledger::note(call, &resolved.real, &sha256);
             Ok(TextFile { path: display, text, sha256 })
         })
@@ -55,15 +60,22 @@ impl Kernel {
 
     pub fn exists(&self, call: &Call, path: &str) -> Result<bool, KernelError> {
         self.journaled(call, Action::Exists, path, |entry| {
-            let (resolved, _) = self.authorize(call, path, Access::Read, entry)?;
-            Ok(std::fs::symlink_metadata(&resolved.real).is_ok())
+            let (resolved, display) = self.authorize(call, path, Access::Read, entry)?;
+            match self.place(&resolved.real, &display, false) {
+                Ok(place) => {
+                    Ok(place.dir.kind_of(&place.name).map_err(|e| KernelError::io("inspect", display, e))?.is_some())
+                }
+                Err(KernelError::FileNotFound { .. }) => Ok(false),
+                Err(e) => Err(e),
+            }
         })
     }
 
     pub fn list(&self, call: &Call, path: &str, opts: ListOptions) -> Result<ListOutput, KernelError> {
         self.journaled(call, Action::List, path, |entry| {
             let (resolved, display) = self.authorize(call, path, Access::Read, entry)?;
-            list::list(&self.scope, &resolved.real, &display, opts)
+            let dir = self.dir_at(&resolved.real, &display)?;
+            list::list(&self.scope, dir, &display, opts)
         })
     }
 
@@ -79,25 +91,22 @@ impl Kernel {
         self.journaled(call, Action::Write, path, |entry| {
             let (resolved, display) = self.authorize(call, path, Access::Write, entry)?;
             refuse_directory_syntax(path, &display)?;
-            let parent = resolved.real.parent().unwrap_or(Path::new("/"));
-            if expected_sha256.is_some() && !parent.is_dir() {
-                // The file cannot exist, so it cannot have the expected content: refuse before
-                // creating any directory.
-                ledger::check_fresh(&display, expected_sha256, None)?;
-            }
-            write::create_parents(&resolved.real, &display)?;
-            let _lock = lock::lock_dir(parent)?;
-            let before = match std::fs::read(&resolved.real) {
-                Ok(bytes) => Some(sha256_hex(&bytes)),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(e) => return Err(KernelError::io("read", display, e)),
+            // With an expected sha256 the file must exist, so no folder is made for it.
+            let place = match self.place(&resolved.real, &display, expected_sha256.is_none()) {
+                Err(KernelError::FileNotFound { .. }) if expected_sha256.is_some() => {
+                    return ledger::check_fresh(&display, expected_sha256, None)
+                        .and(Err(KernelError::FileNotFound { path: display.clone() }));
+                }
+                other => other?,
             };
+            let _lock = lock::lock_dir(&place.dir)?;
+            let before = current_sha(&place, &display)?;
             ledger::check_fresh(&display, expected_sha256, before.as_deref())?;
             ledger::check_read(call, &resolved.real, &display, before.as_deref())?;
             if let Some(sha) = &before {
-                entry.preimage = Some(self.keep_preimage(&resolved.real, &display, sha)?);
+                entry.preimage = Some(self.keep_preimage(&place, &display, sha)?);
             }
-            let created = write::write_atomic(&resolved.real, &display, content)?;
+            let created = write::write_in(&place, &display, std::iter::once(content), || Ok(()))?;
             let sha256 = sha256_hex(content);
             ledger::note(call, &resolved.real, &sha256);
             entry.sha256_before = before;
@@ -110,19 +119,64 @@ impl Kernel {
     pub fn create_dir(&self, call: &Call, path: &str) -> Result<bool, KernelError> {
         self.journaled(call, Action::Mkdir, path, |entry| {
             let (resolved, display) = self.authorize(call, path, Access::Write, entry)?;
-            match std::fs::metadata(&resolved.real) {
-                Ok(meta) if meta.is_dir() => return Ok(false),
-                Ok(_) => return Err(KernelError::invalid(format!("{display} exists and is not a directory"))),
-                Err(_) => {}
+            let place = self.place(&resolved.real, &display, true)?;
+            match place.dir.kind_of(&place.name).map_err(|e| KernelError::io("inspect", &display, e))? {
+                Some((rustix::fs::FileType::Directory, _)) => Ok(false),
+                Some(_) => Err(KernelError::invalid(format!("{display} exists and is not a directory"))),
+                None => {
+                    place
+                        .dir
+                        .create_dir(&place.name)
+                        .map_err(|e| KernelError::io("create the directory", display, e))?;
+                    Ok(true)
+                }
             }
-            std::fs::create_dir_all(&resolved.real).map_err(|e| KernelError::io("create the directory", display, e))?;
-            Ok(true)
         })
     }
 
-    /// Keeps the current content of `real` (whose sha256 is `sha`) for undo.
-    pub(super) fn keep_preimage(&self, real: &Path, display: &str, sha: &str) -> Result<String, KernelError> {
-        self.journal.keep_preimage(real, sha).map_err(|e| KernelError::io("keep the old content of", display, e))
+    /// Writes `rel` (a file of rein's own under `.rein/`, e.g. a run report) atomically, through
+    /// folders held open beneath the workspace. Not journaled: it is rein's record, not a
+    /// change to the project.
+    pub fn write_rein_file(&self, rel: &Path, content: &[u8]) -> Result<(), KernelError> {
+        let display = rel.display().to_string();
+        let place = Place::beneath(&self.root, &self.root.path().join(rel), true)
+            .map_err(|e| KernelError::io("open the folder of", &display, e))?;
+        write::write_in(&place, &display, std::iter::once(content), || Ok(())).map(drop)
+    }
+
+    /// Keeps the current content of `place` (whose sha256 is `sha`) for undo.
+    pub(super) fn keep_preimage(&self, place: &Place, display: &str, sha: &str) -> Result<String, KernelError> {
+        self.journal.keep_preimage(place, sha).map_err(|e| KernelError::io("keep the old content of", display, e))
+    }
+
+    /// Where `real` is: its folder held open from the workspace root (or from `/`, for a path
+    /// outside that a person approved), following no link; `create` makes missing folders.
+    pub(super) fn place(&self, real: &Path, display: &str, create: bool) -> Result<Place, KernelError> {
+        let opened = if real.starts_with(self.root.path()) {
+            Place::beneath(&self.root, real, create)
+        } else {
+            Dir::open_path(Path::new("/")).and_then(|slash| Place::beneath(&slash, real, create))
+        };
+        opened.map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => KernelError::FileNotFound { path: display.to_string() },
+            _ => KernelError::io("open the folder of", display, e),
+        })
+    }
+
+    /// The folder `real` itself, held open like [`Kernel::place`].
+    pub(super) fn dir_at(&self, real: &Path, display: &str) -> Result<Dir, KernelError> {
+        let opened = match real.strip_prefix(self.root.path()) {
+            Ok(rel) => self.root.open_beneath(rel),
+            Err(_) => Dir::open_path(Path::new("/"))
+                .and_then(|slash| slash.open_beneath(real.strip_prefix("/").unwrap_or(real))),
+        };
+        opened.map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => KernelError::FileNotFound { path: display.to_string() },
+            std::io::ErrorKind::NotADirectory => {
+                KernelError::invalid(format!("{display} is a file, not a directory; read it with read_file"))
+            }
+            _ => KernelError::io("open", display, e),
+        })
     }
 }
 
@@ -134,6 +188,18 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .flat_map(|byte| [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0x0f)]])
         .map(char::from)
         .collect()
+}
+
+/// The sha256 of the file at `place`, or None when there is none.
+pub(super) fn current_sha(place: &Place, display: &str) -> Result<Option<String>, KernelError> {
+    let mut file = match place.dir.open_read(&place.name) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(KernelError::io("read", display, e)),
+    };
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| KernelError::io("read", display, e))?;
+    Ok(Some(sha256_hex(&bytes)))
 }
 
 /// `dir/` names a directory; resolution would drop the slash and act on a file named `dir`.

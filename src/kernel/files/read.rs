@@ -3,12 +3,12 @@
 
 use std::fs::{File, Metadata};
 use std::io::{BufRead, BufReader, Read};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use super::dir::Place;
 use crate::kernel::error::KernelError;
 
 pub const DEFAULT_LIMIT: usize = 2000;
@@ -42,11 +42,8 @@ pub struct ReadOutput {
 }
 
 /// Opens `real` for reading and checks it is a regular file.
-pub fn open_regular(real: &Path, display: &str) -> Result<(File, Metadata), KernelError> {
-    // Non-blocking, so opening a FIFO does not wait for a writer before we can refuse it.
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(real).map_err(|e| match e
-        .kind()
-    {
+pub fn open_regular(place: &Place, display: &str) -> Result<(File, Metadata), KernelError> {
+    let file = place.dir.open_read(&place.name).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => KernelError::FileNotFound { path: display.to_string() },
         _ => KernelError::io("open", display, e),
     })?;
@@ -78,13 +75,13 @@ pub fn check_text(head: &[u8], display: &str) -> Result<(), KernelError> {
     }
 }
 
-pub fn read_numbered(real: &Path, display: &str, opts: ReadOptions) -> Result<ReadOutput, KernelError> {
+pub fn read_numbered(place: &Place, display: &str, opts: ReadOptions) -> Result<ReadOutput, KernelError> {
     let offset = opts.offset.unwrap_or(1);
     let limit = opts.limit.unwrap_or(DEFAULT_LIMIT);
     if offset == 0 || limit == 0 {
         return Err(KernelError::invalid("offset and limit start at 1 (offset is the first line to show)"));
     }
-    let (file, meta) = open_regular(real, display)?;
+    let (file, meta) = open_regular(place, display)?;
     let ranged = opts.offset.is_some() || opts.limit.is_some();
     let max = if ranged { RANGED_READ_MAX_BYTES } else { WHOLE_READ_MAX_BYTES };
     if meta.len() > max {
@@ -119,8 +116,8 @@ pub fn read_numbered(real: &Path, display: &str, opts: ReadOptions) -> Result<Re
 }
 
 /// Reads a whole text file of at most `max` bytes; `hint` says what to do with a bigger one.
-pub fn read_whole_text(real: &Path, display: &str, max: u64, hint: &'static str) -> Result<Vec<u8>, KernelError> {
-    let (mut file, meta) = open_regular(real, display)?;
+pub fn read_whole_text(place: &Place, display: &str, max: u64, hint: &'static str) -> Result<Vec<u8>, KernelError> {
+    let (mut file, meta) = open_regular(place, display)?;
     if meta.len() > max {
         return Err(KernelError::TooLarge { path: display.to_string(), size: meta.len(), limit: max, hint });
     }
@@ -140,9 +137,9 @@ pub fn read_optional_text(path: &Path) -> std::io::Result<Option<String>> {
 }
 
 /// Reads a whole text file into a string (for scripts that parse files themselves).
-pub fn read_text(real: &Path, display: &str) -> Result<(String, String), KernelError> {
+pub fn read_text(place: &Place, display: &str) -> Result<(String, String), KernelError> {
     let hint = "Read it in pieces with rein.fs.read and offset/limit.";
-    let bytes = read_whole_text(real, display, WHOLE_READ_MAX_BYTES, hint)?;
+    let bytes = read_whole_text(place, display, WHOLE_READ_MAX_BYTES, hint)?;
     let sha = format!("{:x}", Sha256::digest(&bytes));
     Ok((String::from_utf8_lossy(&bytes).into_owned(), sha))
 }
@@ -210,7 +207,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("f.txt");
         std::fs::write(&p, content).unwrap();
-        read_numbered(&p, "f.txt", opts)
+        read_numbered(&Place::of_path(&p).unwrap(), "f.txt", opts)
     }
 
     #[test]
@@ -257,9 +254,10 @@ mod tests {
     #[test]
     fn directories_and_missing_files_are_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let err = read_numbered(dir.path(), "d", ReadOptions::default()).unwrap_err();
+        let err = read_numbered(&Place::of_path(dir.path()).unwrap(), "d", ReadOptions::default()).unwrap_err();
         assert!(matches!(err, KernelError::NotAFile { kind: "directory", .. }));
-        let err = read_numbered(&dir.path().join("nope"), "nope", ReadOptions::default()).unwrap_err();
+        let err = read_numbered(&Place::of_path(&dir.path().join("nope")).unwrap(), "nope", ReadOptions::default())
+            .unwrap_err();
         assert!(matches!(err, KernelError::FileNotFound { .. }));
     }
 }

@@ -2,13 +2,15 @@
 //! whatever happens to the process, and the change survives a power cut once we return.
 
 use std::collections::HashSet;
-use std::fs::{File, OpenOptions};
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
 use std::io::Write;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+use super::dir::{Dir, Place};
 use crate::kernel::error::KernelError;
 
 /// Temp files carry this marker and the writer's pid, so debris of a killed writer can be
@@ -22,48 +24,42 @@ struct Keep {
     gid: u32,
 }
 
-/// Replaces (or creates) `real` with `content`. Returns whether the file was created.
-/// The caller has resolved `real` (no symlinks) and holds the directory lock.
+/// Replaces (or creates) the file at `real` with `content`, its folder opened as named: for
+/// rein's own files in home. Returns whether the file was created.
 pub fn write_atomic(real: &Path, display: &str, content: &[u8]) -> Result<bool, KernelError> {
-    write_atomic_checked(real, display, std::iter::once(content), || Ok(()))
+    let place = Place::of_path(real).map_err(|e| KernelError::io("open the folder of", display, e))?;
+    write_in(&place, display, std::iter::once(content), || Ok(()))
 }
 
-/// Like [`write_atomic`] for content given in pieces. `before_commit` runs once the new bytes
-/// are durable but not yet visible; if it refuses, the target is left untouched.
-pub fn write_atomic_checked<'c>(
-    real: &Path,
+/// Replaces (or creates) `place` with `content` given in pieces. `before_commit` runs once the
+/// new bytes are durable but not yet visible; if it refuses, the target is left untouched.
+/// The temp file, the rename and the folder's fsync all act on `place`'s open folder.
+pub fn write_in<'c>(
+    place: &Place,
     display: &str,
     content: impl Iterator<Item = &'c [u8]>,
     before_commit: impl FnOnce() -> Result<(), KernelError>,
 ) -> Result<bool, KernelError> {
-    let dir = real.parent().ok_or_else(|| KernelError::invalid(format!("{display} has no parent directory")))?;
-    let keep = match std::fs::metadata(real) {
-        Ok(meta) if meta.is_file() => Some(Keep { mode: meta.mode() & 0o7777, uid: meta.uid(), gid: meta.gid() }),
-        Ok(meta) => {
-            let kind = if meta.is_dir() { "directory" } else { "special file" };
+    let keep = match place.dir.kind_of(&place.name).map_err(|e| KernelError::io("inspect", display, e))? {
+        Some((rustix::fs::FileType::RegularFile, _)) => {
+            let file = place.dir.open_read(&place.name).map_err(|e| KernelError::io("inspect", display, e))?;
+            let meta = file.metadata().map_err(|e| KernelError::io("inspect", display, e))?;
+            Some(Keep { mode: meta.mode() & 0o7777, uid: meta.uid(), gid: meta.gid() })
+        }
+        Some((kind, _)) => {
+            let kind = if kind == rustix::fs::FileType::Directory { "directory" } else { "special file" };
             return Err(KernelError::NotAFile { path: display.to_string(), kind });
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(KernelError::io("inspect", display, e)),
+        None => None,
     };
-    sweep_debris_once(dir);
-    let mut temp = TempFile::create(dir, real)
-        .map_err(|e| KernelError::io("create a temporary file in", dir.display().to_string(), e))?;
+    sweep_debris_once(&place.dir);
+    let mut temp = TempFile::create(&place.dir, &place.name)
+        .map_err(|e| KernelError::io("create a temporary file in", place.dir.path().display().to_string(), e))?;
     fill(&mut temp.file, content, keep.as_ref()).map_err(|e| KernelError::io("write", display, e))?;
     before_commit()?;
-    let result = temp.commit(real, keep.is_none()).and_then(|()| sync_dir(dir));
+    let result = temp.commit(&place.name, keep.is_none()).and_then(|()| place.dir.sync());
     result.map_err(|e| KernelError::io("write", display, e))?;
     Ok(keep.is_none())
-}
-
-/// Creates missing parent directories of `real` (all inside the already-checked scope).
-pub fn create_parents(real: &Path, display: &str) -> Result<(), KernelError> {
-    match real.parent() {
-        Some(dir) if !dir.is_dir() => {
-            std::fs::create_dir_all(dir).map_err(|e| KernelError::io("create the directories for", display, e))
-        }
-        _ => Ok(()),
-    }
 }
 
 fn fill<'c>(file: &mut File, content: impl Iterator<Item = &'c [u8]>, keep: Option<&Keep>) -> std::io::Result<()> {
@@ -82,94 +78,71 @@ fn fill<'c>(file: &mut File, content: impl Iterator<Item = &'c [u8]>, keep: Opti
     file.sync_all()
 }
 
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    File::open(dir)?.sync_all()
-}
-
 /// A file being written next to its target. Unnamed (O_TMPFILE) where the filesystem allows,
 /// so a killed writer leaves nothing; otherwise named, and removed on every error path.
-struct TempFile {
+struct TempFile<'d> {
     file: File,
-    dir: PathBuf,
-    named: Option<PathBuf>,
+    dir: &'d Dir,
+    named: Option<OsString>,
 }
 
-impl TempFile {
-    fn create(dir: &Path, target: &Path) -> std::io::Result<TempFile> {
-        let unnamed = OpenOptions::new().write(true).mode(0o666).custom_flags(libc::O_TMPFILE).open(dir);
-        match unnamed {
-            Ok(file) => Ok(TempFile { file, dir: dir.to_path_buf(), named: None }),
+impl<'d> TempFile<'d> {
+    fn create(dir: &'d Dir, target: &OsStr) -> std::io::Result<TempFile<'d>> {
+        match dir.create_unnamed() {
+            Ok(file) => Ok(TempFile { file, dir, named: None }),
             Err(_) => {
-                let path = temp_name(dir, target);
-                let file = OpenOptions::new().write(true).create_new(true).mode(0o666).open(&path)?;
-                Ok(TempFile { file, dir: dir.to_path_buf(), named: Some(path) })
+                let name = temp_name(target);
+                let file = dir.create_new(&name, 0o666)?;
+                Ok(TempFile { file, dir, named: Some(name) })
             }
         }
     }
 
-    fn commit(&mut self, target: &Path, is_new: bool) -> std::io::Result<()> {
+    fn commit(&mut self, target: &OsStr, is_new: bool) -> std::io::Result<()> {
         if self.named.is_none() {
             // A new file can appear under its final name in one step; replacing needs a name
             // to rename from.
-            if is_new && link_unnamed(&self.file, target).is_ok() {
+            if is_new && self.dir.link_unnamed(&self.file, target).is_ok() {
                 return Ok(());
             }
-            let path = temp_name(&self.dir, target);
-            link_unnamed(&self.file, &path)?;
-            self.named = Some(path);
+            let name = temp_name(target);
+            self.dir.link_unnamed(&self.file, &name)?;
+            self.named = Some(name);
         }
         let named = self.named.as_ref().expect("named above");
-        std::fs::rename(named, target)?;
+        self.dir.rename(named, target)?;
         self.named = None;
         Ok(())
     }
 }
 
-impl Drop for TempFile {
+impl Drop for TempFile<'_> {
     fn drop(&mut self) {
-        if let Some(path) = &self.named {
-            let _ = std::fs::remove_file(path);
+        if let Some(name) = &self.named {
+            let _ = self.dir.remove_file(name);
         }
     }
 }
 
-fn link_unnamed(file: &File, to: &Path) -> std::io::Result<()> {
-    use std::ffi::CString;
-    use std::os::fd::AsRawFd;
-    use std::os::unix::ffi::OsStrExt;
-    let from = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd())).expect("no NUL");
-    let to = CString::new(to.as_os_str().as_bytes()).map_err(|_| std::io::ErrorKind::InvalidInput)?;
-    // SAFETY: both paths are valid NUL-terminated strings that outlive the call.
-    let rc =
-        unsafe { libc::linkat(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::AT_SYMLINK_FOLLOW) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
-
-fn temp_name(dir: &Path, target: &Path) -> PathBuf {
+fn temp_name(target: &OsStr) -> OsString {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    dir.join(format!(".{name}{TEMP_MARKER}{}.{n}", std::process::id()))
+    OsString::from(format!(".{}{TEMP_MARKER}{}.{n}", target.to_string_lossy(), std::process::id()))
 }
 
 /// Removes temp files of writers that died before renaming, the first time this process
 /// writes into `dir`.
-fn sweep_debris_once(dir: &Path) {
+fn sweep_debris_once(dir: &Dir) {
     static SWEPT: OnceLock<Mutex<HashSet<PathBuf>>> = OnceLock::new();
     let swept = SWEPT.get_or_init(Default::default);
-    if !swept.lock().unwrap_or_else(|e| e.into_inner()).insert(dir.to_path_buf()) {
+    if !swept.lock().unwrap_or_else(|e| e.into_inner()).insert(dir.path().to_path_buf()) {
         return;
     }
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
+    let Ok(names) = dir.names() else { return };
+    for name in names {
         let Some(pid) = debris_owner(&name.to_string_lossy()) else { continue };
         if !process_alive(pid) {
-            let _ = std::fs::remove_file(entry.path());
+            let _ = dir.remove_file(&name);
         }
     }
 }

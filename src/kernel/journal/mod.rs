@@ -2,35 +2,47 @@
 //! `.rein/journal/<id>.jsonl`; the old content of every file rein replaced is kept under
 //! `.rein/journal/pre/<sha256>` (a pre-image) so that `restore` can put it back.
 
+pub mod collect;
 pub mod entry;
 pub mod restore;
 
-use std::fs::{File, OpenOptions};
+use std::ffi::OsStr;
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
+use rustix::fs::{Mode, OFlags};
+
+use crate::kernel::files::dir::{Dir, Place};
+
+pub use collect::{preimage_name, Collected};
 pub use entry::{Action, Entry, Outcome, Verdict};
+
+/// The journal's folder, relative to the workspace.
+const JOURNAL_DIR: &str = ".rein/journal";
+const PREIMAGE_DIR: &str = ".rein/journal/pre";
 
 #[derive(Debug)]
 pub struct Journal {
-    /// `<workspace>/.rein/journal`.
-    dir: PathBuf,
+    /// The workspace, held open: the journal's folders are opened beneath it, never through a
+    /// link.
+    root: Arc<Dir>,
     /// This process's journal file is `<id>.jsonl`.
     id: String,
     file: Mutex<Option<File>>,
 }
 
 impl Journal {
-    pub fn new(workspace: &Path) -> Journal {
+    pub fn new(root: Arc<Dir>) -> Journal {
         let now = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
         let id = format!("{}-{}", now.replace([':', '-'], "").trim_end_matches('Z'), std::process::id());
-        Journal { dir: workspace.join(".rein/journal"), id, file: Mutex::new(None) }
+        Journal { root, id, file: Mutex::new(None) }
     }
 
     pub fn path(&self) -> PathBuf {
-        self.dir.join(format!("{}.jsonl", self.id))
+        self.root.path().join(JOURNAL_DIR).join(format!("{}.jsonl", self.id))
     }
 
     /// Appends one entry. A journal that cannot be written is reported on stderr, loudly, but
@@ -42,7 +54,7 @@ impl Journal {
         line.push('\n');
         let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
         if file.is_none() {
-            *file = open_append(&path).map_err(|e| warn_unjournaled(&path, &e)).ok();
+            *file = self.open_append().map_err(|e| warn_unjournaled(&path, &e)).ok();
         }
         if let Some(f) = file.as_mut() {
             if let Err(e) = f.write_all(line.as_bytes()) {
@@ -51,25 +63,28 @@ impl Journal {
         }
     }
 
-    /// Keeps `real`'s current content as the pre-image named by its sha256: a hard link to the
-    /// old inode (free, since the write replaces the file by rename), or a copy across devices.
-    /// Returns where it is, relative to the workspace.
-    pub fn keep_preimage(&self, real: &Path, sha256: &str) -> std::io::Result<String> {
-        let pre = self.dir.join("pre");
-        std::fs::create_dir_all(&pre)?;
-        let target = pre.join(sha256);
-        if !target.exists() && std::fs::hard_link(real, &target).is_err() {
-            std::fs::copy(real, &target)?;
+    /// Keeps the current content of `place` as the pre-image named by its sha256: a hard link
+    /// to the old inode (free, since the write replaces the file by rename), or a copy across
+    /// devices. Returns where it is, relative to the workspace.
+    pub fn keep_preimage(&self, place: &Place, sha256: &str) -> std::io::Result<String> {
+        let pre = self.root.create_beneath(Path::new(PREIMAGE_DIR))?;
+        let name = OsStr::new(sha256);
+        if pre.kind_of(name)?.is_none() && place.dir.hard_link(&place.name, &pre, name).is_err() {
+            let mut from = place.dir.open_read(&place.name)?;
+            let mut to = pre.create_new(name, 0o644)?;
+            std::io::copy(&mut from, &mut to)?;
+            to.sync_all()?;
         }
-        Ok(format!(".rein/journal/pre/{sha256}"))
+        Ok(format!("{PREIMAGE_DIR}/{sha256}"))
     }
-}
 
-fn open_append(path: &Path) -> std::io::Result<File> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+    fn open_append(&self) -> std::io::Result<File> {
+        let dir = self.root.create_beneath(Path::new(JOURNAL_DIR))?;
+        let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let fd =
+            rustix::fs::openat(dir.fd(), format!("{}.jsonl", self.id).as_str(), flags, Mode::from_raw_mode(0o644))?;
+        Ok(File::from(fd))
     }
-    OpenOptions::new().create(true).append(true).open(path)
 }
 
 fn warn_unjournaled(path: &Path, err: &std::io::Error) {

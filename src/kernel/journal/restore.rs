@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{Action, Entry, Outcome};
 use crate::kernel::files::sha256_hex;
-use crate::kernel::files::write;
+use crate::kernel::files::{self, write};
 use crate::kernel::policy::DecidedBy;
 use crate::kernel::{Call, Kernel, KernelError};
 
@@ -51,7 +51,25 @@ pub struct Restored {
 impl Kernel {
     /// Restores every change (latest first). Without `force`, refuses (STALE_FILE) if a file
     /// changed since — checked for every file before any is touched.
+    /// A saved copy that was collected refuses the whole restore, also before anything is touched.
     pub fn restore(&self, call: &Call, changes: &[FileChange], force: bool) -> Result<Vec<Restored>, KernelError> {
+        for change in changes {
+            let Some(preimage) = change.preimage.as_deref().filter(|_| change.sha256_before.is_some()) else {
+                continue;
+            };
+            let saved = self.place(&self.scope.workspace().join(preimage), preimage, false)?;
+            let kept = saved
+                .dir
+                .kind_of(&saved.name)
+                .map_err(|e| KernelError::io("look for the saved copy of", &change.path, e))?;
+            if kept.is_none() {
+                return Err(KernelError::invalid(format!(
+                    "the saved copy of {} ({preimage}) is gone: it was collected as older than the journal keeps \
+                     (see `rein runs prune`); nothing was restored",
+                    change.path
+                )));
+            }
+        }
         if !force {
             for change in changes {
                 let current = self.current_sha(&change.path)?;
@@ -69,10 +87,10 @@ impl Kernel {
 
     fn current_sha(&self, path: &str) -> Result<Option<String>, KernelError> {
         let resolved = self.scope.resolve(path)?;
-        match std::fs::read(&resolved.real) {
-            Ok(bytes) => Ok(Some(sha256_hex(&bytes))),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(KernelError::io("read", path, e)),
+        match self.place(&resolved.real, path, false) {
+            Ok(place) => files::current_sha(&place, path),
+            Err(KernelError::FileNotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
         }
     }
 
@@ -87,15 +105,21 @@ impl Kernel {
             if current == change.sha256_before {
                 return Ok(Restored { path: change.path.clone(), action: "unchanged" });
             }
+            let place = self.place(&resolved.real, &change.path, change.sha256_before.is_some())?;
             let Some(before) = &change.sha256_before else {
-                std::fs::remove_file(&resolved.real).map_err(|e| KernelError::io("remove", &change.path, e))?;
+                place.dir.remove_file(&place.name).map_err(|e| KernelError::io("remove", &change.path, e))?;
                 return Ok(Restored { path: change.path.clone(), action: "removed" });
             };
             let preimage = change
                 .preimage
                 .as_deref()
                 .ok_or_else(|| KernelError::invalid(format!("no saved copy of {} to restore from", change.path)))?;
-            let bytes = std::fs::read(self.scope.workspace().join(preimage))
+            let saved = self.place(&self.scope.workspace().join(preimage), preimage, false)?;
+            let mut bytes = Vec::new();
+            saved
+                .dir
+                .open_read(&saved.name)
+                .and_then(|mut file| std::io::Read::read_to_end(&mut file, &mut bytes))
                 .map_err(|e| KernelError::io("read the saved copy of", &change.path, e))?;
             if &sha256_hex(&bytes) != before {
                 return Err(KernelError::invalid(format!(
@@ -103,7 +127,7 @@ impl Kernel {
                     change.path
                 )));
             }
-            write::write_atomic(&resolved.real, &change.path, &bytes)?;
+            write::write_in(&place, &change.path, std::iter::once(bytes.as_slice()), || Ok(()))?;
             Ok(Restored { path: change.path.clone(), action: "restored" })
         })
     }

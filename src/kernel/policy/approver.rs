@@ -48,7 +48,11 @@ pub enum Answer {
     Session,
     /// Add the rule to home approvals.toml.
     Persist,
+    /// Nobody could say yes (no one to ask, no answer in time): APPROVAL_REQUIRED, with the
+    /// command a person could run.
     No,
+    /// A person was asked and said no: APPROVAL_DENIED.
+    Refused,
 }
 
 pub trait Approver: Send + Sync {

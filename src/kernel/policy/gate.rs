@@ -141,6 +141,7 @@ impl Gate {
                 }
                 Ok(by)
             }
+            Answer::Refused => Err(denied(by, "a person said no".into())),
             Answer::No if self.approver.is_person() => Err(denied(by, "a person said no".into())),
             Answer::No => {
                 let grant = match request.who {

@@ -85,10 +85,6 @@ const HOST_SHAPES: &[Shape] = &[
         ],
         verdict: Verdict::Ask,
     },
-    Shape {
-        parts: &[Part::Word("file"), Part::Word("recv"), Part::Value(Kind::FaultLogFile), Part::Value(Kind::LocalPath)],
-        verdict: Verdict::Ask,
-    },
 ];
 
 /// hdc's global options as getopt reads them (`hvpfmncs:Sd:e:t:l:o:Ni:L:`): the ones that take a

@@ -38,17 +38,17 @@ pub const SHAPES: &[Shape] = &[
     Shape { parts: &[Part::Word("param"), Part::Word("get"), Part::Value(Kind::Param)], verdict: Verdict::Allow },
     Shape { parts: &[Part::Word("date")], verdict: Verdict::Allow },
     Shape { parts: &[Part::Word("date"), Part::Value(Kind::DateFormat)], verdict: Verdict::Allow },
+    // hiview's Faultlogger plugin lists and prints fault logs; only these queries, which read.
     Shape {
         parts: &[
             Part::Word("hidumper"),
             Part::Word("-s"),
             Part::Word("1201"),
             Part::Word("-a"),
-            Part::Word("-p Faultlogger"),
+            Part::Value(Kind::FaultLogQuery),
         ],
         verdict: Verdict::Allow,
     },
-    Shape { parts: &[Part::Word("cat"), Part::Value(Kind::FaultLogFile)], verdict: Verdict::Allow },
     Shape {
         parts: &[
             Part::Word("aa"),

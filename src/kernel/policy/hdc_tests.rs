@@ -47,7 +47,7 @@ fn what_rein_tools_run_stays_allowed_or_asks() {
         ("shell pidof com.example.hello", "allow"),
         ("shell param get const.ohos.apiversion", "allow"),
         ("shell date", "allow"),
-        ("shell cat /data/log/faultlog/faultlogger/jscrash-com.example.hello-20010-1700000000000.log", "allow"),
+        ("shell date +%Y%m%d%H%M%S", "allow"),
         ("install -r entry/build/default/outputs/default/entry-default-signed.hap", "ask"),
         ("-t ABC install -r x.hap", "ask"),
         ("install x.hap", "ask"),
@@ -65,13 +65,14 @@ fn what_rein_tools_run_stays_allowed_or_asks() {
     for (line, expected) in cases {
         assert_eq!(verdict(line), expected, "hdc {line}");
     }
-    assert_eq!(
-        shell_verdict("hidumper -s 1201 -a \"-p Faultlogger\""),
-        "rule",
-        "one argument is one word on the device"
-    );
-    assert_eq!(verdict_of(&["shell", "hidumper", "-s", "1201", "-a", "-p Faultlogger"].map(String::from)), "allow");
-
+    assert_eq!(shell_verdict("hidumper -s 1201 -a \"-p Faultlogger -m com.x\""), "rule", "one argument, one word");
+    let hidumper = |query: &str| verdict_of(&["shell", "hidumper", "-s", "1201", "-a", query].map(String::from));
+    assert_eq!(hidumper("-p Faultlogger -m com.example.hello -t 20250615095959"), "allow");
+    assert_eq!(hidumper("-p Faultlogger -f jscrash-com.example.hello-20010044-20250615100000"), "allow");
+    assert_eq!(hidumper("-p Faultlogger"), "rule");
+    assert_eq!(hidumper("-p Faultlogger -m x -d"), "rule");
+    assert_eq!(hidumper("--sysevent_backup"), "rule");
+    assert_eq!(verdict_of(&["shell", "date", "061510002025"].map(String::from)), "rule", "setting the clock");
     assert_eq!(verdict_of(&["shell", "date", "+%m-%d %H:%M:%S"].map(String::from)), "allow");
 }
 
@@ -168,7 +169,7 @@ fn shell_attacks_are_refused_before_any_table() {
         "hilog -T testTag",
         "ls /data/local/tmp",
         "cat /data/misc/keystore/x",
-        "cat /data/log/faultlog/faultlogger/../../../../data/x",
+        "cat /data/log/faultlog/faultlogger/x.log",
         "aa start -a EntryAbility",
         "aa start -a EntryAbility -b com.x -D",
         "aa start -d dev -a EntryAbility -b com.x",

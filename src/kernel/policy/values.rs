@@ -23,8 +23,9 @@ pub enum Kind {
     Param,
     /// A file directly under the device's scratch folder `/data/local/tmp/`.
     DeviceTmpFile,
-    /// A file directly under the device's fault log folder `/data/log/faultlog/faultlogger/`.
-    FaultLogFile,
+    /// The one `-a` argument of `hidumper -s 1201` that queries fault logs and reads only:
+    /// `-p Faultlogger` then `-m <bundle>`, `-t <stamp>` or `-f <log name>` pairs.
+    FaultLogQuery,
     /// hdc's connect key: letters, digits, `.`, `:`, `_`, `-` (an address or a serial).
     ConnectKey,
     /// A `date` output format: `+` and letters, digits, `%`, `:`, `.`, `-`, `_`, space.
@@ -48,7 +49,7 @@ impl Kind {
             Kind::LogTypes => "<types>",
             Kind::Param => "<param>",
             Kind::DeviceTmpFile => "/data/local/tmp/<file>",
-            Kind::FaultLogFile => "/data/log/faultlog/faultlogger/<file>",
+            Kind::FaultLogQuery => "\"-p Faultlogger [-m <bundle>] [-t <stamp>] [-f <log>]\"",
             Kind::ConnectKey => "<key>",
             Kind::DateFormat => "+<format>",
             Kind::LocalPath => "<path>",
@@ -75,7 +76,7 @@ impl Kind {
             Kind::LogTypes => list(value, &|t| ["app", "core", "init", "kmsg", "only"].contains(&t)),
             Kind::Param => value.len() <= 128 && word(value, "_.-") && !value.starts_with('-'),
             Kind::DeviceTmpFile => file_under(value, "/data/local/tmp/"),
-            Kind::FaultLogFile => file_under(value, "/data/log/faultlog/faultlogger/"),
+            Kind::FaultLogQuery => faultlog_query(value),
             Kind::ConnectKey => value.len() <= 64 && word(value, ".:_-") && !value.starts_with('-'),
             Kind::DateFormat => {
                 value.len() <= 64
@@ -105,6 +106,34 @@ fn package(value: &str) -> bool {
         },
     };
     value.len() <= 214 && part(name) && !name.starts_with('.') && version.is_none_or(part)
+}
+
+/// `-p Faultlogger` and at least one `-m <bundle>`, `-t <digits>` or `-f <log name>` pair, each
+/// at most once (hiview's Faultlogger dump options; `-d` and others that delete are absent).
+fn faultlog_query(value: &str) -> bool {
+    let words: Vec<&str> = value.split(' ').collect();
+    let ["-p", "Faultlogger", pairs @ ..] = words.as_slice() else { return false };
+    let mut seen = Vec::new();
+    !pairs.is_empty()
+        && pairs.len() % 2 == 0
+        && pairs.chunks(2).all(|pair| {
+            let fresh = !seen.contains(&pair[0]);
+            seen.push(pair[0]);
+            fresh
+                && match pair[0] {
+                    "-m" => Kind::Bundle.accepts(pair[1]),
+                    "-t" => {
+                        Kind::Number.accepts(pair[1])
+                            || (pair[1].len() <= 17 && pair[1].chars().all(|c| c.is_ascii_digit()))
+                    }
+                    "-f" => {
+                        !pair[1].is_empty()
+                            && pair[1].len() <= 128
+                            && pair[1].chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+                    }
+                    _ => false,
+                }
+        })
 }
 
 /// A plain file name directly under `dir` (no `..`, no further folders).
@@ -145,7 +174,12 @@ mod tests {
             (Kind::DeviceTmpFile, "/data/local/tmp/../../system/x", false),
             (Kind::DeviceTmpFile, "/data/local/tmp/a/b", false),
             (Kind::DeviceTmpFile, "/data/local/tmp/", false),
-            (Kind::FaultLogFile, "/data/log/faultlog/faultlogger/jscrash-com.x-20010-1700000000000.log", true),
+            (Kind::FaultLogQuery, "-p Faultlogger -m com.example.hello -t 20250615095959", true),
+            (Kind::FaultLogQuery, "-p Faultlogger -f jscrash-com.example.hello-20010044-20250615100000", true),
+            (Kind::FaultLogQuery, "-p Faultlogger", false),
+            (Kind::FaultLogQuery, "-p Faultlogger -m x -d", false),
+            (Kind::FaultLogQuery, "-p Faultlogger -m com.x -m com.y", false),
+            (Kind::FaultLogQuery, "--sysevent_backup", false),
             (Kind::ConnectKey, "127.0.0.1:5555", true),
             (Kind::ConnectKey, "FMR0223C13000649", true),
             (Kind::ConnectKey, "-s", false),

@@ -8,10 +8,12 @@
 //! - `capture`: head-and-tail output capture
 //! - `env`: the environment a program sees
 //! - `redact`: secrets out of command lines and output
+//! - `secrets`: signing passwords the kernel fills in from the environment a person named
 
 pub mod capture;
 pub mod env;
 pub mod redact;
+pub mod secrets;
 pub mod spawn;
 pub mod toolchain;
 
@@ -32,11 +34,13 @@ const OUTPUT_LIMIT: usize = 1024 * 1024;
 /// Why the policy asks about a program.
 const WHY_ASK: &str = "it changes a device, reaches the network or touches files outside the workspace";
 
-/// What may be spawned, and which looks-secret environment variables a person lets through.
+/// What may be spawned, which looks-secret environment variables a person lets through, and
+/// where the signing passwords come from.
 #[derive(Debug, Clone, Default)]
 pub struct SpawnSettings {
     pub toolchain: toolchain::Toolchain,
     pub pass_env: Vec<String>,
+    pub signing: secrets::SigningSecrets,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -48,6 +52,9 @@ pub struct RunOptions {
     pub stdin: Option<Vec<u8>>,
     /// Extra environment variables (they obey the same allow-list).
     pub env: Vec<(String, String)>,
+    /// hap-sign-tool only: the signing config (home config.toml `[signing.<name>]`) whose
+    /// plaintext passwords the kernel appends as `-keyPwd`/`-keystorePwd` when it spawns.
+    pub signing: Option<String>,
 }
 
 /// The default deadline and the most a call may ask for.
@@ -61,6 +68,12 @@ pub fn deadline_of(program: &Program, args: &[String]) -> (Duration, Duration) {
 }
 
 impl Kernel {
+    /// What a script may know about a signing config's passwords: which variables, whether they
+    /// are set and usable — never their values.
+    pub fn signing_status(&self, config: &str) -> secrets::SigningStatus {
+        self.spawn.signing.status(config, &|name: &str| std::env::var(name).ok())
+    }
+
     pub async fn run(
         &self,
         call: &Call,
@@ -69,6 +82,16 @@ impl Kernel {
         opts: RunOptions,
         on_line: &mut OnLine<'_>,
     ) -> Result<SpawnOutput, KernelError> {
+        let env = |name: &str| std::env::var(name).ok();
+        let args = match self.spawn.signing.prepare(program, args.clone(), opts.signing.as_deref(), &env) {
+            Ok(args) => args,
+            Err(refused) => {
+                let entry = Entry::new(Action::Spawn, &Redacted::new(program, &args).line);
+                let result = Err(KernelError::Signing(refused));
+                self.record(call, entry, &result);
+                return result;
+            }
+        };
         let redacted = Redacted::new(program, &args).with_secrets(call.secrets());
         let mut entry = Entry::new(Action::Spawn, &redacted.line);
         let result = self.run_checked(call, Program::parse(program), args, &redacted, opts, on_line, &mut entry).await;
@@ -134,7 +157,8 @@ impl Kernel {
             Some(asked) => asked,
             None => default,
         };
-        let env = env::child_env(std::env::vars(), &opts.env, &self.spawn.pass_env)?;
+        let mut env = env::child_env(std::env::vars(), &opts.env, &self.spawn.pass_env)?;
+        env.retain(|(name, _)| !self.spawn.signing.withholds(name));
         let argv = match &located.jar {
             Some(jar) => {
                 ["-jar".to_string(), jar.display().to_string()].into_iter().chain(args.iter().cloned()).collect()

@@ -1,7 +1,9 @@
-//! `rein.proc.run(program, args, {cwd?, timeout_ms?, stdin?, env?, on_line?})`: a toolchain
-//! program through the kernel's checks, for the call it belongs to. Returns {code, signal,
-//! stdout, stderr, timed_out, duration_ms, truncated}; a timeout raises TIMEOUT with the
-//! output so far in its details.
+//! `rein.proc.run(program, args, {cwd?, timeout_ms?, stdin?, env?, signing?, on_line?})`: a
+//! toolchain program through the kernel's checks, for the call it belongs to. Returns {code,
+//! signal, stdout, stderr, timed_out, duration_ms, truncated}; a timeout raises TIMEOUT with the
+//! output so far in its details. `signing = "<config>"` has the kernel append hap-sign-tool's
+//! passwords from the environment variables home config.toml names (the script never sees
+//! them); `rein.proc.signing_status(config)` says whether they are usable, without values.
 
 use std::collections::BTreeMap;
 
@@ -18,7 +20,8 @@ use crate::lua::{failure, scope, state};
 pub const AREA: Area = Area {
     home: Home::Table("proc"),
     doc: "Running toolchain programs through the kernel: found by rein (never a path a script picks), checked by the approval policy, argv run directly (never a shell), a cleared environment, a deadline, bounded output.",
-    natives: &[Native {
+    natives: &[
+    Native {
         name: "run",
         doc: "Runs `program` (hvigorw, hdc, hap-sign-tool, ohpm, or one a person listed in home config.toml) with `args`. A non-zero exit is not an error: read `code`. Raises TIMEOUT (details.output so far), APPROVAL_REQUIRED, APPROVAL_DENIED, PROGRAM_NOT_ALLOWED or TOOLCHAIN_NOT_FOUND.",
         params: &[
@@ -28,6 +31,13 @@ pub const AREA: Area = Area {
         ],
         returns: &[Returns { ty: "rein.proc.RunResult", doc: "" }],
         make: Make::Raising(|lua| lua.create_async_function(run)),
+    },
+    Native {
+        name: "signing_status",
+        doc: "Whether the kernel can fill in hap-sign-tool's passwords for signingConfig `config` from the environment variables home config.toml names (`[signing.<config>]`); never a password.",
+        params: &[Param { name: "config", ty: "string", doc: "a signingConfig of build-profile.json5, e.g. \"default\"" }],
+        returns: &[Returns { ty: "rein.proc.SigningStatus", doc: "" }],
+        make: Make::Raising(|lua| lua.create_function(signing_status)),
     }],
     classes: &[
         Class {
@@ -38,6 +48,11 @@ pub const AREA: Area = Area {
                 Field { name: "timeout_ms", ty: "integer?", doc: "lower or raise the program's deadline, up to a cap" },
                 Field { name: "stdin", ty: "string?", doc: "text on the program's stdin (default: closed)" },
                 Field { name: "env", ty: "table<string, string>?", doc: "only LANG, LC_*, TZ, NO_COLOR and TERM may be set" },
+                Field {
+                    name: "signing",
+                    ty: "string?",
+                    doc: "a signingConfig name: the kernel appends hap-sign-tool's -keystorePwd and -keyPwd from the variables home config.toml names (the script never sees them)",
+                },
                 Field {
                     name: "on_line",
                     ty: "(fun(line: string, stream: \"stdout\"|\"stderr\"))?",
@@ -59,8 +74,31 @@ pub const AREA: Area = Area {
                 Field { name: "dropped_bytes", ty: "integer", doc: "how much of it" },
             ],
         },
+        Class {
+            name: "rein.proc.SigningStatus",
+            doc: "",
+            fields: &[
+                Field { name: "config", ty: "string", doc: "" },
+                Field { name: "configured", ty: "boolean", doc: "home config.toml names variables for it" },
+                Field { name: "keystore_password", ty: "rein.proc.SigningSecret?", doc: "" },
+                Field { name: "key_password", ty: "rein.proc.SigningSecret?", doc: "" },
+            ],
+        },
+        Class {
+            name: "rein.proc.SigningSecret",
+            doc: "Where one password comes from, never its value.",
+            fields: &[
+                Field { name: "env", ty: "string", doc: "the variable's name" },
+                Field { name: "set", ty: "boolean", doc: "" },
+                Field { name: "ciphertext", ty: "boolean", doc: "it holds DevEco's encrypted form, which hap-sign-tool cannot use" },
+            ],
+        },
     ],
 };
+
+fn signing_status(lua: &Lua, config: String) -> mlua::Result<MultiValue> {
+    outcome(lua, Ok(state::kernel(lua).signing_status(&config)))
+}
 
 #[derive(Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -70,6 +108,7 @@ struct RunOpts {
     stdin: Option<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    signing: Option<String>,
 }
 
 async fn run(lua: Lua, (program, args, opts): (String, Vec<String>, Value)) -> mlua::Result<MultiValue> {
@@ -96,6 +135,7 @@ async fn run(lua: Lua, (program, args, opts): (String, Vec<String>, Value)) -> m
         timeout_ms: parsed.timeout_ms,
         stdin: parsed.stdin.map(String::into_bytes),
         env: parsed.env.into_iter().collect(),
+        signing: parsed.signing,
     };
     // A failing callback (an error, or a tripped budget) stops the program; its error is the
     // call's error.

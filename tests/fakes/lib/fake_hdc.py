@@ -198,7 +198,7 @@ def run(argv, conf):
         if failure:
             fakelib.outln(failure)
             return
-        state = dev.load(device["key"])
+        state = dev.load(device["key"], conf)
         run_on_device(name, rest, device, state, conf)
         dev.save(device["key"], state)
     else:
@@ -230,8 +230,14 @@ def shell(rest, device, state, conf):
     if rest[:1] == ["-b"]:
         rest = rest[2:]
     # The client joins its arguments into one command line that the device shell splits, so
-    # `shell "aa start -a A -b B"` and `shell aa start -a A -b B` run the same command.
-    line = " ".join(rest)
+    # `shell "aa start -a A -b B"` and `shell aa start -a A -b B` run the same command. Among
+    # several arguments, one holding a space is wrapped in double quotes first (main.cpp
+    # SplitOptionAndCommand), so `-a "-p Faultlogger -l"` reaches the device as one word.
+    # (A single argument is taken as the whole command line, as hdc's docs use it: GUESS.)
+    if len(rest) == 1:
+        line = rest[0]
+    else:
+        line = " ".join('"%s"' % a if " " in a else a for a in rest)
     try:
         words = shlex.split(line)
     except ValueError:

@@ -8,9 +8,8 @@ import time
 import fake_device as dev
 import fakelib
 
-AA_TOOL_URL = "https://gitee.com/openharmony/docs/blob/master/zh-cn/application-dev/tools/aa-tool.md"
-
-# aa error codes (ability_command.cpp CreateMessageMap): code -> (message, cause, solutions)
+# aa error codes: code -> (message, cause, solutions), copied from ability_command.cpp
+# CreateMessageMap (openharmony/ability_ability_runtime tools/aa/src/ability_command.cpp).
 AA_ERRORS = {
     10104001: (
         "The specified ability does not exist",
@@ -22,8 +21,16 @@ AA_ERRORS = {
             " the ability belongs has been installed",
         ],
     ),
+    10104002: (
+        "Failed to retrieve specified package information.",
+        "The application corresponding to the specified package name is not installed.",
+        [
+            "Check if the bundleName is correct",
+            "Check whether the application corresponding to the specified bundleName is installed",
+        ],
+    ),
     10103001: (
-        "error: ability visible false deny request.",
+        "Failed to verify the visibility of the target ability.",
         "Application visibility check failed",
         [
             "Check if the exported configuration of the Ability field in the module.json5 of the pulled"
@@ -51,35 +58,43 @@ AA_ERRORS = {
         ["No need to process, just wait for the startup"],
     ),
     10106102: (
-        "for unlock screen failed in developer mode",
+        "The device screen is locked during the application launch, unlock screen failed.",
         "The current mode is developer mode, and the screen cannot be unlocked automatically",
         ["Check in the settings whether the current device is in developer mode, and turn off developer mode"],
     ),
-    10104401: (
-        "Failed to retrieve specified package information when killing the process",
-        "The application corresponding to the specified package name is not installed.",
-        [
-            "Check if the bundleName is correct",
-            "Check whether the application corresponding to the specified bundleName is installed",
-        ],
-    ),
     10108101: (
-        "Internal error",
-        "Kernel common errors such as memory allocation and multithreading processing.",
-        ["Try restarting the device"],
+        "An internal error occurs while attempting to launch the ability.",
+        "Kernel common errors such as memory allocation and multithreading processing. "
+        "Specific reasons may include: internal object being null, processing timeout, "
+        "failure to obtain application information from package management, failure to obtain system service, "
+        "the number of launched ability instances has reached the limit, etc",
+        [
+            "Confirm whether the system memory is sufficient and "
+            "if there are any issues with the system version used by the device",
+            "Check if too many abilities have been launched",
+            "Try restarting the device",
+        ],
     ),
 }
 
+# What `aa force-stop` answers for a bundle that is not installed: GUESS (KillProcess's error
+# for an unknown bundle is not in the tool's sources); the text is 10104002's.
+FORCE_STOP_UNKNOWN = 10104002
+
+# The template's first log line (DevEco's EntryAbility.ets: hilog.info(0x0000, 'testTag',
+# '%{public}s', 'Ability onCreate')), used when an installed ability records none.
+TEMPLATE_ON_CREATE = [{"level": "I", "domain": 0, "tag": "testTag", "message": "Ability onCreate"}]
+
 
 def aa_error_info(code):
-    """AaToolErrorInfo::ToString: no newline after the MoreInfo line."""
+    """AaToolErrorInfo::ToString (tools/aa/include/shell_command.h): every line ends in "\n"."""
     message, cause, solutions = AA_ERRORS.get(code, AA_ERRORS[10108101])
     text = "Error Code:%d  Error Message:%s\n" % (code, message)
     text += "Error cause: %s\n" % cause
     text += "  Try the following:\n"
     for s in solutions:
         text += "  > %s\n" % s
-    return text + "  > MoreInfo: " + AA_TOOL_URL
+    return text
 
 
 def _flag(words, name):
@@ -123,10 +138,37 @@ def aa_start(words, state, conf):
     running = [r for r in state["running"] if r.get("bundle") == bundle]
     if not any(r.get("ability") == ability for r in running):
         pid = running[0]["pid"] if running else dev.new_pid(state)
-        state["running"].append({"bundle": bundle, "ability": ability, "pid": pid})
-        for msg in found.get("onCreateLogs") or ["%s onCreate" % ability]:
-            state["hilog"].append(dev.hilog_line(dev.now_stamp(conf), pid, pid, "I", 0, "testTag", msg))
+        proc = {"bundle": bundle, "ability": ability, "pid": pid}
+        crash = _crash_for(state, bundle)
+        if crash is not None:
+            proc["crash"] = crash
+            proc["dies_at"] = time.time() + int(crash.get("after_ms", 0)) / 1000.0
+        state["running"].append(proc)
+        if crash is None or int(crash.get("after_ms", 0)) > 0:
+            _log_on_create(state, conf, found, pid)
     fakelib.outln("start ability successfully.")
+
+
+def _crash_for(state, bundle):
+    """The device's `crash_on_launch` setting for `bundle` ({after_ms, error_name,
+    error_message}, or true for the defaults), or None."""
+    crash = (state.get("crash_on_launch") or {}).get(bundle)
+    if crash is None or crash is False:
+        return None
+    return crash if isinstance(crash, dict) else {}
+
+
+def _log_on_create(state, conf, ability, pid):
+    """The lines the ability's onCreate logs (recorded in the HAP by the fake hvigorw from its
+    source), or the DevEco template's line."""
+    stamp = dev.now_stamp(conf)
+    for entry in ability.get("onCreateLogs") or TEMPLATE_ON_CREATE:
+        if isinstance(entry, str):
+            entry = {"level": "I", "domain": 0, "tag": "testTag", "message": entry}
+        level = entry.get("level", "I")
+        state["hilog"].append(
+            dev.hilog_line(stamp, pid, pid, level, int(entry.get("domain", 0)), entry.get("tag", "testTag"), entry["message"])
+        )
 
 
 def aa(words, state, conf):
@@ -139,7 +181,7 @@ def aa(words, state, conf):
             state["running"] = [r for r in state["running"] if r.get("bundle") != bundle]
             fakelib.outln("force stop process successfully.")
         else:
-            fakelib.out("error: failed to force stop process.\n" + aa_error_info(10104401))
+            fakelib.out("error: failed to force stop process.\n" + aa_error_info(FORCE_STOP_UNKNOWN))
     elif sub == "dump":
         fakelib.outln("User ID #100")
         fakelib.outln("  current mission lists:{")
@@ -306,6 +348,94 @@ def param(words, state):
         fakelib.outln("Command list:\n\tparam ls [-r] [name]\n\tparam get [name]\n\tparam set name value")
 
 
+def date(words, conf):
+    """toybox date: `date +FORMAT` is strftime of the local time; the clock is dev.clock."""
+    now = dev.clock(conf)
+    fmt = next((w[1:] for w in words[1:] if w.startswith("+")), None)
+    if fmt is not None:
+        fakelib.outln(time.strftime(fmt, now))
+    elif len(words) == 1:
+        fakelib.outln(time.strftime("%a %b %e %H:%M:%S %Z %Y", now))
+    else:
+        fakelib.outln("date: setting the date needs root")  # GUESS
+
+
+# hidumper (hiviewdfx_hidumper sa_dumper.cpp) frames each system ability's dump like this.
+ABILITY_LINE = "-------------------------------[ability]-------------------------------"
+SA_SEPARATOR = "----------------------------------"
+FAULTLOG_SEPARATOR = "******"
+
+
+def hidumper(words, state, conf):
+    sa, args = _flag(words, "-s"), _flag(words, "-a")
+    if sa != "1201":
+        fakelib.outln("hidumper: only -s 1201 (HiviewService) is faked")  # GUESS
+        return
+    fakelib.out("\n%s\n\n\n%sHiviewService%s\n" % (ABILITY_LINE, SA_SEPARATOR, SA_SEPARATOR))
+    cmds = (args or "").split()
+    # hiview_service.cpp DumpRequestDispatcher: "-p <plugin> ..." goes to the plugin, which
+    # gets the words from the plugin name on.
+    if len(cmds) >= 2 and cmds[0] == "-p" and cmds[1] == "Faultlogger":
+        faultlogger_dump(cmds[1:], state)
+
+
+def _log_time(name):
+    """The seconds of a fault log's name (`<type>-<module>-<uid>-YYYYMMDDHHMMSS[mmm].log`)."""
+    digits = name.rsplit("-", 1)[-1][:14]
+    return time.mktime(time.strptime(digits, "%Y%m%d%H%M%S"))
+
+
+def faultlogger_dump(cmds, state):
+    """faultlog_dump.cpp DumpByCommands: -f NAME, -l, -t TIME, -m MODULE, -d; "Faultlogger"
+    (always first here) lists names without the "mmm.log" tail, -LogSuffixWithMs with it."""
+    request = {"file": None, "time": 0, "module": "", "compat": False, "detail": False}
+    expect = None
+    for cmd in cmds:
+        if cmd in ("-f", "-t", "-m"):
+            expect = cmd
+            continue
+        if cmd == "Faultlogger":
+            request["compat"] = True
+        elif cmd == "-LogSuffixWithMs":
+            request["compat"] = False
+        elif cmd == "-d":
+            request["detail"] = True
+        elif cmd == "-l":
+            pass
+        elif cmd.startswith("-"):
+            fakelib.outln("Unknown command.")
+            return
+        elif expect == "-f":
+            request["file"] = cmd
+        elif expect == "-t":
+            request["time"] = time.mktime(time.strptime(cmd, "%Y%m%d%H%M%S")) if len(cmd) == 14 else int(cmd)
+        elif expect == "-m":
+            request["module"] = cmd
+        expect = None
+    if expect is not None:
+        fakelib.outln("empty parameters.")
+        return
+    logs = {log["name"]: log["content"] for log in state["faultlogs"]}
+    if request["file"]:
+        matches = sorted(n for n in logs if request["file"] in n)
+        fakelib.outln(logs[matches[-1]] if matches else "Fail to dump the log.")
+        return
+    names = sorted(
+        n for n in logs
+        if _log_time(n) > request["time"] and (not request["module"] or n.split("-")[1] == request["module"])
+    )
+    if not names:
+        fakelib.outln("No fault log exist.")
+    fakelib.outln("Fault log list:")
+    fakelib.outln(FAULTLOG_SEPARATOR)
+    for name in names:
+        fakelib.outln(name[:-7] if request["compat"] else name)
+        if request["detail"]:
+            fakelib.outln(logs[name])
+            fakelib.outln(FAULTLOG_SEPARATOR)
+    fakelib.outln(FAULTLOG_SEPARATOR)
+
+
 def run(words, device, state, conf):
     cmd = words[0]
     if cmd == "aa":
@@ -323,6 +453,10 @@ def run(words, device, state, conf):
         param(words, state)
     elif cmd == "snapshot_display":
         snapshot_display(words, state, conf)
+    elif cmd == "date":
+        date(words, conf)
+    elif cmd == "hidumper":
+        hidumper(words, state, conf)
     elif cmd == "echo":
         fakelib.outln(" ".join(words[1:]))
     elif cmd in ("rm", "reboot", "mount", "ls", "mkdir", "chmod", "kill", "true"):

@@ -211,7 +211,7 @@ def build_module(root, module, target, ctx):
         fakelib.outln(line)
     fakelib.outln(P + "Finished %sCompileArkTS... after 2 s 117 ms" % tag)
     fakelib.outln(P + "Finished %sPackageHap... after 95 ms" % tag)
-    hap = hap_json(ctx, mod)
+    hap = hap_json(ctx, mod, src)
     outdir = os.path.join(src, "build", ctx["product"], "outputs", target)
     os.makedirs(outdir, exist_ok=True)
     base = os.path.join(outdir, "%s-%s" % (name, target))
@@ -227,12 +227,50 @@ def build_module(root, module, target, ctx):
     fakelib.outln(P + "Finished :%s:assembleHap... after 1 ms" % name)
 
 
-def hap_json(ctx, mod):
+HILOG_CALL = re.compile(
+    r"hilog\.(debug|info|warn|error|fatal)\(\s*(\w+)\s*,\s*'([^']*)'\s*,\s*'([^']*)'\s*(?:,\s*'([^']*)'\s*)?\)"
+)
+LEVELS = {"debug": "D", "info": "I", "warn": "W", "error": "E", "fatal": "F"}
+
+
+def on_create_logs(path):
+    """The hilog lines an ability's onCreate() logs, read from its source: each
+    `hilog.<level>(DOMAIN, 'tag', 'format', 'arg')` call in the method's body, with a
+    `const NAME = 0x…` domain resolved. None when the source cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return None
+    start = text.find("onCreate(")
+    body_start = text.find("{", start) if start >= 0 else -1
+    if body_start < 0:
+        return []
+    depth, end = 0, len(text)
+    for i in range(body_start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            end = i
+            break
+    consts = dict(re.findall(r"const\s+(\w+)\s*(?::\s*\w+)?\s*=\s*(0x[0-9a-fA-F]+|\d+)", text))
+    logs = []
+    for level, domain, tag, fmt, arg in HILOG_CALL.findall(text[body_start:end]):
+        domain = consts.get(domain, domain)
+        domain = int(domain, 0) if re.match(r"^(0x[0-9a-fA-F]+|\d+)$", domain) else 0
+        message = re.sub(r"%\{public\}[sd]|%[sd]", lambda _: arg, fmt) if arg else fmt
+        logs.append({"level": LEVELS[level], "domain": domain, "tag": tag, "message": message})
+    return logs
+
+
+def hap_json(ctx, mod, src):
     app = ctx["app"]
-    abilities = [
-        {"name": a.get("name"), "exported": bool(a.get("exported", False)), "srcEntry": a.get("srcEntry")}
-        for a in mod.get("abilities") or []
-    ]
+    abilities = []
+    for a in mod.get("abilities") or []:
+        ability = {"name": a.get("name"), "exported": bool(a.get("exported", False)), "srcEntry": a.get("srcEntry")}
+        logs = on_create_logs(os.path.join(src, "src", "main", a.get("srcEntry") or ""))
+        if logs is not None:
+            ability["onCreateLogs"] = logs
+        abilities.append(ability)
     return {
         "bundleName": app.get("bundleName"),
         "versionCode": app.get("versionCode"),

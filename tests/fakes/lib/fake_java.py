@@ -103,13 +103,22 @@ def exists(path):
         raise ToolError(11012002, "File not exist", "Param {%s} is not exist" % path, after_start=True)
 
 
+def ciphertext(value):
+    """DevEco's encrypted password form (build-profile.json5): a PKCS#12 keystore never opens
+    with it, because the keystore's password is the plaintext."""
+    return len(value) >= 40 and value.startswith("000000") and all(c in "0123456789abcdefABCDEF" for c in value)
+
+
+def wrong_password(got, want):
+    """Scenario values when set, else anything but `wrong` or ciphertext opens the keystore."""
+    return (want is not None and got != want) or got == "wrong" or ciphertext(got)
+
+
 def check_keystore(params, conf):
-    """Keystore and key checks: scenario values when set, else anything but `wrong`."""
+    """Keystore and key checks, in the order KeyStoreHelper and the signer run them."""
     store, alias = params["keystoreFile"], params["keyAlias"]
     exists(store)
-    want_store = conf.get("keystore_password")
-    got_store = params.get("keystorePwd", "")
-    if (want_store is not None and got_store != want_store) or got_store == "wrong":
+    if wrong_password(params.get("keystorePwd", ""), conf.get("keystore_password")):
         raise ToolError(11014003, "Init keystore failed", "keystore password was incorrect", [
             "The key store file does not exist, please check the key store file path.",
             "Incorrect keystore password, please input the correct plaintext password.",
@@ -120,9 +129,7 @@ def check_keystore(params, conf):
             "Please check keystore file and keyAlias, ensure keyAlias is exist",
             "Use jdk tool [keytool] check keystore: [keytool -list -keystore xxx.p12]",
         ], after_start=True)
-    want_key = conf.get("key_password")
-    got_key = params.get("keyPwd", "")
-    if (want_key is not None and got_key != want_key) or got_key == "wrong":
+    if wrong_password(params.get("keyPwd", ""), conf.get("key_password")):
         raise ToolError(11014007, "Key alias {%s} password error" % alias, "Cannot recover key", after_start=True)
 
 

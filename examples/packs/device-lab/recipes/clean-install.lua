@@ -1,8 +1,8 @@
--- Uninstall, build, install and launch on one device; proves the launch by its log line.
+-- Uninstall, build, install and launch on one device; the launch is proven by its process.
 return {
   name = "clean-install",
-  description = "Uninstall the app (ignoring 'not installed'), build, install, launch, and "
-    .. "wait for the main ability's onCreate line in hilog.",
+  description = "Uninstall the app (ignoring 'not installed'), build, install, and launch, "
+    .. "proven by the new process (pid alive after a settle, no fault log) and its log lines.",
   params = {
     target = { type = "string", optional = true, description = "Device connect key" },
   },
@@ -43,24 +43,16 @@ return {
     },
     {
       name = "launch",
-      approvals = { "hdc shell aa start" },
+      approvals = { "hdc shell aa start", "hdc shell aa force-stop (when the app already runs)" },
       run = function(ctx)
-        local launched = ctx:tool("app_launch", { target = ctx.args.target })
-        local marker = ctx:tool("device-lab.ready_devices", { ability = launched.ability }).marker
-        for _ = 1, 20 do
-          local log = ctx:tool("hilog_read", { grep = marker, target = ctx.args.target, lines = 1 })
-          if log.count > 0 then
-            return { line = log.entries[1].message }
-          end
-          rein.sleep(500)
-        end
-        rein.error("VERIFY_FAILED", "the log never showed " .. marker)
+        -- app_launch proves the launch itself: a new pid, alive after a settle, no fault log.
+        return ctx:tool("app_launch", { target = ctx.args.target })
       end,
-      verify = function(_, out)
-        if out.line == nil then
-          return false, "no log line showed the launch"
+      verify = function(ctx, out)
+        for _, line in ipairs(out.lines) do
+          ctx:evidence(line)
         end
-        return true, out.line
+        return out.pid ~= nil, out.evidence
       end,
     },
   },

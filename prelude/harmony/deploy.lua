@@ -1,0 +1,275 @@
+-- The pieces sign-install-launch and device-matrix share: the preflight that fails in a second
+-- instead of after a build, picking and signing the HAP, installing (with the reinstall
+-- fallback) and a proven launch. Each takes the recipe step's `ctx`.
+local project = require("harmony.project")
+local signing = require("harmony.signing")
+local remedies = require("harmony.remedies")
+
+local M = {}
+
+-- Codes `reinstall = true` answers by uninstalling and installing once more.
+local REINSTALL_CODES = { ["9568332"] = true, ["9568263"] = true }
+local USABLE = { Connected = true, Ready = true }
+
+local function unavailable(code, message, remedy, extra)
+  local details = { code = code, message = message, remedy = remedy }
+  for k, v in pairs(extra or {}) do
+    details[k] = v
+  end
+  rein.error("DEVICE_UNAVAILABLE", message .. ". " .. remedy, details)
+end
+
+local function keys_of(devices)
+  local keys = {}
+  for _, d in ipairs(devices) do
+    keys[#keys + 1] = d.key .. " (" .. d.status .. ")"
+  end
+  return #keys > 0 and table.concat(keys, ", ") or "none"
+end
+
+local function find(devices, key)
+  for _, d in ipairs(devices) do
+    if d.key == key then
+      return d
+    end
+  end
+  return nil
+end
+
+-- The devices `hdc list targets -v` shows now.
+function M.devices(ctx)
+  return ctx:tool("device_list", {}).devices
+end
+
+-- The one device to use: `target` when given (it must be listed and authorized), else the only
+-- usable device. Raises DEVICE_UNAVAILABLE with the remedy.
+function M.one_device(devices, target)
+  if target then
+    local d = find(devices, target)
+    if not d then
+      unavailable(
+        "TARGET_NOT_FOUND",
+        "no connected device has the connect key "
+          .. target
+          .. " (devices: "
+          .. keys_of(devices)
+          .. ")",
+        remedies.hdc.TARGET_NOT_FOUND,
+        { target = target }
+      )
+    end
+    if not USABLE[d.status] then
+      unavailable(
+        d.status:upper(),
+        "device " .. target .. " is " .. d.status,
+        d.remedy or remedies.device.Unknown,
+        { target = target }
+      )
+    end
+    return target
+  end
+  local usable, others = {}, {}
+  for _, d in ipairs(devices) do
+    table.insert(USABLE[d.status] and usable or others, d)
+  end
+  if #usable == 1 and #others == 0 then
+    return usable[1].key
+  end
+  if #devices == 0 then
+    unavailable(
+      "NO_DEVICE",
+      "no device is connected (hdc list targets shows none)",
+      "connect a device or start an emulator with USB debugging on, check it with device_list, then run again"
+    )
+  end
+  if #usable == 0 and #others == 1 then
+    local d = others[1]
+    unavailable(
+      d.status:upper(),
+      "device " .. d.key .. " is " .. d.status,
+      d.remedy or remedies.device.Unknown,
+      { target = d.key }
+    )
+  end
+  unavailable(
+    "NEED_CONNECT_KEY",
+    "several devices are connected (" .. keys_of(devices) .. ") and no target was given",
+    "pass target (a connect key from device_list)"
+  )
+end
+
+-- Every target to deploy to, each `{ key, usable, status, remedy? }`: `targets` when given
+-- (each must be listed), else every listed device. Raises DEVICE_UNAVAILABLE when none is
+-- usable.
+function M.matrix_devices(devices, targets)
+  local rows = {}
+  for _, key in ipairs(targets or {}) do
+    local d = find(devices, key)
+    if not d then
+      unavailable(
+        "TARGET_NOT_FOUND",
+        "no connected device has the connect key "
+          .. key
+          .. " (devices: "
+          .. keys_of(devices)
+          .. ")",
+        remedies.hdc.TARGET_NOT_FOUND,
+        { target = key }
+      )
+    end
+    rows[#rows + 1] = d
+  end
+  if not targets then
+    rows = devices
+  end
+  local out, usable = rein.json.array({}), 0
+  for _, d in ipairs(rows) do
+    out[#out + 1] =
+      { key = d.key, status = d.status, usable = USABLE[d.status] == true, remedy = d.remedy }
+    usable = usable + (USABLE[d.status] and 1 or 0)
+  end
+  if usable == 0 then
+    unavailable(
+      #rows == 0 and "NO_DEVICE" or "NONE_USABLE",
+      #rows == 0 and "no device is connected (hdc list targets shows none)"
+        or ("no device is usable (" .. keys_of(rows) .. ")"),
+      #rows == 0
+          and "connect devices with USB debugging on, check them with device_list, then run again"
+        or (rows[1].remedy or remedies.device.Unknown)
+    )
+  end
+  return out
+end
+
+-- What every recipe checks before it builds: the project, the module to launch, and how the
+-- product gets signed. `{ bundle, module, ability, product, signing = { path, signing_config } }`.
+function M.project_and_signing(args)
+  local info = project.read()
+  local module = project.module_named(info, args.module) or project.entry_module(info)
+  if not module or (args.module and module.name ~= args.module) then
+    rein.error(
+      "INVALID_ARGS",
+      "the project has no module " .. tostring(args.module),
+      { module = args.module }
+    )
+  end
+  local how, problem = signing.path_for(info, args.product)
+  if not how then
+    signing.fail(problem)
+  end
+  return {
+    bundle = info.bundle_name,
+    module = module.name,
+    ability = module.main_element,
+    product = args.product,
+    signing = how,
+  }
+end
+
+-- The HAP of `module` the build made: the signed one when there is one.
+function M.pick_hap(haps, module, signed)
+  for _, hap in ipairs(haps) do
+    local file = hap.path:match("[^/]+$")
+    if hap.signed == signed and file:sub(1, #module + 1) == module .. "-" then
+      return hap.path
+    end
+  end
+  return nil
+end
+
+-- The signed HAP to install: hvigor's when it signed, else hap-sign-tool's.
+function M.signed_hap(ctx, plan, haps)
+  local signed = M.pick_hap(haps, plan.module, true)
+  if plan.signing.path == "hvigor" then
+    if not signed then
+      rein.error(
+        "SIGN_FAILED",
+        "hvigor was to sign with signingConfig '"
+          .. plan.signing.signing_config
+          .. "' but made no -signed.hap",
+        {
+          remedy = "read the build's SignHap output; check the signing material in build-profile.json5",
+        }
+      )
+    end
+    return { hap = signed, signed_by = "hvigor" }
+  end
+  local unsigned = M.pick_hap(haps, plan.module, false)
+  if not unsigned then
+    rein.error("BUILD_FAILED", "the build made no unsigned HAP of module " .. plan.module, {
+      remedy = "check the module's build output",
+    })
+  end
+  local result =
+    ctx:tool("hap_sign", { hap = unsigned, signing_config = plan.signing.signing_config })
+  return { hap = result.hap, signed_by = "hap-sign-tool" }
+end
+
+-- The build step both recipes run: the product's HAPs.
+function M.build_step()
+  return {
+    name = "build",
+    run = function(ctx)
+      return ctx:tool("hvigor_build", { module = ctx.args.module, product = ctx.args.product })
+    end,
+    verify = function(_, out)
+      if #out.haps == 0 then
+        return false, "the build made no .hap"
+      end
+      return true, "BUILD SUCCESSFUL"
+    end,
+  }
+end
+
+-- The sign step both recipes run: hvigor's signed HAP, else one hap-sign-tool signs.
+function M.sign_step()
+  return {
+    name = "sign",
+    run = function(ctx)
+      return M.signed_hap(ctx, ctx.outputs.preflight, ctx.outputs.build.haps)
+    end,
+    verify = function(_, out)
+      return out.hap ~= nil and rein.fs.exists(out.hap),
+        out.hap .. " (signed by " .. out.signed_by .. ")"
+    end,
+  }
+end
+
+-- Installs `hap` on `target`; with `reinstall`, an install refused for another signature or a
+-- downgrade uninstalls `bundle` and installs once more.
+function M.install(ctx, hap, target, bundle, reinstall)
+  local args = { hap = hap, target = target }
+  local ok, result = pcall(ctx.tool, ctx, "app_install", args)
+  if ok then
+    return result
+  end
+  local code = type(result) == "table" and result.details and result.details.code
+  if not (reinstall and REINSTALL_CODES[code]) then
+    error(result, 0)
+  end
+  ctx:log(
+    "install on "
+      .. tostring(target)
+      .. " refused with "
+      .. code
+      .. "; uninstalling and retrying once"
+  )
+  ctx:tool("app_uninstall", { bundle = bundle, target = target })
+  local again = ctx:tool("app_install", args)
+  again.reinstalled = true
+  return again
+end
+
+-- A proven launch (app_launch) with the recipe's arguments.
+function M.launch(ctx, plan, target)
+  return ctx:tool("app_launch", {
+    bundle = plan.bundle,
+    ability = plan.ability,
+    module = plan.module,
+    target = target,
+    expect_log = ctx.args.expect_log,
+    wait_ms = ctx.args.wait_ms,
+  })
+end
+
+return M

@@ -1,0 +1,114 @@
+//! The project's Lua files as one generation sees them: every `.lua` file under `tools/`,
+//! `recipes/` and `prelude/`, read once. Loading, `require` and checks all use these texts,
+//! never the disk again, so a generation is consistent with itself, and a file whose new text
+//! was rejected can go on serving its last good text while the disk holds the broken one.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::sources::SourceError;
+
+/// The folders of a project (and of a pack) that hold Lua code.
+pub const CODE_FOLDERS: [&str; 3] = ["tools", "recipes", "prelude"];
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProjectFiles {
+    /// Text by path relative to the project, e.g. `tools/greet.lua`, `prelude/kit/words.lua`.
+    texts: BTreeMap<String, String>,
+}
+
+impl ProjectFiles {
+    /// Reads every `.lua` file under the code folders of `root`. A folder that does not exist
+    /// holds nothing; a file that cannot be read is an error naming it.
+    pub fn read(root: &Path) -> Result<ProjectFiles, SourceError> {
+        let mut texts = BTreeMap::new();
+        for folder in CODE_FOLDERS {
+            collect(root, &root.join(folder), &mut texts)?;
+        }
+        Ok(ProjectFiles { texts })
+    }
+
+    pub fn get(&self, rel: &str) -> Option<&str> {
+        self.texts.get(rel).map(String::as_str)
+    }
+
+    /// These files with `rel` set to `text` (None: the file is gone).
+    pub fn with(&self, rel: &str, text: Option<String>) -> ProjectFiles {
+        let mut changed = self.clone();
+        match text {
+            Some(text) => changed.texts.insert(rel.to_string(), text),
+            None => changed.texts.remove(rel),
+        };
+        changed
+    }
+
+    /// The `.lua` files directly in `folder` (tools and recipes; deeper ones are modules),
+    /// sorted by path.
+    pub fn top_level<'a>(&'a self, folder: &'a str) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
+        self.texts.iter().filter(move |(rel, _)| is_top_level_in(rel, folder)).map(|(r, t)| (r.as_str(), t.as_str()))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.texts.iter().map(|(r, t)| (r.as_str(), t.as_str()))
+    }
+}
+
+/// Whether `rel` is a tool or recipe file (`tools/x.lua`, `recipes/x.lua`), not a module.
+pub fn is_top_level_in(rel: &str, folder: &str) -> bool {
+    rel.strip_prefix(folder)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .is_some_and(|name| !name.contains('/') && name.ends_with(".lua"))
+}
+
+/// Whether a path relative to the project is Lua code rein loads (`.lua` under a code folder).
+pub fn is_code_file(rel: &str) -> bool {
+    rel.ends_with(".lua")
+        && CODE_FOLDERS.iter().any(|folder| rel.strip_prefix(folder).is_some_and(|r| r.starts_with('/')))
+}
+
+/// Reads one project file now: its text, or None when it no longer exists.
+pub fn read_one(root: &Path, rel: &str) -> Result<Option<String>, SourceError> {
+    let path = root.join(rel);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    std::fs::read_to_string(&path).map(Some).map_err(|source| SourceError { path, source })
+}
+
+fn collect(root: &Path, dir: &Path, texts: &mut BTreeMap<String, String>) -> Result<(), SourceError> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
+        if path.is_dir() {
+            collect(root, &path, texts)?;
+        } else if path.is_file() && path.extension().is_some_and(|e| e == "lua") {
+            let text = std::fs::read_to_string(&path).map_err(|source| SourceError { path: path.clone(), source })?;
+            let rel = path.strip_prefix(root).expect("under the root").to_string_lossy().into_owned();
+            texts.insert(rel, text);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_code_folders_only_and_tells_tools_from_modules() {
+        let dir = tempfile::tempdir().unwrap();
+        for (rel, text) in [("tools/a.lua", "a"), ("tools/lib/m.lua", "m"), ("prelude/p.lua", "p"), ("src/x.lua", "x")]
+        {
+            std::fs::create_dir_all(dir.path().join(rel).parent().unwrap()).unwrap();
+            std::fs::write(dir.path().join(rel), text).unwrap();
+        }
+        let files = ProjectFiles::read(dir.path()).unwrap();
+        let all: Vec<&str> = files.iter().map(|(r, _)| r).collect();
+        assert_eq!(all, ["prelude/p.lua", "tools/a.lua", "tools/lib/m.lua"]);
+        let tools: Vec<&str> = files.top_level("tools").map(|(r, _)| r).collect();
+        assert_eq!(tools, ["tools/a.lua"]);
+        assert_eq!(files.with("tools/a.lua", None).get("tools/a.lua"), None);
+        assert!(is_code_file("prelude/x/y.lua") && !is_code_file("src/x.lua") && !is_code_file("tools/a.lua~"));
+    }
+}

@@ -1,0 +1,184 @@
+//! Signing with real secrets: hap-sign-tool needs plaintext passwords, build-profile.json5 holds
+//! DevEco's ciphertext. The kernel takes the plaintext from the environment variables a person
+//! names in home config.toml, and the password appears nowhere rein writes.
+
+use std::time::Duration;
+
+use crate::common::lab::{lab, step, Lab};
+use crate::common::output_within;
+use serde_json::{json, Value};
+
+const UNSIGNED: &str = "entry/build/default/outputs/default/entry-default-unsigned.hap";
+const SIGNED: &str = "entry/build/default/outputs/default/entry-default-signed.hap";
+const STORE_PASSWORD: &str = "Store-Pl41ntext!";
+const KEY_PASSWORD: &str = "Key-Pl41ntext?";
+const CIPHER: &str = "0000001B9C5AA9E57C6A1E01EBD4A486F3991FFF6B5A77D2F5527B08A5B7AAF10B46";
+
+/// A lab whose home config.toml names the variables, and whose fake signer wants the
+/// plaintext passwords.
+fn configured() -> Lab {
+    let lab = lab();
+    let config = lab.ws.home.join("config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(
+        "\n[signing.default]\nkeystore_password_env = \"REIN_T_STORE_PW\"\nkey_password_env = \"REIN_T_KEY_PW\"\n",
+    );
+    std::fs::write(config, text).unwrap();
+    lab.scenario(json!({"java": {"keystore_password": STORE_PASSWORD, "key_password": KEY_PASSWORD}}));
+    lab
+}
+
+/// `rein -vvv --json ARGS` with the two variables set as given; (exit status, JSON, stderr).
+fn rein_with(lab: &Lab, store: Option<&str>, key: Option<&str>, args: &[&str]) -> (i32, Value, String) {
+    let mut all = vec!["-vvv"];
+    all.extend_from_slice(args);
+    let mut cmd = lab.command(&all);
+    for (name, value) in [("REIN_T_STORE_PW", store), ("REIN_T_KEY_PW", key)] {
+        match value {
+            Some(value) => cmd.env(name, value),
+            None => cmd.env_remove(name),
+        };
+    }
+    let out = output_within(&mut cmd, None, Duration::from_secs(120));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let value: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    (out.status.code().unwrap(), value, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn sign(lab: &Lab, store: Option<&str>, key: Option<&str>) -> (i32, Value, String) {
+    let args = json!({"hap": UNSIGNED}).to_string();
+    rein_with(lab, store, key, &["call", "hap_sign", &args])
+}
+
+/// Every file under `dir`, read as text.
+fn texts_under(dir: &std::path::Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(texts_under(&path));
+        } else if let Ok(text) = std::fs::read_to_string(&path) {
+            out.push((path.display().to_string(), text));
+        }
+    }
+    out
+}
+
+fn assert_nowhere(lab: &Lab, secrets: &[&str], also: &[(&str, &str)]) {
+    let mut places = texts_under(&lab.ws.path(".rein"));
+    places.extend(also.iter().map(|(name, text)| (name.to_string(), text.to_string())));
+    assert!(places.iter().any(|(name, _)| name.contains("journal")), "the journal was written");
+    for (name, text) in &places {
+        for secret in secrets {
+            assert!(!text.contains(secret), "{name} holds a password");
+        }
+    }
+}
+
+#[test]
+fn ciphertext_passwords_without_configured_variables_are_refused_before_java_starts() {
+    let lab = lab();
+    lab.build();
+    let error = lab.failed(&[], "hap_sign", json!({"hap": UNSIGNED}), "SIGNING_NOT_CONFIGURED");
+    assert_eq!(error["details"]["problem"], json!("ciphertext"), "{error}");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains("DevEco ciphertext") && message.contains("only hvigor can decrypt"), "{message}");
+    assert!(
+        message.contains("[signing.default]\nkeystore_password_env = "),
+        "the remedy is the config to add: {message}"
+    );
+    assert!(lab.command_lines("java").is_empty(), "java never started");
+    assert!(!error.to_string().contains(CIPHER) && !error.to_string().contains("0000001B8D2C"), "{error}");
+}
+
+#[test]
+fn configured_variables_sign_and_the_password_appears_nowhere() {
+    let lab = configured();
+    lab.build();
+    std::fs::remove_file(lab.ws.path(SIGNED)).unwrap();
+    let (status, out, stderr) = sign(&lab, Some(STORE_PASSWORD), Some(KEY_PASSWORD));
+    assert_eq!(status, 0, "{out}\n{stderr}");
+    assert_eq!(out["result"]["hap"], json!(SIGNED));
+    assert!(lab.ws.path(SIGNED).exists());
+    // The signer got the plaintext, and nothing else did: not the journal, the result, the logs.
+    let java = lab.command_lines("java").pop().unwrap();
+    assert!(java.ends_with(&format!("-keyPwd {KEY_PASSWORD} -keystorePwd {STORE_PASSWORD}")), "{java}");
+    let journal: String = texts_under(&lab.ws.path(".rein/journal")).into_iter().map(|(_, text)| text).collect();
+    assert!(journal.contains("-keyPwd *** -keystorePwd ***"), "{journal}");
+    assert_nowhere(&lab, &[STORE_PASSWORD, KEY_PASSWORD], &[("stdout", &out.to_string()), ("stderr", &stderr)]);
+    for call in lab.calls() {
+        let env = call["env"].as_object().unwrap();
+        assert!(!env.contains_key("REIN_T_STORE_PW") && !env.contains_key("REIN_T_KEY_PW"), "no child sees them");
+    }
+}
+
+#[test]
+fn a_recipe_signing_with_hap_sign_tool_keeps_the_password_out_of_its_report() {
+    let lab = configured();
+    lab.one_device();
+    lab.replace_in("build-profile.json5", "\"signingConfig\": \"default\",", "");
+    let payload = json!({}).to_string();
+    let (status, out, stderr) = rein_with(
+        &lab,
+        Some(STORE_PASSWORD),
+        Some(KEY_PASSWORD),
+        &["--yes", "recipe", "sign-install-launch", &payload],
+    );
+    assert_eq!(status, 0, "{out}\n{stderr}");
+    let report = lab.report(&out);
+    assert_eq!(step(&report, "sign")["output"]["signed_by"], json!("hap-sign-tool"), "{report:#}");
+    let command = step(&report, "sign")["commands"][0]["command"].as_str().unwrap();
+    assert!(
+        command.starts_with("hap-sign-tool sign-app") && command.ends_with("-keyPwd *** -keystorePwd ***"),
+        "{command}"
+    );
+    assert_nowhere(&lab, &[STORE_PASSWORD, KEY_PASSWORD], &[("stdout", &out.to_string()), ("stderr", &stderr)]);
+}
+
+#[test]
+fn unusable_variables_are_refused_with_what_to_do() {
+    let lab = configured();
+    lab.build();
+    let (status, out, _) = sign(&lab, None, Some(KEY_PASSWORD));
+    assert_eq!((status, out["error"]["code"].as_str()), (1, Some("SIGNING_NOT_CONFIGURED")), "{out}");
+    assert_eq!(out["error"]["details"]["problem"], json!("env_unset"));
+    assert!(out["error"]["message"].as_str().unwrap().contains("export REIN_T_STORE_PW"), "{out}");
+    let (_, out, _) = sign(&lab, Some(CIPHER), Some(KEY_PASSWORD));
+    assert_eq!(out["error"]["details"]["problem"], json!("env_ciphertext"), "{out}");
+    assert!(lab.command_lines("java").is_empty(), "java never started");
+    let (status, out, stderr) = sign(&lab, Some("not-the-password"), Some(KEY_PASSWORD));
+    assert_eq!((status, out["error"]["code"].as_str()), (1, Some("SIGN_FAILED")), "{out}");
+    assert_eq!(out["error"]["details"]["errors"][0]["code"], json!("11014003"));
+    let remedy = out["error"]["details"]["remedy"].as_str().unwrap();
+    assert!(remedy.contains("plaintext") && remedy.contains("REIN_T_STORE_PW"), "{remedy}");
+    assert!(!out.to_string().contains("not-the-password") && !stderr.contains("not-the-password"));
+}
+
+#[test]
+fn the_kernel_refuses_ciphertext_and_misused_signing_from_any_script() {
+    let lab = lab();
+    lab.build();
+    std::fs::create_dir_all(lab.ws.path("tools")).unwrap();
+    std::fs::write(
+        lab.ws.path("tools/sneaky.lua"),
+        format!(
+            r#"return {{ name = "sneaky", description = "passes passwords itself", params = {{ how = {{ type = "string" }} }},
+  run = function(args)
+    local ok, err = pcall(function()
+      if args.how == "cipher" then
+        return rein.proc.run("hap-sign-tool", {{ "sign-app", "-inFile", "a.hap", "-keystorePwd", "{CIPHER}" }})
+      end
+      return rein.proc.run("hdc", {{ "list", "targets" }}, {{ signing = "default" }})
+    end)
+    return {{ code = err.code, message = err.message }}
+  end }}"#
+        ),
+    )
+    .unwrap();
+    let cipher = lab.ok(&[], "sneaky", json!({"how": "cipher"}));
+    assert_eq!(cipher["code"], json!("INVALID_CONFIG"), "{cipher}");
+    assert!(cipher["message"].as_str().unwrap().contains("plaintext"), "{cipher}");
+    let misuse = lab.ok(&[], "sneaky", json!({"how": "hdc"}));
+    assert_eq!(misuse["code"], json!("INVALID_ARGS"), "{misuse}");
+    assert!(lab.command_lines("java").is_empty() && lab.command_lines("hdc").is_empty(), "nothing started");
+}

@@ -1,0 +1,75 @@
+//! A folder swapped with a link to outside while rein writes and edits in it: nothing ever
+//! lands outside — no file, no temp file — and every refusal carries a code.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use rein::kernel::{Call, Edit, EditOptions, Kernel};
+
+use crate::common::Workspace;
+
+#[test]
+fn a_folder_swapped_for_a_link_never_lets_a_write_out() {
+    let ws = Workspace::new();
+    let outside = ws.root.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir_all(ws.path("d")).unwrap();
+    std::os::unix::fs::symlink(&outside, ws.path("swap")).unwrap();
+    ws.file("d/edit.txt", "counter 0\n");
+    std::fs::write(outside.join("edit.txt"), "counter 0\n").unwrap();
+    let kernel = Arc::new(Kernel::new(&ws.ws, &ws.home).unwrap());
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let (stop, d, swap) = (stop.clone(), ws.path("d"), ws.path("swap"));
+        std::thread::spawn(move || {
+            let mut swaps = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                rustix::fs::renameat_with(
+                    rustix::fs::CWD,
+                    &d,
+                    rustix::fs::CWD,
+                    &swap,
+                    rustix::fs::RenameFlags::EXCHANGE,
+                )
+                .expect("renameat2 RENAME_EXCHANGE");
+                swaps += 1;
+            }
+            swaps
+        })
+    };
+    let call = Call::new();
+    let (mut written, mut refused) = (0, 0);
+    for i in 0..3000 {
+        let result = if i % 3 == 0 {
+            let edit = Edit { old_string: "counter ".into(), new_string: "counter  ".into(), replace_all: false };
+            kernel.edit(&call, "d/edit.txt", edit, &EditOptions::default()).map(drop)
+        } else {
+            kernel.write(&call, &format!("d/f{i}.txt"), b"inside\n", None).map(drop)
+        };
+        match result {
+            Ok(()) => written += 1,
+            Err(err) => {
+                let failure = rein::Failure::from(err);
+                assert!(!failure.message.is_empty());
+                refused += 1;
+            }
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let swaps = swapper.join().unwrap();
+    let landed: Vec<String> = std::fs::read_dir(&outside)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "edit.txt")
+        .collect();
+    assert!(landed.is_empty(), "{} files landed outside: {landed:?}", landed.len());
+    assert_eq!(
+        std::fs::read_to_string(outside.join("edit.txt")).unwrap(),
+        "counter 0\n",
+        "the outside file is untouched"
+    );
+    assert!(
+        swaps > 100 && written > 0 && refused > 0,
+        "the race ran: {swaps} swaps, {written} written, {refused} refused"
+    );
+}
