@@ -100,3 +100,29 @@ impl Param {
         self.ty.trim_end_matches('?')
     }
 }
+
+/// For tests: declared option classes against the structs natives read them into.
+#[cfg(test)]
+pub(crate) mod drift {
+    use super::Area;
+
+    /// The fields serde accepts for `T`, sorted (it names them all when it meets one it does
+    /// not know).
+    pub fn serde_fields<T: serde::de::DeserializeOwned>() -> Vec<String> {
+        let err =
+            serde_json::from_value::<T>(serde_json::json!({"\u{1}": 0})).err().expect("an unknown field is refused");
+        let text = err.to_string();
+        let expected = text.split_once(", expected ").map(|(_, list)| list).unwrap_or_default();
+        let mut fields: Vec<String> = expected.split('`').skip(1).step_by(2).map(String::from).collect();
+        fields.sort();
+        fields
+    }
+
+    /// The fields `class` of `area` declares, sorted.
+    pub fn class_fields(area: &Area, class: &str) -> Vec<String> {
+        let class = area.classes.iter().find(|c| c.name == class).unwrap_or_else(|| panic!("no class {class}"));
+        let mut fields: Vec<String> = class.fields.iter().map(|f| f.name.to_string()).collect();
+        fields.sort();
+        fields
+    }
+}

@@ -316,3 +316,21 @@ fn mkdir(lua: &Lua, path: String) -> mlua::Result<MultiValue> {
     let result = scope::current().and_then(|call| Ok(state::kernel(lua).create_dir(&call, &path)?));
     outcome(lua, result)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lua::api::declare::drift::{class_fields, serde_fields};
+
+    #[test]
+    fn option_classes_name_exactly_the_fields_the_natives_read() {
+        assert_eq!(class_fields(&AREA, "rein.fs.ReadOptions"), serde_fields::<ReadOpts>());
+        assert_eq!(class_fields(&AREA, "rein.fs.WriteOptions"), serde_fields::<WriteOpts>());
+        assert_eq!(class_fields(&AREA, "rein.fs.ListOptions"), serde_fields::<ListOpts>());
+        assert_eq!(class_fields(&AREA, "rein.fs.MultiEditOptions"), serde_fields::<EditOptions>());
+        let mut edit = serde_fields::<EditOptions>();
+        edit.push("replace_all".into()); // taken out of the options before the rest is read
+        edit.sort();
+        assert_eq!(class_fields(&AREA, "rein.fs.EditOptions"), edit);
+    }
+}

@@ -160,3 +160,17 @@ async fn run(lua: Lua, (program, args, opts): (String, Vec<String>, Value)) -> m
     };
     outcome(&lua, result)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lua::api::declare::drift::{class_fields, serde_fields};
+
+    #[test]
+    fn run_options_name_exactly_the_fields_run_reads() {
+        let mut read = serde_fields::<RunOpts>();
+        read.push("on_line".into()); // taken out of the options before the rest is read
+        read.sort();
+        assert_eq!(class_fields(&AREA, "rein.proc.RunOptions"), read);
+    }
+}
