@@ -107,3 +107,84 @@ fn globals_of_one_tool_file_do_not_leak_into_another() {
     host.call("setter", json!({})).unwrap();
     assert_eq!(host.call("getter", json!({})).unwrap(), json!({"seen": false}));
 }
+
+/// After each poisoning attempt, the built-ins still work in the same host.
+fn built_ins_still_work(host: &Host, dir: &std::path::Path, after: &str) {
+    std::fs::write(dir.join("ws/probe.txt"), "one\ntwo\n").unwrap();
+    let read = host.call("read_file", json!({"path": "probe.txt"})).unwrap_or_else(|e| panic!("after {after}: {e}"));
+    assert_eq!(read["total_lines"], json!(2), "after {after}: {read}");
+    let info = host.call("project_info", json!({}));
+    assert!(info.is_ok() || info.as_ref().unwrap_err().code.as_str() != "LUA_ERROR", "after {after}: {info:?}");
+}
+
+#[test]
+fn no_script_can_poison_the_namespace_the_string_methods_or_another_file() {
+    let (dir, host) = host_with(&[
+        ("rawset_rein", "rawset(rein, 'fs', nil)\nreturn {}"),
+        ("assign_rein", "rein.fs.read_text = function() return 'evil' end\nreturn {}"),
+        ("replace_rein", "rein = nil\nstring = nil\nreturn { rein = type(rein) }"),
+        ("global_g", "_G.rein = nil\nreturn {}"),
+        ("rawset_g", "rawset(_G, 'rein', nil)\nreturn {}"),
+        ("string_index", "getmetatable('').__index = nil\nreturn {}"),
+        ("string_mt", "setmetatable(string, nil)\nreturn {}"),
+        ("string_fn", "string.find = nil\nreturn {}"),
+        ("table_fn", "table.insert = nil\nreturn {}"),
+        ("loaded_chunk", "load('rein = nil; string.format = nil')()\nreturn {}"),
+        ("still_methods", "return { upper = ('abc'):upper(), n = #rein.json.encode({1, 2}) }"),
+        ("walk", "local names = {}\nfor name in pairs(rein.fs) do names[#names + 1] = name end\nreturn { n = #names }"),
+    ]);
+    for (tool, needle) in [
+        ("rawset_rein", "read-only"),
+        ("assign_rein", "read-only"),
+        ("global_g", "read-only"),
+        ("rawset_g", "read-only"),
+        ("string_index", "attempt to index"),
+        ("string_mt", "protected metatable"),
+        ("string_fn", "read-only"),
+        ("table_fn", "read-only"),
+        ("loaded_chunk", "read-only"),
+    ] {
+        refused(&host, tool, needle);
+        built_ins_still_work(&host, dir.path(), tool);
+    }
+    // Assigning a global only changes that file's own environment (nil there uncovers the
+    // shared namespace again).
+    assert_eq!(host.call("replace_rein", json!({})).unwrap(), json!({"rein": "table"}));
+    built_ins_still_work(&host, dir.path(), "replace_rein");
+    assert_eq!(host.call("still_methods", json!({})).unwrap(), json!({"upper": "ABC", "n": 5}));
+    assert!(host.call("walk", json!({})).unwrap()["n"].as_u64().unwrap() > 3, "pairs sees the namespace");
+}
+
+#[test]
+fn a_module_changed_by_one_file_is_unchanged_for_another_and_a_pack_like_module_cannot_patch_rein() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(ws.join("tools")).unwrap();
+    std::fs::create_dir_all(ws.join("prelude/team")).unwrap();
+    std::fs::write(ws.join("prelude/team/util.lua"), "return { greet = function() return 'hello' end }\n").unwrap();
+    std::fs::write(
+        ws.join("prelude/team/patch.lua"),
+        "local ok, err = pcall(function() rein.fs.read_text = function() return 'evil' end end)\nreturn { ok = ok, err = tostring(err) }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("tools/breaker.lua"),
+        "local util = require('team.util')\nutil.greet = function() return 'broken' end\n\
+         local patch = require('team.patch')\n\
+         return { name = 'breaker', description = 'x', run = function() return { greet = util.greet(), patched = patch.ok, err = patch.err } end }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("tools/user.lua"),
+        "local util = require('team.util')\nreturn { name = 'user', description = 'x', run = function() return { greet = util.greet() } end }\n",
+    )
+    .unwrap();
+    let host = Host::builder().workspace(&ws).home(dir.path().join("home")).build().unwrap();
+    assert!(host.problems().is_empty(), "{:?}", host.problems());
+    let breaker = host.call("breaker", json!({})).unwrap();
+    assert_eq!(breaker["greet"], json!("broken"), "its own copy changed: {breaker}");
+    assert_eq!(breaker["patched"], json!(false), "{breaker}");
+    assert!(breaker["err"].as_str().unwrap().contains("read-only"), "{breaker}");
+    assert_eq!(host.call("user", json!({})).unwrap(), json!({"greet": "hello"}), "another file's copy is untouched");
+    built_ins_still_work(&host, dir.path(), "the module patch");
+}

@@ -193,3 +193,24 @@ fn finalizers_are_refused_and_close_handlers_are_bounded() {
     assert!(err.message.contains("__gc metamethods are not available"), "{err}");
     assert_breach(&host, "close", "instructions");
 }
+
+#[test]
+fn waking_from_sleep_checks_the_clock_and_big_strings_are_charged() {
+    // rein.sleep(0) runs almost no Lua instructions, so only the clock at each wake stops it.
+    let clocked = Limits { instructions: u64::MAX, wall_time: Duration::from_millis(500), ..limits() };
+    let (_d, host) = host_with(&[("sleeper", "while true do rein.sleep(0) end")], clocked);
+    assert_breach(&host, "sleeper", "wall_time");
+    // Each 1 MiB string.rep is one instruction to Lua; its bytes count against the budget.
+    let (_d, host) = host_with(
+        &[
+            ("reps", "while true do local s = string.rep('a', 1024 * 1024) end"),
+            ("concat", "local t = {}\nfor i = 1, 1000 do t[i] = string.rep('b', 1000) end\nwhile true do local s = table.concat(t) end"),
+            ("caught", "while true do pcall(string.rep, 'a', 1024 * 1024) end"),
+        ],
+        limits(),
+    );
+    assert_breach(&host, "reps", "instructions");
+    assert_breach(&host, "concat", "instructions");
+    assert_breach(&host, "caught", "instructions");
+    assert_eq!(host.call("ok", json!({})).unwrap(), json!({"fine": true}), "the host serves the next call");
+}

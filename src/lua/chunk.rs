@@ -2,7 +2,10 @@
 //! as text (never a binary chunk) in an environment of its own, and where modules for
 //! `require` come from (the host decides: prelude/ and tools/ folders, packs).
 
-use mlua::{ChunkMode, Function, Lua};
+use mlua::{ChunkMode, Function, Lua, Table};
+
+/// The registry key of the read-only globals every chunk reads through.
+pub(crate) const GLOBALS: &str = "rein.globals";
 
 /// One Lua file.
 #[derive(Debug, Clone)]
@@ -21,11 +24,27 @@ pub trait Modules: Send + Sync {
 }
 
 /// Compiles `chunk` in an environment of its own, so top-level globals of one file do not
-/// leak into another.
+/// leak into another, with modules of its own: what it requires is loaded for it (and the
+/// modules it requires), so nothing it does to a module's table reaches another file.
 pub fn compile(lua: &Lua, chunk: &Chunk) -> mlua::Result<Function> {
+    compile_sharing(lua, chunk, lua.create_table()?)
+}
+
+/// [`compile`], sharing `modules` (loaded modules by name) with the file that required it.
+pub(crate) fn compile_sharing(lua: &Lua, chunk: &Chunk, modules: Table) -> mlua::Result<Function> {
     let env = lua.create_table()?;
+    env.raw_set(
+        "require",
+        lua.create_function(move |lua, name: String| crate::lua::require::require_from(lua, &modules, name))?,
+    )?;
     let meta = lua.create_table()?;
-    meta.set("__index", lua.globals())?;
+    // The read-only globals themselves (the globals table only forwards to them), so a
+    // global lookup costs one table index.
+    let globals = match lua.named_registry_value::<mlua::Value>(GLOBALS)? {
+        mlua::Value::Table(sealed) => sealed,
+        _ => lua.globals(),
+    };
+    meta.set("__index", globals)?;
     env.set_metatable(Some(meta))?;
     lua.load(chunk.text.as_str())
         .set_name(format!("@{}", chunk.label))

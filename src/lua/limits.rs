@@ -22,7 +22,9 @@ impl Default for Limits {
         Limits {
             instructions: 2_000_000_000,
             memory_bytes: 64 * 1024 * 1024,
-            wall_time: Duration::from_secs(30 * 60),
+            // A plain tool call; a recipe step gets what its timeout or the recipe's budget
+            // leaves (see recipe::engine).
+            wall_time: Duration::from_secs(10 * 60),
             tool_depth: 8,
         }
     }
@@ -98,8 +100,14 @@ impl Budget {
     }
 
     fn tick(&mut self) -> Option<Breach> {
+        self.spend(u64::from(HOOK_EVERY))
+    }
+
+    /// Counts `units` instructions' worth of work (the hook's, or work done in C on the
+    /// script's behalf) and checks the clock.
+    fn spend(&mut self, units: u64) -> Option<Breach> {
         if self.tripped.is_none() {
-            self.used += u64::from(HOOK_EVERY);
+            self.used = self.used.saturating_add(units);
             if self.used > self.limits.instructions {
                 self.tripped = Some(Breach::Instructions(self.limits.instructions));
             } else if Instant::now() > self.deadline {
@@ -138,6 +146,13 @@ pub fn end(lua: &Lua) -> Option<Breach> {
         let _ = lua.gc_collect();
     }
     breach
+}
+
+/// Charges work a library function does in C (bytes it builds) against the instruction
+/// budget, and checks the clock: the hook does not run inside C. Also called whenever the
+/// script wakes from waiting (`rein.sleep`, `rein.parallel`, a program, another tool).
+pub fn charge(lua: &Lua, units: u64) -> Option<Breach> {
+    lua.app_data_mut::<Budget>().and_then(|mut budget| budget.spend(units))
 }
 
 pub fn trip(lua: &Lua, breach: Breach) -> Breach {

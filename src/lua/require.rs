@@ -10,13 +10,18 @@ const CACHE_KEY: &str = "rein.modules";
 /// Marks a module whose file is running, to catch circular requires.
 const LOADING: &str = "\0loading";
 
+/// The global `require` (for chunks a script loads itself): modules shared among those only.
 pub fn require(lua: &Lua, name: String) -> mlua::Result<Value> {
+    require_from(lua, &cache(lua)?, name)
+}
+
+/// Module `name`, loaded once into `cache` (the modules of one file and what it requires).
+pub fn require_from(lua: &Lua, cache: &Table, name: String) -> mlua::Result<Value> {
     if !valid_module_name(&name) {
         return Err(mlua::Error::runtime(format!(
             "module name {name:?} is not valid: use dotted names like \"harmony.hdc\""
         )));
     }
-    let cache = cache(lua)?;
     match cache.get::<Value>(name.as_str())? {
         Value::Nil => {}
         Value::String(s) if s.as_bytes() == LOADING.as_bytes() => {
@@ -33,7 +38,7 @@ pub fn require(lua: &Lua, name: String) -> mlua::Result<Value> {
         )));
     };
     cache.set(name.as_str(), LOADING)?;
-    let loaded = chunk::compile(lua, &file).and_then(|chunk| chunk.call::<Value>(name.as_str()));
+    let loaded = chunk::compile_sharing(lua, &file, cache.clone()).and_then(|chunk| chunk.call::<Value>(name.as_str()));
     let value = match loaded {
         Ok(Value::Nil) => Value::Boolean(true),
         Ok(value) => value,

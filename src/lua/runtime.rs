@@ -32,12 +32,12 @@ impl Runtime {
             .set_mode(ChunkMode::Text)
             .call(api::bootstrap_natives(&lua).map_err(|e| internal("prepare the bootstrap", e))?)
             .map_err(|e| internal("run the bootstrap", e))?;
-        let helpers = Helpers {
-            run: helpers.get("run").map_err(|e| internal("read the bootstrap", e))?,
-            raising: helpers.get("raising").map_err(|e| internal("read the bootstrap", e))?,
-        };
-        lua.set_app_data(helpers);
+        let read = |name: &str| helpers.get::<Function>(name).map_err(|e| internal("read the bootstrap", e));
+        let seal_globals = read("seal_globals")?;
+        lua.set_app_data(Helpers { run: read("run")?, raising: read("raising")? });
         api::install(&lua).map_err(|e| internal("build the rein namespace", e))?;
+        let sealed: Table = seal_globals.call(()).map_err(|e| internal("make the globals read-only", e))?;
+        lua.set_named_registry_value(chunk::GLOBALS, sealed).map_err(|e| internal("keep the globals", e))?;
         Ok(Runtime { lua })
     }
 
@@ -79,18 +79,28 @@ impl Runtime {
     }
 
     /// Calls a Lua function (a recipe step's `run` or `verify`) as part of `call`, with a
-    /// fresh budget; returns every value it returned.
+    /// fresh budget whose wall clock is `wall_time`; returns every value it returned.
     pub async fn call_function(
         &self,
         call: Call,
         function: &Function,
         args: impl mlua::IntoLuaMulti,
+        wall_time: std::time::Duration,
     ) -> Result<Vec<serde_json::Value>, Failure> {
-        self.budgeted(invoke::function(&self.lua, call, function, args)).await
+        let limits = Limits { wall_time, ..self.limits() };
+        self.budgeted_with(limits, invoke::function(&self.lua, call, function, args)).await
     }
 
     async fn budgeted<T>(&self, work: impl std::future::Future<Output = Result<T, Failure>>) -> Result<T, Failure> {
-        limits::begin(&self.lua, self.limits()).map_err(|e| internal("start the budget", e))?;
+        self.budgeted_with(self.limits(), work).await
+    }
+
+    async fn budgeted_with<T>(
+        &self,
+        limits: Limits,
+        work: impl std::future::Future<Output = Result<T, Failure>>,
+    ) -> Result<T, Failure> {
+        limits::begin(&self.lua, limits).map_err(|e| internal("start the budget", e))?;
         let result = work.await;
         match limits::end(&self.lua) {
             Some(breach) => Err(failure::breach_failure(breach)),

@@ -31,7 +31,7 @@ pub struct CallableTool {
 #[derive(Default, Clone)]
 pub struct ToolTable(pub std::collections::HashMap<String, CallableTool>);
 
-/// The bootstrap's helpers: `run` calls a function with failures returned as values, `raise`
+/// The bootstrap's helpers: `run` calls a function with failures returned as values, `raising`
 /// turns a native's `(false, failure)` into a raised structured error.
 pub struct Helpers {
     pub run: Function,

@@ -18,6 +18,10 @@ use crate::kernel::journal::Entry;
 use crate::kernel::{Call, Kernel};
 use crate::lua::{convert, Runtime};
 
+/// The Lua wall clock of a step whose recipe declares neither a step timeout nor a time
+/// budget: long enough for a large build, which runs while the step waits.
+const STEP_WALL_TIME: Duration = Duration::from_secs(30 * 60);
+
 #[derive(Default)]
 pub struct RecipeOptions {
     /// Start at this step, reusing the outputs the last run of this recipe recorded.
@@ -239,7 +243,8 @@ impl Engine<'_> {
             (None, Some(b)) => (Some(b), true),
             (None, None) => (None, false),
         };
-        let work = self.execute(call, step, run.args, outputs, run.run_id, number);
+        let wall_time = limit.unwrap_or(STEP_WALL_TIME);
+        let work = self.execute(run, call, step, outputs, number, wall_time);
         let timer = async {
             match limit {
                 Some(limit) => tokio::time::sleep(limit).await,
@@ -275,28 +280,28 @@ impl Engine<'_> {
 
     async fn execute(
         &self,
+        run: &Run<'_>,
         call: Call,
         step: &StepSpec,
-        args: &Value,
         outputs: &Value,
-        run_id: &str,
         number: u32,
+        wall_time: Duration,
     ) -> Outcome {
         let lua = self.runtime.lua();
-        let ctx = match make_ctx(lua, args, outputs, &step.name, run_id, number) {
+        let ctx = match make_ctx(lua, run.args, outputs, &step.name, run.run_id, number) {
             Ok(ctx) => ctx,
             Err(e) => {
                 return Outcome::Failed(Failure::new(Code::LuaError, format!("cannot build the step context: {e}")))
             }
         };
-        let output = match self.runtime.call_function(call.clone(), &step.run, ctx.clone()).await {
+        let output = match self.runtime.call_function(call.clone(), &step.run, ctx.clone(), wall_time).await {
             Ok(values) => values.into_iter().next().unwrap_or(Value::Null),
             Err(failure) => return outcome_of(failure),
         };
         let mut evidence = evidence_of(&ctx);
         if let Some(verify) = &step.verify {
             let out = convert::json_to_lua(lua, &output).unwrap_or(mlua::Value::Nil);
-            let verdict = match self.runtime.call_function(call, verify, (ctx.clone(), out)).await {
+            let verdict = match self.runtime.call_function(call, verify, (ctx.clone(), out), wall_time).await {
                 Ok(values) => read_verdict(&step.name, values),
                 Err(failure) => return outcome_of(failure),
             };

@@ -89,6 +89,7 @@ const ERRORS: Area = Area {
 pub(crate) fn bootstrap_natives(lua: &Lua) -> mlua::Result<Table> {
     let natives = lua.create_table()?;
     natives.set("budget_tripped", lua.create_function(budget_tripped)?)?;
+    natives.set("charge", lua.create_function(charge)?)?;
     Ok(natives)
 }
 
@@ -139,6 +140,22 @@ fn raise_error(lua: &Lua, (code, message, details): (String, Option<String>, Val
     let message = message.unwrap_or_else(|| format!("{code} (the script gave no message)"));
     let failure = Failure::new(Code::parse(&code), message).with_details(details);
     outcome::<()>(lua, Err(failure))
+}
+
+/// `charge(units)`: counts work done in C against the budget; raises once it is spent.
+fn charge(lua: &Lua, units: f64) -> mlua::Result<()> {
+    match limits::charge(lua, units.max(0.0) as u64) {
+        Some(breach) => Err(mlua::Error::external(breach)),
+        None => Ok(()),
+    }
+}
+
+/// The script woke from waiting: the clock may have run out meanwhile.
+pub(crate) fn awake(lua: &Lua) -> Result<(), Failure> {
+    match limits::charge(lua, 0) {
+        Some(breach) => Err(failure::breach_failure(breach)),
+        None => Ok(()),
+    }
 }
 
 /// Asked by the bootstrap's pcall wrappers: must this error travel on, uncaught?

@@ -158,6 +158,7 @@ async fn run(lua: Lua, (program, args, opts): (String, Vec<String>, Value)) -> m
         (Err(_), Some(failure)) => Err(failure),
         (result, _) => result.map_err(Failure::from),
     };
+    let result = super::awake(&lua).and(result);
     outcome(&lua, result)
 }
 

@@ -8,7 +8,7 @@ use mlua::{Function, Lua, MultiValue, Value};
 use super::declare::{Area, Class, Field, Home, Make, Native, Param, Returns};
 use super::outcome;
 use crate::error::{Code, Failure};
-use crate::lua::{failure, limits, scope, state};
+use crate::lua::{failure, scope, state};
 
 pub const AREA: Area = Area {
     home: Home::Rein,
@@ -53,10 +53,7 @@ pub async fn sleep(lua: Lua, ms: u64) -> mlua::Result<MultiValue> {
         return outcome::<()>(&lua, Err(failure));
     }
     tokio::time::sleep(wanted).await;
-    if let Some(breach) = limits::tripped(&lua) {
-        return outcome::<()>(&lua, Err(failure::breach_failure(breach)));
-    }
-    outcome(&lua, Ok(()))
+    outcome(&lua, super::awake(&lua))
 }
 
 /// Runs every function concurrently, each as part of the calling tool's call; returns a list
@@ -74,6 +71,9 @@ pub async fn parallel(lua: Lua, functions: Vec<Function>) -> mlua::Result<MultiV
         branches.push(scope::within(call.clone(), thread.into_async::<(bool, Value)>(function)?));
     }
     let results = futures::future::join_all(branches).await;
+    if let Err(failure) = super::awake(&lua) {
+        return Err(mlua::Error::external(failure));
+    }
     let list = lua.create_table()?;
     for result in results {
         let item = lua.create_table()?;

@@ -29,5 +29,6 @@ pub async fn call(lua: Lua, (name, args): (String, Value)) -> mlua::Result<Multi
         Ok(parent) => invoke::tool(&lua, &parent, &name, &args).await,
         Err(failure) => Err(failure),
     };
+    let result = super::awake(&lua).and(result);
     outcome(&lua, result)
 }
