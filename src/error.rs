@@ -170,6 +170,37 @@ impl std::fmt::Display for Failure {
 
 impl std::error::Error for Failure {}
 
+/// The names among `known` closest to a mistyped `name` (at most three, closest first), for
+/// messages that lead somewhere: a few edits away, or containing it (`edit` → `edit_file`).
+pub fn closest_names<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let wanted = name.to_lowercase();
+    let near = (wanted.chars().count() / 3).max(1);
+    let mut ranked: Vec<(usize, &str)> = known
+        .into_iter()
+        .filter_map(|candidate| {
+            let lower = candidate.to_lowercase();
+            let distance = strsim::damerau_levenshtein(&wanted, &lower);
+            // A start typed with a slip (`reed` for `read_file`) counts as near too.
+            let start: String = lower.chars().take(wanted.chars().count()).collect();
+            let start_distance = strsim::damerau_levenshtein(&wanted, &start);
+            let contains = wanted.len() >= 3 && lower.contains(wanted.as_str());
+            let near_enough = distance <= near || (wanted.len() >= 3 && start_distance <= near) || contains;
+            near_enough.then_some((distance, candidate))
+        })
+        .collect();
+    ranked.sort();
+    ranked.into_iter().take(3).map(|(_, name)| name.to_string()).collect()
+}
+
+/// ` Did you mean a or b?` for a message, or nothing.
+pub fn did_you_mean(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => format!(" Did you mean {one}?"),
+        [first @ .., last] => format!(" Did you mean {} or {last}?", first.join(", ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,5 +214,16 @@ mod tests {
         }
         assert_eq!(Code::parse("BUILD_FAILED"), Code::Tool("BUILD_FAILED".into()));
         assert_eq!(serde_json::to_value(Code::Tool("BUILD_FAILED".into())).unwrap(), "BUILD_FAILED");
+    }
+
+    #[test]
+    fn closest_names_lead_to_what_was_meant() {
+        let known = ["edit_file", "multi_edit", "read_file", "write_file", "list_dir"];
+        assert_eq!(closest_names("edit_fiel", known), ["edit_file"]);
+        assert_eq!(closest_names("edit", known), ["edit_file", "multi_edit"]);
+        assert_eq!(closest_names("reed_file", known), ["read_file"]);
+        assert_eq!(closest_names("reed", known), ["read_file"]);
+        assert!(closest_names("deploy", known).is_empty());
+        assert_eq!(did_you_mean(&["a".into(), "b".into(), "c".into()]), " Did you mean a, b or c?");
     }
 }

@@ -216,9 +216,17 @@ fn doctor_finds_the_toolchain_on_path_with_versions() {
     let find = |name: &str| programs.iter().find(|p| p["program"] == name).unwrap().clone();
     let hdc = find("hdc");
     assert_eq!((hdc["found"].clone(), hdc["via"].clone()), (json!(true), json!("PATH")));
-    assert_eq!(hdc["version"], json!("Ver: 3.2.0f"));
-    assert_eq!(find("hap-sign-tool")["via"], json!("config"));
+    assert_eq!(hdc["version"], json!("3.2.0f"), "the version, not the line it came in");
+    assert_eq!(find("hvigorw")["version"], json!("5.18.4"));
+    assert_eq!(find("ohpm")["version"], json!("5.0.8"));
+    let sign = find("hap-sign-tool");
+    assert_eq!((sign["via"].clone(), sign["version"].clone()), (json!("config"), json!("1.0.0")), "{sign}");
     assert_eq!(find("hvigorw")["found"], json!(true));
+    assert_eq!(out["result"]["config"]["path"], json!(lab.ws.home.join("config.toml").display().to_string()));
+    assert_eq!(out["result"]["config"]["read"], json!(true));
+    for program in programs {
+        assert!(program.get("problem").is_none(), "doctor made no problem of its own: {program}");
+    }
 }
 
 #[test]
@@ -230,9 +238,18 @@ fn doctor_says_what_is_missing_and_how_to_fix_it() {
         .env_remove("OHOS_BASE_SDK_HOME")
         .env_remove("JAVA_HOME");
     let (status, out) = run_json(&mut cmd, None);
-    assert_eq!(status, 0, "{out}");
-    let hdc = out["result"]["programs"].as_array().unwrap().iter().find(|p| p["program"] == "hdc").unwrap().clone();
-    assert_eq!(hdc["found"], json!(false));
+    assert_eq!(
+        (status, out["error"]["code"].as_str()),
+        (1, Some("TOOLCHAIN_NOT_FOUND")),
+        "built-in tools need them: {out}"
+    );
+    let message = out["error"]["message"].as_str().unwrap();
+    assert!(message.contains("hap-sign-tool, hdc, hvigorw"), "{message}");
+    let programs = out["error"]["details"]["programs"].as_array().unwrap();
+    let hdc = programs.iter().find(|p| p["program"] == "hdc").unwrap().clone();
+    assert_eq!((hdc["found"].clone(), hdc["needed"].clone()), (json!(false), json!(true)));
     assert!(hdc["problem"].as_str().unwrap().contains("DEVECO_SDK_HOME"));
     assert_eq!(hdc["tried"], json!(["hdc on PATH"]));
+    let ohpm = programs.iter().find(|p| p["program"] == "ohpm").unwrap().clone();
+    assert_eq!(ohpm["needed"], json!(false), "no built-in tool runs ohpm");
 }

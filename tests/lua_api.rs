@@ -184,7 +184,7 @@ fn invalid_tool_files_are_reported_with_file_and_line() {
     let find = |file: &str| {
         problems.iter().find(|p| p.file == file).unwrap_or_else(|| panic!("no problem for {file}: {problems:?}"))
     };
-    assert!(find("tools/syntax.lua").message.contains("tools/syntax.lua:1"), "{:?}", find("tools/syntax.lua"));
+    assert!(find("tools/syntax.lua").to_string().contains("tools/syntax.lua:1:"), "{:?}", find("tools/syntax.lua"));
     assert!(find("tools/norun.lua").message.contains("`run`"));
     assert!(find("tools/typo.lua").message.contains("unknown field `parms`"));
     assert!(find("tools/badparam.lua").message.contains("params"));

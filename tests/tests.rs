@@ -2,6 +2,7 @@
 //! area, each named for the behaviour it checks.
 
 mod approvals;
+mod authoring;
 mod cli_contract;
 mod common;
 mod concurrent_edits;
@@ -15,6 +16,7 @@ mod harmony_preflight;
 mod harmony_signing;
 mod harmony_tools;
 mod hot_reload;
+mod human_output;
 mod journal;
 mod lua_api;
 mod mcp_server;

@@ -51,7 +51,9 @@ pub enum Command {
     },
     /// Run a recipe with a JSON object of args ("-" reads them from stdin).
     Recipe {
+        /// The recipe's name, as `rein tools` lists it under recipes.
         name: String,
+        /// Arguments as a JSON object, or "-" to read them from stdin (default: {}).
         args: Option<String>,
         /// Show the steps and the approvals they may need; run nothing.
         #[arg(long)]
@@ -67,7 +69,9 @@ pub enum Command {
     },
     /// Restore every file a run changed; refused if one changed since, unless --force.
     Undo {
+        /// The run, as `rein runs list` shows it (or `last`).
         run_id: String,
+        /// Restore even files changed since the run (their later changes are lost).
         #[arg(long)]
         force: bool,
     },
@@ -101,6 +105,56 @@ pub enum Command {
     Approvals {
         #[command(subcommand)]
         action: ApprovalsAction,
+    },
+    /// Write lua-language-server stubs of the Lua API (rein.*, the tool and recipe tables,
+    /// ctx, the harmony.* modules) and selene's rein.yml into DIR, and point the workspace's
+    /// .luarc.json at them.
+    Types {
+        /// Where to write them (default: .rein/types in the workspace).
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+        #[arg(long = "out", value_name = "DIR", hide = true, conflicts_with = "dir")]
+        out: Option<PathBuf>,
+    },
+    /// Set up the workspace for your own tools: tools/ with an example tool and its check,
+    /// recipes/, a commented rein.toml, the editor stubs and .luarc.json. Keeps what exists.
+    Init,
+    /// Scaffold a tool, a recipe or a pack that passes `rein check` and `rein test` as
+    /// generated.
+    New {
+        #[command(subcommand)]
+        what: NewWhat,
+    },
+    /// Print a shell completion script to stdout, e.g. `rein completions bash >
+    /// ~/.local/share/bash-completion/completions/rein`.
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
+    /// Print rein's man page (roff) to stdout, e.g. `rein man | man -l -`; `rein man pack add`
+    /// prints the page of that command (rein-pack-add(1)).
+    Man {
+        /// The command whose page to print (default: rein's own).
+        command: Vec<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum NewWhat {
+    /// tools/NAME.lua in the workspace.
+    Tool {
+        /// Lowercase letters, digits and _, starting with a letter.
+        name: String,
+    },
+    /// recipes/NAME.lua in the workspace.
+    Recipe {
+        /// Lowercase letters, digits, - and _, starting with a letter.
+        name: String,
+    },
+    /// A folder NAME/ in the current directory with pack.toml, an example tool and a README.
+    Pack {
+        /// kebab-case: lowercase letters, digits and -.
+        name: String,
     },
 }
 
@@ -136,7 +190,10 @@ pub enum RunsAction {
     /// Every recorded run, oldest first.
     List,
     /// One run's report (report.md, or the JSON with --json).
-    Show { run_id: String },
+    Show {
+        /// The run, as `rein runs list` shows it, or `last` for the latest.
+        run_id: String,
+    },
     /// Remove the saved copies (pre-images) no run inside the undo window needs. Done after
     /// every run with the defaults; runs outside the window keep their reports but can no
     /// longer be undone.
@@ -155,15 +212,25 @@ pub enum PackAction {
     /// Install a pack from a folder or a git repository (https://, ssh://, user@host:path,
     /// or a local clone; `@rev` for a tag, branch or commit) and pin it in rein.lock. Shows
     /// its permissions; a person confirms at the terminal.
-    Add { source: String },
+    Add {
+        /// A folder with a pack.toml, or a git repository (https://, ssh://, user@host:path
+        /// or a local clone), optionally pinned as SOURCE@REV.
+        source: String,
+    },
     /// Install exactly the commits and hashes rein.lock pins into this rein home (a
     /// teammate's first step). Never moves the lock; a person confirms at the terminal.
     Sync,
     /// Fetch packs again from their recorded source and move their rein.lock entries; shows
     /// what changed in their permissions first.
-    Update { name: Option<String> },
+    Update {
+        /// Only this pack (default: every pack in rein.lock).
+        name: Option<String>,
+    },
     /// Stop using a pack in this project.
-    Remove { name: String },
+    Remove {
+        /// The pack's name, as `rein pack list` shows it.
+        name: String,
+    },
     /// The packs in rein.lock.
     List,
     /// Check every installed pack against rein.lock.

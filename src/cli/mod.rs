@@ -3,11 +3,14 @@
 
 mod approvals;
 pub mod args;
+mod authoring;
 pub mod logging;
 mod output;
 mod packs;
+mod progress;
 mod prompt;
 mod recipes;
+mod reference;
 mod render;
 mod serve;
 
@@ -36,13 +39,21 @@ fn watch(host: Host, out: &Output) -> u8 {
             return;
         }
         if outcome.applied {
-            println!(
-                "generation {}: loaded {:?} (added {:?}, removed {:?})",
-                outcome.generation, outcome.loaded, outcome.added, outcome.removed
-            );
+            let mut changes = vec![format!("loaded {}", outcome.loaded.join(", "))];
+            if !outcome.added.is_empty() {
+                changes.push(format!("added {}", outcome.added.join(", ")));
+            }
+            if !outcome.removed.is_empty() {
+                changes.push(format!("removed {}", outcome.removed.join(", ")));
+            }
+            println!("generation {}: {}", outcome.generation, changes.join("; "));
         }
         for kept in &outcome.kept {
-            eprintln!("kept {} ({:?}): {}", kept.file, kept.serving, kept.problem);
+            let serving = match kept.serving {
+                rein::host::Serving::PreviousVersion => "its last good version serves",
+                rein::host::Serving::Nothing => "nothing of it serves",
+            };
+            eprintln!("kept back {} ({serving}): {}", kept.file, kept.problem);
         }
     });
     let _watcher = match watcher {
@@ -59,6 +70,23 @@ fn watch(host: Host, out: &Output) -> u8 {
 
 pub fn run(cli: Cli) -> u8 {
     let out = Output { json: cli.json };
+    let workspace = cli.workspace.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
+    let writes_workspace = matches!(cli.command, Command::Types { .. } | Command::Init | Command::New { .. });
+    if writes_workspace && !workspace.is_dir() {
+        let message =
+            format!("workspace {} is not a folder; create it first or pass --workspace DIR", workspace.display());
+        return out.failure(&Failure::new(Code::InvalidConfig, message));
+    }
+    match &cli.command {
+        Command::Types { dir, out: dir_option } => {
+            return authoring::types(&workspace, dir.as_deref().or(dir_option.as_deref()), &out)
+        }
+        Command::Init => return authoring::init(&workspace, &out),
+        Command::New { what } => return authoring::new(&workspace, what, &out),
+        Command::Completions { shell } => return reference::completions(*shell, &out),
+        Command::Man { command } => return reference::man(command, &out),
+        _ => {}
+    }
     if let Command::Pack { action } = &cli.command {
         // Packs are managed without loading them, so a tampered one can still be repaired.
         let workspace = cli.workspace.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
@@ -95,9 +123,14 @@ pub fn run(cli: Cli) -> u8 {
         Command::Runs { action } => recipes::runs(&host, &out, action),
         Command::Undo { run_id, force } => recipes::undo(&host, &out, run_id, *force),
         Command::Doctor => doctor(&host, &out),
-        Command::Approvals { .. } | Command::Serve { .. } | Command::Pack { .. } => {
-            unreachable!("handled before the host is built")
-        }
+        Command::Approvals { .. }
+        | Command::Serve { .. }
+        | Command::Pack { .. }
+        | Command::Types { .. }
+        | Command::Init
+        | Command::New { .. }
+        | Command::Completions { .. }
+        | Command::Man { .. } => unreachable!("handled before the host is built"),
     }
 }
 
@@ -183,6 +216,7 @@ pub(crate) fn parse_args(text: Option<&str>) -> Result<Value, Failure> {
     Ok(value)
 }
 
+/// Each problem once, as `file:line: message`; exit 1 if there is one.
 fn check(host: &Host, out: &Output) -> u8 {
     let problems = host.problems();
     if problems.is_empty() {
@@ -192,33 +226,56 @@ fn check(host: &Host, out: &Output) -> u8 {
         println!("{} tools and {} recipes loaded, no problems", host.tools().len(), host.recipes().len());
         return 0;
     }
+    let count = match problems.len() {
+        1 => "1 problem".to_string(),
+        n => format!("{n} problems"),
+    };
     let failure = Failure::new(
         Code::ToolInvalid,
-        format!("{} problem(s) in tool files; fix them and run `rein check` again", problems.len()),
-    )
-    .with_details(json!({"problems": problems, "tools": host.tools().len()}));
-    if !out.json {
+        format!("{count} in tool and recipe files; fix them and run `rein check` again"),
+    );
+    if out.json {
+        out.failure(&failure.with_details(json!({"problems": problems, "tools": host.tools().len()})));
+    } else {
         out.warn_problems(&problems);
+        out.failure(&failure);
     }
-    out.failure(&failure);
     1
 }
 
+/// Exit 1 (`TOOLCHAIN_NOT_FOUND`) when a program a built-in tool needs is missing.
 fn doctor(host: &Host, out: &Output) -> u8 {
-    let reports = host.doctor();
+    let diagnosis = host.doctor();
+    let report = json!({
+        "config": diagnosis.config,
+        "programs": diagnosis.programs,
+        "confinement": host.confinement(),
+        "policy_pending": host.policy_pending()
+    });
+    if !out.json {
+        render::doctor::print(&diagnosis);
+        println!("{:<14} {}", "confinement", host.confinement());
+        for pending in host.policy_pending() {
+            println!("{:<14} waiting for a person (`rein approvals policy`): {pending}", "policy");
+        }
+    }
+    let missing: Vec<&str> = diagnosis.missing_needed().iter().map(|p| p.program.as_str()).collect();
+    if missing.is_empty() {
+        return if out.json { out.success(&report) } else { 0 };
+    }
+    let failure = Failure::new(
+        Code::ToolchainNotFound,
+        format!(
+            "the built-in tools need {} and rein did not find {}; do what each line above says, then run `rein doctor` again",
+            missing.join(", "),
+            if missing.len() == 1 { "it" } else { "them" }
+        ),
+    );
     if out.json {
-        return out.success(&json!({
-            "programs": reports,
-            "confinement": host.confinement(),
-            "policy_pending": host.policy_pending()
-        }));
+        out.failure(&failure.with_details(report))
+    } else {
+        out.failure(&failure)
     }
-    render::doctor(&reports);
-    println!("{:<14} {}", "confinement", host.confinement());
-    for pending in host.policy_pending() {
-        println!("policy        waiting for a person (`rein approvals policy`): {pending}");
-    }
-    0
 }
 
 fn test(host: &Host, out: &Output, name: Option<&str>) -> u8 {
@@ -230,8 +287,10 @@ fn test(host: &Host, out: &Output, name: Option<&str>) -> u8 {
     if !out.json {
         for o in &outcomes {
             match &o.problem {
-                None => println!("ok    {} check {}", o.tool, o.check),
-                Some(problem) => println!("FAIL  {} check {}: {problem}", o.tool, o.check),
+                None => anstream::println!("{}    {} check {}", render::style::status("ok"), o.tool, o.check),
+                Some(problem) => {
+                    anstream::println!("{}  {} check {}: {problem}", render::style::status("FAIL"), o.tool, o.check)
+                }
             }
         }
         println!("{} passed, {} failed", outcomes.len() - failed, failed);

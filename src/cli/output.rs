@@ -31,10 +31,13 @@ impl Output {
         }
     }
 
-    /// Broken tool files are reported on stderr by every command, so they are never silent.
+    /// Broken tool files are reported on stderr (`file:line: message`), so they are never
+    /// silent.
     pub fn warn_problems(&self, problems: &[LoadProblem]) {
+        let problem = render::style::paint(render::style::WARN, "problem");
         for p in problems {
-            eprintln!("warning: {}: {}", p.file, p.message);
+            let at = p.line.map(|line| format!("{}:{line}", p.file)).unwrap_or_else(|| p.file.clone());
+            anstream::eprintln!("{at}: {problem}: {}", p.message);
         }
     }
 }

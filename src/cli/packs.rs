@@ -33,7 +33,7 @@ pub fn run(kernel: &Kernel, action: &PackAction, out: &Output) -> u8 {
     match result {
         Ok(value) if out.json => out.success(&value),
         Ok(value) => {
-            println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
+            super::render::packs::result(action, &value);
             0
         }
         Err(failure) => out.failure(&failure),

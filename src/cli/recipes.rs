@@ -15,7 +15,7 @@ pub fn run(host: &Host, out: &Output, name: &str, args: Option<&str>, explain: b
         return match host.explain_recipe(name) {
             Ok(plan) if out.json => out.success(&plan),
             Ok(plan) => {
-                println!("{}", serde_json::to_string_pretty(&plan).unwrap_or_default());
+                super::render::recipe::explain(&plan);
                 0
             }
             Err(failure) => out.failure(&failure),
@@ -25,7 +25,7 @@ pub fn run(host: &Host, out: &Output, name: &str, args: Option<&str>, explain: b
         Ok(args) => args,
         Err(failure) => return out.failure(&failure),
     };
-    match host.run_recipe(name, args, from, true) {
+    match host.run_recipe_showing(name, args, from, true, &super::progress::TerminalProgress::new()) {
         Ok(report) => finished(host, out, &report),
         Err(failure) => out.failure(&failure),
     }
@@ -56,19 +56,19 @@ pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
             if out.json {
                 return out.success(&json!({"runs": list}));
             }
-            for r in list {
-                println!("{}  {:<24} {:<10} {:.1} s", r.run_id, r.recipe, r.status, r.duration_ms as f64 / 1000.0);
-            }
+            super::render::recipe::runs(&list);
             0
         }
-        RunsAction::Show { run_id } => match Report::load(host.workspace(), run_id) {
-            Ok(report) if out.json => out.success(&report),
-            Ok(report) => {
-                print!("{}", report.to_markdown());
-                0
+        RunsAction::Show { run_id } => {
+            match run_named(host, run_id).and_then(|id| Ok(Report::load(host.workspace(), &id)?)) {
+                Ok(report) if out.json => out.success(&report),
+                Ok(report) => {
+                    print!("{}", report.to_markdown());
+                    0
+                }
+                Err(err) => out.failure(&err),
             }
-            Err(err) => out.failure(&Failure::from(err)),
-        },
+        }
         RunsAction::Prune { keep_runs, keep_days } => {
             let retention = Retention { runs: *keep_runs, days: *keep_days };
             match retention::collect(host.kernel(), retention) {
@@ -88,7 +88,26 @@ pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
     }
 }
 
+/// A run id as given, or the latest run's for `last`.
+fn run_named(host: &Host, run_id: &str) -> Result<String, Failure> {
+    if run_id != "last" {
+        return Ok(run_id.to_string());
+    }
+    match runs::summaries(host.workspace()).pop() {
+        Some(latest) => Ok(latest.run_id),
+        None => Err(Failure::new(
+            Code::InvalidArgs,
+            "there are no runs yet in this workspace; `rein recipe NAME` starts one",
+        )),
+    }
+}
+
 pub fn undo(host: &Host, out: &Output, run_id: &str, force: bool) -> u8 {
+    let run_id = match run_named(host, run_id) {
+        Ok(id) => id,
+        Err(failure) => return out.failure(&failure),
+    };
+    let run_id = run_id.as_str();
     let report = match Report::load(host.workspace(), run_id) {
         Ok(report) => report,
         Err(err) => return out.failure(&Failure::from(err)),
@@ -104,9 +123,31 @@ pub fn undo(host: &Host, out: &Output, run_id: &str, force: bool) -> u8 {
         Err(err) => {
             let mut failure = Failure::from(err);
             if failure.code == Code::StaleFile {
-                failure.message = format!("{} Nothing was restored; pass --force to restore anyway.", failure.message);
+                failure.message = changed_since(run_id, &failure.details);
             }
             out.failure(&failure)
         }
     }
+}
+
+/// Why `undo` refused a file changed after the run, and what to do about it.
+fn changed_since(run_id: &str, details: &serde_json::Value) -> String {
+    let path = details["path"].as_str().unwrap_or("a file");
+    let now = match details["actual_sha256"].as_str() {
+        Some(sha) => format!(
+            "its sha256 is now {}…, the run left {}…",
+            &sha[..sha.len().min(12)],
+            short(&details["expected_sha256"])
+        ),
+        None => "it was deleted".to_string(),
+    };
+    format!(
+        "{path} changed after run {run_id} ({now}), so nothing was restored. Look at it first (`rein runs show {run_id}` \
+         shows what the run did): to keep the later change, revert by hand only what the run did; to throw the later \
+         change away and put back every file as it was before the run, run `rein undo {run_id} --force`."
+    )
+}
+
+fn short(sha: &serde_json::Value) -> String {
+    sha.as_str().map(|s| s.chars().take(12).collect()).unwrap_or_default()
 }

@@ -28,7 +28,14 @@ pub struct CheckOutcome {
 pub fn run_all(host: &Host, only: Option<&str>) -> Result<Vec<CheckOutcome>, Failure> {
     if let Some(name) = only {
         if host.tool(name).is_none() {
-            return Err(Failure::new(Code::ToolNotFound, format!("no tool named {name:?}")));
+            let tools = host.tools();
+            let suggestions = crate::error::closest_names(name, tools.iter().map(|t| t.name.as_str()));
+            let hint = crate::error::did_you_mean(&suggestions);
+            return Err(Failure::new(
+                Code::ToolNotFound,
+                format!("no tool named {name:?}.{hint} `rein tools` lists the tools."),
+            )
+            .with_details(serde_json::json!({"tool": name, "suggestions": suggestions})));
         }
     }
     let sources = host.sources();

@@ -1,21 +1,40 @@
-//! `rein doctor`: which toolchain programs were found, where and how, and their versions; for
-//! each missing one, every place looked at and what to do.
+//! `rein doctor`: which config.toml was read; which toolchain programs were found, where and
+//! how, and their versions; for each missing one, every place looked at and what to do — and
+//! whether a built-in tool needs it.
+
+use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use super::sources::builtin_files;
 use crate::kernel::{Call, Kernel, RunOptions};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Diagnosis {
+    /// Home `config.toml`, and whether there was one to read.
+    pub config: ConfigFile,
+    pub programs: Vec<ProgramReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ConfigFile {
+    pub path: String,
+    pub read: bool,
+}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ProgramReport {
     pub program: String,
     pub found: bool,
+    /// A built-in tool runs it (a missing one makes `rein doctor` fail).
+    pub needed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jar: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub via: Option<String>,
-    /// The first line the program printed when asked for its version.
+    /// The version the program reported (`3.2.0f`, not `Ver: 3.2.0f`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     /// Why the version could not be read, or what to do about a missing program.
@@ -25,47 +44,55 @@ pub struct ProgramReport {
     pub tried: Vec<String>,
 }
 
-/// The version argument each program understands.
+impl Diagnosis {
+    /// Programs a built-in tool needs that were not found.
+    pub fn missing_needed(&self) -> Vec<&ProgramReport> {
+        self.programs.iter().filter(|p| p.needed && !p.found).collect()
+    }
+}
+
+/// The version argument each program understands (and the policy allows without asking).
 fn version_args(program: &str) -> Vec<String> {
     let arg = match program {
         "hdc" => "version",
-        "hvigorw" => "--version",
+        "hvigorw" | "git" => "--version",
         _ => "-v",
     };
     vec![arg.to_string()]
 }
 
-pub async fn examine(kernel: &Kernel, call: &Call) -> Vec<ProgramReport> {
-    let mut reports = Vec::new();
+pub async fn examine(kernel: &Kernel, call: &Call) -> Diagnosis {
+    let needed = needed_by_built_in_tools();
+    let mut programs = Vec::new();
     for (name, entry) in &kernel.toolchain().programs {
-        let report = match entry {
-            Err(missing) => ProgramReport {
-                program: name.clone(),
-                found: false,
-                path: None,
-                jar: None,
-                via: None,
-                version: None,
-                problem: Some(missing.fix.clone()),
-                tried: missing.tried.clone(),
-            },
-            Ok(located) => {
-                let (version, problem) = version_of(kernel, call, name).await;
-                ProgramReport {
-                    program: name.clone(),
-                    found: true,
-                    path: Some(located.path.display().to_string()),
-                    jar: located.jar.as_ref().map(|j| j.display().to_string()),
-                    via: Some(located.via.clone()),
-                    version,
-                    problem,
-                    tried: Vec::new(),
-                }
-            }
+        let mut report = ProgramReport {
+            program: name.clone(),
+            found: entry.is_ok(),
+            needed: needed.contains(name.as_str()),
+            path: None,
+            jar: None,
+            via: None,
+            version: None,
+            problem: None,
+            tried: Vec::new(),
         };
-        reports.push(report);
+        match entry {
+            Err(missing) => {
+                report.problem = Some(missing.fix.clone());
+                report.tried = missing.tried.clone();
+            }
+            Ok(located) => {
+                report.path = Some(located.path.display().to_string());
+                report.jar = located.jar.as_ref().map(|j| j.display().to_string());
+                report.via = Some(located.via.clone());
+                (report.version, report.problem) = version_of(kernel, call, name).await;
+            }
+        }
+        programs.push(report);
     }
-    reports
+    let path = kernel.scope().home().join("config.toml");
+    let config = ConfigFile { read: path.is_file(), path: path.display().to_string() };
+    Diagnosis { config, programs }
 }
 
 async fn version_of(kernel: &Kernel, call: &Call, program: &str) -> (Option<String>, Option<String>) {
@@ -74,10 +101,60 @@ async fn version_of(kernel: &Kernel, call: &Call, program: &str) -> (Option<Stri
         Ok(out) => {
             let line = out.stdout.lines().chain(out.stderr.lines()).map(str::trim).find(|l| !l.is_empty());
             match line {
-                Some(line) => (Some(line.trim_start_matches("> hvigor ").to_string()), None),
+                Some(line) => (Some(clean_version(line)), None),
                 None => (None, Some(format!("printed nothing for {}", version_args(program).join(" ")))),
             }
         }
         Err(err) => (None, Some(err.to_string())),
+    }
+}
+
+/// The version out of a version line: `> hvigor 5.18.4`, `Ver: 3.2.0f`, `git version 2.39.5`,
+/// hap-sign-tool's `08-21 16:44:24.101  INFO - 1.0.0`.
+fn clean_version(line: &str) -> String {
+    let line = line.trim_start_matches("> hvigor ").trim();
+    let line = match line.split_once(" - ") {
+        Some((prefix, rest)) if prefix.contains("INFO") => rest.trim(),
+        _ => line,
+    };
+    let line = line.strip_prefix("Ver:").or_else(|| line.strip_prefix("git version")).unwrap_or(line);
+    line.trim().to_string()
+}
+
+/// The programs the built-in tools and prelude run (`rein.proc.run("hdc", …)`), read from
+/// their source so the list cannot go stale.
+fn needed_by_built_in_tools() -> BTreeSet<&'static str> {
+    let mut needed = BTreeSet::new();
+    for (rel, text) in builtin_files() {
+        if !(rel.starts_with("tools/") || rel.starts_with("prelude/")) {
+            continue;
+        }
+        for call in text.split("rein.proc.run(\"").skip(1) {
+            if let Some(program) = call.split('"').next() {
+                needed.insert(program);
+            }
+        }
+    }
+    needed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_lines_are_cleaned_to_the_version() {
+        assert_eq!(clean_version("Ver: 3.2.0f"), "3.2.0f");
+        assert_eq!(clean_version("> hvigor 5.18.4"), "5.18.4");
+        assert_eq!(clean_version("git version 2.39.5"), "2.39.5");
+        assert_eq!(clean_version("08-21 16:44:24.101  INFO - 1.0.0"), "1.0.0");
+        assert_eq!(clean_version("08-21 16:44:24 INFO  - 1.0.0"), "1.0.0");
+        assert_eq!(clean_version("5.0.8"), "5.0.8");
+    }
+
+    #[test]
+    fn the_built_in_tools_need_the_harmony_toolchain_but_not_ohpm_or_git() {
+        let needed = needed_by_built_in_tools();
+        assert_eq!(needed.into_iter().collect::<Vec<_>>(), ["hap-sign-tool", "hdc", "hvigorw"]);
     }
 }

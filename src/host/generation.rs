@@ -38,13 +38,15 @@ impl Generation {
         if let Some(problem) = self.registry.problem_for(name) {
             return Err(Failure::new(
                 Code::ToolInvalid,
-                format!("recipe {name:?} cannot be used: {}: {}", problem.file, problem.message),
+                format!("recipe {name:?} cannot be used: {problem}. Fix the file; `rein check` lists every problem."),
             ));
         }
         self.registry.recipe_named(name).ok_or_else(|| {
             let known: Vec<&String> = self.registry.recipes.keys().collect();
-            Failure::new(Code::ToolNotFound, format!("no recipe named {name:?}; `rein tools` lists the recipes"))
-                .with_details(json!({"recipe": name, "available": known}))
+            let suggestions = crate::error::closest_names(name, known.iter().map(|n| n.as_str()));
+            let hint = crate::error::did_you_mean(&suggestions);
+            Failure::new(Code::ToolNotFound, format!("no recipe named {name:?}.{hint} `rein tools` lists the recipes."))
+                .with_details(json!({"recipe": name, "suggestions": suggestions, "available": known}))
         })
     }
 }

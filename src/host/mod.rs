@@ -12,6 +12,7 @@
 //! - `sources`, `registry`: where Lua files come from, and which definition of a name wins
 //! - `checks`: the examples tools declare, run in scratch workspaces
 //! - `config`, `doctor`: home and project settings; what toolchain was found
+//! - `types`: editor stubs for tool and recipe authors (`rein types`)
 
 mod builder;
 mod changes;
@@ -20,11 +21,13 @@ pub mod config;
 mod dependencies;
 pub mod doctor;
 mod generation;
+mod locate;
 pub mod policy_files;
 pub mod project_files;
 pub mod registry;
 mod reload;
 pub mod sources;
+pub mod types;
 mod watch;
 
 use std::path::Path;
@@ -149,8 +152,9 @@ impl Host {
         self.generation().number
     }
 
-    /// Every toolchain program: where it was found and its version, or what to do.
-    pub fn doctor(&self) -> Vec<doctor::ProgramReport> {
+    /// Every toolchain program: where it was found and its version, or what to do; and the
+    /// home config.toml read.
+    pub fn doctor(&self) -> doctor::Diagnosis {
         self.block_on(doctor::examine(&self.kernel, &self.new_call()))
     }
 
@@ -174,10 +178,23 @@ impl Host {
         )
     }
 
-    /// Runs a recipe to its end (or first failed step) and writes its report. With
-    /// `ctrl_c`, Ctrl-C cancels the run cleanly: processes stopped, the step rolled back, the
-    /// report still written.
+    /// Runs a recipe to its end (or first failed step) and writes its report, with progress
+    /// on stderr. With `ctrl_c`, Ctrl-C cancels the run cleanly: processes stopped, the step
+    /// rolled back, the report still written.
     pub fn run_recipe(&self, name: &str, args: Value, from: Option<String>, ctrl_c: bool) -> Result<Report, Failure> {
+        let progress = crate::recipe::progress::StderrProgress::new();
+        self.run_recipe_showing(name, args, from, ctrl_c, &progress)
+    }
+
+    /// [`Host::run_recipe`], telling `progress` as each step starts and ends.
+    pub fn run_recipe_showing(
+        &self,
+        name: &str,
+        args: Value,
+        from: Option<String>,
+        ctrl_c: bool,
+        progress: &dyn Progress,
+    ) -> Result<Report, Failure> {
         self.refuse_inside_async("Host::run_recipe", "run_recipe_async")?;
         self.block_on(async {
             let (tx, rx) = tokio::sync::watch::channel(false);
@@ -188,8 +205,7 @@ impl Host {
                     }
                 });
             }
-            let progress = crate::recipe::progress::StderrProgress::new();
-            self.run_recipe_async(name, args, RecipeOptions { from, cancel: Some(rx) }, &progress).await
+            self.run_recipe_async(name, args, RecipeOptions { from, cancel: Some(rx) }, progress).await
         })
     }
 
@@ -221,10 +237,7 @@ impl Host {
         if let Some(problem) = generation.registry.problem_for(name) {
             return Err(Failure::new(
                 Code::ToolInvalid,
-                format!(
-                    "tool {name:?} cannot be used: {}: {}. Fix the file; `rein check` lists every problem.",
-                    problem.file, problem.message
-                ),
+                format!("tool {name:?} cannot be used: {problem}. Fix the file; `rein check` lists every problem."),
             )
             .with_details(json!({"tool": name, "file": problem.file})));
         }

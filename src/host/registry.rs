@@ -36,6 +36,9 @@ pub struct ToolInfo {
 #[derive(Debug, Clone, Serialize)]
 pub struct LoadProblem {
     pub file: String,
+    /// Where in the file, when rein can tell (1-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
     /// The name concerned, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
@@ -47,7 +50,17 @@ pub struct LoadProblem {
 
 impl LoadProblem {
     pub fn new(file: impl Into<String>, tool: Option<String>, message: impl Into<String>) -> LoadProblem {
-        LoadProblem { file: file.into(), tool, message: message.into(), clash_with: None }
+        LoadProblem { file: file.into(), line: None, tool, message: message.into(), clash_with: None }
+    }
+}
+
+impl std::fmt::Display for LoadProblem {
+    /// `tools/x.lua:7: message`, as compilers say it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
     }
 }
 
@@ -243,7 +256,8 @@ fn layered<T>(
 /// the breakage instead of silently running an older definition.
 fn problem_for(file: &SourceFile, message: String) -> LoadProblem {
     let stem = file.rel.rsplit('/').next().and_then(|n| n.strip_suffix(".lua")).map(|stem| namespaced(file, stem));
-    LoadProblem::new(file.label.clone(), stem, message)
+    let (line, message) = super::locate::locate(&file.label, &file.text, &message);
+    LoadProblem { line, ..LoadProblem::new(file.label.clone(), stem, message) }
 }
 
 /// Runs a declaration file: its top-level code acts as the file (and its pack), so a pack's

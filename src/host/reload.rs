@@ -139,7 +139,18 @@ impl Host {
                 plan.packs = None;
             }
         }
-        outcome.problems = outcome.kept.iter().map(|k| format!("{}: {}", k.file, k.problem)).collect();
+        outcome.problems =
+            outcome
+                .kept
+                .iter()
+                .map(|k| {
+                    if k.problem.starts_with(&k.file) {
+                        k.problem.clone()
+                    } else {
+                        format!("{}: {}", k.file, k.problem)
+                    }
+                })
+                .collect();
         outcome
     }
 
@@ -254,7 +265,8 @@ fn load_failures(old: &Generation, candidate: &Generation, plan: &Plan) -> Vec<(
         if !changed_here && broken_before {
             continue;
         }
-        failures.push((blame(candidate, problem, plan), problem.message.clone()));
+        // `file:line: message`, as the kept file's problem says it.
+        failures.push((blame(candidate, problem, plan), problem.to_string()));
     }
     failures
 }

@@ -14,6 +14,11 @@ mod embedded {
     include!(concat!(env!("OUT_DIR"), "/builtin_files.rs"));
 }
 
+/// The Lua files shipped in the binary: `(path, text)`, e.g. `("prelude/harmony/hdc.lua", …)`.
+pub fn builtin_files() -> &'static [(&'static str, &'static str)] {
+    embedded::BUILTIN_FILES
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Origin {

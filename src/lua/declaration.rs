@@ -9,8 +9,8 @@ use crate::lua::schema::SchemaError;
 pub enum SpecError {
     #[error("a {kind} file must return a table {shape}, but it returned {got}")]
     NotATable { kind: &'static str, shape: &'static str, got: &'static str },
-    #[error("{what}: unknown field `{field}`; allowed: {allowed}")]
-    UnknownField { what: String, field: String, allowed: String },
+    #[error("{what}: unknown field `{field}`; allowed: {allowed}.{hint}")]
+    UnknownField { what: String, field: String, allowed: String, hint: String },
     #[error("{what} has no `{field}`; it needs {expected}")]
     Missing { what: String, field: String, expected: String },
     #[error("{what}: `{field}` must be {expected}")]
@@ -19,7 +19,7 @@ pub enum SpecError {
     BadName { kind: &'static str, name: String, rule: &'static str },
     #[error("{what}: description is empty; say what it does and returns")]
     NoDescription { what: String },
-    #[error("{what}: params are not a valid schema: {why}")]
+    #[error("{what}: {why}")]
     Params { what: String, why: String },
     #[error("{what}: {source}")]
     Schema {
@@ -43,7 +43,8 @@ pub fn only_fields(table: &Table, allowed: &[&str], what: &str) -> Result<(), Sp
                 Value::String(s) => s.to_string_lossy(),
                 other => format!("{other:?}"),
             };
-            return Err(SpecError::UnknownField { what: what.to_string(), field, allowed: allowed.join(", ") });
+            let hint = crate::error::did_you_mean(&crate::error::closest_names(&field, allowed.iter().copied()));
+            return Err(SpecError::UnknownField { what: what.to_string(), field, allowed: allowed.join(", "), hint });
         }
     }
     Ok(())
@@ -62,6 +63,18 @@ pub fn required<T: mlua::FromLua>(table: &Table, what: &str, field: &str, expect
 /// An optional field of type `T` (nil when absent).
 pub fn optional<T: mlua::FromLua>(table: &Table, what: &str, field: &str, expected: &str) -> Result<T, SpecError> {
     table.get::<T>(field).map_err(|_| wrong(what, field, expected))
+}
+
+/// What serde says about a declaration, for people: "unknown field `requried`; allowed: type,
+/// description, …. Did you mean required?"
+pub fn serde_reason(err: &impl std::fmt::Display) -> String {
+    let text = err.to_string();
+    let text = text.strip_prefix("deserialize error: ").unwrap_or(&text);
+    let Some((problem, expected)) = text.split_once(", expected one of ") else { return text.to_string() };
+    let allowed: Vec<&str> = expected.split(", ").map(|name| name.trim_matches('`')).collect();
+    let wrong = problem.split('`').nth(1).unwrap_or_default();
+    let hint = crate::error::did_you_mean(&crate::error::closest_names(wrong, allowed.iter().copied()));
+    format!("{problem}; allowed: {}.{hint}", allowed.join(", "))
 }
 
 pub fn wrong(what: &str, field: &str, expected: &str) -> SpecError {

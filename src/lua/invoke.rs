@@ -68,8 +68,11 @@ fn tool_ctx(lua: &Lua, call: &Call) -> mlua::Result<Table> {
 }
 
 fn tool_not_found(lua: &Lua, name: &str) -> Failure {
-    Failure::new(Code::ToolNotFound, format!("no tool named {name:?}; `rein tools` lists the tools"))
-        .with_details(json!({"tool": name, "available": state::tool_names(lua)}))
+    let available = state::tool_names(lua);
+    let suggestions = crate::error::closest_names(name, available.iter().map(String::as_str));
+    let hint = crate::error::did_you_mean(&suggestions);
+    Failure::new(Code::ToolNotFound, format!("no tool named {name:?}.{hint} `rein tools` lists the tools."))
+        .with_details(json!({"tool": name, "suggestions": suggestions, "available": available}))
 }
 
 pub(crate) fn internal(what: &str, err: mlua::Error) -> Failure {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use mlua::{Function, Lua, LuaSerdeExt, Value};
 
 use crate::lua::convert;
-use crate::lua::declaration::{only_fields, optional, required, SpecError};
+use crate::lua::declaration::{only_fields, optional, required, serde_reason, wrong, SpecError};
 use crate::lua::schema::{Param, Params};
 
 #[derive(Debug, Clone)]
@@ -18,7 +18,8 @@ pub struct ToolSpec {
     pub checks: serde_json::Value,
 }
 
-const KNOWN_FIELDS: [&str; 5] = ["name", "description", "params", "run", "checks"];
+/// The fields a tool table may have.
+pub const KNOWN_FIELDS: [&str; 5] = ["name", "description", "params", "run", "checks"];
 const WHAT: &str = "the tool table";
 
 /// Reads the table a tool file returned.
@@ -44,13 +45,30 @@ pub fn parse_tool(lua: &Lua, value: Value) -> Result<ToolSpec, SpecError> {
     Ok(ToolSpec { name, description, params, run, checks })
 }
 
-/// `params = { field = { type, description?, ... } }` of a tool or recipe.
+/// `params = { field = { type, description?, ... } }` of a tool or recipe. Each parameter is
+/// read on its own (in name order), so a mistake names the parameter it is in.
 pub fn parse_params(lua: &Lua, value: Value, what: &str) -> Result<Params, SpecError> {
-    if value.is_nil() {
-        return Ok(Params::default());
+    let table = match value {
+        Value::Nil => return Ok(Params::default()),
+        Value::Table(table) => table,
+        _ => return Err(wrong(what, "params", "a table of parameters")),
+    };
+    let mut entries = Vec::new();
+    for pair in table.pairs::<Value, Value>() {
+        let (key, param) = pair.map_err(|e| wrong(what, "params", &e.to_string()))?;
+        let Value::String(name) = key else {
+            return Err(wrong(what, "params", "a table keyed by parameter names: { path = { type = \"string\" } }"));
+        };
+        entries.push((name.to_string_lossy(), param));
     }
-    let fields: BTreeMap<String, Param> =
-        lua.from_value(value).map_err(|e| SpecError::Params { what: what.to_string(), why: e.to_string() })?;
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut fields = BTreeMap::new();
+    for (name, param) in entries {
+        let param: Param = lua
+            .from_value(param)
+            .map_err(|e| SpecError::Params { what: format!("{what}: params.{name}"), why: serde_reason(&e) })?;
+        fields.insert(name, param);
+    }
     Params::from_fields(fields).map_err(|source| SpecError::Schema { what: what.to_string(), source })
 }
 

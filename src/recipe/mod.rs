@@ -7,6 +7,7 @@
 //! - `report`, `details_md`, `runs`, `progress`: what a run leaves (a failure's details in
 //!   markdown), past runs, progress as it goes
 //! - `retention`: how long the saved copies an undo needs are kept
+//! - `wording`: who approved and a run's arguments, in words for the report
 
 mod activity;
 mod context;
@@ -17,6 +18,7 @@ pub mod report;
 pub mod retention;
 pub mod runs;
 pub mod spec;
+mod wording;
 
 pub use engine::{Engine, RecipeOptions};
 pub use report::Report;

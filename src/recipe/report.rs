@@ -233,10 +233,10 @@ impl Report {
     pub fn to_markdown(&self) -> String {
         let mut md = format!("# rein run {} — `{}`: **{}**\n\n", self.run_id, self.recipe, self.status);
         md.push_str(&format!(
-            "Started {}, took {:.1} s. Arguments: `{}`\n\n",
+            "Started {}, took {:.1} s. Arguments: {}\n\n",
             self.started,
             self.duration_ms as f64 / 1000.0,
-            self.args
+            super::wording::arguments(&self.args)
         ));
         if let Some(f) = &self.failure {
             md.push_str(&format!("**Failed at step `{}`**: {} — {}\n", f.step, f.code, f.message));
@@ -266,10 +266,12 @@ impl Report {
                 md.push_str(&format!("- evidence: `{e}`\n"));
             }
             for a in &s.approvals {
-                md.push_str(&format!("- approval: {} `{}` allowed by {}\n", a.action, a.target, a.decided_by));
+                let by = super::wording::decider(&a.decided_by);
+                md.push_str(&format!("- approval: {} `{}` allowed by {by}\n", a.action, a.target));
             }
             for c in &s.commands {
-                md.push_str(&format!("- ran `{}` — approved by {}, {}\n", c.command, c.decided_by, c.result));
+                let by = super::wording::decider(&c.decided_by);
+                md.push_str(&format!("- ran `{}` — approved by {by}, {}\n", c.command, c.result));
             }
             for f in &s.files {
                 let before = f.sha256_before.as_deref().map_or("new".to_string(), |h| h[..12.min(h.len())].to_string());

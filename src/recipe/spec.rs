@@ -49,8 +49,8 @@ pub struct RecipeSpec {
     pub steps: Vec<StepSpec>,
 }
 
-const RECIPE_FIELDS: [&str; 6] = ["name", "description", "params", "budget", "steps", "checks"];
-const STEP_FIELDS: [&str; 7] = ["name", "description", "run", "verify", "retry", "timeout_s", "approvals"];
+pub const RECIPE_FIELDS: [&str; 6] = ["name", "description", "params", "budget", "steps", "checks"];
+pub const STEP_FIELDS: [&str; 7] = ["name", "description", "run", "verify", "retry", "timeout_s", "approvals"];
 
 pub fn parse_recipe(lua: &Lua, value: Value) -> Result<RecipeSpec, SpecError> {
     let Value::Table(table) = value else {

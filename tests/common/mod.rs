@@ -85,6 +85,20 @@ impl Workspace {
         cmd
     }
 
+    /// `rein --workspace WS --home HOME` with `args`, without `--json`: what a person sees.
+    pub fn human_command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(REIN);
+        cmd.arg("--workspace").arg(&self.ws).arg("--home").arg(&self.home);
+        cmd.args(args);
+        cmd.env_remove("REIN_HOME").env_remove("REIN_LOG").env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
+        cmd
+    }
+
+    /// Runs [`Workspace::human_command`]: exit status, stdout, stderr.
+    pub fn human(&self, args: &[&str]) -> (i32, String, String) {
+        human(&mut self.human_command(args))
+    }
+
     /// `rein call TOOL ARGS` with `--json`; see [`rein_json`].
     pub fn call(&self, tool: &str, args: &Value) -> (i32, Value) {
         rein_json(self, &["call", tool, &args.to_string()])
@@ -137,6 +151,13 @@ pub fn assert_refusal(status: i32, out: &Value, code: &str, what: &str) {
 /// exactly one JSON object, or when `ok` disagrees with the exit status.
 pub fn rein_json(ws: &Workspace, args: &[&str]) -> (i32, Value) {
     run_json(&mut ws.command(args), None)
+}
+
+/// Runs a prepared command meant for people (no `--json`): exit status, stdout, stderr.
+pub fn human(cmd: &mut Command) -> (i32, String, String) {
+    let out = output_within(cmd, None, CALL_TIMEOUT);
+    let status = out.status.code().unwrap_or_else(|| panic!("rein died by a signal: {:?}", out.status));
+    (status, String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 /// Runs a prepared `rein --json` command, feeding `stdin` when given. A run that has not

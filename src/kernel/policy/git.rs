@@ -28,6 +28,8 @@ pub fn decide(args: &[String], classify: &dyn Fn(&str) -> PathClass) -> Decision
         }
         ["-C", dir, "checkout", "--quiet", rev] if in_pack_sources(dir) && plain(rev) => Decision::Allow,
         ["-C", dir, "rev-parse", "HEAD"] if in_pack_sources(dir) => Decision::Allow,
+        // What `rein doctor` asks; it reads no repository and runs nothing else.
+        ["--version"] => Decision::Allow,
         _ => Decision::DenyUnlessRule(
             "git runs only for rein's own pack fetches; a person can allow a command with `rein approvals grant git ...`"
                 .into(),
@@ -70,6 +72,9 @@ mod tests {
             ("clone --quiet git@example.com:team/kit.git .rein/pack-src/1-2", "ask"),
             ("-C .rein/pack-src/1-2 checkout --quiet v1.2.0", "allow"),
             ("-C .rein/pack-src/1-2 rev-parse HEAD", "allow"),
+            ("--version", "allow"),
+            ("--version --build-options", "rule"),
+            ("-c core.fsmonitor=x --version", "rule"),
             ("clone --quiet /srv/packs/kit /etc/kit", "rule"),
             ("clone --quiet /srv/packs/kit vendor/kit", "rule"),
             ("clone --quiet /srv/packs/kit .rein/pack-src/../../x", "rule"),

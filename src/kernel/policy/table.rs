@@ -15,13 +15,14 @@ const FILE_ROWS: [(&str, &str); 5] = [
     ("write rein's home", "ask a person at rein's terminal prompt — never a rule, never `--yes`, never over MCP"),
 ];
 
-const TAIL_ROWS: [(&str, &str); 5] = [
+const TAIL_ROWS: [(&str, &str); 6] = [
     ("`hdc -t <key> …`, `hdc -s <port> …`, `hdc -s 127.0.0.1:<port> …`, `hdc -l <n> …`", "as the command that follows"),
     ("`hdc -s <another host>:<port> …` (another machine's hdc server)", "ask, whatever the command"),
     (
         "`hdc target boot`, `target mount`, `flash`, `erase`, `format`, `update`, `smode`, `tmode`, `sideload`; `-cwd`; an option before the hdc command other than `-t`, `-s`, `-l`; a device command line with any shell syntax (`;` `&&` `|` `$( )` backquotes, redirection, variables, globs, escapes, comments)",
         "deny",
     ),
+    ("`git --version` (what `rein doctor` asks)", "allow"),
     ("git from a script (rein fetches packs itself)", "deny, unless a person's rule names the exact command"),
     ("any other program or command shape", "deny, unless a person's rule names the exact command"),
 ];

@@ -1,26 +1,234 @@
 //! `rein.fs`: file access, every call checked by the kernel for the call it belongs to.
 
-use mlua::{Lua, MultiValue, Table, Value};
+use mlua::{Lua, MultiValue, Value};
 use serde::Deserialize;
 
-use super::{options, outcome, take_field, Namespace};
+use super::declare::{Area, Class, Field, Home, Make, Native, Param, Returns};
+use super::{options, outcome, take_field};
 use crate::error::{Code, Failure};
 use crate::kernel::{Edit, EditOptions, ListOptions, ReadOptions};
 use crate::lua::{scope, state};
 
-pub fn table(api: &Namespace) -> mlua::Result<Table> {
-    let lua = api.lua;
-    api.table(vec![
-        ("read", lua.create_function(read)?),
-        ("read_text", lua.create_function(read_text)?),
-        ("write", lua.create_function(write)?),
-        ("edit", lua.create_function(edit)?),
-        ("multi_edit", lua.create_function(multi_edit)?),
-        ("list", lua.create_function(list)?),
-        ("exists", lua.create_function(exists)?),
-        ("mkdir", lua.create_function(mkdir)?),
-    ])
-}
+const PATH: Param = Param { name: "path", ty: "string", doc: "relative to the workspace root, or absolute" };
+
+pub const AREA: Area = Area {
+    home: Home::Table("fs"),
+    doc: "Files, every access checked by the kernel for the call it belongs to (scope, approvals, journal).",
+    natives: &[
+        Native {
+            name: "read",
+            doc: "Numbered lines of a text file, as the read_file tool returns them.",
+            params: &[PATH, Param { name: "opts", ty: "rein.fs.ReadOptions?", doc: "which lines" }],
+            returns: &[Returns { ty: "rein.fs.ReadResult", doc: "" }],
+            make: Make::Raising(|lua| lua.create_function(read)),
+        },
+        Native {
+            name: "read_text",
+            doc: "A whole text file and its sha256 (pass it to write/edit as expected_sha256).",
+            params: &[PATH],
+            returns: &[Returns { ty: "rein.fs.TextFile", doc: "" }],
+            make: Make::Raising(|lua| lua.create_function(read_text)),
+        },
+        Native {
+            name: "write",
+            doc: "Writes a file atomically and durably (created with its folders if missing).",
+            params: &[
+                PATH,
+                Param { name: "content", ty: "string", doc: "the whole new content" },
+                Param { name: "opts", ty: "rein.fs.WriteOptions?", doc: "" },
+            ],
+            returns: &[Returns { ty: "rein.fs.WriteResult", doc: "" }],
+            make: Make::Raising(|lua| lua.create_function(write)),
+        },
+        Native {
+            name: "edit",
+            doc: "Replaces one exact, unique occurrence of `old` with `new` (or every one with \
+                  replace_all). A missing or repeated `old` raises OLD_STRING_NOT_FOUND or \
+                  OLD_STRING_NOT_UNIQUE and changes nothing.",
+            params: &[
+                PATH,
+                Param { name: "old", ty: "string", doc: "exact text to replace" },
+                Param { name: "new", ty: "string", doc: "replacement text (literal)" },
+                Param { name: "opts", ty: "rein.fs.EditOptions?", doc: "" },
+            ],
+            returns: &[Returns { ty: "rein.fs.EditResult", doc: "" }],
+            make: Make::Raising(|lua| lua.create_function(edit)),
+        },
+        Native {
+            name: "multi_edit",
+            doc: "Applies edits in order, in memory, then writes once: all or nothing.",
+            params: &[
+                PATH,
+                Param { name: "edits", ty: "rein.fs.Edit[]", doc: "" },
+                Param { name: "opts", ty: "rein.fs.MultiEditOptions?", doc: "" },
+            ],
+            returns: &[Returns { ty: "rein.fs.EditResult", doc: "" }],
+            make: Make::Raising(|lua| lua.create_function(multi_edit)),
+        },
+        Native {
+            name: "list",
+            doc: "The entries of a folder (default: the workspace root), as the list_dir tool.",
+            params: &[
+                Param { name: "path", ty: "string?", doc: "default \".\"" },
+                Param { name: "opts", ty: "rein.fs.ListOptions?", doc: "" },
+            ],
+            returns: &[Returns { ty: "rein.fs.ListResult", doc: "" }],
+            make: Make::Raising(|lua| lua.create_function(list)),
+        },
+        Native {
+            name: "exists",
+            doc: "Whether something exists at `path` (checked like a read).",
+            params: &[PATH],
+            returns: &[Returns { ty: "boolean", doc: "" }],
+            make: Make::Raising(|lua| lua.create_function(exists)),
+        },
+        Native {
+            name: "mkdir",
+            doc: "Creates a folder and its parents (checked like a write).",
+            params: &[PATH],
+            returns: &[Returns { ty: "boolean", doc: "true when it was created, false when it existed" }],
+            make: Make::Raising(|lua| lua.create_function(mkdir)),
+        },
+    ],
+    classes: &[
+        Class {
+            name: "rein.fs.ReadOptions",
+            doc: "",
+            fields: &[
+                Field { name: "offset", ty: "integer?", doc: "first line, 1-based (default 1)" },
+                Field { name: "limit", ty: "integer?", doc: "how many lines (default 2000)" },
+            ],
+        },
+        Class {
+            name: "rein.fs.ReadResult",
+            doc: "",
+            fields: &[
+                Field { name: "path", ty: "string", doc: "" },
+                Field { name: "content", ty: "string", doc: "the lines, each `{n:>6}\\t{line}`" },
+                Field { name: "total_lines", ty: "integer", doc: "" },
+                Field { name: "start_line", ty: "integer", doc: "" },
+                Field { name: "end_line", ty: "integer", doc: "" },
+                Field { name: "truncated", ty: "boolean", doc: "more lines follow" },
+                Field { name: "sha256", ty: "string", doc: "of the whole file" },
+            ],
+        },
+        Class {
+            name: "rein.fs.TextFile",
+            doc: "",
+            fields: &[
+                Field { name: "path", ty: "string", doc: "" },
+                Field { name: "text", ty: "string", doc: "" },
+                Field { name: "sha256", ty: "string", doc: "" },
+            ],
+        },
+        Class {
+            name: "rein.fs.WriteOptions",
+            doc: "",
+            fields: &[Field {
+                name: "expected_sha256",
+                ty: "string?",
+                doc: "refuse (STALE_FILE) unless the file has this sha256",
+            }],
+        },
+        Class {
+            name: "rein.fs.WriteResult",
+            doc: "",
+            fields: &[
+                Field { name: "path", ty: "string", doc: "" },
+                Field { name: "bytes", ty: "integer", doc: "" },
+                Field { name: "sha256", ty: "string", doc: "" },
+                Field { name: "created", ty: "boolean", doc: "" },
+            ],
+        },
+        Class {
+            name: "rein.fs.MultiEditOptions",
+            doc: "",
+            fields: &[
+                Field { name: "dry_run", ty: "boolean?", doc: "show the diff, write nothing" },
+                Field {
+                    name: "expected_sha256",
+                    ty: "string?",
+                    doc: "refuse (STALE_FILE) unless the file has this sha256",
+                },
+            ],
+        },
+        Class {
+            name: "rein.fs.EditOptions",
+            doc: "",
+            fields: &[
+                Field { name: "replace_all", ty: "boolean?", doc: "replace every occurrence" },
+                Field { name: "dry_run", ty: "boolean?", doc: "show the diff, write nothing" },
+                Field {
+                    name: "expected_sha256",
+                    ty: "string?",
+                    doc: "refuse (STALE_FILE) unless the file has this sha256",
+                },
+            ],
+        },
+        Class {
+            name: "rein.fs.Edit",
+            doc: "",
+            fields: &[
+                Field { name: "old_string", ty: "string", doc: "" },
+                Field { name: "new_string", ty: "string", doc: "" },
+                Field { name: "replace_all", ty: "boolean?", doc: "" },
+            ],
+        },
+        Class {
+            name: "rein.fs.Location",
+            doc: "",
+            fields: &[
+                Field { name: "offset", ty: "integer", doc: "byte offset" },
+                Field { name: "line", ty: "integer", doc: "" },
+                Field { name: "column", ty: "integer", doc: "" },
+            ],
+        },
+        Class {
+            name: "rein.fs.EditResult",
+            doc: "",
+            fields: &[
+                Field { name: "path", ty: "string", doc: "" },
+                Field { name: "replacements", ty: "integer", doc: "" },
+                Field { name: "locations", ty: "rein.fs.Location[]", doc: "" },
+                Field {
+                    name: "edits",
+                    ty: "{replacements: integer, locations: rein.fs.Location[]}[]?",
+                    doc: "one report per edit (multi_edit)",
+                },
+                Field { name: "sha256_before", ty: "string", doc: "" },
+                Field { name: "sha256_after", ty: "string", doc: "" },
+                Field { name: "diff", ty: "string", doc: "unified diff" },
+                Field { name: "dry_run", ty: "boolean", doc: "" },
+            ],
+        },
+        Class {
+            name: "rein.fs.ListOptions",
+            doc: "",
+            fields: &[
+                Field { name: "depth", ty: "integer?", doc: "default 1" },
+                Field { name: "max_entries", ty: "integer?", doc: "default 1000" },
+            ],
+        },
+        Class {
+            name: "rein.fs.ListEntry",
+            doc: "",
+            fields: &[
+                Field { name: "path", ty: "string", doc: "" },
+                Field { name: "kind", ty: "\"file\"|\"dir\"|\"symlink\"|\"other\"", doc: "" },
+                Field { name: "size", ty: "integer", doc: "" },
+            ],
+        },
+        Class {
+            name: "rein.fs.ListResult",
+            doc: "",
+            fields: &[
+                Field { name: "path", ty: "string", doc: "" },
+                Field { name: "entries", ty: "rein.fs.ListEntry[]", doc: "" },
+                Field { name: "truncated", ty: "boolean", doc: "" },
+            ],
+        },
+    ],
+};
 
 #[derive(Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -107,4 +315,22 @@ fn exists(lua: &Lua, path: String) -> mlua::Result<MultiValue> {
 fn mkdir(lua: &Lua, path: String) -> mlua::Result<MultiValue> {
     let result = scope::current().and_then(|call| Ok(state::kernel(lua).create_dir(&call, &path)?));
     outcome(lua, result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lua::api::declare::drift::{class_fields, serde_fields};
+
+    #[test]
+    fn option_classes_name_exactly_the_fields_the_natives_read() {
+        assert_eq!(class_fields(&AREA, "rein.fs.ReadOptions"), serde_fields::<ReadOpts>());
+        assert_eq!(class_fields(&AREA, "rein.fs.WriteOptions"), serde_fields::<WriteOpts>());
+        assert_eq!(class_fields(&AREA, "rein.fs.ListOptions"), serde_fields::<ListOpts>());
+        assert_eq!(class_fields(&AREA, "rein.fs.MultiEditOptions"), serde_fields::<EditOptions>());
+        let mut edit = serde_fields::<EditOptions>();
+        edit.push("replace_all".into()); // taken out of the options before the rest is read
+        edit.sort();
+        assert_eq!(class_fields(&AREA, "rein.fs.EditOptions"), edit);
+    }
 }

@@ -3,19 +3,50 @@
 use mlua::{IntoLuaMulti, Lua, LuaSerdeExt, MultiValue, Table, Value};
 use serde::Deserialize;
 
-use super::{options, outcome, Namespace};
+use super::declare::{Area, Home, Make, Native, Param, Returns};
+use super::{options, outcome};
 use crate::error::{Code, Failure};
 use crate::lua::convert;
 
-/// `rein.json`: `encode`, `decode`, `null` (what JSON null decodes to, so arrays keep their
-/// length) and `array` (marks a table as an array, so an empty one encodes as `[]`).
-pub fn table(api: &Namespace) -> mlua::Result<Table> {
-    let lua = api.lua;
-    let table = api.table(vec![("encode", lua.create_function(encode)?), ("decode", lua.create_function(decode)?)])?;
-    table.set("null", lua.null())?;
-    table.set("array", lua.create_function(mark_array)?)?;
-    Ok(table)
-}
+pub const AREA: Area = Area {
+    home: Home::Table("json"),
+    doc: "JSON with serde_json. JSON null decodes to `rein.json.null`, so arrays keep their length.",
+    natives: &[
+        Native {
+            name: "encode",
+            doc:
+                "A value as JSON text. Tables with only 1..n keys are arrays; mark an empty array with rein.json.array.",
+            params: &[
+                Param { name: "value", ty: "any", doc: "" },
+                Param { name: "opts", ty: "{pretty?: boolean}?", doc: "" },
+            ],
+            returns: &[Returns { ty: "string", doc: "" }],
+            make: Make::Raising(|lua| lua.create_function(encode)),
+        },
+        Native {
+            name: "decode",
+            doc: "JSON text as a Lua value (INVALID_ARGS when it is not valid JSON).",
+            params: &[Param { name: "text", ty: "string", doc: "" }],
+            returns: &[Returns { ty: "any", doc: "" }],
+            make: Make::Raising(|lua| lua.create_function(decode)),
+        },
+        Native {
+            name: "null",
+            doc: "What JSON null decodes to; encodes back as null.",
+            params: &[],
+            returns: &[Returns { ty: "lightuserdata", doc: "" }],
+            make: Make::Value(|lua| Ok(lua.null())),
+        },
+        Native {
+            name: "array",
+            doc: "Marks `t` as an array, so an empty one encodes as [] (not {}); returns `t`.",
+            params: &[Param { name: "t", ty: "table", doc: "" }],
+            returns: &[Returns { ty: "table", doc: "" }],
+            make: Make::Plain(|lua| lua.create_function(mark_array)),
+        },
+    ],
+    classes: &[],
+};
 
 #[derive(Default, Deserialize)]
 #[serde(deny_unknown_fields)]

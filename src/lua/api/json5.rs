@@ -4,23 +4,39 @@
 
 use std::fmt;
 
-use mlua::{IntoLuaMulti, Lua, LuaSerdeExt, MultiValue, Table, Value};
+use mlua::{IntoLuaMulti, Lua, LuaSerdeExt, MultiValue, Value};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::json;
 
-use super::{outcome, Namespace};
+use super::declare::{Area, Home, Make, Native, Param, Returns};
+use super::outcome;
 use crate::error::{Code, Failure};
 
 /// serde_json's limit for `rein.json.decode`. The parser recurses once per level, so without
 /// a limit a hostile file could overflow the stack.
 const MAX_DEPTH: usize = 128;
 
-/// `rein.json5`: `decode`, and `null` (the value JSON5 `null` decodes to, as in `rein.json`).
-pub fn table(api: &Namespace) -> mlua::Result<Table> {
-    let table = api.table(vec![("decode", api.lua.create_function(decode)?)])?;
-    table.set("null", api.lua.null())?;
-    Ok(table)
-}
+pub const AREA: Area = Area {
+    home: Home::Table("json5"),
+    doc: "JSON5, the format of build-profile.json5, app.json5 and module.json5 (comments, trailing commas, unquoted keys).",
+    natives: &[
+        Native {
+            name: "decode",
+            doc: "JSON5 text as a Lua value (INVALID_ARGS with details.line and column when it is not valid).",
+            params: &[Param { name: "text", ty: "string", doc: "" }],
+            returns: &[Returns { ty: "any", doc: "" }],
+            make: Make::Raising(|lua| lua.create_function(decode)),
+        },
+        Native {
+            name: "null",
+            doc: "What JSON5 null decodes to (the same value as rein.json.null).",
+            params: &[],
+            returns: &[Returns { ty: "lightuserdata", doc: "" }],
+            make: Make::Value(|lua| Ok(lua.null())),
+        },
+    ],
+    classes: &[],
+};
 
 fn decode(lua: &Lua, text: mlua::String) -> mlua::Result<MultiValue> {
     match parse(&text.as_bytes()) {

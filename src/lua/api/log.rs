@@ -1,24 +1,44 @@
 //! `rein.log.*` and `print`: to tracing (stderr), never to stdout, tagged with the tool that
 //! is acting.
 
-use mlua::{Lua, Table, Value, Variadic};
+use mlua::{Lua, Value, Variadic};
 
-use super::Namespace;
+use super::declare::{Area, Home, Make, Native, Param};
 use crate::lua::{convert, scope};
 
-const LEVELS: [&str; 5] = ["trace", "debug", "info", "warn", "error"];
+const MESSAGE: Param = Param { name: "message", ty: "any", doc: "shown with tostring" };
+const FIELDS: Param = Param { name: "fields", ty: "table?", doc: "structured fields, logged as JSON" };
 
-pub fn table(api: &Namespace) -> mlua::Result<Table> {
-    let table = api.lua.create_table()?;
-    for level in LEVELS {
-        let logger = api.lua.create_function(move |lua, (message, fields): (Value, Value)| {
-            log(lua, level, &describe(lua, message)?, fields);
-            Ok(())
-        })?;
-        table.set(level, logger)?;
-    }
-    Ok(table)
+/// One logger per level; each is its own function so the declaration can name it.
+macro_rules! logger {
+    ($level:literal, $doc:literal) => {
+        Native {
+            name: $level,
+            doc: $doc,
+            params: &[MESSAGE, FIELDS],
+            returns: &[],
+            make: Make::Plain(|lua| {
+                lua.create_function(|lua, (message, fields): (Value, Value)| {
+                    log(lua, $level, &describe(lua, message)?, fields);
+                    Ok(())
+                })
+            }),
+        }
+    };
 }
+
+pub const AREA: Area = Area {
+    home: Home::Table("log"),
+    doc: "The log on stderr (`rein -v`, REIN_LOG), tagged with the acting tool; never stdout. Secret values are scrubbed.",
+    natives: &[
+        logger!("trace", "Logs at trace level (`-vvv`)."),
+        logger!("debug", "Logs at debug level (`-vv`)."),
+        logger!("info", "Logs at info level (`-v`)."),
+        logger!("warn", "Logs a warning (shown by default)."),
+        logger!("error", "Logs an error (shown by default); it does not stop the script: use rein.error for that."),
+    ],
+    classes: &[],
+};
 
 /// `print(...)`: the values, tab-separated, to the log at info level (stdout belongs to the
 /// caller's JSON).

@@ -1,13 +1,19 @@
-//! The `rein` namespace, declared here and only here, one module per area. Each native
-//! returns `(true, value)` or `(false, failure)`; the bootstrap's `raising` wrapper turns the
-//! latter into a raised structured error, so scripts see `err.code` after `pcall`. Natives
-//! that act reach their call through `scope::current()` and the kernel through the state.
+//! The `rein` namespace, declared here and only here, one module per area. Each area lists
+//! its natives with their parameters, returns and docs (`declare`); `install` builds the
+//! namespace from that list and `rein types` writes the editor stubs from it. Each raising
+//! native returns `(true, value)` or `(false, failure)`; the bootstrap's `raising` wrapper
+//! turns the latter into a raised structured error, so scripts see `err.code` after `pcall`.
+//! Natives that act reach their call through `scope::current()` and the kernel through the
+//! state.
 
+pub mod declare;
 mod fs;
 mod json;
 mod json5;
 mod log;
 mod proc;
+pub mod selene;
+pub mod stubs;
 mod task;
 mod tool;
 
@@ -16,6 +22,68 @@ use serde::Serialize;
 
 use crate::error::{Code, Failure};
 use crate::lua::{convert, failure, limits, require, state};
+use declare::{Area, Class, Field, Home, Make, Native, Param, Returns};
+
+/// Every area, in the order the stubs show them.
+pub fn areas() -> [&'static Area; 10] {
+    [&ROOT, &tool::AREA, &task::AREA, &fs::AREA, &json::AREA, &json5::AREA, &log::AREA, &proc::AREA, &GLOBALS, &ERRORS]
+}
+
+const ROOT: Area = Area {
+    home: Home::Rein,
+    doc: "",
+    natives: &[Native {
+        name: "error",
+        doc: "Fails the call with a structured error: `code` (your own, like \"BUILD_FAILED\", or a stable one), a message that says what to do next, and details for the caller. `pcall` callers get the table.",
+        params: &[
+            Param { name: "code", ty: "string", doc: "" },
+            Param { name: "message", ty: "string?", doc: "" },
+            Param { name: "details", ty: "table?", doc: "" },
+        ],
+        returns: &[],
+        make: Make::Raising(|lua| lua.create_function(raise_error)),
+    }],
+    classes: &[],
+};
+
+const GLOBALS: Area = Area {
+    home: Home::Global,
+    doc: "",
+    natives: &[
+        Native {
+            name: "require",
+            doc: "A module: `prelude/a/b.lua` (or `a/b/init.lua`) of the project, then of the built-ins, then `tools/a/b.lua`; a pack's own modules are `<pack>.<module>`. Nothing else is reachable.",
+            params: &[Param { name: "name", ty: "string", doc: "dotted, like \"harmony.hdc\"" }],
+            returns: &[Returns { ty: "any", doc: "" }],
+            make: Make::Plain(|lua| lua.create_function(require::require)),
+        },
+        Native {
+            name: "print",
+            doc: "Writes the values, tab-separated, to the log at info level (stderr), never to stdout.",
+            params: &[Param { name: "...", ty: "any", doc: "" }],
+            returns: &[],
+            make: Make::Plain(|lua| lua.create_function(log::print)),
+        },
+    ],
+    classes: &[],
+};
+
+/// The shape of every structured error, declared once for the stubs.
+const ERRORS: Area = Area {
+    home: Home::Rein,
+    doc: "",
+    natives: &[],
+    classes: &[Class {
+        name: "rein.Error",
+        doc:
+            "What rein raises and `pcall` returns; `err.code` is stable (OLD_STRING_NOT_UNIQUE, APPROVAL_REQUIRED, …).",
+        fields: &[
+            Field { name: "code", ty: "string", doc: "" },
+            Field { name: "message", ty: "string", doc: "what happened and what to do next" },
+            Field { name: "details", ty: "table?", doc: "" },
+        ],
+    }],
+};
 
 /// The natives the bootstrap itself needs.
 pub(crate) fn bootstrap_natives(lua: &Lua) -> mlua::Result<Table> {
@@ -25,46 +93,37 @@ pub(crate) fn bootstrap_natives(lua: &Lua) -> mlua::Result<Table> {
     Ok(natives)
 }
 
-/// Builds `rein`, `require` and `print` in a state whose bootstrap ran.
+/// Builds `rein`, `require` and `print` from the declarations, in a state whose bootstrap
+/// ran.
 pub(crate) fn install(lua: &Lua) -> mlua::Result<()> {
-    let api = Namespace { lua, raising: state::helpers(lua).raising.clone() };
+    let raising = state::helpers(lua).raising.clone();
     let rein = lua.create_table()?;
-    rein.set("fs", fs::table(&api)?)?;
-    rein.set("json", json::table(&api)?)?;
-    rein.set("json5", json5::table(&api)?)?;
-    rein.set("log", log::table(&api)?)?;
-    rein.set("proc", proc::table(&api)?)?;
-    rein.set("tool", api.raising(lua.create_async_function(tool::call)?)?)?;
-    rein.set("sleep", api.raising(lua.create_async_function(task::sleep)?)?)?;
-    rein.set("parallel", api.raising(lua.create_async_function(task::parallel)?)?)?;
-    rein.set("error", api.raising(lua.create_function(raise_error)?)?)?;
-    let globals = lua.globals();
-    globals.set("rein", rein)?;
-    globals.set("require", lua.create_function(require::require)?)?;
-    globals.set("print", lua.create_function(log::print)?)?;
-    Ok(())
-}
-
-/// What area modules build their tables with.
-pub(crate) struct Namespace<'a> {
-    pub lua: &'a Lua,
-    raising: Function,
-}
-
-impl Namespace<'_> {
-    /// `native`, raising its failures as structured errors.
-    pub fn raising(&self, native: Function) -> mlua::Result<Function> {
-        self.raising.call(native)
-    }
-
-    /// A table of raising natives.
-    pub fn table(&self, natives: Vec<(&str, Function)>) -> mlua::Result<Table> {
-        let table = self.lua.create_table()?;
-        for (name, native) in natives {
-            table.set(name, self.raising(native)?)?;
+    for area in areas() {
+        let table = match area.home {
+            Home::Rein => rein.clone(),
+            Home::Global => lua.globals(),
+            Home::Table(name) => match rein.get::<Option<Table>>(name)? {
+                Some(table) => table,
+                None => {
+                    let table = lua.create_table()?;
+                    rein.set(name, &table)?;
+                    table
+                }
+            },
+        };
+        for native in area.natives {
+            table.set(native.name, make(lua, &raising, native.make)?)?;
         }
-        Ok(table)
     }
+    lua.globals().set("rein", rein)
+}
+
+fn make(lua: &Lua, raising: &Function, make: Make) -> mlua::Result<Value> {
+    Ok(match make {
+        Make::Raising(native) => Value::Function(raising.call(native(lua)?)?),
+        Make::Plain(function) => Value::Function(function(lua)?),
+        Make::Value(value) => value(lua)?,
+    })
 }
 
 /// `(true, value)` or `(false, failure)` for the bootstrap's `raising` wrapper.

@@ -7,21 +7,94 @@
 
 use std::collections::BTreeMap;
 
-use mlua::{Function, Lua, MultiValue, Table, Value};
+use mlua::{Function, Lua, MultiValue, Value};
 use serde::Deserialize;
 
-use super::{options, outcome, take_field, Namespace};
+use super::declare::{Area, Class, Field, Home, Make, Native, Param, Returns};
+use super::{options, outcome, take_field};
 use crate::error::Failure;
 use crate::kernel::process::spawn::{StopReason, Stream};
 use crate::kernel::RunOptions;
 use crate::lua::{failure, scope, state};
 
-pub fn table(api: &Namespace) -> mlua::Result<Table> {
-    api.table(vec![
-        ("run", api.lua.create_async_function(run)?),
-        ("signing_status", api.lua.create_function(signing_status)?),
-    ])
-}
+pub const AREA: Area = Area {
+    home: Home::Table("proc"),
+    doc: "Running toolchain programs through the kernel: found by rein (never a path a script picks), checked by the approval policy, argv run directly (never a shell), a cleared environment, a deadline, bounded output.",
+    natives: &[
+    Native {
+        name: "run",
+        doc: "Runs `program` (hvigorw, hdc, hap-sign-tool, ohpm, or one a person listed in home config.toml) with `args`. A non-zero exit is not an error: read `code`. Raises TIMEOUT (details.output so far), APPROVAL_REQUIRED, APPROVAL_DENIED, PROGRAM_NOT_ALLOWED or TOOLCHAIN_NOT_FOUND.",
+        params: &[
+            Param { name: "program", ty: "string", doc: "the program's name, e.g. \"hdc\"" },
+            Param { name: "args", ty: "string[]", doc: "the arguments, one string each" },
+            Param { name: "opts", ty: "rein.proc.RunOptions?", doc: "" },
+        ],
+        returns: &[Returns { ty: "rein.proc.RunResult", doc: "" }],
+        make: Make::Raising(|lua| lua.create_async_function(run)),
+    },
+    Native {
+        name: "signing_status",
+        doc: "Whether the kernel can fill in hap-sign-tool's passwords for signingConfig `config` from the environment variables home config.toml names (`[signing.<config>]`); never a password.",
+        params: &[Param { name: "config", ty: "string", doc: "a signingConfig of build-profile.json5, e.g. \"default\"" }],
+        returns: &[Returns { ty: "rein.proc.SigningStatus", doc: "" }],
+        make: Make::Raising(|lua| lua.create_function(signing_status)),
+    }],
+    classes: &[
+        Class {
+            name: "rein.proc.RunOptions",
+            doc: "",
+            fields: &[
+                Field { name: "cwd", ty: "string?", doc: "working directory inside the workspace (default its root)" },
+                Field { name: "timeout_ms", ty: "integer?", doc: "lower or raise the program's deadline, up to a cap" },
+                Field { name: "stdin", ty: "string?", doc: "text on the program's stdin (default: closed)" },
+                Field { name: "env", ty: "table<string, string>?", doc: "only LANG, LC_*, TZ, NO_COLOR and TERM may be set" },
+                Field {
+                    name: "signing",
+                    ty: "string?",
+                    doc: "a signingConfig name: the kernel appends hap-sign-tool's -keystorePwd and -keyPwd from the variables home config.toml names (the script never sees them)",
+                },
+                Field {
+                    name: "on_line",
+                    ty: "(fun(line: string, stream: \"stdout\"|\"stderr\"))?",
+                    doc: "called for each line as it comes; an error in it stops the program",
+                },
+            ],
+        },
+        Class {
+            name: "rein.proc.RunResult",
+            doc: "",
+            fields: &[
+                Field { name: "code", ty: "integer?", doc: "exit status (nil when a signal ended it)" },
+                Field { name: "signal", ty: "integer?", doc: "" },
+                Field { name: "stdout", ty: "string", doc: "" },
+                Field { name: "stderr", ty: "string", doc: "" },
+                Field { name: "timed_out", ty: "boolean", doc: "" },
+                Field { name: "duration_ms", ty: "integer", doc: "" },
+                Field { name: "truncated", ty: "boolean", doc: "the middle of a long output was dropped" },
+                Field { name: "dropped_bytes", ty: "integer", doc: "how much of it" },
+            ],
+        },
+        Class {
+            name: "rein.proc.SigningStatus",
+            doc: "",
+            fields: &[
+                Field { name: "config", ty: "string", doc: "" },
+                Field { name: "configured", ty: "boolean", doc: "home config.toml names variables for it" },
+                Field { name: "keystore_password", ty: "rein.proc.SigningSecret?", doc: "" },
+                Field { name: "key_password", ty: "rein.proc.SigningSecret?", doc: "" },
+            ],
+        },
+        Class {
+            name: "rein.proc.SigningSecret",
+            doc: "Where one password comes from, never its value.",
+            fields: &[
+                Field { name: "env", ty: "string", doc: "the variable's name" },
+                Field { name: "set", ty: "boolean", doc: "" },
+                Field { name: "ciphertext", ty: "boolean", doc: "it holds DevEco's encrypted form, which hap-sign-tool cannot use" },
+            ],
+        },
+    ],
+};
 
 fn signing_status(lua: &Lua, config: String) -> mlua::Result<MultiValue> {
     outcome(lua, Ok(state::kernel(lua).signing_status(&config)))
@@ -87,4 +160,18 @@ async fn run(lua: Lua, (program, args, opts): (String, Vec<String>, Value)) -> m
     };
     let result = super::awake(&lua).and(result);
     outcome(&lua, result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lua::api::declare::drift::{class_fields, serde_fields};
+
+    #[test]
+    fn run_options_name_exactly_the_fields_run_reads() {
+        let mut read = serde_fields::<RunOpts>();
+        read.push("on_line".into()); // taken out of the options before the rest is read
+        read.sort();
+        assert_eq!(class_fields(&AREA, "rein.proc.RunOptions"), read);
+    }
 }

@@ -5,9 +5,40 @@ use std::time::Duration;
 
 use mlua::{Function, Lua, MultiValue, Value};
 
+use super::declare::{Area, Class, Field, Home, Make, Native, Param, Returns};
 use super::outcome;
 use crate::error::{Code, Failure};
 use crate::lua::{failure, scope, state};
+
+pub const AREA: Area = Area {
+    home: Home::Rein,
+    doc: "",
+    natives: &[
+        Native {
+            name: "sleep",
+            doc: "Waits `ms` milliseconds (at most 60 000 a call) without spinning; other branches of rein.parallel run meanwhile.",
+            params: &[Param { name: "ms", ty: "integer", doc: "" }],
+            returns: &[],
+            make: Make::Raising(|lua| lua.create_async_function(sleep)),
+        },
+        Native {
+            name: "parallel",
+            doc: "Runs the functions at once, as part of the calling tool's call (each may run programs), and waits for all; one result per function, in order. A failure in one does not stop the others.",
+            params: &[Param { name: "functions", ty: "(fun(): any)[]", doc: "" }],
+            returns: &[Returns { ty: "rein.ParallelResult[]", doc: "" }],
+            make: Make::Raising(|lua| lua.create_async_function(parallel)),
+        },
+    ],
+    classes: &[Class {
+        name: "rein.ParallelResult",
+        doc: "",
+        fields: &[
+            Field { name: "ok", ty: "boolean", doc: "" },
+            Field { name: "value", ty: "any", doc: "what the function returned, when ok" },
+            Field { name: "error", ty: "rein.Error?", doc: "why it failed, when not ok" },
+        ],
+    }],
+};
 
 /// The longest one sleep may be; loops of sleeps still meet the wall-clock limit.
 const MAX_SLEEP: Duration = Duration::from_secs(60);

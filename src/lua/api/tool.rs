@@ -3,8 +3,25 @@
 
 use mlua::{Lua, MultiValue, Value};
 
+use super::declare::{Area, Home, Make, Native, Param, Returns};
 use super::outcome;
 use crate::lua::{convert, invoke, scope};
+
+pub const AREA: Area = Area {
+    home: Home::Rein,
+    doc: "",
+    natives: &[Native {
+        name: "tool",
+        doc: "Calls another tool by name, as part of this call: its arguments validated, the same limits (at most 8 deep), and a pack's permissions still apply. Raises what the tool raised.",
+        params: &[
+            Param { name: "name", ty: "string", doc: "as `rein tools` lists it" },
+            Param { name: "args", ty: "table?", doc: "its arguments (default {})" },
+        ],
+        returns: &[Returns { ty: "table", doc: "the tool's result" }],
+        make: Make::Raising(|lua| lua.create_async_function(call)),
+    }],
+    classes: &[],
+};
 
 pub async fn call(lua: Lua, (name, args): (String, Value)) -> mlua::Result<MultiValue> {
     let args = convert::lua_to_json(&lua, args);

@@ -1,0 +1,236 @@
+//! `rein types`, `rein init` and `rein new tool|recipe|pack`: what a tool author starts with.
+//! Scaffolds never overwrite: `init` keeps what exists, `new` refuses a name that is taken,
+//! and a refused command leaves nothing on disk.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use rein::host::types::{self, LuarcOutcome};
+use rein::{Code, Failure};
+
+use super::args::NewWhat;
+use super::output::Output;
+
+const TOOL: &str = include_str!("templates/tool.lua");
+const RECIPE: &str = include_str!("templates/recipe.lua");
+const EXAMPLE_TOOL: &str = include_str!("templates/app_version.lua");
+const REIN_TOML: &str = include_str!("templates/rein.toml");
+const PACK_TOML: &str = include_str!("templates/pack.toml");
+const PACK_TOOL: &str = include_str!("templates/pack_tool.lua");
+const PACK_README: &str = include_str!("templates/pack_README.md");
+
+/// `rein types [DIR]`: the stubs in DIR (default `.rein/types`), and `.luarc.json` pointing
+/// at them.
+pub fn types(workspace: &Path, dir: Option<&Path>, out: &Output) -> u8 {
+    let dir = dir.map(Path::to_path_buf).unwrap_or_else(|| workspace.join(types::DEFAULT_DIR));
+    match types::write(workspace, &dir) {
+        Ok(written) if out.json => out.success(&written),
+        Ok(written) => {
+            println!("wrote {} files to {}", written.files.len(), written.dir.display());
+            print_luarc(&written.luarc);
+            0
+        }
+        Err(err) => out.failure(&Failure::from(err)),
+    }
+}
+
+fn print_luarc(outcome: &LuarcOutcome) {
+    match outcome {
+        LuarcOutcome::Created { path, library } => println!("created {path} (workspace.library: {library})"),
+        LuarcOutcome::Updated { path, library } => println!("added {library} to workspace.library in {path}"),
+        LuarcOutcome::Unchanged { path, .. } => println!("{path} already points at them"),
+        LuarcOutcome::LeftAlone { path, why, .. } => eprintln!("warning: left {path} as it is: {why}"),
+    }
+}
+
+/// What a scaffold did to each path.
+#[derive(Default)]
+struct Made {
+    created: Vec<String>,
+    kept: Vec<String>,
+}
+
+impl Made {
+    fn to_json(&self) -> Value {
+        json!({"created": self.created, "kept": self.kept})
+    }
+
+    fn print(&self) {
+        for path in &self.created {
+            println!("created  {path}");
+        }
+        for path in &self.kept {
+            println!("kept     {path} (it exists)");
+        }
+    }
+}
+
+/// `rein init`: tools/ with an example tool, recipes/, a commented rein.toml, the stubs and
+/// .luarc.json; whatever exists is kept.
+pub fn init(workspace: &Path, out: &Output) -> u8 {
+    let mut made = Made::default();
+    let result = (|| {
+        dir(workspace, "tools", &mut made)?;
+        dir(workspace, "recipes", &mut made)?;
+        file(workspace, "tools/app_version.lua", EXAMPLE_TOOL, &mut made)?;
+        file(workspace, "rein.toml", REIN_TOML, &mut made)?;
+        types::write(workspace, &workspace.join(types::DEFAULT_DIR)).map_err(Failure::from)
+    })();
+    let written = match result {
+        Ok(written) => written,
+        Err(failure) => return out.failure(&failure),
+    };
+    if out.json {
+        let mut result = made.to_json();
+        result["types"] = serde_json::to_value(&written).unwrap_or_default();
+        return out.success(&result);
+    }
+    made.print();
+    println!("wrote the editor stubs to {}/", types::DEFAULT_DIR);
+    print_luarc(&written.luarc);
+    println!("next: `rein check`, `rein test`, then `rein new tool NAME` or `rein new recipe NAME`");
+    0
+}
+
+/// `rein new tool|recipe|pack NAME`.
+pub fn new(workspace: &Path, what: &NewWhat, out: &Output) -> u8 {
+    let result = match what {
+        NewWhat::Tool { name } => new_tool(workspace, name),
+        NewWhat::Recipe { name } => new_recipe(workspace, name),
+        NewWhat::Pack { name } => new_pack(Path::new("."), name),
+    };
+    match result {
+        Ok(made) if out.json => out.success(&made.to_json()),
+        Ok(made) => {
+            made.print();
+            0
+        }
+        Err(failure) => out.failure(&failure),
+    }
+}
+
+fn new_tool(workspace: &Path, name: &str) -> Result<Made, Failure> {
+    if !rein::lua::tool::valid_tool_name(name) {
+        return Err(bad_name(
+            "tool",
+            name,
+            "lowercase letters, digits and _, starting with a letter",
+            &name.to_lowercase().replace('-', "_"),
+        ));
+    }
+    let rel = format!("tools/{name}.lua");
+    refuse_taken(workspace, &rel)?;
+    if is_built_in("tools", name) {
+        eprintln!("note: the project's {name} replaces the built-in tool of that name (`rein tools` shows origins)");
+    }
+    let mut made = Made::default();
+    file(workspace, &rel, &TOOL.replace("__NAME__", name), &mut made)?;
+    Ok(made)
+}
+
+fn new_recipe(workspace: &Path, name: &str) -> Result<Made, Failure> {
+    if !rein::recipe::spec::valid_recipe_name(name) {
+        let rule = "lowercase letters, digits, - and _, starting with a letter";
+        return Err(bad_name("recipe", name, rule, &name.to_lowercase()));
+    }
+    let rel = format!("recipes/{name}.lua");
+    refuse_taken(workspace, &rel)?;
+    if is_built_in("recipes", name) {
+        eprintln!("note: the project's {name} replaces the built-in recipe of that name");
+    }
+    let mut made = Made::default();
+    file(workspace, &rel, &RECIPE.replace("__NAME__", name), &mut made)?;
+    Ok(made)
+}
+
+/// A folder `name/` where rein runs, like `cargo new`: a pack that `rein check` and
+/// `rein test` accept there, and `rein pack add` installs as it is.
+fn new_pack(parent: &Path, name: &str) -> Result<Made, Failure> {
+    if !rein::packs::manifest::valid_pack_name(name) {
+        let rule = "kebab-case: lowercase letters, digits and -, starting with a letter";
+        return Err(bad_name("pack", name, rule, &name.to_lowercase().replace('_', "-")));
+    }
+    refuse_taken(parent, name)?;
+    let root = parent.join(name);
+    let result = fill_pack(&root, name);
+    if result.is_err() {
+        // The folder did not exist a moment ago: a failed scaffold leaves nothing behind.
+        let _ = std::fs::remove_dir_all(&root);
+    }
+    result
+}
+
+fn fill_pack(root: &Path, name: &str) -> Result<Made, Failure> {
+    let mut made = Made::default();
+    let files = [
+        ("pack.toml", PACK_TOML.replace("__NAME__", name).replace("__REIN_RANGE__", &compatible_range())),
+        ("README.md", PACK_README.replace("__PACK__", name)),
+        ("tools/hello.lua", PACK_TOOL.replace("__PACK__", name)),
+    ];
+    for (rel, text) in &files {
+        file(root, rel, text, &mut Made::default())?;
+    }
+    dir(root, "recipes", &mut Made::default())?;
+    dir(root, "prelude", &mut Made::default())?;
+    made.created.push(format!("{name}/ (pack.toml, README.md, tools/hello.lua, recipes/, prelude/)"));
+    Ok(made)
+}
+
+/// The rein versions a new pack says it works with: this minor version (0.x) or major (1+).
+fn compatible_range() -> String {
+    let version = semver::Version::parse(env!("CARGO_PKG_VERSION")).unwrap_or(semver::Version::new(0, 1, 0));
+    if version.major == 0 {
+        format!(">=0.{}, <0.{}", version.minor, version.minor + 1)
+    } else {
+        format!(">={}.{}, <{}", version.major, version.minor, version.major + 1)
+    }
+}
+
+fn bad_name(kind: &str, name: &str, rule: &str, suggestion: &str) -> Failure {
+    Failure::new(Code::InvalidArgs, format!("{kind} name {name:?} must be {rule}; for example `{suggestion}`"))
+        .with_details(json!({"name": name}))
+}
+
+fn refuse_taken(base: &Path, rel: &str) -> Result<(), Failure> {
+    let path = base.join(rel);
+    if path.symlink_metadata().is_ok() {
+        return Err(Failure::new(
+            Code::InvalidArgs,
+            format!("{} exists; pick another name, or edit it", path.display()),
+        )
+        .with_details(json!({"path": path})));
+    }
+    Ok(())
+}
+
+fn is_built_in(folder: &str, name: &str) -> bool {
+    let rel = format!("{folder}/{name}.lua");
+    rein::host::sources::builtin_files().iter().any(|(path, _)| *path == rel)
+}
+
+fn dir(base: &Path, rel: &str, made: &mut Made) -> Result<(), Failure> {
+    let path = base.join(rel);
+    if path.is_dir() {
+        made.kept.push(format!("{rel}/"));
+        return Ok(());
+    }
+    std::fs::create_dir_all(&path).map_err(|e| io_failure(&path, e))?;
+    made.created.push(format!("{rel}/"));
+    Ok(())
+}
+
+fn file(base: &Path, rel: &str, text: &str, made: &mut Made) -> Result<(), Failure> {
+    let path: PathBuf = base.join(rel);
+    if path.symlink_metadata().is_ok() {
+        made.kept.push(rel.to_string());
+        return Ok(());
+    }
+    types::write_generated(&path, text).map_err(Failure::from)?;
+    made.created.push(rel.to_string());
+    Ok(())
+}
+
+fn io_failure(path: &Path, err: std::io::Error) -> Failure {
+    Failure::new(Code::IoError, format!("cannot create {}: {err}", path.display()))
+}

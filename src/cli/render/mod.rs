@@ -1,0 +1,127 @@
+//! Output for people: what each command prints without `--json`. Nothing here prints JSON;
+//! colour only reaches a terminal (see `style`).
+//!
+//! - `text`: any value as indented `key: value` lines
+//! - `diff`, `style`: a coloured unified diff; statuses and colours
+//! - `recipe`, `packs`, `doctor`: those commands' results
+
+pub mod diff;
+pub mod doctor;
+pub mod packs;
+pub mod recipe;
+pub mod style;
+pub mod text;
+
+use serde_json::Value;
+
+use rein::host::registry::ToolInfo;
+use rein::Failure;
+
+use style::{paint, BAD, DIM, HEAD};
+
+pub fn tool_table(tools: &[ToolInfo]) {
+    let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
+    anstream::println!("{}", paint(HEAD, format!("{:<width$}  {:<8}  DESCRIPTION", "NAME", "ORIGIN")));
+    for tool in tools {
+        println!("{:<width$}  {:<8}  {}", tool.name, tool.origin.to_string(), first_sentence(&tool.description));
+    }
+}
+
+fn first_sentence(text: &str) -> &str {
+    match text.find(". ") {
+        Some(end) => &text[..=end],
+        None => text,
+    }
+}
+
+/// A tool's result, by its shape: an edit's diff, a read's numbered lines, a listing, a write;
+/// anything else as indented text — and a `diff` field, whatever else the result holds, as a
+/// diff after the rest.
+pub fn result(value: &Value) {
+    let text = |key: &str| value.get(key).and_then(Value::as_str);
+    let number = |key: &str| value.get(key).and_then(Value::as_u64).unwrap_or(0);
+    // An edit's own result (edit_file, multi_edit): the diff is the result.
+    if let (Some(diff), Some(path), Some(_)) = (text("diff"), text("path"), value.get("sha256_after")) {
+        diff::print(diff);
+        let dry = if value.get("dry_run").and_then(Value::as_bool) == Some(true) {
+            " (dry run, nothing written)"
+        } else {
+            ""
+        };
+        eprintln!("{path}: {} replacement(s){dry}", number("replacements"));
+    } else if let Some(diff) = text("diff") {
+        let mut rest = value.clone();
+        if let Some(map) = rest.as_object_mut() {
+            map.remove("diff");
+        }
+        if rest.as_object().is_some_and(|m| !m.is_empty()) {
+            print_lines(&text::lines(&rest, 0));
+        }
+        diff::print(diff);
+    } else if let (Some(content), Some(_)) = (text("content"), value.get("start_line")) {
+        if !content.is_empty() {
+            println!("{content}");
+        }
+        let more = if value.get("truncated").and_then(Value::as_bool) == Some(true) { ", truncated" } else { "" };
+        eprintln!("lines {}-{} of {}{more}", number("start_line"), number("end_line"), number("total_lines"));
+    } else if let Some(entries) = value.get("entries").and_then(Value::as_array) {
+        for entry in entries {
+            let kind = entry.get("kind").and_then(Value::as_str).unwrap_or("");
+            let path = entry.get("path").and_then(Value::as_str).unwrap_or("");
+            let suffix = match kind {
+                "dir" => "/",
+                "symlink" => "@",
+                _ => "",
+            };
+            println!("{path}{suffix}");
+        }
+    } else if let (Some(path), Some(sha), Some(_)) = (text("path"), text("sha256"), value.get("bytes")) {
+        let created = if value.get("created").and_then(Value::as_bool) == Some(true) { " (created)" } else { "" };
+        println!("wrote {} bytes to {path}{created}, sha256 {sha}", number("bytes"));
+    } else if value.is_null() || value.as_object().is_some_and(|m| m.is_empty()) {
+        println!("ok");
+    } else {
+        print_lines(&text::lines(value, 0));
+    }
+}
+
+fn print_lines(lines: &[String]) {
+    for line in lines {
+        println!("{line}");
+    }
+}
+
+/// A failure on stderr: the code and message, then its details as text (the closest names
+/// instead of every name there is).
+pub fn failure(failure: &Failure) {
+    anstream::eprintln!("{}: {}", paint(BAD, format!("error[{}]", failure.code)), failure.message);
+    let details = &failure.details;
+    if let Some(locations) = details.get("locations").and_then(Value::as_array) {
+        for loc in locations {
+            eprintln!("  at line {} column {}", loc["line"], loc["column"]);
+        }
+    } else if let Some(candidates) = details.get("candidates").and_then(Value::as_array) {
+        for c in candidates {
+            eprintln!("  candidate at line {} ({}):", c["line"], c["reason"].as_str().unwrap_or(""));
+            for line in c["text"].as_str().unwrap_or("").lines() {
+                anstream::eprintln!("    {} {line}", paint(DIM, "|"));
+            }
+        }
+    } else if let Some(map) = details.as_object() {
+        let mut shown = details.clone();
+        if let Some(shown) = shown.as_object_mut() {
+            // The message already names the closest ones; the whole list is for --json.
+            shown.remove("available");
+            shown.remove("suggestions");
+        }
+        if !map.is_empty() && shown.as_object().is_some_and(|m| !m.is_empty()) {
+            for line in text::lines(&shown, 2) {
+                eprintln!("{line}");
+            }
+        }
+    } else if !details.is_null() {
+        for line in text::lines(details, 2) {
+            eprintln!("{line}");
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! The workspace's `.luarc.json`, which tells lua-language-server where the stubs are. A new
+//! one says everything rein's sandbox means (Lua 5.4; no io, os, package or debug); an
+//! existing one only gets the stubs folder added to `workspace.library` (and the Lua version
+//! when it names none). One that is not plain JSON (comments, say) is left alone, and the
+//! outcome says what to add by hand.
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use super::{write_generated, TypesError};
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "snake_case", tag = "action")]
+pub enum LuarcOutcome {
+    Created { path: String, library: String },
+    Updated { path: String, library: String },
+    Unchanged { path: String, library: String },
+    LeftAlone { path: String, library: String, why: String },
+}
+
+/// Makes `workspace/.luarc.json` list `dir` in `workspace.library`.
+pub fn point_at(workspace: &Path, dir: &Path) -> Result<LuarcOutcome, TypesError> {
+    let path = workspace.join(".luarc.json");
+    let shown = path.display().to_string();
+    let library = library_entry(workspace, dir);
+    let existing = match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(source) => return Err(TypesError::Write { path, source }),
+    };
+    let Some(text) = existing else {
+        write_generated(&path, &pretty(&fresh(&library)))?;
+        return Ok(LuarcOutcome::Created { path: shown, library });
+    };
+    let mut config = match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(config)) => config,
+        Ok(_) => return Ok(left_alone(shown, library, "it is not a JSON object")),
+        Err(e) => return Ok(left_alone(shown, library, &format!("rein reads only plain JSON ({e})"))),
+    };
+    let changed = add_library(&mut config, &library)? | set_version(&mut config);
+    if !changed {
+        return Ok(LuarcOutcome::Unchanged { path: shown, library });
+    }
+    write_generated(&path, &pretty(&Value::Object(config)))?;
+    Ok(LuarcOutcome::Updated { path: shown, library })
+}
+
+fn left_alone(path: String, library: String, why: &str) -> LuarcOutcome {
+    let why = format!("{why}; add {library:?} to \"workspace.library\" yourself");
+    LuarcOutcome::LeftAlone { path, library, why }
+}
+
+/// `dir` relative to the workspace when it is inside it (so the file can be committed),
+/// absolute otherwise.
+fn library_entry(workspace: &Path, dir: &Path) -> String {
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let (workspace, dir) = (canonical(workspace), canonical(dir));
+    match dir.strip_prefix(&workspace) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+        Ok(rel) => rel.display().to_string(),
+        Err(_) => dir.display().to_string(),
+    }
+}
+
+fn fresh(library: &str) -> Value {
+    json!({
+        "$schema": "https://raw.githubusercontent.com/LuaLS/vscode-lua/master/setting/schema.json",
+        "runtime.version": "Lua 5.4",
+        "runtime.builtin": {"debug": "disable", "io": "disable", "os": "disable", "package": "disable"},
+        "workspace.library": [library],
+        "workspace.checkThirdParty": false,
+    })
+}
+
+/// Adds `library` to `workspace.library`, flat (`"workspace.library"`) or nested
+/// (`"workspace": {"library": …}`), whichever the file uses.
+fn add_library(config: &mut Map<String, Value>, library: &str) -> Result<bool, TypesError> {
+    let list = match config.get_mut("workspace").and_then(Value::as_object_mut) {
+        Some(nested) if nested.contains_key("library") => nested.get_mut("library"),
+        _ => Some(config.entry("workspace.library").or_insert_with(|| json!([]))),
+    };
+    let Some(Value::Array(list)) = list else {
+        // A library given as something other than a list: replace nothing, add nothing.
+        return Ok(false);
+    };
+    if list.iter().any(|entry| entry.as_str() == Some(library)) {
+        return Ok(false);
+    }
+    list.push(json!(library));
+    Ok(true)
+}
+
+fn set_version(config: &mut Map<String, Value>) -> bool {
+    let nested = config.get("runtime").and_then(Value::as_object).is_some_and(|r| r.contains_key("version"));
+    if nested || config.contains_key("runtime.version") {
+        return false;
+    }
+    config.insert("runtime.version".into(), json!("Lua 5.4"));
+    true
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default() + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn existing_settings_are_kept_and_the_library_added_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::create_dir_all(ws.join(".rein/types")).unwrap();
+        std::fs::write(ws.join(".luarc.json"), r#"{"workspace": {"library": ["/opt/lib"]}, "hint.enable": true}"#)
+            .unwrap();
+        let outcome = point_at(ws, &ws.join(".rein/types")).unwrap();
+        assert!(matches!(outcome, LuarcOutcome::Updated { .. }), "{outcome:?}");
+        let config: Value = serde_json::from_str(&std::fs::read_to_string(ws.join(".luarc.json")).unwrap()).unwrap();
+        assert_eq!(config["workspace"]["library"], json!(["/opt/lib", ".rein/types"]));
+        assert_eq!(config["hint.enable"], json!(true));
+        assert_eq!(config["runtime.version"], json!("Lua 5.4"));
+        let again = point_at(ws, &ws.join(".rein/types")).unwrap();
+        assert!(matches!(again, LuarcOutcome::Unchanged { .. }), "{again:?}");
+    }
+
+    #[test]
+    fn a_file_with_comments_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "{\n  // mine\n  \"runtime.version\": \"Lua 5.4\"\n}\n";
+        std::fs::write(dir.path().join(".luarc.json"), text).unwrap();
+        let outcome = point_at(dir.path(), &dir.path().join("types")).unwrap();
+        let LuarcOutcome::LeftAlone { why, .. } = outcome else { panic!("{outcome:?}") };
+        assert!(why.contains("\"types\""), "{why}");
+        assert_eq!(std::fs::read_to_string(dir.path().join(".luarc.json")).unwrap(), text);
+    }
+}

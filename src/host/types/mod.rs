@@ -1,0 +1,105 @@
+//! `rein types`: lua-language-server `---@meta` stubs for everything a tool or recipe author
+//! uses — the `rein` namespace, the tool and recipe tables and their `ctx`, the prelude
+//! modules shipped in the binary — plus selene's standard library, and a `.luarc.json` that
+//! points the editor at them.
+//!
+//! - `tables`: the tool and recipe tables and `ctx` as classes
+//! - `prelude`: stubs of the prelude modules, read from their source
+//! - `luarc`: writing or updating the workspace's `.luarc.json`
+
+mod luarc;
+pub mod prelude;
+pub mod tables;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::error::{Code, Failure};
+use crate::lua::api::{selene, stubs};
+
+pub use luarc::LuarcOutcome;
+
+/// Where `rein init` puts the stubs, relative to the workspace.
+pub const DEFAULT_DIR: &str = ".rein/types";
+
+/// Every file of the stubs folder: `(path inside it, text)`.
+pub fn files() -> Vec<(String, String)> {
+    let version = env!("CARGO_PKG_VERSION");
+    let mut files =
+        vec![("rein.lua".to_string(), stubs::rein_stub(version)), ("tables.lua".to_string(), tables_stub(version))];
+    for (rel, text) in super::sources::builtin_files() {
+        if let Some(module) = prelude::module_name(rel) {
+            files.push((rel.to_string(), prelude::module_stub(&module, text)));
+        }
+    }
+    files.push(("rein.yml".to_string(), selene::selene_std()));
+    files
+}
+
+fn tables_stub(version: &str) -> String {
+    let mut out = format!(
+        "---@meta\n-- The tables tool and recipe files return, and the ctx they receive, written by `rein types`\n\
+         -- (rein {version}). Do not edit: run `rein types` again after upgrading rein.\n"
+    );
+    for class in &tables::CLASSES {
+        out.push('\n');
+        stubs::class_stub(&mut out, class);
+    }
+    out
+}
+
+/// What `rein types` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Written {
+    /// The stubs folder.
+    pub dir: PathBuf,
+    pub files: Vec<String>,
+    pub luarc: LuarcOutcome,
+}
+
+/// A stubs folder that cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum TypesError {
+    #[error("cannot write {}: {source}; choose another folder (`rein types DIR`)", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl From<TypesError> for Failure {
+    fn from(err: TypesError) -> Failure {
+        Failure::new(Code::IoError, err.to_string())
+    }
+}
+
+/// Writes the stubs into `dir` and points `workspace`'s `.luarc.json` at them.
+pub fn write(workspace: &Path, dir: &Path) -> Result<Written, TypesError> {
+    let mut written = Vec::new();
+    for (rel, text) in files() {
+        let path = dir.join(&rel);
+        write_generated(&path, &text)?;
+        written.push(rel);
+    }
+    let luarc = luarc::point_at(workspace, dir)?;
+    Ok(Written { dir: dir.to_path_buf(), files: written, luarc })
+}
+
+/// Writes `text` to `path` atomically (a temporary file renamed over it), with its folders;
+/// a file that already holds `text` is left as it is.
+pub fn write_generated(path: &Path, text: &str) -> Result<(), TypesError> {
+    if std::fs::read(path).is_ok_and(|bytes| bytes == text.as_bytes()) {
+        return Ok(());
+    }
+    let failed = |source| TypesError::Write { path: path.to_path_buf(), source };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(failed)?;
+    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(failed)?;
+    std::io::Write::write_all(&mut temp, text.as_bytes()).map_err(failed)?;
+    // A temporary file is private (0600); what rein writes here is for people and editors.
+    std::fs::set_permissions(temp.path(), std::os::unix::fs::PermissionsExt::from_mode(0o644)).map_err(failed)?;
+    temp.persist(path).map_err(|e| failed(e.error))?;
+    Ok(())
+}

@@ -1,0 +1,387 @@
+//! What people see without `--json`: text, never JSON; colour only on a terminal; messages
+//! that lead somewhere (file:line, the closest names, what to do about a changed file).
+//! Snapshots compare whole outputs, with the parts that change run to run normalised.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::json;
+
+use crate::common::lab::{fakes_bin, lab, Lab, KEY};
+use crate::common::{human, in_terminal, rein_json, Workspace, REIN};
+
+fn assert_no_json(what: &str, text: &str) {
+    for sign in ['{', '}'] {
+        assert!(!text.contains(sign), "{what} shows a JSON brace:\n{text}");
+    }
+    assert!(!text.contains("null"), "{what} says null:\n{text}");
+}
+
+/// `rein ARGS` as a person runs it in the lab (fakes on PATH), without `--json`.
+fn lab_human(lab: &Lab, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = lab.ws.human_command(args);
+    let path = format!("{}:{}", fakes_bin().display(), std::env::var("PATH").unwrap_or_default());
+    cmd.env("PATH", path).env("TMPDIR", lab.ws.root.join("tmp")).env_remove("DEVECO_SDK_HOME");
+    human(&mut cmd)
+}
+
+const SHIP: &str = r#"return {
+  name = "ship",
+  description = "Build, then install on the one device",
+  params = {
+    module = { type = "string", optional = true, description = "Module to build" },
+    attempts = { type = "integer", default = 1 },
+  },
+  budget = { time_s = 600 },
+  steps = {
+    {
+      name = "build",
+      run = function(ctx)
+        return ctx:tool("hvigor_build", { module = ctx.args.module })
+      end,
+      verify = function(_, out)
+        return #out.haps > 0, "built " .. out.haps[1].path
+      end,
+      timeout_s = 900,
+    },
+    {
+      name = "install",
+      run = function(ctx)
+        return ctx:tool("app_install", { hap = ctx.outputs.build.haps[1].path })
+      end,
+      retry = { max = 1 },
+      approvals = { "hdc install" },
+    },
+  },
+}
+"#;
+
+#[test]
+fn explain_is_a_plan_in_words() {
+    let ws = Workspace::new();
+    ws.file("recipes/ship.lua", SHIP);
+    let (status, out, err) = ws.human(&["recipe", "ship", "--explain"]);
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(
+        out,
+        "recipe ship — Build, then install on the one device
+params:
+  attempts  integer, default 1
+  module    string, optional    Module to build
+budget: 600 s
+steps:
+  1. build    verified · timeout 900 s
+  2. install  no verify · 1 retry · may ask a person: hdc install
+nothing ran; run it with `rein recipe ship` followed by its params as a JSON object
+"
+    );
+    assert_no_json("--explain", &out);
+}
+
+/// report.md with what changes from run to run replaced: the run id, the start, the times.
+fn normalised(report: &str, run_id: &str) -> String {
+    report
+        .replace(run_id, "RUN")
+        .lines()
+        .map(|line| {
+            if line.starts_with("Started ") {
+                let rest = line.split_once(" s. ").map(|(_, rest)| rest).unwrap_or("");
+                format!("Started T, took S s. {rest}")
+            } else if line.starts_with("| ") && line.contains(" s |") {
+                let cells: Vec<&str> = line.split(" | ").collect();
+                cells.iter().enumerate().map(|(i, c)| if i == 3 { "S s" } else { c }).collect::<Vec<_>>().join(" | ")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_failed_recipe_report_names_deciders_in_words() {
+    let lab = lab();
+    lab.one_device();
+    lab.device(KEY, json!({"install_error": 9568332}));
+    lab.ws.file("recipes/ship.lua", SHIP);
+    let (status, out) = lab.rein(&["--yes", "recipe", "ship", r#"{"module":"entry"}"#]);
+    assert_eq!(status, 1, "{out}");
+    let run_id = out["error"]["details"]["run_id"].as_str().unwrap().to_string();
+    let report = std::fs::read_to_string(lab.ws.path(&format!(".rein/runs/{run_id}/report.md"))).unwrap();
+    let hap = "entry/build/default/outputs/default/entry-default-signed.hap";
+    let remedy = "the installed app has a different signature: uninstall it first (app_uninstall), then install again";
+    let expected = format!(
+        "# rein run RUN — `ship`: **failed**
+
+Started T, took S s. Arguments: attempts = 1, module = entry
+
+**Failed at step `install`**: INSTALL_FAILED — install failed 9568332: install sign info inconsistent.. {remedy}
+- where: 9568332
+- what to do: {remedy}
+
+| # | step | status | time | attempts |
+|---|---|---|---|---|
+| 1 | build | verified | S s | 1 |
+| 2 | install | failed | S s | 2 |
+
+## build
+- evidence: `built {hap}`
+- ran `hvigorw --mode module -p product=default -p buildMode=debug -p module=entry@default assembleHap --no-daemon` — approved by rein's policy (no one was asked), ok
+
+## install
+- approval: spawn `hdc install -r {hap}` allowed by `--yes`
+- approval: spawn `hdc install -r {hap}` allowed by `--yes`
+- ran `hdc install -r {hap}` — approved by `--yes`, ok
+- ran `hdc install -r {hap}` — approved by `--yes`, ok"
+    );
+    let shown = normalised(&report, &run_id);
+    assert!(shown.starts_with(&expected), "report.md:\n{shown}\n--- expected to start with ---\n{expected}");
+    assert_no_json("report.md", &report);
+
+    // `rein runs show last` prints that report; `runs list` names the run.
+    let (status, shown, _) = lab_human(&lab, &["runs", "show", "last"]);
+    assert_eq!((status, shown.as_str()), (0, report.as_str()));
+    let (_, listed, _) = lab_human(&lab, &["runs", "list"]);
+    assert!(listed.starts_with(&format!("{run_id}  ship")) && listed.contains("failed"), "{listed}");
+}
+
+#[test]
+fn runs_show_last_without_runs_says_how_to_make_one() {
+    let ws = Workspace::new();
+    let (status, out) = rein_json(&ws, &["runs", "show", "last"]);
+    assert_eq!((status, out["error"]["code"].as_str()), (2, Some("INVALID_ARGS")), "{out}");
+    assert!(out["error"]["message"].as_str().unwrap().contains("rein recipe"), "{out}");
+}
+
+const WITH_DIFF: &str = r#"return {
+  name = "bump",
+  description = "A result with a diff among other things",
+  run = function()
+    return {
+      version = { old = 1, new = 2 },
+      files = { "AppScope/app.json5" },
+      note = "dry run",
+      diff = "--- a/AppScope/app.json5\n+++ b/AppScope/app.json5\n@@ -1 +1 @@\n-1\n+2\n",
+    }
+  end,
+}
+"#;
+
+#[test]
+fn a_tool_result_with_a_diff_shows_the_rest_as_text_then_the_diff() {
+    let ws = Workspace::new();
+    ws.file("tools/bump.lua", WITH_DIFF);
+    let (status, out, err) = ws.human(&["call", "bump"]);
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(
+        out,
+        "files: AppScope/app.json5
+note: dry run
+version:
+  new: 2
+  old: 1
+--- a/AppScope/app.json5
++++ b/AppScope/app.json5
+@@ -1 +1 @@
+-1
++2
+"
+    );
+    assert_no_json("a result with a diff", &out);
+    assert!(!out.contains('\x1b'), "no colour into a pipe");
+
+    // The example project's tool: its result is a diff and a version pair.
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hello-app");
+    let project = ws.root.join("hello");
+    crate::common::copy_dir(&example, &project);
+    let mut cmd = Command::new(REIN);
+    cmd.arg("--workspace").arg(&project).arg("--home").arg(&ws.home).args([
+        "call",
+        "bump_version",
+        r#"{"dry_run":true}"#,
+    ]);
+    let (status, out, err) = human(&mut cmd);
+    assert_eq!(status, 0, "{err}");
+    assert!(out.contains("\n-    \"versionCode\": 1000000,\n+    \"versionCode\": 1000001,\n"), "{out}");
+    assert!(out.contains("\nversion_code:\n  new: 1000001\n  old: 1000000\n--- a/AppScope/app.json5\n"), "{out}");
+    // The diff shows the file as it is (braces and all); what comes before it is text.
+    assert_no_json("bump_version's fields", out.split("--- a/").next().unwrap());
+}
+
+#[test]
+fn colour_reaches_a_terminal_only_and_respects_no_color() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\ntwo\n");
+    let call = format!(
+        "{REIN} --workspace {} --home {} call edit_file '{{\"path\":\"a.txt\",\"old_string\":\"two\",\"new_string\":\"2\",\"dry_run\":true}}'",
+        ws.ws.display(),
+        ws.home.display()
+    );
+    let screen = in_terminal(&format!("env -u NO_COLOR TERM=xterm-256color {call}"), "");
+    assert!(screen.contains("\x1b[32m+2"), "an added line in green on a terminal: {screen:?}");
+    assert!(
+        screen.contains("\x1b[31m\x1b[1m-two") || screen.contains("\x1b[1m\x1b[31m-two"),
+        "a removed line in red: {screen:?}"
+    );
+    let plain = in_terminal(&format!("env NO_COLOR=1 TERM=xterm-256color {call}"), "");
+    assert!(plain.contains("-two") && !plain.contains('\x1b'), "NO_COLOR: {plain:?}");
+    let (_, piped, _) =
+        ws.human(&["call", "edit_file", r#"{"path":"a.txt","old_string":"two","new_string":"2","dry_run":true}"#]);
+    assert!(piped.contains("+2") && !piped.contains('\x1b'), "a pipe: {piped:?}");
+}
+
+#[test]
+fn a_step_shows_a_live_timer_on_a_terminal_and_plain_lines_elsewhere() {
+    let ws = Workspace::new();
+    ws.file(
+        "recipes/wait.lua",
+        r#"return { name = "wait", description = "waits", steps = { {
+             name = "pause",
+             run = function() rein.sleep(700) return { waited = true } end,
+             verify = function(_, out) return out.waited, "waited" end,
+           } } }"#,
+    );
+    let command = format!(
+        "env -u NO_COLOR TERM=xterm-256color {REIN} --workspace {} --home {} recipe wait",
+        ws.ws.display(),
+        ws.home.display()
+    );
+    let screen = in_terminal(&command, "");
+    assert!(screen.contains("[1/1] pause … 0s"), "a live line with the elapsed time: {screen:?}");
+    assert!(screen.contains("[1/1] pause \x1b[32mverified\x1b[0m in 0."), "then the outcome in colour: {screen:?}");
+    let (status, _, err) = ws.human(&["recipe", "wait"]);
+    assert_eq!(status, 0, "{err}");
+    assert!(err.starts_with("[1/1] pause started\n[1/1] pause verified in 0."), "plain lines off a terminal: {err:?}");
+    assert!(!err.contains('\x1b') && !err.contains('\r'), "{err:?}");
+}
+
+#[test]
+fn check_reports_each_problem_once_at_its_file_and_line() {
+    let ws = Workspace::new();
+    ws.file(
+        "tools/x.lua",
+        "-- a tool with a typo\nreturn {\n  name = \"x\",\n  description = \"d\",\n  params = {\n    a = { type = \"string\",\n      requried = true },\n  },\n  run = function() return {} end,\n}\n",
+    );
+    ws.file("tools/y.lua", "return {\n  name = \"y\",\n  descriptoin = \"d\",\n  run = function() end,\n}\n");
+    let (status, out, err) = ws.human(&["check"]);
+    assert_eq!(status, 1, "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    let expected = "tools/x.lua:7: problem: tool x: params.a: unknown field `requried`; allowed: type, description, default, optional, required, enum, items, properties, secret. Did you mean required?
+tools/y.lua:3: problem: the tool table: unknown field `descriptoin`; allowed: name, description, params, run, checks. Did you mean description?
+error[TOOL_INVALID]: 2 problems in tool and recipe files; fix them and run `rein check` again
+";
+    assert_eq!(err, expected);
+    let (_, json) = rein_json(&ws, &["check"]);
+    let problems = json["error"]["details"]["problems"].as_array().unwrap();
+    assert_eq!((problems.len(), problems[0]["line"].clone()), (2, json!(7)), "{json}");
+}
+
+#[test]
+fn tool_not_found_suggests_the_closest_names() {
+    let ws = Workspace::new();
+    let (status, out) = rein_json(&ws, &["call", "edit_fiel"]);
+    assert_eq!((status, out["error"]["code"].as_str()), (2, Some("TOOL_NOT_FOUND")), "{out}");
+    assert_eq!(out["error"]["details"]["suggestions"], json!(["edit_file"]));
+    assert!(out["error"]["message"].as_str().unwrap().contains("Did you mean edit_file?"), "{out}");
+    let (_, _, err) = ws.human(&["call", "reed"]);
+    assert!(err.contains("Did you mean read_file?"), "{err}");
+    assert!(!err.contains("multi_edit") && !err.contains("available"), "not every tool there is: {err}");
+    let (_, out) = rein_json(&ws, &["recipe", "sign-install-lanch", "--explain"]);
+    assert_eq!(out["error"]["details"]["suggestions"], json!(["sign-install-launch"]), "{out}");
+    let (_, out) = rein_json(&ws, &["test", "hilog_reed"]);
+    assert_eq!(out["error"]["details"]["suggestions"], json!(["hilog_read"]), "{out}");
+}
+
+#[test]
+fn undo_says_what_to_do_about_a_file_changed_since_the_run() {
+    let lab = lab();
+    let page = "entry/src/main/ets/pages/Index.ets";
+    let edits = json!([{"old_string": "Hello World", "new_string": "Hello rein"}]);
+    let (status, out) = lab.rein(&["recipe", "edit-and-verify", &json!({"path": page, "edits": edits}).to_string()]);
+    assert_eq!(status, 0, "{out}");
+    let run_id = out["result"]["run_id"].as_str().unwrap().to_string();
+    let edited = std::fs::read(lab.ws.path(page)).unwrap();
+    let changed = [edited.as_slice(), b"// later change\n"].concat();
+    std::fs::write(lab.ws.path(page), &changed).unwrap();
+    let (status, _, err) = lab_human(&lab, &["undo", "last"]);
+    assert_eq!(status, 1, "{err}");
+    assert!(err.starts_with(&format!("error[STALE_FILE]: {page} changed after run {run_id}")), "{err}");
+    for advice in
+        [format!("rein runs show {run_id}"), format!("rein undo {run_id} --force"), "keep the later change".into()]
+    {
+        assert!(err.contains(&advice), "says {advice}: {err}");
+    }
+    assert_eq!(std::fs::read(lab.ws.path(page)).unwrap(), changed, "nothing restored");
+}
+
+#[test]
+fn doctor_shows_the_config_it_read_and_clean_versions() {
+    let lab = lab();
+    let (status, out, err) = lab_human(&lab, &["doctor"]);
+    assert_eq!(status, 0, "{out}{err}");
+    let config = lab.ws.home.join("config.toml");
+    assert!(out.starts_with(&format!("config         {} (read)\n", config.display())), "{out}");
+    assert!(out.contains("\nhdc            3.2.0f  "), "{out}");
+    assert!(!out.contains("problem"), "doctor reports no problem of its own making: {out}");
+    assert_no_json("doctor", &out);
+
+    let mut cmd = lab.ws.human_command(&["doctor"]);
+    cmd.env("PATH", "/nonexistent").env_remove("DEVECO_SDK_HOME").env_remove("OHOS_BASE_SDK_HOME");
+    let (status, out, err) = human(&mut cmd);
+    assert_eq!(status, 1, "{out}{err}");
+    assert!(out.contains("hdc            MISSING, which built-in tools need:"), "{out}");
+    assert!(err.contains("error[TOOLCHAIN_NOT_FOUND]"), "{err}");
+}
+
+/// A pack folder next to the workspace.
+fn team_kit(ws: &Workspace) -> std::path::PathBuf {
+    let dir = ws.root.join("team-kit");
+    std::fs::create_dir_all(dir.join("tools")).unwrap();
+    std::fs::write(
+        dir.join("pack.toml"),
+        "name = \"team-kit\"\nversion = \"1.0.0\"\ndescription = \"Our helpers\"\nrein = \">=0.1\"\npermissions = []\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("tools/hi.lua"),
+        "return { name = 'hi', description = 'hi', run = function() return {} end }",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn pack_add_list_and_update_read_as_text() {
+    let ws = Workspace::new();
+    let source = team_kit(&ws);
+    let sha = rein::packs::hash::content_hash(&source).unwrap();
+    let pack = |args: String| {
+        in_terminal(
+            &format!("{REIN} --workspace {} --home {} pack {args}", ws.ws.display(), ws.home.display()),
+            "yes\n",
+        )
+    };
+    let screen = pack(format!("add {}", source.display()));
+    assert!(screen.contains(&format!("installed pack team-kit 1.0.0 (sha256 {}) into", &sha[..12])), "{screen}");
+    assert!(screen.contains("its tools are `team-kit.<tool>`"), "{screen}");
+
+    let (status, out, err) = ws.human(&["pack", "list"]);
+    assert_eq!(status, 0, "{err}");
+    // rein.lock records a folder next to the workspace as a path relative to it.
+    assert_eq!(
+        out,
+        format!("NAME      VERSION  SOURCE       SHA256\nteam-kit  1.0.0    ../team-kit  {}\n", &sha[..12])
+    );
+    assert_no_json("pack list", &out);
+
+    std::fs::write(
+        source.join("tools/hi.lua"),
+        "return { name = 'hi', description = 'hello', run = function() return {} end }",
+    )
+    .unwrap();
+    let new_sha = rein::packs::hash::content_hash(&source).unwrap();
+    let screen = pack("update".into());
+    assert!(screen.contains(&format!("team-kit  {} → {}", &sha[..12], &new_sha[..12])), "{screen}");
+    let (_, verified, _) = ws.human(&["pack", "verify"]);
+    assert_eq!(verified, "ok  team-kit\n");
+}
