@@ -138,7 +138,7 @@ fn main() {
         std::thread::available_parallelism().map(usize::from).unwrap_or(1),
         FILE_BYTES / 1024
     );
-    println!("reference: {} ({})", reference_bin.display(), "@modelcontextprotocol/server-filesystem, read_text_file");
+    println!("reference: {} (@modelcontextprotocol/server-filesystem, read_text_file)", reference_bin.display());
     println!();
     println!("{:<28} {:>12} {:>12}", "server", "calls/s", "rounds");
     let show = |v: &[f64]| v.iter().map(|r| format!("{r:.0}")).collect::<Vec<_>>().join(" ");
