@@ -168,8 +168,9 @@ fn the_same_build_unconfined_reaches_everything_so_the_test_can_fail() {
 fn doctor_reports_the_confinement_level() {
     let setup = setup("auto");
     let (status, out) = run_json(&mut setup.command(&["doctor"]), None);
-    assert_eq!(status, 0, "{out}");
-    let shown = out["result"]["confinement"].as_str().expect("doctor reports confinement");
+    // Only hvigorw is configured here, so doctor also says what else is missing (exit 1).
+    let report = if status == 0 { &out["result"] } else { &out["error"]["details"] };
+    let shown = report["confinement"].as_str().unwrap_or_else(|| panic!("doctor reports confinement: {out}"));
     match no_landlock() {
         None => assert!(shown.starts_with("landlock ABI ") && shown.ends_with(": enforced"), "{shown}"),
         Some(why) => assert_eq!(shown, format!("unavailable: {why}; programs run unconfined")),
