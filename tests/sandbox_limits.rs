@@ -225,6 +225,8 @@ fn pathological_patterns_are_stopped_by_the_budget() {
             ("gmatch", "for m in string.gmatch(string.rep('a', 3000), '.-.-.-.-b') do end"),
             ("gsub", "string.gsub(string.rep('a', 3000), '(.-)(.-)(.-)%3b', '')"),
             ("caught", "while true do pcall(string.find, string.rep('a', 3000), '.-.-.-.-b') end"),
+            ("balance", "string.find(string.rep('(', 100000), '%b()')"),
+            ("backref", "string.find(string.rep('a', 100000), '(a*)%1b')"),
             (
                 "replaced",
                 "string.gsub(string.rep('a', 100), 'a', function() string.find(string.rep('a', 3000), '.-.-.-b') end)",
@@ -232,7 +234,7 @@ fn pathological_patterns_are_stopped_by_the_budget() {
         ],
         limits(),
     );
-    for tool in ["find", "method", "gmatch", "gsub", "caught", "replaced"] {
+    for tool in ["find", "method", "gmatch", "gsub", "caught", "balance", "backref", "replaced"] {
         assert_breach(&host, tool, "instructions");
     }
 }

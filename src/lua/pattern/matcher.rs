@@ -80,7 +80,11 @@ impl<'s, 'm> Matcher<'s, 'm> {
     }
 
     fn step(&mut self) -> Result<(), MatchError> {
-        self.unmetered += 1;
+        self.steps(1)
+    }
+
+    fn steps(&mut self, count: usize) -> Result<(), MatchError> {
+        self.unmetered += count as u64;
         if self.unmetered >= STEPS_PER_CHECK && !self.flush() {
             return Err(MatchError::Stopped);
         }
@@ -279,7 +283,8 @@ impl<'s, 'm> Matcher<'s, 'm> {
         Ok(result)
     }
 
-    fn match_balance(&self, s: usize, p: usize) -> Result<Option<usize>, MatchError> {
+    /// `%bxy` at `s`; a step for each byte it scans.
+    fn match_balance(&mut self, s: usize, p: usize) -> Result<Option<usize>, MatchError> {
         if p + 1 >= self.pat.len() {
             return Err(malformed("malformed pattern (missing arguments to '%b')"));
         }
@@ -288,23 +293,31 @@ impl<'s, 'm> Matcher<'s, 'm> {
             return Ok(None);
         }
         let mut depth = 1;
+        let mut end = None;
         for (i, &c) in self.src.iter().enumerate().skip(s + 1) {
             if c == close {
                 depth -= 1;
                 if depth == 0 {
-                    return Ok(Some(i + 1));
+                    end = Some(i + 1);
+                    break;
                 }
             } else if c == open {
                 depth += 1;
             }
         }
-        Ok(None)
+        self.steps(end.unwrap_or(self.src.len()) - s)?;
+        Ok(end)
     }
 
-    fn match_capture(&self, s: usize, digit: u8) -> Step {
+    /// `%1`-`%9` at `s`; a step for each byte it compares.
+    fn match_capture(&mut self, s: usize, digit: u8) -> Step {
         let index = self.check_capture(digit)?;
         let (start, len) = self.captures[index];
         let Len::Closed(len) = len else { return Ok(None) };
+        if self.src.len() - s < len {
+            return Ok(None);
+        }
+        self.steps(len)?;
         let wanted = &self.src[start..start + len];
         Ok(self.src[s..].starts_with(wanted).then_some(s + len))
     }
