@@ -214,3 +214,60 @@ fn waking_from_sleep_checks_the_clock_and_big_strings_are_charged() {
     assert_breach(&host, "caught", "instructions");
     assert_eq!(host.call("ok", json!({})).unwrap(), json!({"fine": true}), "the host serves the next call");
 }
+
+#[test]
+fn pathological_patterns_are_stopped_by_the_budget() {
+    // C Lua's matcher needs about n^4 steps for these; ours counts them against the budget.
+    let (_d, host) = host_with(
+        &[
+            ("find", "string.find(string.rep('a', 3000), '.-.-.-.-b')"),
+            ("method", "local s = string.rep('a', 3000)\nreturn { s:match('.-.-.-.-b') }"),
+            ("gmatch", "for m in string.gmatch(string.rep('a', 3000), '.-.-.-.-b') do end"),
+            ("gsub", "string.gsub(string.rep('a', 3000), '(.-)(.-)(.-)%3b', '')"),
+            ("caught", "while true do pcall(string.find, string.rep('a', 3000), '.-.-.-.-b') end"),
+            ("balance", "string.find(string.rep('(', 100000), '%b()')"),
+            ("backref", "string.find(string.rep('a', 100000), '(a*)%1b')"),
+            (
+                "replaced",
+                "string.gsub(string.rep('a', 100), 'a', function() string.find(string.rep('a', 3000), '.-.-.-b') end)",
+            ),
+        ],
+        limits(),
+    );
+    for tool in ["find", "method", "gmatch", "gsub", "caught", "balance", "backref", "replaced"] {
+        assert_breach(&host, tool, "instructions");
+    }
+}
+
+#[test]
+fn a_huge_substitution_is_stopped_at_the_memory_ceiling() {
+    // 100 MB built by gsub outside the engine's allocator: stopped at the 16 MiB ceiling.
+    let (_d, host) = host_with(
+        &[("grow", "local s = string.gsub(string.rep('a', 100000), 'a', string.rep('b', 1000))\nreturn #s")],
+        Limits { instructions: 2_000_000_000, ..limits() },
+    );
+    assert_breach(&host, "grow", "memory");
+}
+
+#[test]
+fn patterns_still_work_within_the_budget() {
+    let (_d, host) = host_with(
+        &[(
+            "parse",
+            "local k, v = ('name = rein'):match('^(%w+)%s*=%s*(%w+)$')\n\
+             local words = {}\nfor w in ('a bb  ccc'):gmatch('%a+') do words[#words + 1] = w end\n\
+             local swapped, n = string.gsub('k=v, x=y', '(%w+)=(%w+)', '%2=%1')\n\
+             local ok, err = pcall(string.find, 'x', '[a')\n\
+             return { k = k, v = v, words = words, swapped = swapped, n = n, at = { ('hello'):find('l+') }, err = err }",
+        )],
+        limits(),
+    );
+    let out = host.call("parse", json!({})).unwrap();
+    assert_eq!(
+        out,
+        json!({
+            "k": "name", "v": "rein", "words": ["a", "bb", "ccc"], "swapped": "v=k, y=x", "n": 2, "at": [3, 4],
+            "err": "malformed pattern (missing ']')"
+        })
+    );
+}

@@ -155,6 +155,12 @@ pub fn charge(lua: &Lua, units: u64) -> Option<Breach> {
     lua.app_data_mut::<Budget>().and_then(|mut budget| budget.spend(units))
 }
 
+/// The memory ceiling of the call in progress, if one is: for what natives build in Rust,
+/// out of the engine's allocator.
+pub fn memory_ceiling(lua: &Lua) -> Option<usize> {
+    lua.app_data_ref::<Budget>().map(|budget| budget.limits.memory_bytes)
+}
+
 pub fn trip(lua: &Lua, breach: Breach) -> Breach {
     match lua.app_data_mut::<Budget>() {
         Some(mut budget) => budget.trip(breach),

@@ -9,6 +9,7 @@
 //! - `tool`, `schema`: a tool's declaration and its parameter schema
 //! - `chunk`, `require`: Lua source, compiled as text; modules
 //! - `limits`, `failure`, `convert`: budgets, errors across the boundary, JSON <-> Lua
+//! - `pattern`: Lua 5.4 patterns (`string.find` and friends) that the budget can stop
 
 pub mod api;
 pub mod chunk;
@@ -17,6 +18,7 @@ pub mod declaration;
 pub mod failure;
 pub mod invoke;
 pub mod limits;
+mod pattern;
 pub mod require;
 pub mod runtime;
 pub mod schema;

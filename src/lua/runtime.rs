@@ -11,7 +11,7 @@ use crate::lua::chunk::{self, Chunk, Modules};
 use crate::lua::invoke::{self, internal};
 use crate::lua::limits::{self, Limits};
 use crate::lua::state::{Helpers, HostData, ToolTable};
-use crate::lua::{api, failure, scope};
+use crate::lua::{api, failure, pattern, scope};
 
 const BOOTSTRAP: &str = include_str!("bootstrap.lua");
 
@@ -26,6 +26,8 @@ impl Runtime {
         lua.set_app_data(HostData { kernel, modules, limits });
         lua.set_app_data(ToolTable::default());
         limits::install_hook(&lua).map_err(|e| internal("install the budget hook", e))?;
+        let strings: Table = lua.globals().get("string").map_err(|e| internal("read the string table", e))?;
+        pattern::install(&lua, &strings).map_err(|e| internal("install the pattern functions", e))?;
         let helpers: Table = lua
             .load(BOOTSTRAP)
             .set_name("@<rein>/bootstrap.lua")
