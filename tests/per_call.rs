@@ -169,6 +169,7 @@ fn a_call_on_a_reloaded_generation_does_not_share_a_running_step_budget_or_rollb
             let started = ws.path("step-started");
             tokio::task::spawn_blocking(move || wait_for_file(&started)).await.unwrap();
             // A reload makes a new generation, whose calls do not wait for the old one's.
+            ws.file("tools/other.lua", format!("{OTHER_TOOL}\n-- changed\n"));
             let reloader = host.clone();
             let outcome =
                 tokio::task::spawn_blocking(move || reloader.reload(&["tools/other.lua".to_string()])).await.unwrap();
