@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{rein_json, Workspace};
+use crate::common::{git, rein_json, Workspace};
 use rein::packs::hash::content_hash;
 use serde_json::json;
 
@@ -205,20 +205,6 @@ fn a_pack_may_run_only_what_it_declared() {
     );
     let (status, _) = rein_json(&ws, &["call", "hilog_read"]);
     assert_eq!(status, 0, "the same tool called directly is not");
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 #[test]

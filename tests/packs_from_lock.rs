@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{in_terminal, rein_json, Workspace, REIN};
+use crate::common::{git, in_terminal, rein_json, Workspace, REIN};
 use rein::packs::hash::content_hash;
 use serde_json::{json, Value};
 
@@ -17,22 +17,6 @@ permissions = ["hdc list targets"]
 "#;
 
 /// The test's own git (never tripping the traps it sets for rein's).
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .args(["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
 /// A git repository holding the pack, one commit saying `words`; its path and commit.
 fn pack_repo(ws: &Workspace, words: &str) -> (PathBuf, String) {
     pack_repo_with(ws, words, MANIFEST)

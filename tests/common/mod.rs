@@ -376,3 +376,21 @@ pub fn in_terminal(command: &str, input: &str) -> String {
     let out = output_within(&mut cmd, Some(input.as_bytes()), Duration::from_secs(60));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// Runs git in `dir` with no user configuration, hooks or fsmonitor, as a fixed author;
+/// its trimmed stdout.
+pub fn git(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}

@@ -45,6 +45,7 @@ fn is_remote(source: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::policy::table_cases::{label, words};
 
     #[test]
     fn git_policy_table() {
@@ -57,15 +58,7 @@ mod tests {
                 PathClass::Workspace
             }
         };
-        let verdict = |line: &str| {
-            let args: Vec<String> = line.split_whitespace().map(String::from).collect();
-            match decide(&args, &classify) {
-                Decision::Allow => "allow",
-                Decision::Ask | Decision::AskPerson | Decision::AskPersonAtTerminal => "ask",
-                Decision::Deny(_) => "deny",
-                Decision::DenyUnlessRule(_) => "rule",
-            }
-        };
+        let verdict = |line: &str| label(&decide(&words(line), &classify));
         let cases = [
             ("clone --quiet /srv/packs/kit .rein/pack-src/1-2", "allow"),
             ("clone --quiet https://example.com/kit.git .rein/pack-src/1-2", "ask"),

@@ -1,18 +1,13 @@
 use super::*;
+use crate::kernel::policy::table_cases::{label, words};
 
 fn verdict(line: &str) -> &'static str {
-    let args: Vec<String> = line.split_whitespace().map(String::from).collect();
-    verdict_of(&args)
+    verdict_of(&words(line))
 }
 
 fn verdict_of(args: &[String]) -> &'static str {
     let classify = |p: &str| if p.starts_with('/') { PathClass::Outside } else { PathClass::Workspace };
-    match decide(args, &classify) {
-        Decision::Allow => "allow",
-        Decision::Ask | Decision::AskPerson | Decision::AskPersonAtTerminal => "ask",
-        Decision::Deny(_) => "deny",
-        Decision::DenyUnlessRule(_) => "rule",
-    }
+    label(&decide(args, &classify))
 }
 
 /// `hdc shell` with the device command as ONE argument, as tools often pass it.

@@ -119,9 +119,9 @@ pub fn documented() -> Vec<(String, super::shapes::Verdict)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::policy::table_cases::{label, words};
 
     fn verdict(line: &str) -> &'static str {
-        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
         let classify = |p: &str| {
             if p.starts_with("/home/") {
                 PathClass::Home
@@ -131,12 +131,7 @@ mod tests {
                 PathClass::Workspace
             }
         };
-        match decide(&args, &classify) {
-            Decision::Allow => "allow",
-            Decision::Ask | Decision::AskPerson | Decision::AskPersonAtTerminal => "ask",
-            Decision::Deny(_) => "deny",
-            Decision::DenyUnlessRule(_) => "rule",
-        }
+        label(&decide(&words(line), &classify))
     }
 
     #[test]

@@ -19,6 +19,8 @@ mod shapes;
 mod shell_words;
 mod sign;
 pub mod table;
+#[cfg(test)]
+mod table_cases;
 mod values;
 
 pub use approver::{Answer, ApprovalRequest, Approver, Asked, AssumeYes, Headless};

@@ -35,18 +35,11 @@ pub fn documented() -> Vec<(String, Verdict)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::policy::table_cases::{label, words};
 
     #[test]
     fn ohpm_policy_table() {
-        let verdict = |line: &str| {
-            let args: Vec<String> = line.split_whitespace().map(String::from).collect();
-            match decide(&args) {
-                Decision::Allow => "allow",
-                Decision::Ask | Decision::AskPerson | Decision::AskPersonAtTerminal => "ask",
-                Decision::Deny(_) => "deny",
-                Decision::DenyUnlessRule(_) => "rule",
-            }
-        };
+        let verdict = |line: &str| label(&decide(&words(line)));
         let cases = [
             ("install", "ask"),
             ("install @ohos/axios", "ask"),

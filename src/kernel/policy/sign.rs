@@ -126,9 +126,9 @@ pub fn documented() -> Vec<(String, Verdict)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::policy::table_cases::{label, words};
 
     fn verdict(line: &str) -> &'static str {
-        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
         let classify = |p: &str| {
             if p.starts_with("/rein-home/") {
                 PathClass::Home
@@ -138,12 +138,7 @@ mod tests {
                 PathClass::Workspace
             }
         };
-        match decide(&args, &classify) {
-            Decision::Allow => "allow",
-            Decision::Ask | Decision::AskPerson | Decision::AskPersonAtTerminal => "ask",
-            Decision::Deny(_) => "deny",
-            Decision::DenyUnlessRule(_) => "rule",
-        }
+        label(&decide(&words(line), &classify))
     }
 
     #[test]
