@@ -130,6 +130,7 @@ fn no_script_can_poison_the_namespace_the_string_methods_or_another_file() {
         ("string_fn", "string.find = nil\nreturn {}"),
         ("table_fn", "table.insert = nil\nreturn {}"),
         ("loaded_chunk", "load('rein = nil; string.format = nil')()\nreturn {}"),
+        ("pairs_state", "local _, state = pairs(rein)\nstate.fs = nil\nreturn {}"),
         ("still_methods", "return { upper = ('abc'):upper(), n = #rein.json.encode({1, 2}) }"),
         ("walk", "local names = {}\nfor name in pairs(rein.fs) do names[#names + 1] = name end\nreturn { n = #names }"),
     ]);
@@ -143,6 +144,7 @@ fn no_script_can_poison_the_namespace_the_string_methods_or_another_file() {
         ("string_fn", "read-only"),
         ("table_fn", "read-only"),
         ("loaded_chunk", "read-only"),
+        ("pairs_state", "read-only"),
     ] {
         refused(&host, tool, needle);
         built_ins_still_work(&host, dir.path(), tool);

@@ -99,8 +99,12 @@ local function proxy(inner)
     __index = inner,
     __newindex = refuse,
     __metatable = "read-only",
-    __pairs = function()
-      return next, inner, nil
+    -- The iterator walks `inner` itself; handing `inner` out as the loop's state would let
+    -- a script write to it.
+    __pairs = function(view)
+      return function(_, key)
+        return next(inner, key)
+      end, view, nil
     end,
     __len = function()
       return #inner
