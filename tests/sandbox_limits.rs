@@ -216,6 +216,24 @@ fn waking_from_sleep_checks_the_clock_and_big_strings_are_charged() {
 }
 
 #[test]
+fn concatenating_and_formatting_huge_strings_stops_at_the_memory_ceiling() {
+    // Lua computes the length of a `..` or format result first; the allocator refuses what
+    // would cross the 16 MiB ceiling before anything is copied.
+    let (_d, host) = host_with(
+        &[
+            ("concat", "local s = string.rep('a', 6 * 1024 * 1024)\nreturn { n = #(s .. s .. s) }"),
+            ("doubling", "local s = 'a'\nwhile true do s = s .. s end"),
+            ("format", "local s = string.rep('a', 6 * 1024 * 1024)\nreturn { n = #string.format('%s%s%s', s, s, s) }"),
+            ("caught", "local s = string.rep('a', 6 * 1024 * 1024)\nwhile true do pcall(function() return s .. s .. s end) end"),
+        ],
+        limits(),
+    );
+    for tool in ["concat", "doubling", "format", "caught"] {
+        assert_breach(&host, tool, "memory");
+    }
+}
+
+#[test]
 fn pathological_patterns_are_stopped_by_the_budget() {
     // C Lua's matcher needs about n^4 steps for these; ours counts them against the budget.
     let (_d, host) = host_with(

@@ -19,6 +19,7 @@ mod hot_reload;
 mod human_output;
 mod journal;
 mod lua_api;
+mod mcp_cancel;
 mod mcp_server;
 mod mcp_sessions;
 mod packs;

@@ -2,7 +2,7 @@
 //! a step) makes a [`Call`] and every kernel operation takes it: who is acting (the tool or
 //! recipe, its pack and the pack's declared permissions), the spawn budget, the capture of
 //! what the call journals (a recipe step's rollback), who hears about the programs it runs,
-//! and the session's read ledger.
+//! the session's read ledger, and the token that cancels it (an MCP client's cancel).
 //!
 //! A nested call (`rein.tool`) is a child: it adds an actor and shares everything else with
 //! its parent. Nothing here is shared between calls that did not derive from each other, so
@@ -10,6 +10,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+
+pub use tokio_util::sync::CancellationToken;
 
 use super::files::ReadLedger;
 use super::journal::Entry;
@@ -43,6 +45,10 @@ pub struct Call {
     capture: Option<Arc<Mutex<Vec<Entry>>>>,
     progress: Option<ProgressSink>,
     reads: Option<Arc<ReadLedger>>,
+    /// Cancelled when whoever started the call gives up on it; shared by the whole tree, so a
+    /// nested tool stops with its caller. Checked where work cannot simply be dropped (a Lua
+    /// script spinning in the VM checks it with its budget).
+    cancel: Option<CancellationToken>,
     /// Shared by the whole tree of calls: a secret one tool received stays out of what its
     /// callers show too.
     secrets: Arc<Secrets>,
@@ -56,6 +62,7 @@ impl std::fmt::Debug for Call {
             .field("spawns_left", &self.spawns.as_ref().map(|s| s.load(Ordering::Relaxed)))
             .field("capturing", &self.capture.is_some())
             .field("read_before_edit", &self.reads.is_some())
+            .field("cancelled", &self.is_cancelled())
             .finish()
     }
 }
@@ -86,6 +93,22 @@ impl Call {
     pub fn with_progress(mut self, sink: ProgressSink) -> Call {
         self.progress = Some(sink);
         self
+    }
+
+    /// The call (and everything derived from it) stops once `token` is cancelled.
+    pub fn with_cancel(mut self, token: CancellationToken) -> Call {
+        self.cancel = Some(token);
+        self
+    }
+
+    /// Whether whoever started the call has cancelled it.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(CancellationToken::is_cancelled)
+    }
+
+    /// The token that cancels this call, if it can be cancelled.
+    pub fn cancel_token(&self) -> Option<&CancellationToken> {
+        self.cancel.as_ref()
     }
 
     /// At most `spawns` programs for this call and everything derived from it (None: no limit).
@@ -181,6 +204,18 @@ mod tests {
         b.capture(&Entry::new(Action::Read, "x"));
         assert_eq!(captured.take().len(), 1);
         assert!(Call::new().take_spawn(), "an unrelated call has its own budget");
+    }
+
+    #[test]
+    fn a_cancel_reaches_every_call_derived_from_the_cancelled_one() {
+        let token = CancellationToken::new();
+        let call = Call::new().with_cancel(token.clone());
+        let (step, _captured) = call.capturing();
+        let nested = step.acting_as(Actor::new("a", None));
+        assert!(!nested.is_cancelled());
+        token.cancel();
+        assert!(call.is_cancelled() && step.is_cancelled() && nested.is_cancelled());
+        assert!(!Call::new().is_cancelled(), "a call without a token is never cancelled");
     }
 
     #[test]

@@ -82,6 +82,10 @@ table.concat = function(list, sep, i, j)
   charge(#joined)
   return joined
 end
+-- `..`, string.format, upper, lower and reverse are not charged: each builds at most the memory
+-- ceiling (the allocator refuses more before anything is copied), a loop of them is stopped by
+-- the instruction count, the clock or a cancel at the next hook, and wrapping them here would
+-- make their error messages name this file instead of the script's line.
 
 -- Read-only views. Nothing one script does may change what another sees: the globals, the
 -- standard library tables and `rein` are seen through proxies that refuse writes, whose

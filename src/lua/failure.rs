@@ -12,6 +12,9 @@ use crate::lua::limits::{self, Breach};
 const LUA_OUT_OF_MEMORY: &str = "not enough memory";
 
 pub fn breach_failure(breach: Breach) -> Failure {
+    if breach == Breach::Cancelled {
+        return Failure::new(Code::Cancelled, format!("{}; it was stopped.", breach.message()));
+    }
     Failure::new(
         Code::BudgetExceeded,
         format!("{}. Make the script do less per call, or fix the loop.", breach.message()),

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use mlua::{ChunkMode, Function, Lua, LuaOptions, StdLib, Table, Value};
 
 use crate::error::Failure;
+use crate::kernel::call::CancellationToken;
 use crate::kernel::{Call, Kernel};
 use crate::lua::chunk::{self, Chunk, Modules};
 use crate::lua::invoke::{self, internal};
@@ -54,7 +55,8 @@ impl Runtime {
     /// Runs a declaration file (a tool or a recipe) within the limits, as `call` (which says
     /// whose file it is); returns what it returned.
     pub fn load_declaration(&self, call: Call, file: &Chunk) -> Result<Value, Failure> {
-        limits::begin(&self.lua, self.limits()).map_err(|e| internal("start the budget", e))?;
+        limits::begin(&self.lua, self.limits(), call.cancel_token().cloned())
+            .map_err(|e| internal("start the budget", e))?;
         let value = scope::within_sync(call, || chunk::compile(&self.lua, file).and_then(|f| f.call::<Value>(())));
         let result = match limits::tripped(&self.lua) {
             Some(breach) => Err(failure::breach_failure(breach)),
@@ -77,7 +79,8 @@ impl Runtime {
     /// Calls tool `name` as part of `call`, with a fresh budget; the state is healthy
     /// afterwards whatever the script did.
     pub async fn call(&self, call: &Call, name: &str, args: &serde_json::Value) -> Result<serde_json::Value, Failure> {
-        self.budgeted(invoke::tool(&self.lua, call, name, args)).await
+        let cancel = call.cancel_token().cloned();
+        self.budgeted_with(self.limits(), cancel, invoke::tool(&self.lua, call, name, args)).await
     }
 
     /// Calls a Lua function (a recipe step's `run` or `verify`) as part of `call`, with a
@@ -90,19 +93,22 @@ impl Runtime {
         wall_time: std::time::Duration,
     ) -> Result<Vec<serde_json::Value>, Failure> {
         let limits = Limits { wall_time, ..self.limits() };
-        self.budgeted_with(limits, invoke::function(&self.lua, call, function, args)).await
+        let cancel = call.cancel_token().cloned();
+        self.budgeted_with(limits, cancel, invoke::function(&self.lua, call, function, args)).await
     }
 
-    async fn budgeted<T>(&self, work: impl std::future::Future<Output = Result<T, Failure>>) -> Result<T, Failure> {
-        self.budgeted_with(self.limits(), work).await
-    }
-
+    /// Runs `work` under a fresh budget of `limits`, which `cancel` (the call's) also stops.
     async fn budgeted_with<T>(
         &self,
         limits: Limits,
+        cancel: Option<CancellationToken>,
         work: impl std::future::Future<Output = Result<T, Failure>>,
     ) -> Result<T, Failure> {
-        limits::begin(&self.lua, limits).map_err(|e| internal("start the budget", e))?;
+        if cancel.as_ref().is_some_and(CancellationToken::is_cancelled) {
+            // Cancelled while it waited for its turn: it never starts.
+            return Err(failure::breach_failure(limits::Breach::Cancelled));
+        }
+        limits::begin(&self.lua, limits, cancel).map_err(|e| internal("start the budget", e))?;
         let result = work.await;
         match limits::end(&self.lua) {
             Some(breach) => Err(failure::breach_failure(breach)),

@@ -23,8 +23,18 @@ pub fn within_sync<R>(call: Call, f: impl FnOnce() -> R) -> R {
     CALL.sync_scope(call, f)
 }
 
-/// The call the running Lua belongs to.
+/// The call the running Lua belongs to, for a native about to act: once the call is cancelled
+/// nothing more is done for it (CANCELLED; the budget stops the script at its next check).
 pub fn current() -> Result<Call, Failure> {
+    let call = current_even_if_cancelled()?;
+    if call.is_cancelled() {
+        return Err(Failure::new(Code::Cancelled, "the call was cancelled by its caller; nothing more is done for it"));
+    }
+    Ok(call)
+}
+
+/// The call the running Lua belongs to, cancelled or not (to scrub what a script logs).
+pub fn current_even_if_cancelled() -> Result<Call, Failure> {
     CALL.try_with(Call::clone).map_err(|_| {
         Failure::new(
             Code::LuaError,

@@ -12,6 +12,7 @@
 //! `APPROVAL_REQUIRED` and the command a person could run.
 
 mod approver;
+mod cancels;
 mod logging;
 mod progress;
 mod recipes;
@@ -64,10 +65,18 @@ pub fn serve_stdio(builder: HostBuilder) -> Result<(), Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::new(Code::InvalidConfig, format!("cannot start the async runtime: {e}")))?;
-    // The pipes register with the runtime's reactor, so they are made inside it.
+    // The pipes register with the runtime's reactor, so they are made inside it. stdin is read
+    // on a thread of its own (see mcp/cancels.rs: a cancel must get through while a script
+    // holds the worker).
+    let stop = stop_on_signal(server.cancels().clone());
     let served = runtime.block_on(async {
-        let (input, output) = rmcp::transport::stdio_pipes();
-        serve_until(server, transport::LineTransport::new(input, output), stop_signal()).await
+        let (_, output) = rmcp::transport::stdio_pipes();
+        let transport = transport::LineTransport::stdin(output, server.cancels().clone())
+            .map_err(|e| Failure::new(Code::InvalidConfig, format!("cannot start reading stdin: {e}")))?;
+        serve_until(server, transport, async {
+            let _ = stop.await;
+        })
+        .await
     });
     runtime.shutdown_timeout(Duration::from_secs(1));
     served
@@ -160,7 +169,26 @@ async fn tell_client(
 }
 
 /// SIGINT or SIGTERM (how MCP clients stop a stdio server that did not exit on EOF): calls in
-/// flight are cancelled cleanly instead of dying with the process.
+/// flight are cancelled cleanly instead of dying with the process. Heard on a thread of its
+/// own, like the client's messages, so a script holding the worker is stopped too (at its next
+/// budget check); the returned receiver then tells the session to end.
+fn stop_on_signal(cancels: Arc<cancels::Cancels>) -> tokio::sync::oneshot::Receiver<()> {
+    let (stopped, stop) = tokio::sync::oneshot::channel();
+    let listen = move || {
+        let runtime = match tokio::runtime::Builder::new_current_thread().enable_io().build() {
+            Ok(runtime) => runtime,
+            Err(e) => return tracing::warn!("SIGINT and SIGTERM will not stop calls cleanly: {e}"),
+        };
+        runtime.block_on(stop_signal());
+        cancels.cancel_all();
+        let _ = stopped.send(());
+    };
+    if let Err(e) = std::thread::Builder::new().name("rein-signals".to_string()).spawn(listen) {
+        tracing::warn!("SIGINT and SIGTERM will not stop calls cleanly: {e}");
+    }
+    stop
+}
+
 async fn stop_signal() {
     use tokio::signal::unix::{signal, SignalKind};
     match (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) {

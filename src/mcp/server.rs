@@ -17,6 +17,7 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 
+use super::cancels::Cancels;
 use super::logging::ClientLog;
 use super::{approver, recipes, tools};
 use crate::error::Failure;
@@ -36,6 +37,8 @@ pub struct ReinServer {
     log: Arc<ClientLog>,
     /// Held (shared) by each call in flight; taken whole to wait for them at shutdown.
     in_flight: Arc<tokio::sync::RwLock<()>>,
+    /// The token of each call in flight, by request id, for cancels heard off the worker.
+    cancels: Arc<Cancels>,
 }
 
 impl ReinServer {
@@ -51,6 +54,7 @@ impl ReinServer {
             notices: Arc::new(notices),
             log: Arc::new(ClientLog::default()),
             in_flight: Arc::new(tokio::sync::RwLock::new(())),
+            cancels: Arc::new(Cancels::default()),
         }
     }
 
@@ -60,6 +64,10 @@ impl ReinServer {
 
     pub fn log(&self) -> &Arc<ClientLog> {
         &self.log
+    }
+
+    pub(crate) fn cancels(&self) -> &Arc<Cancels> {
+        &self.cancels
     }
 
     /// Waits until no call is running, at most `limit`.
@@ -137,6 +145,9 @@ impl ServerHandler for ReinServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let _in_flight = self.in_flight.read().await;
+        // The call's token (which stops its script at the next budget check) can also be
+        // cancelled by the stdin reader, while this call holds the worker.
+        let _registered = self.cancels.register(&context.id, context.ct.clone());
         let started = Instant::now();
         let name = request.name.as_ref();
         let args = Value::Object(request.arguments.unwrap_or_default());
@@ -155,7 +166,12 @@ impl ServerHandler for ReinServer {
             }
         });
         let result = approver::serving(context.clone(), call).await;
-        tracing::debug!(tool = name, micros = started.elapsed().as_micros() as u64, "tools/call");
+        tracing::debug!(
+            tool = name,
+            micros = started.elapsed().as_micros() as u64,
+            outcome = outcome(&result),
+            "tools/call"
+        );
         Ok(result.into())
     }
 }
@@ -172,6 +188,14 @@ impl ReinServer {
             name.starts_with(&format!("{pack}.")) || name.starts_with(&format!("{mapped}__"))
         })
     }
+}
+
+/// `ok`, or the code of the failure (for the log).
+fn outcome(result: &rmcp::model::CallToolResult) -> &str {
+    if result.is_error != Some(true) {
+        return "ok";
+    }
+    result.structured_content.as_ref().and_then(|s| s.get("code")).and_then(Value::as_str).unwrap_or("error")
 }
 
 fn not_started(failure: &Failure) -> Failure {

@@ -28,7 +28,8 @@ fn tool(name: String, description: &str, schema: &Value) -> Tool {
     Tool::new(Cow::Owned(name), description.to_string(), Arc::new(schema))
 }
 
-/// Calls a tool; a cancelled request drops the call, and with it every process it started.
+/// Calls a tool; a cancelled request drops the call, and with it every process it started (a
+/// script running in the VM stops at its next budget check, which sees the same token).
 /// Programs the call runs (a build, an install) are reported as progress notifications.
 pub async fn call(host: &Host, name: &str, args: Value, context: &RequestContext<RoleServer>) -> CallToolResult {
     let progress = std::sync::Arc::new(super::progress::PeerProgress::start(context));
@@ -36,7 +37,7 @@ pub async fn call(host: &Host, name: &str, args: Value, context: &RequestContext
         let progress = progress.clone();
         std::sync::Arc::new(move |message: &str| progress.note(message))
     };
-    let call = host.new_call().with_progress(sink);
+    let call = host.new_call().with_progress(sink).with_cancel(context.ct.clone());
     let outcome = tokio::select! {
         outcome = host.call_with(call, name, args) => outcome,
         _ = context.ct.cancelled() => Err(Failure::new(

@@ -7,30 +7,50 @@
 //! Outgoing messages go to one writer task, which writes whatever has queued up in a single
 //! `write` (pipelined responses leave in batches instead of one syscall each).
 
+use std::collections::VecDeque;
 use std::future::Future;
+use std::sync::Arc;
 
+use rmcp::model::{JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
+
+use super::cancels::Cancels;
 
 /// The largest message rein reads (16 MiB, as rmcp's own limit).
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// How much the writer gathers into one write.
 const WRITE_BATCH: usize = 256 * 1024;
+/// How much one read takes from the client.
+const READ_CHUNK: usize = 64 * 1024;
+/// How many batches of lines may wait for the server before the reader stops reading (the
+/// client then waits on a full pipe instead of rein buffering without bound).
+const QUEUED_BATCHES: usize = 1024;
+/// How much of an oversized message is looked at for its id.
+const SNIFFED: usize = 256;
 /// JSON-RPC 2.0 error codes.
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
 
-pub struct LineTransport<R> {
-    input: BufReader<R>,
-    line: Vec<u8>,
-    /// Dropping the rest of an oversized line, up to its newline.
-    discarding: bool,
+pub struct LineTransport {
+    /// Lines as the reader split them, a batch per read.
+    input: mpsc::Receiver<Vec<Incoming>>,
+    batch: VecDeque<Incoming>,
     limit: usize,
     output: Option<mpsc::UnboundedSender<Vec<u8>>>,
+    /// Requests the client cancelled: their responses are not sent.
+    cancels: Option<Arc<Cancels>>,
+}
+
+/// One line from the client.
+enum Incoming {
+    Line(Vec<u8>),
+    /// Over the limit: its first bytes (for its id); the rest was skipped.
+    Oversized(Vec<u8>),
 }
 
 /// What one line turned out to be.
@@ -40,22 +60,51 @@ enum Line {
     Handled,
 }
 
-impl<R: AsyncRead + Unpin + Send> LineTransport<R> {
-    /// Reads `input` and writes to `output` (through a writer task of its own).
-    pub fn new<W: AsyncWrite + Unpin + Send + 'static>(input: R, output: W) -> LineTransport<R> {
+impl LineTransport {
+    /// Reads `input` (on a task of its own) and writes to `output` (through a writer task).
+    pub fn new<R, W>(input: R, output: W) -> LineTransport
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
         LineTransport::with_limit(input, output, MAX_MESSAGE_BYTES)
     }
 
-    pub fn with_limit<W: AsyncWrite + Unpin + Send + 'static>(input: R, output: W, limit: usize) -> LineTransport<R> {
+    pub fn with_limit<R, W>(input: R, output: W, limit: usize) -> LineTransport
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (lines, received) = mpsc::channel(QUEUED_BATCHES);
+        tokio::spawn(read_async(input, Splitter::new(limit), lines));
+        LineTransport::receiving(received, output, limit, None)
+    }
+
+    /// Reads the process's stdin on a thread of its own, so the client's messages are read
+    /// even while a call holds the server's worker, and cancels each request the client
+    /// cancels through `cancels` as soon as the notification arrives.
+    pub(crate) fn stdin<W: AsyncWrite + Unpin + Send + 'static>(
+        output: W,
+        cancels: Arc<Cancels>,
+    ) -> std::io::Result<LineTransport> {
+        let (lines, received) = mpsc::channel(QUEUED_BATCHES);
+        let splitter = Splitter::new(MAX_MESSAGE_BYTES);
+        let spotter = cancels.clone();
+        std::thread::Builder::new()
+            .name("rein-stdin".to_string())
+            .spawn(move || read_blocking(std::io::stdin().lock(), splitter, &spotter, lines))?;
+        Ok(LineTransport::receiving(received, output, MAX_MESSAGE_BYTES, Some(cancels)))
+    }
+
+    fn receiving<W: AsyncWrite + Unpin + Send + 'static>(
+        input: mpsc::Receiver<Vec<Incoming>>,
+        output: W,
+        limit: usize,
+        cancels: Option<Arc<Cancels>>,
+    ) -> LineTransport {
         let (tx, rx) = mpsc::unbounded_channel();
         tokio::spawn(write_batches(rx, output));
-        LineTransport {
-            input: BufReader::with_capacity(64 * 1024, input),
-            line: Vec::new(),
-            discarding: false,
-            limit,
-            output: Some(tx),
-        }
+        LineTransport { input, batch: VecDeque::new(), limit, output: Some(tx), cancels }
     }
 
     fn queue(&self, bytes: Vec<u8>) {
@@ -74,66 +123,41 @@ impl<R: AsyncRead + Unpin + Send> LineTransport<R> {
         self.queue(bytes);
     }
 
-    /// Reads one line into `self.line`, never holding more than the limit. Some(false): the
-    /// line was over the limit (its start is in `self.line`, the rest is skipped). None: EOF.
-    async fn read_line(&mut self) -> Option<bool> {
+    /// The next line, None at the end of input.
+    async fn next_line(&mut self) -> Option<Incoming> {
         loop {
-            let available = match self.input.fill_buf().await {
-                Ok(available) if !available.is_empty() => available,
-                Ok(_) => return None,
-                Err(e) => {
-                    tracing::error!("cannot read from the client: {e}");
-                    return None;
-                }
-            };
-            let newline = memchr::memchr(b'\n', available);
-            let take = newline.map_or(available.len(), |i| i + 1);
-            if self.discarding {
-                self.input.consume(take);
-                if newline.is_some() {
-                    self.discarding = false;
-                }
-                continue;
+            if let Some(line) = self.batch.pop_front() {
+                return Some(line);
             }
-            let oversized = self.line.len() + take > self.limit + 1;
-            let room = (self.limit + 1).saturating_sub(self.line.len()).min(take);
-            self.line.extend_from_slice(&available[..room]);
-            self.input.consume(take);
-            if oversized {
-                self.discarding = newline.is_none();
-                return Some(false);
-            }
-            if newline.is_some() {
-                return Some(true);
-            }
+            self.batch = self.input.recv().await?.into();
         }
     }
 
-    fn interpret(&mut self, within_limit: bool) -> Line {
-        let line = std::mem::take(&mut self.line);
-        if !within_limit {
-            let id = sniff_id(&line);
-            let message = format!(
-                "message too large: over the limit of {} bytes{} per message; it was not read",
-                self.limit,
-                if self.limit >= 1024 * 1024 {
-                    format!(" ({} MiB)", self.limit / (1024 * 1024))
-                } else {
-                    String::new()
-                }
-            );
-            tracing::warn!("{message}");
-            self.answer_error(id, INVALID_REQUEST, message, Some(json!({"limit_bytes": self.limit})));
-            self.line = line;
-            self.line.clear();
-            return Line::Handled;
-        }
+    fn interpret(&mut self, incoming: Incoming) -> Line {
+        let line = match incoming {
+            Incoming::Line(line) => line,
+            Incoming::Oversized(head) => {
+                let id = sniff_id(&head);
+                let message = format!(
+                    "message too large: over the limit of {} bytes{} per message; it was not read",
+                    self.limit,
+                    if self.limit >= 1024 * 1024 {
+                        format!(" ({} MiB)", self.limit / (1024 * 1024))
+                    } else {
+                        String::new()
+                    }
+                );
+                tracing::warn!("{message}");
+                self.answer_error(id, INVALID_REQUEST, message, Some(json!({"limit_bytes": self.limit})));
+                return Line::Handled;
+            }
+        };
         let text = trim_line(&line);
         if text.is_empty() {
             return Line::Handled;
         }
         let parsed = serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text);
-        let outcome = match parsed {
+        match parsed {
             Ok(message) => Line::Message(Box::new(message)),
             Err(e)
                 if matches!(e.classify(), serde_json::error::Category::Syntax | serde_json::error::Category::Eof) =>
@@ -159,20 +183,176 @@ impl<R: AsyncRead + Unpin + Send> LineTransport<R> {
                 }
                 Line::Handled
             }
+        }
+    }
+
+    /// Whether `item` answers a request the client cancelled (and is not to be sent).
+    fn answers_cancelled(&self, item: &TxJsonRpcMessage<RoleServer>) -> bool {
+        let Some(cancels) = &self.cancels else { return false };
+        let id = match item {
+            JsonRpcMessage::Response(response) => Some(&response.id),
+            JsonRpcMessage::Error(error) => error.id.as_ref(),
+            _ => None,
         };
-        self.line = line;
-        self.line.clear();
-        outcome
+        id.is_some_and(|id| cancels.was_cancelled(id))
     }
 }
 
-impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransport<R> {
+/// Splits what the client writes into lines, never holding more than the limit of one.
+struct Splitter {
+    line: Vec<u8>,
+    /// Dropping the rest of an oversized line, up to its newline.
+    discarding: bool,
+    limit: usize,
+}
+
+impl Splitter {
+    fn new(limit: usize) -> Splitter {
+        Splitter { line: Vec::new(), discarding: false, limit }
+    }
+
+    /// Adds `chunk`; every line it completes goes to `out`.
+    fn feed(&mut self, mut chunk: &[u8], out: &mut Vec<Incoming>) {
+        while !chunk.is_empty() {
+            let newline = memchr::memchr(b'\n', chunk);
+            let take = newline.map_or(chunk.len(), |i| i + 1);
+            let (piece, rest) = chunk.split_at(take);
+            chunk = rest;
+            if self.discarding {
+                self.discarding = newline.is_none();
+                continue;
+            }
+            if self.line.len() + take > self.limit + 1 {
+                // Only the head is kept: it names the request's id.
+                let mut head = std::mem::take(&mut self.line);
+                let room = SNIFFED.saturating_sub(head.len()).min(piece.len());
+                head.extend_from_slice(&piece[..room]);
+                out.push(Incoming::Oversized(head));
+                self.discarding = newline.is_none();
+                continue;
+            }
+            if newline.is_none() {
+                self.line.extend_from_slice(piece);
+            } else if self.line.is_empty() {
+                out.push(Incoming::Line(piece.to_vec()));
+            } else {
+                self.line.extend_from_slice(piece);
+                out.push(Incoming::Line(std::mem::take(&mut self.line)));
+            }
+        }
+    }
+
+    /// At the end of input: a last line without its newline.
+    fn finish(&mut self, out: &mut Vec<Incoming>) {
+        if !self.discarding && !self.line.is_empty() {
+            out.push(Incoming::Line(std::mem::take(&mut self.line)));
+        }
+    }
+}
+
+/// The reader of [`LineTransport::with_limit`]: an async source, on a task.
+async fn read_async<R: AsyncRead + Unpin>(mut input: R, mut splitter: Splitter, lines: mpsc::Sender<Vec<Incoming>>) {
+    let mut buffer = vec![0; READ_CHUNK];
+    loop {
+        let mut batch = Vec::new();
+        let done = match input.read(&mut buffer).await {
+            Ok(0) => {
+                splitter.finish(&mut batch);
+                true
+            }
+            Ok(n) => {
+                splitter.feed(&buffer[..n], &mut batch);
+                false
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                tracing::error!("cannot read from the client: {e}");
+                true
+            }
+        };
+        if !batch.is_empty() && lines.send(batch).await.is_err() {
+            return;
+        }
+        if done {
+            return;
+        }
+    }
+}
+
+/// The reader of [`LineTransport::stdin`]: blocking reads on a thread of its own. A cancel
+/// notification cancels its request here, before the server's worker even sees the line.
+fn read_blocking(
+    mut input: impl std::io::Read,
+    mut splitter: Splitter,
+    cancels: &Cancels,
+    lines: mpsc::Sender<Vec<Incoming>>,
+) {
+    let spot = memchr::memmem::Finder::new(b"notifications/cancelled");
+    let mut buffer = vec![0; READ_CHUNK];
+    loop {
+        let mut batch = Vec::new();
+        let read = input.read(&mut buffer);
+        let done = match read {
+            Ok(0) => {
+                splitter.finish(&mut batch);
+                true
+            }
+            Ok(n) => {
+                splitter.feed(&buffer[..n], &mut batch);
+                false
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                tracing::error!("cannot read from the client: {e}");
+                true
+            }
+        };
+        for line in &batch {
+            if let Incoming::Line(line) = line {
+                if spot.find(line).is_some() {
+                    if let Some(id) = cancelled_request(line) {
+                        tracing::info!(%id, "the client cancelled request {id}");
+                        cancels.cancel(&id);
+                    }
+                }
+            }
+        }
+        if !batch.is_empty() && lines.blocking_send(batch).is_err() {
+            return;
+        }
+        if done {
+            return;
+        }
+    }
+}
+
+/// The request a `notifications/cancelled` line names (None for any other line).
+fn cancelled_request(line: &[u8]) -> Option<RequestId> {
+    #[derive(serde::Deserialize)]
+    struct Notification {
+        method: String,
+        params: Params,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(rename = "requestId")]
+        request_id: RequestId,
+    }
+    let notification: Notification = serde_json::from_slice(trim_line(line)).ok()?;
+    (notification.method == "notifications/cancelled").then_some(notification.params.request_id)
+}
+
+impl Transport<RoleServer> for LineTransport {
     type Error = std::io::Error;
 
     fn send(
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if self.answers_cancelled(&item) {
+            tracing::debug!("not answering a request the client cancelled");
+            return std::future::ready(Ok(()));
+        }
         let sent = match (&self.output, serde_json::to_vec(&item)) {
             (Some(output), Ok(mut bytes)) => {
                 bytes.push(b'\n');
@@ -188,8 +368,8 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
-            let within_limit = self.read_line().await?;
-            if let Line::Message(message) = self.interpret(within_limit) {
+            let line = self.next_line().await?;
+            if let Line::Message(message) = self.interpret(line) {
                 return Some(*message);
             }
         }
@@ -229,7 +409,7 @@ fn trim_line(line: &[u8]) -> &[u8] {
 /// The `"id"` of a message too large to parse, when it appears near its start (clients write
 /// `jsonrpc`, `id`, `method` first), so the client can tell which request failed.
 fn sniff_id(head: &[u8]) -> Value {
-    let head = &head[..head.len().min(256)];
+    let head = &head[..head.len().min(SNIFFED)];
     let Some(at) = memchr::memmem::find(head, b"\"id\"") else { return Value::Null };
     let rest = &head[at + 4..];
     let rest = rest.trim_ascii_start();

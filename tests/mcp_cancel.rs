@@ -1,0 +1,232 @@
+//! An MCP cancel stops a script that never gives the server's worker back — spinning in the Lua
+//! VM, or in the pattern engine — over the real stdio server (`rein serve` as a child process,
+//! driven with raw JSON-RPC lines): the next call is answered at once, far below the budget's
+//! own limits (2·10⁹ instructions, 10 minutes), and the cancelled call gets no response (MCP
+//! cancellation: the receiver "SHOULD not send a response for the cancelled request").
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::{Workspace, REIN};
+
+/// How long the server may take to answer the call after a cancel. The cancelled scripts would
+/// otherwise run for seconds to minutes before their budget stopped them; a cancel stops them
+/// within 1000 VM instructions or 16,384 pattern steps (well under a millisecond).
+const ANSWERED_WITHIN: Duration = Duration::from_secs(10);
+/// Bound on every other wait.
+const WAIT: Duration = Duration::from_secs(60);
+
+const SPIN: &str = r#"return { name = "spin", description = "spins in the VM",
+  run = function() rein.fs.write("started-spin.txt", "x"); while true do end end }
+"#;
+const PATTERN: &str = r#"return { name = "pattern", description = "spins in the pattern engine",
+  run = function()
+    rein.fs.write("started-pattern.txt", "x")
+    return { found = string.find(string.rep("a", 3000), ".-.-.-.-b") }
+  end }
+"#;
+
+/// `rein serve` on pipes; its stderr (at debug level) in `log`.
+struct Server {
+    child: Child,
+    input: Option<ChildStdin>,
+    replies: mpsc::Receiver<Value>,
+    log: PathBuf,
+}
+
+impl Server {
+    fn start(ws: &Workspace) -> Server {
+        let log = ws.root.join("serve.log");
+        let mut child = Command::new(REIN)
+            .arg("--workspace")
+            .arg(&ws.ws)
+            .arg("--home")
+            .arg(&ws.home)
+            .arg("serve")
+            .env("REIN_LOG", "rein=debug")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).expect("the log file"))
+            .spawn()
+            .expect("spawn rein serve");
+        let output = child.stdout.take().unwrap();
+        let (tx, replies) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(output).lines().map_while(Result::ok) {
+                let Ok(value) = serde_json::from_str::<Value>(&line) else { continue };
+                if tx.send(value).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut server = Server { input: child.stdin.take(), child, replies, log };
+        server.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "cancel-test", "version": "0"}}}));
+        server.reply_to(0, WAIT);
+        server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        server
+    }
+
+    fn send(&mut self, message: Value) {
+        let input = self.input.as_mut().expect("stdin open");
+        writeln!(input, "{message}").expect("write to rein serve");
+        input.flush().expect("flush");
+    }
+
+    fn call(&mut self, id: i64, tool: &str) {
+        self.send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": {}}}),
+        );
+    }
+
+    fn cancel(&mut self, id: i64) {
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": "the person pressed stop"}}));
+    }
+
+    /// The response to `id`, within `limit`; a response to any other request before it (to a
+    /// cancelled call) fails the test.
+    fn reply_to(&mut self, id: i64, limit: Duration) -> Value {
+        let until = Instant::now() + limit;
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            let reply = self
+                .replies
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no response to request {id} within {limit:?}; log:\n{}", self.log_text()));
+            match reply.get("id") {
+                Some(got) if got == &json!(id) => return reply,
+                Some(other) => panic!("a response to request {other} came while waiting for {id}: {reply}"),
+                None => {} // a notification
+            }
+        }
+    }
+
+    /// Closes stdin and waits for the server to exit; the responses it sent meanwhile.
+    fn finish(&mut self) -> Vec<Value> {
+        drop(self.input.take());
+        let until = Instant::now() + WAIT;
+        while self.child.try_wait().expect("wait").is_none() {
+            assert!(Instant::now() < until, "rein serve did not exit after stdin closed");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.replies.try_iter().filter(|r| r.get("id").is_some()).collect()
+    }
+
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Server {
+    /// A failed test leaves no server spinning behind it.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The outcome `rein serve` logged (at debug level) for each call of `tool`: `ok` or a code.
+fn outcomes(ws: &Workspace, tool: &str) -> Vec<String> {
+    let needle = format!("tool=\"{tool}\"");
+    std::fs::read_to_string(ws.root.join("serve.log"))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains("tools/call") && l.contains(&needle))
+        .filter_map(|l| l.split("outcome=\"").nth(1).and_then(|rest| rest.split('"').next()).map(String::from))
+        .collect()
+}
+
+/// Waits until `path` exists: the script is running (and holds the server's worker).
+fn wait_for(path: PathBuf) {
+    let until = Instant::now() + WAIT;
+    while !path.exists() {
+        assert!(Instant::now() < until, "{} never appeared: the tool did not start", path.display());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn workspace() -> Workspace {
+    let ws = Workspace::new();
+    ws.file("tools/spin.lua", SPIN);
+    ws.file("tools/pattern.lua", PATTERN);
+    ws
+}
+
+/// Calls `tool`, cancels it once it runs, and asks for another call: answered within
+/// [`ANSWERED_WITHIN`], with nothing ever sent for the cancelled call.
+fn a_cancel_frees_the_server_from(tool: &str) {
+    let ws = workspace();
+    let mut server = Server::start(&ws);
+    server.call(1, tool);
+    wait_for(ws.path(&format!("started-{tool}.txt")));
+    let cancelled = Instant::now();
+    server.cancel(1);
+    server.call(2, "list_dir");
+    let reply = server.reply_to(2, ANSWERED_WITHIN);
+    let freed = cancelled.elapsed();
+    assert_eq!(reply["result"]["isError"], json!(false), "{reply}");
+    eprintln!("{tool}: the next call was answered {} ms after the cancel", freed.as_millis());
+    let rest = server.finish();
+    drop(server);
+    assert!(rest.is_empty(), "nothing more is sent, above all no response to the cancelled call: {rest:?}");
+    assert_eq!(outcomes(&ws, tool), ["CANCELLED"], "the script stopped because of the cancel, not its budget");
+}
+
+#[test]
+fn a_cancelled_script_spinning_in_the_vm_frees_the_server() {
+    a_cancel_frees_the_server_from("spin");
+}
+
+#[test]
+fn a_cancelled_script_spinning_in_the_pattern_engine_frees_the_server() {
+    a_cancel_frees_the_server_from("pattern");
+}
+
+#[test]
+fn a_cancel_of_a_call_still_waiting_behind_a_spinning_one_is_not_lost() {
+    let ws = workspace();
+    let mut server = Server::start(&ws);
+    server.call(1, "spin");
+    wait_for(ws.path("started-spin.txt"));
+    // Call 2 waits behind call 1 (the server reads it, but cannot start it yet); its cancel
+    // arrives before it is registered.
+    server.call(2, "pattern");
+    server.cancel(2);
+    server.cancel(1);
+    server.call(3, "list_dir");
+    let reply = server.reply_to(3, ANSWERED_WITHIN);
+    assert_eq!(reply["result"]["isError"], json!(false), "{reply}");
+    let rest = server.finish();
+    drop(server);
+    assert!(rest.is_empty(), "no response to either cancelled call: {rest:?}");
+    assert_eq!(outcomes(&ws, "spin"), ["CANCELLED"]);
+    assert_eq!(outcomes(&ws, "pattern"), ["CANCELLED"], "call 2 was stopped before or as it started");
+    assert!(!ws.path("started-pattern.txt").exists(), "call 2's script never ran");
+}
+
+#[test]
+fn sigterm_stops_a_server_whose_worker_a_script_holds() {
+    let ws = workspace();
+    let mut server = Server::start(&ws);
+    server.call(1, "spin");
+    wait_for(ws.path("started-spin.txt"));
+    // SAFETY: kill(2) on the pid of the child this test started and has not reaped.
+    assert_eq!(unsafe { libc::kill(server.child.id() as i32, libc::SIGTERM) }, 0);
+    let until = Instant::now() + ANSWERED_WITHIN;
+    while server.child.try_wait().expect("wait").is_none() {
+        assert!(
+            Instant::now() < until,
+            "rein serve still runs {ANSWERED_WITHIN:?} after SIGTERM:\n{}",
+            server.log_text()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(server);
+    assert_eq!(outcomes(&ws, "spin"), ["CANCELLED"], "the script was stopped, not killed with the process");
+}
