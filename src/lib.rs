@@ -20,3 +20,5 @@ pub mod recipe;
 
 pub use error::{Code, Failure};
 pub use host::{Host, HostBuilder};
+/// Cancels a call made `with_cancel` (re-exported from `tokio-util`).
+pub use kernel::call::CancellationToken;

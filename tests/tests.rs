@@ -15,6 +15,7 @@ mod harmony_parsers;
 mod harmony_preflight;
 mod harmony_signing;
 mod harmony_tools;
+mod host_cancel;
 mod hot_reload;
 mod human_output;
 mod journal;

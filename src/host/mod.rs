@@ -41,6 +41,7 @@ pub use reload::{KeptFile, ReloadOutcome, Serving};
 pub use watch::Watcher;
 
 use crate::error::{Code, Failure};
+use crate::kernel::call::CancellationToken;
 use crate::kernel::{Call, Kernel, ReadLedger};
 use crate::lua::Limits;
 use crate::recipe::progress::Progress;
@@ -197,15 +198,17 @@ impl Host {
     ) -> Result<Report, Failure> {
         self.refuse_inside_async("Host::run_recipe", "run_recipe_async")?;
         self.block_on(async {
-            let (tx, rx) = tokio::sync::watch::channel(false);
+            let cancel = CancellationToken::new();
             if ctrl_c {
+                let cancel = cancel.clone();
                 tokio::spawn(async move {
                     if tokio::signal::ctrl_c().await.is_ok() {
-                        let _ = tx.send(true);
+                        cancel.cancel();
                     }
                 });
             }
-            self.run_recipe_async(name, args, RecipeOptions { from, cancel: Some(rx) }, progress).await
+            let call = self.new_call().with_cancel(cancel);
+            self.run_recipe_with(call, name, args, RecipeOptions { from }, progress).await
         })
     }
 
@@ -231,6 +234,11 @@ impl Host {
     }
 
     /// Calls a tool as part of `call` (from [`Host::new_call`], with a progress sink, say).
+    ///
+    /// A call made `with_cancel(token)` stops promptly once the token is cancelled, with
+    /// `CANCELLED`: a script in the VM at its next budget check (every 1000 Lua instructions,
+    /// or 16,384 steps of a pattern match), a call waiting on a program or a sleep at once,
+    /// and the programs it started are killed with their whole process group.
     pub async fn call_with(&self, call: Call, name: &str, args: Value) -> Result<Value, Failure> {
         let generation = self.generation();
         let name = generation.registry.tool_named(name).map_or(name, |t| t.name.as_str());
@@ -241,12 +249,40 @@ impl Host {
             )
             .with_details(json!({"tool": name, "file": problem.file})));
         }
-        let _turn = generation.gate.lock().await;
-        let result = generation.runtime.call(&call, name, &args).await;
+        let cancel = call.cancel_token().cloned();
+        // Whether this call holds the state when it is dropped: only then is the state's
+        // budget its own to clear (another call may be running on it otherwise).
+        let holding = std::sync::atomic::AtomicBool::new(false);
+        let work = async {
+            let _turn = generation.gate.lock().await;
+            holding.store(true, std::sync::atomic::Ordering::Relaxed);
+            let result = generation.runtime.call(&call, name, &args).await;
+            holding.store(false, std::sync::atomic::Ordering::Relaxed);
+            result
+        };
+        let result = match cancel {
+            None => work.await,
+            // A script spinning in the VM sees the cancel at its next budget check; a call
+            // waiting (on a program, a sleep, its turn) is dropped here, and the programs it
+            // started are killed with it.
+            Some(token) => tokio::select! {
+                biased;
+                () = token.cancelled() => {
+                    if holding.load(std::sync::atomic::Ordering::Relaxed) {
+                        generation.runtime.recover();
+                    }
+                    Err(cancelled(name))
+                }
+                result = work => result,
+            },
+        };
         scrubbed(&call, result)
     }
 
-    /// Runs a recipe as part of `call` (from [`Host::new_call`]).
+    /// Runs a recipe as part of `call` (from [`Host::new_call`]). A call made
+    /// `with_cancel(token)` is cancelled like [`Host::call_with`], and the run still ends
+    /// cleanly: the step's programs stopped, its changes rolled back, the report written with
+    /// status `cancelled`.
     pub async fn run_recipe_with(
         &self,
         call: Call,
@@ -275,6 +311,14 @@ impl Host {
         }
         Ok(())
     }
+}
+
+fn cancelled(tool: &str) -> Failure {
+    Failure::new(
+        Code::Cancelled,
+        format!("the call of {tool} was cancelled; programs it started were stopped and nothing more will run"),
+    )
+    .with_details(json!({"tool": tool}))
 }
 
 /// A result or failure with the call's secret values replaced.

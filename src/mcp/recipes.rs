@@ -14,26 +14,15 @@ use crate::host::Host;
 use crate::recipe::report::Report;
 use crate::recipe::RecipeOptions;
 
-/// Runs `recipe`. When the client cancels the request, the run's cancel flag flips: the engine
-/// stops the step's programs, rolls the step back and still writes the report. A step's script
-/// running in the VM sees the cancel at its next budget check (the call carries the token).
+/// Runs `recipe`. When the client cancels the request, the engine stops the step's programs,
+/// rolls the step back and still writes the report; a step's script running in the VM sees the
+/// cancel at its next budget check (the call carries the token).
 pub async fn run(host: &Host, recipe: &str, args: Value, context: &RequestContext<RoleServer>) -> CallToolResult {
-    let (cancel, cancelled) = tokio::sync::watch::channel(false);
     let progress = PeerProgress::start(context);
-    let options = RecipeOptions { from: None, cancel: Some(cancelled) };
-    let outcome = {
-        let call = host.new_call().with_cancel(context.ct.clone());
-        let run = host.run_recipe_with(call, recipe, args, options, &progress);
-        tokio::pin!(run);
-        tokio::select! {
-            outcome = &mut run => outcome,
-            _ = context.ct.cancelled() => {
-                tracing::info!("recipe {recipe} cancelled (by the client, or it left); stopping it");
-                let _ = cancel.send(true);
-                run.await
-            }
-        }
-    };
+    // The engine watches the token: a cancel stops the step's programs, rolls the step back
+    // and still writes the report, so the run is awaited to its end.
+    let call = host.new_call().with_cancel(context.ct.clone());
+    let outcome = host.run_recipe_with(call, recipe, args, RecipeOptions::default(), &progress).await;
     progress.finish().await;
     match outcome {
         Ok(report) => outcome_of(host.workspace(), &report),

@@ -9,7 +9,7 @@ use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde_json::{json, Value};
 
-use crate::error::{Code, Failure};
+use crate::error::Failure;
 use crate::host::Host;
 
 /// Every tool, then every recipe, under its MCP name (`team_kit__greet`,
@@ -38,13 +38,8 @@ pub async fn call(host: &Host, name: &str, args: Value, context: &RequestContext
         std::sync::Arc::new(move |message: &str| progress.note(message))
     };
     let call = host.new_call().with_progress(sink).with_cancel(context.ct.clone());
-    let outcome = tokio::select! {
-        outcome = host.call_with(call, name, args) => outcome,
-        _ = context.ct.cancelled() => Err(Failure::new(
-            Code::Cancelled,
-            format!("the client cancelled the call of {name}; programs it started were stopped"),
-        )),
-    };
+    // The host stops the call when the token is cancelled (see Host::call_with).
+    let outcome = host.call_with(call, name, args).await;
     if let Ok(progress) = std::sync::Arc::try_unwrap(progress) {
         progress.finish().await;
     }

@@ -26,8 +26,6 @@ const STEP_WALL_TIME: Duration = Duration::from_secs(30 * 60);
 pub struct RecipeOptions {
     /// Start at this step, reusing the outputs the last run of this recipe recorded.
     pub from: Option<String>,
-    /// Flips to true to cancel the run (Ctrl-C).
-    pub cancel: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 pub struct Engine<'a> {
@@ -61,7 +59,7 @@ enum Outcome {
 }
 
 impl Engine<'_> {
-    pub async fn run(&self, args: Value, mut opts: RecipeOptions) -> Result<Report, Failure> {
+    pub async fn run(&self, args: Value, opts: RecipeOptions) -> Result<Report, Failure> {
         let args = self.spec.params.validate(&args)?;
         for secret in self.spec.params.secret_values(&args) {
             self.call.secrets().add(&secret);
@@ -90,7 +88,7 @@ impl Engine<'_> {
         for (index, step) in self.spec.steps.iter().enumerate().skip(first) {
             self.progress.step_started(index + 1, total, &step.name);
             let outputs = outputs_of(&report);
-            let step_report = self.run_step(&run, step, &outputs, &mut opts.cancel).await;
+            let step_report = self.run_step(&run, step, &outputs).await;
             self.progress.step_finished(index + 1, total, &step.name, step_report.status, step_report.duration_ms);
             let failed = step_report.status != StepStatus::Verified;
             let failure = step_report.attempts.last().and_then(|a| a.failure.clone());
@@ -162,13 +160,7 @@ impl Engine<'_> {
         Ok(index)
     }
 
-    async fn run_step(
-        &self,
-        run: &Run<'_>,
-        step: &StepSpec,
-        outputs: &Value,
-        cancel: &mut Option<tokio::sync::watch::Receiver<bool>>,
-    ) -> StepReport {
+    async fn run_step(&self, run: &Run<'_>, step: &StepSpec, outputs: &Value) -> StepReport {
         let started = Instant::now();
         let mut report = skipped_step(&step.name, StepStatus::Failed);
         let mut last_signature: Option<String> = None;
@@ -177,7 +169,7 @@ impl Engine<'_> {
             // Everything this attempt journals (and nothing any other call does) is kept for
             // its report and its rollback.
             let (attempt_call, captured) = run.call.capturing();
-            let outcome = self.attempt(run, attempt_call, step, outputs, number, cancel).await;
+            let outcome = self.attempt(run, attempt_call, step, outputs, number).await;
             let entries = captured.take();
             record_activity(&mut report, &entries);
             let duration_ms = attempt_started.elapsed().as_millis() as u64;
@@ -226,15 +218,7 @@ impl Engine<'_> {
         report
     }
 
-    async fn attempt(
-        &self,
-        run: &Run<'_>,
-        call: Call,
-        step: &StepSpec,
-        outputs: &Value,
-        number: u32,
-        cancel: &mut Option<tokio::sync::watch::Receiver<bool>>,
-    ) -> Outcome {
+    async fn attempt(&self, run: &Run<'_>, call: Call, step: &StepSpec, outputs: &Value, number: u32) -> Outcome {
         let step_limit = step.timeout_s.map(Duration::from_secs);
         let budget_left = run.deadline.map(|d| d.saturating_duration_since(Instant::now()));
         let (limit, is_budget) = match (step_limit, budget_left) {
@@ -244,6 +228,10 @@ impl Engine<'_> {
             (None, None) => (None, false),
         };
         let wall_time = limit.unwrap_or(STEP_WALL_TIME);
+        // The run's caller cancels through the call's token (Ctrl-C, an MCP cancel, an
+        // embedder's own); a script in the VM sees it at its next budget check, a step waiting
+        // on a program is dropped here.
+        let cancel = call.cancel_token().cloned();
         let work = self.execute(run, call, step, outputs, number, wall_time);
         let timer = async {
             match limit {
@@ -252,25 +240,21 @@ impl Engine<'_> {
             }
         };
         let cancelled = async {
-            match cancel.as_mut() {
-                Some(rx) => {
-                    while !*rx.borrow() {
-                        if rx.changed().await.is_err() {
-                            std::future::pending::<()>().await;
-                        }
-                    }
-                }
+            match &cancel {
+                Some(token) => token.cancelled().await,
                 None => std::future::pending().await,
             }
         };
         let outcome = tokio::select! {
+            // A run cancelled between steps starts no more of them.
+            biased;
+            _ = cancelled => Outcome::Stopped(Failure::new(Code::Cancelled, "the run was cancelled; the step's processes were stopped and its changes rolled back")),
             outcome = work => return outcome,
             _ = timer => if is_budget {
                 Outcome::Stopped(Failure::new(Code::BudgetExceeded, format!("the recipe's time budget of {} s is spent", self.spec.budget.time_s.unwrap_or_default())).with_details(json!({"limit": "time"})))
             } else {
                 Outcome::Failed(Failure::new(Code::Timeout, format!("step {} ran longer than its timeout_s", step.name)))
             },
-            _ = cancelled => Outcome::Stopped(Failure::new(Code::Cancelled, "the run was cancelled (Ctrl-C); the step's processes were stopped and its changes rolled back")),
         };
         // The step's future was dropped mid-way: its processes are killed by their guards;
         // the Lua state needs its budget cleared.
