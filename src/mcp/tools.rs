@@ -80,6 +80,7 @@ pub fn refusal(failure: &Failure, more: Option<&str>) -> CallToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Code;
 
     #[test]
     fn a_refusal_text_starts_with_its_code_and_keeps_the_details() {
