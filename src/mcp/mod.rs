@@ -17,7 +17,7 @@ mod progress;
 mod recipes;
 mod server;
 mod tools;
-pub mod transport;
+mod transport;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -29,7 +29,7 @@ use crate::error::{Code, Failure};
 use crate::host::{Host, HostBuilder};
 
 pub use approver::ElicitingApprover;
-pub use server::ReinServer;
+use server::ReinServer;
 
 /// How long calls still running when the client hangs up get to stop cleanly (a cancelled
 /// recipe kills its programs, rolls its step back and writes its report).
