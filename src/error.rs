@@ -132,6 +132,13 @@ impl Code {
     }
 
     /// The stable code with this text, or a tool's own code.
+    ///
+    /// ```
+    /// use rein::Code;
+    /// assert_eq!(Code::parse("STALE_FILE"), Code::StaleFile);
+    /// assert_eq!(Code::parse("BUILD_FAILED"), Code::Tool("BUILD_FAILED".into()));
+    /// assert_eq!(Code::StaleFile.to_string(), "STALE_FILE");
+    /// ```
     pub fn parse(text: &str) -> Code {
         Code::STABLE.into_iter().find(|code| code.as_str() == text).unwrap_or_else(|| Code::Tool(text.to_string()))
     }

@@ -99,6 +99,27 @@ impl Plan {
 impl Host {
     /// Reloads after `files` (relative to the project) changed on disk. Files outside the
     /// project's code and rein.lock are ignored, and so are files whose text did not change.
+    /// A file that does not load is kept back and what served before goes on serving.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let project = tempfile::tempdir()?;
+    /// # let home = tempfile::tempdir()?;
+    /// std::fs::create_dir(project.path().join("tools"))?;
+    /// let host = rein::Host::builder().workspace(project.path())
+    /// #   .home(home.path())
+    ///     .build()?;
+    /// std::fs::write(
+    ///     project.path().join("tools/greet.lua"),
+    ///     r#"return { name = "greet", description = "says hi", params = {}, run = function() return { text = "hi" } end }"#,
+    /// )?;
+    /// let outcome = host.reload(&["tools/greet.lua".to_string()]);
+    /// assert!(outcome.applied);
+    /// assert_eq!(outcome.added, ["greet"]);
+    /// assert_eq!(host.call("greet", serde_json::json!({}))?["text"], "hi");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn reload(&self, files: &[String]) -> ReloadOutcome {
         let _one_at_a_time = self.reloading.lock().unwrap_or_else(|e| e.into_inner());
         let old = self.generation();

@@ -77,6 +77,29 @@ impl std::fmt::Display for StepStatus {
 
 /// What a recipe run did, step by step: saved as `.rein/runs/<run-id>/report.json` and
 /// `report.md` in the workspace.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let workspace = tempfile::tempdir()?;
+/// # let home = tempfile::tempdir()?;
+/// std::fs::create_dir(workspace.path().join("recipes"))?;
+/// std::fs::write(
+///     workspace.path().join("recipes/greet.lua"),
+///     r#"return { name = "greet", description = "writes a greeting", steps = {
+///          { name = "write", run = function() rein.fs.write("hello.txt", "hi\n") end },
+///        } }"#,
+/// )?;
+/// let host = rein::Host::builder().workspace(workspace.path())
+/// #   .home(home.path())
+///     .build()?;
+/// let report = host.run_recipe_showing("greet", serde_json::json!({}), None, false, &rein::Silent)?;
+/// assert_eq!(report.status, rein::RunStatus::Succeeded);
+/// assert_eq!(report.steps[0].status, rein::StepStatus::Verified);
+/// assert_eq!(report.steps[0].files[0].path, "hello.txt");
+/// assert!(report.to_markdown().contains("greet"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     /// The run's id (`rein runs show ID`, `rein undo ID`).
