@@ -74,7 +74,30 @@ pub fn serve_stdio(builder: HostBuilder) -> Result<(), Failure> {
 }
 
 /// Serves `host` on any rmcp transport until the client hangs up, then waits for the calls
-/// still running to wind down.
+/// still running to wind down. Build the host with [`ElicitingApprover`] to let the person
+/// behind the client answer approvals.
+///
+/// ```
+/// # #[tokio::main(flavor = "multi_thread", worker_threads = 1)]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use rmcp::ServiceExt;
+///
+/// let workspace = tempfile::tempdir()?;
+/// # let home = tempfile::tempdir()?;
+/// let host = rein::Host::builder().workspace(workspace.path())
+/// #   .home(home.path())
+///     .build()?;
+/// // Any rmcp transport: here one end of an in-memory pipe, with an MCP client on the other.
+/// let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+/// let server = tokio::spawn(rein::mcp::serve(std::sync::Arc::new(host), server_end));
+/// let client = ().serve(client_end).await?;
+/// let tools = client.list_all_tools().await?;
+/// assert!(tools.iter().any(|tool| tool.name == "edit_file"));
+/// client.cancel().await?;
+/// server.await??;
+/// # Ok(())
+/// # }
+/// ```
 pub async fn serve<T, E, A>(host: Arc<Host>, transport: T) -> Result<(), Failure>
 where
     T: rmcp::transport::IntoTransport<rmcp::RoleServer, E, A>,
