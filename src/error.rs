@@ -11,27 +11,49 @@ use serde_json::Value;
 /// the workspace asks for approval (`APPROVAL_REQUIRED`) instead.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Code {
+    /// `INVALID_ARGS`: the arguments do not fit the tool's schema, or a path is malformed.
     InvalidArgs,
+    /// `TOOL_NOT_FOUND`: no tool of that name (`details.suggestions`, `details.available`).
     ToolNotFound,
+    /// `FILE_NOT_FOUND`: the file does not exist.
     FileNotFound,
+    /// `NOT_A_FILE`: the path is a folder or another kind of file.
     NotAFile,
+    /// `BINARY_FILE`: the file is not text.
     BinaryFile,
+    /// `TOO_LARGE`: the file is too large to read or edit as text.
     TooLarge,
+    /// `EMPTY_OLD_STRING`: an edit with nothing to find.
     EmptyOldString,
+    /// `NO_CHANGE`: an edit that would change nothing.
     NoChange,
+    /// `OLD_STRING_NOT_FOUND`: the text to replace is not there (`details.candidates`).
     OldStringNotFound,
+    /// `OLD_STRING_NOT_UNIQUE`: the text to replace is there more than once (`details.locations`).
     OldStringNotUnique,
+    /// `STALE_FILE`: the file changed since it was read, or is not the `expected_sha256`.
     StaleFile,
+    /// `APPROVAL_REQUIRED`: a person must approve (`details.grant`: the command that would).
     ApprovalRequired,
+    /// `APPROVAL_DENIED`: the policy, a project deny rule or a person refused.
     ApprovalDenied,
+    /// `PROGRAM_NOT_ALLOWED`: not a toolchain program nor one a person listed.
     ProgramNotAllowed,
+    /// `TOOLCHAIN_NOT_FOUND`: the program was not found (`details.tried`, `details.fix`).
     ToolchainNotFound,
+    /// `TIMEOUT`: a program overstayed its deadline and was stopped.
     Timeout,
+    /// `LUA_ERROR`: the script raised an error (`file:line: message`).
     LuaError,
+    /// `BUDGET_EXCEEDED`: a limit stopped the script or the recipe (`details.limit`).
     BudgetExceeded,
+    /// `STEP_FAILED`: a recipe step failed (`details.failure`, `details.report`).
     StepFailed,
+    /// `VERIFY_FAILED`: a step ran but its verify did not pass; a tool check failed.
     VerifyFailed,
+    /// `NOT_READ`: this session must read the file before changing it.
     NotRead,
+    /// `PACK_TAMPERED`: an installed pack's files no longer match rein.lock.
     PackTampered,
     /// A tool file that does not load or whose spec is invalid.
     ToolInvalid,
@@ -76,6 +98,7 @@ impl Code {
         Code::Cancelled,
     ];
 
+    /// The code's text, as JSON output and the journal carry it: `"OLD_STRING_NOT_UNIQUE"`.
     pub fn as_str(&self) -> &str {
         match self {
             Code::InvalidArgs => "INVALID_ARGS",
@@ -109,6 +132,13 @@ impl Code {
     }
 
     /// The stable code with this text, or a tool's own code.
+    ///
+    /// ```
+    /// use rein::Code;
+    /// assert_eq!(Code::parse("STALE_FILE"), Code::StaleFile);
+    /// assert_eq!(Code::parse("BUILD_FAILED"), Code::Tool("BUILD_FAILED".into()));
+    /// assert_eq!(Code::StaleFile.to_string(), "STALE_FILE");
+    /// ```
     pub fn parse(text: &str) -> Code {
         Code::STABLE.into_iter().find(|code| code.as_str() == text).unwrap_or_else(|| Code::Tool(text.to_string()))
     }
@@ -141,22 +171,29 @@ impl<'de> Deserialize<'de> for Code {
 /// A failure as callers see it (`{"code","message","details"}` in JSON).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Failure {
+    /// What went wrong, for programs: match on it.
     pub code: Code,
+    /// What went wrong and what to do next, for people.
     pub message: String,
+    /// What a caller can act on (candidates, locations, the command that would allow it …);
+    /// `null` when there is nothing more.
     #[serde(skip_serializing_if = "Value::is_null")]
     pub details: Value,
 }
 
 impl Failure {
+    /// A failure with no details.
     pub fn new(code: Code, message: impl Into<String>) -> Failure {
         Failure { code, message: message.into(), details: Value::Null }
     }
 
+    /// The same failure, with `details`.
     pub fn with_details(mut self, details: Value) -> Failure {
         self.details = details;
         self
     }
 
+    /// Whether the caller used rein wrongly (see [`Code::is_usage_error`]).
     pub fn is_usage_error(&self) -> bool {
         self.code.is_usage_error()
     }

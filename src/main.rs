@@ -1,11 +1,7 @@
-//! The `rein` command: parses arguments, builds a Host, prints. Everything else lives in the
-//! library.
-
-mod cli;
+//! The `rein` command. Everything, the command line included, lives in the library
+//! (`rein::cli`, feature `cli`).
 
 use std::process::ExitCode;
-
-use clap::Parser;
 
 // glibc's allocator grows and trims a worker thread's arena on almost every MCP call (sysmalloc
 // and mprotect were ~12% of `rein serve`'s time under pipelined calls); mimalloc keeps freed
@@ -14,14 +10,5 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    // Like other Unix tools, stop quietly when the reader of stdout goes away
-    // (`rein tools | head`) instead of panicking on a broken pipe.
-    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
-    let args = cli::args::Cli::parse();
-    cli::logging::init(args.verbose);
-    let code = cli::run(args);
-    ExitCode::from(code)
+    rein::cli::main()
 }

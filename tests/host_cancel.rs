@@ -13,8 +13,8 @@ use crate::common::Workspace;
 use rein::{CancellationToken, Host};
 
 /// Far beyond what any test here waits: only the cancel can stop these calls in time.
-fn patient_limits() -> rein::lua::Limits {
-    rein::lua::Limits { instructions: u64::MAX, wall_time: Duration::from_secs(600), ..rein::lua::Limits::default() }
+fn patient_limits() -> rein::Limits {
+    rein::Limits { instructions: u64::MAX, wall_time: Duration::from_secs(600), ..rein::Limits::default() }
 }
 
 fn host(ws: &Workspace) -> Arc<Host> {
@@ -175,8 +175,8 @@ fn a_cancelled_recipe_run_rolls_its_step_back_and_writes_a_cancelled_report() {
         call,
         "spin",
         json!({}),
-        rein::recipe::RecipeOptions::default(),
-        &rein::recipe::progress::Silent,
+        rein::RecipeOptions::default(),
+        &rein::Silent,
     );
     let report = within("the recipe run", &runtime(), run).expect("the run ends with a report");
     let report = serde_json::to_value(report).unwrap();

@@ -125,10 +125,10 @@ fn calls_never_fail_during_twenty_reloads() {
 /// Every outcome the watcher reports, collected until `quiet` passes without a new one (at
 /// most `limit` in all); panics naming `what` when not even one arrives.
 fn outcomes_until_quiet(
-    rx: &mpsc::Receiver<rein::host::ReloadOutcome>,
+    rx: &mpsc::Receiver<rein::ReloadOutcome>,
     what: &str,
     quiet: Duration,
-) -> Vec<rein::host::ReloadOutcome> {
+) -> Vec<rein::ReloadOutcome> {
     let first = rx.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| panic!("no reload within 10 s of {what}"));
     let mut all = vec![first];
     while let Ok(next) = rx.recv_timeout(quiet) {
@@ -179,7 +179,7 @@ fn a_broken_file_keeps_its_last_good_version_while_a_new_file_goes_in() {
     assert_eq!(outcome.loaded, ["tools/bye.lua"]);
     assert_eq!(outcome.kept.len(), 1, "{outcome:?}");
     assert_eq!(outcome.kept[0].file, FILE);
-    assert_eq!(outcome.kept[0].serving, rein::host::Serving::PreviousVersion);
+    assert_eq!(outcome.kept[0].serving, rein::Serving::PreviousVersion);
     assert!(outcome.kept[0].problem.contains("tools/greet.lua:1"), "{outcome:?}");
     assert_eq!(text(&host), "v1", "the last good version serves");
     assert_eq!(host.call("bye", json!({})).unwrap()["text"], "bye");
@@ -203,7 +203,7 @@ fn a_new_file_that_never_loaded_stays_absent() {
     let outcome = host.reload(&["tools/bad.lua".to_string(), FILE.to_string()]);
     assert!(outcome.applied, "{outcome:?}");
     assert_eq!(outcome.kept[0].file, "tools/bad.lua");
-    assert_eq!(outcome.kept[0].serving, rein::host::Serving::Nothing);
+    assert_eq!(outcome.kept[0].serving, rein::Serving::Nothing);
     assert_eq!(text(&host), "v2");
     assert_eq!(host.call("bad", json!({})).unwrap_err().code.as_str(), "TOOL_NOT_FOUND");
 }

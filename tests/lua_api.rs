@@ -151,10 +151,10 @@ fn project_tools_override_built_ins_and_show_their_origin() {
         &[],
     );
     let info = host.tool("read_file").unwrap();
-    assert_eq!(info.origin, rein::host::sources::Origin::Project);
+    assert_eq!(info.origin, rein::Origin::Project);
     assert_eq!(info.overrides.as_deref(), Some("<built-in>/tools/read_file.lua"));
     assert_eq!(host.call("read_file", json!({})).unwrap(), json!({"team": true}));
-    assert_eq!(host.tool("edit_file").unwrap().origin, rein::host::sources::Origin::BuiltIn);
+    assert_eq!(host.tool("edit_file").unwrap().origin, rein::Origin::BuiltIn);
 }
 
 #[test]

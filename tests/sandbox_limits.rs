@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use rein::lua::Limits;
 use rein::Host;
+use rein::Limits;
 use serde_json::{json, Value};
 
 fn limits() -> Limits {

@@ -1,10 +1,15 @@
-//! Command implementations: each builds what it needs from the library and reports through
-//! `output`, which owns the exit status and the JSON contract.
+//! The `rein` command (feature `cli`): [`main`] parses the arguments, builds a [`Host`] and
+//! prints. Each command builds what it needs from the library and reports through `output`,
+//! which owns the exit status and the JSON contract.
+//!
+//! The binary is only `fn main() -> ExitCode { rein::cli::main() }` (src/main.rs); the
+//! commands live in the library so that they may use its internals without making them
+//! public.
 
 mod approvals;
-pub mod args;
+mod args;
 mod authoring;
-pub mod logging;
+mod logging;
 mod output;
 mod packs;
 mod progress;
@@ -15,7 +20,10 @@ mod render;
 mod serve;
 
 use std::io::{IsTerminal, Read};
+use std::process::ExitCode;
 use std::sync::Arc;
+
+use clap::Parser;
 
 use prompt::TerminalPrompt;
 use rein::kernel::policy::{Approver, AssumeYes, Headless};
@@ -68,7 +76,21 @@ fn watch(host: Host, out: &Output) -> u8 {
     0
 }
 
-pub fn run(cli: Cli) -> u8 {
+/// Runs the `rein` command with the process's arguments and returns its exit status: 0 ok,
+/// 1 the tool or recipe failed, 2 usage or configuration error.
+pub fn main() -> ExitCode {
+    // Like other Unix tools, stop quietly when the reader of stdout goes away
+    // (`rein tools | head`) instead of panicking on a broken pipe.
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    let args = Cli::parse();
+    logging::init(args.verbose);
+    ExitCode::from(run(args))
+}
+
+fn run(cli: Cli) -> u8 {
     let out = Output { json: cli.json };
     let workspace = cli.workspace.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
     let writes_workspace = matches!(cli.command, Command::Types { .. } | Command::Init | Command::New { .. });

@@ -17,6 +17,28 @@ use crate::kernel::{Kernel, PackGrant, ReadLedger, SpawnSettings};
 use crate::lua::Limits;
 use crate::packs::lock::Lock;
 
+/// Configures a [`Host`]: where the workspace and home are, who approves, the limits of each
+/// call, and where the Lua code comes from. Start from [`Host::builder`].
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// # fn main() -> Result<(), rein::Failure> {
+/// # let scratch = tempfile::tempdir().unwrap();
+/// # let (app, home) = (scratch.path().join("app"), scratch.path().join("home"));
+/// # std::fs::create_dir(&app).unwrap();
+/// let limits = rein::Limits { wall_time: std::time::Duration::from_secs(60), ..rein::Limits::default() };
+/// let host = rein::Host::builder()
+///     .workspace(&app)
+///     .home(&home)
+///     .approver(Arc::new(rein::Headless))
+///     .limits(limits)
+///     .read_before_edit(true)
+///     .build()?;
+/// assert!(host.has_tool("edit_file"));
+/// # Ok(())
+/// # }
+/// ```
 pub struct HostBuilder {
     approver: Arc<dyn Approver>,
     read_before_edit: bool,
@@ -45,16 +67,21 @@ impl Default for HostBuilder {
 }
 
 impl HostBuilder {
+    /// The project rein works on (default: the current directory). Its own tools/, recipes/
+    /// and prelude/ are served too, and its `.rein/` keeps the journal and run reports.
     pub fn workspace(mut self, dir: impl Into<PathBuf>) -> Self {
         self.workspace = Some(dir.into());
         self
     }
 
+    /// rein's home: config.toml, approvals.toml, installed packs (default: `REIN_HOME`, else
+    /// `~/.rein`). It need not exist; writing it always needs a person at rein's terminal.
     pub fn home(mut self, dir: impl Into<PathBuf>) -> Self {
         self.home = Some(dir.into());
         self
     }
 
+    /// The limits of each call's Lua (default: [`Limits::default`]).
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
@@ -76,7 +103,7 @@ impl HostBuilder {
 
     /// Serves exactly these sources (the project's code and packs of another host), e.g. to
     /// run a project's checks against a scratch workspace.
-    pub fn sources(mut self, sources: Sources) -> Self {
+    pub(crate) fn sources(mut self, sources: Sources) -> Self {
         self.sources = Some(sources);
         self
     }

@@ -118,6 +118,7 @@ pub struct ProjectConfig {
 
 impl ProjectConfig {
     /// The workspace's rein.toml as it is on disk (see `policy_files` for what is served).
+    #[cfg(test)]
     pub fn load(workspace: &Path) -> Result<ProjectConfig, ConfigError> {
         match read(&workspace.join("rein.toml"))? {
             Some(text) => ProjectConfig::parse(&text),

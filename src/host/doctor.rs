@@ -9,29 +9,41 @@ use serde::Serialize;
 use super::sources::builtin_files;
 use crate::kernel::{Call, Kernel, RunOptions};
 
+/// What [`Host::doctor`](crate::Host::doctor) found: the home config read, and every
+/// toolchain program.
 #[derive(Debug, Clone, Serialize)]
 pub struct Diagnosis {
     /// Home `config.toml`, and whether there was one to read.
     pub config: ConfigFile,
+    /// Every toolchain program rein knows (hdc, hvigorw, ohpm …), found or not.
     pub programs: Vec<ProgramReport>,
 }
 
+/// Home `config.toml`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ConfigFile {
+    /// Where it is (or would be).
     pub path: String,
+    /// Whether there was one to read.
     pub read: bool,
 }
 
+/// One toolchain program: where it was found and its version, or what to do.
 #[derive(Debug, Clone, Serialize)]
 pub struct ProgramReport {
+    /// Its name (`hdc`).
     pub program: String,
+    /// Whether it was found.
     pub found: bool,
     /// A built-in tool runs it (a missing one makes `rein doctor` fail).
     pub needed: bool,
+    /// Where it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// The jar a Java tool runs (hap-sign-tool).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jar: Option<String>,
+    /// How it was found (a config setting, an environment variable, PATH …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub via: Option<String>,
     /// The version the program reported (`3.2.0f`, not `Ver: 3.2.0f`).
@@ -40,6 +52,7 @@ pub struct ProgramReport {
     /// Why the version could not be read, or what to do about a missing program.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+    /// Every place looked at, when it was not found.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tried: Vec<String>,
 }

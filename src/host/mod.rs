@@ -35,7 +35,9 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-pub use builder::{configured_kernel, default_home, HostBuilder};
+pub use builder::HostBuilder;
+#[cfg(feature = "cli")]
+pub use builder::{configured_kernel, default_home};
 pub use generation::Generation;
 pub use reload::{KeptFile, ReloadOutcome, Serving};
 pub use watch::Watcher;
@@ -49,6 +51,31 @@ use crate::recipe::{Engine, RecipeOptions, Report};
 use registry::{LoadProblem, ToolInfo};
 use sources::Sources;
 
+/// A workspace served by rein: the kernel that owns every side effect, and the generation of
+/// Lua tools and recipes being served (built-in, from packs, from the project). Build one with
+/// [`Host::builder`]; call tools with [`Host::call`], run recipes with [`Host::run_recipe`].
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let workspace = tempfile::tempdir()?;
+/// std::fs::write(workspace.path().join("notes.txt"), "Hello World\n")?;
+/// # let home = tempfile::tempdir()?;
+/// let host = rein::Host::builder().workspace(workspace.path())
+/// #   .home(home.path())
+///     .build()?;
+///
+/// let edit = serde_json::json!({"path": "notes.txt", "old_string": "World", "new_string": "rein"});
+/// let result = host.call("edit_file", edit)?;
+/// assert_eq!(result["replacements"], 1);
+/// assert_eq!(std::fs::read_to_string(workspace.path().join("notes.txt"))?, "Hello rein\n");
+///
+/// // A refusal is a Failure with a stable code and what to do next.
+/// let again = serde_json::json!({"path": "notes.txt", "old_string": "World", "new_string": "x"});
+/// let failure = host.call("edit_file", again).unwrap_err();
+/// assert_eq!(failure.code, rein::Code::OldStringNotFound);
+/// # Ok(())
+/// # }
+/// ```
 pub struct Host {
     kernel: Arc<Kernel>,
     sources: Arc<Sources>,
@@ -78,14 +105,17 @@ impl Drop for Host {
 }
 
 impl Host {
+    /// A builder with the defaults: the current directory as the workspace, `REIN_HOME` (or
+    /// `~/.rein`) as home, nobody to approve, the default [`Limits`].
     pub fn builder() -> HostBuilder {
         HostBuilder::default()
     }
 
-    pub fn kernel(&self) -> &Kernel {
+    pub(crate) fn kernel(&self) -> &Kernel {
         &self.kernel
     }
 
+    /// The workspace, as rein resolved it (absolute, symbolic links followed).
     pub fn workspace(&self) -> &Path {
         self.kernel.scope().workspace()
     }
@@ -105,6 +135,7 @@ impl Host {
         self.current.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+    /// Every tool being served, by name.
     pub fn tools(&self) -> Vec<ToolInfo> {
         self.generation().registry.tools.values().cloned().collect()
     }
@@ -128,6 +159,7 @@ impl Host {
         generation.registry.recipe_named(name).map(|r| r.info.name.clone())
     }
 
+    /// Every recipe being served, by name (its `schema` is the recipe's parameters).
     pub fn recipes(&self) -> Vec<ToolInfo> {
         self.generation().registry.recipes.values().map(|r| r.info.clone()).collect()
     }
@@ -144,7 +176,7 @@ impl Host {
     }
 
     /// Where the serving generation's code comes from (project, packs, overrides).
-    pub fn sources(&self) -> Arc<Sources> {
+    pub(crate) fn sources(&self) -> Arc<Sources> {
         self.generation().sources.clone()
     }
 
@@ -212,6 +244,8 @@ impl Host {
         })
     }
 
+    /// Runs a recipe to its end (or first failed step) and writes its report, telling
+    /// `progress` as each step starts and ends; `opts` may start at a later step or cancel.
     pub async fn run_recipe_async(
         &self,
         name: &str,
@@ -229,6 +263,7 @@ impl Host {
         self.block_on(self.call_async(name, args))
     }
 
+    /// Calls a tool with a JSON object of arguments, from async code.
     pub async fn call_async(&self, name: &str, args: Value) -> Result<Value, Failure> {
         self.call_with(self.new_call(), name, args).await
     }

@@ -48,6 +48,7 @@ impl ProjectFiles {
         self.texts.iter().filter(move |(rel, _)| is_top_level_in(rel, folder)).map(|(r, t)| (r.as_str(), t.as_str()))
     }
 
+    #[cfg(test)]
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
         self.texts.iter().map(|(r, t)| (r.as_str(), t.as_str()))
     }

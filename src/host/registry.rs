@@ -18,16 +18,21 @@ use crate::recipe::spec::{parse_recipe, RecipeSpec};
 pub struct ToolInfo {
     /// As the CLI and `rein.tool` call it: `read_file`, `team-kit.greet`, `build-verify`.
     pub name: String,
-    /// As MCP clients see it (see [`mcp_name`]): `read_file`, `team_kit__greet`,
-    /// `recipe_build_verify`.
+    /// As MCP clients see it: `read_file`, `team_kit__greet`, `recipe_build_verify`.
     pub mcp_name: String,
+    /// What it does, for agents and people.
     pub description: String,
+    /// Which layer it comes from.
     pub origin: Origin,
+    /// The file that defines it: `tools/x.lua` in the project, `<built-in>/tools/x.lua`,
+    /// `team-kit/tools/x.lua` in a pack.
     pub file: String,
     /// The file of a lower layer this definition replaces, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub overrides: Option<String>,
+    /// Its parameters as a JSON Schema object (what MCP clients get as `inputSchema`).
     pub schema: serde_json::Value,
+    /// The checks it declares (`rein test`), as written; `null` when none.
     #[serde(skip_serializing_if = "serde_json::Value::is_null")]
     pub checks: serde_json::Value,
 }
@@ -35,6 +40,7 @@ pub struct ToolInfo {
 /// A file that did not give a usable tool or recipe.
 #[derive(Debug, Clone, Serialize)]
 pub struct LoadProblem {
+    /// The file, as [`ToolInfo::file`] names files.
     pub file: String,
     /// Where in the file, when rein can tell (1-based).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -42,6 +48,7 @@ pub struct LoadProblem {
     /// The name concerned, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
+    /// What is wrong, and what to do.
     pub message: String,
     /// The other file of a clash (two definitions of one name), when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -49,7 +56,7 @@ pub struct LoadProblem {
 }
 
 impl LoadProblem {
-    pub fn new(file: impl Into<String>, tool: Option<String>, message: impl Into<String>) -> LoadProblem {
+    pub(crate) fn new(file: impl Into<String>, tool: Option<String>, message: impl Into<String>) -> LoadProblem {
         LoadProblem { file: file.into(), line: None, tool, message: message.into(), clash_with: None }
     }
 }

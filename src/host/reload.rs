@@ -20,6 +20,8 @@ use crate::lua::chunk::{compile, Chunk};
 /// The pseudo-file standing for the set of packs (a moved rein.lock).
 const LOCK: &str = "rein.lock";
 
+/// What one reload did ([`Host::reload`], or each reload of [`Host::watch`]): which files
+/// changed, which tools and recipes came, went or changed, and what was kept back.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReloadOutcome {
     /// The generation serving after this reload.
@@ -30,8 +32,11 @@ pub struct ReloadOutcome {
     pub files: Vec<String>,
     /// Of those, the ones now served.
     pub loaded: Vec<String>,
+    /// Tools and recipes served now that were not before.
     pub added: Vec<String>,
+    /// Tools and recipes no longer served.
     pub removed: Vec<String>,
+    /// Tools and recipes whose definition changed.
     pub updated: Vec<String>,
     /// Changed files kept back, with what serves instead and why.
     pub kept: Vec<KeptFile>,
@@ -42,12 +47,15 @@ pub struct ReloadOutcome {
 /// A changed file whose new text was not taken.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct KeptFile {
+    /// The file, relative to the project.
     pub file: String,
+    /// What serves instead.
     pub serving: Serving,
     /// Why: `file:line: message`, or the check that failed.
     pub problem: String,
 }
 
+/// What serves in place of a file kept back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Serving {
@@ -91,6 +99,27 @@ impl Plan {
 impl Host {
     /// Reloads after `files` (relative to the project) changed on disk. Files outside the
     /// project's code and rein.lock are ignored, and so are files whose text did not change.
+    /// A file that does not load is kept back and what served before goes on serving.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let project = tempfile::tempdir()?;
+    /// # let home = tempfile::tempdir()?;
+    /// std::fs::create_dir(project.path().join("tools"))?;
+    /// let host = rein::Host::builder().workspace(project.path())
+    /// #   .home(home.path())
+    ///     .build()?;
+    /// std::fs::write(
+    ///     project.path().join("tools/greet.lua"),
+    ///     r#"return { name = "greet", description = "says hi", params = {}, run = function() return { text = "hi" } end }"#,
+    /// )?;
+    /// let outcome = host.reload(&["tools/greet.lua".to_string()]);
+    /// assert!(outcome.applied);
+    /// assert_eq!(outcome.added, ["greet"]);
+    /// assert_eq!(host.call("greet", serde_json::json!({}))?["text"], "hi");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn reload(&self, files: &[String]) -> ReloadOutcome {
         let _one_at_a_time = self.reloading.lock().unwrap_or_else(|e| e.into_inner());
         let old = self.generation();

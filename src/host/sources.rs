@@ -21,10 +21,14 @@ pub fn builtin_files() -> &'static [(&'static str, &'static str)] {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
+/// Where a tool, recipe or module comes from; a later layer's definition of a name wins
+/// (built-in, then packs, then the project).
 pub enum Origin {
+    /// Shipped in rein.
     BuiltIn,
-    /// An installed pack (see [`SourceFile::pack`] for which).
+    /// An installed pack.
     Pack,
+    /// The workspace's own tools/, recipes/ or prelude/.
     Project,
 }
 

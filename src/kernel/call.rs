@@ -37,6 +37,26 @@ impl Actor {
     }
 }
 
+/// The context of one call: who is acting, the spawn budget, who hears about the programs it
+/// runs, and the session's read ledger. [`Host::new_call`](crate::Host::new_call) makes one
+/// for the host's session; pass it to [`Host::call_with`](crate::Host::call_with).
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let workspace = tempfile::tempdir()?;
+/// # let home = tempfile::tempdir()?;
+/// # let host = rein::Host::builder().workspace(workspace.path()).home(home.path()).build()?;
+/// # let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+/// # runtime.block_on(async {
+/// let shown: std::sync::Arc<dyn Fn(&str) + Send + Sync> = std::sync::Arc::new(|line| eprintln!("{line}"));
+/// let call = host.new_call().with_progress(shown).with_spawn_budget(Some(3));
+/// let listed = host.call_with(call, "list_dir", serde_json::json!({"path": "."})).await?;
+/// # let _ = listed;
+/// # Ok::<(), rein::Failure>(())
+/// # })?;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Default)]
 pub struct Call {
     /// Outermost first.
@@ -85,11 +105,12 @@ impl Call {
 
     /// Existing files may be changed only after a read recorded in `ledger`, and only while
     /// unchanged since (NOT_READ, STALE_FILE). Reads and writes of this call are recorded.
-    pub fn with_read_ledger(mut self, ledger: Arc<ReadLedger>) -> Call {
+    pub(crate) fn with_read_ledger(mut self, ledger: Arc<ReadLedger>) -> Call {
         self.reads = Some(ledger);
         self
     }
 
+    /// `sink` hears a line as each program this call runs starts and ends.
     pub fn with_progress(mut self, sink: ProgressSink) -> Call {
         self.progress = Some(sink);
         self
@@ -118,7 +139,7 @@ impl Call {
     }
 
     /// A child whose journal entries are also kept for the caller (a recipe step's rollback).
-    pub fn capturing(&self) -> (Call, Captured) {
+    pub(crate) fn capturing(&self) -> (Call, Captured) {
         let buffer = Arc::new(Mutex::new(Vec::new()));
         let mut child = self.clone();
         child.capture = Some(buffer.clone());
@@ -126,24 +147,24 @@ impl Call {
     }
 
     /// A child in which `actor` acts (a tool called by a tool, a recipe running its steps).
-    pub fn acting_as(&self, actor: Actor) -> Call {
+    pub(crate) fn acting_as(&self, actor: Actor) -> Call {
         let mut child = self.clone();
         child.actors.push(actor);
         child
     }
 
     /// The innermost actor.
-    pub fn actor(&self) -> Option<&Actor> {
+    pub(crate) fn actor(&self) -> Option<&Actor> {
         self.actors.last()
     }
 
     /// How many tools and recipes are acting, nested.
-    pub fn depth(&self) -> usize {
+    pub(crate) fn depth(&self) -> usize {
         self.actors.len()
     }
 
     /// Every pack acting anywhere in the chain, outermost first, each once.
-    pub fn packs(&self) -> Vec<&PackGrant> {
+    pub(crate) fn packs(&self) -> Vec<&PackGrant> {
         let mut packs: Vec<&PackGrant> = Vec::new();
         for grant in self.actors.iter().filter_map(|a| a.pack.as_deref()) {
             if !packs.iter().any(|p| p.name == grant.name) {
@@ -178,7 +199,7 @@ impl Call {
     }
 
     /// The values this call tree must never show (add the arguments tools declare secret).
-    pub fn secrets(&self) -> &Secrets {
+    pub(crate) fn secrets(&self) -> &Secrets {
         &self.secrets
     }
 }

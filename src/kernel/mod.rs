@@ -23,11 +23,11 @@ pub mod secrets;
 use std::path::Path;
 use std::sync::Arc;
 
-pub use call::{Actor, Call, Captured, PackGrant};
-pub use edit::{Edit, EditOptions, EditOutput, EditReport};
+pub use call::{Actor, Call, PackGrant};
+pub use edit::{Edit, EditOptions};
 pub use error::KernelError;
-pub use files::{ListOptions, ListOutput, ReadLedger, ReadOptions, ReadOutput, TextFile, WriteOutput};
-pub use journal::restore::{FileChange, Restored};
+pub use files::{ListOptions, ReadLedger, ReadOptions};
+pub use journal::restore::FileChange;
 pub use process::{RunOptions, SpawnSettings};
 pub use scope::{Access, PathClass, ResolvedPath, Scope};
 

@@ -40,14 +40,18 @@ impl PathClass {
     }
 }
 
+/// Reading or writing a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Access {
+    /// Reading (listing a folder too).
     Read,
+    /// Writing (creating, editing, making a folder).
     Write,
 }
 
 impl Access {
+    /// `"read"` or `"write"`.
     pub fn verb(self) -> &'static str {
         match self {
             Access::Read => "read",

@@ -17,10 +17,20 @@ use tokio_util::sync::CancellationToken;
 /// enough to cost little.
 pub const HOOK_EVERY: u32 = 1000;
 
+/// The limits of each tool call's Lua (a recipe step gets what its timeout or the recipe's
+/// budget leaves of `wall_time`). A call that passes one fails with `BUDGET_EXCEEDED`.
+///
+/// ```
+/// let limits = rein::Limits { instructions: 10_000_000, ..rein::Limits::default() };
+/// assert_eq!(limits.tool_depth, rein::Limits::default().tool_depth);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
+    /// Lua instructions per call (counted in steps of 1000, coroutines included).
     pub instructions: u64,
+    /// The Lua state's memory, in bytes.
     pub memory_bytes: usize,
+    /// How long one call may run, by the wall clock.
     pub wall_time: Duration,
     /// How deep `rein.tool` calls may nest.
     pub tool_depth: usize,
@@ -99,14 +109,6 @@ pub struct Budget {
 impl Budget {
     pub fn new(limits: Limits, cancel: Option<CancellationToken>) -> Budget {
         Budget { limits, deadline: Instant::now() + limits.wall_time, used: 0, tripped: None, cancel }
-    }
-
-    pub fn limits(&self) -> Limits {
-        self.limits
-    }
-
-    pub fn tripped(&self) -> Option<Breach> {
-        self.tripped
     }
 
     /// Records the first breach; later ones do not overwrite it.

@@ -26,6 +26,10 @@ pub async fn serving<F: Future>(context: RequestContext<RoleServer>, call: F) ->
     CALL.scope(context, call).await
 }
 
+/// Asks the person behind the MCP client, through elicitation, when the client offers it
+/// (and answers No otherwise, or for what only a person at rein's terminal may allow). Build
+/// the host with it to serve it with [`serve`](super::serve); [`serve_stdio`](super::serve_stdio)
+/// always does.
 pub struct ElicitingApprover;
 
 impl Approver for ElicitingApprover {

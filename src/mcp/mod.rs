@@ -18,7 +18,7 @@ mod progress;
 mod recipes;
 mod server;
 mod tools;
-pub mod transport;
+mod transport;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -30,7 +30,7 @@ use crate::error::{Code, Failure};
 use crate::host::{Host, HostBuilder};
 
 pub use approver::ElicitingApprover;
-pub use server::ReinServer;
+use server::ReinServer;
 
 /// How long calls still running when the client hangs up get to stop cleanly (a cancelled
 /// recipe kills its programs, rolls its step back and writes its report).
@@ -83,7 +83,30 @@ pub fn serve_stdio(builder: HostBuilder) -> Result<(), Failure> {
 }
 
 /// Serves `host` on any rmcp transport until the client hangs up, then waits for the calls
-/// still running to wind down.
+/// still running to wind down. Build the host with [`ElicitingApprover`] to let the person
+/// behind the client answer approvals.
+///
+/// ```
+/// # #[tokio::main(flavor = "multi_thread", worker_threads = 1)]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use rmcp::ServiceExt;
+///
+/// let workspace = tempfile::tempdir()?;
+/// # let home = tempfile::tempdir()?;
+/// let host = rein::Host::builder().workspace(workspace.path())
+/// #   .home(home.path())
+///     .build()?;
+/// // Any rmcp transport: here one end of an in-memory pipe, with an MCP client on the other.
+/// let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+/// let server = tokio::spawn(rein::mcp::serve(std::sync::Arc::new(host), server_end));
+/// let client = ().serve(client_end).await?;
+/// let tools = client.list_all_tools().await?;
+/// assert!(tools.iter().any(|tool| tool.name == "edit_file"));
+/// client.cancel().await?;
+/// server.await??;
+/// # Ok(())
+/// # }
+/// ```
 pub async fn serve<T, E, A>(host: Arc<Host>, transport: T) -> Result<(), Failure>
 where
     T: rmcp::transport::IntoTransport<rmcp::RoleServer, E, A>,

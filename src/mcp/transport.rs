@@ -16,7 +16,9 @@ use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
 use serde_json::{json, Value};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+#[cfg(test)]
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use super::cancels::Cancels;
@@ -61,15 +63,9 @@ enum Line {
 }
 
 impl LineTransport {
-    /// Reads `input` (on a task of its own) and writes to `output` (through a writer task).
-    pub fn new<R, W>(input: R, output: W) -> LineTransport
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
-        LineTransport::with_limit(input, output, MAX_MESSAGE_BYTES)
-    }
-
+    /// Reads `input` (on a task of its own) and writes to `output` (through a writer task);
+    /// the server reads stdin on a thread instead ([`LineTransport::stdin`]).
+    #[cfg(test)]
     pub fn with_limit<R, W>(input: R, output: W, limit: usize) -> LineTransport
     where
         R: AsyncRead + Unpin + Send + 'static,
@@ -251,6 +247,7 @@ impl Splitter {
 }
 
 /// The reader of [`LineTransport::with_limit`]: an async source, on a task.
+#[cfg(test)]
 async fn read_async<R: AsyncRead + Unpin>(mut input: R, mut splitter: Splitter, lines: mpsc::Sender<Vec<Incoming>>) {
     let mut buffer = vec![0; READ_CHUNK];
     loop {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::hash::content_hash;
-use super::lock::{Lock, LockedPack};
+use super::lock::LockedPack;
 use super::Manifest;
 use crate::error::{Code, Failure};
 
@@ -20,11 +20,6 @@ pub fn install_dir(home: &Path, name: &str, sha256: &str) -> PathBuf {
 pub struct InstalledPack {
     pub dir: PathBuf,
     pub manifest: Manifest,
-}
-
-/// The packs of `lock` as installed under home, verified, in lock order.
-pub fn verified(lock: &Lock, home: &Path) -> Result<Vec<InstalledPack>, Failure> {
-    lock.packs.iter().map(|locked| verify_one(home, locked)).collect()
 }
 
 pub fn verify_one(home: &Path, locked: &LockedPack) -> Result<InstalledPack, Failure> {

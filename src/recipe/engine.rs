@@ -22,6 +22,8 @@ use crate::lua::{convert, Runtime};
 /// budget: long enough for a large build, which runs while the step waits.
 const STEP_WALL_TIME: Duration = Duration::from_secs(30 * 60);
 
+/// How to run a recipe ([`Host::run_recipe_async`](crate::Host::run_recipe_async)); the
+/// default runs it from its first step, with no way to cancel.
 #[derive(Default)]
 pub struct RecipeOptions {
     /// Start at this step, reusing the outputs the last run of this recipe recorded.

@@ -4,8 +4,11 @@ use std::io::{IsTerminal, Write};
 
 use super::report::StepStatus;
 
+/// Who hears as a recipe's steps start and end (numbered from 1 of `total`).
 pub trait Progress: Send + Sync {
+    /// Step `number` of `total`, called `name`, starts.
     fn step_started(&self, number: usize, total: usize, name: &str);
+    /// Step `number` of `total` ended with `status` after `duration_ms`.
     fn step_finished(&self, number: usize, total: usize, name: &str, status: StepStatus, duration_ms: u64);
 }
 

@@ -18,8 +18,11 @@ use crate::kernel::{FileChange, Kernel, KernelError};
 pub enum RunStatus {
     /// Only while it runs; a saved report never says so.
     Running,
+    /// Every step ran and its verify passed.
     Succeeded,
+    /// A step failed; the report's `failure` says which and why.
     Failed,
+    /// The caller cancelled the run (Ctrl-C, an MCP cancel); the step running was rolled back.
     Cancelled,
 }
 
@@ -29,11 +32,13 @@ pub enum RunStatus {
 pub enum StepStatus {
     /// It ran and its verify passed.
     Verified,
+    /// Its last attempt failed, or its verify did not pass.
     Failed,
     /// A step before it failed.
     Skipped,
     /// Taken from an earlier run (`--from`).
     Reused,
+    /// The run was cancelled while it ran.
     Cancelled,
 }
 
@@ -41,7 +46,9 @@ pub enum StepStatus {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AttemptStatus {
+    /// It ran and its verify passed.
     Verified,
+    /// It failed (see the attempt's `failure`); its changes were rolled back.
     Failed,
 }
 
@@ -68,42 +75,89 @@ impl std::fmt::Display for StepStatus {
     }
 }
 
+/// What a recipe run did, step by step: saved as `.rein/runs/<run-id>/report.json` and
+/// `report.md` in the workspace.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let workspace = tempfile::tempdir()?;
+/// # let home = tempfile::tempdir()?;
+/// std::fs::create_dir(workspace.path().join("recipes"))?;
+/// std::fs::write(
+///     workspace.path().join("recipes/greet.lua"),
+///     r#"return { name = "greet", description = "writes a greeting", steps = {
+///          { name = "write", run = function() rein.fs.write("hello.txt", "hi\n") end },
+///        } }"#,
+/// )?;
+/// let host = rein::Host::builder().workspace(workspace.path())
+/// #   .home(home.path())
+///     .build()?;
+/// let report = host.run_recipe_showing("greet", serde_json::json!({}), None, false, &rein::Silent)?;
+/// assert_eq!(report.status, rein::RunStatus::Succeeded);
+/// assert_eq!(report.steps[0].status, rein::StepStatus::Verified);
+/// assert_eq!(report.steps[0].files[0].path, "hello.txt");
+/// assert!(report.to_markdown().contains("greet"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
+    /// The run's id (`rein runs show ID`, `rein undo ID`).
     pub run_id: String,
+    /// The recipe's name.
     pub recipe: String,
+    /// The arguments it ran with (secret values replaced).
     pub args: Value,
+    /// How it ended.
     pub status: RunStatus,
+    /// When it started (RFC 3339, UTC).
     pub started: String,
+    /// How long it took.
     pub duration_ms: u64,
+    /// Every step of the recipe, in order, those that did not run too.
     pub steps: Vec<StepReport>,
+    /// The failure that ended the run, when one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<FailureSummary>,
 }
 
+/// One step of a run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StepReport {
+    /// The step's name in the recipe.
     pub name: String,
+    /// How it ended.
     pub status: StepStatus,
+    /// How long it took, all attempts.
     pub duration_ms: u64,
+    /// Each attempt (more than one when the step retries).
     pub attempts: Vec<Attempt>,
+    /// What the step returned (the next steps' `ctx.outputs`).
     #[serde(default)]
     pub output: Value,
+    /// What shows that the step worked, as its verify and tools reported it.
     pub evidence: Vec<String>,
+    /// Every program the step ran, and who allowed it.
     pub commands: Vec<CommandRecord>,
     /// Everything a person, a rule, a session grant or --yes allowed (not the policy alone).
     #[serde(default)]
     pub approvals: Vec<ApprovalRecord>,
+    /// The files the step changed (what `rein undo` restores).
     pub files: Vec<FileChange>,
     /// Files put back because the step failed.
     pub rolled_back: Vec<String>,
 }
 
+/// One attempt of a step.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Attempt {
+    /// 1 for the first.
     pub number: u32,
+    /// How it ended.
     pub status: AttemptStatus,
+    /// How long it took.
     pub duration_ms: u64,
+    /// Why it failed, when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<FailureSummary>,
 }
@@ -111,13 +165,19 @@ pub struct Attempt {
 /// A failure summarised for people: never a raw log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FailureSummary {
+    /// The step that failed.
     pub step: String,
+    /// The failure's code.
     pub code: Code,
+    /// The failure's message.
     pub message: String,
+    /// Where in the project the problem is, when the tool said (`entry/src/main/ets/x.ets:3`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub location: Option<String>,
+    /// What to do about it, when the tool said.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remedy: Option<String>,
+    /// The command line that failed, when a program did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
     /// The failing tool's structured details (ArkTS errors, the install's code and remedy, the
@@ -126,19 +186,28 @@ pub struct FailureSummary {
     pub details: Value,
 }
 
+/// A program a step ran (or tried to).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CommandRecord {
+    /// The command line (secret values replaced).
     pub command: String,
+    /// Who allowed or refused it: `"policy"`, `{"rule": …}`, `{"approver": …}` …
     pub decided_by: Value,
+    /// Whether it ran: `"ok"` or the code that stopped it.
     pub result: Outcome,
+    /// Its exit status, when it ran to its end.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
 }
 
+/// Something a step did that someone other than the policy allowed.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ApprovalRecord {
+    /// What was done.
     pub action: Action,
+    /// To what: a path, or a command line.
     pub target: String,
+    /// Who allowed it (a rule, a session grant, the approver that answered).
     pub decided_by: Value,
 }
 
@@ -164,7 +233,7 @@ pub fn runs_dir(workspace: &Path) -> PathBuf {
 impl Report {
     /// The report with every secret value of the run replaced (arguments, outputs, evidence,
     /// failures, commands).
-    pub fn scrubbed(self, secrets: &Secrets) -> Report {
+    pub(crate) fn scrubbed(self, secrets: &Secrets) -> Report {
         if secrets.is_empty() {
             return self;
         }
@@ -175,7 +244,7 @@ impl Report {
 
     /// Writes report.json and report.md under `.rein/runs/<run-id>/`, through the kernel's
     /// folder handles (never through a link an agent put in `.rein/`).
-    pub fn save(&self, kernel: &Kernel) -> Result<PathBuf, KernelError> {
+    pub(crate) fn save(&self, kernel: &Kernel) -> Result<PathBuf, KernelError> {
         let dir = Path::new(".rein/runs").join(&self.run_id);
         let json = serde_json::to_string_pretty(self).unwrap_or_default() + "\n";
         kernel.write_rein_file(&dir.join("report.json"), json.as_bytes())?;
@@ -183,7 +252,7 @@ impl Report {
         Ok(kernel.scope().workspace().join(dir))
     }
 
-    pub fn load(workspace: &Path, run_id: &str) -> Result<Report, ReportError> {
+    pub(crate) fn load(workspace: &Path, run_id: &str) -> Result<Report, ReportError> {
         let path = runs_dir(workspace).join(run_id).join("report.json");
         let text = std::fs::read_to_string(&path).map_err(|_| ReportError::NoRun { run_id: run_id.to_string() })?;
         serde_json::from_str(&text).map_err(|e| ReportError::Invalid { path, why: e.to_string() })
@@ -230,6 +299,7 @@ impl Report {
         all
     }
 
+    /// The report as `report.md` shows it to a reviewer.
     pub fn to_markdown(&self) -> String {
         let mut md = format!("# rein run {} — `{}`: **{}**\n\n", self.run_id, self.recipe, self.status);
         md.push_str(&format!(

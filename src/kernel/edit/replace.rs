@@ -61,13 +61,9 @@ impl Spliced<'_> {
         pieces.into_iter().filter(|piece| !piece.is_empty())
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         let removed: usize = self.ranges.iter().map(|r| r.len()).sum();
         self.base.len() - removed + self.ranges.len() * self.with.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     pub fn to_vec(&self) -> Vec<u8> {

@@ -36,6 +36,7 @@ pub fn to_crlf(s: &str) -> String {
 }
 
 /// Number of lines: a final line without a terminator counts, an empty file has none.
+#[cfg(test)]
 pub fn count_lines(bytes: &[u8]) -> usize {
     let breaks = memchr_iter(b'\n', bytes).count();
     match bytes.last() {

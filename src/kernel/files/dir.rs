@@ -208,11 +208,6 @@ impl Place {
         let dir = if create { root.create_beneath(rel)? } else { root.open_beneath(rel)? };
         Ok(Place { dir, name: name.to_os_string() })
     }
-
-    /// The real path, for messages.
-    pub fn path(&self) -> PathBuf {
-        self.dir.path().join(&self.name)
-    }
 }
 
 fn split(path: &Path) -> std::io::Result<(&Path, &OsStr)> {

@@ -6,20 +6,30 @@ use crate::error::Code;
 use crate::kernel::policy::DecidedBy;
 use crate::kernel::KernelError;
 
+/// What a journaled operation did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Action {
+    /// Read a file.
     Read,
+    /// Asked whether a path exists.
     Exists,
+    /// Listed a folder.
     List,
+    /// Wrote a file.
     Write,
+    /// Made a folder.
     Mkdir,
+    /// Edited a file.
     Edit,
+    /// Ran a program.
     Spawn,
+    /// Put a file back as it was (`rein undo`, a step's rollback).
     Restore,
 }
 
 impl Action {
+    /// Its name in the journal: `"read"`, `"spawn"` …
     pub fn as_str(self) -> &'static str {
         match self {
             Action::Read => "read",
@@ -60,7 +70,9 @@ pub enum Verdict {
 /// How the operation ended: `"ok"`, or the error code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
+    /// It happened.
     Ok,
+    /// It was refused or failed, with this code.
     Failed(Code),
 }
 

@@ -18,7 +18,7 @@ use rustix::fs::{Mode, OFlags};
 use crate::kernel::files::dir::{Dir, Place};
 
 pub use collect::{preimage_name, Collected};
-pub use entry::{Action, Entry, Outcome, Verdict};
+pub use entry::{Action, Entry, Outcome};
 
 /// The journal's folder, relative to the workspace.
 const JOURNAL_DIR: &str = ".rein/journal";

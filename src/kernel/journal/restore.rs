@@ -13,9 +13,11 @@ use crate::kernel::{Call, Kernel, KernelError};
 /// One file's net change over a series of journal entries.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct FileChange {
+    /// The file, relative to the workspace.
     pub path: String,
     /// None: the file did not exist before.
     pub sha256_before: Option<String>,
+    /// Its sha256 afterwards.
     pub sha256_after: String,
     /// Where the old bytes are kept (relative to the workspace).
     pub preimage: Option<String>,

@@ -5,6 +5,7 @@
 use super::rules::Rule;
 use crate::kernel::{Access, ResolvedPath};
 
+/// What the policy asks an [`Approver`] about: one side effect, in words for a person.
 #[derive(Debug, Clone)]
 pub struct ApprovalRequest {
     /// What would happen, for a person to read: "hdc install -r entry.hap".
@@ -30,7 +31,7 @@ pub enum Asked {
 
 impl ApprovalRequest {
     /// Reading or writing `resolved`, which the policy asks about.
-    pub fn file(resolved: &ResolvedPath, access: Access) -> ApprovalRequest {
+    pub(crate) fn file(resolved: &ResolvedPath, access: Access) -> ApprovalRequest {
         let rule = Rule::for_path(&resolved.real, access);
         ApprovalRequest {
             what: format!("{} {}", access.verb(), resolved.real.display()),
@@ -41,8 +42,10 @@ impl ApprovalRequest {
     }
 }
 
+/// An [`Approver`]'s answer to one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Answer {
+    /// Allow this action, this once.
     Once,
     /// Allow matching actions until rein exits.
     Session,
@@ -55,7 +58,57 @@ pub enum Answer {
     Refused,
 }
 
+/// Who answers when rein's policy asks (an embedder's own UI, say). Set it with
+/// [`HostBuilder::approver`](crate::HostBuilder::approver).
+///
+/// rein asks only about what its policy leaves open (a file outside the workspace, a program
+/// that installs on a device …); the bounds — the project's deny rules, what a pack declared —
+/// are checked first and no answer lifts them. An approver must answer only what its user
+/// answered: [`Asked`] says who may (a request for [`Asked::PersonAtTerminal`] is for a person
+/// at rein's own terminal prompt, which an embedder's UI is not — answer [`Answer::No`]).
+///
+/// ```
+/// use rein::{Answer, ApprovalRequest, Approver, Asked};
+///
+/// /// Allows what a person may allow through any UI, when the user's callback says yes.
+/// struct AskTheUser(fn(&str) -> bool);
+///
+/// impl Approver for AskTheUser {
+///     fn answer(&self, request: &ApprovalRequest) -> Answer {
+///         if request.who == Asked::PersonAtTerminal {
+///             return Answer::No;
+///         }
+///         match (self.0)(&format!("rein wants to {} ({})", request.what, request.why)) {
+///             true => Answer::Once,
+///             false => Answer::Refused,
+///         }
+///     }
+///
+///     fn name(&self) -> &'static str {
+///         "my IDE"
+///     }
+/// }
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let scratch = tempfile::tempdir()?;
+/// let (app, home, elsewhere) = (scratch.path().join("app"), scratch.path().join("home"), scratch.path().join("x"));
+/// std::fs::create_dir(&app)?;
+/// std::fs::create_dir(&elsewhere)?;
+/// let host = rein::Host::builder()
+///     .workspace(&app)
+///     .home(&home)
+///     .approver(std::sync::Arc::new(AskTheUser(|_question| false)))
+///     .build()?;
+/// // Writing outside the workspace asks; this user says no.
+/// let args = serde_json::json!({"path": elsewhere.join("notes.txt"), "content": "hi"});
+/// let failure = host.call("write_file", args).unwrap_err();
+/// assert_eq!(failure.code, rein::Code::ApprovalDenied);
+/// assert!(!elsewhere.join("notes.txt").exists());
+/// # Ok(())
+/// # }
+/// ```
 pub trait Approver: Send + Sync {
+    /// The answer to `request`. Called on the thread of the call that needs it, which waits.
     fn answer(&self, request: &ApprovalRequest) -> Answer;
     /// How the journal names the decider.
     fn name(&self) -> &'static str;

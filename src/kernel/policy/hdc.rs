@@ -247,6 +247,7 @@ fn is_loopback_server(addr: &str) -> bool {
 }
 
 /// Every shape rein allows or asks about, for README's approval table.
+#[cfg(test)]
 pub fn documented() -> Vec<(String, Verdict)> {
     let host = HOST_SHAPES.iter().map(|s| (format!("hdc {}", s.render()), s.verdict));
     let shell = hdc_shell::SHAPES.iter().map(|s| (format!("hdc shell {}", s.render()), s.verdict));

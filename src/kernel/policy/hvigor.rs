@@ -104,6 +104,7 @@ fn refuse(what: &str) -> Decision {
 }
 
 /// What the table allows or asks about, for README.
+#[cfg(test)]
 pub fn documented() -> Vec<(String, super::shapes::Verdict)> {
     use super::shapes::Verdict;
     vec![

@@ -18,7 +18,8 @@ pub mod rules;
 mod shapes;
 mod shell_words;
 mod sign;
-pub mod table;
+#[cfg(test)]
+mod table;
 #[cfg(test)]
 mod table_cases;
 mod values;
@@ -26,9 +27,8 @@ mod values;
 pub use approver::{Answer, ApprovalRequest, Approver, Asked, AssumeYes, Headless};
 pub use files::decide_file;
 pub use gate::{DecidedBy, Gate};
-pub use programs::{decide_spawn, documented, Program};
-pub use rules::{CommandPattern, Rule, RuleFile, Subject};
-pub use shapes::Verdict;
+pub use programs::{decide_spawn, Program};
+pub use rules::{Rule, RuleFile, Subject};
 
 /// What the policy says about one side effect.
 #[derive(Debug, Clone, PartialEq, Eq)]

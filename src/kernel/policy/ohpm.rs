@@ -28,6 +28,7 @@ pub fn decide(args: &[String]) -> Decision {
 }
 
 /// What the table allows or asks about, for README.
+#[cfg(test)]
 pub fn documented() -> Vec<(String, Verdict)> {
     SHAPES.iter().map(|s| (format!("ohpm {}", s.render()), s.verdict)).collect()
 }

@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+#[cfg(test)]
 use super::shapes::Verdict;
 use super::{git, hdc, hvigor, ohpm, sign, Decision};
 use crate::kernel::scope::PathClass;
@@ -76,6 +77,7 @@ pub fn decide_spawn(
 
 /// Every command shape the tables allow or ask about, by program, for README's approval
 /// table (which a test keeps equal to this).
+#[cfg(test)]
 pub fn documented() -> Vec<(String, Verdict)> {
     let mut all = hdc::documented();
     all.extend(hvigor::documented());

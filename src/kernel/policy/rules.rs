@@ -52,15 +52,22 @@ impl CommandPattern {
     }
 }
 
+/// A rule a person made: an allow rule in home approvals.toml, or a deny rule in the
+/// project's rein.toml. Either a command (`program` and one glob per argument) or a path glob
+/// (`path`, with an optional `access`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rule {
+    /// The program a command rule is about (`hdc`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<String>,
+    /// One glob per argument of a command rule (`["install", "-r", "**/*.hap"]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<String>,
+    /// The path glob of a path rule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// What a path rule allows (None: reading and writing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access: Option<Access>,
 }
@@ -73,17 +80,17 @@ pub enum Subject<'a> {
 
 impl Rule {
     /// The rule allowing `program` with these argument patterns.
-    pub fn for_command(program: &str, patterns: Vec<String>) -> Rule {
+    pub(crate) fn for_command(program: &str, patterns: Vec<String>) -> Rule {
         Rule { program: Some(program.to_string()), args: patterns, path: None, access: None }
     }
 
     /// The rule allowing exactly this path again, with this access.
-    pub fn for_path(real: &Path, access: Access) -> Rule {
+    pub(crate) fn for_path(real: &Path, access: Access) -> Rule {
         let path = glob::Pattern::escape(&real.to_string_lossy());
         Rule { program: None, args: Vec::new(), path: Some(path), access: Some(access) }
     }
 
-    pub fn check(&self) -> Result<(), RuleError> {
+    pub(crate) fn check(&self) -> Result<(), RuleError> {
         match (&self.program, &self.path) {
             (Some(_), None) | (None, Some(_)) => {}
             _ => return Err(RuleError::Shape),
@@ -96,13 +103,13 @@ impl Rule {
     }
 
     /// Whether this allow rule covers `subject`: a command of exactly these arguments.
-    pub fn matches(&self, subject: &Subject) -> bool {
+    pub(crate) fn matches(&self, subject: &Subject) -> bool {
         self.covers(subject, true)
     }
 
     /// Whether this deny rule covers `subject`: a command that starts with these arguments
     /// (denying `hdc uninstall` denies every uninstall).
-    pub fn denies(&self, subject: &Subject) -> bool {
+    pub(crate) fn denies(&self, subject: &Subject) -> bool {
         self.covers(subject, false)
     }
 

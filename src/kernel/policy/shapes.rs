@@ -87,6 +87,7 @@ impl Shape {
     }
 
     /// The shape as people read it: `aa start -a <name> -b <bundle> [-m <name>]`.
+    #[cfg(test)]
     pub fn render(&self) -> String {
         let mut words = Vec::new();
         for part in self.parts {

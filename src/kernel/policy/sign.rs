@@ -3,6 +3,7 @@
 //! verify-profile). Every path is judged by scope: material outside the workspace (keys under
 //! `~/.ohos/config/` usually) asks. Anything else is refused unless a person's rule names it.
 
+#[cfg(test)]
 use super::shapes::Verdict;
 use super::Decision;
 use crate::kernel::PathClass;
@@ -116,6 +117,7 @@ fn refuse(why: &str) -> Decision {
 }
 
 /// What the table allows or asks about, for README.
+#[cfg(test)]
 pub fn documented() -> Vec<(String, Verdict)> {
     vec![
         ("hap-sign-tool sign-app|verify-app|sign-profile|verify-profile with their documented flags, every path in the workspace".into(), Verdict::Allow),

@@ -38,6 +38,7 @@ pub enum Kind {
 
 impl Kind {
     /// How the value is shown in documentation: `<bundle>`.
+    #[cfg(test)]
     pub fn placeholder(self) -> &'static str {
         match self {
             Kind::Bundle => "<bundle>",
