@@ -17,6 +17,7 @@ fn main() -> ExitCode {
     // Like other Unix tools, stop quietly when the reader of stdout goes away
     // (`rein tools | head`) instead of panicking on a broken pipe.
     // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    #[cfg(unix)]
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }

@@ -63,7 +63,7 @@ fn watch(host: Host, out: &Output) -> u8 {
     eprintln!("watching tools/, recipes/ and prelude/ of {} (Ctrl-C to stop)", host.workspace().display());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
     if let Ok(runtime) = runtime {
-        let _ = runtime.block_on(tokio::signal::ctrl_c());
+        let _ = runtime.block_on(rein::kernel::platform::signals::stop_requested());
     }
     0
 }

@@ -200,7 +200,7 @@ impl Host {
             let (tx, rx) = tokio::sync::watch::channel(false);
             if ctrl_c {
                 tokio::spawn(async move {
-                    if tokio::signal::ctrl_c().await.is_ok() {
+                    if crate::kernel::platform::signals::stop_requested().await.is_ok() {
                         let _ = tx.send(true);
                     }
                 });

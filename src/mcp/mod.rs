@@ -159,18 +159,12 @@ async fn tell_client(
     }
 }
 
-/// SIGINT or SIGTERM (how MCP clients stop a stdio server that did not exit on EOF): calls in
-/// flight are cancelled cleanly instead of dying with the process.
+/// SIGINT or SIGTERM (how MCP clients stop a stdio server that did not exit on EOF; Windows:
+/// Ctrl-C, Ctrl-Break, console close — `kernel::platform::signals`): calls in flight are
+/// cancelled cleanly instead of dying with the process.
 async fn stop_signal() {
-    use tokio::signal::unix::{signal, SignalKind};
-    match (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) {
-        (Ok(mut interrupt), Ok(mut terminate)) => {
-            tokio::select! {
-                _ = interrupt.recv() => {}
-                _ = terminate.recv() => {}
-            }
-            tracing::info!("stopping: SIGINT or SIGTERM");
-        }
-        _ => std::future::pending().await,
+    match crate::kernel::platform::signals::stop_requested().await {
+        Ok(()) => tracing::info!("stopping: asked to stop (SIGINT, SIGTERM or SIGHUP; Ctrl-C on Windows)"),
+        Err(_) => std::future::pending().await,
     }
 }

@@ -202,11 +202,11 @@ fn find_file(configured: &Option<PathBuf>, places: Vec<Candidate>) -> Result<Loc
 }
 
 fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    crate::kernel::platform::perms::is_executable(path)
 }
 
-#[cfg(test)]
+// Unix only: the fixtures are executable files made with Unix modes.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
