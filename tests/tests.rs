@@ -1,5 +1,11 @@
 //! rein's integration tests: one test binary (linking the vendored Lua once), a module per
 //! area, each named for the behaviour it checks.
+//!
+//! Unix only: they drive rein against POSIX shell scripts and `#!` Python fakes, read
+//! `/proc`, send signals and set file modes. On Windows this binary is empty (CI type-checks
+//! it there, README "Platforms"); the Windows rules that can be checked anywhere are unit
+//! tables in the library (`kernel::platform::windows_paths`, `process::discovery`).
+#![cfg(unix)]
 
 mod approvals;
 mod authoring;
