@@ -32,6 +32,7 @@ mod packs_from_lock;
 mod path_escapes;
 mod per_call;
 mod policy_attacks;
+mod portable;
 mod proc_api;
 mod read_before_edit;
 mod real_clients;
