@@ -249,6 +249,8 @@ fn doctor(host: &Host, out: &Output) -> u8 {
     let report = json!({
         "config": diagnosis.config,
         "programs": diagnosis.programs,
+        "candidates": diagnosis.candidates,
+        "from_local_properties": diagnosis.from_local_properties,
         "confinement": host.confinement(),
         "policy_pending": host.policy_pending()
     });

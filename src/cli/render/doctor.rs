@@ -20,6 +20,9 @@ pub fn print(diagnosis: &Diagnosis) {
             if let Some(jar) = &r.jar {
                 println!("{:<14} jar {jar}", "");
             }
+            if let Some(script) = &r.script {
+                println!("{:<14} script {script}", "");
+            }
             if let Some(problem) = &r.problem {
                 anstream::println!("{:<14} {}", "", paint(BAD, format!("problem: {problem}")));
             }
@@ -35,5 +38,13 @@ pub fn print(diagnosis: &Diagnosis) {
                 println!("{:<14} looked at {place}", "");
             }
         }
+    }
+    for (program, places) in &diagnosis.candidates {
+        for place in places {
+            anstream::println!("{:<14} {}", "", paint(DIM, format!("{program} may be at {place}")));
+        }
+    }
+    for suggestion in &diagnosis.from_local_properties {
+        anstream::println!("{:<14} {}", "", paint(DIM, format!("local.properties names {suggestion}")));
     }
 }
