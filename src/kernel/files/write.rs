@@ -179,6 +179,25 @@ mod tests {
         assert_eq!(std::fs::metadata(&p).unwrap().mode() & 0o777, 0o666 & !umask as u32);
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn the_portable_named_temp_file_replaces_and_keeps_mode_too() {
+        use crate::kernel::platform::{Replace, Strategy};
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("script.sh");
+        std::fs::write(&p, b"old").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o751)).unwrap();
+        let strategy = Strategy::portable(dir.path().join("locks"));
+        assert_eq!(strategy.replace, Replace::NamedTemp);
+        let place = Place { dir: Dir::open_with(dir.path(), strategy).unwrap(), name: "script.sh".into() };
+        assert!(place.dir.create_unnamed().is_err(), "the portable strategy never uses O_TMPFILE");
+        assert!(!write_in(&place, "script.sh", std::iter::once(&b"new"[..]), || Ok(())).unwrap());
+        assert_eq!(std::fs::read(&p).unwrap(), b"new");
+        assert_eq!(std::fs::metadata(&p).unwrap().mode() & 0o7777, 0o751);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temp debris");
+    }
+
     #[test]
     fn debris_of_dead_writers_is_swept() {
         let dir = tempfile::tempdir().unwrap();

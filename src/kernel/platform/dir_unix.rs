@@ -89,8 +89,7 @@ impl Dir {
                     Err(e) => return Err(e.into()),
                 }
             }
-            let fd = rustix::fs::openat(&current.fd, name, DIR_FLAGS | OFlags::NOFOLLOW, Mode::empty())
-                .map_err(loop_means_link)?;
+            let fd = open_dir_nofollow(&current.fd, name)?;
             current = current.with_fd(fd, current.path.join(name));
         }
         Ok(current)
@@ -216,8 +215,7 @@ impl Dir {
 
     /// The subdirectory `name`, following no link.
     pub fn child(&self, name: &OsStr) -> std::io::Result<Dir> {
-        let fd =
-            rustix::fs::openat(&self.fd, name, DIR_FLAGS | OFlags::NOFOLLOW, Mode::empty()).map_err(loop_means_link)?;
+        let fd = open_dir_nofollow(&self.fd, name)?;
         Ok(self.with_fd(fd, self.path.join(name)))
     }
 
@@ -237,11 +235,50 @@ impl Dir {
     }
 }
 
+/// Opens the folder `name` in `dir`, refusing a link. `O_DIRECTORY | O_NOFOLLOW` on a symlink
+/// fails with `ENOTDIR` (Linux) or `ELOOP`; both are reported as the link they are.
+fn open_dir_nofollow(dir: &OwnedFd, name: &OsStr) -> std::io::Result<OwnedFd> {
+    match rustix::fs::openat(dir, name, DIR_FLAGS | OFlags::NOFOLLOW, Mode::empty()) {
+        Err(Errno::NOTDIR)
+            if rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+                .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Symlink) =>
+        {
+            Err(super::link_appeared())
+        }
+        other => other.map_err(loop_means_link),
+    }
+}
+
 /// `ELOOP` from a `NOFOLLOW` open means a link stood where a file or folder was checked.
 fn loop_means_link(err: Errno) -> std::io::Error {
     if err == Errno::LOOP || err == Errno::XDEV {
         super::link_appeared()
     } else {
         err.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both ways of opening beneath (Linux's openat2 and the walk other Unix use) refuse a
+    /// link anywhere on the way, and reach real folders.
+    #[test]
+    fn both_resolve_strategies_refuse_links_on_the_way() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("real/inner")).unwrap();
+        std::os::unix::fs::symlink("real", root.path().join("link")).unwrap();
+        for strategy in [Strategy::native(), Strategy::portable(root.path().join("locks"))] {
+            let dir = Dir::open_with(root.path(), strategy.clone()).unwrap();
+            assert!(dir.open_beneath(Path::new("real/inner")).is_ok(), "{strategy:?}");
+            for through_link in ["link", "link/inner"] {
+                let err = dir.open_beneath(Path::new(through_link)).unwrap_err();
+                assert!(err.to_string().contains("a link appeared"), "{strategy:?} {through_link}: {err}");
+            }
+            let created = dir.create_beneath(Path::new("made/deeper")).unwrap();
+            assert_eq!(created.path(), root.path().join("made/deeper"));
+            assert!(dir.create_beneath(Path::new("link/new")).is_err(), "{strategy:?}: never creates through a link");
+        }
     }
 }
