@@ -219,7 +219,11 @@ pub(super) fn current_sha(place: &Place, display: &str) -> Result<Option<String>
 
 /// `dir/` names a directory; resolution would drop the slash and act on a file named `dir`.
 pub(super) fn refuse_directory_syntax(requested: &str, display: &str) -> Result<(), KernelError> {
-    if requested.ends_with('/') || requested.ends_with("/.") || requested.ends_with("/..") {
+    // `x/`, `x/.` and `x/..`; Windows also takes `\` as a separator (on Unix it is a character
+    // of a name).
+    let seps: &[char] = if cfg!(windows) { &['/', '\\'] } else { &['/'] };
+    let before_dots = requested.strip_suffix("..").or_else(|| requested.strip_suffix('.')).unwrap_or(requested);
+    if before_dots.ends_with(seps) {
         return Err(KernelError::NotAFile { path: display.to_string(), kind: "directory path" });
     }
     Ok(())
@@ -228,6 +232,18 @@ pub(super) fn refuse_directory_syntax(requested: &str, display: &str) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folder_syntax_is_refused_for_files() {
+        for path in ["src/", "src/.", "src/..", "a/b/"] {
+            assert!(refuse_directory_syntax(path, path).is_err(), "{path}");
+        }
+        for path in ["src", "a.", "a..", "a/...", "a/.b", "a/b.."] {
+            assert!(refuse_directory_syntax(path, path).is_ok(), "{path}");
+        }
+        // A backslash ends a folder only where it is a separator.
+        assert_eq!(refuse_directory_syntax(r"src\", "src").is_err(), cfg!(windows));
+    }
 
     #[test]
     fn sha256_is_lowercase_hex() {
