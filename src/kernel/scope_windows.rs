@@ -43,11 +43,28 @@ pub fn resolve(workspace: &Path, home: &Path, requested: &str) -> Result<Resolve
     Ok(ResolvedPath { requested: requested.to_string(), real: PathBuf::from(real.verbatim()), class })
 }
 
-/// `home` made absolute (from the current folder) with its links followed, verbatim.
+/// `home` made absolute (from the current folder) with its links followed, verbatim. Its
+/// longest existing part is canonicalized first, so a short name in it (`C:\Users\RUNNER~1`,
+/// as `%TEMP%` often has) becomes the long one instead of being refused.
 pub fn absolute_home(home: &Path) -> Result<PathBuf, ScopeError> {
-    let cwd = std::env::current_dir().ok().and_then(|d| win(&d).ok());
+    let cwd = std::env::current_dir().ok().and_then(|d| std::fs::canonicalize(d).ok()).and_then(|d| win(&d).ok());
     let base = cwd.unwrap_or(WinPath { root: Root::Drive('C'), parts: Vec::new() });
-    let parsed = windows_paths::parse(&home.to_string_lossy(), &base).map_err(refused)?;
+    let absolute = if home.is_absolute() { home.to_path_buf() } else { PathBuf::from(base.verbatim()).join(home) };
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    let long = loop {
+        if let Ok(found) = std::fs::canonicalize(existing) {
+            break rest.iter().rev().fold(found, |path: PathBuf, part| path.join(part));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => break absolute.clone(),
+        }
+    };
+    let parsed = windows_paths::parse(&long.to_string_lossy(), &base).map_err(refused)?;
     let real = windows_paths::resolve_links(&parsed, &link_of).map_err(refused)?;
     Ok(PathBuf::from(real.verbatim()))
 }
