@@ -254,6 +254,7 @@ fn doctor_says_what_is_missing_and_how_to_fix_it() {
     assert_eq!(ohpm["needed"], json!(false), "no built-in tool runs ohpm");
 }
 
+#[cfg(unix)]
 #[test]
 fn doctor_shows_every_candidate_and_what_local_properties_names_without_running_it() {
     let lab = lab();
