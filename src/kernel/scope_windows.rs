@@ -32,12 +32,36 @@ fn refused(e: Refused) -> ScopeError {
     ScopeError::Refused { why: e.to_string() }
 }
 
+/// `path` with its longest existing part replaced by what Windows says it really is
+/// (`GetFinalPathNameByHandle`: links followed, short names made long, a SUBST drive turned
+/// into the disk it stands for); the missing rest appended as it was.
+fn canonical_prefix(path: &Path) -> PathBuf {
+    let mut existing = path;
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(found) = std::fs::canonicalize(existing) {
+            return rest.iter().rev().fold(found, |path: PathBuf, part| path.join(part));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
 /// Resolves `requested` against `workspace` (relative paths start there) and classifies it.
+/// The text is judged first (refusing what Windows would read differently), links are followed
+/// part by part, and then the disk has the last word on what exists: a drive letter that is
+/// another folder in disguise (SUBST) becomes that folder before the class is decided.
 pub fn resolve(workspace: &Path, home: &Path, requested: &str) -> Result<ResolvedPath, ScopeError> {
     let ws = win(workspace).map_err(refused)?;
     let home = win(home).map_err(refused)?;
     let parsed = windows_paths::parse(requested, &ws).map_err(refused)?;
-    let real = windows_paths::resolve_links(&parsed, &link_of).map_err(refused)?;
+    let linked = windows_paths::resolve_links(&parsed, &link_of).map_err(refused)?;
+    let real = win(&canonical_prefix(Path::new(&linked.verbatim()))).map_err(refused)?;
     let class = windows_paths::classify(&ws, &home, &real);
     let real = real.rebased(&ws).rebased(&home);
     Ok(ResolvedPath { requested: requested.to_string(), real: PathBuf::from(real.verbatim()), class })
@@ -50,20 +74,7 @@ pub fn absolute_home(home: &Path) -> Result<PathBuf, ScopeError> {
     let cwd = std::env::current_dir().ok().and_then(|d| std::fs::canonicalize(d).ok()).and_then(|d| win(&d).ok());
     let base = cwd.unwrap_or(WinPath { root: Root::Drive('C'), parts: Vec::new() });
     let absolute = if home.is_absolute() { home.to_path_buf() } else { PathBuf::from(base.verbatim()).join(home) };
-    let mut existing = absolute.as_path();
-    let mut rest = Vec::new();
-    let long = loop {
-        if let Ok(found) = std::fs::canonicalize(existing) {
-            break rest.iter().rev().fold(found, |path: PathBuf, part| path.join(part));
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                existing = parent;
-            }
-            _ => break absolute.clone(),
-        }
-    };
+    let long = canonical_prefix(&absolute);
     let parsed = windows_paths::parse(&long.to_string_lossy(), &base).map_err(refused)?;
     let real = windows_paths::resolve_links(&parsed, &link_of).map_err(refused)?;
     Ok(PathBuf::from(real.verbatim()))

@@ -141,8 +141,7 @@ pub fn parse(text: &str, base: &WinPath) -> Result<WinPath, Refused> {
         if server.is_empty() || share.is_empty() {
             return Err(refuse("a UNC path needs \\\\server\\share"));
         }
-        check_name(server).map_err(refuse)?;
-        check_name(share).map_err(refuse)?;
+        check_share(server, share).map_err(refuse)?;
         let root = Root::Unc { server: server.to_string(), share: share.to_string() };
         (root, pieces.next().unwrap_or_default().to_string(), Vec::new())
     } else if let Some((letter, after)) = drive(&text_slashed) {
@@ -182,8 +181,7 @@ fn parse_verbatim(rest: &str) -> Result<WinPath, &'static str> {
         if server.is_empty() || share.is_empty() {
             return Err("a UNC path needs \\\\?\\UNC\\server\\share");
         }
-        check_name(server)?;
-        check_name(share)?;
+        check_share(server, share)?;
         (Root::Unc { server: server.to_string(), share: share.to_string() }, pieces.next().unwrap_or_default())
     } else if let Some((letter, after)) = drive(rest) {
         if !after.is_empty() && !after.starts_with('\\') {
@@ -205,6 +203,21 @@ fn parse_verbatim(rest: &str) -> Result<WinPath, &'static str> {
         }
     }
     Ok(WinPath { root, parts })
+}
+
+/// A UNC server and share, refused when they may be this machine's own disks under another
+/// name (`\\localhost\C$\ws\.git` is the workspace's `.git`, but would look outside).
+fn check_share(server: &str, share: &str) -> Result<(), &'static str> {
+    check_name(server)?;
+    check_name(share)?;
+    if share.ends_with('$') {
+        return Err("an administrative share (C$, ADMIN$) may be this machine's own disk under another name");
+    }
+    let local = ["localhost", "127.0.0.1", "::1", "0.0.0.0"];
+    if local.iter().any(|l| server.eq_ignore_ascii_case(l)) || server.starts_with("127.") || server.contains(':') {
+        return Err("a share on this machine (localhost) is its own disk under another name");
+    }
+    Ok(())
 }
 
 /// `C:` at the start: the uppercase letter and what follows the colon.

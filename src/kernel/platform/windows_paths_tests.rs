@@ -116,6 +116,12 @@ fn what_windows_would_read_differently_is_refused() {
         (r"\\?", "server\\share"),
         (r"\\srv", "server\\share"),
         (r"sneaky\config", "trimmed"),
+        (r"\\localhost\C$\ws\.git\config", "administrative share"),
+        (r"\\srv\ADMIN$\x", "administrative share"),
+        (r"\\?\UNC\localhost\c$\ws", "administrative share"),
+        (r"\\LOCALHOST\ws\x", "this machine"),
+        (r"\\127.0.0.1\ws\x", "this machine"),
+        (r"//localhost/ws/x", "this machine"),
         (r"a\x", "cycle"),
     ];
     for (requested, why) in cases {
