@@ -39,12 +39,17 @@ pub fn print(diagnosis: &Diagnosis) {
             }
         }
     }
-    for (program, places) in &diagnosis.candidates {
-        for place in places {
-            anstream::println!("{:<14} {}", "", paint(DIM, format!("{program} may be at {place}")));
-        }
-    }
-    for suggestion in &diagnosis.from_local_properties {
-        anstream::println!("{:<14} {}", "", paint(DIM, format!("local.properties names {suggestion}")));
+    // Every place this OS's layouts name, then what the project's local.properties names; the
+    // first column says which list a line belongs to once.
+    let places = diagnosis
+        .candidates
+        .iter()
+        .flat_map(|(program, places)| places.iter().map(move |place| ("candidates", format!("{program}: {place}"))));
+    let named = diagnosis.from_local_properties.iter().map(|named| ("local.props", named.clone()));
+    let mut last = "";
+    for (label, line) in places.chain(named) {
+        let shown = if label == last { "" } else { label };
+        last = label;
+        anstream::println!("{shown:<14} {}", paint(DIM, line));
     }
 }
