@@ -129,7 +129,7 @@ pub fn parse(text: &str, base: &WinPath) -> Result<WinPath, Refused> {
     if let Some(rest) = text.strip_prefix(r"\\?\") {
         return parse_verbatim(rest).map_err(refuse);
     }
-    if text.starts_with(r"\??\") || text.starts_with(r"\\.\") || text.starts_with("//./") || text.starts_with("//?/") {
+    if is_device_or_nt_prefix(text) {
         return Err(refuse("it names a device or the NT namespace (\\\\.\\, \\??\\), not a file"));
     }
     // Outside verbatim paths, Win32 takes `/` as a separator too.
@@ -145,8 +145,8 @@ pub fn parse(text: &str, base: &WinPath) -> Result<WinPath, Refused> {
         let root = Root::Unc { server: server.to_string(), share: share.to_string() };
         (root, pieces.next().unwrap_or_default().to_string(), Vec::new())
     } else if let Some((letter, after)) = drive(&text_slashed) {
-        if !after.is_empty() && !after.starts_with('\\') {
-            return Err(refuse("a drive-relative path (C:name) depends on that drive's current folder"));
+        if !after.starts_with('\\') {
+            return Err(refuse("a drive-relative path (C:name, C:) depends on that drive's current folder"));
         }
         (Root::Drive(letter), after.to_string(), Vec::new())
     } else if let Some(after) = text_slashed.strip_prefix('\\') {
@@ -169,6 +169,17 @@ pub fn parse(text: &str, base: &WinPath) -> Result<WinPath, Refused> {
     Ok(WinPath { root, parts })
 }
 
+/// Win32 reads two separators (either kind) then `.` or `?` then a separator or the end as a
+/// device path (`\\.\C:`, `//?/C:`, `/\.\`), and `\??\` as an NT path. Only the exact `\\?\`
+/// form is a verbatim file path, and it is handled before this.
+fn is_device_or_nt_prefix(text: &str) -> bool {
+    let head: Vec<char> = text.chars().take(4).collect();
+    let sep = |i: usize| matches!(head.get(i), Some('\\' | '/'));
+    let device = sep(0) && sep(1) && matches!(head.get(2), Some('.' | '?')) && (head.len() == 3 || sep(3));
+    let nt = sep(0) && head.get(1) == Some(&'?') && head.get(2) == Some(&'?') && sep(3);
+    device || nt
+}
+
 /// `\\?\` paths reach the filesystem as written: no `/`, `.` or `..` handling.
 fn parse_verbatim(rest: &str) -> Result<WinPath, &'static str> {
     if rest.contains('/') {
@@ -184,8 +195,8 @@ fn parse_verbatim(rest: &str) -> Result<WinPath, &'static str> {
         check_share(server, share)?;
         (Root::Unc { server: server.to_string(), share: share.to_string() }, pieces.next().unwrap_or_default())
     } else if let Some((letter, after)) = drive(rest) {
-        if !after.is_empty() && !after.starts_with('\\') {
-            return Err("a verbatim drive path needs `\\` after the colon");
+        if !after.starts_with('\\') {
+            return Err("a verbatim drive path needs `\\` after the colon (\\\\?\\C: is the raw volume)");
         }
         (Root::Drive(letter), after)
     } else {
