@@ -162,8 +162,11 @@ fn pipelined(peer: &mut Peer, count: usize, window: usize, first_id: usize) -> (
 
 /// A second handle on the server's stdin, for the pipelined writer thread.
 fn dup(input: &ChildStdin) -> std::fs::File {
-    use std::os::fd::AsFd;
-    std::fs::File::from(input.as_fd().try_clone_to_owned().expect("dup stdin"))
+    #[cfg(unix)]
+    let handle = std::os::fd::AsFd::as_fd(input).try_clone_to_owned();
+    #[cfg(windows)]
+    let handle = std::os::windows::io::AsHandle::as_handle(input).try_clone_to_owned();
+    std::fs::File::from(handle.expect("dup stdin"))
 }
 
 fn server_side(root: &Path) -> Vec<f64> {

@@ -19,7 +19,7 @@ fn main() {
     let ws = dir.path().join("ws");
     std::fs::create_dir_all(&ws).expect("workspace");
     let mut toolchain = Toolchain::default();
-    let located = Located { path: TRIVIAL.into(), jar: None, via: "bench".into() };
+    let located = Located { path: TRIVIAL.into(), jar: None, script: None, via: "bench".into() };
     toolchain.programs.insert("hdc".into(), Ok(located));
     let kernel = Kernel::new(&ws, &dir.path().join("home"))
         .expect("kernel")

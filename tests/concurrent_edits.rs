@@ -1,5 +1,6 @@
 //! Concurrent writers of one file never lose an update: edits from many threads (one shared
-//! Kernel) and from many processes (the CLI) all end up in the file.
+//! Kernel) and from many processes (the CLI) all end up in the file — with Linux's native file
+//! strategies and with the portable ones macOS and Windows use (tests/portable.rs).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Barrier};
@@ -40,12 +41,21 @@ fn assert_all_edits_present(text: &str, workers: usize, edits_each: usize) {
 
 #[test]
 fn threads_sharing_a_kernel_lose_no_edit() {
+    threads_lose_no_edit(|ws| Kernel::new(&ws.ws, &ws.home).expect("kernel"));
+}
+
+#[test]
+fn threads_sharing_a_portable_kernel_lose_no_edit() {
+    threads_lose_no_edit(crate::portable::kernel);
+}
+
+fn threads_lose_no_edit(make: impl Fn(&Workspace) -> Kernel) {
     const THREADS: usize = 8;
     const EDITS: usize = 100;
     let ws = Workspace::new();
     let original = anchor_file(THREADS, EDITS);
     ws.file("shared.txt", &original);
-    let kernel = Arc::new(Kernel::new(&ws.ws, &ws.home).expect("kernel"));
+    let kernel = Arc::new(make(&ws));
     let start = Arc::new(Barrier::new(THREADS));
     let workers: Vec<_> = (0..THREADS)
         .map(|t| {
@@ -88,11 +98,20 @@ fn threads_sharing_a_kernel_lose_no_edit() {
 
 #[test]
 fn read_modify_write_with_expected_sha256_loses_no_increment() {
+    read_modify_write_loses_no_increment(|ws| Kernel::new(&ws.ws, &ws.home).expect("kernel"));
+}
+
+#[test]
+fn portable_read_modify_write_with_expected_sha256_loses_no_increment() {
+    read_modify_write_loses_no_increment(crate::portable::kernel);
+}
+
+fn read_modify_write_loses_no_increment(make: impl Fn(&Workspace) -> Kernel) {
     const THREADS: usize = 4;
     const INCREMENTS: usize = 25;
     let ws = Workspace::new();
     ws.file("counter.txt", "0\n");
-    let kernel = Arc::new(Kernel::new(&ws.ws, &ws.home).expect("kernel"));
+    let kernel = Arc::new(make(&ws));
     let start = Arc::new(Barrier::new(THREADS));
     let workers: Vec<_> = (0..THREADS)
         .map(|_| {
@@ -127,6 +146,29 @@ fn read_modify_write_with_expected_sha256_loses_no_increment() {
 
 #[test]
 fn processes_editing_one_file_lose_no_edit() {
+    processes_lose_no_edit(|ws, args| {
+        let result = ws.ok("edit_file", args);
+        assert_eq!(result["replacements"], 1);
+    });
+}
+
+/// Portable writer processes: their lock is the keyed lock file, not an flock on the folder.
+#[test]
+fn portable_processes_editing_one_file_lose_no_edit() {
+    processes_lose_no_edit(|ws, args| {
+        let mut child = crate::portable::writer(ws, "edit_file")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("portable writer");
+        std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), args.to_string().as_bytes()).expect("args");
+        let out = child.wait_with_output().expect("portable writer ran");
+        assert!(out.status.success(), "portable edit {args} failed: {}", String::from_utf8_lossy(&out.stderr));
+    });
+}
+
+fn processes_lose_no_edit(edit: fn(&Workspace, &serde_json::Value)) {
     const PROCESSES: usize = 4;
     const EDITS: usize = 25;
     let ws = Arc::new(Workspace::new());
@@ -144,8 +186,7 @@ fn processes_editing_one_file_lose_no_edit() {
                         "old_string": format!("anchor-{t}-{i}: old"),
                         "new_string": format!("anchor-{t}-{i}: new"),
                     });
-                    let result = ws.ok("edit_file", &args);
-                    assert_eq!(result["replacements"], 1);
+                    edit(&ws, &args);
                 }
             })
         })

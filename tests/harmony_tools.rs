@@ -253,3 +253,40 @@ fn doctor_says_what_is_missing_and_how_to_fix_it() {
     let ohpm = programs.iter().find(|p| p["program"] == "ohpm").unwrap().clone();
     assert_eq!(ohpm["needed"], json!(false), "no built-in tool runs ohpm");
 }
+
+#[cfg(unix)]
+#[test]
+fn doctor_shows_every_candidate_and_what_local_properties_names_without_running_it() {
+    let lab = lab();
+    // A real hdc where local.properties points: shown, and still not used.
+    let hdc = lab.ws.outside_file("deveco/sdk/default/openharmony/toolchains/hdc", "#!/bin/sh\n");
+    std::fs::set_permissions(&hdc, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let sdk = lab.ws.root.join("deveco/sdk/default");
+    lab.ws.file("local.properties", format!("sdk.dir={}\nnodejs.dir=/opt/node\n", sdk.display()));
+    let mut cmd = lab.ws.command(&["doctor"]);
+    cmd.env("PATH", "/nonexistent")
+        .env("DEVECO_SDK_HOME", "/nowhere/clt/sdk")
+        .env_remove("OHOS_BASE_SDK_HOME")
+        .env_remove("JAVA_HOME");
+    let (_, out) = run_json(&mut cmd, None);
+    let details = &out["error"]["details"];
+    assert_eq!(
+        details["candidates"]["hdc"],
+        json!(["/nowhere/clt/sdk/default/openharmony/toolchains/hdc (DEVECO_SDK_HOME)"]),
+        "{out}"
+    );
+    assert_eq!(
+        details["candidates"]["hvigorw"],
+        json!(["/nowhere/clt/bin/hvigorw (DEVECO_SDK_HOME)", "/nowhere/clt/hvigor/bin/hvigorw (DEVECO_SDK_HOME)"])
+    );
+    let named = details["from_local_properties"].as_array().expect("local.properties read").clone();
+    assert!(
+        named.iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .starts_with("node: /opt/node/bin/node (the project's local.properties; not run")),
+        "{named:?}"
+    );
+    let hdc = details["programs"].as_array().unwrap().iter().find(|p| p["program"] == "hdc").unwrap().clone();
+    assert_eq!(hdc["found"], json!(false), "local.properties never makes a program runnable");
+}

@@ -1,5 +1,9 @@
 //! The process runner under the kernel: deadlines stop the whole process group, output is
 //! bounded, the environment is exactly what was given, lines stream as they come.
+//!
+//! The process tree here is the Unix one (`kernel/platform/tree_unix.rs`), which macOS runs
+//! too; Windows' Job Objects (`tree_windows.rs`) have no Linux stand-in and are type-checked
+//! only (README "Platforms").
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

@@ -1,7 +1,9 @@
 //! A writer killed at any moment leaves the target with exactly its old bytes or exactly the
 //! new ones, and the next successful write leaves no temp debris behind.
 //!
-//! Each iteration runs `rein call write_file -` with a multi-MiB content and SIGKILLs it at a
+//! Each iteration runs `rein call write_file -` (and, in a second test, a writer process using
+//! the portable strategies macOS and Windows use: named temp file, rename, folder fsync, a
+//! keyed lock file — tests/portable.rs) with a multi-MiB content and SIGKILLs it at a
 //! pseudo-random moment (seeded by the iteration, so a failure names a reproducible seed). Most
 //! kills are aimed at the write itself: the test waits until the writer has a file open in the
 //! workspace (seen in /proc/PID/fd), then waits a random part of the measured write window.
@@ -57,8 +59,17 @@ fn contents() -> (Vec<u8>, Vec<u8>) {
     (a.into_bytes(), b.into_bytes())
 }
 
+/// Which writer is killed: the `rein` binary (Linux's native strategies), or a process using
+/// the portable ones.
+#[derive(Clone, Copy, Debug)]
+enum How {
+    Cli,
+    Portable,
+}
+
 struct Writer<'a> {
     ws: &'a Workspace,
+    how: How,
     target: PathBuf,
     args_a: PathBuf,
     args_b: PathBuf,
@@ -66,7 +77,10 @@ struct Writer<'a> {
 
 impl Writer<'_> {
     fn spawn(&self, args_file: &Path) -> Child {
-        let mut cmd = self.ws.command(&["call", "write_file", "-"]);
+        let mut cmd = match self.how {
+            How::Cli => self.ws.command(&["call", "write_file", "-"]),
+            How::Portable => crate::portable::writer(self.ws, "write_file"),
+        };
         cmd.stdin(File::open(args_file).expect("args file"));
         cmd.stdout(Stdio::null()).stderr(Stdio::null());
         cmd.spawn().expect("spawn rein")
@@ -158,6 +172,16 @@ struct Tally {
 
 #[test]
 fn killed_writes_leave_old_or_new_bytes_and_no_debris() {
+    killed_writes(How::Cli, ITERATIONS);
+}
+
+/// The named temp files a killed portable writer leaves are swept by the next write.
+#[test]
+fn killed_portable_writes_leave_old_or_new_bytes_and_no_debris() {
+    killed_writes(How::Portable, ITERATIONS / 2);
+}
+
+fn killed_writes(how: How, iterations: u64) {
     let started = Instant::now();
     let ws = Workspace::new();
     let (a, b) = contents();
@@ -167,7 +191,7 @@ fn killed_writes_leave_old_or_new_bytes_and_no_debris() {
     let content = |bytes: &[u8]| String::from_utf8(bytes.to_vec()).unwrap();
     std::fs::write(&args_a, json!({"path": "target.txt", "content": content(&a)}).to_string()).unwrap();
     std::fs::write(&args_b, json!({"path": "target.txt", "content": content(&b)}).to_string()).unwrap();
-    let writer = Writer { ws: &ws, target: target.clone(), args_a, args_b };
+    let writer = Writer { ws: &ws, how, target: target.clone(), args_a, args_b };
     writer.write_to_completion(&writer.args_a);
     assert_eq!(std::fs::read(&target).unwrap(), a);
 
@@ -177,7 +201,7 @@ fn killed_writes_leave_old_or_new_bytes_and_no_debris() {
     // ones that hit a faster write land just after its rename.
     let aim = window;
     let mut tally = Tally::default();
-    for i in 0..ITERATIONS {
+    for i in 0..iterations {
         let current = std::fs::read(&target).unwrap();
         let (old, new, args) = if current == a {
             (&a, &b, &writer.args_b)
@@ -227,11 +251,11 @@ fn killed_writes_leave_old_or_new_bytes_and_no_debris() {
         std::fs::read_dir(&ws.ws).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n != ".rein").collect();
     assert_eq!(names, ["target.txt"], "only the target (and rein's journal) may remain in the workspace");
     println!(
-        "{ITERATIONS} kills in {:.1?} (write window {window:.1?}, whole call {total:.1?}): {tally:?}",
+        "{how:?}: {iterations} kills in {:.1?} (write window {window:.1?}, whole call {total:.1?}): {tally:?}",
         started.elapsed()
     );
     let landed = tally.killed_before_commit + tally.killed_after_commit;
-    assert!(landed > ITERATIONS as u32 / 2, "most kills should land while rein runs: {tally:?}");
+    assert!(landed > iterations as u32 / 2, "most kills should land while rein runs: {tally:?}");
 }
 
 fn first_difference(x: &[u8], y: &[u8]) -> Option<usize> {

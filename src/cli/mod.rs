@@ -71,7 +71,7 @@ fn watch(host: Host, out: &Output) -> u8 {
     eprintln!("watching tools/, recipes/ and prelude/ of {} (Ctrl-C to stop)", host.workspace().display());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
     if let Ok(runtime) = runtime {
-        let _ = runtime.block_on(tokio::signal::ctrl_c());
+        let _ = runtime.block_on(rein::kernel::platform::signals::stop_requested());
     }
     0
 }
@@ -82,6 +82,7 @@ pub fn main() -> ExitCode {
     // Like other Unix tools, stop quietly when the reader of stdout goes away
     // (`rein tools | head`) instead of panicking on a broken pipe.
     // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    #[cfg(unix)]
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
@@ -271,6 +272,8 @@ fn doctor(host: &Host, out: &Output) -> u8 {
     let report = json!({
         "config": diagnosis.config,
         "programs": diagnosis.programs,
+        "candidates": diagnosis.candidates,
+        "from_local_properties": diagnosis.from_local_properties,
         "confinement": host.confinement(),
         "policy_pending": host.policy_pending()
     });

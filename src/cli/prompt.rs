@@ -3,26 +3,26 @@
 
 use std::io::{BufRead, BufReader, Write};
 
+use rein::kernel::platform::tty;
 use rein::kernel::policy::{Answer, ApprovalRequest, Approver, Asked};
 use rein::{Code, Failure};
 
-/// Asks the person at the controlling terminal (`/dev/tty`), so piped stdin/stdout and an
-/// agent's output parsing are never involved.
+/// Asks the person at the controlling terminal (`/dev/tty`; Windows `CONIN$`/`CONOUT$`), so
+/// piped stdin/stdout and an agent's output parsing are never involved.
 pub struct TerminalPrompt;
 
 impl TerminalPrompt {
     /// Available when this process has a controlling terminal.
     pub fn available() -> bool {
-        std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty").is_ok()
+        tty::available()
     }
 }
 
 impl Approver for TerminalPrompt {
     fn answer(&self, request: &ApprovalRequest) -> Answer {
-        let Ok(tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
+        let Ok(tty::Terminal { input, output: mut out }) = tty::open() else {
             return Answer::No;
         };
-        let Ok(mut out) = tty.try_clone() else { return Answer::No };
         let choices = if !offers_more(request) {
             "[y]es once / [n]o"
         } else {
@@ -31,7 +31,7 @@ impl Approver for TerminalPrompt {
         let _ = write!(out, "\nrein wants to {}\n  ({})\nAllow? {choices}: ", request.what, request.why);
         let _ = out.flush();
         let mut line = String::new();
-        if BufReader::new(tty).read_line(&mut line).is_err() {
+        if BufReader::new(input).read_line(&mut line).is_err() {
             return Answer::No;
         }
         parse_answer(&line, request)
@@ -72,12 +72,11 @@ pub fn confirm(question: &str, why_needed: &str) -> Result<(), Failure> {
     if !TerminalPrompt::available() {
         return Err(refused());
     }
-    let tty = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty").map_err(|_| refused())?;
-    let mut out = tty.try_clone().map_err(|_| refused())?;
+    let tty::Terminal { input, output: mut out } = tty::open().map_err(|_| refused())?;
     let _ = write!(out, "{question}\nType yes to confirm: ");
     let _ = out.flush();
     let mut line = String::new();
-    BufReader::new(tty).read_line(&mut line).map_err(|_| refused())?;
+    BufReader::new(input).read_line(&mut line).map_err(|_| refused())?;
     if line.trim() == "yes" {
         Ok(())
     } else {

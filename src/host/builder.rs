@@ -235,12 +235,13 @@ pub(crate) fn configured_kernel_and_policy(
     Ok((kernel, policy))
 }
 
-/// `REIN_HOME`, else `~/.rein`.
+/// `REIN_HOME`, else `~/.rein` (Windows: `%USERPROFILE%\.rein`, where `HOME` is rarely set).
 pub fn default_home() -> PathBuf {
     if let Some(home) = std::env::var_os("REIN_HOME").filter(|h| !h.is_empty()) {
         return PathBuf::from(home);
     }
-    let user_home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"));
+    let user_home_var = if cfg!(windows) { "USERPROFILE" } else { "HOME" };
+    let user_home = std::env::var_os(user_home_var).map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"));
     user_home.join(".rein")
 }
 

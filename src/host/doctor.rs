@@ -2,11 +2,12 @@
 //! how, and their versions; for each missing one, every place looked at and what to do — and
 //! whether a built-in tool needs it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
 use super::sources::builtin_files;
+use crate::kernel::process::discovery::{self, Os};
 use crate::kernel::{Call, Kernel, RunOptions};
 
 /// What [`Host::doctor`](crate::Host::doctor) found: the home config read, and every
@@ -17,6 +18,13 @@ pub struct Diagnosis {
     pub config: ConfigFile,
     /// Every toolchain program rein knows (hdc, hvigorw, ohpm …), found or not.
     pub programs: Vec<ProgramReport>,
+    /// Every place this OS's layouts name (SDK variables, DevEco Studio installs), by program,
+    /// in the order tried, as `path (via)`.
+    pub candidates: BTreeMap<String, Vec<String>>,
+    /// What the project's `local.properties` points at (`sdk.dir`, `nodejs.dir`): shown, never
+    /// run, since an agent may write that file; copy a path to home config.toml to use it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub from_local_properties: Vec<String>,
 }
 
 /// Home `config.toml`.
@@ -43,6 +51,9 @@ pub struct ProgramReport {
     /// The jar a Java tool runs (hap-sign-tool).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jar: Option<String>,
+    /// The script the program runs (DevEco's hvigorw.js, run by its node).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub script: Option<String>,
     /// How it was found (a config setting, an environment variable, PATH …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub via: Option<String>,
@@ -84,6 +95,7 @@ pub async fn examine(kernel: &Kernel, call: &Call) -> Diagnosis {
             needed: needed.contains(name.as_str()),
             path: None,
             jar: None,
+            script: None,
             via: None,
             version: None,
             problem: None,
@@ -97,6 +109,7 @@ pub async fn examine(kernel: &Kernel, call: &Call) -> Diagnosis {
             Ok(located) => {
                 report.path = Some(located.path.display().to_string());
                 report.jar = located.jar.as_ref().map(|j| j.display().to_string());
+                report.script = located.script.as_ref().map(|j| j.display().to_string());
                 report.via = Some(located.via.clone());
                 (report.version, report.problem) = version_of(kernel, call, name).await;
             }
@@ -105,7 +118,18 @@ pub async fn examine(kernel: &Kernel, call: &Call) -> Diagnosis {
     }
     let path = kernel.scope().home().join("config.toml");
     let config = ConfigFile { read: path.is_file(), path: path.display().to_string() };
-    Diagnosis { config, programs }
+    let candidates = kernel.toolchain().candidates.clone();
+    Diagnosis { config, programs, candidates, from_local_properties: local_properties(kernel, call) }
+}
+
+/// The project's `local.properties` candidates, read through the kernel (scope, journal).
+fn local_properties(kernel: &Kernel, call: &Call) -> Vec<String> {
+    let Ok(file) = kernel.read_text(call, "local.properties") else { return Vec::new() };
+    let props = discovery::parse_local_properties(&file.text);
+    discovery::from_local_properties(Os::current(), &props)
+        .into_iter()
+        .map(|(name, candidate)| format!("{name}: {candidate}"))
+        .collect()
 }
 
 async fn version_of(kernel: &Kernel, call: &Call, program: &str) -> (Option<String>, Option<String>) {

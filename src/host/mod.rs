@@ -234,7 +234,7 @@ impl Host {
             if ctrl_c {
                 let cancel = cancel.clone();
                 tokio::spawn(async move {
-                    if tokio::signal::ctrl_c().await.is_ok() {
+                    if crate::kernel::platform::signals::stop_requested().await.is_ok() {
                         cancel.cancel();
                     }
                 });

@@ -9,12 +9,14 @@
 //! - `process/`: running toolchain programs: spawn, capture, environment, redaction, discovery
 //! - `policy/`: pure decision tables, rules, pack permissions, and the gate that asks approvers
 //! - `journal/`: the audit log, pre-images, restore
+//! - `platform/`: every call that differs between Linux, macOS and Windows
 
 pub mod call;
 pub mod edit;
 pub mod error;
 pub mod files;
 pub mod journal;
+pub mod platform;
 pub mod policy;
 pub mod process;
 pub mod scope;
@@ -55,6 +57,17 @@ impl Kernel {
         );
         let journal = Arc::new(Journal::new(root.clone()));
         Ok(Kernel { scope, root, spawn: SpawnSettings::default(), gate: Arc::new(Gate::headless()), journal })
+    }
+
+    /// The same kernel, its file operations following `strategy` (e.g.
+    /// [`platform::Strategy::portable`], so tests on Linux exercise what Windows and macOS do).
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
+    pub fn with_strategy(mut self, strategy: std::sync::Arc<platform::Strategy>) -> Result<Kernel, KernelError> {
+        let root = files::dir::Dir::open_with(self.scope.workspace(), strategy)
+            .map_err(|e| KernelError::io("open the workspace", self.scope.workspace().display().to_string(), e))?;
+        self.root = Arc::new(root);
+        self.journal = Arc::new(Journal::new(self.root.clone()));
+        Ok(self)
     }
 
     /// Who answers when the policy asks, the rules people made, and the project's deny rules.

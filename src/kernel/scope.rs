@@ -1,19 +1,27 @@
 //! Where a path really points, and which class of place that is. Every kernel operation
 //! resolves its path here first; the approval policy decides on the class.
 
+#[cfg(not(windows))]
 use std::collections::VecDeque;
+#[cfg(not(windows))]
 use std::ffi::OsString;
-use std::path::{Component, Path, PathBuf};
+#[cfg(not(windows))]
+use std::path::Component;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(not(windows))]
 /// Symlink hops allowed while resolving one path (the same bound as Linux's ELOOP).
 const MAX_SYMLINK_HOPS: usize = 40;
 
+#[cfg(not(windows))]
 /// The folder of the workspace that belongs to rein, not to the agent.
 const REIN_DIR: &str = ".rein";
+#[cfg(not(windows))]
 /// git's folder, wherever it is in the workspace (a nested repository's too).
 const GIT_DIR: &str = ".git";
+#[cfg(not(windows))]
 /// The project's policy files, at the workspace root.
 const POLICY_FILES: [&str; 2] = ["rein.toml", "rein.lock"];
 
@@ -83,6 +91,9 @@ pub enum ScopeError {
     },
     #[error("workspace {path} is not a directory; pass --workspace with a project directory")]
     WorkspaceNotADirectory { path: String },
+    /// A path the OS would read differently from the check (Windows: `kernel::platform::windows_paths`).
+    #[error("{why}")]
+    Refused { why: String },
 }
 
 /// A path after resolution: `real` has no `.`/`..` and no symlinks in any existing part.
@@ -115,8 +126,13 @@ impl Scope {
         if !workspace.is_dir() {
             return Err(ScopeError::WorkspaceNotADirectory { path: workspace.display().to_string() });
         }
-        let home = absolute(home, &std::env::current_dir().unwrap_or_else(|_| "/".into()));
-        let home = resolve_real(&normalize_lexically(&home))?;
+        #[cfg(windows)]
+        let home = windows::absolute_home(home)?;
+        #[cfg(not(windows))]
+        let home = resolve_real(&normalize_lexically(&absolute(
+            home,
+            &std::env::current_dir().unwrap_or_else(|_| "/".into()),
+        )))?;
         Ok(Scope { workspace, home })
     }
 
@@ -137,6 +153,16 @@ impl Scope {
         if requested.contains('\0') {
             return Err(ScopeError::NulByte { shown: requested.replace('\0', "\\0") });
         }
+        self.resolve_checked(requested)
+    }
+
+    #[cfg(windows)]
+    fn resolve_checked(&self, requested: &str) -> Result<ResolvedPath, ScopeError> {
+        windows::resolve(&self.workspace, &self.home, requested)
+    }
+
+    #[cfg(not(windows))]
+    fn resolve_checked(&self, requested: &str) -> Result<ResolvedPath, ScopeError> {
         let lexical = normalize_lexically(&absolute(Path::new(requested), &self.workspace));
         let real = resolve_real(&lexical)?;
         let class = self.classify(&real);
@@ -145,6 +171,14 @@ impl Scope {
 
     /// Protected and Policy beat Home beats Workspace: a home inside the workspace is still
     /// home.
+    #[cfg(windows)]
+    pub fn classify(&self, real: &Path) -> PathClass {
+        windows::classify(&self.workspace, &self.home, real)
+    }
+
+    /// Protected and Policy beat Home beats Workspace: a home inside the workspace is still
+    /// home.
+    #[cfg(not(windows))]
     pub fn classify(&self, real: &Path) -> PathClass {
         if let Ok(rest) = real.strip_prefix(&self.workspace) {
             let parts: Vec<&std::ffi::OsStr> = rest
@@ -172,6 +206,12 @@ impl Scope {
         PathClass::Outside
     }
 
+    #[cfg(windows)]
+    pub fn display(&self, real: &Path) -> String {
+        windows::display(&self.workspace, real)
+    }
+
+    #[cfg(not(windows))]
     pub fn display(&self, real: &Path) -> String {
         match real.strip_prefix(&self.workspace) {
             Ok(rest) if rest.as_os_str().is_empty() => ".".to_string(),
@@ -181,6 +221,11 @@ impl Scope {
     }
 }
 
+#[cfg(windows)]
+#[path = "scope_windows.rs"]
+mod windows;
+
+#[cfg(not(windows))]
 fn absolute(path: &Path, base: &Path) -> PathBuf {
     if path.is_absolute() {
         path.to_path_buf()
@@ -189,6 +234,7 @@ fn absolute(path: &Path, base: &Path) -> PathBuf {
     }
 }
 
+#[cfg(not(windows))]
 /// Removes `.` and resolves `..` by text alone; `..` never climbs above `/`.
 pub fn normalize_lexically(path: &Path) -> PathBuf {
     let mut out = PathBuf::from("/");
@@ -204,6 +250,7 @@ pub fn normalize_lexically(path: &Path) -> PathBuf {
     out
 }
 
+#[cfg(not(windows))]
 /// Follows every symlink along `path` (which must be absolute and lexically normal), like
 /// realpath, but also through parts that do not exist yet and through dangling links, so a
 /// link to a missing file outside the workspace still resolves to outside.
@@ -241,6 +288,7 @@ fn resolve_real(path: &Path) -> Result<PathBuf, ScopeError> {
     Ok(out)
 }
 
+#[cfg(not(windows))]
 fn normal_parts(path: &Path) -> impl Iterator<Item = OsString> + '_ {
     path.components().filter_map(|c| match c {
         Component::Normal(name) => Some(name.to_os_string()),
@@ -248,6 +296,7 @@ fn normal_parts(path: &Path) -> impl Iterator<Item = OsString> + '_ {
     })
 }
 
+#[cfg(not(windows))]
 /// A link target's parts, keeping `..` so they are applied against the real parent.
 fn link_parts(target: &Path) -> Vec<OsString> {
     target
@@ -260,7 +309,9 @@ fn link_parts(target: &Path) -> Vec<OsString> {
         .collect()
 }
 
-#[cfg(test)]
+// Unix only: these make symlinks with std::os::unix. The Windows rules are tables on every OS
+// (kernel/platform/windows_paths_tests.rs).
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;

@@ -191,8 +191,9 @@ async fn tell_client(
     }
 }
 
-/// SIGINT or SIGTERM (how MCP clients stop a stdio server that did not exit on EOF): calls in
-/// flight are cancelled cleanly instead of dying with the process. Heard on a thread of its
+/// SIGINT or SIGTERM (how MCP clients stop a stdio server that did not exit on EOF; Windows:
+/// Ctrl-C, Ctrl-Break, console close — `kernel::platform::signals`): calls in flight are
+/// cancelled cleanly instead of dying with the process. Heard on a thread of its
 /// own, like the client's messages, so a script holding the worker is stopped too (at its next
 /// budget check); the returned receiver then tells the session to end.
 fn stop_on_signal(cancels: Arc<cancels::Cancels>) -> tokio::sync::oneshot::Receiver<()> {
@@ -213,15 +214,8 @@ fn stop_on_signal(cancels: Arc<cancels::Cancels>) -> tokio::sync::oneshot::Recei
 }
 
 async fn stop_signal() {
-    use tokio::signal::unix::{signal, SignalKind};
-    match (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) {
-        (Ok(mut interrupt), Ok(mut terminate)) => {
-            tokio::select! {
-                _ = interrupt.recv() => {}
-                _ = terminate.recv() => {}
-            }
-            tracing::info!("stopping: SIGINT or SIGTERM");
-        }
-        _ => std::future::pending().await,
+    match crate::kernel::platform::signals::stop_requested().await {
+        Ok(()) => tracing::info!("stopping: asked to stop (SIGINT, SIGTERM or SIGHUP; Ctrl-C on Windows)"),
+        Err(_) => std::future::pending().await,
     }
 }

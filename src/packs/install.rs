@@ -2,7 +2,6 @@
 //! folder, verified by hash, made read-only, and moved into place in one rename — a failed
 //! install leaves nothing behind.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -12,6 +11,7 @@ use super::hash::content_hash;
 use super::installed::install_dir;
 use super::Manifest;
 use crate::error::{Code, Failure};
+use crate::kernel::platform::perms::set_mode;
 
 /// What `rein pack add` will install, shown to the person before they confirm.
 #[derive(Debug, Clone, Serialize)]
@@ -129,16 +129,16 @@ fn make_writable(dir: &Path) {
 fn set_modes(dir: &Path, dir_mode: u32, file_mode: u32) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     // Children first while the folder is still writable (when making writable, parent first).
-    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(dir_mode | 0o200));
+    let _ = set_mode(dir, dir_mode | 0o200);
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
             set_modes(&path, dir_mode, file_mode);
         } else {
-            let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(file_mode));
+            let _ = set_mode(&path, file_mode);
         }
     }
-    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(dir_mode));
+    let _ = set_mode(dir, dir_mode);
 }
 
 fn io(path: &Path, e: std::io::Error) -> Failure {

@@ -7,7 +7,6 @@ pub mod lab;
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
@@ -212,7 +211,7 @@ pub fn output_within(cmd: &mut Command, stdin: Option<&[u8]>, timeout: Duration)
             // SAFETY: kill(2) has no memory effects. The waiter has not answered, so the child
             // is almost surely unreaped and the pid still ours (only a child exiting at this
             // very instant could free it).
-            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            kill(pid);
             let out = finished.recv().expect("waiter thread").expect("wait for rein");
             panic!(
                 "rein did not finish within {timeout:?} and was killed: {cmd:?}\nstdout: {}\nstderr: {}",
@@ -315,7 +314,7 @@ fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Entry>) {
             walk(root, &path, out);
             continue;
         }
-        let mode = meta.permissions().mode() & 0o7777;
+        let mode = mode_of(&meta);
         let entry = if meta.file_type().is_symlink() {
             Entry::Symlink { target: std::fs::read_link(&path).expect("read link") }
         } else if meta.is_dir() {
@@ -323,7 +322,7 @@ fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Entry>) {
             Entry::Dir { mode }
         } else if meta.is_file() {
             let bytes = std::fs::read(&path).expect("read file");
-            Entry::File { bytes, mode, mtime: meta.modified().expect("mtime"), ino: meta.ino() }
+            Entry::File { bytes, mode, mtime: meta.modified().expect("mtime"), ino: ino_of(&meta) }
         } else {
             Entry::Other { mode }
         };
@@ -334,7 +333,7 @@ fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Entry>) {
 /// Size, mtime and inode of a file too big to snapshot byte by byte.
 pub fn stamp(path: &Path) -> (u64, SystemTime, u64) {
     let meta = std::fs::metadata(path).expect("stat");
-    (meta.len(), meta.modified().expect("mtime"), meta.ino())
+    (meta.len(), meta.modified().expect("mtime"), ino_of(&meta))
 }
 
 /// Names of entries in `dir` that look like temp files of an atomic write.
@@ -393,4 +392,46 @@ pub fn git(dir: &std::path::Path, args: &[&str]) -> String {
         .unwrap();
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Stops process `pid` at once.
+fn kill(pid: u32) {
+    #[cfg(unix)]
+    // SAFETY: kill(2) has no memory effects. The waiter has not answered, so the child is
+    // almost surely unreaped and the pid still ours (only a child exiting at this very instant
+    // could free it).
+    unsafe {
+        libc::kill(pid as i32, libc::SIGKILL);
+    }
+    #[cfg(windows)]
+    let _ = Command::new("taskkill").args(["/F", "/T", "/PID", &pid.to_string()]).status();
+}
+
+/// Permission bits (Windows: read-only or not, as 0o444 / 0o666).
+fn mode_of(meta: &std::fs::Metadata) -> u32 {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o7777
+    }
+    #[cfg(windows)]
+    {
+        if meta.permissions().readonly() {
+            0o444
+        } else {
+            0o666
+        }
+    }
+}
+
+/// The file's inode (Windows: none that std exposes; size and mtime must tell).
+fn ino_of(meta: &std::fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::MetadataExt::ino(meta)
+    }
+    #[cfg(windows)]
+    {
+        let _ = meta;
+        0
+    }
 }

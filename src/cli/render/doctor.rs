@@ -20,6 +20,9 @@ pub fn print(diagnosis: &Diagnosis) {
             if let Some(jar) = &r.jar {
                 println!("{:<14} jar {jar}", "");
             }
+            if let Some(script) = &r.script {
+                println!("{:<14} script {script}", "");
+            }
             if let Some(problem) = &r.problem {
                 anstream::println!("{:<14} {}", "", paint(BAD, format!("problem: {problem}")));
             }
@@ -35,5 +38,18 @@ pub fn print(diagnosis: &Diagnosis) {
                 println!("{:<14} looked at {place}", "");
             }
         }
+    }
+    // Every place this OS's layouts name, then what the project's local.properties names; the
+    // first column says which list a line belongs to once.
+    let places = diagnosis
+        .candidates
+        .iter()
+        .flat_map(|(program, places)| places.iter().map(move |place| ("candidates", format!("{program}: {place}"))));
+    let named = diagnosis.from_local_properties.iter().map(|named| ("local.props", named.clone()));
+    let mut last = "";
+    for (label, line) in places.chain(named) {
+        let shown = if label == last { "" } else { label };
+        last = label;
+        anstream::println!("{shown:<14} {}", paint(DIM, line));
     }
 }

@@ -99,7 +99,7 @@ pub fn write_generated(path: &Path, text: &str) -> Result<(), TypesError> {
     let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(failed)?;
     std::io::Write::write_all(&mut temp, text.as_bytes()).map_err(failed)?;
     // A temporary file is private (0600); what rein writes here is for people and editors.
-    std::fs::set_permissions(temp.path(), std::os::unix::fs::PermissionsExt::from_mode(0o644)).map_err(failed)?;
+    crate::kernel::platform::perms::set_mode(temp.path(), 0o644).map_err(failed)?;
     temp.persist(path).map_err(|e| failed(e.error))?;
     Ok(())
 }

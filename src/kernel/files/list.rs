@@ -1,9 +1,8 @@
 //! Directory listings: what is there, never following links out of the tree.
 
-use rustix::fs::FileType;
 use serde::Serialize;
 
-use super::dir::Dir;
+use super::dir::{Dir, Kind};
 use crate::kernel::{KernelError, Scope};
 
 /// Folders listed but never descended into: tool state and dependency caches. (`.rein` at the
@@ -54,10 +53,10 @@ fn walk(scope: &Scope, dir: &Dir, depth: usize, max: usize, out: &mut ListOutput
         }
         let Ok(Some((file_type, size))) = dir.kind_of(&name) else { continue };
         let (kind, size) = match file_type {
-            FileType::Symlink => ("symlink", 0),
-            FileType::Directory => ("dir", 0),
-            FileType::RegularFile => ("file", size),
-            _ => ("other", 0),
+            Kind::Link => ("symlink", 0),
+            Kind::Dir => ("dir", 0),
+            Kind::File => ("file", size),
+            Kind::Other => ("other", 0),
         };
         out.entries.push(Entry { path: scope.display(&here.join(&name)), kind, size });
         let skip = NOT_DESCENDED.iter().any(|n| name == *n);

@@ -121,7 +121,7 @@ impl Kernel {
             let (resolved, display) = self.authorize(call, path, Access::Write, entry)?;
             let place = self.place(&resolved.real, &display, true)?;
             match place.dir.kind_of(&place.name).map_err(|e| KernelError::io("inspect", &display, e))? {
-                Some((rustix::fs::FileType::Directory, _)) => Ok(false),
+                Some((dir::Kind::Dir, _)) => Ok(false),
                 Some(_) => Err(KernelError::invalid(format!("{display} exists and is not a directory"))),
                 None => {
                     place
@@ -149,13 +149,14 @@ impl Kernel {
         self.journal.keep_preimage(place, sha).map_err(|e| KernelError::io("keep the old content of", display, e))
     }
 
-    /// Where `real` is: its folder held open from the workspace root (or from `/`, for a path
-    /// outside that a person approved), following no link; `create` makes missing folders.
+    /// Where `real` is: its folder held open from the workspace root (or from the filesystem's
+    /// root — `/`, or `C:\` on Windows — for a path outside that a person approved), following
+    /// no link; `create` makes missing folders.
     pub(super) fn place(&self, real: &Path, display: &str, create: bool) -> Result<Place, KernelError> {
         let opened = if real.starts_with(self.root.path()) {
             Place::beneath(&self.root, real, create)
         } else {
-            Dir::open_path(Path::new("/")).and_then(|slash| Place::beneath(&slash, real, create))
+            self.open_root_of(real).and_then(|top| Place::beneath(&top, real, create))
         };
         opened.map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => KernelError::FileNotFound { path: display.to_string() },
@@ -167,8 +168,10 @@ impl Kernel {
     pub(super) fn dir_at(&self, real: &Path, display: &str) -> Result<Dir, KernelError> {
         let opened = match real.strip_prefix(self.root.path()) {
             Ok(rel) => self.root.open_beneath(rel),
-            Err(_) => Dir::open_path(Path::new("/"))
-                .and_then(|slash| slash.open_beneath(real.strip_prefix("/").unwrap_or(real))),
+            Err(_) => self.open_root_of(real).and_then(|top| {
+                let rel = real.strip_prefix(top.path()).unwrap_or(real);
+                top.open_beneath(rel)
+            }),
         };
         opened.map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => KernelError::FileNotFound { path: display.to_string() },
@@ -177,6 +180,18 @@ impl Kernel {
             }
             _ => KernelError::io("open", display, e),
         })
+    }
+}
+
+impl Kernel {
+    /// The root of the filesystem `real` is on (`/`; on Windows its drive or share), held open
+    /// with the workspace's strategy.
+    fn open_root_of(&self, real: &Path) -> std::io::Result<Dir> {
+        let top: std::path::PathBuf = real
+            .components()
+            .take_while(|c| matches!(c, std::path::Component::Prefix(_) | std::path::Component::RootDir))
+            .collect();
+        Dir::open_with(&top, self.root.strategy().clone())
     }
 }
 
@@ -204,7 +219,11 @@ pub(super) fn current_sha(place: &Place, display: &str) -> Result<Option<String>
 
 /// `dir/` names a directory; resolution would drop the slash and act on a file named `dir`.
 pub(super) fn refuse_directory_syntax(requested: &str, display: &str) -> Result<(), KernelError> {
-    if requested.ends_with('/') || requested.ends_with("/.") || requested.ends_with("/..") {
+    // `x/`, `x/.` and `x/..`; Windows also takes `\` as a separator (on Unix it is a character
+    // of a name).
+    let seps: &[char] = if cfg!(windows) { &['/', '\\'] } else { &['/'] };
+    let before_dots = requested.strip_suffix("..").or_else(|| requested.strip_suffix('.')).unwrap_or(requested);
+    if before_dots.ends_with(seps) {
         return Err(KernelError::NotAFile { path: display.to_string(), kind: "directory path" });
     }
     Ok(())
@@ -213,6 +232,18 @@ pub(super) fn refuse_directory_syntax(requested: &str, display: &str) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folder_syntax_is_refused_for_files() {
+        for path in ["src/", "src/.", "src/..", "a/b/"] {
+            assert!(refuse_directory_syntax(path, path).is_err(), "{path}");
+        }
+        for path in ["src", "a.", "a..", "a/...", "a/.b", "a/b.."] {
+            assert!(refuse_directory_syntax(path, path).is_ok(), "{path}");
+        }
+        // A backslash ends a folder only where it is a separator.
+        assert_eq!(refuse_directory_syntax(r"src\", "src").is_err(), cfg!(windows));
+    }
 
     #[test]
     fn sha256_is_lowercase_hex() {

@@ -5,24 +5,18 @@ use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::Write;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-use super::dir::{Dir, Place};
+use super::dir::{Dir, Kind, Place};
 use crate::kernel::error::KernelError;
+use crate::kernel::platform::alive::process_alive;
+use crate::kernel::platform::keep::Keep;
 
 /// Temp files carry this marker and the writer's pid, so debris of a killed writer can be
 /// told apart from a live writer's file.
 const TEMP_MARKER: &str = ".rein-tmp.";
-
-/// What the old file had that the new one must keep.
-struct Keep {
-    mode: u32,
-    uid: u32,
-    gid: u32,
-}
 
 /// Replaces (or creates) the file at `real` with `content`, its folder opened as named: for
 /// rein's own files in home. Returns whether the file was created.
@@ -41,13 +35,12 @@ pub fn write_in<'c>(
     before_commit: impl FnOnce() -> Result<(), KernelError>,
 ) -> Result<bool, KernelError> {
     let keep = match place.dir.kind_of(&place.name).map_err(|e| KernelError::io("inspect", display, e))? {
-        Some((rustix::fs::FileType::RegularFile, _)) => {
+        Some((Kind::File, _)) => {
             let file = place.dir.open_read(&place.name).map_err(|e| KernelError::io("inspect", display, e))?;
-            let meta = file.metadata().map_err(|e| KernelError::io("inspect", display, e))?;
-            Some(Keep { mode: meta.mode() & 0o7777, uid: meta.uid(), gid: meta.gid() })
+            Some(Keep::of(&file).map_err(|e| KernelError::io("inspect", display, e))?)
         }
         Some((kind, _)) => {
-            let kind = if kind == rustix::fs::FileType::Directory { "directory" } else { "special file" };
+            let kind = if kind == Kind::Dir { "directory" } else { "special file" };
             return Err(KernelError::NotAFile { path: display.to_string(), kind });
         }
         None => None,
@@ -71,9 +64,7 @@ fn fill<'c>(file: &mut File, content: impl Iterator<Item = &'c [u8]>, keep: Opti
     out.flush()?;
     drop(out);
     if let Some(keep) = keep {
-        file.set_permissions(std::fs::Permissions::from_mode(keep.mode))?;
-        // Only root may give a file away; anyone else keeps their own ownership.
-        let _ = std::os::unix::fs::fchown(&*file, Some(keep.uid), Some(keep.gid));
+        keep.apply(file)?;
     }
     file.sync_all()
 }
@@ -147,25 +138,21 @@ fn sweep_debris_once(dir: &Dir) {
     }
 }
 
-fn debris_owner(name: &str) -> Option<i32> {
+fn debris_owner(name: &str) -> Option<u32> {
     let (_, rest) = name.rsplit_once(TEMP_MARKER)?;
     let (pid, counter) = rest.split_once('.')?;
     counter.parse::<u64>().ok()?;
     pid.parse().ok()
 }
 
-fn process_alive(pid: i32) -> bool {
-    // SAFETY: signal 0 only checks that the process exists.
-    let rc = unsafe { libc::kill(pid, 0) };
-    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn replaces_content_and_keeps_mode() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("script.sh");
         std::fs::write(&p, b"old").unwrap();
@@ -176,8 +163,10 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temp debris");
     }
 
+    #[cfg(unix)]
     #[test]
     fn new_files_get_the_umask_mode() {
+        use std::os::unix::fs::MetadataExt;
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("new.txt");
         assert!(write_atomic(&p, "new.txt", b"hi").unwrap());
@@ -188,6 +177,25 @@ mod tests {
             m
         };
         assert_eq!(std::fs::metadata(&p).unwrap().mode() & 0o777, 0o666 & !umask as u32);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_portable_named_temp_file_replaces_and_keeps_mode_too() {
+        use crate::kernel::platform::{Replace, Strategy};
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("script.sh");
+        std::fs::write(&p, b"old").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o751)).unwrap();
+        let strategy = Strategy::portable(dir.path().join("locks"));
+        assert_eq!(strategy.replace, Replace::NamedTemp);
+        let place = Place { dir: Dir::open_with(dir.path(), strategy).unwrap(), name: "script.sh".into() };
+        assert!(place.dir.create_unnamed().is_err(), "the portable strategy never uses O_TMPFILE");
+        assert!(!write_in(&place, "script.sh", std::iter::once(&b"new"[..]), || Ok(())).unwrap());
+        assert_eq!(std::fs::read(&p).unwrap(), b"new");
+        assert_eq!(std::fs::metadata(&p).unwrap().mode() & 0o7777, 0o751);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temp debris");
     }
 
     #[test]

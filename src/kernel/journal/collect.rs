@@ -7,9 +7,9 @@
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::path::Path;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
-use rustix::fs::AtFlags;
+use crate::kernel::files::dir::Kind;
 use serde::Serialize;
 
 use super::{Journal, PREIMAGE_DIR};
@@ -37,18 +37,17 @@ impl Journal {
             pre.names()?.into_iter().filter_map(|n| n.into_string().ok()).filter(|n| is_sha256(n)).collect();
         names.sort();
         for name in names {
-            let stat = rustix::fs::statat(pre.fd(), name.as_str(), AtFlags::SYMLINK_NOFOLLOW)?;
-            let is_file = rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::RegularFile;
+            let Some(stat) = pre.stat(OsStr::new(&name))? else { continue };
+            let is_file = stat.kind == Kind::File;
             // Linking or copying a pre-image sets its inode's change time, never its
             // modification time (a link keeps the old file's), so ctime says when it was made.
-            let made =
-                UNIX_EPOCH + Duration::new(stat.st_ctime.max(0) as u64, u32::try_from(stat.st_ctime_nsec).unwrap_or(0));
+            let made = stat.changed;
             if !is_file || keep.contains(&name) || made >= cutoff {
                 collected.kept += 1;
                 continue;
             }
             pre.remove_file(OsStr::new(&name))?;
-            collected.bytes_freed += stat.st_size.max(0) as u64;
+            collected.bytes_freed += stat.size;
             collected.removed.push(name);
         }
         Ok(collected)
@@ -69,6 +68,7 @@ mod tests {
     use super::*;
     use crate::kernel::files::dir::Dir;
     use std::sync::Arc;
+    use std::time::Duration;
 
     fn journal_with(names: &[&str]) -> (tempfile::TempDir, Journal) {
         let dir = tempfile::tempdir().unwrap();

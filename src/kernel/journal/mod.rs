@@ -13,8 +13,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use rustix::fs::{Mode, OFlags};
-
 use crate::kernel::files::dir::{Dir, Place};
 
 pub use collect::{preimage_name, Collected};
@@ -80,10 +78,7 @@ impl Journal {
 
     fn open_append(&self) -> std::io::Result<File> {
         let dir = self.root.create_beneath(Path::new(JOURNAL_DIR))?;
-        let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let fd =
-            rustix::fs::openat(dir.fd(), format!("{}.jsonl", self.id).as_str(), flags, Mode::from_raw_mode(0o644))?;
-        Ok(File::from(fd))
+        dir.open_append(OsStr::new(&format!("{}.jsonl", self.id)), 0o644)
     }
 }
 

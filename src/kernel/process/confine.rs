@@ -8,6 +8,7 @@
 //! `landlock_restrict_self(fd)` — two system calls — and builds its result from plain values
 //! (`io::Error::last_os_error` does not allocate). Failures are reported as a raw OS error.
 
+#[cfg(target_os = "linux")]
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;

@@ -4,6 +4,7 @@
 //! that look like credentials never pass — prefix wildcards included — unless a person lists
 //! the exact name in home config.
 
+use super::discovery::Os;
 use crate::kernel::KernelError;
 
 /// rein's own variables passed by exact name.
@@ -26,10 +27,42 @@ pub fn looks_secret(name: &str) -> bool {
 /// Whether rein's own variable `name` reaches a child. `human_allowed` are exact names a person
 /// listed in home config.toml (`[spawn] pass_env`); nothing a script says can add to them.
 pub fn passes(name: &str, human_allowed: &[String]) -> bool {
-    if human_allowed.iter().any(|allowed| allowed == name) {
+    passes_on(Os::current(), name, human_allowed)
+}
+
+/// What a Windows program needs to start at all (node and java fail without `SystemRoot`;
+/// `.bat` files run through `ComSpec`; `PATHEXT` says what is a program; temp and profile
+/// folders), passed on Windows only.
+const WINDOWS_PASSED: [&str; 15] = [
+    "SystemRoot",
+    "SystemDrive",
+    "windir",
+    "ComSpec",
+    "PATHEXT",
+    "TEMP",
+    "TMP",
+    "USERPROFILE",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "ProgramFiles",
+    "ProgramData",
+    "NUMBER_OF_PROCESSORS",
+    "PROCESSOR_ARCHITECTURE",
+    "OS",
+];
+
+/// [`passes`] for `os`: Windows names compare without case (its `PATH` is usually `Path`).
+fn passes_on(os: Os, name: &str, human_allowed: &[String]) -> bool {
+    let windows = os == Os::Windows;
+    let same = |a: &str, b: &str| if windows { a.eq_ignore_ascii_case(b) } else { a == b };
+    let starts = |prefix: &str| name.get(..prefix.len()).is_some_and(|head| same(head, prefix));
+    if human_allowed.iter().any(|allowed| same(allowed, name)) {
         return true;
     }
-    !looks_secret(name) && (PASSED.contains(&name) || PASSED_PREFIXES.iter().any(|p| name.starts_with(p)))
+    !looks_secret(name)
+        && (PASSED.iter().any(|p| same(p, name))
+            || PASSED_PREFIXES.iter().any(|p| starts(p))
+            || (windows && WINDOWS_PASSED.iter().any(|p| same(p, name))))
 }
 
 /// Whether a script may set `name` for a program.
@@ -64,6 +97,25 @@ pub fn child_env(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn windows_passes_what_its_programs_need_and_compares_names_without_case() {
+        let none: &[String] = &[];
+        for name in
+            ["Path", "SystemRoot", "SYSTEMROOT", "windir", "ComSpec", "PATHEXT", "TEMP", "LOCALAPPDATA", "ohos_x"]
+        {
+            assert!(passes_on(Os::Windows, name, none), "{name} on Windows");
+        }
+        for name in ["Path", "SystemRoot", "ComSpec", "APPDATA"] {
+            assert!(!passes_on(Os::Linux, name, none), "{name} is not rein's on Linux");
+            assert!(!passes_on(Os::Macos, name, none), "{name} is not rein's on macOS");
+        }
+        for name in ["GITHUB_TOKEN", "Api_Key", "NODE_OPTIONS", "PYTHONPATH"] {
+            assert!(!passes_on(Os::Windows, name, none), "{name} never passes");
+        }
+        assert!(passes_on(Os::Windows, "my_tool_dir", &["MY_TOOL_DIR".to_string()]));
+        assert!(!passes_on(Os::Linux, "my_tool_dir", &["MY_TOOL_DIR".to_string()]));
+    }
 
     fn vars(names: &[&str]) -> Vec<(String, String)> {
         names.iter().map(|n| (n.to_string(), "v".to_string())).collect()

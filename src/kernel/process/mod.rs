@@ -4,6 +4,7 @@
 //! environment allow-list, a bounded deadline — then the process runner.
 //!
 //! - `toolchain`: where hvigorw, hdc, ohpm and hap-sign-tool are
+//! - `discovery`: the places each OS keeps them (pure, table-tested for all three)
 //! - `spawn`: the runner (own process group, deadline, bounded output, line streaming)
 //! - `capture`: head-and-tail output capture
 //! - `confine`: Landlock confinement of each program (its profile: `policy::confinement`)
@@ -13,6 +14,7 @@
 
 pub mod capture;
 pub mod confine;
+pub mod discovery;
 pub mod env;
 pub mod redact;
 pub mod secrets;
@@ -183,11 +185,13 @@ impl Kernel {
             }
             _ => None,
         };
-        let argv = match &located.jar {
-            Some(jar) => {
+        let argv = match (&located.jar, &located.script) {
+            (Some(jar), _) => {
                 ["-jar".to_string(), jar.display().to_string()].into_iter().chain(args.iter().cloned()).collect()
             }
-            None => args,
+            // DevEco's hvigorw.js, run by its bundled node (no shell, no cmd.exe on Windows).
+            (None, Some(script)) => std::iter::once(script.display().to_string()).chain(args.iter().cloned()).collect(),
+            (None, None) => args,
         };
         let request = SpawnRequest {
             program: located.path,
@@ -249,7 +253,8 @@ impl Kernel {
             workspace,
             rein_home: self.scope.home(),
             program: &located.path,
-            jar: located.jar.as_deref(),
+            // A script is read like a jar (never on Linux today: DevEco layouts are macOS/Windows).
+            jar: located.jar.as_deref().or(located.script.as_deref()),
             env,
             outside_args: confinement::outside_paths(args, workspace),
             approved_by_person,

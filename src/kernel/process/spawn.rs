@@ -1,8 +1,8 @@
-//! Running a toolchain program: argv only (never a shell), its own process group, a cleared
-//! environment, a deadline after which the whole group is stopped, and bounded output streamed
-//! line by line to the caller.
+//! Running a toolchain program: argv only (never a shell), its own process tree (a process
+//! group on Unix, a Job Object on Windows: `platform::tree_*`), a cleared environment, a
+//! deadline after which the whole tree is stopped, and bounded output streamed line by line to
+//! the caller.
 
-use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -13,6 +13,7 @@ use tokio::process::{Child, Command};
 
 use super::capture::Capture;
 use super::confine::{self, Prepared};
+use crate::kernel::platform::{ExitInfo, ProcessTree};
 
 /// Time between TERM and KILL when a program overstays its deadline.
 const TERM_GRACE: Duration = Duration::from_secs(2);
@@ -93,7 +94,7 @@ pub async fn run_confined(
         confine::install(&mut cmd, prepared);
     }
     let mut child = cmd.spawn().map_err(|source| SpawnError::Start { program: program.clone(), source })?;
-    let group = GroupGuard { pgid: child.id().map(|id| id as i32) };
+    let group = ProcessTree::adopt(&child).map_err(|source| SpawnError::Start { program: program.clone(), source })?;
     if let (Some(input), Some(mut stdin)) = (request.stdin.clone(), child.stdin.take()) {
         tokio::spawn(async move {
             // A program that exits without reading its input closes the pipe; that is its call.
@@ -111,7 +112,7 @@ pub async fn run_confined(
     let dropped = pump.out.dropped() + pump.err.dropped();
     Ok(SpawnOutput {
         code: status.code(),
-        signal: status.signal(),
+        signal: ExitInfo::signal(&status),
         stdout: pump.out.into_text(),
         stderr: pump.err.into_text(),
         timed_out: pump.timed_out,
@@ -130,35 +131,11 @@ fn command(request: &SpawnRequest) -> Command {
         .stdin(if request.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
         .kill_on_drop(true);
+    // The whole tree is killed if the run is abandoned (cancelled, or an error): ProcessTree's
+    // Drop.
+    ProcessTree::prepare(&mut cmd);
     cmd
-}
-
-/// Kills the program's whole process group if the run is abandoned (cancelled, or an error).
-struct GroupGuard {
-    pgid: Option<i32>,
-}
-
-impl GroupGuard {
-    fn signal(&self, signal: i32) {
-        if let Some(pgid) = self.pgid {
-            // SAFETY: signalling a process group we created; a group that is gone gives ESRCH.
-            unsafe {
-                libc::kill(-pgid, signal);
-            }
-        }
-    }
-
-    fn disarm(mut self) {
-        self.pgid = None;
-    }
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        self.signal(libc::SIGKILL);
-    }
 }
 
 enum PumpError {
@@ -189,7 +166,7 @@ impl Pump {
     async fn drive(
         &mut self,
         child: &mut Child,
-        group: &GroupGuard,
+        group: &ProcessTree,
         timeout: Duration,
         on_line: &mut OnLine<'_>,
     ) -> Result<ExitStatus, PumpError> {
@@ -215,17 +192,17 @@ impl Pump {
                 }
                 _ = tokio::time::sleep_until(deadline), if !self.timed_out => {
                     self.timed_out = true;
-                    group.signal(libc::SIGTERM);
+                    group.terminate();
                     kill_at = tokio::time::Instant::now() + TERM_GRACE;
                     deadline = far;
                 }
                 _ = tokio::time::sleep_until(kill_at) => {
-                    group.signal(libc::SIGKILL);
+                    group.kill();
                     kill_at = far;
                 }
                 _ = tokio::time::sleep_until(pipes_until) => {
                     // The program is gone but something it started still holds the pipes.
-                    group.signal(libc::SIGKILL);
+                    group.kill();
                     break;
                 }
             }

@@ -1,11 +1,13 @@
-//! Finding the HarmonyOS toolchain: home config first, then the SDK environment variables and
-//! the command-line-tools layout, then PATH. Only what is found here can be spawned.
+//! Finding the HarmonyOS toolchain: home config first, then the SDK environment variables, the
+//! command-line-tools layout and DevEco Studio's install places on this OS (`discovery`), then
+//! PATH. Only what is found here can be spawned.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::discovery::{self, Candidate, Os};
 use crate::kernel::policy::Program;
 
 /// Where a person says the programs are (home config.toml `[toolchain]`).
@@ -27,6 +29,9 @@ pub struct Located {
     /// For hap-sign-tool, the jar java runs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jar: Option<PathBuf>,
+    /// A script the program runs first: DevEco's `hvigorw.js`, run by its bundled node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub script: Option<PathBuf>,
     /// "config", an environment variable's name, or "PATH".
     pub via: String,
 }
@@ -41,6 +46,8 @@ pub struct Missing {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Toolchain {
     pub programs: BTreeMap<String, Result<Located, Missing>>,
+    /// Every place this OS's layouts name, by program, in the order tried (`rein doctor`).
+    pub candidates: BTreeMap<String, Vec<String>>,
 }
 
 impl Toolchain {
@@ -49,34 +56,31 @@ impl Toolchain {
     }
 }
 
-/// One place a program may be.
-struct Candidate {
-    path: PathBuf,
-    via: String,
-}
-
 pub fn discover(
     config: &ToolchainConfig,
     extra: &BTreeMap<String, PathBuf>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Toolchain {
     let mut programs = BTreeMap::new();
-    let sdk = env("DEVECO_SDK_HOME").map(PathBuf::from);
-    let ohos = env("OHOS_BASE_SDK_HOME").map(PathBuf::from);
+    let all = discovery::candidates(Os::current(), env);
+    let places =
+        |name: &str| -> Vec<Candidate> { all.iter().filter(|(n, _)| *n == name).map(|(_, c)| c.clone()).collect() };
     let path_var = env("PATH").unwrap_or_default();
-    let hdc = find(&config.hdc, hdc_places(sdk.as_deref(), ohos.as_deref()), "hdc", &path_var);
-    let jar_near_hdc = hdc.as_ref().ok().and_then(|h| h.path.parent().map(|d| d.join("lib/hap-sign-tool.jar")));
+    let hdc = find(&config.hdc, places("hdc"), "hdc", &path_var);
+    let jar_near_hdc = hdc.as_ref().ok().and_then(|h| h.path.parent().map(|d| d.join("lib").join("hap-sign-tool.jar")));
     programs.insert("hdc".to_string(), hdc.clone().map_err(|tried| missing(tried, HDC_FIX)));
     for (name, configured, fix) in [("hvigorw", &config.hvigorw, HVIGORW_FIX), ("ohpm", &config.ohpm, OHPM_FIX)] {
-        let found = find(configured, clt_places(sdk.as_deref(), name), name, &path_var);
+        let found = find(configured, places(name), name, &path_var);
         programs.insert(name.to_string(), found.map_err(|tried| missing(tried, fix)));
     }
-    let java_home =
-        env("JAVA_HOME").map(|h| Candidate { path: Path::new(&h).join("bin/java"), via: "JAVA_HOME".into() });
-    let java = find(&config.java, java_home.into_iter().collect(), "java", &path_var);
-    let jar = find_file(&config.hap_sign_tool_jar, jar_places(sdk.as_deref(), ohos.as_deref(), jar_near_hdc));
+    let java = find(&config.java, places("java"), "java", &path_var);
+    let mut jar_places = places("hap-sign-tool.jar");
+    if let Some(path) = jar_near_hdc {
+        jar_places.push(Candidate { program: path.display().to_string(), script: None, via: "next to hdc".into() });
+    }
+    let jar = find_file(&config.hap_sign_tool_jar, jar_places);
     let sign = match (java, jar) {
-        (Ok(java), Ok(jar)) => Ok(Located { path: java.path, jar: Some(jar.path), via: jar.via }),
+        (Ok(java), Ok(jar)) => Ok(Located { path: java.path, jar: Some(jar.path), script: None, via: jar.via }),
         (Err(tried), _) => Err(missing(tried, JAVA_FIX)),
         (_, Err(tried)) => Err(missing(tried, JAR_FIX)),
     };
@@ -91,7 +95,11 @@ pub fn discover(
         let fix = format!("fix the path of `{name}` under [programs] in home config.toml");
         programs.insert(name.clone(), found.map_err(|tried| missing(tried, &fix)));
     }
-    Toolchain { programs }
+    let mut candidates: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (name, candidate) in &all {
+        candidates.entry(name.to_string()).or_default().push(candidate.to_string());
+    }
+    Toolchain { programs, candidates }
 }
 
 const HDC_FIX: &str = "install the HarmonyOS command-line tools and set DEVECO_SDK_HOME to their sdk/ folder, or set [toolchain] hdc in home config.toml";
@@ -106,49 +114,8 @@ fn missing(tried: Vec<String>, fix: &str) -> Missing {
     Missing { tried, fix: fix.to_string() }
 }
 
-fn hdc_places(sdk: Option<&Path>, ohos: Option<&Path>) -> Vec<Candidate> {
-    let mut places = Vec::new();
-    if let Some(sdk) = sdk {
-        places.push(Candidate { path: sdk.join("default/openharmony/toolchains/hdc"), via: "DEVECO_SDK_HOME".into() });
-    }
-    if let Some(ohos) = ohos {
-        places.push(Candidate { path: ohos.join("toolchains/hdc"), via: "OHOS_BASE_SDK_HOME".into() });
-    }
-    places
-}
-
-/// Command-line tools keep `bin/` (new) or `<tool>/bin/` (old) next to `sdk/`; DevEco Studio
-/// keeps `tools/<tool>/bin/` next to its `sdk/`.
-fn clt_places(sdk: Option<&Path>, name: &str) -> Vec<Candidate> {
-    let Some(root) = sdk.and_then(Path::parent) else { return Vec::new() };
-    let tool_dir = if name == "hvigorw" { "hvigor" } else { name };
-    [
-        root.join("bin").join(name),
-        root.join(tool_dir).join("bin").join(name),
-        root.join("tools").join(tool_dir).join("bin").join(name),
-    ]
-    .into_iter()
-    .map(|path| Candidate { path, via: "DEVECO_SDK_HOME".into() })
-    .collect()
-}
-
-fn jar_places(sdk: Option<&Path>, ohos: Option<&Path>, near_hdc: Option<PathBuf>) -> Vec<Candidate> {
-    let mut places = Vec::new();
-    if let Some(sdk) = sdk {
-        let path = sdk.join("default/openharmony/toolchains/lib/hap-sign-tool.jar");
-        places.push(Candidate { path, via: "DEVECO_SDK_HOME".into() });
-    }
-    if let Some(ohos) = ohos {
-        places
-            .push(Candidate { path: ohos.join("toolchains/lib/hap-sign-tool.jar"), via: "OHOS_BASE_SDK_HOME".into() });
-    }
-    if let Some(path) = near_hdc {
-        places.push(Candidate { path, via: "next to hdc".into() });
-    }
-    places
-}
-
-/// The configured path wins; then each place; then PATH.
+/// The configured path wins; then each place (a script place needs its runner and its script);
+/// then PATH.
 fn find(
     configured: &Option<PathBuf>,
     places: Vec<Candidate>,
@@ -158,21 +125,23 @@ fn find(
     let mut tried = Vec::new();
     if let Some(path) = configured {
         if is_executable(path) {
-            return Ok(Located { path: path.clone(), jar: None, via: "config".into() });
+            return Ok(Located { path: path.clone(), jar: None, script: None, via: "config".into() });
         }
         tried.push(format!("{} (config.toml, not an executable file)", path.display()));
         return Err(tried);
     }
     for place in places {
-        if is_executable(&place.path) {
-            return Ok(Located { path: place.path, jar: None, via: place.via });
+        let program = PathBuf::from(&place.program);
+        let script = place.script.as_ref().map(PathBuf::from);
+        if is_executable(&program) && script.as_ref().is_none_or(|s| s.is_file()) {
+            return Ok(Located { path: program, jar: None, script, via: place.via });
         }
-        tried.push(format!("{} ({})", place.path.display(), place.via));
+        tried.push(place.to_string());
     }
     if !path_var.is_empty() {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
         if let Ok(path) = which::which_in(name, Some(path_var), cwd) {
-            return Ok(Located { path, jar: None, via: "PATH".into() });
+            return Ok(Located { path, jar: None, script: None, via: "PATH".into() });
         }
         tried.push(format!("{name} on PATH"));
     }
@@ -182,7 +151,7 @@ fn find(
 fn find_file(configured: &Option<PathBuf>, places: Vec<Candidate>) -> Result<Located, Vec<String>> {
     if let Some(path) = configured {
         return match path.is_file() {
-            true => Ok(Located { path: path.clone(), jar: None, via: "config".into() }),
+            true => Ok(Located { path: path.clone(), jar: None, script: None, via: "config".into() }),
             false => Err(vec![format!("{} (config.toml, not a file)", path.display())]),
         };
     }
@@ -193,20 +162,21 @@ fn find_file(configured: &Option<PathBuf>, places: Vec<Candidate>) -> Result<Loc
     }
     let mut tried = Vec::new();
     for place in places {
-        if place.path.is_file() {
-            return Ok(Located { path: place.path, jar: None, via: place.via });
+        let path = PathBuf::from(&place.program);
+        if path.is_file() {
+            return Ok(Located { path, jar: None, script: None, via: place.via });
         }
-        tried.push(format!("{} ({})", place.path.display(), place.via));
+        tried.push(place.to_string());
     }
     Err(tried)
 }
 
 fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    crate::kernel::platform::perms::is_executable(path)
 }
 
-#[cfg(test)]
+// Unix only: the fixtures are executable files made with Unix modes.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
@@ -260,5 +230,24 @@ mod tests {
         let missing = tc.get(&Program::Hvigorw).unwrap().as_ref().unwrap_err();
         assert!(missing.fix.contains("DEVECO_SDK_HOME"));
         assert_eq!(missing.tried, ["hvigorw on PATH"]);
+    }
+
+    #[test]
+    fn a_script_place_needs_its_runner_and_its_script() {
+        let dir = tempfile::tempdir().unwrap();
+        let node = dir.path().join("tools/node/bin/node");
+        let script = dir.path().join("tools/hvigor/bin/hvigorw.js");
+        exe(&node);
+        let place = || Candidate {
+            program: node.display().to_string(),
+            script: Some(script.display().to_string()),
+            via: "DevEco Studio".into(),
+        };
+        let tried = find(&None, vec![place()], "hvigorw", "").unwrap_err();
+        assert_eq!(tried, [place().to_string()], "no hvigorw.js yet");
+        std::fs::create_dir_all(script.parent().unwrap()).unwrap();
+        std::fs::write(&script, "// hvigorw").unwrap();
+        let found = find(&None, vec![place()], "hvigorw", "").unwrap();
+        assert_eq!((found.path, found.script), (node.clone(), Some(script.clone())));
     }
 }

@@ -1,0 +1,73 @@
+//! Every call rein makes that differs between Linux, other Unix (macOS) and Windows, each
+//! behind one small module, so the rest of the kernel is written once.
+//!
+//! - `strategy`: the file-operation strategies (a fast path on one OS, a portable way
+//!   everywhere), chosen in code; tests on Linux pick the portable ones too
+//! - `dir_unix` / `dir_windows`: directories held open, opening beneath them without
+//!   following links (the race-free file access of `files::dir`)
+//! - `lock`: serialising writers of one directory (flock, or a lock file keyed by the path)
+//! - `keep`: what a replaced file keeps (Unix mode and owner; Windows attributes)
+//! - `perms`: Unix modes; Windows' read-only attribute and program extensions
+//! - `alive`: whether a process still runs (for temp debris of killed writers)
+//! - `tree_unix` / `tree_windows`: a spawned program and everything it starts, stopped as one
+//!   (a process group and signals; a Job Object)
+//! - `tty`: the person's terminal (`/dev/tty`; `CONIN$`/`CONOUT$`)
+//! - `signals`: "stop" from the person (SIGINT/SIGTERM/SIGHUP; Ctrl-C/Ctrl-Break/close)
+//! - `windows_paths`: Windows path syntax as pure functions (parsed, compared and refused on
+//!   every OS, so their tables run in Linux CI)
+//!
+//! Linux is run and tested; macOS and Windows are type-checked in CI (`.ci/cross-check`), see
+//! README "Platforms".
+
+pub mod alive;
+#[cfg(unix)]
+mod dir_unix;
+#[cfg(windows)]
+mod dir_windows;
+pub mod keep;
+pub mod lock;
+pub mod perms;
+pub mod signals;
+pub mod strategy;
+#[cfg(unix)]
+mod tree_unix;
+#[cfg(windows)]
+mod tree_windows;
+pub mod tty;
+// Pure functions, compiled everywhere so their tables run on every OS; only Windows uses them.
+#[cfg_attr(not(windows), allow(dead_code))]
+pub mod windows_paths;
+
+#[cfg(unix)]
+pub use dir_unix::Dir;
+#[cfg(windows)]
+pub use dir_windows::Dir;
+pub use strategy::{LockWith, Replace, Resolve, Strategy};
+#[cfg(unix)]
+pub use tree_unix::{ExitInfo, ProcessTree};
+#[cfg(windows)]
+pub use tree_windows::{ExitInfo, ProcessTree};
+
+/// What a directory entry is, seen without following a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Dir,
+    /// A symbolic link, or on Windows any name-surrogate reparse point (a junction too).
+    Link,
+    /// A FIFO, socket or device.
+    Other,
+}
+
+/// An entry's kind, size and when its metadata last changed (Unix ctime; Windows ChangeTime).
+#[derive(Debug, Clone, Copy)]
+pub struct Stat {
+    pub kind: Kind,
+    pub size: u64,
+    pub changed: std::time::SystemTime,
+}
+
+/// What a refused link means to the caller: the path changed after rein checked it.
+pub(crate) fn link_appeared() -> std::io::Error {
+    std::io::Error::other("a link appeared in the path after rein checked it (the path changed under rein); try again")
+}

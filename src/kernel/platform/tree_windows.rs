@@ -1,0 +1,185 @@
+//! A spawned program and everything it starts, as one: a Job Object that the program joins
+//! before it runs a single instruction (it is created suspended, assigned, then resumed), so no
+//! child it starts can escape; terminating the job stops the whole tree, and closing rein's
+//! handle to it (`JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE`) does too when rein lets go unfinished.
+//!
+//! Windows has no SIGTERM for console programs that rein could send to a tree, so "terminate"
+//! and "kill" both end the job at once: a program past its deadline gets no grace period.
+//! Type-checked in CI, not run (README "Platforms").
+
+use std::os::windows::io::RawHandle;
+use std::process::ExitStatus;
+
+use tokio::process::{Child, Command};
+use windows_sys::Win32::Foundation::{CloseHandle, HANDLE, INVALID_HANDLE_VALUE};
+use windows_sys::Win32::System::Diagnostics::ToolHelp::{
+    CreateToolhelp32Snapshot, Thread32First, Thread32Next, TH32CS_SNAPTHREAD, THREADENTRY32,
+};
+use windows_sys::Win32::System::JobObjects::{
+    AssignProcessToJobObject, CreateJobObjectW, JobObjectExtendedLimitInformation, SetInformationJobObject,
+    TerminateJobObject, JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
+};
+use windows_sys::Win32::System::Threading::{OpenThread, ResumeThread, CREATE_SUSPENDED, THREAD_SUSPEND_RESUME};
+
+/// The exit code a terminated tree reports.
+const KILLED: u32 = 1;
+
+/// The program's Job Object.
+#[derive(Debug)]
+pub struct ProcessTree {
+    job: Option<Job>,
+}
+
+/// An owned job handle, closed (killing what is left in it) when dropped.
+#[derive(Debug)]
+struct Job(HANDLE);
+
+// SAFETY: a job handle is a kernel object reference usable from any thread.
+unsafe impl Send for Job {}
+// SAFETY: the job is only passed to thread-safe kernel calls.
+unsafe impl Sync for Job {}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        // SAFETY: closing the handle this Job owns, once; KILL_ON_JOB_CLOSE ends what is left.
+        unsafe { CloseHandle(self.0) };
+    }
+}
+
+impl ProcessTree {
+    /// Makes `cmd`'s child start suspended, so it can join the job before it runs.
+    pub fn prepare(cmd: &mut Command) {
+        cmd.creation_flags(CREATE_SUSPENDED);
+    }
+
+    /// Puts the `child` just spawned (suspended) in a new job, then lets it run. On failure the
+    /// child is killed: a program that cannot be contained does not run.
+    pub fn adopt(child: &Child) -> std::io::Result<ProcessTree> {
+        let (Some(process), Some(pid)) = (child.raw_handle(), child.id()) else {
+            return Err(std::io::Error::other("the program exited before it could join its job"));
+        };
+        let job = new_job()?;
+        // SAFETY: both handles are open; the process is suspended and ours.
+        if unsafe { AssignProcessToJobObject(job.0, process as HANDLE) } == 0 {
+            let err = std::io::Error::last_os_error();
+            kill_process(process);
+            return Err(err);
+        }
+        let tree = ProcessTree { job: Some(job) };
+        if let Err(err) = resume_threads(pid) {
+            tree.kill();
+            return Err(err);
+        }
+        Ok(tree)
+    }
+
+    /// Stops the whole tree (Windows gives no gentler way for a whole tree).
+    pub fn terminate(&self) {
+        self.kill();
+    }
+
+    /// Stops the whole tree now.
+    pub fn kill(&self) {
+        if let Some(job) = &self.job {
+            // SAFETY: the job handle is open; ending a job that is empty is harmless.
+            unsafe { TerminateJobObject(job.0, KILLED) };
+        }
+    }
+
+    /// The program finished normally: close the job without ending what it left running (a
+    /// server it started, such as hdc's, lives on, as on Unix). If the kill-on-close limit
+    /// cannot be lifted, the handle is kept open instead, so the rest lives while rein does.
+    pub fn disarm(mut self) {
+        if let Some(job) = self.job.take() {
+            if set_limits(&job, 0).is_err() {
+                std::mem::forget(job);
+            }
+        }
+    }
+}
+
+impl Drop for ProcessTree {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn new_job() -> std::io::Result<Job> {
+    // SAFETY: an unnamed job with default security; a null result is checked.
+    let handle = unsafe { CreateJobObjectW(std::ptr::null(), std::ptr::null()) };
+    if handle.is_null() {
+        return Err(std::io::Error::last_os_error());
+    }
+    let job = Job(handle);
+    set_limits(&job, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE)?;
+    Ok(job)
+}
+
+fn set_limits(job: &Job, flags: u32) -> std::io::Result<()> {
+    let mut limits = JOBOBJECT_EXTENDED_LIMIT_INFORMATION::default();
+    limits.BasicLimitInformation.LimitFlags = flags;
+    // SAFETY: `limits` is the structure the class names, of the size passed.
+    let ok = unsafe {
+        SetInformationJobObject(
+            job.0,
+            JobObjectExtendedLimitInformation,
+            (&limits as *const JOBOBJECT_EXTENDED_LIMIT_INFORMATION).cast(),
+            std::mem::size_of::<JOBOBJECT_EXTENDED_LIMIT_INFORMATION>() as u32,
+        )
+    };
+    if ok == 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Resumes every thread of process `pid` (a process created suspended has one).
+fn resume_threads(pid: u32) -> std::io::Result<()> {
+    // SAFETY: a snapshot of all threads; an invalid handle is checked and the handle closed.
+    let snapshot = unsafe { CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0) };
+    if snapshot == INVALID_HANDLE_VALUE {
+        return Err(std::io::Error::last_os_error());
+    }
+    let mut entry = THREADENTRY32 { dwSize: std::mem::size_of::<THREADENTRY32>() as u32, ..Default::default() };
+    let mut resumed = 0;
+    // SAFETY: `entry` has its size set, as Thread32First/Next require.
+    let mut more = unsafe { Thread32First(snapshot, &mut entry) } != 0;
+    while more {
+        if entry.th32OwnerProcessID == pid {
+            // SAFETY: opening a thread of our own child to resume it; the handle is closed.
+            let thread = unsafe { OpenThread(THREAD_SUSPEND_RESUME, 0, entry.th32ThreadID) };
+            if !thread.is_null() {
+                // SAFETY: `thread` is open with THREAD_SUSPEND_RESUME.
+                if unsafe { ResumeThread(thread) } != u32::MAX {
+                    resumed += 1;
+                }
+                // SAFETY: closing the handle opened above.
+                unsafe { CloseHandle(thread) };
+            }
+        }
+        // SAFETY: as above.
+        more = unsafe { Thread32Next(snapshot, &mut entry) } != 0;
+    }
+    // SAFETY: closing the snapshot handle.
+    unsafe { CloseHandle(snapshot) };
+    if resumed == 0 {
+        return Err(std::io::Error::other("could not resume the program after putting it in its job"));
+    }
+    Ok(())
+}
+
+fn kill_process(process: RawHandle) {
+    use windows_sys::Win32::System::Threading::TerminateProcess;
+    // SAFETY: the handle belongs to our child, still open (tokio holds it).
+    unsafe { TerminateProcess(process as HANDLE, KILLED) };
+}
+
+/// How a program ended, beyond its exit code.
+pub struct ExitInfo;
+
+impl ExitInfo {
+    /// Windows programs are not ended by signals.
+    pub fn signal(_status: &ExitStatus) -> Option<i32> {
+        None
+    }
+}

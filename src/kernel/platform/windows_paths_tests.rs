@@ -1,0 +1,172 @@
+//! Windows paths in the scope, as tables: what each text means to Windows, its class, and
+//! what is refused because Windows would read it differently from the check.
+
+use std::collections::BTreeMap;
+
+use super::*;
+
+fn ws() -> WinPath {
+    WinPath { root: Root::Drive('C'), parts: vec!["ws".into()] }
+}
+
+fn home() -> WinPath {
+    WinPath { root: Root::Drive('C'), parts: vec!["Users".into(), "dev".into(), ".rein".into()] }
+}
+
+/// Links as the disk has them: path (display form, exact case) -> stored target.
+fn links() -> BTreeMap<String, String> {
+    [
+        // A junction (stored as an NT path) out of the workspace.
+        (r"C:\ws\j", r"\??\C:\Windows"),
+        // A junction to the workspace's own .git.
+        (r"C:\ws\gitdir", r"\??\C:\ws\.git"),
+        // A relative symlink inside the workspace, and one climbing out.
+        (r"C:\ws\inner", r"src"),
+        (r"C:\ws\up", r"..\other"),
+        // A symlink to a share.
+        (r"C:\ws\share", r"\\?\UNC\srv\pub\x"),
+        // A cycle.
+        (r"C:\ws\a", r"b"),
+        (r"C:\ws\b", r"a"),
+        // A link whose target Windows would trim.
+        (r"C:\ws\sneaky", r".git."),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
+/// Resolves `text` against the fixture: parse, follow links, classify.
+fn class_of(text: &str) -> Result<(String, PathClass), String> {
+    let table = links();
+    let parsed = parse(text, &ws()).map_err(|r| r.why.to_string())?;
+    let lookup = |p: &WinPath| Ok(table.get(&p.display()).cloned());
+    let real = resolve_links(&parsed, &lookup).map_err(|r| r.why.to_string())?;
+    Ok((real.display(), classify(&ws(), &home(), &real)))
+}
+
+#[test]
+fn windows_paths_resolve_to_the_class_windows_would_reach() {
+    use PathClass::*;
+    let cases: &[(&str, &str, PathClass)] = &[
+        // (requested, real path, class)
+        (r"src\main.ets", r"C:\ws\src\main.ets", Workspace),
+        ("src/main.ets", r"C:\ws\src\main.ets", Workspace),
+        (r"src/sub\mixed.ets", r"C:\ws\src\sub\mixed.ets", Workspace),
+        (r"C:\ws\..\Windows", r"C:\Windows", Outside),
+        (r"C:\ws\src\..\..\..\..\x", r"C:\x", Outside),
+        (r"..\ws2\file", r"C:\ws2\file", Outside),
+        (r"C:\ws2\file", r"C:\ws2\file", Outside),
+        (r"\\?\C:\ws\a.txt", r"C:\ws\a.txt", Workspace),
+        (r"c:\WS\src\x.ets", r"C:\WS\src\x.ets", Workspace),
+        (r"\ws\x", r"C:\ws\x", Workspace),
+        (r"C:\WS\.GIT\config", r"C:\WS\.GIT\config", Protected),
+        (r"C:/ws/.git/config", r"C:\ws\.git\config", Protected),
+        (r"vendor\lib\.Git\HEAD", r"C:\ws\vendor\lib\.Git\HEAD", Protected),
+        (r".gıt\config", r"C:\ws\.gıt\config", Protected),
+        (r".REIN\journal\x", r"C:\ws\.REIN\journal\x", Protected),
+        (r"src\.rein\x", r"C:\ws\src\.rein\x", Workspace),
+        ("REIN.TOML", r"C:\ws\REIN.TOML", Policy),
+        (r"Rein.Lock", r"C:\ws\Rein.Lock", Policy),
+        (r"sub\rein.toml", r"C:\ws\sub\rein.toml", Workspace),
+        (r"C:\Users\DEV\.rein\approvals.toml", r"C:\Users\DEV\.rein\approvals.toml", Home),
+        (r"D:\ws\x", r"D:\ws\x", Outside),
+        (r"\\srv\pub\x", r"\\srv\pub\x", Outside),
+        (r"\\?\UNC\srv\pub\x", r"\\srv\pub\x", Outside),
+        // Junctions and symlinks are links: judged by where they lead.
+        (r"j\System32\drivers\etc\hosts", r"C:\Windows\System32\drivers\etc\hosts", Outside),
+        (r"gitdir\config", r"C:\ws\.git\config", Protected),
+        (r"inner\a.ets", r"C:\ws\src\a.ets", Workspace),
+        (r"up\x", r"C:\other\x", Outside),
+        (r"share", r"\\srv\pub\x", Outside),
+    ];
+    for (requested, real, class) in cases {
+        assert_eq!(class_of(requested), Ok((real.to_string(), *class)), "{requested}");
+    }
+}
+
+#[test]
+fn what_windows_would_read_differently_is_refused() {
+    let cases: &[(&str, &str)] = &[
+        // (requested, a word of the reason)
+        (r"GIT~1\config", "8.3"),
+        (r"REIN~1.TOM", "8.3"),
+        (r"PROGRA~1\x", "8.3"),
+        (r".git.\config", "trimmed"),
+        (r".git \config", "trimmed"),
+        (r"rein.toml.", "trimmed"),
+        (r"...", "trimmed"),
+        (r".git::$DATA", "alternate data stream"),
+        (r"rein.toml:evil", "alternate data stream"),
+        (r"\\.\C:\ws\a", "device"),
+        (r"//./C:/ws/a", "device"),
+        (r"\??\C:\ws\a", "device"),
+        (r"\\?\GLOBALROOT\Device\HarddiskVolume1\ws", "volume"),
+        (r"\\?\Volume{01234567-89ab-cdef-0123-456789abcdef}\ws", "volume"),
+        (r"\\?\C:\ws/.git", "literally"),
+        (r"\\?\C:\ws\..\Windows", "verbatim"),
+        (r"C:ws\a", "drive-relative"),
+        (r"C:", "drive-relative"),
+        (r"\\?\C:", "raw volume"),
+        (r"/\.\C:\x", "device"),
+        (r"\/?\C:\x", "device"),
+        (r"\\.", "device"),
+        (r"/??/C:/x", "NT namespace"),
+        (r"nul", "devices"),
+        (r"src\con.txt", "devices"),
+        (r"COM1", "devices"),
+        (r"lpt³.log", "devices"),
+        (r"CONIN$", "devices"),
+        (r"src\a*.ets", "plain file name"),
+        (r"src\a?.ets", "plain file name"),
+        (r"\\?", "device"),
+        (r"\\srv", "server\\share"),
+        (r"sneaky\config", "trimmed"),
+        (r"\\localhost\C$\ws\.git\config", "administrative share"),
+        (r"\\srv\ADMIN$\x", "administrative share"),
+        (r"\\?\UNC\localhost\c$\ws", "administrative share"),
+        (r"\\LOCALHOST\ws\x", "this machine"),
+        (r"\\127.0.0.1\ws\x", "this machine"),
+        (r"//localhost/ws/x", "this machine"),
+        (r"a\x", "cycle"),
+    ];
+    for (requested, why) in cases {
+        match class_of(requested) {
+            Err(reason) => assert!(reason.contains(why), "{requested}: refused for {reason:?}, expected {why:?}"),
+            Ok(resolved) => panic!("{requested} was accepted as {resolved:?}"),
+        }
+    }
+}
+
+#[test]
+fn accepted_names_that_look_close_to_refused_ones() {
+    for name in ["console.log", "nullable.ts", "COM10", "lpt", "a~b", "file~", ".github", "auxiliary", "rein.toml.bak"]
+    {
+        assert!(class_of(name).is_ok(), "{name} should be a plain name");
+    }
+}
+
+#[test]
+fn verbatim_and_display_forms() {
+    let p = parse(r"c:/ws/a\b", &ws()).unwrap();
+    assert_eq!(p.verbatim(), r"\\?\C:\ws\a\b");
+    assert_eq!(p.display(), r"C:\ws\a\b");
+    let unc = parse(r"\\srv\pub\dir", &ws()).unwrap();
+    assert_eq!(unc.verbatim(), r"\\?\UNC\srv\pub\dir");
+    let drive_root = parse(r"D:\", &ws()).unwrap();
+    assert_eq!(drive_root.verbatim(), r"\\?\D:\");
+    let mixed = parse(r"C:\WS\Src\x", &ws()).unwrap().rebased(&ws());
+    assert_eq!(mixed.display(), r"C:\ws\Src\x", "the workspace part takes the workspace's spelling");
+}
+
+#[test]
+fn names_compare_without_case_like_ntfs() {
+    assert!(same_name(".GIT", ".git"));
+    assert!(same_name(".gıt", ".git"), "dotless i folds to I");
+    assert!(!same_name(".git", ".gitx"));
+    let upper_ws = WinPath { root: Root::Drive('C'), parts: vec!["WS".into()] };
+    let inside = parse(r"C:\ws\a", &ws()).unwrap();
+    assert_eq!(inside.strip_prefix(&upper_ws), Some(&["a".to_string()][..]));
+    let sibling = parse(r"C:\wsx\a", &ws()).unwrap();
+    assert_eq!(sibling.strip_prefix(&ws()), None);
+}
