@@ -13,7 +13,7 @@ use crate::error::{Code, Failure};
 use crate::kernel::policy::{Approver, Gate, Headless, RuleFile};
 use crate::kernel::process::secrets::SigningSecrets;
 use crate::kernel::process::toolchain;
-use crate::kernel::{Kernel, PackGrant, ReadLedger, SpawnSettings};
+use crate::kernel::{Kernel, Listener, PackGrant, ReadLedger, SpawnSettings};
 use crate::lua::Limits;
 use crate::packs::lock::Lock;
 
@@ -27,6 +27,7 @@ pub struct HostBuilder {
     /// Where the project's tools/, recipes/ and prelude/ are, when not the workspace.
     code_from: Option<PathBuf>,
     sources: Option<Sources>,
+    listeners: Vec<Listener>,
 }
 
 impl Default for HostBuilder {
@@ -40,6 +41,7 @@ impl Default for HostBuilder {
             project_code: true,
             code_from: None,
             sources: None,
+            listeners: Vec::new(),
         }
     }
 }
@@ -93,6 +95,13 @@ impl HostBuilder {
         self
     }
 
+    /// `listener` hears every event of the host (see [`Host::subscribe`]), from the first
+    /// generation's load on. Called where the fact happens: keep it short.
+    pub fn on_event(mut self, listener: Listener) -> Self {
+        self.listeners.push(listener);
+        self
+    }
+
     /// Builds the host; any problem with its configuration or its packs is an error.
     pub fn build(self) -> Result<Host, Failure> {
         self.build_serving(false).map(|(host, _)| host)
@@ -130,6 +139,10 @@ impl HostBuilder {
         };
         let kernel = Arc::new(kernel);
         let sources = Arc::new(sources);
+        let subscribers = Arc::new(super::events::Subscribers::default());
+        for listener in self.listeners {
+            subscribers.add(listener);
+        }
         let generation = Generation::load(&kernel, &sources, self.limits, 1)?;
         let executor = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -144,6 +157,7 @@ impl HostBuilder {
             policy_pending: policy.pending,
             current: std::sync::RwLock::new(Arc::new(generation)),
             reloading: std::sync::Mutex::new(()),
+            subscribers,
             executor: Some(executor),
         };
         Ok((host, skipped))

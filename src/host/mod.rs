@@ -11,6 +11,7 @@
 //! - `generation`, `reload`, `watch`: what is served, and hot reload guarded by checks
 //! - `sources`, `registry`: where Lua files come from, and which definition of a name wins
 //! - `checks`: the examples tools declare, run in scratch workspaces
+//! - `events`: the host's subscribers to the event stream
 //! - `config`, `doctor`: home and project settings; what toolchain was found
 //! - `types`: editor stubs for tool and recipe authors (`rein types`)
 
@@ -20,6 +21,7 @@ pub mod checks;
 pub mod config;
 mod dependencies;
 pub mod doctor;
+mod events;
 mod generation;
 mod locate;
 pub mod policy_files;
@@ -41,9 +43,8 @@ pub use reload::{KeptFile, ReloadOutcome, Serving};
 pub use watch::Watcher;
 
 use crate::error::{Code, Failure};
-use crate::kernel::{Call, Kernel, ReadLedger};
+use crate::kernel::{Call, Event, Kernel, Listener, ReadLedger};
 use crate::lua::Limits;
-use crate::recipe::progress::Progress;
 use crate::recipe::{Engine, RecipeOptions, Report};
 use registry::{LoadProblem, ToolInfo};
 use sources::Sources;
@@ -63,6 +64,8 @@ pub struct Host {
     current: std::sync::RwLock<Arc<Generation>>,
     /// One reload at a time (the watcher's and an embedder's).
     reloading: std::sync::Mutex<()>,
+    /// Who hears every call this host starts, and its reloads.
+    subscribers: Arc<events::Subscribers>,
     /// Drives [`Host::call`]; taken apart without blocking on drop, so a Host may be dropped
     /// inside an embedder's async runtime.
     executor: Option<tokio::runtime::Runtime>,
@@ -90,13 +93,30 @@ impl Host {
     }
 
     /// A new call in this host's session (its read ledger, when read-before-edit is on), with
-    /// nobody acting yet. Add a progress sink with [`Call::with_progress`] and pass it to
-    /// [`Host::call_with`].
+    /// nobody acting yet, heard by the host's subscribers. Add a listener of its own with
+    /// [`Call::with_listener`] and pass it to [`Host::call_with`].
     pub fn new_call(&self) -> Call {
-        match &self.reads {
+        let call = match &self.reads {
             Some(ledger) => Call::new().with_read_ledger(ledger.clone()),
             None => Call::new(),
+        };
+        // A host nobody listens to builds no events; subscribing later hears later calls.
+        if self.subscribers.is_empty() {
+            call
+        } else {
+            call.with_listener(self.subscribers.listener())
         }
+    }
+
+    /// Every event from now on: each call's tool calls, programs, approvals, written files and
+    /// recipe steps (each naming its call), and reloads. Dropping the receiver ends it.
+    pub fn subscribe(&self) -> std::sync::mpsc::Receiver<Event> {
+        self.subscribers.channel()
+    }
+
+    /// `listener` hears every event from now on, synchronously where it happens: keep it short.
+    pub fn on_event(&self, listener: Listener) {
+        self.subscribers.add(listener);
     }
 
     /// The generation serving now (tools, recipes and the Lua state that runs them).
@@ -182,18 +202,18 @@ impl Host {
     /// on stderr. With `ctrl_c`, Ctrl-C cancels the run cleanly: processes stopped, the step
     /// rolled back, the report still written.
     pub fn run_recipe(&self, name: &str, args: Value, from: Option<String>, ctrl_c: bool) -> Result<Report, Failure> {
-        let progress = crate::recipe::progress::StderrProgress::new();
-        self.run_recipe_showing(name, args, from, ctrl_c, &progress)
+        self.run_recipe_showing(name, args, from, ctrl_c, crate::recipe::progress::stderr_steps())
     }
 
-    /// [`Host::run_recipe`], telling `progress` as each step starts and ends.
+    /// [`Host::run_recipe`], telling `listener` what the run does (its steps, programs,
+    /// approvals) as it happens.
     pub fn run_recipe_showing(
         &self,
         name: &str,
         args: Value,
         from: Option<String>,
         ctrl_c: bool,
-        progress: &dyn Progress,
+        listener: Listener,
     ) -> Result<Report, Failure> {
         self.refuse_inside_async("Host::run_recipe", "run_recipe_async")?;
         self.block_on(async {
@@ -205,18 +225,14 @@ impl Host {
                     }
                 });
             }
-            self.run_recipe_async(name, args, RecipeOptions { from, cancel: Some(rx) }, progress).await
+            let call = self.new_call().with_listener(listener);
+            self.run_recipe_with(call, name, args, RecipeOptions { from, cancel: Some(rx) }).await
         })
     }
 
-    pub async fn run_recipe_async(
-        &self,
-        name: &str,
-        args: Value,
-        opts: RecipeOptions,
-        progress: &dyn Progress,
-    ) -> Result<Report, Failure> {
-        self.run_recipe_with(self.new_call(), name, args, opts, progress).await
+    /// Runs a recipe; the host's subscribers hear it (see [`Host::subscribe`]).
+    pub async fn run_recipe_async(&self, name: &str, args: Value, opts: RecipeOptions) -> Result<Report, Failure> {
+        self.run_recipe_with(self.new_call(), name, args, opts).await
     }
 
     /// Calls a tool with a JSON object of arguments. Blocks; use [`Host::call_async`] from
@@ -246,20 +262,20 @@ impl Host {
         scrubbed(&call, result)
     }
 
-    /// Runs a recipe as part of `call` (from [`Host::new_call`]).
+    /// Runs a recipe as part of `call` (from [`Host::new_call`]); the call's listeners hear
+    /// it.
     pub async fn run_recipe_with(
         &self,
         call: Call,
         name: &str,
         args: Value,
         opts: RecipeOptions,
-        progress: &dyn Progress,
     ) -> Result<Report, Failure> {
         let generation = self.generation();
         let entry = generation.recipe_entry(name)?;
         let _turn = generation.gate.lock().await;
         let call = call.acting_as(entry.actor.clone());
-        let engine = Engine { runtime: &generation.runtime, kernel: &self.kernel, spec: &entry.spec, progress, call };
+        let engine = Engine { runtime: &generation.runtime, kernel: &self.kernel, spec: &entry.spec, call };
         engine.run(args, opts).await
     }
 

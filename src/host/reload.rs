@@ -15,6 +15,7 @@ use super::project_files::{is_code_file, is_top_level_in, read_one};
 use super::registry::LoadProblem;
 use super::sources::{Origin, PackLayer, Sources};
 use super::{Generation, Host};
+use crate::kernel::EventKind;
 use crate::lua::chunk::{compile, Chunk};
 
 /// The pseudo-file standing for the set of packs (a moved rein.lock).
@@ -151,7 +152,23 @@ impl Host {
                     }
                 })
                 .collect();
+        self.tell_reload(&outcome);
         outcome
+    }
+
+    /// The subscribers hear a reload that changed something: which generation serves, what
+    /// went in, what was kept back and why.
+    fn tell_reload(&self, outcome: &ReloadOutcome) {
+        if outcome.files.is_empty() {
+            return;
+        }
+        let kept: Vec<String> = outcome.kept.iter().map(|k| k.file.clone()).collect();
+        let kind = if outcome.applied {
+            EventKind::ReloadAccepted { generation: outcome.generation, loaded: outcome.loaded.clone(), kept }
+        } else {
+            EventKind::ReloadRejected { generation: outcome.generation, kept, problems: outcome.problems.clone() }
+        };
+        self.subscribers.tell_kind(kind);
     }
 
     /// The packs the approved rein.lock pins now (a change a person has not approved yet

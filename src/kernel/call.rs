@@ -1,7 +1,7 @@
 //! The per-call context. Whoever starts a call (the host for a tool call, the recipe engine for
 //! a step) makes a [`Call`] and every kernel operation takes it: who is acting (the tool or
 //! recipe, its pack and the pack's declared permissions), the spawn budget, the capture of
-//! what the call journals (a recipe step's rollback), who hears about the programs it runs,
+//! what the call journals (a recipe step's rollback), who hears its events (see `events`),
 //! and the session's read ledger.
 //!
 //! A nested call (`rein.tool`) is a child: it adds an actor and shares everything else with
@@ -11,13 +11,11 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::events::{CallId, EventKind, Listener, Listeners};
 use super::files::ReadLedger;
 use super::journal::Entry;
 pub use super::policy::packs::PackGrant;
 use super::secrets::Secrets;
-
-/// Who hears about each program a call starts and ends (an MCP request's progress).
-pub type ProgressSink = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// One tool or recipe in the chain of a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,7 +39,8 @@ pub struct Call {
     actors: Vec<Actor>,
     spawns: Option<Arc<AtomicU64>>,
     capture: Option<Arc<Mutex<Vec<Entry>>>>,
-    progress: Option<ProgressSink>,
+    /// Who hears what this call and its children do, and the call's id.
+    listeners: Listeners,
     reads: Option<Arc<ReadLedger>>,
     /// Shared by the whole tree of calls: a secret one tool received stays out of what its
     /// callers show too.
@@ -52,6 +51,7 @@ impl std::fmt::Debug for Call {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let names: Vec<&str> = self.actors.iter().map(|a| a.name.as_str()).collect();
         f.debug_struct("Call")
+            .field("id", &self.listeners.id)
             .field("actors", &names)
             .field("spawns_left", &self.spawns.as_ref().map(|s| s.load(Ordering::Relaxed)))
             .field("capturing", &self.capture.is_some())
@@ -83,9 +83,17 @@ impl Call {
         self
     }
 
-    pub fn with_progress(mut self, sink: ProgressSink) -> Call {
-        self.progress = Some(sink);
+    /// `listener` hears the events of this call and of every call derived from it (nested
+    /// tools, recipe steps). The first listener gives the call its id.
+    pub fn with_listener(mut self, listener: Listener) -> Call {
+        self.listeners.id.get_or_insert_with(CallId::next);
+        self.listeners.list.push(listener);
         self
+    }
+
+    /// Which call this is, once it has a listener (events name it).
+    pub fn id(&self) -> Option<CallId> {
+        self.listeners.id
     }
 
     /// At most `spawns` programs for this call and everything derived from it (None: no limit).
@@ -130,10 +138,9 @@ impl Call {
         packs
     }
 
-    pub(crate) fn announce(&self, text: &str) {
-        if let Some(sink) = &self.progress {
-            sink(text);
-        }
+    /// Tells this call's listeners that `kind` happened, as the innermost actor.
+    pub(crate) fn emit(&self, kind: EventKind) {
+        self.listeners.tell(self.actor().map(|a| a.name.as_str()), kind);
     }
 
     /// Takes one program from the budget; false when it is spent.

@@ -5,7 +5,8 @@ use mlua::{Function, IntoLuaMulti, Lua, MultiValue, Table, Value};
 use serde_json::json;
 
 use crate::error::{Code, Failure};
-use crate::kernel::Call;
+use crate::kernel::events::Ended;
+use crate::kernel::{Call, EventKind};
 use crate::lua::limits::Breach;
 use crate::lua::{convert, failure, scope, state};
 
@@ -27,9 +28,28 @@ pub async fn tool(
         parent.secrets().add(&secret);
     }
     let call = parent.acting_as(tool.actor.clone());
-    let lua_args = convert::json_to_lua(lua, &args).map_err(|e| internal("pass the arguments", e))?;
-    let ctx = tool_ctx(lua, &call).map_err(|e| internal("build the call context", e))?;
-    let values = function(lua, call, &tool.run, (lua_args, ctx)).await?;
+    let (name, depth) = (tool.actor.name.clone(), call.depth());
+    call.emit(EventKind::ToolStarted { tool: name.clone(), depth });
+    let started = std::time::Instant::now();
+    let result = run_tool(lua, &call, &tool, &args).await;
+    let ended = match &result {
+        Ok(_) => Ended::Ok,
+        Err(failure) => Ended::Failed(failure.code.clone()),
+    };
+    let duration_ms = started.elapsed().as_millis() as u64;
+    call.emit(EventKind::ToolEnded { tool: name, depth, ended, duration_ms });
+    result
+}
+
+async fn run_tool(
+    lua: &Lua,
+    call: &Call,
+    tool: &state::CallableTool,
+    args: &serde_json::Value,
+) -> Result<serde_json::Value, Failure> {
+    let lua_args = convert::json_to_lua(lua, args).map_err(|e| internal("pass the arguments", e))?;
+    let ctx = tool_ctx(lua, call).map_err(|e| internal("build the call context", e))?;
+    let values = function(lua, call.clone(), &tool.run, (lua_args, ctx)).await?;
     Ok(values.into_iter().next().unwrap_or(serde_json::Value::Null))
 }
 

@@ -1,13 +1,16 @@
-//! Recipe progress as MCP progress notifications: one when each step starts and one when it
-//! ends, sent in order by a forwarding task (the engine's `Progress` calls are synchronous).
+//! Progress as MCP progress notifications, built on the request's events: a tool call's
+//! programs, or a recipe's steps (one when each starts and one when it ends), sent in order
+//! by a forwarding task (listeners are called synchronously).
 
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use tokio::sync::mpsc;
 
-use crate::recipe::progress::Progress;
-use crate::recipe::report::StepStatus;
+use std::sync::Arc;
+
+use crate::kernel::{Event, EventKind, Listener};
+use crate::recipe::progress::{program_line, step_line};
 
 pub struct PeerProgress {
     /// Notifications sent so far by `note` (progress must only grow).
@@ -62,14 +65,35 @@ impl PeerProgress {
     }
 }
 
-/// Step n of m counts as 2n-1 of 2m when it starts and 2n when it ends.
-impl Progress for PeerProgress {
-    fn step_started(&self, number: usize, total: usize, name: &str) {
-        self.send(2 * number - 1, 2 * total, format!("[{number}/{total}] {name} started"));
+impl PeerProgress {
+    /// A listener for the request's call: a tool call's programs as notes, a recipe's steps
+    /// with their number. Only this request's call carries it, so no other request's events
+    /// reach this client's progress.
+    pub fn listener(self: &Arc<Self>, shows: Shows) -> Listener {
+        let progress = self.clone();
+        Arc::new(move |event: &Event| match (shows, &event.kind) {
+            (Shows::Programs, _) => {
+                if let Some(line) = program_line(event) {
+                    progress.note(&line);
+                }
+            }
+            (Shows::Steps, EventKind::StepStarted { number, total, .. }) => {
+                progress.send(2 * number - 1, 2 * total, step_line(event).unwrap_or_default())
+            }
+            (Shows::Steps, EventKind::StepEnded { number, total, .. }) => {
+                progress.send(2 * number, 2 * total, step_line(event).unwrap_or_default())
+            }
+            (Shows::Steps, _) => {}
+        })
     }
+}
 
-    fn step_finished(&self, number: usize, total: usize, name: &str, status: StepStatus, duration_ms: u64) {
-        let secs = duration_ms as f64 / 1000.0;
-        self.send(2 * number, 2 * total, format!("[{number}/{total}] {name} {status} in {secs:.1} s"));
-    }
+/// What a request's progress notifications count.
+#[derive(Debug, Clone, Copy)]
+pub enum Shows {
+    /// Each program a tool call starts or ends, without a total.
+    Programs,
+    /// Step n of m counts as 2n-1 of 2m when it starts and 2n when it ends (progress must
+    /// only grow, so a recipe's programs are not counted).
+    Steps,
 }

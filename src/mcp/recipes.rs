@@ -1,14 +1,15 @@
-//! A recipe run as one MCP call: progress per step, cancellation that stops the step cleanly,
+//! A recipe run as one MCP call: progress per step (from the run's events), cancellation that stops the step cleanly,
 //! and the report as the result.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde_json::Value;
 
-use super::progress::PeerProgress;
+use super::progress::{PeerProgress, Shows};
 use super::tools;
 use crate::host::Host;
 use crate::recipe::report::Report;
@@ -18,10 +19,11 @@ use crate::recipe::RecipeOptions;
 /// stops the step's programs, rolls the step back and still writes the report.
 pub async fn run(host: &Host, recipe: &str, args: Value, context: &RequestContext<RoleServer>) -> CallToolResult {
     let (cancel, cancelled) = tokio::sync::watch::channel(false);
-    let progress = PeerProgress::start(context);
+    let progress = Arc::new(PeerProgress::start(context));
     let options = RecipeOptions { from: None, cancel: Some(cancelled) };
+    let call = host.new_call().with_listener(progress.listener(Shows::Steps));
     let outcome = {
-        let run = host.run_recipe_async(recipe, args, options, &progress);
+        let run = host.run_recipe_with(call, recipe, args, options);
         tokio::pin!(run);
         tokio::select! {
             outcome = &mut run => outcome,
@@ -32,7 +34,10 @@ pub async fn run(host: &Host, recipe: &str, args: Value, context: &RequestContex
             }
         }
     };
-    progress.finish().await;
+    // The call (and with it the listener's hold on the progress) ended with the run.
+    if let Ok(progress) = Arc::try_unwrap(progress) {
+        progress.finish().await;
+    }
     match outcome {
         Ok(report) => outcome_of(host.workspace(), &report),
         Err(failure) => tools::refusal(&failure, None),

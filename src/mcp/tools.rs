@@ -32,11 +32,7 @@ fn tool(name: String, description: &str, schema: &Value) -> Tool {
 /// Programs the call runs (a build, an install) are reported as progress notifications.
 pub async fn call(host: &Host, name: &str, args: Value, context: &RequestContext<RoleServer>) -> CallToolResult {
     let progress = std::sync::Arc::new(super::progress::PeerProgress::start(context));
-    let sink = {
-        let progress = progress.clone();
-        std::sync::Arc::new(move |message: &str| progress.note(message))
-    };
-    let call = host.new_call().with_progress(sink);
+    let call = host.new_call().with_listener(progress.listener(super::progress::Shows::Programs));
     let outcome = tokio::select! {
         outcome = host.call_with(call, name, args) => outcome,
         _ = context.ct.cancelled() => Err(Failure::new(

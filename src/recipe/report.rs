@@ -12,30 +12,8 @@ use crate::kernel::journal::{Action, Outcome};
 use crate::kernel::secrets::Secrets;
 use crate::kernel::{FileChange, Kernel, KernelError};
 
-/// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RunStatus {
-    /// Only while it runs; a saved report never says so.
-    Running,
-    Succeeded,
-    Failed,
-    Cancelled,
-}
-
-/// How a step ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum StepStatus {
-    /// It ran and its verify passed.
-    Verified,
-    Failed,
-    /// A step before it failed.
-    Skipped,
-    /// Taken from an earlier run (`--from`).
-    Reused,
-    Cancelled,
-}
+/// How a run and a step ended: the same words the event stream uses.
+pub use crate::kernel::events::{RunStatus, StepStatus};
 
 /// How one attempt of a step ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,29 +21,6 @@ pub enum StepStatus {
 pub enum AttemptStatus {
     Verified,
     Failed,
-}
-
-impl std::fmt::Display for RunStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            RunStatus::Running => "running",
-            RunStatus::Succeeded => "succeeded",
-            RunStatus::Failed => "failed",
-            RunStatus::Cancelled => "cancelled",
-        })
-    }
-}
-
-impl std::fmt::Display for StepStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            StepStatus::Verified => "verified",
-            StepStatus::Failed => "failed",
-            StepStatus::Skipped => "skipped",
-            StepStatus::Reused => "reused",
-            StepStatus::Cancelled => "cancelled",
-        })
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -1,0 +1,256 @@
+//! What happens, as typed events: tool calls, programs, approvals, written files, recipe runs
+//! and reloads. The facts the journal records and the progress people see come from here, so
+//! the CLI's progress display, the MCP server's notifications and an embedder's listener all
+//! read one stream.
+//!
+//! Events travel with the [`Call`](super::Call) they belong to: whoever starts a call gives
+//! it the listeners that must hear about it (an MCP request's progress, the host's
+//! subscribers), and every event names the call, so one request's listener never hears
+//! another's programs.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::policy::{Asked, DecidedBy};
+use crate::error::Code;
+
+/// Who hears a call's events. Called synchronously where the fact happens: keep it short
+/// (send to a channel, update a display), never block on the call itself.
+pub type Listener = Arc<dyn Fn(&Event) + Send + Sync>;
+
+/// Which top-level call an event belongs to (a tool call or a recipe run, with every nested
+/// tool call and step it makes). Unique within the process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct CallId(pub u64);
+
+impl CallId {
+    /// A fresh id, never handed out before in this process.
+    pub fn next() -> CallId {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        CallId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl std::fmt::Display for CallId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "call-{}", self.0)
+    }
+}
+
+/// One thing that happened.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Event {
+    /// The call it happened in; None for what belongs to no call (a reload).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call: Option<CallId>,
+    /// The innermost tool or recipe acting when it happened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+/// How an operation ended: `ok`, or the error code it failed with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ended {
+    Ok,
+    Failed(Code),
+}
+
+/// What happened, by kind. Secret values are already scrubbed from every text here.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum EventKind {
+    /// A tool started, called by the host or by another tool (`rein.tool`).
+    ToolStarted {
+        tool: String,
+        depth: usize,
+    },
+    ToolEnded {
+        tool: String,
+        depth: usize,
+        ended: Ended,
+        duration_ms: u64,
+    },
+    /// A program was allowed and is starting: `argv` as the journal shows it (secrets
+    /// redacted), `command` the same as one line.
+    ProgramSpawned {
+        program: String,
+        argv: Vec<String>,
+        command: String,
+    },
+    /// The program ended: its exit code, or the signal that ended it; `stopped` says why rein
+    /// stopped it early (its line callback failed, say).
+    ProgramExited {
+        program: String,
+        code: Option<i32>,
+        signal: Option<i32>,
+        timed_out: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stopped: Option<String>,
+        duration_ms: u64,
+    },
+    /// The policy asks about `what` (a command line, or "write /abs/path"); who may answer.
+    ApprovalAsked {
+        what: String,
+        why: String,
+        who: Asked,
+    },
+    /// Who decided something the built-in policy alone did not: a person's rule, a grant for
+    /// this session, the approver (a person, `--yes`, headless), a pack's permissions or the
+    /// project's deny rules.
+    ApprovalAnswered {
+        what: String,
+        allowed: bool,
+        by: DecidedBy,
+    },
+    /// A file was written or edited (`bytes`: its new size).
+    FileWritten {
+        path: String,
+        bytes: u64,
+    },
+    RecipeStarted {
+        recipe: String,
+        run_id: String,
+        steps: usize,
+    },
+    StepStarted {
+        recipe: String,
+        step: String,
+        number: usize,
+        total: usize,
+    },
+    StepEnded {
+        recipe: String,
+        step: String,
+        number: usize,
+        total: usize,
+        status: StepStatus,
+        duration_ms: u64,
+    },
+    RecipeEnded {
+        recipe: String,
+        run_id: String,
+        status: RunStatus,
+        duration_ms: u64,
+    },
+    /// A reload went in: generation `generation` serves now; `kept` were held back.
+    ReloadAccepted {
+        generation: u64,
+        loaded: Vec<String>,
+        kept: Vec<String>,
+    },
+    /// A reload changed nothing that serves: every changed file was kept back, with why.
+    ReloadRejected {
+        generation: u64,
+        kept: Vec<String>,
+        problems: Vec<String>,
+    },
+}
+
+/// How a recipe run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Only while it runs; a saved report never says so.
+    Running,
+    Succeeded,
+    Failed,
+    Cancelled,
+}
+
+/// How a recipe step ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepStatus {
+    /// It ran and its verify passed.
+    Verified,
+    Failed,
+    /// A step before it failed.
+    Skipped,
+    /// Taken from an earlier run (`--from`).
+    Reused,
+    Cancelled,
+}
+
+impl std::fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RunStatus::Running => "running",
+            RunStatus::Succeeded => "succeeded",
+            RunStatus::Failed => "failed",
+            RunStatus::Cancelled => "cancelled",
+        })
+    }
+}
+
+impl std::fmt::Display for StepStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StepStatus::Verified => "verified",
+            StepStatus::Failed => "failed",
+            StepStatus::Skipped => "skipped",
+            StepStatus::Reused => "reused",
+            StepStatus::Cancelled => "cancelled",
+        })
+    }
+}
+
+/// The listeners of one call tree and the call's id.
+#[derive(Clone, Default)]
+pub(crate) struct Listeners {
+    pub id: Option<CallId>,
+    pub list: Vec<Listener>,
+}
+
+impl Listeners {
+    pub fn tell(&self, actor: Option<&str>, kind: EventKind) {
+        if self.list.is_empty() {
+            return;
+        }
+        let event = Event { call: self.id, actor: actor.map(str::to_string), kind };
+        for listener in &self.list {
+            listener(&event);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_serializes_flat_with_its_kind_and_call() {
+        let event = Event {
+            call: Some(CallId(7)),
+            actor: Some("build".into()),
+            kind: EventKind::ProgramExited {
+                program: "hvigorw".into(),
+                code: Some(0),
+                signal: None,
+                timed_out: false,
+                stopped: None,
+                duration_ms: 5,
+            },
+        };
+        let json = serde_json::to_value(&event).unwrap();
+        assert_eq!(json["event"], "program_exited");
+        assert_eq!(json["call"], 7);
+        assert_eq!(json["actor"], "build");
+        assert_eq!(json["code"], 0);
+        assert!(json.get("stopped").is_none());
+        let failed = serde_json::to_value(Ended::Failed(Code::Timeout)).unwrap();
+        assert_eq!(failed, serde_json::json!({"failed": "TIMEOUT"}));
+    }
+
+    #[test]
+    fn call_ids_are_never_reused() {
+        let a = CallId::next();
+        let b = CallId::next();
+        assert!(b > a);
+    }
+}
