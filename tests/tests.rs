@@ -9,6 +9,7 @@ mod concurrent_edits;
 mod confinement;
 mod edit_refusals;
 mod edit_round_trips;
+mod embedding;
 mod harmony_launch;
 mod harmony_matrix;
 mod harmony_parsers;

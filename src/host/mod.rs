@@ -167,6 +167,12 @@ impl Host {
         self.generation().sources.clone()
     }
 
+    /// Writes the `rein types` stubs into `dir` (with this host's native modules) and points
+    /// the workspace's `.luarc.json` at them.
+    pub fn write_types(&self, dir: &Path) -> Result<types::Written, Failure> {
+        Ok(types::write_with(self.workspace(), dir, self.sources().natives())?)
+    }
+
     /// Which generation of tools is serving (1 at start, +1 for each successful reload).
     pub fn generation_number(&self) -> u64 {
         self.generation().number
