@@ -297,3 +297,36 @@ fn a_call_listener_hears_only_its_own_call_and_who_refused() {
     assert_eq!(all.len(), a_heard.len() + b_heard.len());
     assert!(all.iter().all(|e| e.call == a_heard[0].call || e.call == b_heard[0].call));
 }
+
+#[test]
+fn reloads_are_events_naming_the_generation_and_the_files_kept_back() {
+    let ws = Workspace::new();
+    let tool =
+        |text: &str| format!("return {{ name = 'a', description = 'a', run = function() return '{text}' end }}\n");
+    ws.file("tools/a.lua", tool("one"));
+    let host = rein::Host::builder().workspace(&ws.ws).home(&ws.home).build().unwrap();
+    let events = host.subscribe();
+    ws.file("tools/a.lua", tool("two"));
+    host.reload(&["tools/a.lua".to_string()]);
+    ws.file("tools/a.lua", "return { name = 'a',, }\n");
+    host.reload(&["tools/a.lua".to_string()]);
+    let heard: Vec<Event> = events.try_iter().collect();
+    assert_eq!(heard.len(), 2, "{heard:?}");
+    assert!(heard.iter().all(|e| e.call.is_none()), "a reload belongs to no call");
+    match &heard[0].kind {
+        EventKind::ReloadAccepted { generation, loaded, kept, .. } => {
+            assert_eq!((*generation, loaded.as_slice(), kept.len()), (2, ["tools/a.lua".to_string()].as_slice(), 0));
+        }
+        other => panic!("expected an accepted reload, got {other:?}"),
+    }
+    match &heard[1].kind {
+        EventKind::ReloadRejected { generation, kept, problems } => {
+            assert_eq!(*generation, 2, "generation 2 keeps serving");
+            assert_eq!(kept[0].file, "tools/a.lua");
+            assert_eq!(kept[0].serving, rein::host::Serving::PreviousVersion);
+            assert!(problems[0].contains("tools/a.lua:1"), "{problems:?}");
+        }
+        other => panic!("expected a rejected reload, got {other:?}"),
+    }
+    assert_eq!(host.call("a", json!({})).unwrap(), json!("two"));
+}

@@ -38,6 +38,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 pub use builder::{configured_kernel, default_home, HostBuilder};
+pub use events::Subscription;
 pub use generation::Generation;
 pub use reload::{KeptFile, ReloadOutcome, Serving};
 pub use watch::Watcher;
@@ -114,9 +115,10 @@ impl Host {
         self.subscribers.channel()
     }
 
-    /// `listener` hears every event from now on, synchronously where it happens: keep it short.
-    pub fn on_event(&self, listener: Listener) {
-        self.subscribers.add(listener);
+    /// `listener` hears every event from now on, synchronously where it happens (keep it
+    /// short), until the returned Subscription is dropped.
+    pub fn listen(&self, listener: Listener) -> Subscription {
+        self.subscribers.listen(listener)
     }
 
     /// The generation serving now (tools, recipes and the Lua state that runs them).

@@ -40,23 +40,8 @@ pub struct ReloadOutcome {
     pub problems: Vec<String>,
 }
 
-/// A changed file whose new text was not taken.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct KeptFile {
-    pub file: String,
-    pub serving: Serving,
-    /// Why: `file:line: message`, or the check that failed.
-    pub problem: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Serving {
-    /// Its last good version goes on serving.
-    PreviousVersion,
-    /// It never loaded, so nothing of it is served.
-    Nothing,
-}
+/// A changed file kept back, and what serves instead: the words of the reload events.
+pub use crate::kernel::events::{KeptFile, Serving};
 
 /// What the next generation would be made of: the changes still in play.
 struct Plan {
@@ -162,9 +147,17 @@ impl Host {
         if outcome.files.is_empty() {
             return;
         }
-        let kept: Vec<String> = outcome.kept.iter().map(|k| k.file.clone()).collect();
+        let kept = outcome.kept.clone();
         let kind = if outcome.applied {
-            EventKind::ReloadAccepted { generation: outcome.generation, loaded: outcome.loaded.clone(), kept }
+            EventKind::ReloadAccepted {
+                generation: outcome.generation,
+                loaded: outcome.loaded.clone(),
+                added: outcome.added.clone(),
+                removed: outcome.removed.clone(),
+                updated: outcome.updated.clone(),
+                kept,
+                problems: outcome.problems.clone(),
+            }
         } else {
             EventKind::ReloadRejected { generation: outcome.generation, kept, problems: outcome.problems.clone() }
         };

@@ -138,18 +138,43 @@ pub enum EventKind {
         status: RunStatus,
         duration_ms: u64,
     },
-    /// A reload went in: generation `generation` serves now; `kept` were held back.
+    /// A reload went in: generation `generation` serves now, with the files `loaded` (of
+    /// which `added`, `removed`, `updated` name the tools and recipes); `kept` were held back
+    /// (their old version serves), `problems` says why, as `file:line: message`.
     ReloadAccepted {
         generation: u64,
         loaded: Vec<String>,
-        kept: Vec<String>,
+        added: Vec<String>,
+        removed: Vec<String>,
+        updated: Vec<String>,
+        kept: Vec<KeptFile>,
+        problems: Vec<String>,
     },
     /// A reload changed nothing that serves: every changed file was kept back, with why.
     ReloadRejected {
         generation: u64,
-        kept: Vec<String>,
+        kept: Vec<KeptFile>,
         problems: Vec<String>,
     },
+}
+
+/// A changed file whose new text a reload did not take.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KeptFile {
+    pub file: String,
+    pub serving: Serving,
+    /// Why: `file:line: message`, or the check that failed.
+    pub problem: String,
+}
+
+/// What serves instead of a file kept back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Serving {
+    /// Its last good version goes on serving.
+    PreviousVersion,
+    /// It never loaded, so nothing of it is served.
+    Nothing,
 }
 
 /// How a recipe run ended.
