@@ -330,3 +330,27 @@ fn reloads_are_events_naming_the_generation_and_the_files_kept_back() {
     }
     assert_eq!(host.call("a", json!({})).unwrap(), json!("two"));
 }
+
+#[test]
+fn a_call_dropped_mid_way_still_ends_its_tool_as_cancelled() {
+    let ws = Workspace::new();
+    ws.file(
+        "tools/wait.lua",
+        "return { name = 'wait', description = 'waits', run = function() rein.sleep(60000) end }\n",
+    );
+    let host = rein::Host::builder().workspace(&ws.ws).home(&ws.home).build().unwrap();
+    let events = host.subscribe();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let dropped = runtime.block_on(async {
+        tokio::time::timeout(std::time::Duration::from_millis(100), host.call_async("wait", json!({}))).await
+    });
+    assert!(dropped.is_err(), "the call was still waiting when it was dropped");
+    let kinds: Vec<EventKind> = events.try_iter().map(|e| e.kind).collect();
+    assert!(
+        matches!(
+            &kinds[..],
+            [EventKind::ToolStarted { .. }, EventKind::ToolEnded { ended: Ended::Failed(Code::Cancelled), .. }]
+        ),
+        "{kinds:?}"
+    );
+}

@@ -28,17 +28,38 @@ pub async fn tool(
         parent.secrets().add(&secret);
     }
     let call = parent.acting_as(tool.actor.clone());
-    let (name, depth) = (tool.actor.name.clone(), call.depth());
-    call.emit(EventKind::ToolStarted { tool: name.clone(), depth });
-    let started = std::time::Instant::now();
+    let mut ending = Ending::start(&call);
     let result = run_tool(lua, &call, &tool, &args).await;
-    let ended = match &result {
+    ending.ended = Some(match &result {
         Ok(_) => Ended::Ok,
         Err(failure) => Ended::Failed(failure.code.clone()),
-    };
-    let duration_ms = started.elapsed().as_millis() as u64;
-    call.emit(EventKind::ToolEnded { tool: name, depth, ended, duration_ms });
+    });
     result
+}
+
+/// Tells the call's listeners a tool started, and that it ended however it ends: with its
+/// result, or cancelled when the call is dropped mid-way (an MCP cancel, a timed-out step).
+struct Ending<'a> {
+    call: &'a Call,
+    started: std::time::Instant,
+    ended: Option<Ended>,
+}
+
+impl Ending<'_> {
+    fn start(call: &Call) -> Ending<'_> {
+        let tool = call.actor().map(|a| a.name.clone()).unwrap_or_default();
+        call.emit(EventKind::ToolStarted { tool, depth: call.depth() });
+        Ending { call, started: std::time::Instant::now(), ended: None }
+    }
+}
+
+impl Drop for Ending<'_> {
+    fn drop(&mut self) {
+        let tool = self.call.actor().map(|a| a.name.clone()).unwrap_or_default();
+        let ended = self.ended.take().unwrap_or(Ended::Failed(Code::Cancelled));
+        let duration_ms = self.started.elapsed().as_millis() as u64;
+        self.call.emit(EventKind::ToolEnded { tool, depth: self.call.depth(), ended, duration_ms });
+    }
 }
 
 async fn run_tool(
