@@ -19,4 +19,6 @@ pub mod packs;
 pub mod recipe;
 
 pub use error::{Code, Failure};
-pub use host::{Host, HostBuilder};
+pub use host::{Host, HostBuilder, Subscription};
+pub use kernel::{CallId, Event, EventKind, Listener};
+pub use lua::{NativeCall, NativeFunction, NativeModule};
