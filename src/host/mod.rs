@@ -254,7 +254,7 @@ impl Host {
         self.call_with(self.new_call(), name, args).await
     }
 
-    /// Calls a tool as part of `call` (from [`Host::new_call`], with a progress sink, say).
+    /// Calls a tool as part of `call` (from [`Host::new_call`], with a listener of its own, say).
     pub async fn call_with(&self, call: Call, name: &str, args: Value) -> Result<Value, Failure> {
         let generation = self.generation();
         let name = generation.registry.tool_named(name).map_or(name, |t| t.name.as_str());
