@@ -138,9 +138,12 @@ impl Call {
         packs
     }
 
-    /// Tells this call's listeners that `kind` happened, as the innermost actor.
-    pub(crate) fn emit(&self, kind: EventKind) {
-        self.listeners.tell(self.actor().map(|a| a.name.as_str()), kind);
+    /// Tells this call's listeners that what `kind` makes happened, as the innermost actor.
+    /// `kind` is made only when someone listens (most calls have nobody listening).
+    pub(crate) fn emit(&self, kind: impl FnOnce() -> EventKind) {
+        if !self.listeners.list.is_empty() {
+            self.listeners.tell(self.actor().map(|a| a.name.as_str()), kind());
+        }
     }
 
     /// Takes one program from the budget; false when it is spent.

@@ -234,9 +234,6 @@ pub(crate) struct Listeners {
 
 impl Listeners {
     pub fn tell(&self, actor: Option<&str>, kind: EventKind) {
-        if self.list.is_empty() {
-            return;
-        }
         let event = Event { call: self.id, actor: actor.map(str::to_string), kind };
         for listener in &self.list {
             listener(&event);

@@ -47,19 +47,26 @@ struct Ending<'a> {
 
 impl Ending<'_> {
     fn start(call: &Call) -> Ending<'_> {
-        let tool = call.actor().map(|a| a.name.clone()).unwrap_or_default();
-        call.emit(EventKind::ToolStarted { tool, depth: call.depth() });
+        call.emit(|| EventKind::ToolStarted { tool: actor_name(call), depth: call.depth() });
         Ending { call, started: std::time::Instant::now(), ended: None }
     }
 }
 
 impl Drop for Ending<'_> {
     fn drop(&mut self) {
-        let tool = self.call.actor().map(|a| a.name.clone()).unwrap_or_default();
         let ended = self.ended.take().unwrap_or(Ended::Failed(Code::Cancelled));
         let duration_ms = self.started.elapsed().as_millis() as u64;
-        self.call.emit(EventKind::ToolEnded { tool, depth: self.call.depth(), ended, duration_ms });
+        self.call.emit(|| EventKind::ToolEnded {
+            tool: actor_name(self.call),
+            depth: self.call.depth(),
+            ended,
+            duration_ms,
+        });
     }
+}
+
+fn actor_name(call: &Call) -> String {
+    call.actor().map(|a| a.name.clone()).unwrap_or_default()
 }
 
 async fn run_tool(

@@ -87,14 +87,14 @@ impl Engine<'_> {
         };
         let total = self.spec.steps.len();
         let recipe = self.spec.name.clone();
-        self.call.emit(EventKind::RecipeStarted { recipe: recipe.clone(), run_id: run_id.clone(), steps: total });
+        self.call.emit(|| EventKind::RecipeStarted { recipe: recipe.clone(), run_id: run_id.clone(), steps: total });
         for (index, step) in self.spec.steps.iter().enumerate().skip(first) {
             let (number, name) = (index + 1, step.name.clone());
-            self.call.emit(EventKind::StepStarted { recipe: recipe.clone(), step: name.clone(), number, total });
+            self.call.emit(|| EventKind::StepStarted { recipe: recipe.clone(), step: name.clone(), number, total });
             let outputs = outputs_of(&report);
             let step_report = self.run_step(&run, step, &outputs, &mut opts.cancel).await;
             let (status, duration_ms) = (step_report.status, step_report.duration_ms);
-            self.call.emit(EventKind::StepEnded {
+            self.call.emit(|| EventKind::StepEnded {
                 recipe: recipe.clone(),
                 step: name,
                 number,
@@ -123,7 +123,7 @@ impl Engine<'_> {
         }
         report.duration_ms = started.elapsed().as_millis() as u64;
         let (status, duration_ms) = (report.status, report.duration_ms);
-        self.call.emit(EventKind::RecipeEnded { recipe, run_id: run_id.clone(), status, duration_ms });
+        self.call.emit(|| EventKind::RecipeEnded { recipe, run_id: run_id.clone(), status, duration_ms });
         let report = report.scrubbed(self.call.secrets());
         report
             .save(self.kernel)

@@ -120,7 +120,10 @@ impl Kernel {
             entry.sha256_before = Some(sha256_before.clone());
             entry.sha256_after = Some(sha256_after.clone());
             entry.preimage = preimage;
-            call.emit(EventKind::FileWritten { path: display.clone(), bytes: applied.result.len() as u64 });
+            call.emit(|| EventKind::FileWritten {
+                path: call.secrets().scrub(&display),
+                bytes: applied.result.len() as u64,
+            });
         }
         let diff = change.diff(&display, &before);
         let replacements = applied.reports.iter().map(|r| r.replacements).sum();

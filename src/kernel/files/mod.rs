@@ -111,7 +111,7 @@ impl Kernel {
             ledger::note(call, &resolved.real, &sha256);
             entry.sha256_before = before;
             entry.sha256_after = Some(sha256.clone());
-            call.emit(EventKind::FileWritten { path: display.clone(), bytes: content.len() as u64 });
+            call.emit(|| EventKind::FileWritten { path: call.secrets().scrub(&display), bytes: content.len() as u64 });
             Ok(WriteOutput { path: display, bytes: content.len(), sha256, created })
         })
     }

@@ -78,7 +78,11 @@ impl Gate {
     pub fn bounds(&self, call: &Call, subject: &Subject, shown: &str) -> Result<(), Refusal> {
         let refused = self.bounding(call, subject, shown);
         if let Err(refusal) = &refused {
-            call.emit(EventKind::ApprovalAnswered { what: shown.to_string(), allowed: false, by: refusal.by.clone() });
+            call.emit(|| EventKind::ApprovalAnswered {
+                what: call.secrets().scrub(shown),
+                allowed: false,
+                by: refusal.by.clone(),
+            });
         }
         refused
     }
@@ -117,16 +121,20 @@ impl Gate {
                 Decision::AskPersonAtTerminal => Asked::PersonAtTerminal,
                 _ => request.who,
             };
-            call.emit(EventKind::ApprovalAsked { what: request.what.clone(), why: request.why.clone(), who });
+            call.emit(|| EventKind::ApprovalAsked {
+                what: call.secrets().scrub(&request.what),
+                why: request.why.clone(),
+                who,
+            });
         }
-        let what = request.what.clone();
+        let what = call.secrets().scrub(&request.what);
         let settled = self.settled(decision, subject, request);
         if asks {
             let (allowed, by) = match &settled {
                 Ok(by) => (true, by.clone()),
                 Err(refusal) => (false, refusal.by.clone()),
             };
-            call.emit(EventKind::ApprovalAnswered { what, allowed, by });
+            call.emit(|| EventKind::ApprovalAnswered { what, allowed, by });
         }
         settled
     }

@@ -198,7 +198,7 @@ impl Kernel {
             timeout,
             output_limit: OUTPUT_LIMIT,
         };
-        call.emit(EventKind::ProgramSpawned {
+        call.emit(|| EventKind::ProgramSpawned {
             program: program.name().to_string(),
             argv: redacted.args.clone(),
             command: command.clone(),
@@ -216,12 +216,12 @@ impl Kernel {
         };
         let mut output = match ran {
             Ok(output) => {
-                call.emit(exited(output.code, output.signal, output.timed_out, None, output.duration_ms));
+                call.emit(|| exited(output.code, output.signal, output.timed_out, None, output.duration_ms));
                 output
             }
             Err(e) => {
                 let elapsed = started.elapsed().as_millis() as u64;
-                call.emit(exited(None, None, false, Some(e.to_string()), elapsed));
+                call.emit(|| exited(None, None, false, Some(redacted.scrub(&e.to_string())), elapsed));
                 return Err(match e {
                     spawn::SpawnError::Stopped(reason) => {
                         KernelError::Stopped { command: command.clone(), reason: reason.0 }

@@ -13,8 +13,8 @@ use crate::kernel::{
     TextFile, WriteOutput,
 };
 
-/// The call a native function serves, and the kernel acting for it.
-#[derive(Clone)]
+/// The call a native function serves, and the kernel acting for it. Not Clone: a function
+/// acts for the call it was given, while it runs.
 pub struct NativeCall {
     kernel: Arc<Kernel>,
     call: Call,
