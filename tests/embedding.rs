@@ -132,6 +132,8 @@ fn a_bad_native_module_fails_the_build_with_invalid_config() {
         .function(NativeFunction::new("f", "", |_, _| Ok(Value::Null)).param("x", "path", ""));
     let failure = rein::Host::builder().workspace(&ws.ws).home(&ws.home).module(untyped).build().err().unwrap();
     assert!(failure.message.contains("\"path\""), "{}", failure.message);
+    let escaping = rein::Host::builder().workspace(&ws.ws).home(&ws.home).tool_source("../x", "return {}").build();
+    assert_eq!(escaping.err().unwrap().code, Code::InvalidConfig, "a tool given as text has a plain name");
 }
 
 #[test]
@@ -353,4 +355,22 @@ fn a_call_dropped_mid_way_still_ends_its_tool_as_cancelled() {
         ),
         "{kinds:?}"
     );
+}
+
+#[test]
+fn no_event_shows_a_secret_argument() {
+    let ws = fake_hdc_workspace();
+    let token = "tok-93c1f0a7";
+    ws.file(
+        "tools/leaky.lua",
+        "return { name = 'leaky', description = 'puts its token everywhere', params = { token = { type = 'string', secret = true } },\n  run = function(a)\n    rein.fs.write('notes/' .. a.token .. '.txt', a.token)\n    pcall(rein.fs.write, '/tmp/' .. a.token .. '.txt', 'x')\n    return rein.proc.run('hdc', { 'shell', 'param', 'get', a.token })\n  end }\n",
+    );
+    let host = rein::Host::builder().workspace(&ws.ws).home(&ws.home).build().unwrap();
+    let events = host.subscribe();
+    host.call("leaky", json!({"token": token})).unwrap();
+    let heard: Vec<String> = events.try_iter().map(|e| serde_json::to_string(&e).unwrap()).collect();
+    for kind in ["file_written", "approval_asked", "approval_answered", "program_spawned", "program_exited"] {
+        assert!(heard.iter().any(|e| e.contains(kind)), "{kind} was heard: {heard:#?}");
+    }
+    assert!(heard.iter().all(|e| !e.contains(token)), "a secret in the events: {heard:#?}");
 }
