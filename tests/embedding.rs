@@ -120,6 +120,17 @@ fn check_flags_a_wrong_call_of_a_native_module_with_its_line() {
     assert_eq!(problem.line, Some(1), "{problem}");
     assert!(problem.message.contains("rein.ide.save: argument 2 (text) must be string, got nothing"), "{problem}");
     assert!(host.tool("note").is_some(), "the other tools still serve");
+
+    // A tool given as text is checked the same way, and named as the embedder's.
+    let host = rein::Host::builder()
+        .workspace(&ws.ws)
+        .home(&ws.home)
+        .tool_source("broken", "return {\n  name = ,\n}\n")
+        .build()
+        .unwrap();
+    let problems = host.problems();
+    let given = problems.iter().find(|p| p.file == "<embedder>/tools/broken.lua").expect("a problem in the given text");
+    assert_eq!(given.line, Some(2), "{given}");
 }
 
 #[test]

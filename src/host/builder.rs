@@ -104,8 +104,8 @@ impl HostBuilder {
         self
     }
 
-    /// `listener` hears every event of the host (see [`Host::subscribe`]), from the first
-    /// generation's load on. Called where the fact happens: keep it short.
+    /// `listener` hears every event of the host (see [`Host::subscribe`]) from the start,
+    /// synchronously where the fact happens: keep it short.
     pub fn on_event(mut self, listener: Listener) -> Self {
         self.listeners.push(listener);
         self

@@ -23,13 +23,9 @@ pub async fn tool(
         return Err(failure::breach_failure(Breach::ToolDepth(max)));
     }
     let tool = state::tool(lua, name).ok_or_else(|| tool_not_found(lua, name))?;
-    let args = tool.params.validate(args)?;
-    for secret in tool.params.secret_values(&args) {
-        parent.secrets().add(&secret);
-    }
     let call = parent.acting_as(tool.actor.clone());
     let mut ending = Ending::start(&call);
-    let result = run_tool(lua, &call, &tool, &args).await;
+    let result = run_tool(lua, &call, &tool, args).await;
     ending.ended = Some(match &result {
         Ok(_) => Ended::Ok,
         Err(failure) => Ended::Failed(failure.code.clone()),
@@ -75,7 +71,11 @@ async fn run_tool(
     tool: &state::CallableTool,
     args: &serde_json::Value,
 ) -> Result<serde_json::Value, Failure> {
-    let lua_args = convert::json_to_lua(lua, args).map_err(|e| internal("pass the arguments", e))?;
+    let args = tool.params.validate(args)?;
+    for secret in tool.params.secret_values(&args) {
+        call.secrets().add(&secret);
+    }
+    let lua_args = convert::json_to_lua(lua, &args).map_err(|e| internal("pass the arguments", e))?;
     let ctx = tool_ctx(lua, call).map_err(|e| internal("build the call context", e))?;
     let values = function(lua, call.clone(), &tool.run, (lua_args, ctx)).await?;
     Ok(values.into_iter().next().unwrap_or(serde_json::Value::Null))
