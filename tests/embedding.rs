@@ -385,3 +385,54 @@ fn no_event_shows_a_secret_argument() {
     }
     assert!(heard.iter().all(|e| !e.contains(token)), "a secret in the events: {heard:#?}");
 }
+
+/// `rein.ide.devices()`: runs `hdc list targets` through the kernel (an async native).
+fn devices_module() -> NativeModule {
+    let devices = NativeFunction::new_async("devices", "The devices hdc sees.", |call, _| async move {
+        let out = call.run("hdc", vec!["list".into(), "targets".into()], Default::default()).await?;
+        Ok(json!({"stdout": out.stdout, "code": out.code}))
+    })
+    .returns("{stdout: string, code: integer}", "");
+    NativeModule::new("ide", "").function(devices)
+}
+
+const DEVICES_TOOL: &str =
+    "return { name = 'devices', description = 'asks the IDE for devices', run = function() return rein.ide.devices() end }\n";
+
+#[test]
+fn a_native_function_called_by_a_pack_tool_is_bounded_by_the_pack_permissions() {
+    let ws = fake_hdc_workspace();
+    ws.file("tools/devices.lua", DEVICES_TOOL);
+    // A pack that may run only hvigorw, whose tool asks the native module to run hdc.
+    let source = ws.root.join("team-kit");
+    std::fs::create_dir_all(source.join("tools")).unwrap();
+    std::fs::write(
+        source.join("pack.toml"),
+        "name = \"team-kit\"\nversion = \"1.0.0\"\ndescription = \"d\"\nrein = \">=0.1\"\npermissions = [\"hvigorw\"]\n",
+    )
+    .unwrap();
+    std::fs::write(source.join("tools/devices.lua"), DEVICES_TOOL).unwrap();
+    let sha = rein::packs::hash::content_hash(&source).unwrap();
+    crate::common::copy_dir(&source, &ws.home.join("packs/team-kit").join(&sha));
+    ws.file(
+        "rein.lock",
+        format!(
+            "[[pack]]\nname = \"team-kit\"\nversion = \"1.0.0\"\nsource = \"{}\"\nsha256 = \"{sha}\"\n",
+            source.display()
+        ),
+    );
+    crate::common::approve_policy(&ws);
+    let host = rein::Host::builder().workspace(&ws.ws).home(&ws.home).module(devices_module()).build().unwrap();
+    let events = host.subscribe();
+
+    let project = host.call("devices", json!({})).unwrap();
+    assert_eq!(project["code"], 0, "the project's tool may run hdc: {project}");
+    let refused = host.call("team-kit.devices", json!({})).unwrap_err();
+    assert_eq!(refused.code, Code::ApprovalDenied, "{refused:?}");
+    assert!(refused.message.contains("pack team-kit did not declare permission"), "{}", refused.message);
+    let by_pack = events.try_iter().find_map(|e| match e.kind {
+        EventKind::ApprovalAnswered { allowed: false, by, .. } => Some(by),
+        _ => None,
+    });
+    assert_eq!(by_pack, Some(DecidedBy::Pack("team-kit".into())));
+}
