@@ -241,7 +241,7 @@ fn a_recipe_run_streams_its_events_in_order_with_one_approval_and_one_program() 
             json!({"event": "recipe_started", "actor": "ship", "recipe": "ship", "steps": 1}),
             json!({"event": "step_started", "actor": "ship", "recipe": "ship", "step": "install", "number": 1, "total": 1}),
             json!({"event": "approval_asked", "actor": "ship", "what": "hdc install -r x.hap", "why": events_why(&events), "who": "anyone"}),
-            json!({"event": "approval_answered", "actor": "ship", "what": "hdc install -r x.hap", "allowed": true, "by": {"approver": "ide-dialog"}}),
+            json!({"event": "approval_answered", "actor": "ship", "what": "hdc install -r x.hap", "allowed": true, "by": {"approver": "ide-dialog"}, "person": true}),
             json!({"event": "program_spawned", "actor": "ship", "program": "hdc", "argv": ["install", "-r", "x.hap"], "command": "hdc install -r x.hap"}),
             json!({"event": "program_exited", "actor": "ship", "program": "hdc", "code": 0, "signal": null, "timed_out": false}),
             json!({"event": "step_ended", "actor": "ship", "recipe": "ship", "step": "install", "number": 1, "total": 1, "status": "verified"}),
@@ -298,10 +298,10 @@ fn a_call_listener_hears_only_its_own_call_and_who_refused() {
     assert_eq!(kinds(&a_heard), ["tool_started", "program_spawned", "program_exited", "tool_ended"]);
     assert_eq!(kinds(&b_heard), ["tool_started", "approval_asked", "approval_answered", "tool_ended"]);
     let answered = b_heard.iter().find_map(|e| match &e.kind {
-        EventKind::ApprovalAnswered { allowed, by, .. } => Some((*allowed, by.clone())),
+        EventKind::ApprovalAnswered { allowed, by, person, .. } => Some((*allowed, by.clone(), *person)),
         _ => None,
     });
-    assert_eq!(answered, Some((false, DecidedBy::Approver("headless".into()))));
+    assert_eq!(answered, Some((false, DecidedBy::Approver("headless".into()), false)), "nobody to ask");
     assert!(matches!(&b_heard[3].kind, EventKind::ToolEnded { ended: Ended::Failed(Code::ApprovalRequired), .. }));
     assert!(matches!(&b_heard[1].kind, EventKind::ApprovalAsked { who: Asked::Anyone, .. }));
     assert_ne!(a_heard[0].call, b_heard[0].call, "each call has its own id");

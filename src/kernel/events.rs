@@ -107,6 +107,9 @@ pub enum EventKind {
         what: String,
         allowed: bool,
         by: DecidedBy,
+        /// A person answered just now (at rein's prompt, an MCP client's question, an
+        /// embedder's approver that says it is one).
+        person: bool,
     },
     /// A file was written or edited (`bytes`: its new size).
     FileWritten {

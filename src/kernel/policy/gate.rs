@@ -82,6 +82,7 @@ impl Gate {
                 what: call.secrets().scrub(shown),
                 allowed: false,
                 by: refusal.by.clone(),
+                person: false,
             });
         }
         refused
@@ -134,7 +135,8 @@ impl Gate {
                 Ok(by) => (true, by.clone()),
                 Err(refusal) => (false, refusal.by.clone()),
             };
-            call.emit(|| EventKind::ApprovalAnswered { what, allowed, by });
+            let person = matches!(by, DecidedBy::Approver(_)) && self.approver.is_person();
+            call.emit(|| EventKind::ApprovalAnswered { what, allowed, by, person });
         }
         settled
     }
