@@ -317,7 +317,16 @@ fn reloads_are_events_naming_the_generation_and_the_files_kept_back() {
     let tool =
         |text: &str| format!("return {{ name = 'a', description = 'a', run = function() return '{text}' end }}\n");
     ws.file("tools/a.lua", tool("one"));
-    let host = rein::Host::builder().workspace(&ws.ws).home(&ws.home).build().unwrap();
+    let counted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = counted.clone();
+    let host = rein::Host::builder()
+        .workspace(&ws.ws)
+        .home(&ws.home)
+        .on_event(Arc::new(move |_: &Event| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }))
+        .build()
+        .unwrap();
     let events = host.subscribe();
     ws.file("tools/a.lua", tool("two"));
     host.reload(&["tools/a.lua".to_string()]);
@@ -325,6 +334,7 @@ fn reloads_are_events_naming_the_generation_and_the_files_kept_back() {
     host.reload(&["tools/a.lua".to_string()]);
     let heard: Vec<Event> = events.try_iter().collect();
     assert_eq!(heard.len(), 2, "{heard:?}");
+    assert_eq!(counted.load(std::sync::atomic::Ordering::Relaxed), 2, "a listener given to the builder hears them too");
     assert!(heard.iter().all(|e| e.call.is_none()), "a reload belongs to no call");
     match &heard[0].kind {
         EventKind::ReloadAccepted { generation, loaded, kept, .. } => {
