@@ -87,7 +87,7 @@ pub fn write(workspace: &Path, dir: &Path) -> Result<Written, TypesError> {
     write_with(workspace, dir, &NativeModules::default())
 }
 
-/// [`write`] for a host that serves native modules (see [`crate::Host::write_types`]).
+/// [`write()`] for a host that serves native modules (see [`crate::Host::write_types`]).
 pub fn write_with(workspace: &Path, dir: &Path, natives: &NativeModules) -> Result<Written, TypesError> {
     let mut written = Vec::new();
     for (rel, text) in files_with(natives) {
