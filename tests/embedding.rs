@@ -32,6 +32,7 @@ fn ide_module() -> NativeModule {
 const NOTE_TOOL: &str = r#"return {
   name = "note", description = "saves a note through the IDE",
   params = { path = { type = "string" }, text = { type = "string" } },
+  checks = { { args = { path = "a.md", text = "x" }, expect = { bytes = 1, path = "a.md" } } },
   run = function(args)
     local ok, err = pcall(rein.ide.save, args.path, args.text)
     if ok then return err end
@@ -67,6 +68,10 @@ fn a_native_module_writes_through_the_kernel_inside_the_workspace_and_is_refused
     let journal = std::fs::read_to_string(host.kernel().journal().path()).unwrap();
     let refusal = journal.lines().find(|l| l.contains("outside.md")).expect("the refusal is journaled");
     assert!(refusal.contains("\"decision\":\"refused\""), "{refusal}");
+
+    // The tool's checks run in a scratch workspace with the module too.
+    let checks = rein::host::checks::run_all(&host, Some("note")).unwrap();
+    assert!(checks.len() == 1 && checks[0].passed, "{checks:?}");
 
     let failure = host.call("note", json!({"path": "notes/today.md"})).unwrap_err();
     assert_eq!(failure.code, Code::InvalidArgs, "the tool's own schema still applies: {failure:?}");
