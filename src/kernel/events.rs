@@ -49,6 +49,7 @@ pub struct Event {
     /// The innermost tool or recipe acting when it happened.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub actor: Option<String>,
+    /// What happened.
     #[serde(flatten)]
     pub kind: EventKind,
 }
@@ -57,106 +58,161 @@ pub struct Event {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Ended {
+    /// It succeeded.
     Ok,
+    /// It failed with this code (CANCELLED when its call was dropped mid-way).
     Failed(Code),
 }
 
-/// What happened, by kind. Secret values are already scrubbed from every text here.
+/// What happened, by kind. Secret values are already scrubbed from every text here. Every
+/// `duration_ms` is wall-clock milliseconds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum EventKind {
     /// A tool started, called by the host or by another tool (`rein.tool`).
     ToolStarted {
+        /// As it is called: `read_file`, `team-kit.greet`.
         tool: String,
+        /// 1 for a tool the host called, 2 for one it called, and so on.
         depth: usize,
     },
+    /// A tool ended, with its result or its failure's code.
     ToolEnded {
+        /// As it is called.
         tool: String,
+        /// As in [`EventKind::ToolStarted`].
         depth: usize,
+        /// How it ended.
         ended: Ended,
+        /// How long it ran.
         duration_ms: u64,
     },
-    /// A program was allowed and is starting: `argv` as the journal shows it (secrets
-    /// redacted), `command` the same as one line.
+    /// A program was allowed and is starting.
     ProgramSpawned {
+        /// Its name, as scripts name it: `hdc`, `hvigorw`.
         program: String,
+        /// Its arguments as the journal shows them (secrets redacted).
         argv: Vec<String>,
+        /// `program argv…` as one line.
         command: String,
     },
-    /// The program ended: its exit code, or the signal that ended it; `stopped` says why rein
-    /// stopped it early (its line callback failed, say).
+    /// The program ended.
     ProgramExited {
+        /// Its name.
         program: String,
+        /// Its exit status (None when a signal ended it, or it never started).
         code: Option<i32>,
+        /// The signal that ended it.
         signal: Option<i32>,
+        /// It ran past its deadline and was stopped.
         timed_out: bool,
+        /// Why rein stopped it early or could not start it (its line callback failed, say).
         #[serde(skip_serializing_if = "Option::is_none")]
         stopped: Option<String>,
+        /// How long it ran.
         duration_ms: u64,
     },
-    /// The policy asks about `what` (a command line, or "write /abs/path"); who may answer.
+    /// The policy asks about something.
     ApprovalAsked {
+        /// What would happen: a command line, or `write /abs/path`.
         what: String,
+        /// Why the policy asks.
         why: String,
+        /// Who may answer.
         who: Asked,
     },
     /// Who decided something the built-in policy alone did not: a person's rule, a grant for
     /// this session, the approver (a person, `--yes`, headless), a pack's permissions or the
     /// project's deny rules.
     ApprovalAnswered {
+        /// As in [`EventKind::ApprovalAsked`] (for a pack's or the project's refusal, the
+        /// command line or path refused).
         what: String,
+        /// Whether it may go ahead.
         allowed: bool,
+        /// Who decided.
         by: DecidedBy,
         /// A person answered just now (at rein's prompt, an MCP client's question, an
         /// embedder's approver that says it is one).
         person: bool,
     },
-    /// A file was written or edited (`bytes`: its new size).
+    /// A file was written or edited.
     FileWritten {
+        /// As callers see it: relative inside the workspace, absolute elsewhere.
         path: String,
+        /// Its new size.
         bytes: u64,
     },
+    /// A recipe run started.
     RecipeStarted {
+        /// The recipe's name.
         recipe: String,
+        /// The run's id (its report is `.rein/runs/<run_id>/`).
         run_id: String,
+        /// How many steps it has.
         steps: usize,
     },
+    /// A step started.
     StepStarted {
+        /// The recipe's name.
         recipe: String,
+        /// The step's name.
         step: String,
+        /// 1-based.
         number: usize,
+        /// How many steps the recipe has.
         total: usize,
     },
+    /// A step ended (after its retries and verify).
     StepEnded {
+        /// The recipe's name.
         recipe: String,
+        /// The step's name.
         step: String,
+        /// 1-based.
         number: usize,
+        /// How many steps the recipe has.
         total: usize,
+        /// How it ended.
         status: StepStatus,
+        /// How long it ran, retries included.
         duration_ms: u64,
     },
+    /// A recipe run ended (its report is written next).
     RecipeEnded {
+        /// The recipe's name.
         recipe: String,
+        /// The run's id.
         run_id: String,
+        /// How it ended.
         status: RunStatus,
+        /// How long it ran.
         duration_ms: u64,
     },
-    /// A reload went in: generation `generation` serves now, with the files `loaded` (of
-    /// which `added`, `removed`, `updated` name the tools and recipes); `kept` were held back
-    /// (their old version serves), `problems` says why, as `file:line: message`.
+    /// A reload went in: a new generation serves.
     ReloadAccepted {
+        /// The generation serving now.
         generation: u64,
+        /// The changed files now served, relative to the project.
         loaded: Vec<String>,
+        /// Tools and recipes that are new.
         added: Vec<String>,
+        /// Tools and recipes that are gone.
         removed: Vec<String>,
+        /// Tools and recipes that changed.
         updated: Vec<String>,
+        /// Changed files held back (their old version serves).
         kept: Vec<KeptFile>,
+        /// Why, as `file:line: message`.
         problems: Vec<String>,
     },
-    /// A reload changed nothing that serves: every changed file was kept back, with why.
+    /// A reload changed nothing that serves: every changed file was kept back.
     ReloadRejected {
+        /// The generation still serving.
         generation: u64,
+        /// The changed files held back.
         kept: Vec<KeptFile>,
+        /// Why, as `file:line: message`.
         problems: Vec<String>,
     },
 }
@@ -164,7 +220,9 @@ pub enum EventKind {
 /// A changed file whose new text a reload did not take.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct KeptFile {
+    /// Relative to the project.
     pub file: String,
+    /// What serves instead.
     pub serving: Serving,
     /// Why: `file:line: message`, or the check that failed.
     pub problem: String,
@@ -186,8 +244,11 @@ pub enum Serving {
 pub enum RunStatus {
     /// Only while it runs; a saved report never says so.
     Running,
+    /// Every step was verified.
     Succeeded,
+    /// A step failed; the steps after it were skipped.
     Failed,
+    /// Cancelled (Ctrl-C, an MCP cancel): the step rolled back, the report written.
     Cancelled,
 }
 
@@ -197,11 +258,13 @@ pub enum RunStatus {
 pub enum StepStatus {
     /// It ran and its verify passed.
     Verified,
+    /// Its last attempt failed (and was rolled back).
     Failed,
     /// A step before it failed.
     Skipped,
     /// Taken from an earlier run (`--from`).
     Reused,
+    /// The run was cancelled while it ran.
     Cancelled,
 }
 

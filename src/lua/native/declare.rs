@@ -22,16 +22,21 @@ const TYPES: [&str; 6] = ["string", "integer", "number", "boolean", "table", "an
 /// `?` at the end for optional) and doc.
 #[derive(Debug, Clone)]
 pub struct NativeParam {
+    /// As the stubs name it.
     pub name: String,
+    /// `string`, `integer`, `number`, `boolean`, `table` or `any`, `?` at the end if optional.
     pub ty: String,
+    /// One line for the stubs.
     pub doc: String,
 }
 
 impl NativeParam {
+    /// Whether it may be left out (its type ends with `?`).
     pub fn is_optional(&self) -> bool {
         self.ty.ends_with('?')
     }
 
+    /// The type without the optional mark.
     pub fn base_type(&self) -> &str {
         self.ty.trim_end_matches('?')
     }
@@ -40,8 +45,11 @@ impl NativeParam {
 /// One function of a native module.
 #[derive(Clone)]
 pub struct NativeFunction {
+    /// `rein.<module>.<name>`.
     pub name: String,
+    /// What it does, for the stubs.
     pub doc: String,
+    /// Its parameters, in order.
     pub params: Vec<NativeParam>,
     /// lua-language-server types of what it returns (`boolean`, `{path: string}`), with docs.
     pub returns: Vec<(String, String)>,
@@ -105,16 +113,21 @@ impl NativeFunction {
 /// A module of native functions, served as `rein.<name>`.
 #[derive(Debug, Clone)]
 pub struct NativeModule {
+    /// `rein.<name>`: a lowercase Lua identifier rein's own API does not use.
     pub name: String,
+    /// What the module is for, for the stubs.
     pub doc: String,
+    /// Its functions.
     pub functions: Vec<NativeFunction>,
 }
 
 impl NativeModule {
+    /// A module without functions yet (add them with [`NativeModule::function`]).
     pub fn new(name: impl Into<String>, doc: impl Into<String>) -> NativeModule {
         NativeModule { name: name.into(), doc: doc.into(), functions: Vec::new() }
     }
 
+    /// Adds `function`.
     pub fn function(mut self, function: NativeFunction) -> Self {
         self.functions.push(function);
         self
@@ -183,10 +196,12 @@ impl NativeModules {
         Ok(())
     }
 
+    /// The modules, in the order they were added.
     pub fn iter(&self) -> impl Iterator<Item = &NativeModule> {
         self.0.iter()
     }
 
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

@@ -56,10 +56,12 @@ impl NativeCall {
         Ok(self.kernel.edit(&self.call, path, edit, opts)?)
     }
 
+    /// The entries of a folder, as `rein.fs.list`.
     pub fn list(&self, path: &str, opts: ListOptions) -> Result<ListOutput, Failure> {
         Ok(self.kernel.list(&self.call, path, opts)?)
     }
 
+    /// Whether something exists at `path` (checked like a read), as `rein.fs.exists`.
     pub fn exists(&self, path: &str) -> Result<bool, Failure> {
         Ok(self.kernel.exists(&self.call, path)?)
     }
