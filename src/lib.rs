@@ -26,17 +26,21 @@
 //! ```
 //!
 //! What the crate exports:
-//! - the host: [`Host`], [`HostBuilder`], [`Limits`], [`Call`] (its [`ProgressSink`], and the
+//! - the host: [`Host`], [`HostBuilder`], [`Limits`], [`Call`] (its [`Listener`]s, and the
 //!   [`CancellationToken`] that stops it)
+//! - events: [`Event`] ([`EventKind`], [`CallId`]) from [`Host::subscribe`], [`Host::listen`]
+//!   (a [`Subscription`]) or a call's own [`Listener`]
+//! - native modules: [`NativeModule`], [`NativeFunction`], acting through a [`NativeCall`]
 //! - approvals: [`Approver`], [`ApprovalRequest`], [`Answer`], [`Asked`], [`Rule`],
 //!   [`Access`]; the approvers [`Headless`] (the default) and [`AssumeYes`]
 //! - failures: [`Failure`] and its stable [`Code`]
 //! - tools and recipes: [`ToolInfo`], [`Origin`], [`LoadProblem`]; running a recipe with
-//!   [`RecipeOptions`] and [`Progress`] (or [`Silent`]) gives a [`Report`] ([`StepReport`],
+//!   [`RecipeOptions`] gives a [`Report`] ([`StepReport`],
 //!   [`Attempt`], [`FailureSummary`], [`CommandRecord`], [`ApprovalRecord`], [`FileChange`],
 //!   [`RunStatus`], [`StepStatus`], [`AttemptStatus`], [`Action`], [`Outcome`])
 //! - hot reload: [`Host::reload`] and [`Host::watch`] give a [`ReloadOutcome`] ([`KeptFile`],
 //!   [`Serving`]) and a [`Watcher`]
+//! - tools' own checks: [`Host::run_checks`] gives each [`CheckOutcome`]
 //! - the toolchain: [`Host::doctor`] gives a [`Diagnosis`] ([`ProgramReport`], [`ConfigFile`])
 //!
 //! # Features
@@ -89,16 +93,16 @@ mod packs;
 mod recipe;
 
 pub use error::{Code, Failure};
+pub use host::checks::CheckOutcome;
 pub use host::doctor::{ConfigFile, Diagnosis, ProgramReport};
 pub use host::registry::{LoadProblem, ToolInfo};
 pub use host::sources::Origin;
-pub use host::{Host, HostBuilder, KeptFile, ReloadOutcome, Serving, Watcher};
-pub use kernel::call::{CancellationToken, ProgressSink};
+pub use host::{Host, HostBuilder, KeptFile, ReloadOutcome, Serving, Subscription, Watcher};
+pub use kernel::call::CancellationToken;
 pub use kernel::journal::{Action, Outcome};
 pub use kernel::policy::{Answer, ApprovalRequest, Approver, Asked, AssumeYes, Headless, Rule};
-pub use kernel::{Access, Call, FileChange};
-pub use lua::Limits;
-pub use recipe::progress::{Progress, Silent};
+pub use kernel::{Access, Call, CallId, Event, EventKind, FileChange, Listener};
+pub use lua::{Limits, NativeCall, NativeFunction, NativeModule};
 pub use recipe::report::{
     ApprovalRecord, Attempt, AttemptStatus, CommandRecord, FailureSummary, Report, RunStatus, StepReport, StepStatus,
 };

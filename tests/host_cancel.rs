@@ -171,7 +171,7 @@ fn a_cancelled_recipe_run_rolls_its_step_back_and_writes_a_cancelled_report() {
     let started = ws.path("spinning");
     cancel_when(&token, "the second step spinning", move || started.exists());
     let call = host.new_call().with_cancel(token);
-    let run = host.run_recipe_with(call, "spin", json!({}), rein::RecipeOptions::default(), &rein::Silent);
+    let run = host.run_recipe_with(call, "spin", json!({}), rein::RecipeOptions::default());
     let report = within("the recipe run", &runtime(), run).expect("the run ends with a report");
     let report = serde_json::to_value(report).unwrap();
     assert_eq!(report["status"], "cancelled", "{report:#}");

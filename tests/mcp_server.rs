@@ -158,6 +158,22 @@ impl Session {
         within(awaited, self.progress.recv()).await.expect("the client is still running")
     }
 
+    /// Progress notifications until `done` holds for what arrived, in the order of their
+    /// progress: the client handles notifications concurrently, so two sent a moment apart
+    /// may reach the handler in either order; their progress says which came first.
+    async fn progress_until(
+        &mut self,
+        awaited: &str,
+        done: impl Fn(&[ProgressNotificationParam]) -> bool,
+    ) -> Vec<ProgressNotificationParam> {
+        let mut heard = Vec::new();
+        while !done(&heard) {
+            heard.push(self.next_progress(awaited).await);
+        }
+        heard.sort_by(|a, b| a.progress.total_cmp(&b.progress));
+        heard
+    }
+
     pub(crate) async fn close(self) {
         let _ = within("closing the client", self.client.cancel()).await;
     }
@@ -329,12 +345,20 @@ async fn a_recipe_reports_progress_per_step_and_returns_its_report() {
     assert!(report.exists(), "{}", report.display());
     assert!(text(&result).contains("succeeded"), "the text is the report: {}", text(&result));
 
-    let started = session.next_progress("the build step's start").await;
-    assert_eq!((started.progress, started.total), (1.0, Some(2.0)));
-    assert_eq!(started.message.as_deref(), Some("[1/1] build started"));
-    let finished = session.next_progress("the build step's end").await;
-    assert_eq!((finished.progress, finished.total), (2.0, Some(2.0)));
-    assert!(finished.message.as_deref().unwrap_or("").starts_with("[1/1] build verified"), "{finished:?}");
+    // The step's start, the programs it runs counting up towards its end, and its end.
+    let ended = |heard: &[ProgressNotificationParam]| {
+        let said = |start: &str| heard.iter().any(|p| p.message.as_deref().unwrap_or("").starts_with(start));
+        said("[1/1] build started") && said("[1/1] build verified") && said("hvigorw ended: exit 0")
+    };
+    let heard = session.progress_until("the build step's start, programs and end", ended).await;
+    let messages: Vec<&str> = heard.iter().map(|p| p.message.as_deref().unwrap_or("")).collect();
+    assert_eq!((heard[0].progress, messages[0]), (1.0, "[1/1] build started"), "{heard:?}");
+    assert!(messages[1].starts_with("running hvigorw"), "{messages:?}");
+    let last = heard.last().unwrap();
+    assert_eq!(last.progress, 2.0, "{heard:?}");
+    assert!(last.message.as_deref().unwrap_or("").starts_with("[1/1] build verified"), "{heard:?}");
+    assert!(heard.windows(2).all(|w| w[0].progress < w[1].progress), "no two share a progress: {heard:?}");
+    assert!(heard.iter().all(|p| p.total == Some(2.0)), "{heard:?}");
     session.close().await;
 }
 
@@ -408,8 +432,13 @@ async fn cancelling_a_recipe_stops_its_build_and_still_writes_the_report() {
         within("sending the call", session.client.send_cancellable_request(request, PeerRequestOptions::no_options()))
             .await
             .expect("the request is sent");
-    let started = session.next_progress("the build step's start").await;
-    assert_eq!(started.message.as_deref(), Some("[1/1] build started"));
+    let heard = session
+        .progress_until("the build step's start and its build", |heard| {
+            heard.iter().any(|p| p.message.as_deref() == Some("[1/1] build started"))
+                && heard.iter().any(|p| p.message.as_deref().unwrap_or("").starts_with("running hvigorw"))
+        })
+        .await;
+    assert_eq!(heard[0].message.as_deref(), Some("[1/1] build started"), "{heard:?}");
     let hvigorw = hvigorw_pid(&lab.state.join("calls.log")).await;
     assert!(alive(hvigorw), "hvigorw {hvigorw} runs before the cancel");
 

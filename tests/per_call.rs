@@ -160,7 +160,7 @@ fn a_call_on_a_reloaded_generation_does_not_share_a_running_step_budget_or_rollb
     let host = Arc::new(rein::Host::builder().workspace(&ws.ws).home(&ws.home).build().unwrap());
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let (report, other) = runtime.block_on(async {
-        let recipe = host.run_recipe_async("slow", json!({}), rein::RecipeOptions::default(), &rein::Silent);
+        let recipe = host.run_recipe_async("slow", json!({}), rein::RecipeOptions::default());
         let other = async {
             let started = ws.path("step-started");
             tokio::task::spawn_blocking(move || wait_for_file(&started)).await.unwrap();

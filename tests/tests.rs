@@ -19,6 +19,7 @@ mod confinement;
 mod edit_refusals;
 #[cfg(unix)]
 mod edit_round_trips;
+mod events;
 mod examples;
 mod harmony_launch;
 mod harmony_matrix;
@@ -39,6 +40,8 @@ mod mcp_cancel;
 mod mcp_server;
 #[cfg(unix)]
 mod mcp_sessions;
+#[cfg(unix)]
+mod native_modules;
 #[cfg(unix)]
 mod packs;
 #[cfg(unix)]

@@ -304,7 +304,7 @@ fn doctor(host: &Host, out: &Output) -> u8 {
 }
 
 fn test(host: &Host, out: &Output, name: Option<&str>) -> u8 {
-    let outcomes = match rein::host::checks::run_all(host, name) {
+    let outcomes = match host.run_checks(name) {
         Ok(outcomes) => outcomes,
         Err(failure) => return out.failure(&failure),
     };

@@ -25,7 +25,7 @@ pub fn run(host: &Host, out: &Output, name: &str, args: Option<&str>, explain: b
         Ok(args) => args,
         Err(failure) => return out.failure(&failure),
     };
-    match host.run_recipe_showing(name, args, from, true, &super::progress::TerminalProgress::new()) {
+    match host.run_recipe_showing(name, args, from, true, super::progress::terminal_progress()) {
         Ok(report) => finished(host, out, &report),
         Err(failure) => out.failure(&failure),
     }

@@ -13,7 +13,8 @@ use crate::error::{Code, Failure};
 use crate::kernel::policy::{Approver, Gate, Headless, RuleFile};
 use crate::kernel::process::secrets::SigningSecrets;
 use crate::kernel::process::toolchain;
-use crate::kernel::{Kernel, PackGrant, ReadLedger, SpawnSettings};
+use crate::kernel::{Kernel, Listener, PackGrant, ReadLedger, SpawnSettings};
+use crate::lua::native::{NativeModule, NativeModules};
 use crate::lua::Limits;
 use crate::packs::lock::Lock;
 
@@ -49,6 +50,12 @@ pub struct HostBuilder {
     /// Where the project's tools/, recipes/ and prelude/ are, when not the workspace.
     code_from: Option<PathBuf>,
     sources: Option<Sources>,
+    listeners: Vec<Listener>,
+    natives: NativeModules,
+    /// Tools and recipes given as text: `(tools/x.lua, text)`.
+    given_files: Vec<(String, String)>,
+    /// The first native module that could not be added, reported by `build`.
+    refused: Option<Failure>,
 }
 
 impl Default for HostBuilder {
@@ -62,6 +69,10 @@ impl Default for HostBuilder {
             project_code: true,
             code_from: None,
             sources: None,
+            listeners: Vec::new(),
+            natives: NativeModules::default(),
+            given_files: Vec::new(),
+            refused: None,
         }
     }
 }
@@ -120,6 +131,38 @@ impl HostBuilder {
         self
     }
 
+    /// `listener` hears every event of the host (see [`Host::subscribe`]) from the start,
+    /// synchronously where the fact happens: keep it short.
+    pub fn on_event(mut self, listener: Listener) -> Self {
+        self.listeners.push(listener);
+        self
+    }
+
+    /// Serves `module` to every tool and recipe as `rein.<name>` (read-only, like `rein.fs`).
+    /// Its functions act through the kernel for the call they serve (see
+    /// [`NativeCall`](crate::lua::NativeCall)). A name rein uses, or a parameter type rein
+    /// does not check, makes `build` fail with INVALID_CONFIG.
+    pub fn module(mut self, module: NativeModule) -> Self {
+        if let Err(failure) = self.natives.add(module) {
+            self.refused.get_or_insert(failure);
+        }
+        self
+    }
+
+    /// Serves a tool from `text` (what a `tools/<name>.lua` file would hold), after the
+    /// built-ins and before packs and the project, which may replace it by name.
+    pub fn tool_source(mut self, name: &str, text: impl Into<String>) -> Self {
+        self.given_files.push((format!("tools/{name}.lua"), text.into()));
+        self
+    }
+
+    /// Serves a recipe from `text` (what a `recipes/<name>.lua` file would hold), like
+    /// [`HostBuilder::tool_source`].
+    pub fn recipe_source(mut self, name: &str, text: impl Into<String>) -> Self {
+        self.given_files.push((format!("recipes/{name}.lua"), text.into()));
+        self
+    }
+
     /// Builds the host; any problem with its configuration or its packs is an error.
     pub fn build(self) -> Result<Host, Failure> {
         self.build_serving(false).map(|(host, _)| host)
@@ -135,6 +178,14 @@ impl HostBuilder {
     }
 
     fn build_serving(self, lenient: bool) -> Result<(Host, Vec<Failure>), Failure> {
+        if let Some(failure) = self.refused {
+            return Err(failure);
+        }
+        if let Some((rel, _)) = self.given_files.iter().find(|(rel, _)| !is_plain_name(rel)) {
+            return Err(config(format!(
+                "{rel:?} cannot be served: a tool or recipe given as text needs a plain name (letters, digits, _ and -)"
+            )));
+        }
         let workspace = match self.workspace {
             Some(dir) => dir,
             None => std::env::current_dir().map_err(|e| config(format!("cannot read the current directory: {e}")))?,
@@ -155,8 +206,17 @@ impl HostBuilder {
                     .with_overrides(policy.config.overrides.clone())
             }
         };
+        let sources = if self.natives.is_empty() && self.given_files.is_empty() {
+            sources
+        } else {
+            sources.with_embedder(self.natives, self.given_files)
+        };
         let kernel = Arc::new(kernel);
         let sources = Arc::new(sources);
+        let subscribers = Arc::new(super::events::Subscribers::default());
+        for listener in self.listeners {
+            subscribers.add(listener);
+        }
         let generation = Generation::load(&kernel, &sources, self.limits, 1)?;
         let executor = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -171,6 +231,7 @@ impl HostBuilder {
             policy_pending: policy.pending,
             current: std::sync::RwLock::new(Arc::new(generation)),
             reloading: std::sync::Mutex::new(()),
+            subscribers,
             executor: Some(executor),
         };
         Ok((host, skipped))
@@ -233,6 +294,12 @@ pub(crate) fn configured_kernel_and_policy(
     };
     let kernel = kernel.with_spawn(spawn).with_gate(gate);
     Ok((kernel, policy))
+}
+
+/// Whether `tools/<name>.lua` names a file directly in its folder.
+fn is_plain_name(rel: &str) -> bool {
+    let name = rel.split_once('/').map_or("", |(_, rest)| rest).trim_end_matches(".lua");
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 /// `REIN_HOME`, else `~/.rein` (Windows: `%USERPROFILE%\.rein`, where `HOME` is rarely set).

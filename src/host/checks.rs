@@ -13,19 +13,23 @@ use super::sources::Sources;
 use super::Host;
 use crate::error::{Code, Failure};
 
+/// How one of a tool's `checks` went (see [`Host::run_checks`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct CheckOutcome {
+    /// The tool the check belongs to.
     pub tool: String,
     /// 1-based, in the order the tool declares them.
     pub check: usize,
+    /// Whether the tool's result matched what the check expects.
     pub passed: bool,
+    /// Why it did not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
 }
 
 /// Runs the checks of every tool `host` serves (the project's, its packs', the built-ins), or
 /// only `only`'s, each against the sources the host serves.
-pub fn run_all(host: &Host, only: Option<&str>) -> Result<Vec<CheckOutcome>, Failure> {
+pub(crate) fn run_all(host: &Host, only: Option<&str>) -> Result<Vec<CheckOutcome>, Failure> {
     if let Some(name) = only {
         if host.tool(name).is_none() {
             let tools = host.tools();

@@ -27,7 +27,7 @@ impl Generation {
         limits: Limits,
         number: u64,
     ) -> Result<Generation, Failure> {
-        let runtime = Runtime::new(kernel.clone(), sources.clone(), limits)?;
+        let runtime = Runtime::new(kernel.clone(), sources.clone(), sources.natives(), limits)?;
         let registry = registry::load(&runtime, sources);
         Ok(Generation { number, sources: sources.clone(), runtime, registry, gate: tokio::sync::Mutex::new(()) })
     }

@@ -11,6 +11,7 @@
 //! - `generation`, `reload`, `watch`: what is served, and hot reload guarded by checks
 //! - `sources`, `registry`: where Lua files come from, and which definition of a name wins
 //! - `checks`: the examples tools declare, run in scratch workspaces
+//! - `events`: the host's subscribers to the event stream
 //! - `config`, `doctor`: home and project settings; what toolchain was found
 //! - `types`: editor stubs for tool and recipe authors (`rein types`)
 
@@ -20,6 +21,7 @@ pub mod checks;
 pub mod config;
 mod dependencies;
 pub mod doctor;
+mod events;
 mod generation;
 mod locate;
 pub mod policy_files;
@@ -38,15 +40,15 @@ use serde_json::{json, Value};
 pub use builder::HostBuilder;
 #[cfg(feature = "cli")]
 pub use builder::{configured_kernel, default_home};
+pub use events::Subscription;
 pub use generation::Generation;
 pub use reload::{KeptFile, ReloadOutcome, Serving};
 pub use watch::Watcher;
 
 use crate::error::{Code, Failure};
 use crate::kernel::call::CancellationToken;
-use crate::kernel::{Call, Kernel, ReadLedger};
+use crate::kernel::{Call, Event, Kernel, Listener, ReadLedger};
 use crate::lua::Limits;
-use crate::recipe::progress::Progress;
 use crate::recipe::{Engine, RecipeOptions, Report};
 use registry::{LoadProblem, ToolInfo};
 use sources::Sources;
@@ -91,6 +93,8 @@ pub struct Host {
     current: std::sync::RwLock<Arc<Generation>>,
     /// One reload at a time (the watcher's and an embedder's).
     reloading: std::sync::Mutex<()>,
+    /// Who hears every call this host starts, and its reloads.
+    subscribers: Arc<events::Subscribers>,
     /// Drives [`Host::call`]; taken apart without blocking on drop, so a Host may be dropped
     /// inside an embedder's async runtime.
     executor: Option<tokio::runtime::Runtime>,
@@ -121,13 +125,31 @@ impl Host {
     }
 
     /// A new call in this host's session (its read ledger, when read-before-edit is on), with
-    /// nobody acting yet. Add a progress sink with [`Call::with_progress`] and pass it to
-    /// [`Host::call_with`].
+    /// nobody acting yet, heard by the host's subscribers. Add a listener of its own with
+    /// [`Call::with_listener`] and pass it to [`Host::call_with`].
     pub fn new_call(&self) -> Call {
-        match &self.reads {
+        let call = match &self.reads {
             Some(ledger) => Call::new().with_read_ledger(ledger.clone()),
             None => Call::new(),
+        };
+        // A host nobody listens to builds no events; subscribing later hears later calls.
+        if self.subscribers.is_empty() {
+            call
+        } else {
+            call.with_listener(self.subscribers.listener())
         }
+    }
+
+    /// Every event from now on: each call's tool calls, programs, approvals, written files and
+    /// recipe steps (each naming its call), and reloads. Dropping the receiver ends it.
+    pub fn subscribe(&self) -> std::sync::mpsc::Receiver<Event> {
+        self.subscribers.channel()
+    }
+
+    /// `listener` hears every event from now on, synchronously where it happens (keep it
+    /// short), until the returned Subscription is dropped.
+    pub fn listen(&self, listener: Listener) -> Subscription {
+        self.subscribers.listen(listener)
     }
 
     /// The generation serving now (tools, recipes and the Lua state that runs them).
@@ -180,6 +202,12 @@ impl Host {
         self.generation().sources.clone()
     }
 
+    /// Writes the `rein types` stubs into `dir` (with this host's native modules) and points
+    /// the workspace's `.luarc.json` at them.
+    pub fn write_types(&self, dir: &Path) -> Result<types::Written, Failure> {
+        Ok(types::write_with(self.workspace(), dir, self.sources().natives())?)
+    }
+
     /// Which generation of tools is serving (1 at start, +1 for each successful reload).
     pub fn generation_number(&self) -> u64 {
         self.generation().number
@@ -215,18 +243,18 @@ impl Host {
     /// on stderr. With `ctrl_c`, Ctrl-C cancels the run cleanly: processes stopped, the step
     /// rolled back, the report still written.
     pub fn run_recipe(&self, name: &str, args: Value, from: Option<String>, ctrl_c: bool) -> Result<Report, Failure> {
-        let progress = crate::recipe::progress::StderrProgress::new();
-        self.run_recipe_showing(name, args, from, ctrl_c, &progress)
+        self.run_recipe_showing(name, args, from, ctrl_c, crate::recipe::progress::stderr_steps())
     }
 
-    /// [`Host::run_recipe`], telling `progress` as each step starts and ends.
+    /// [`Host::run_recipe`], telling `listener` what the run does (its steps, programs,
+    /// approvals) as it happens.
     pub fn run_recipe_showing(
         &self,
         name: &str,
         args: Value,
         from: Option<String>,
         ctrl_c: bool,
-        progress: &dyn Progress,
+        listener: Listener,
     ) -> Result<Report, Failure> {
         self.refuse_inside_async("Host::run_recipe", "run_recipe_async")?;
         self.block_on(async {
@@ -239,21 +267,22 @@ impl Host {
                     }
                 });
             }
-            let call = self.new_call().with_cancel(cancel);
-            self.run_recipe_with(call, name, args, RecipeOptions { from }, progress).await
+            let call = self.new_call().with_listener(listener).with_cancel(cancel);
+            self.run_recipe_with(call, name, args, RecipeOptions { from }).await
         })
     }
 
-    /// Runs a recipe to its end (or first failed step) and writes its report, telling
-    /// `progress` as each step starts and ends; `opts` may start at a later step or cancel.
-    pub async fn run_recipe_async(
-        &self,
-        name: &str,
-        args: Value,
-        opts: RecipeOptions,
-        progress: &dyn Progress,
-    ) -> Result<Report, Failure> {
-        self.run_recipe_with(self.new_call(), name, args, opts, progress).await
+    /// Runs a recipe; the host's subscribers hear it (see [`Host::subscribe`]). To be able to
+    /// cancel it, use [`Host::run_recipe_with`] with a call made `with_cancel`.
+    pub async fn run_recipe_async(&self, name: &str, args: Value, opts: RecipeOptions) -> Result<Report, Failure> {
+        self.run_recipe_with(self.new_call(), name, args, opts).await
+    }
+
+    /// Runs the `checks` every tool declares (or only `tool`'s), each in a scratch workspace
+    /// with the tools, packs and native modules this host serves: what `rein test` and `rein
+    /// check` run. Fails with `TOOL_NOT_FOUND` for a tool the host does not serve.
+    pub fn run_checks(&self, tool: Option<&str>) -> Result<Vec<checks::CheckOutcome>, Failure> {
+        checks::run_all(self, tool)
     }
 
     /// Calls a tool with a JSON object of arguments. Blocks; use [`Host::call_async`] from
@@ -268,7 +297,7 @@ impl Host {
         self.call_with(self.new_call(), name, args).await
     }
 
-    /// Calls a tool as part of `call` (from [`Host::new_call`], with a progress sink, say).
+    /// Calls a tool as part of `call` (from [`Host::new_call`], with a listener of its own, say).
     ///
     /// A call made `with_cancel(token)` stops promptly once the token is cancelled, with
     /// `CANCELLED`: a script in the VM at its next budget check (every 1000 Lua instructions,
@@ -314,7 +343,8 @@ impl Host {
         scrubbed(&call, result)
     }
 
-    /// Runs a recipe as part of `call` (from [`Host::new_call`]). A call made
+    /// Runs a recipe as part of `call` (from [`Host::new_call`]); the call's listeners hear
+    /// it. A call made
     /// `with_cancel(token)` is cancelled like [`Host::call_with`], and the run still ends
     /// cleanly: the step's programs stopped, its changes rolled back, the report written with
     /// status `cancelled`.
@@ -324,13 +354,12 @@ impl Host {
         name: &str,
         args: Value,
         opts: RecipeOptions,
-        progress: &dyn Progress,
     ) -> Result<Report, Failure> {
         let generation = self.generation();
         let entry = generation.recipe_entry(name)?;
         let _turn = generation.gate.lock().await;
         let call = call.acting_as(entry.actor.clone());
-        let engine = Engine { runtime: &generation.runtime, kernel: &self.kernel, spec: &entry.spec, progress, call };
+        let engine = Engine { runtime: &generation.runtime, kernel: &self.kernel, spec: &entry.spec, call };
         engine.run(args, opts).await
     }
 

@@ -15,6 +15,7 @@ use super::project_files::{is_code_file, is_top_level_in, read_one};
 use super::registry::LoadProblem;
 use super::sources::{Origin, PackLayer, Sources};
 use super::{Generation, Host};
+use crate::kernel::EventKind;
 use crate::lua::chunk::{compile, Chunk};
 
 /// The pseudo-file standing for the set of packs (a moved rein.lock).
@@ -44,26 +45,8 @@ pub struct ReloadOutcome {
     pub problems: Vec<String>,
 }
 
-/// A changed file whose new text was not taken.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct KeptFile {
-    /// The file, relative to the project.
-    pub file: String,
-    /// What serves instead.
-    pub serving: Serving,
-    /// Why: `file:line: message`, or the check that failed.
-    pub problem: String,
-}
-
-/// What serves in place of a file kept back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Serving {
-    /// Its last good version goes on serving.
-    PreviousVersion,
-    /// It never loaded, so nothing of it is served.
-    Nothing,
-}
+/// A changed file kept back, and what serves instead: the words of the reload events.
+pub use crate::kernel::events::{KeptFile, Serving};
 
 /// What the next generation would be made of: the changes still in play.
 struct Plan {
@@ -180,7 +163,31 @@ impl Host {
                     }
                 })
                 .collect();
+        self.tell_reload(&outcome);
         outcome
+    }
+
+    /// The subscribers hear a reload that changed something: which generation serves, what
+    /// went in, what was kept back and why.
+    fn tell_reload(&self, outcome: &ReloadOutcome) {
+        if outcome.files.is_empty() {
+            return;
+        }
+        let kept = outcome.kept.clone();
+        let kind = if outcome.applied {
+            EventKind::ReloadAccepted {
+                generation: outcome.generation,
+                loaded: outcome.loaded.clone(),
+                added: outcome.added.clone(),
+                removed: outcome.removed.clone(),
+                updated: outcome.updated.clone(),
+                kept,
+                problems: outcome.problems.clone(),
+            }
+        } else {
+            EventKind::ReloadRejected { generation: outcome.generation, kept, problems: outcome.problems.clone() }
+        };
+        self.subscribers.tell_kind(kind);
     }
 
     /// The packs the approved rein.lock pins now (a change a person has not approved yet

@@ -1,5 +1,7 @@
-//! Where Lua source files come from: the built-ins embedded in the binary, then each installed
-//! pack, then the project's own folders. Later layers win.
+//! Where Lua source files come from: the built-ins embedded in the binary, then the tools and
+//! recipes the embedding program gave as text, then each installed pack, then the project's own
+//! folders. Later layers win. The embedder's native modules travel with the sources, so every
+//! state loaded from them (a reload, a check's scratch host) has them too.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -8,6 +10,7 @@ use serde::Serialize;
 
 use super::project_files::{is_top_level_in, ProjectFiles};
 use crate::kernel::PackGrant;
+use crate::lua::native::NativeModules;
 use crate::lua::{Chunk, Modules};
 
 mod embedded {
@@ -26,7 +29,9 @@ pub fn builtin_files() -> &'static [(&'static str, &'static str)] {
 pub enum Origin {
     /// Shipped in rein.
     BuiltIn,
-    /// An installed pack.
+    /// Given as text by the program embedding rein (`HostBuilder::tool_source`).
+    Embedder,
+    /// An installed pack (which one: the file's pack).
     Pack,
     /// The workspace's own tools/, recipes/ or prelude/.
     Project,
@@ -36,6 +41,7 @@ impl std::fmt::Display for Origin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Origin::BuiltIn => "built-in",
+            Origin::Embedder => "embedder",
             Origin::Pack => "pack",
             Origin::Project => "project",
         })
@@ -82,6 +88,8 @@ pub struct PackLayer {
 #[derive(Debug, Clone)]
 enum Layer {
     Embedded,
+    /// Files the embedder gave as text: `(path, text)`, e.g. `("tools/open.lua", …)`.
+    Memory(Arc<Vec<(String, String)>>),
     Pack(PackLayer),
     /// The project's own code, as read for this generation.
     Project {
@@ -96,6 +104,8 @@ pub struct Sources {
     layers: Vec<Layer>,
     /// Names the project's rein.toml lets a pack tool take over: name → `<pack>.<tool>`.
     overrides: std::collections::BTreeMap<String, String>,
+    /// The embedder's native modules (`rein.<name>`).
+    natives: NativeModules,
 }
 
 impl Sources {
@@ -105,7 +115,7 @@ impl Sources {
         let mut layers = vec![Layer::Embedded];
         layers.extend(packs.into_iter().map(Layer::Pack));
         layers.push(Layer::Project { root: workspace.to_path_buf(), files });
-        Ok(Sources { layers, overrides: Default::default() })
+        Ok(Sources { layers, overrides: Default::default(), natives: NativeModules::default() })
     }
 
     /// Built-ins, then the project's code as it is on disk now.
@@ -143,10 +153,11 @@ impl Sources {
 
     /// The same sources with the packs replaced by `packs` (a moved rein.lock).
     pub fn with_pack_layers(&self, packs: Vec<PackLayer>) -> Sources {
-        let mut layers = vec![Layer::Embedded];
+        let mut layers: Vec<Layer> =
+            self.layers.iter().filter(|l| matches!(l, Layer::Embedded | Layer::Memory(_))).cloned().collect();
         layers.extend(packs.into_iter().map(Layer::Pack));
         layers.extend(self.layers.iter().filter(|l| matches!(l, Layer::Project { .. })).cloned());
-        Sources { layers, overrides: self.overrides.clone() }
+        Sources { layers, overrides: self.overrides.clone(), natives: self.natives.clone() }
     }
 
     /// The installed packs served, by name and folder.
@@ -177,7 +188,24 @@ impl Sources {
 
     /// Only the built-ins (for embedders that want no project code).
     pub fn built_in_only() -> Sources {
-        Sources { layers: vec![Layer::Embedded], overrides: Default::default() }
+        Sources { layers: vec![Layer::Embedded], overrides: Default::default(), natives: NativeModules::default() }
+    }
+
+    /// The same sources with the embedder's native modules and its tools and recipes given as
+    /// text (`(path, text)`, `tools/x.lua` or `recipes/x.lua`), loaded after the built-ins.
+    pub fn with_embedder(mut self, natives: NativeModules, files: Vec<(String, String)>) -> Sources {
+        self.natives = natives;
+        self.layers.retain(|l| !matches!(l, Layer::Memory(_)));
+        if !files.is_empty() {
+            let at = self.layers.iter().position(|l| matches!(l, Layer::Embedded)).map_or(0, |i| i + 1);
+            self.layers.insert(at, Layer::Memory(Arc::new(files)));
+        }
+        self
+    }
+
+    /// The embedder's native modules.
+    pub fn natives(&self) -> &NativeModules {
+        &self.natives
     }
 
     /// Tool files of every layer, in load order; inside a layer sorted by path. Tools are the
@@ -200,6 +228,12 @@ impl Sources {
                         .iter()
                         .filter(|(rel, _)| is_top_level_in(rel, folder))
                         .map(|(rel, text)| embedded_file(rel, text)),
+                ),
+                Layer::Memory(given) => files.extend(
+                    given
+                        .iter()
+                        .filter(|(rel, _)| is_top_level_in(rel, folder))
+                        .map(|(rel, text)| memory_file(rel, text)),
                 ),
                 Layer::Project { files: project, .. } => {
                     files.extend(project.top_level(folder).map(|(rel, text)| project_file(rel, text.to_string())))
@@ -264,11 +298,22 @@ fn embedded_file(rel: &str, text: &str) -> SourceFile {
     }
 }
 
+fn memory_file(rel: &str, text: &str) -> SourceFile {
+    SourceFile {
+        origin: Origin::Embedder,
+        rel: rel.to_string(),
+        label: format!("<embedder>/{rel}"),
+        text: text.to_string(),
+        pack: None,
+    }
+}
+
 fn layer_file(layer: &Layer, rel: &str) -> Result<Option<SourceFile>, SourceError> {
     match layer {
         Layer::Embedded => {
             Ok(embedded::BUILTIN_FILES.iter().find(|(r, _)| *r == rel).map(|(r, text)| embedded_file(r, text)))
         }
+        Layer::Memory(given) => Ok(given.iter().find(|(r, _)| r == rel).map(|(r, text)| memory_file(r, text))),
         Layer::Project { files, .. } => Ok(files.get(rel).map(|text| project_file(rel, text.to_string()))),
         // Pack modules are found only by their namespaced name.
         Layer::Pack(_) => Ok(None),

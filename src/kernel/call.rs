@@ -1,7 +1,7 @@
 //! The per-call context. Whoever starts a call (the host for a tool call, the recipe engine for
 //! a step) makes a [`Call`] and every kernel operation takes it: who is acting (the tool or
 //! recipe, its pack and the pack's declared permissions), the spawn budget, the capture of
-//! what the call journals (a recipe step's rollback), who hears about the programs it runs,
+//! what the call journals (a recipe step's rollback), who hears its events (see `events`),
 //! the session's read ledger, and the token that cancels it (an MCP client's cancel).
 //!
 //! A nested call (`rein.tool`) is a child: it adds an actor and shares everything else with
@@ -11,15 +11,13 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::events::{CallId, EventKind, Listener, Listeners};
 pub use tokio_util::sync::CancellationToken;
 
 use super::files::ReadLedger;
 use super::journal::Entry;
 pub use super::policy::packs::PackGrant;
 use super::secrets::Secrets;
-
-/// Who hears about each program a call starts and ends (an MCP request's progress).
-pub type ProgressSink = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// One tool or recipe in the chain of a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,8 +35,8 @@ impl Actor {
     }
 }
 
-/// The context of one call: who is acting, the spawn budget, who hears about the programs it
-/// runs, and the session's read ledger. [`Host::new_call`](crate::Host::new_call) makes one
+/// The context of one call: who is acting, the spawn budget, who hears its events, the
+/// session's read ledger, and the token that cancels it. [`Host::new_call`](crate::Host::new_call) makes one
 /// for the host's session; pass it to [`Host::call_with`](crate::Host::call_with).
 ///
 /// ```
@@ -48,8 +46,9 @@ impl Actor {
 /// # let host = rein::Host::builder().workspace(workspace.path()).home(home.path()).build()?;
 /// # let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
 /// # runtime.block_on(async {
-/// let shown: std::sync::Arc<dyn Fn(&str) + Send + Sync> = std::sync::Arc::new(|line| eprintln!("{line}"));
-/// let call = host.new_call().with_progress(shown).with_spawn_budget(Some(3));
+/// let shown: rein::Listener = std::sync::Arc::new(|event: &rein::Event| eprintln!("{event:?}"));
+/// let cancel = rein::CancellationToken::new();
+/// let call = host.new_call().with_listener(shown).with_spawn_budget(Some(3)).with_cancel(cancel);
 /// let listed = host.call_with(call, "list_dir", serde_json::json!({"path": "."})).await?;
 /// # let _ = listed;
 /// # Ok::<(), rein::Failure>(())
@@ -63,7 +62,8 @@ pub struct Call {
     actors: Vec<Actor>,
     spawns: Option<Arc<AtomicU64>>,
     capture: Option<Arc<Mutex<Vec<Entry>>>>,
-    progress: Option<ProgressSink>,
+    /// Who hears what this call and its children do, and the call's id.
+    listeners: Listeners,
     reads: Option<Arc<ReadLedger>>,
     /// Cancelled when whoever started the call gives up on it; shared by the whole tree, so a
     /// nested tool stops with its caller. Checked where work cannot simply be dropped (a Lua
@@ -78,6 +78,7 @@ impl std::fmt::Debug for Call {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let names: Vec<&str> = self.actors.iter().map(|a| a.name.as_str()).collect();
         f.debug_struct("Call")
+            .field("id", &self.listeners.id)
             .field("actors", &names)
             .field("spawns_left", &self.spawns.as_ref().map(|s| s.load(Ordering::Relaxed)))
             .field("capturing", &self.capture.is_some())
@@ -98,7 +99,8 @@ impl Captured {
 }
 
 impl Call {
-    /// A call with nobody acting yet, no budget, no capture, no progress and no read ledger.
+    /// A call with nobody acting yet, no budget, no capture, no listener, no read ledger and no
+    /// cancel.
     pub fn new() -> Call {
         Call::default()
     }
@@ -110,10 +112,17 @@ impl Call {
         self
     }
 
-    /// `sink` hears a line as each program this call runs starts and ends.
-    pub fn with_progress(mut self, sink: ProgressSink) -> Call {
-        self.progress = Some(sink);
+    /// `listener` hears the events of this call and of every call derived from it (nested
+    /// tools, recipe steps). The first listener gives the call its id.
+    pub fn with_listener(mut self, listener: Listener) -> Call {
+        self.listeners.id.get_or_insert_with(CallId::next);
+        self.listeners.list.push(listener);
         self
+    }
+
+    /// Which call this is, once it has a listener (events name it).
+    pub fn id(&self) -> Option<CallId> {
+        self.listeners.id
     }
 
     /// The call (and everything derived from it) stops once `token` is cancelled.
@@ -174,9 +183,11 @@ impl Call {
         packs
     }
 
-    pub(crate) fn announce(&self, text: &str) {
-        if let Some(sink) = &self.progress {
-            sink(text);
+    /// Tells this call's listeners that what `kind` makes happened, as the innermost actor.
+    /// `kind` is made only when someone listens (most calls have nobody listening).
+    pub(crate) fn emit(&self, kind: impl FnOnce() -> EventKind) {
+        if !self.listeners.list.is_empty() {
+            self.listeners.tell(self.actor().map(|a| a.name.as_str()), kind());
         }
     }
 

@@ -2,7 +2,8 @@
 //! its path, asks the approval gate, and only then touches the disk or spawns a program; what
 //! happened goes to the journal. Nothing in here knows about Lua.
 //!
-//! - `call`: the per-call context (who acts, budgets, capture, progress, read ledger)
+//! - `call`: the per-call context (who acts, budgets, capture, listeners, read ledger)
+//! - `events`: what happens, typed, for the call's listeners
 //! - `scope`: where a path really points, and its class
 //! - `files/`: read, write, list, lock, read ledger
 //! - `edit/`: exact replacements, candidates, the change, its diff, text shape
@@ -14,6 +15,7 @@
 pub mod call;
 pub mod edit;
 pub mod error;
+pub mod events;
 pub mod files;
 pub mod journal;
 pub mod platform;
@@ -26,9 +28,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use call::{Actor, Call, PackGrant};
-pub use edit::{Edit, EditOptions};
+pub use edit::{Edit, EditOptions, EditOutput};
 pub use error::KernelError;
-pub use files::{ListOptions, ReadLedger, ReadOptions};
+pub use events::{CallId, Event, EventKind, Listener};
+pub use files::{ListOptions, ListOutput, ReadLedger, ReadOptions, ReadOutput, TextFile, WriteOutput};
 pub use journal::restore::FileChange;
 pub use process::{RunOptions, SpawnSettings};
 pub use scope::{Access, PathClass, ResolvedPath, Scope};
@@ -136,7 +139,7 @@ impl Kernel {
         let subject = policy::Subject::File { path: &resolved.real, access };
         let decided = self.gate.bounds(call, &subject, &display).and_then(|()| {
             let request = policy::ApprovalRequest::file(&resolved, access);
-            self.gate.settle(policy::decide_file(access, resolved.class), &subject, request)
+            self.gate.settle(call, policy::decide_file(access, resolved.class), &subject, request)
         });
         match decided {
             Ok(by) => {

@@ -5,7 +5,8 @@ use mlua::{Function, IntoLuaMulti, Lua, MultiValue, Table, Value};
 use serde_json::json;
 
 use crate::error::{Code, Failure};
-use crate::kernel::Call;
+use crate::kernel::events::Ended;
+use crate::kernel::{Call, EventKind};
 use crate::lua::limits::Breach;
 use crate::lua::{convert, failure, scope, state};
 
@@ -22,14 +23,61 @@ pub async fn tool(
         return Err(failure::breach_failure(Breach::ToolDepth(max)));
     }
     let tool = state::tool(lua, name).ok_or_else(|| tool_not_found(lua, name))?;
+    let call = parent.acting_as(tool.actor.clone());
+    let mut ending = Ending::start(&call);
+    let result = run_tool(lua, &call, &tool, args).await;
+    ending.ended = Some(match &result {
+        Ok(_) => Ended::Ok,
+        Err(failure) => Ended::Failed(failure.code.clone()),
+    });
+    result
+}
+
+/// Tells the call's listeners a tool started, and that it ended however it ends: with its
+/// result, or cancelled when the call is dropped mid-way (an MCP cancel, a timed-out step).
+struct Ending<'a> {
+    call: &'a Call,
+    started: std::time::Instant,
+    ended: Option<Ended>,
+}
+
+impl Ending<'_> {
+    fn start(call: &Call) -> Ending<'_> {
+        call.emit(|| EventKind::ToolStarted { tool: actor_name(call), depth: call.depth() });
+        Ending { call, started: std::time::Instant::now(), ended: None }
+    }
+}
+
+impl Drop for Ending<'_> {
+    fn drop(&mut self) {
+        let ended = self.ended.take().unwrap_or(Ended::Failed(Code::Cancelled));
+        let duration_ms = self.started.elapsed().as_millis() as u64;
+        self.call.emit(|| EventKind::ToolEnded {
+            tool: actor_name(self.call),
+            depth: self.call.depth(),
+            ended,
+            duration_ms,
+        });
+    }
+}
+
+fn actor_name(call: &Call) -> String {
+    call.actor().map(|a| a.name.clone()).unwrap_or_default()
+}
+
+async fn run_tool(
+    lua: &Lua,
+    call: &Call,
+    tool: &state::CallableTool,
+    args: &serde_json::Value,
+) -> Result<serde_json::Value, Failure> {
     let args = tool.params.validate(args)?;
     for secret in tool.params.secret_values(&args) {
-        parent.secrets().add(&secret);
+        call.secrets().add(&secret);
     }
-    let call = parent.acting_as(tool.actor.clone());
     let lua_args = convert::json_to_lua(lua, &args).map_err(|e| internal("pass the arguments", e))?;
-    let ctx = tool_ctx(lua, &call).map_err(|e| internal("build the call context", e))?;
-    let values = function(lua, call, &tool.run, (lua_args, ctx)).await?;
+    let ctx = tool_ctx(lua, call).map_err(|e| internal("build the call context", e))?;
+    let values = function(lua, call.clone(), &tool.run, (lua_args, ctx)).await?;
     Ok(values.into_iter().next().unwrap_or(serde_json::Value::Null))
 }
 

@@ -6,6 +6,7 @@
 //! - `scope`: the call the running Lua belongs to
 //! - `state`: what natives reach (kernel, modules, limits, the loaded tools)
 //! - `api/`: the `rein` namespace, one module per area
+//! - `native/`: the embedder's own modules (`rein.<name>`), acting through the kernel
 //! - `tool`, `schema`: a tool's declaration and its parameter schema
 //! - `chunk`, `require`: Lua source, compiled as text; modules
 //! - `limits`, `failure`, `convert`: budgets, errors across the boundary, JSON <-> Lua
@@ -18,6 +19,7 @@ pub mod declaration;
 pub mod failure;
 pub mod invoke;
 pub mod limits;
+pub mod native;
 mod pattern;
 pub mod require;
 pub mod runtime;
@@ -28,5 +30,6 @@ pub mod tool;
 
 pub use chunk::{Chunk, Modules};
 pub use limits::Limits;
+pub use native::{NativeCall, NativeFunction, NativeModule};
 pub use runtime::Runtime;
 pub use state::{CallableTool, ToolTable};

@@ -11,6 +11,7 @@ use crate::kernel::{Call, Kernel};
 use crate::lua::chunk::{self, Chunk, Modules};
 use crate::lua::invoke::{self, internal};
 use crate::lua::limits::{self, Limits};
+use crate::lua::native::NativeModules;
 use crate::lua::state::{Helpers, HostData, ToolTable};
 use crate::lua::{api, failure, pattern, scope};
 
@@ -21,7 +22,13 @@ pub struct Runtime {
 }
 
 impl Runtime {
-    pub fn new(kernel: Arc<Kernel>, modules: Arc<dyn Modules>, limits: Limits) -> Result<Runtime, Failure> {
+    /// A state whose `rein` also holds the embedder's `natives` (`rein.<module>`).
+    pub fn new(
+        kernel: Arc<Kernel>,
+        modules: Arc<dyn Modules>,
+        natives: &NativeModules,
+        limits: Limits,
+    ) -> Result<Runtime, Failure> {
         let libs = StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8 | StdLib::COROUTINE;
         let lua = Lua::new_with(libs, LuaOptions::new()).map_err(|e| internal("create the Lua state", e))?;
         lua.set_app_data(HostData { kernel, modules, limits });
@@ -38,7 +45,7 @@ impl Runtime {
         let read = |name: &str| helpers.get::<Function>(name).map_err(|e| internal("read the bootstrap", e));
         let seal_globals = read("seal_globals")?;
         lua.set_app_data(Helpers { run: read("run")?, raising: read("raising")? });
-        api::install(&lua).map_err(|e| internal("build the rein namespace", e))?;
+        api::install(&lua, natives).map_err(|e| internal("build the rein namespace", e))?;
         let sealed: Table = seal_globals.call(()).map_err(|e| internal("make the globals read-only", e))?;
         lua.set_named_registry_value(chunk::GLOBALS, sealed).map_err(|e| internal("keep the globals", e))?;
         Ok(Runtime { lua })

@@ -1,6 +1,7 @@
 //! What rein tells the client outside of call results, as MCP log messages (`logging` is a
 //! capability rein declares, so `logging/setLevel` filters them): a reload that kept files
-//! back, a reload that went in, and problems found at start. A rejected file is told once per
+//! back, a reload that went in (both from the host's reload events), and problems found at
+//! start. A rejected file is told once per
 //! change, never per tick. (MCP logging is deprecated upstream, but it is still how clients
 //! show a server's messages.)
 #![allow(deprecated)]
@@ -10,7 +11,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use serde_json::{json, Value};
 
-use crate::host::ReloadOutcome;
+use crate::kernel::EventKind;
 
 /// The least severe level the client wants (by default: info and above).
 pub struct ClientLog {
@@ -58,39 +59,35 @@ fn rank(level: LoggingLevel) -> u8 {
     }
 }
 
-/// The one log message a reload is worth, if any: an error naming each file kept back (with
-/// file:line and what serves instead), or an info line naming what went in.
-pub fn reload_message(outcome: &ReloadOutcome) -> Option<(LoggingLevel, Value)> {
-    if outcome.files.is_empty() {
-        return None;
+/// The one log message a reload event is worth, if any: an error naming each file kept back
+/// (with file:line and what serves instead), or an info line naming what went in.
+pub fn reload_message(kind: &EventKind) -> Option<(LoggingLevel, Value)> {
+    match kind {
+        EventKind::ReloadAccepted { generation, loaded, kept, problems, .. } if !kept.is_empty() => {
+            let files: Vec<&str> = kept.iter().map(|k| k.file.as_str()).collect();
+            let message = format!("reloaded, but kept back {}: {}", files.join(", "), problems.join("; "));
+            let data = json!({"message": message, "generation": generation, "loaded": loaded, "kept": kept, "problems": problems});
+            Some((LoggingLevel::Error, data))
+        }
+        EventKind::ReloadAccepted { generation, loaded, added, removed, updated, .. } => {
+            let data = json!({
+                "message": format!("reloaded {}", loaded.join(", ")),
+                "generation": generation,
+                "loaded": loaded,
+                "added": added,
+                "removed": removed,
+                "updated": updated,
+            });
+            Some((LoggingLevel::Info, data))
+        }
+        EventKind::ReloadRejected { generation, kept, problems } => {
+            let message = format!("reload rejected, the old version keeps serving: {}", problems.join("; "));
+            let data =
+                json!({"message": message, "generation": generation, "loaded": [], "kept": kept, "problems": problems});
+            Some((LoggingLevel::Error, data))
+        }
+        _ => None,
     }
-    if !outcome.kept.is_empty() {
-        let files: Vec<String> = outcome.kept.iter().map(|k| k.file.clone()).collect();
-        let message = if outcome.applied {
-            format!("reloaded, but kept back {}: {}", files.join(", "), outcome.problems.join("; "))
-        } else {
-            format!("reload rejected, the old version keeps serving: {}", outcome.problems.join("; "))
-        };
-        let data = json!({
-            "message": message,
-            "generation": outcome.generation,
-            "loaded": outcome.loaded,
-            "kept": outcome.kept,
-            "problems": outcome.problems,
-        });
-        return Some((LoggingLevel::Error, data));
-    }
-    outcome.applied.then(|| {
-        let data = json!({
-            "message": format!("reloaded {}", outcome.loaded.join(", ")),
-            "generation": outcome.generation,
-            "loaded": outcome.loaded,
-            "added": outcome.added,
-            "removed": outcome.removed,
-            "updated": outcome.updated,
-        });
-        (LoggingLevel::Info, data)
-    })
 }
 
 #[cfg(test)]

@@ -27,7 +27,8 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 
 use crate::error::{Code, Failure};
-use crate::host::{Host, HostBuilder};
+use crate::host::{Host, HostBuilder, Subscription};
+use crate::kernel::{Event, EventKind};
 
 pub use approver::ElicitingApprover;
 use server::ReinServer;
@@ -128,7 +129,8 @@ where
     // Watching starts before the client is served, so no change made once the session is up
     // can be missed; outcomes wait in the channel until the client can be told.
     let (reloads, mut outcomes) = tokio::sync::mpsc::unbounded_channel();
-    let _watch = server.host().and_then(|host| watch(host, reloads));
+    let _heard = server.host().map(|host| hear_reloads(host, reloads));
+    let _watch = server.host().and_then(watch);
     let running = server
         .clone()
         .serve(transport)
@@ -156,14 +158,18 @@ where
     Ok(())
 }
 
-/// Hot reload for the whole session; every outcome goes to `reloads`.
-fn watch(
-    host: &Arc<Host>,
-    reloads: tokio::sync::mpsc::UnboundedSender<crate::host::ReloadOutcome>,
-) -> Option<crate::host::Watcher> {
-    match host.watch(move |outcome| {
-        let _ = reloads.send(outcome);
-    }) {
+/// The host's reload events, for the session's client, until the session ends.
+fn hear_reloads(host: &Arc<Host>, reloads: tokio::sync::mpsc::UnboundedSender<EventKind>) -> Subscription {
+    host.listen(Arc::new(move |event: &Event| {
+        if matches!(event.kind, EventKind::ReloadAccepted { .. } | EventKind::ReloadRejected { .. }) {
+            let _ = reloads.send(event.kind.clone());
+        }
+    }))
+}
+
+/// Hot reload for the whole session (what it did reaches the client as events).
+fn watch(host: &Arc<Host>) -> Option<crate::host::Watcher> {
+    match host.watch(|_| {}) {
         Ok(watcher) => Some(watcher),
         Err(failure) => {
             tracing::warn!("hot reload is off: {failure}");
@@ -174,19 +180,18 @@ fn watch(
 
 /// A new generation tells the client its tool list changed (once per reload); what a reload
 /// kept back is one log message naming each file with file:line.
-async fn tell_client(
-    peer: &rmcp::Peer<rmcp::RoleServer>,
-    log: &logging::ClientLog,
-    outcome: crate::host::ReloadOutcome,
-) {
-    if outcome.applied {
-        tracing::info!("reloaded {:?}: generation {}", outcome.loaded, outcome.generation);
+async fn tell_client(peer: &rmcp::Peer<rmcp::RoleServer>, log: &logging::ClientLog, reload: EventKind) {
+    if let EventKind::ReloadAccepted { loaded, generation, .. } = &reload {
+        tracing::info!("reloaded {loaded:?}: generation {generation}");
         let _ = peer.notify_tool_list_changed().await;
     }
-    if !outcome.kept.is_empty() {
-        tracing::error!("kept back: {}", outcome.problems.join("; "));
+    if let EventKind::ReloadAccepted { kept, problems, .. } | EventKind::ReloadRejected { kept, problems, .. } = &reload
+    {
+        if !kept.is_empty() {
+            tracing::error!("kept back: {}", problems.join("; "));
+        }
     }
-    if let Some((level, data)) = logging::reload_message(&outcome) {
+    if let Some((level, data)) = logging::reload_message(&reload) {
         log.send(peer, level, "rein.reload", data).await;
     }
 }

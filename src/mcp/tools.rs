@@ -33,11 +33,10 @@ fn tool(name: String, description: &str, schema: &Value) -> Tool {
 /// Programs the call runs (a build, an install) are reported as progress notifications.
 pub async fn call(host: &Host, name: &str, args: Value, context: &RequestContext<RoleServer>) -> CallToolResult {
     let progress = std::sync::Arc::new(super::progress::PeerProgress::start(context));
-    let sink = {
-        let progress = progress.clone();
-        std::sync::Arc::new(move |message: &str| progress.note(message))
-    };
-    let call = host.new_call().with_progress(sink).with_cancel(context.ct.clone());
+    let call = host
+        .new_call()
+        .with_listener(progress.listener(super::progress::Shows::Programs))
+        .with_cancel(context.ct.clone());
     // The host stops the call when the token is cancelled (see Host::call_with).
     let outcome = host.call_with(call, name, args).await;
     if let Ok(progress) = std::sync::Arc::try_unwrap(progress) {

@@ -9,13 +9,12 @@ use serde_json::{json, Value};
 
 use super::activity::{record_activity, summarise};
 use super::context::{evidence_of, make_ctx};
-use super::progress::Progress;
 use super::report::{Attempt, AttemptStatus, Report, RunStatus, StepReport, StepStatus};
 use super::spec::{read_verdict, RecipeSpec, StepSpec};
 use crate::error::{Code, Failure};
 use crate::kernel::journal::restore::net_changes;
 use crate::kernel::journal::Entry;
-use crate::kernel::{Call, Kernel};
+use crate::kernel::{Call, EventKind, Kernel};
 use crate::lua::{convert, Runtime};
 
 /// The Lua wall clock of a step whose recipe declares neither a step timeout nor a time
@@ -34,8 +33,8 @@ pub struct Engine<'a> {
     pub runtime: &'a Runtime,
     pub kernel: &'a Kernel,
     pub spec: &'a RecipeSpec,
-    pub progress: &'a dyn Progress,
-    /// The call the run is part of, with the recipe acting (and its pack, if any).
+    /// The call the run is part of, with the recipe acting (and its pack, if any); its
+    /// listeners hear the run, its steps and everything they do.
     pub call: Call,
 }
 
@@ -87,11 +86,22 @@ impl Engine<'_> {
             deadline,
         };
         let total = self.spec.steps.len();
+        let recipe = self.spec.name.clone();
+        self.call.emit(|| EventKind::RecipeStarted { recipe: recipe.clone(), run_id: run_id.clone(), steps: total });
         for (index, step) in self.spec.steps.iter().enumerate().skip(first) {
-            self.progress.step_started(index + 1, total, &step.name);
+            let (number, name) = (index + 1, step.name.clone());
+            self.call.emit(|| EventKind::StepStarted { recipe: recipe.clone(), step: name.clone(), number, total });
             let outputs = outputs_of(&report);
             let step_report = self.run_step(&run, step, &outputs).await;
-            self.progress.step_finished(index + 1, total, &step.name, step_report.status, step_report.duration_ms);
+            let (status, duration_ms) = (step_report.status, step_report.duration_ms);
+            self.call.emit(|| EventKind::StepEnded {
+                recipe: recipe.clone(),
+                step: name,
+                number,
+                total,
+                status,
+                duration_ms,
+            });
             let failed = step_report.status != StepStatus::Verified;
             let failure = step_report.attempts.last().and_then(|a| a.failure.clone());
             report.steps.push(step_report);
@@ -112,6 +122,8 @@ impl Engine<'_> {
             report.status = RunStatus::Succeeded;
         }
         report.duration_ms = started.elapsed().as_millis() as u64;
+        let (status, duration_ms) = (report.status, report.duration_ms);
+        self.call.emit(|| EventKind::RecipeEnded { recipe, run_id: run_id.clone(), status, duration_ms });
         let report = report.scrubbed(self.call.secrets());
         report
             .save(self.kernel)

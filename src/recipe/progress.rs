@@ -1,57 +1,98 @@
-//! Progress on stderr: `[n/m] step` as each step starts and ends, with its time.
+//! Progress as people read it, from the event stream: `[n/m] step started` and
+//! `[n/m] step verified in 1.2 s` for a recipe's steps, `running hvigorw …` and
+//! `hvigorw ended: exit 0 in 3.1 s` for programs. The CLI's display and the MCP server's
+//! notifications both word their lines here.
 
 use std::io::{IsTerminal, Write};
+use std::sync::Arc;
 
-use super::report::StepStatus;
+use crate::kernel::{Event, EventKind, Listener};
 
-/// Who hears as a recipe's steps start and end (numbered from 1 of `total`).
-pub trait Progress: Send + Sync {
-    /// Step `number` of `total`, called `name`, starts.
-    fn step_started(&self, number: usize, total: usize, name: &str);
-    /// Step `number` of `total` ended with `status` after `duration_ms`.
-    fn step_finished(&self, number: usize, total: usize, name: &str, status: StepStatus, duration_ms: u64);
-}
-
-/// Plain lines, or a line that is rewritten in place on a terminal.
-pub struct StderrProgress {
-    live: bool,
-}
-
-impl StderrProgress {
-    pub fn new() -> StderrProgress {
-        StderrProgress { live: std::io::stderr().is_terminal() }
+/// A step's line when it starts (`[2/5] sign started`), when it ends (`[2/5] sign verified in
+/// 1.2 s`), or None for an event that is not about a step.
+pub fn step_line(event: &Event) -> Option<String> {
+    match &event.kind {
+        EventKind::StepStarted { step, number, total, .. } => Some(format!("[{number}/{total}] {step} started")),
+        EventKind::StepEnded { step, number, total, status, duration_ms, .. } => {
+            Some(format!("[{number}/{total}] {step} {status} in {}", seconds(*duration_ms)))
+        }
+        _ => None,
     }
 }
 
-impl Default for StderrProgress {
-    fn default() -> Self {
-        Self::new()
+/// A program's line when it starts (`running hdc install …`) and when it ends (`hdc ended:
+/// exit 0 in 1.3 s`), or None for an event that is not about a program.
+pub fn program_line(event: &Event) -> Option<String> {
+    match &event.kind {
+        EventKind::ProgramSpawned { command, .. } => Some(format!("running {command}")),
+        EventKind::ProgramExited { program, code, stopped, duration_ms, .. } => {
+            let how = match (code, stopped) {
+                (_, Some(why)) => format!("stopped ({why})"),
+                (Some(code), None) => format!("exit {code}"),
+                (None, None) => "exit by signal".to_string(),
+            };
+            Some(format!("{program} ended: {how} in {}", seconds(*duration_ms)))
+        }
+        _ => None,
     }
 }
 
-impl Progress for StderrProgress {
-    fn step_started(&self, number: usize, total: usize, name: &str) {
+fn seconds(ms: u64) -> String {
+    format!("{:.1} s", ms as f64 / 1000.0)
+}
+
+/// Step lines on stderr: plain lines, or one line rewritten in place on a terminal.
+pub fn stderr_steps() -> Listener {
+    let live = std::io::stderr().is_terminal();
+    Arc::new(move |event: &Event| {
+        let Some(line) = step_line(event) else { return };
         let mut err = std::io::stderr().lock();
-        if self.live {
-            let _ = write!(err, "\r\x1b[2K[{number}/{total}] {name} …");
-        } else {
-            let _ = writeln!(err, "[{number}/{total}] {name} started");
+        match (&event.kind, live) {
+            (EventKind::StepStarted { .. }, true) => {
+                let _ = write!(err, "\r\x1b[2K{} …", line.trim_end_matches(" started"));
+            }
+            (_, true) => {
+                let _ = writeln!(err, "\r\x1b[2K{line}");
+            }
+            (_, false) => {
+                let _ = writeln!(err, "{line}");
+            }
         }
         let _ = err.flush();
-    }
-
-    fn step_finished(&self, number: usize, total: usize, name: &str, status: StepStatus, duration_ms: u64) {
-        let mut err = std::io::stderr().lock();
-        let secs = duration_ms as f64 / 1000.0;
-        let prefix = if self.live { "\r\x1b[2K" } else { "" };
-        let _ = writeln!(err, "{prefix}[{number}/{total}] {name} {status} in {secs:.1} s");
-    }
+    })
 }
 
-/// No progress output (embedders, tests).
-pub struct Silent;
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::events::StepStatus;
 
-impl Progress for Silent {
-    fn step_started(&self, _: usize, _: usize, _: &str) {}
-    fn step_finished(&self, _: usize, _: usize, _: &str, _: StepStatus, _: u64) {}
+    fn event(kind: EventKind) -> Event {
+        Event { call: None, actor: None, kind }
+    }
+
+    #[test]
+    fn steps_and_programs_read_as_before() {
+        let started = event(EventKind::StepStarted { recipe: "r".into(), step: "build".into(), number: 1, total: 2 });
+        assert_eq!(step_line(&started).unwrap(), "[1/2] build started");
+        let ended = event(EventKind::StepEnded {
+            recipe: "r".into(),
+            step: "build".into(),
+            number: 1,
+            total: 2,
+            status: StepStatus::Verified,
+            duration_ms: 1240,
+        });
+        assert_eq!(step_line(&ended).unwrap(), "[1/2] build verified in 1.2 s");
+        let exited = event(EventKind::ProgramExited {
+            program: "hdc".into(),
+            code: Some(0),
+            signal: None,
+            timed_out: false,
+            stopped: None,
+            duration_ms: 300,
+        });
+        assert_eq!(program_line(&exited).unwrap(), "hdc ended: exit 0 in 0.3 s");
+        assert!(step_line(&exited).is_none() && program_line(&started).is_none());
+    }
 }

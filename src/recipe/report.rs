@@ -12,35 +12,8 @@ use crate::kernel::journal::{Action, Outcome};
 use crate::kernel::secrets::Secrets;
 use crate::kernel::{FileChange, Kernel, KernelError};
 
-/// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RunStatus {
-    /// Only while it runs; a saved report never says so.
-    Running,
-    /// Every step ran and its verify passed.
-    Succeeded,
-    /// A step failed; the report's `failure` says which and why.
-    Failed,
-    /// The caller cancelled the run (Ctrl-C, an MCP cancel); the step running was rolled back.
-    Cancelled,
-}
-
-/// How a step ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum StepStatus {
-    /// It ran and its verify passed.
-    Verified,
-    /// Its last attempt failed, or its verify did not pass.
-    Failed,
-    /// A step before it failed.
-    Skipped,
-    /// Taken from an earlier run (`--from`).
-    Reused,
-    /// The run was cancelled while it ran.
-    Cancelled,
-}
+/// How a run and a step ended: the same words the event stream uses.
+pub use crate::kernel::events::{RunStatus, StepStatus};
 
 /// How one attempt of a step ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,29 +23,6 @@ pub enum AttemptStatus {
     Verified,
     /// It failed (see the attempt's `failure`); its changes were rolled back.
     Failed,
-}
-
-impl std::fmt::Display for RunStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            RunStatus::Running => "running",
-            RunStatus::Succeeded => "succeeded",
-            RunStatus::Failed => "failed",
-            RunStatus::Cancelled => "cancelled",
-        })
-    }
-}
-
-impl std::fmt::Display for StepStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            StepStatus::Verified => "verified",
-            StepStatus::Failed => "failed",
-            StepStatus::Skipped => "skipped",
-            StepStatus::Reused => "reused",
-            StepStatus::Cancelled => "cancelled",
-        })
-    }
 }
 
 /// What a recipe run did, step by step: saved as `.rein/runs/<run-id>/report.json` and
@@ -92,7 +42,8 @@ impl std::fmt::Display for StepStatus {
 /// let host = rein::Host::builder().workspace(workspace.path())
 /// #   .home(home.path())
 ///     .build()?;
-/// let report = host.run_recipe_showing("greet", serde_json::json!({}), None, false, &rein::Silent)?;
+/// let quiet: rein::Listener = std::sync::Arc::new(|_: &rein::Event| {});
+/// let report = host.run_recipe_showing("greet", serde_json::json!({}), None, false, quiet)?;
 /// assert_eq!(report.status, rein::RunStatus::Succeeded);
 /// assert_eq!(report.steps[0].status, rein::StepStatus::Verified);
 /// assert_eq!(report.steps[0].files[0].path, "hello.txt");

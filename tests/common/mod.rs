@@ -435,3 +435,14 @@ fn ino_of(meta: &std::fs::Metadata) -> u64 {
         0
     }
 }
+
+/// Every line of the workspace's journal (`.rein/journal/*.jsonl`), in file-name order.
+pub fn journal_text(workspace: &Path) -> String {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(workspace.join(".rein/journal"))
+        .map(|entries| {
+            entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "jsonl")).collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files.iter().map(|f| std::fs::read_to_string(f).unwrap_or_default()).collect()
+}

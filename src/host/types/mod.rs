@@ -17,23 +17,25 @@ use serde::Serialize;
 
 use crate::error::{Code, Failure};
 use crate::lua::api::{selene, stubs};
+use crate::lua::native::{self, NativeModules};
 
 pub use luarc::LuarcOutcome;
 
 /// Where `rein init` puts the stubs, relative to the workspace.
 pub const DEFAULT_DIR: &str = ".rein/types";
 
-/// Every file of the stubs folder: `(path inside it, text)`.
-pub fn files() -> Vec<(String, String)> {
+/// Every file of the stubs folder, `(path inside it, text)`, for a host serving `natives`:
+/// they appear in `rein.lua` after rein's own natives, and in selene's `rein.yml`.
+pub fn files_with(natives: &NativeModules) -> Vec<(String, String)> {
     let version = env!("CARGO_PKG_VERSION");
-    let mut files =
-        vec![("rein.lua".to_string(), stubs::rein_stub(version)), ("tables.lua".to_string(), tables_stub(version))];
+    let rein = stubs::rein_stub(version) + &native::stubs::lua_stubs(natives);
+    let mut files = vec![("rein.lua".to_string(), rein), ("tables.lua".to_string(), tables_stub(version))];
     for (rel, text) in super::sources::builtin_files() {
         if let Some(module) = prelude::module_name(rel) {
             files.push((rel.to_string(), prelude::module_stub(&module, text)));
         }
     }
-    files.push(("rein.yml".to_string(), selene::selene_std()));
+    files.push(("rein.yml".to_string(), selene::selene_std() + &native::stubs::selene_globals(natives)));
     files
 }
 
@@ -77,8 +79,13 @@ impl From<TypesError> for Failure {
 
 /// Writes the stubs into `dir` and points `workspace`'s `.luarc.json` at them.
 pub fn write(workspace: &Path, dir: &Path) -> Result<Written, TypesError> {
+    write_with(workspace, dir, &NativeModules::default())
+}
+
+/// [`write()`] for a host that serves native modules (see [`crate::Host::write_types`]).
+pub fn write_with(workspace: &Path, dir: &Path, natives: &NativeModules) -> Result<Written, TypesError> {
     let mut written = Vec::new();
-    for (rel, text) in files() {
+    for (rel, text) in files_with(natives) {
         let path = dir.join(&rel);
         write_generated(&path, &text)?;
         written.push(rel);

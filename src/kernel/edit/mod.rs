@@ -21,7 +21,7 @@ pub use text::Location;
 use super::files::dir::Place;
 use super::files::{ledger, lock, read, refuse_directory_syntax, write};
 use super::journal::{Action, Entry};
-use super::{Access, Call, Kernel, KernelError};
+use super::{Access, Call, EventKind, Kernel, KernelError};
 
 /// Edits refuse files above this size: the whole file is held in memory twice.
 pub const EDIT_MAX_BYTES: u64 = 512 * 1024 * 1024;
@@ -120,6 +120,10 @@ impl Kernel {
             entry.sha256_before = Some(sha256_before.clone());
             entry.sha256_after = Some(sha256_after.clone());
             entry.preimage = preimage;
+            call.emit(|| EventKind::FileWritten {
+                path: call.secrets().scrub(&display),
+                bytes: applied.result.len() as u64,
+            });
         }
         let diff = change.diff(&display, &before);
         let replacements = applied.reports.iter().map(|r| r.replacements).sum();

@@ -19,7 +19,7 @@ pub use read::{ReadOptions, ReadOutput};
 use dir::{Dir, Place};
 
 use super::journal::Action;
-use super::{Access, Call, Kernel, KernelError};
+use super::{Access, Call, EventKind, Kernel, KernelError};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct WriteOutput {
@@ -111,6 +111,7 @@ impl Kernel {
             ledger::note(call, &resolved.real, &sha256);
             entry.sha256_before = before;
             entry.sha256_after = Some(sha256.clone());
+            call.emit(|| EventKind::FileWritten { path: call.secrets().scrub(&display), bytes: content.len() as u64 });
             Ok(WriteOutput { path: display, bytes: content.len(), sha256, created })
         })
     }

@@ -19,7 +19,8 @@ pub struct ApprovalRequest {
 }
 
 /// Who may answer a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Asked {
     /// A person, a rule a person made, a grant for this session, or `--yes`.
     Anyone,

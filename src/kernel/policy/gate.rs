@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::approver::{Answer, ApprovalRequest, Approver, Asked, Headless};
 use super::rules::{Rule, RuleError, RuleFile, Subject};
 use super::{packs, Decision};
-use crate::kernel::{Access, Call, KernelError, PathClass};
+use crate::kernel::{Access, Call, EventKind, KernelError, PathClass};
 
 /// Who let an action through, or who refused it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,6 +76,19 @@ impl Gate {
     /// The refusals no approval can lift: a project deny rule, or a pack acting in `call` that
     /// did not declare the command (`shown` is the command line as people may see it).
     pub fn bounds(&self, call: &Call, subject: &Subject, shown: &str) -> Result<(), Refusal> {
+        let refused = self.bounding(call, subject, shown);
+        if let Err(refusal) = &refused {
+            call.emit(|| EventKind::ApprovalAnswered {
+                what: call.secrets().scrub(shown),
+                allowed: false,
+                by: refusal.by.clone(),
+                person: false,
+            });
+        }
+        refused
+    }
+
+    fn bounding(&self, call: &Call, subject: &Subject, shown: &str) -> Result<(), Refusal> {
         if let Some(rule) = self.denies.iter().find(|rule| rule.denies(subject)) {
             let reason = format!("the project's rein.toml denies it ({})", rule.describe());
             return Err(denied(DecidedBy::Project(rule.describe()), reason));
@@ -93,13 +106,42 @@ impl Gate {
     }
 
     /// The policy's decision, with the person's rules, this session's grants and the approver
-    /// where it asks. Call [`Gate::bounds`] first.
+    /// where it asks. Call [`Gate::bounds`] first. `call` hears the question, when the policy
+    /// has one, and who answered it.
     pub fn settle(
         &self,
+        call: &Call,
         decision: Decision,
         subject: &Subject,
         request: ApprovalRequest,
     ) -> Result<DecidedBy, Refusal> {
+        let asks = !matches!(decision, Decision::Allow | Decision::Deny(_));
+        if asks {
+            let who = match decision {
+                Decision::AskPerson => Asked::Person,
+                Decision::AskPersonAtTerminal => Asked::PersonAtTerminal,
+                _ => request.who,
+            };
+            call.emit(|| EventKind::ApprovalAsked {
+                what: call.secrets().scrub(&request.what),
+                why: request.why.clone(),
+                who,
+            });
+        }
+        let what = call.secrets().scrub(&request.what);
+        let settled = self.settled(decision, subject, request);
+        if asks {
+            let (allowed, by) = match &settled {
+                Ok(by) => (true, by.clone()),
+                Err(refusal) => (false, refusal.by.clone()),
+            };
+            let person = matches!(by, DecidedBy::Approver(_)) && self.approver.is_person();
+            call.emit(|| EventKind::ApprovalAnswered { what, allowed, by, person });
+        }
+        settled
+    }
+
+    fn settled(&self, decision: Decision, subject: &Subject, request: ApprovalRequest) -> Result<DecidedBy, Refusal> {
         match decision {
             Decision::Allow => Ok(DecidedBy::Policy),
             Decision::Deny(reason) => Err(denied(DecidedBy::Policy, reason)),
@@ -217,6 +259,6 @@ mod tests {
         assert_eq!(refusal.by, DecidedBy::Project("hdc list".into()));
         let request =
             ApprovalRequest { what: "hdc list targets".into(), why: String::new(), who: Asked::Anyone, rule: None };
-        assert_eq!(gate.settle(Decision::Allow, &subject, request).unwrap(), DecidedBy::Policy);
+        assert_eq!(gate.settle(&Call::new(), Decision::Allow, &subject, request).unwrap(), DecidedBy::Policy);
     }
 }

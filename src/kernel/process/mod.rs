@@ -31,7 +31,7 @@ use spawn::{SpawnOutput, SpawnRequest, Stream};
 use super::journal::{Action, Entry};
 use super::policy::confinement::{self, Profile, SpawnPlaces};
 use super::policy::{decide_spawn, ApprovalRequest, Asked, DecidedBy, Program, Rule, Subject};
-use super::{Call, Kernel, KernelError, PathClass};
+use super::{Call, EventKind, Kernel, KernelError, PathClass};
 
 /// Output kept per stream: the first and last half MiB.
 const OUTPUT_LIMIT: usize = 1024 * 1024;
@@ -157,7 +157,7 @@ impl Kernel {
             }
             _ => {}
         }
-        self.authorize_spawn(&program, &args, redacted, &cwd, entry)?;
+        self.authorize_spawn(call, &program, &args, redacted, &cwd, entry)?;
         if !call.take_spawn() {
             return Err(KernelError::SpawnBudget);
         }
@@ -202,18 +202,38 @@ impl Kernel {
             timeout,
             output_limit: OUTPUT_LIMIT,
         };
-        call.announce(&format!("running {command}"));
+        call.emit(|| EventKind::ProgramSpawned {
+            program: program.name().to_string(),
+            argv: redacted.args.clone(),
+            command: command.clone(),
+        });
+        let started = std::time::Instant::now();
         let mut scrubbed = |stream: Stream, line: &str| on_line(stream, &redacted.scrub(line));
-        let mut output = spawn::run_confined(&request, confinement, &mut scrubbed).await.map_err(|e| match e {
-            spawn::SpawnError::Stopped(reason) => KernelError::Stopped { command: command.clone(), reason: reason.0 },
-            other => KernelError::io("run", command.clone(), std::io::Error::other(other.to_string())),
-        })?;
-        call.announce(&format!(
-            "{} ended: exit {} in {:.1} s",
-            program.name(),
-            output.code.map_or("by signal".to_string(), |c| c.to_string()),
-            output.duration_ms as f64 / 1000.0
-        ));
+        let ran = spawn::run_confined(&request, confinement, &mut scrubbed).await;
+        let exited = |code, signal, timed_out, stopped, duration_ms| EventKind::ProgramExited {
+            program: program.name().to_string(),
+            code,
+            signal,
+            timed_out,
+            stopped,
+            duration_ms,
+        };
+        let mut output = match ran {
+            Ok(output) => {
+                call.emit(|| exited(output.code, output.signal, output.timed_out, None, output.duration_ms));
+                output
+            }
+            Err(e) => {
+                let elapsed = started.elapsed().as_millis() as u64;
+                call.emit(|| exited(None, None, false, Some(redacted.scrub(&e.to_string())), elapsed));
+                return Err(match e {
+                    spawn::SpawnError::Stopped(reason) => {
+                        KernelError::Stopped { command: command.clone(), reason: reason.0 }
+                    }
+                    other => KernelError::io("run", command.clone(), std::io::Error::other(other.to_string())),
+                });
+            }
+        };
         output.stdout = redacted.scrub(&output.stdout);
         output.stderr = redacted.scrub(&output.stderr);
         if output.timed_out {
@@ -266,6 +286,7 @@ impl Kernel {
     /// arguments are judged from `cwd`), noting in `entry` who decided.
     fn authorize_spawn(
         &self,
+        call: &Call,
         program: &Program,
         args: &[String],
         redacted: &Redacted,
@@ -285,7 +306,7 @@ impl Kernel {
             rule: Some(Rule::for_command(program.name(), redacted.rule_args())),
         };
         let subject = Subject::Spawn { program: program.name(), args };
-        match self.gate.settle(decision, &subject, request) {
+        match self.gate.settle(call, decision, &subject, request) {
             Ok(by) => {
                 entry.decided_by = Some(by);
                 Ok(())

@@ -93,9 +93,22 @@ pub(crate) fn bootstrap_natives(lua: &Lua) -> mlua::Result<Table> {
     Ok(natives)
 }
 
-/// Builds `rein`, `require` and `print` from the declarations, in a state whose bootstrap
-/// ran.
-pub(crate) fn install(lua: &Lua) -> mlua::Result<()> {
+/// The names directly in `rein` that rein's own API uses (a native module cannot take one).
+pub(crate) fn taken_names() -> Vec<&'static str> {
+    let mut names = Vec::new();
+    for area in areas() {
+        match area.home {
+            Home::Table(name) => names.push(name),
+            Home::Rein => names.extend(area.natives.iter().map(|n| n.name)),
+            Home::Global => {}
+        }
+    }
+    names
+}
+
+/// Builds `rein`, `require` and `print` from the declarations, and the embedder's native
+/// modules, in a state whose bootstrap ran.
+pub(crate) fn install(lua: &Lua, natives: &crate::lua::native::NativeModules) -> mlua::Result<()> {
     let raising = state::helpers(lua).raising.clone();
     let rein = lua.create_table()?;
     for area in areas() {
@@ -115,6 +128,7 @@ pub(crate) fn install(lua: &Lua) -> mlua::Result<()> {
             table.set(native.name, make(lua, &raising, native.make)?)?;
         }
     }
+    crate::lua::native::install::install(lua, &rein, &raising, natives)?;
     lua.globals().set("rein", rein)
 }
 

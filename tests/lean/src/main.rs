@@ -55,9 +55,17 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         other => return Err(format!("edit of a missing string: expected OLD_STRING_NOT_FOUND, got {other:?}").into()),
     }
 
-    let report = host.run_recipe_showing("greet", json!({}), None, false, &rein::Silent)?;
+    let heard = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = heard.clone();
+    let listener: rein::Listener = std::sync::Arc::new(move |_: &rein::Event| {
+        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
+    let report = host.run_recipe_showing("greet", json!({}), None, false, listener)?;
     if report.status != rein::RunStatus::Succeeded {
         return Err(format!("recipe greet did not succeed: {}", report.to_markdown()).into());
+    }
+    if heard.load(std::sync::atomic::Ordering::Relaxed) == 0 {
+        return Err("the recipe run's listener heard no events".into());
     }
     Ok(())
 }
