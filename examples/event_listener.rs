@@ -7,8 +7,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use rein::kernel::policy::AssumeYes;
-use rein::{Event, EventKind, Failure, Host};
+use rein::{AssumeYes, Event, EventKind, Failure, Host};
 
 /// A recipe given as text: a note in the workspace, then one outside it (which asks).
 const HANDOVER: &str = r#"return {

@@ -1,5 +1,5 @@
 //! The example programs in examples/ do what their docs say. `cargo test` builds every
-//! example; these run two of them end to end, through `cargo run` so that the program run is
+//! example; these run each of them end to end, through `cargo run` so that the program run is
 //! the current one even when only this test binary was built.
 
 use std::io::Write;
@@ -67,4 +67,37 @@ fn the_approver_example_writes_outside_the_workspace_only_with_the_users_yes() {
     let (stdout, stderr) = (text(&no.stdout), text(&no.stderr));
     assert!(no.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert_eq!(stdout, "refused: APPROVAL_DENIED (exists: false)\n");
+}
+
+#[test]
+fn the_event_listener_example_hears_a_recipe_run_in_order() {
+    let out = run_example("event_listener", &[], "");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "exit {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}", out.status);
+    let expected = [
+        "\"event\":\"recipe_started\"",
+        "[1/2] inside",
+        "wrote notes/shift.md (10 bytes)",
+        "[2/2] outside",
+        "\"event\":\"approval_asked\"",
+        "allowed by Approver(\"--yes\")",
+        "/share/shift.md (10 bytes)",
+        "\"event\":\"recipe_ended\"",
+        ": succeeded",
+    ];
+    let mut rest = stdout.as_str();
+    for want in expected {
+        let at = rest.find(want).unwrap_or_else(|| panic!("{want:?} missing, or out of order, in:\n{stdout}"));
+        rest = &rest[at + want.len()..];
+    }
+}
+
+#[test]
+fn the_native_module_example_writes_inside_and_is_refused_outside() {
+    let out = run_example("native_module", &[], "");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "exit {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}", out.status);
+    assert!(stdout.contains("[ide] notes/todo.md:1 (15 bytes), asked by jot\n"), "{stdout}");
+    assert!(stdout.contains("saved: {\"bytes\":15,\"path\":\"notes/todo.md\"}\n"), "{stdout}");
+    assert!(stdout.contains("outside the workspace: APPROVAL_REQUIRED ("), "{stdout}");
 }
