@@ -298,3 +298,46 @@ async fn rein_toml_changes_over_mcp_ask_a_person_and_hand_edits_wait_for_one() {
     assert_eq!(std::fs::read_to_string(ws.path("rein.toml")).unwrap(), "");
     assert!(!ws.path("rein.lock").exists());
 }
+
+#[test]
+fn a_client_that_closes_stdin_right_after_its_requests_still_gets_every_response() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\ntwo\n");
+    let calls = 300;
+    let mut input = String::new();
+    input.push_str(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#);
+    input.push_str("\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    for id in 1..=calls {
+        input.push_str(&format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"read_file\",\"arguments\":{{\"path\":\"a.txt\"}}}}}}\n"
+        ));
+    }
+    let mut child = Command::new(REIN)
+        .arg("--workspace")
+        .arg(&ws.ws)
+        .arg("--home")
+        .arg(&ws.home)
+        .arg("serve")
+        .env_remove("REIN_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn rein serve");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).expect("write the requests"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let output = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        // Read late, so the responses (over 64 KiB) fill the pipe while rein is done with the
+        // calls and its input: it must still wait for them to be written before it exits.
+        std::thread::sleep(Duration::from_millis(1500));
+        let answered =
+            BufReader::new(output).lines().map_while(Result::ok).filter(|l| l.contains("\"result\"")).count();
+        let _ = tx.send(answered);
+    });
+    writer.join().unwrap();
+    let answered = rx.recv_timeout(Duration::from_secs(60)).expect("rein serve exits after stdin closes");
+    let _ = child.wait();
+    assert_eq!(answered, calls + 1, "initialize and every call are answered before rein exits");
+}
