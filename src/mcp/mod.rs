@@ -13,6 +13,7 @@
 
 mod approver;
 mod cancels;
+mod json_text;
 mod logging;
 mod progress;
 mod recipes;
