@@ -50,49 +50,67 @@ fn write(out: &mut Vec<u8>, value: &Value) {
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
-/// Whether any of the eight bytes in `word` must be escaped: below 0x20, `"` or `\`.
-fn any_to_escape(word: u64) -> bool {
-    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+/// The high bit of each of the eight bytes of `word` (little-endian) that may need an escape:
+/// below 0x20, `"` or `\`. The lowest bit set marks exactly the first such byte (the borrows
+/// of the subtractions only run upward from a real match).
+fn to_escape(word: u64) -> u64 {
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word;
     let quote = word ^ (ONES * u64::from(b'"'));
     let backslash = word ^ (ONES * u64::from(b'\\'));
-    let quote = quote.wrapping_sub(ONES) & !quote & HIGHS;
-    let backslash = backslash.wrapping_sub(ONES) & !backslash & HIGHS;
-    below_space | quote | backslash != 0
+    let quote = quote.wrapping_sub(ONES) & !quote;
+    let backslash = backslash.wrapping_sub(ONES) & !backslash;
+    (below_space | quote | backslash) & HIGHS
+}
+
+/// How `byte` is written inside a JSON string (as serde_json writes it), if it is escaped.
+fn escape(byte: u8, unicode: &mut [u8; 6]) -> Option<&[u8]> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    Some(match byte {
+        b'"' => b"\\\"",
+        b'\\' => b"\\\\",
+        b'\n' => b"\\n",
+        b'\t' => b"\\t",
+        b'\r' => b"\\r",
+        0x08 => b"\\b",
+        0x0c => b"\\f",
+        0..=0x1f => {
+            unicode[4] = HEX[usize::from(byte >> 4)];
+            unicode[5] = HEX[usize::from(byte & 0xf)];
+            unicode
+        }
+        _ => return None,
+    })
 }
 
 fn write_str(out: &mut Vec<u8>, text: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = text.as_bytes();
+    let mut unicode = *b"\\u0000";
     out.reserve(bytes.len() + 2);
     out.push(b'"');
     let (mut start, mut at) = (0, 0);
-    while at < bytes.len() {
-        if let Some(word) = bytes.get(at..at + 8) {
-            let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-            if !any_to_escape(word) {
-                at += 8;
-                continue;
-            }
+    // Eight bytes at a time; straight to the first byte that needs an escape.
+    while let Some(word) = bytes.get(at..at + 8) {
+        let mask = to_escape(u64::from_le_bytes(word.try_into().unwrap_or([0; 8])));
+        if mask == 0 {
+            at += 8;
+            continue;
         }
-        let byte = bytes[at];
-        let escape: &[u8] = match byte {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\t' => b"\\t",
-            b'\r' => b"\\r",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0..=0x1f => &[b'\\', b'u', b'0', b'0', HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]],
-            _ => {
-                at += 1;
-                continue;
-            }
-        };
-        out.extend_from_slice(&bytes[start..at]);
-        out.extend_from_slice(escape);
-        at += 1;
-        start = at;
+        let found = at + (mask.trailing_zeros() / 8) as usize;
+        if let Some(escaped) = escape(bytes[found], &mut unicode) {
+            out.extend_from_slice(&bytes[start..found]);
+            out.extend_from_slice(escaped);
+            start = found + 1;
+        }
+        at = found + 1;
+    }
+    // The last few bytes one at a time.
+    for (offset, &byte) in bytes[at..].iter().enumerate() {
+        if let Some(escaped) = escape(byte, &mut unicode) {
+            let found = at + offset;
+            out.extend_from_slice(&bytes[start..found]);
+            out.extend_from_slice(escaped);
+            start = found + 1;
+        }
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
