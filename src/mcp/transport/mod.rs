@@ -12,6 +12,7 @@
 
 mod lines;
 mod messages;
+mod ready;
 mod writer;
 
 use std::collections::VecDeque;
@@ -91,7 +92,7 @@ impl LineTransport {
         let spotter = cancels.clone();
         std::thread::Builder::new()
             .name("rein-stdin".to_string())
-            .spawn(move || lines::read_blocking(std::io::stdin().lock(), splitter, parser, &spotter, messages))?;
+            .spawn(move || lines::read_blocking(ready::Input::stdin(), splitter, parser, &spotter, messages))?;
         Ok(LineTransport {
             input: received,
             batch: VecDeque::new(),

@@ -1,12 +1,12 @@
 //! Writing to the client: messages are serialized by the writer (off the server's worker) and
 //! whatever has queued up leaves in one `write`.
 
-use std::io::Write;
-
 use rmcp::service::TxJsonRpcMessage;
 use rmcp::RoleServer;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
+
+use super::ready::Output;
 
 /// How much the writer gathers into one write.
 const WRITE_BATCH: usize = 256 * 1024;
@@ -55,12 +55,12 @@ impl Writer {
     /// Writes to the process's stdout with blocking writes, on a thread of its own.
     pub(super) fn thread(mut queued: mpsc::UnboundedReceiver<Outgoing>) -> std::io::Result<Writer> {
         let (finished, done) = oneshot::channel();
+        let mut stdout = Output::stdout()?;
         std::thread::Builder::new().name("rein-stdout".to_string()).spawn(move || {
             let mut batch = Vec::with_capacity(WRITE_BATCH);
             while let Some(first) = queued.blocking_recv() {
                 let end = gather(&mut batch, first, &mut queued);
-                let mut stdout = std::io::stdout().lock();
-                if let Err(e) = stdout.write_all(&batch).and_then(|()| stdout.flush()) {
+                if let Err(e) = stdout.write_all(&batch) {
                     tracing::debug!("cannot write to the client: {e}");
                     break;
                 }
