@@ -343,6 +343,7 @@ fn a_client_that_closes_stdin_right_after_its_requests_still_gets_every_response
 }
 
 /// A pipe whose both ends are non-blocking (O_NONBLOCK lives on each end's file description).
+#[cfg(target_os = "linux")] // pipe2
 fn nonblocking_pipe() -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
     use std::os::fd::FromRawFd;
     let mut fds = [0; 2];
@@ -353,6 +354,7 @@ fn nonblocking_pipe() -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
     }
 }
 
+#[cfg(target_os = "linux")]
 fn make_blocking(fd: &std::os::fd::OwnedFd) {
     use std::os::fd::AsRawFd;
     // SAFETY: fcntl on a descriptor we own, changing only its O_NONBLOCK flag.
@@ -363,6 +365,7 @@ fn make_blocking(fd: &std::os::fd::OwnedFd) {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
 fn stdin_and_stdout_left_non_blocking_by_the_client_still_serve_every_call() {
     let ws = Workspace::new();
     ws.file("a.txt", "one\ntwo\n");
