@@ -255,7 +255,7 @@ mod tests {
 
     #[test]
     fn line_numbers_are_right_aligned_in_six_columns_and_grow_past_them() {
-        for n in [1, 9, 10, 99_999, 999_999, 1_000_000, 12_345_678_901] {
+        for n in [1, 9, 10, 99_999, 999_999, 1_000_000, 1_234_567_890] {
             let mut content = String::new();
             push_line_number(&mut content, n);
             assert_eq!(content, format!("{n:>6}\t"));
