@@ -34,8 +34,9 @@ use writer::{Outgoing, Writer};
 /// The largest message rein reads (16 MiB, as rmcp's own limit).
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// How many batches of messages (one batch per read, at most 64 KiB of input) may wait for the
-/// server before the reader stops reading: at most 64 MiB queued; the client then waits on a
-/// full pipe.
+/// server before the reader stops reading: at most 64 MiB of input queued (parsed, so a few
+/// times that in memory); the client then waits on a full pipe, and a cancel it writes after
+/// that much is heard only as the queue moves.
 const QUEUED_BATCHES: usize = 1024;
 
 type Incoming = RxJsonRpcMessage<RoleServer>;
