@@ -151,10 +151,16 @@ fn wait_for(path: PathBuf) {
     }
 }
 
+const SPINNING_RECIPE: &str = r#"return { name = "spinner", description = "a step that spins", steps = {
+  { name = "spin", run = function() rein.fs.write("started-recipe.txt", "x"); while true do end end },
+} }
+"#;
+
 fn workspace() -> Workspace {
     let ws = Workspace::new();
     ws.file("tools/spin.lua", SPIN);
     ws.file("tools/pattern.lua", PATTERN);
+    ws.file("recipes/spinner.lua", SPINNING_RECIPE);
     ws
 }
 
@@ -229,4 +235,28 @@ fn sigterm_stops_a_server_whose_worker_a_script_holds() {
     }
     drop(server);
     assert_eq!(outcomes(&ws, "spin"), ["CANCELLED"], "the script was stopped, not killed with the process");
+}
+
+#[test]
+fn a_cancelled_recipe_step_spinning_in_the_vm_frees_the_server_and_is_reported() {
+    let ws = workspace();
+    let mut server = Server::start(&ws);
+    server.call(1, "recipe_spinner");
+    wait_for(ws.path("started-recipe.txt"));
+    server.cancel(1);
+    server.call(2, "list_dir");
+    let reply = server.reply_to(2, ANSWERED_WITHIN);
+    assert_eq!(reply["result"]["isError"], json!(false), "{reply}");
+    let rest = server.finish();
+    drop(server);
+    assert!(rest.is_empty(), "no response to the cancelled run: {rest:?}");
+    let reports: Vec<Value> = std::fs::read_dir(ws.path(".rein/runs"))
+        .expect("the run has a folder")
+        .flatten()
+        .filter_map(|run| std::fs::read_to_string(run.path().join("report.json")).ok())
+        .filter_map(|text| serde_json::from_str(&text).ok())
+        .collect();
+    assert_eq!(reports.len(), 1, "{reports:?}");
+    assert_eq!(reports[0]["status"], "cancelled", "{}", reports[0]);
+    assert_eq!(reports[0]["steps"][0]["status"], "cancelled", "{}", reports[0]);
 }

@@ -298,3 +298,124 @@ async fn rein_toml_changes_over_mcp_ask_a_person_and_hand_edits_wait_for_one() {
     assert_eq!(std::fs::read_to_string(ws.path("rein.toml")).unwrap(), "");
     assert!(!ws.path("rein.lock").exists());
 }
+
+#[test]
+fn a_client_that_closes_stdin_right_after_its_requests_still_gets_every_response() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\ntwo\n");
+    let calls = 300;
+    let mut input = String::new();
+    input.push_str(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#);
+    input.push_str("\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    for id in 1..=calls {
+        input.push_str(&format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"read_file\",\"arguments\":{{\"path\":\"a.txt\"}}}}}}\n"
+        ));
+    }
+    let mut child = Command::new(REIN)
+        .arg("--workspace")
+        .arg(&ws.ws)
+        .arg("--home")
+        .arg(&ws.home)
+        .arg("serve")
+        .env_remove("REIN_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn rein serve");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).expect("write the requests"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let output = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        // Read late, so the responses (over 64 KiB) fill the pipe while rein is done with the
+        // calls and its input: it must still wait for them to be written before it exits.
+        std::thread::sleep(Duration::from_millis(1500));
+        let answered =
+            BufReader::new(output).lines().map_while(Result::ok).filter(|l| l.contains("\"result\"")).count();
+        let _ = tx.send(answered);
+    });
+    writer.join().unwrap();
+    let answered = rx.recv_timeout(Duration::from_secs(60)).expect("rein serve exits after stdin closes");
+    let _ = child.wait();
+    assert_eq!(answered, calls + 1, "initialize and every call are answered before rein exits");
+}
+
+/// A pipe whose both ends are non-blocking (O_NONBLOCK lives on each end's file description).
+#[cfg(target_os = "linux")] // pipe2
+fn nonblocking_pipe() -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills the two-element array with two new descriptors, which we then own.
+    unsafe {
+        assert_eq!(libc::pipe2(fds.as_mut_ptr(), libc::O_NONBLOCK | libc::O_CLOEXEC), 0);
+        (std::os::fd::OwnedFd::from_raw_fd(fds[0]), std::os::fd::OwnedFd::from_raw_fd(fds[1]))
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn make_blocking(fd: &std::os::fd::OwnedFd) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: fcntl on a descriptor we own, changing only its O_NONBLOCK flag.
+    unsafe {
+        let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+        assert_eq!(libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK), 0);
+    }
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn stdin_and_stdout_left_non_blocking_by_the_client_still_serve_every_call() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\ntwo\n");
+    let (child_in, ours_in) = nonblocking_pipe();
+    let (ours_out, child_out) = nonblocking_pipe();
+    make_blocking(&ours_in);
+    make_blocking(&ours_out);
+    let mut child = Command::new(REIN)
+        .arg("--workspace")
+        .arg(&ws.ws)
+        .arg("--home")
+        .arg(&ws.home)
+        .arg("serve")
+        .env_remove("REIN_LOG")
+        .stdin(Stdio::from(child_in))
+        .stdout(Stdio::from(child_out))
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn rein serve");
+    let calls = 300;
+    let mut input = std::fs::File::from(ours_in);
+    let writer = std::thread::spawn(move || {
+        // The server starts reading before anything is written: its reads would block.
+        std::thread::sleep(Duration::from_millis(300));
+        writeln!(input, r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"raw","version":"0"}}}}}}"#).expect("rein serve keeps reading stdin");
+        writeln!(input, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#)
+            .expect("rein serve keeps reading stdin");
+        for id in 1..=calls {
+            writeln!(input, r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"read_file","arguments":{{"path":"a.txt"}}}}}}"#).expect("rein serve keeps reading stdin");
+        }
+        input
+    });
+    let (tx, rx) = std::sync::mpsc::channel();
+    let output = std::fs::File::from(ours_out);
+    std::thread::spawn(move || {
+        // Read late: the responses (over 64 KiB) fill the pipe, so the server's writes would block.
+        std::thread::sleep(Duration::from_millis(1000));
+        let mut answered = 0;
+        for line in BufReader::new(output).lines().map_while(Result::ok) {
+            if line.contains("\"result\"") {
+                answered += 1;
+                if answered == calls + 1 {
+                    break;
+                }
+            }
+        }
+        let _ = tx.send(answered);
+    });
+    let answered = rx.recv_timeout(Duration::from_secs(60)).expect("the responses are read within 60 s");
+    drop(writer.join().unwrap());
+    let _ = child.wait();
+    assert_eq!(answered, calls + 1, "initialize and every call are answered");
+}

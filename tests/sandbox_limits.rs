@@ -217,8 +217,8 @@ fn waking_from_sleep_checks_the_clock_and_big_strings_are_charged() {
 
 #[test]
 fn concatenating_and_formatting_huge_strings_stops_at_the_memory_ceiling() {
-    // Lua computes the length of a `..` or format result first; the allocator refuses what
-    // would cross the 16 MiB ceiling before anything is copied.
+    // `..` computes its result's length first, so the allocator refuses it before anything is
+    // copied; format grows its buffer until a growth would cross the 16 MiB ceiling.
     let (_d, host) = host_with(
         &[
             ("concat", "local s = string.rep('a', 6 * 1024 * 1024)\nreturn { n = #(s .. s .. s) }"),

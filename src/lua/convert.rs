@@ -43,7 +43,7 @@ fn to_json(
         Value::Boolean(b) => J::Bool(*b),
         Value::Integer(i) => J::from(*i),
         Value::Number(n) => serde_json::Number::from_f64(*n).map_or(J::Null, J::Number),
-        Value::String(s) => J::String(s.to_string_lossy()),
+        Value::String(s) => J::String(text(s)),
         Value::Table(table) => {
             let ptr = table.to_pointer();
             if seen.contains(&ptr) {
@@ -61,11 +61,22 @@ fn to_json(
     }))
 }
 
+/// A Lua string as text. Nearly every string is valid UTF-8, which the standard validator
+/// checks many bytes at a time; only the others take the (much slower) lossy path.
+fn text(s: &mlua::String) -> String {
+    let bytes = s.as_bytes();
+    match std::str::from_utf8(&bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(&bytes).into_owned(),
+    }
+}
+
 fn table_to_json(lua: &Lua, table: &Table, seen: &mut Vec<*const std::ffi::c_void>) -> mlua::Result<serde_json::Value> {
     let len = table.raw_len();
     let marked_array = table.metatable().is_some_and(|mt| mt == lua.array_metatable());
-    let pairs = table.clone().pairs::<Value, Value>().count();
-    if marked_array || (len > 0 && pairs == len) {
+    // Counting the pairs is a second walk over the table (and each step of mlua's walk is a
+    // protected call): only a table with a sequence part can be an array.
+    if marked_array || (len > 0 && table.clone().pairs::<Value, Value>().count() == len) {
         let mut items = Vec::with_capacity(len);
         for i in 1..=len {
             let item: Value = table.raw_get(i)?;
@@ -77,7 +88,7 @@ fn table_to_json(lua: &Lua, table: &Table, seen: &mut Vec<*const std::ffi::c_voi
     for pair in table.clone().pairs::<Value, Value>() {
         let (key, item) = pair?;
         let key = match key {
-            Value::String(s) => s.to_string_lossy(),
+            Value::String(s) => text(&s),
             Value::Integer(i) => i.to_string(),
             Value::Number(n) => n.to_string(),
             _ => continue,

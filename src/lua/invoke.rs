@@ -108,10 +108,11 @@ fn finish(lua: &Lua, outcome: mlua::Result<MultiValue>) -> Result<Vec<serde_json
 }
 
 fn tool_ctx(lua: &Lua, call: &Call) -> mlua::Result<Table> {
-    let ctx = lua.create_table()?;
-    ctx.set("tool", call.actor().map(|a| a.name.as_str()).unwrap_or_default())?;
-    ctx.set("workspace", state::kernel(lua).scope().workspace().to_string_lossy().into_owned())?;
-    ctx.set("depth", call.depth())?;
+    // A fresh table without a metatable: raw sets (no protected call per field).
+    let ctx = lua.create_table_with_capacity(0, 3)?;
+    ctx.raw_set("tool", call.actor().map(|a| a.name.as_str()).unwrap_or_default())?;
+    ctx.raw_set("workspace", state::kernel(lua).scope().workspace().to_string_lossy().as_ref())?;
+    ctx.raw_set("depth", call.depth())?;
     Ok(ctx)
 }
 

@@ -9,9 +9,10 @@
 //!
 //! A cancel may arrive before its request is registered (the request is still queued behind a
 //! running call): it is remembered, and the registration finds its token already cancelled.
-//! Responses to cancelled requests are not sent (MCP: the receiver of a cancel "SHOULD not send
-//! a response for the cancelled request"), so a client sees the same thing whether rmcp or
-//! this registry heard the cancel first.
+//! Responses to cancelled requests are not sent (MCP, basic/utilities/cancellation, revisions
+//! 2025-06-18 and 2025-11-25: receivers "SHOULD ... Not send a response for the cancelled
+//! request"; rmcp itself drops the response of a request whose cancel its loop has read), so a
+//! client sees the same thing whether rmcp or this registry heard the cancel first.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -13,6 +13,7 @@
 
 mod approver;
 mod cancels;
+mod json_text;
 mod logging;
 mod progress;
 mod recipes;
@@ -32,6 +33,7 @@ use crate::kernel::{Event, EventKind};
 
 pub use approver::ElicitingApprover;
 use server::ReinServer;
+pub use transport::LineTransport;
 
 /// How long calls still running when the client hangs up get to stop cleanly (a cancelled
 /// recipe kills its programs, rolls its step back and writes its report).
@@ -66,14 +68,12 @@ pub fn serve_stdio(builder: HostBuilder) -> Result<(), Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::new(Code::InvalidConfig, format!("cannot start the async runtime: {e}")))?;
-    // The pipes register with the runtime's reactor, so they are made inside it. stdin is read
-    // on a thread of its own (see mcp/cancels.rs: a cancel must get through while a script
-    // holds the worker).
+    // stdin and stdout are served by threads of their own (see mcp/transport and mcp/cancels.rs:
+    // a cancel must get through while a script holds the worker).
     let stop = stop_on_signal(server.cancels().clone());
     let served = runtime.block_on(async {
-        let (_, output) = rmcp::transport::stdio_pipes();
-        let transport = transport::LineTransport::stdin(output, server.cancels().clone())
-            .map_err(|e| Failure::new(Code::InvalidConfig, format!("cannot start reading stdin: {e}")))?;
+        let transport = transport::LineTransport::stdio(server.cancels().clone())
+            .map_err(|e| Failure::new(Code::InvalidConfig, format!("cannot start serving stdio: {e}")))?;
         serve_until(server, transport, async {
             let _ = stop.await;
         })

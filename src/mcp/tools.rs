@@ -48,9 +48,11 @@ pub async fn call(host: &Host, name: &str, args: Value, context: &RequestContext
     }
 }
 
-/// The result as pretty JSON text, and as `structuredContent` when it is an object.
+/// The result as JSON text, and as `structuredContent` when it is an object. The text is
+/// compact: it reaches the model (whitespace would only cost tokens), and it is escaped once
+/// more inside the response, so every byte saved is saved twice.
 pub fn success(value: Value) -> CallToolResult {
-    let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    let text = super::json_text::compact(&value);
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     if value.is_object() {
         result.structured_content = Some(value);

@@ -1,0 +1,131 @@
+//! Each line as a JSON-RPC message, or the error answer the transport sends itself.
+
+use rmcp::RoleServer;
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use super::lines::{Line, SNIFFED};
+use super::writer::Outgoing;
+use super::Incoming;
+
+/// JSON-RPC 2.0 error codes.
+pub(super) const PARSE_ERROR: i64 = -32700;
+pub(super) const INVALID_REQUEST: i64 = -32600;
+
+pub(super) struct Parser {
+    limit: usize,
+    /// Where the transport's own answers go (the writer).
+    answers: mpsc::UnboundedSender<Outgoing>,
+}
+
+impl Parser {
+    pub(super) fn new(limit: usize, answers: mpsc::UnboundedSender<Outgoing>) -> Parser {
+        Parser { limit, answers }
+    }
+
+    /// The messages among `lines`; the others are answered (or ignored) here.
+    pub(super) fn parse_all(&self, lines: Vec<Line>) -> Vec<Incoming> {
+        lines.into_iter().filter_map(|line| self.parse(line)).collect()
+    }
+
+    fn parse(&self, line: Line) -> Option<Incoming> {
+        let line = match line {
+            Line::Whole(line) => line,
+            Line::Oversized(head) => {
+                self.refuse_oversized(&head);
+                return None;
+            }
+        };
+        let text = trim_line(&line);
+        if text.is_empty() {
+            return None;
+        }
+        match serde_json::from_slice::<rmcp::service::RxJsonRpcMessage<RoleServer>>(text) {
+            Ok(message) => Some(message),
+            Err(e)
+                if matches!(e.classify(), serde_json::error::Category::Syntax | serde_json::error::Category::Eof) =>
+            {
+                self.answer_error(
+                    Value::Null,
+                    PARSE_ERROR,
+                    format!("Parse error: the message is not valid JSON ({e})"),
+                    None,
+                );
+                None
+            }
+            Err(e) => {
+                match serde_json::from_slice::<Value>(text).ok().and_then(|v| v.get("id").cloned()) {
+                    Some(id) if id.is_string() || id.is_number() => self.answer_error(
+                        id,
+                        INVALID_REQUEST,
+                        format!("Invalid Request: not a JSON-RPC 2.0 request rein understands ({e})"),
+                        None,
+                    ),
+                    // A notification rein does not know: notifications are never answered.
+                    _ => tracing::debug!("ignored a message that is not a known notification: {e}"),
+                }
+                None
+            }
+        }
+    }
+
+    fn refuse_oversized(&self, head: &[u8]) {
+        let message = format!(
+            "message too large: over the limit of {} bytes{} per message; it was not read",
+            self.limit,
+            if self.limit >= 1024 * 1024 { format!(" ({} MiB)", self.limit / (1024 * 1024)) } else { String::new() }
+        );
+        tracing::warn!("{message}");
+        self.answer_error(sniff_id(head), INVALID_REQUEST, message, Some(json!({"limit_bytes": self.limit})));
+    }
+
+    fn answer_error(&self, id: Value, code: i64, message: String, data: Option<Value>) {
+        let mut error = json!({"code": code, "message": message});
+        if let Some(data) = data {
+            error["data"] = data;
+        }
+        let mut bytes = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "error": error})).unwrap_or_default();
+        bytes.push(b'\n');
+        let _ = self.answers.send(Outgoing::Bytes(bytes));
+    }
+}
+
+pub(super) fn trim_line(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line)
+}
+
+/// The `"id"` of a message too large to parse, when it appears near its start (clients write
+/// `jsonrpc`, `id`, `method` first), so the client can tell which request failed.
+fn sniff_id(head: &[u8]) -> Value {
+    let head = &head[..head.len().min(SNIFFED)];
+    let Some(at) = memchr::memmem::find(head, b"\"id\"") else { return Value::Null };
+    let rest = &head[at + 4..];
+    let rest = rest.trim_ascii_start();
+    let Some(rest) = rest.strip_prefix(b":") else { return Value::Null };
+    let rest = rest.trim_ascii_start();
+    let end = match rest.first() {
+        Some(b'"') => rest[1..].iter().position(|b| *b == b'"').map(|i| i + 2),
+        Some(b) if b.is_ascii_digit() || *b == b'-' => {
+            Some(rest.iter().position(|b| !(b.is_ascii_digit() || *b == b'-')).unwrap_or(rest.len()))
+        }
+        _ => None,
+    };
+    end.and_then(|end| serde_json::from_slice::<Value>(&rest[..end]).ok())
+        .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
+        .unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_id_of_an_oversized_message_is_found_near_its_start() {
+        assert_eq!(sniff_id(br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"#), json!(7));
+        assert_eq!(sniff_id(br#"{"jsonrpc":"2.0", "id" : "a-1","method""#), json!("a-1"));
+        assert_eq!(sniff_id(br#"{"jsonrpc":"2.0","method":"x","params":{"#), Value::Null);
+        assert_eq!(sniff_id(br#"{"id":{"#), Value::Null);
+    }
+}

@@ -1,0 +1,234 @@
+//! MCP over stdio as JSON-RPC lines, answering what rmcp's own stdio transport drops: a line
+//! that is not JSON gets a parse error (-32700) and a line over the size limit an error that
+//! names the limit (-32600), so a client never waits forever for an answer that will not come
+//! (JSON-RPC 2.0, section 5.1). Well-formed JSON that is not a message gets -32600 with its
+//! id; an unknown notification is ignored, as notifications are never answered.
+//!
+//! For `rein serve` the work around the calls runs off the server's one worker thread: a
+//! reader thread splits and parses what the client writes (and hears cancels while a call
+//! holds the worker, see `mcp/cancels.rs`), and a writer thread serializes the responses and
+//! writes whatever has queued up in a single `write` (pipelined responses leave in batches).
+//! The worker is left with the calls themselves.
+
+mod lines;
+mod messages;
+mod ready;
+mod writer;
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::sync::Arc;
+
+use rmcp::model::JsonRpcMessage;
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::RoleServer;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc;
+
+use super::cancels::Cancels;
+use lines::Splitter;
+use messages::Parser;
+use writer::{Outgoing, Writer};
+
+/// The largest message rein reads (16 MiB, as rmcp's own limit).
+pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+/// How many batches of messages (one batch per read, at most 64 KiB of input) may wait for the
+/// server before the reader stops reading: at most 64 MiB of input queued (parsed, so a few
+/// times that in memory); the client then waits on a full pipe, and a cancel it writes after
+/// that much is heard only as the queue moves.
+const QUEUED_BATCHES: usize = 1024;
+
+type Incoming = RxJsonRpcMessage<RoleServer>;
+
+/// MCP as JSON-RPC lines on any async reader and writer, as `rein serve` speaks it on stdio: a
+/// line that is not JSON gets a parse error, an oversized one an error naming the limit, and
+/// queued responses leave in batches. Give it to [`crate::mcp::serve`].
+pub struct LineTransport {
+    /// Messages as the reader parsed them, a batch per read.
+    input: mpsc::Receiver<Vec<Incoming>>,
+    batch: VecDeque<Incoming>,
+    output: Option<mpsc::UnboundedSender<Outgoing>>,
+    /// Awaited at close, so every queued response is written before the session ends.
+    writer: Option<Writer>,
+    /// Requests the client cancelled: their responses are not sent.
+    cancels: Option<Arc<Cancels>>,
+}
+
+impl LineTransport {
+    /// Reads `input` and writes to `output`, each on a task of its own.
+    pub fn new<R, W>(input: R, output: W) -> LineTransport
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        LineTransport::with_limit(input, output, MAX_MESSAGE_BYTES)
+    }
+
+    /// Like [`LineTransport::new`], reading messages of at most `limit` bytes.
+    pub fn with_limit<R, W>(input: R, output: W, limit: usize) -> LineTransport
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (queue, outgoing) = mpsc::unbounded_channel();
+        let writer = Writer::task(outgoing, output);
+        let (messages, received) = mpsc::channel(QUEUED_BATCHES);
+        let parser = Parser::new(limit, queue.clone());
+        tokio::spawn(lines::read_async(input, Splitter::new(limit), parser, messages));
+        LineTransport {
+            input: received,
+            batch: VecDeque::new(),
+            output: Some(queue),
+            writer: Some(writer),
+            cancels: None,
+        }
+    }
+
+    /// The process's stdin and stdout, each served by a thread of its own: the client's
+    /// messages are read even while a call holds the server's worker, and each request the
+    /// client cancels is cancelled through `cancels` as soon as the notification arrives.
+    pub(crate) fn stdio(cancels: Arc<Cancels>) -> std::io::Result<LineTransport> {
+        let (queue, outgoing) = mpsc::unbounded_channel();
+        let writer = Writer::thread(outgoing)?;
+        let (messages, received) = mpsc::channel(QUEUED_BATCHES);
+        let parser = Parser::new(MAX_MESSAGE_BYTES, queue.clone());
+        let splitter = Splitter::new(MAX_MESSAGE_BYTES);
+        let spotter = cancels.clone();
+        std::thread::Builder::new()
+            .name("rein-stdin".to_string())
+            .spawn(move || lines::read_blocking(ready::Input::stdin(), splitter, parser, &spotter, messages))?;
+        Ok(LineTransport {
+            input: received,
+            batch: VecDeque::new(),
+            output: Some(queue),
+            writer: Some(writer),
+            cancels: Some(cancels),
+        })
+    }
+
+    /// Whether `item` answers a request the client cancelled (and is not to be sent).
+    fn answers_cancelled(&self, item: &TxJsonRpcMessage<RoleServer>) -> bool {
+        let Some(cancels) = &self.cancels else { return false };
+        let id = match item {
+            JsonRpcMessage::Response(response) => Some(&response.id),
+            JsonRpcMessage::Error(error) => error.id.as_ref(),
+            _ => None,
+        };
+        id.is_some_and(|id| cancels.was_cancelled(id))
+    }
+}
+
+impl Transport<RoleServer> for LineTransport {
+    type Error = std::io::Error;
+
+    /// Queues `item` for the writer, which serializes it off the worker.
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if self.answers_cancelled(&item) {
+            tracing::debug!("not answering a request the client cancelled");
+            return std::future::ready(Ok(()));
+        }
+        let sent = match &self.output {
+            Some(output) => output
+                .send(Outgoing::Message(Box::new(item)))
+                .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the client is gone")),
+            None => Err(std::io::Error::new(std::io::ErrorKind::NotConnected, "the transport is closed")),
+        };
+        std::future::ready(sent)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            if let Some(message) = self.batch.pop_front() {
+                return Some(message);
+            }
+            self.batch = self.input.recv().await?.into();
+        }
+    }
+
+    /// Ends the output once everything queued is written (a client that closes its end of stdin
+    /// first still gets every response).
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        if let Some(output) = self.output.take() {
+            let _ = output.send(Outgoing::End);
+        }
+        if let Some(writer) = self.writer.take() {
+            writer.finished().await;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    async fn exchange(input: Vec<u8>, limit: usize) -> (Vec<String>, Vec<Value>) {
+        let (client, server_out) = tokio::io::duplex(1 << 20);
+        let mut transport = LineTransport::with_limit(std::io::Cursor::new(input), server_out, limit);
+        let mut methods = Vec::new();
+        while let Some(message) = transport.receive().await {
+            let value = serde_json::to_value(&message).unwrap();
+            methods.push(value["method"].as_str().unwrap_or_default().to_string());
+        }
+        transport.close().await.unwrap();
+        drop(transport);
+        let mut replies = String::new();
+        tokio::io::AsyncReadExt::read_to_string(&mut { client }, &mut replies).await.unwrap();
+        (methods, replies.lines().map(|l| serde_json::from_str(l).unwrap()).collect())
+    }
+
+    #[tokio::test]
+    async fn bad_lines_get_an_error_and_good_lines_still_pass() {
+        let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        let mut input = Vec::new();
+        input.extend_from_slice(b"{not json\n");
+        input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":\"");
+        input.extend_from_slice(&[b'x'; 300]);
+        input.extend_from_slice(b"\"}\n");
+        input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":5,\"error\":{}}\n");
+        input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/unknown\",\"params\":7}\n");
+        input.extend_from_slice(ping);
+        input.push(b'\n');
+        let (methods, replies) = exchange(input, 200).await;
+        assert_eq!(methods, ["ping"], "the good line after the bad ones is read");
+        assert_eq!(replies.len(), 3, "{replies:?}");
+        assert_eq!(
+            (replies[0]["id"].clone(), replies[0]["error"]["code"].clone()),
+            (Value::Null, json!(messages::PARSE_ERROR))
+        );
+        assert_eq!(
+            (replies[1]["id"].clone(), replies[1]["error"]["code"].clone()),
+            (json!(2), json!(messages::INVALID_REQUEST))
+        );
+        let message = replies[1]["error"]["message"].as_str().unwrap();
+        assert!(message.contains("200 bytes"), "the limit is named: {message}");
+        assert_eq!(replies[2]["id"], json!(3));
+    }
+
+    #[tokio::test]
+    async fn responses_queued_before_close_are_all_written() {
+        let (client, server_out) = tokio::io::duplex(64);
+        let mut transport = LineTransport::with_limit(std::io::Cursor::new(Vec::new()), server_out, 1024);
+        let reading = tokio::spawn(async move {
+            let mut replies = String::new();
+            tokio::io::AsyncReadExt::read_to_string(&mut { client }, &mut replies).await.unwrap();
+            replies
+        });
+        for id in 0..50 {
+            let response = rmcp::model::ServerJsonRpcMessage::response(
+                rmcp::model::ServerResult::empty(()),
+                rmcp::model::RequestId::Number(id),
+            );
+            transport.send(response).await.unwrap();
+        }
+        transport.close().await.unwrap();
+        drop(transport);
+        let replies = reading.await.unwrap();
+        assert_eq!(replies.lines().count(), 50, "a small pipe still gets every response: {replies}");
+    }
+}
