@@ -217,3 +217,31 @@ fn a_native_function_called_by_a_pack_tool_is_bounded_by_the_pack_permissions() 
     });
     assert_eq!(by_pack, Some(DecidedBy::Pack("team-kit".into())));
 }
+
+/// `number` promises the embedder a JSON number: NaN and the infinities (which JSON cannot
+/// hold) are refused like any mistyped argument, not handed over as `null`.
+#[test]
+fn a_number_argument_json_cannot_hold_is_refused() {
+    let ws = Workspace::new();
+    let half = NativeFunction::new("half", "", |_, args| {
+        let x =
+            args[0].as_f64().ok_or_else(|| rein::Failure::new(Code::IoError, format!("not a number: {}", args[0])))?;
+        Ok(json!(x / 2.0))
+    })
+    .param("x", "number", "");
+    let tool = r#"return { name = "halve", description = "d", params = { x = { type = "string" } },
+  run = function(args) return rein.calc.half(load("return " .. args.x)()) end }"#;
+    let host = rein::Host::builder()
+        .workspace(&ws.ws)
+        .home(&ws.home)
+        .module(NativeModule::new("calc", "").function(half))
+        .tool_source("halve", tool)
+        .build()
+        .unwrap();
+    assert_eq!(host.call("halve", json!({"x": "3"})).unwrap(), json!(1.5));
+    for x in ["0/0", "1/0", "-1/0"] {
+        let failure = host.call("halve", json!({"x": x})).unwrap_err();
+        assert_eq!(failure.code, Code::InvalidArgs, "{x}: {failure:?}");
+        assert!(failure.message.contains("argument 1 (x) must be number"), "{x}: {}", failure.message);
+    }
+}

@@ -86,7 +86,8 @@ fn mistyped(param: &NativeParam, value: &Value) -> Option<String> {
     let fits = match param.base_type() {
         "string" => value.is_string(),
         "integer" => value.is_integer() || value.as_number().is_some_and(|n| n.fract() == 0.0),
-        "number" => value.is_integer() || value.is_number(),
+        // JSON holds no NaN or infinity: the embedder would get `null` for a `number`.
+        "number" => value.is_integer() || value.as_number().is_some_and(f64::is_finite),
         "boolean" => value.is_boolean(),
         "table" => value.is_table(),
         _ => !value.is_function() && !value.is_thread() && !value.is_userdata(),
