@@ -90,7 +90,7 @@ impl Parser {
     }
 }
 
-pub(super) fn trim_line(line: &[u8]) -> &[u8] {
+fn trim_line(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line)
