@@ -54,7 +54,14 @@ impl Parser {
                 None
             }
             Err(e) => {
-                match serde_json::from_slice::<Value>(text).ok().and_then(|v| v.get("id").cloned()) {
+                let value = serde_json::from_slice::<Value>(text).ok();
+                if value.as_ref().is_some_and(Value::is_array) {
+                    // JSON-RPC batches left MCP in 2025-06-18; its requests must not wait for ever.
+                    let message = "Invalid Request: batches are not supported; send each message on a line of its own";
+                    self.answer_error(Value::Null, INVALID_REQUEST, message.to_string(), None);
+                    return None;
+                }
+                match value.and_then(|v| v.get("id").cloned()) {
                     Some(id) if id.is_string() || id.is_number() => self.answer_error(
                         id,
                         INVALID_REQUEST,
