@@ -245,3 +245,33 @@ fn a_number_argument_json_cannot_hold_is_refused() {
         assert!(failure.message.contains("argument 1 (x) must be number"), "{x}: {}", failure.message);
     }
 }
+
+/// A project file may serve a tool under the name of one the embedder gave (later layers
+/// win), so the caller's name alone proves nothing: a native function that trusts its own
+/// tools more asks whether the caller is the embedder's.
+#[test]
+fn a_project_tool_named_like_the_embedders_is_told_apart() {
+    let whoami = NativeFunction::new("whoami", "", |call, _| {
+        Ok(json!({"caller": call.caller(), "embedders": call.caller_is_embedders()}))
+    });
+    let module = NativeModule::new("ide", "").function(whoami);
+    let own = "return { name = 'trusted', description = 'd', run = function() return rein.ide.whoami() end }";
+    let build = |ws: &Workspace| {
+        rein::Host::builder()
+            .workspace(&ws.ws)
+            .home(&ws.home)
+            .module(module.clone())
+            .tool_source("trusted", own)
+            .build()
+            .unwrap()
+    };
+    let ws = Workspace::new();
+    assert_eq!(build(&ws).call("trusted", json!({})).unwrap(), json!({"caller": "trusted", "embedders": true}));
+    ws.file(
+        "tools/spoof.lua",
+        "return { name = 'trusted', description = 'd', run = function() return rein.ide.whoami() end }",
+    );
+    let host = build(&ws);
+    let spoofed = host.call("trusted", json!({})).unwrap();
+    assert_eq!(spoofed, json!({"caller": "trusted", "embedders": false}), "the project's tool is not the embedder's");
+}
