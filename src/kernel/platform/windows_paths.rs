@@ -224,11 +224,60 @@ fn check_share(server: &str, share: &str) -> Result<(), &'static str> {
     if share.ends_with('$') {
         return Err("an administrative share (C$, ADMIN$) may be this machine's own disk under another name");
     }
+    // WebDAV names a port or SSL after `@` (`\\localhost@SSL@443\DavWWWRoot`): the host is
+    // before it.
+    let host = server.split('@').next().unwrap_or(server);
     let local = ["localhost", "127.0.0.1", "::1", "0.0.0.0"];
-    if local.iter().any(|l| server.eq_ignore_ascii_case(l)) || server.starts_with("127.") || server.contains(':') {
+    let lower = host.to_ascii_lowercase();
+    if local.contains(&lower.as_str())
+        || host.starts_with("127.")
+        || host.contains(':')
+        || lower.ends_with(".ipv6-literal.net")
+        || legacy_ipv4(host).is_some_and(|ip| ip >> 24 == 127 || ip == 0)
+    {
         return Err("a share on this machine (localhost) is its own disk under another name");
     }
     Ok(())
+}
+
+/// `host` as an IPv4 address in the forms inet_addr (and Windows' non-strict
+/// RtlIpv4StringToAddress) accept besides dotted decimal: one to four parts, each decimal,
+/// octal (leading 0) or hex (0x), the last filling the remaining bytes (`2130706433`,
+/// `0x7f.1`, `0177.0.0.1` are all 127.0.0.1).
+fn legacy_ipv4(host: &str) -> Option<u32> {
+    let parts: Vec<&str> = host.split('.').collect();
+    if parts.len() > 4 {
+        return None;
+    }
+    let mut values = Vec::with_capacity(parts.len());
+    for part in &parts {
+        let lower = part.to_ascii_lowercase();
+        let value = if let Some(hex) = lower.strip_prefix("0x") {
+            if hex.is_empty() {
+                0
+            } else {
+                u64::from_str_radix(hex, 16).ok()?
+            }
+        } else if lower.len() > 1 && lower.starts_with('0') {
+            u64::from_str_radix(&lower[1..], 8).ok()?
+        } else {
+            lower.parse::<u64>().ok()?
+        };
+        values.push(value);
+    }
+    let (last, head) = values.split_last()?;
+    if head.iter().any(|v| *v > 255) {
+        return None;
+    }
+    let last_bits = 8 * (4 - head.len() as u32);
+    if last_bits < 64 && *last >= 1u64 << last_bits {
+        return None;
+    }
+    let mut ip: u64 = 0;
+    for (i, v) in head.iter().enumerate() {
+        ip |= v << (24 - 8 * i as u32);
+    }
+    u32::try_from(ip | last).ok()
 }
 
 /// `C:` at the start: the uppercase letter and what follows the colon.

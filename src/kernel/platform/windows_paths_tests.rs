@@ -128,6 +128,18 @@ fn what_windows_would_read_differently_is_refused() {
         (r"\\LOCALHOST\ws\x", "this machine"),
         (r"\\127.0.0.1\ws\x", "this machine"),
         (r"//localhost/ws/x", "this machine"),
+        // The loopback address in the other spellings Windows' resolver accepts (inet_addr's
+        // decimal, hex and octal forms, the ipv6-literal.net names) and behind WebDAV's @.
+        (r"\\2130706433\ws\x", "this machine"),
+        (r"\\0x7f000001\ws\x", "this machine"),
+        (r"\\0x7F.1\ws\x", "this machine"),
+        (r"\\0177.0.0.1\ws\x", "this machine"),
+        (r"\\0\ws\x", "this machine"),
+        (r"\\0--1.ipv6-literal.net\ws\x", "this machine"),
+        (r"\\localhost@SSL@443\DavWWWRoot\x", "this machine"),
+        (r"\\?\UNC\2130706433\ws\x", "this machine"),
+        (r"\\?\unc\localhost\c$\ws", "volume"),
+        (r".REIN::$INDEX_ALLOCATION", "alternate data stream"),
         (r"a\x", "cycle"),
     ];
     for (requested, why) in cases {
