@@ -329,7 +329,10 @@ fn is_device(name: &str) -> bool {
 /// workspace root and `.git` anywhere in it are protected, `rein.toml`/`rein.lock` at its root
 /// are policy, in any case; home beats workspace.
 pub fn classify(workspace: &WinPath, home: &WinPath, real: &WinPath) -> PathClass {
-    if let Some(rest) = real.strip_prefix(workspace) {
+    // The stricter classes fold every letter, so a workspace or home spelled with letters
+    // beyond ASCII (`C:\Users\José`) in another case keeps its class; only the looser
+    // Workspace class needs the narrow match.
+    if let Some(rest) = strip_prefix_folded(real, workspace) {
         if rest.first().is_some_and(|first| same_name(first, ".rein")) || rest.iter().any(|p| same_name(p, ".git")) {
             return PathClass::Protected;
         }
@@ -339,13 +342,29 @@ pub fn classify(workspace: &WinPath, home: &WinPath, real: &WinPath) -> PathClas
             }
         }
     }
-    if real.strip_prefix(home).is_some() {
+    if strip_prefix_folded(real, home).is_some() {
         return PathClass::Home;
     }
     if real.strip_prefix(workspace).is_some() {
         return PathClass::Workspace;
     }
     PathClass::Outside
+}
+
+/// The parts of `path` after `base` when it is `base` or inside it, every letter compared
+/// without case ([`same_name`]): for the classes a looser match must not miss.
+fn strip_prefix_folded<'a>(path: &'a WinPath, base: &WinPath) -> Option<&'a [String]> {
+    let same_root = match (&path.root, &base.root) {
+        (Root::Drive(a), Root::Drive(b)) => a == b,
+        (Root::Unc { server: s1, share: h1 }, Root::Unc { server: s2, share: h2 }) => {
+            same_name(s1, s2) && same_name(h1, h2)
+        }
+        _ => false,
+    };
+    let inside = same_root
+        && path.parts.len() >= base.parts.len()
+        && path.parts.iter().zip(&base.parts).all(|(a, b)| same_name(a, b));
+    inside.then(|| &path.parts[base.parts.len()..])
 }
 
 /// Follows every symlink and junction along `path` (absolute, parsed). `link_of` says what a

@@ -182,3 +182,21 @@ fn names_compare_without_case_like_ntfs() {
     let sibling = parse(r"C:\wsx\a", &ws()).unwrap();
     assert_eq!(sibling.strip_prefix(&ws()), None);
 }
+
+/// A workspace or home whose path has letters beyond ASCII (`C:\Users\José`) is the same
+/// folder to NTFS in any case. Seen as "outside", its protected files and the person's home
+/// would be what an approval (even `--yes`) may reach: the stricter classes fold every letter.
+#[test]
+fn home_and_protected_files_keep_their_class_whatever_the_case_of_other_letters() {
+    use PathClass::*;
+    let ws = WinPath { root: Root::Drive('C'), parts: vec!["Proyectos".into(), "Año".into(), "ws".into()] };
+    let home = WinPath { root: Root::Drive('C'), parts: vec!["Users".into(), "José".into(), ".rein".into()] };
+    let class = |text: &str| classify(&ws, &home, &parse(text, &ws).unwrap());
+    assert_eq!(class(r"C:\Users\JOSÉ\.rein\approvals.toml"), Home);
+    assert_eq!(class(r"C:\PROYECTOS\AÑO\WS\.git\config"), Protected);
+    assert_eq!(class(r"C:\proyectos\año\ws\.rein\x"), Protected);
+    assert_eq!(class(r"C:\Proyectos\AÑO\ws\rein.toml"), Policy);
+    // Plain files stay "outside" under another case (asked about, never silently allowed).
+    assert_eq!(class(r"C:\Proyectos\AÑO\ws\src\a.ets"), Outside);
+    assert_eq!(class(r"C:\Proyectos\Año\ws\src\a.ets"), Workspace);
+}
