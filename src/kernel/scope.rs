@@ -455,6 +455,8 @@ mod tests {
         assert_eq!(class_of(&f, &upper("ws/.git/config")), PathClass::Protected);
         assert_eq!(class_of(&f, &upper("home/approvals.toml")), PathClass::Home);
         assert_eq!(class_of(&f, &upper("ws/src/a.ets")), PathClass::Outside, "plain files: asked about");
+        // HFS+ ignores zero-width joiners and the like in names (CVE-2014-9390).
+        assert_eq!(class_of(&f, ".g\u{200c}it/config"), PathClass::Protected);
     }
 
     #[test]

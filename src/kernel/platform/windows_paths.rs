@@ -12,7 +12,8 @@
 //! Names compare without case, as NTFS does: for containment (is this inside the workspace?)
 //! only ASCII letters fold, so an unusual letter makes a path look *outside* (asked about,
 //! never silently allowed); for protected names (`.git`, `.rein`, `rein.toml`) every letter
-//! folds by its simple Unicode uppercase, so `.gıt` (dotless i) counts as `.git` too.
+//! folds by its simple Unicode uppercase, so `.gıt` (dotless i) counts as `.git` too (and, for
+//! macOS, names compare normalized, without the code points HFS+ ignores).
 
 use std::collections::VecDeque;
 
@@ -104,9 +105,19 @@ impl WinPath {
     }
 }
 
-/// Whether two names are the same name to NTFS, folding every letter (for protected names).
+/// Whether two names may be the same name to the filesystem, folding every letter (for
+/// protected names, home and policy: a wider match only makes a path stricter). Besides case
+/// (NTFS, APFS), macOS compares names normalized (APFS, HFS+: `é` is `e` and U+0301), and
+/// HFS+ ignores some invisible code points (the list git checks for, utf8.c `next_hfs_char`).
 pub fn same_name(a: &str, b: &str) -> bool {
-    a.chars().map(fold).eq(b.chars().map(fold))
+    use unicode_normalization::UnicodeNormalization;
+    let folded = |s: &str| s.nfd().filter(|c| !is_hfs_ignored(*c)).map(fold).collect::<Vec<char>>();
+    folded(a) == folded(b)
+}
+
+/// Code points HFS+ leaves out when it compares names (git, utf8.c `next_hfs_char`).
+fn is_hfs_ignored(c: char) -> bool {
+    matches!(c, '\u{200c}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{206a}'..='\u{206f}' | '\u{feff}')
 }
 
 fn fold(c: char) -> char {

@@ -176,6 +176,12 @@ fn names_compare_without_case_like_ntfs() {
     assert!(same_name(".GIT", ".git"));
     assert!(same_name(".gıt", ".git"), "dotless i folds to I");
     assert!(!same_name(".git", ".gitx"));
+    // macOS compares names normalized (APFS, HFS+), and HFS+ ignores some invisible code
+    // points (git's utf8.c, next_hfs_char): the stricter classes must not tell them apart.
+    assert!(same_name("Jose\u{301}", "JOSÉ"), "NFD and NFC");
+    assert!(same_name(".g\u{200c}it", ".git"), "a zero-width non-joiner");
+    assert!(same_name("\u{feff}.rein", ".rein"));
+    assert!(!same_name(".g-it", ".git"));
     let upper_ws = WinPath { root: Root::Drive('C'), parts: vec!["WS".into()] };
     let inside = parse(r"C:\ws\a", &ws()).unwrap();
     assert_eq!(inside.strip_prefix(&upper_ws), Some(&["a".to_string()][..]));
