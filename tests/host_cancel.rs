@@ -188,3 +188,41 @@ fn saved_report(runs: &Path) -> Value {
     let dir = entries.flatten().next().expect("one run").path();
     serde_json::from_slice(&std::fs::read(dir.join("report.json")).expect("report.json")).unwrap()
 }
+
+/// A script may hold a to-be-closed variable whose `__close` spins: Lua runs it when the call's
+/// coroutine is closed, which happens when the call is dropped. A call dropped mid-way (an
+/// embedder's timeout) or cancelled must not leave that handler running on a budget that is
+/// no longer anyone's: the drop returns promptly and the host serves the next call.
+#[test]
+fn a_dropped_or_cancelled_call_does_not_run_its_close_handlers_unbounded() {
+    let ws = Workspace::new();
+    ws.file(
+        "tools/closer.lua",
+        "return { name = 'closer', description = 'spins when closed', run = function()\n  local guard <close> = setmetatable({}, { __close = function() while true do end end })\n  rein.fs.write('waiting', '')\n  rein.sleep(60000)\nend }\n",
+    );
+    ws.file("notes.txt", "hello\n");
+    let host = host(&ws);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let h = host.clone();
+    let waiting = ws.path("waiting");
+    std::thread::spawn(move || {
+        let runtime = runtime();
+        // Dropped by the embedder's own timeout: no token.
+        let dropped = runtime.block_on(async {
+            tokio::time::timeout(Duration::from_millis(300), h.call_async("closer", json!({}))).await
+        });
+        assert!(dropped.is_err(), "the call was still sleeping when it was dropped: {dropped:?}");
+        std::fs::remove_file(&waiting).unwrap();
+        // Cancelled through its token.
+        let token = CancellationToken::new();
+        let started = waiting.clone();
+        cancel_when(&token, "the script waiting", move || started.exists());
+        let cancelled = runtime.block_on(h.call_with(h.new_call().with_cancel(token), "closer", json!({})));
+        let next = runtime.block_on(h.call_async("read_file", json!({"path": "notes.txt"})));
+        let _ = tx.send((cancelled.map_err(|f| f.code.to_string()), next.is_ok()));
+    });
+    let (cancelled, next_served) =
+        rx.recv_timeout(Duration::from_secs(60)).expect("a close handler kept the dropped call running for 60 s");
+    assert_eq!(cancelled.unwrap_err(), "CANCELLED");
+    assert!(next_served, "the host serves the next call");
+}

@@ -116,10 +116,41 @@ impl Runtime {
             return Err(failure::breach_failure(limits::Breach::Cancelled));
         }
         limits::begin(&self.lua, limits, cancel).map_err(|e| internal("start the budget", e))?;
-        let result = work.await;
+        let result = TripOnDrop { lua: &self.lua, work: Box::pin(work), done: false }.await;
         match limits::end(&self.lua) {
             Some(breach) => Err(failure::breach_failure(breach)),
             None => result,
         }
+    }
+}
+
+/// A call's work that, if dropped before it ends (its caller gave up on it: an embedder's
+/// timeout, a cancel), trips the call's budget first. Dropping the work closes the script's
+/// coroutine, and Lua then runs its pending `__close` handlers: on a tripped budget they stop
+/// at the hook's next check instead of running for what is left of a budget nobody waits on.
+struct TripOnDrop<'a, F: std::future::Future> {
+    lua: &'a mlua::Lua,
+    work: std::pin::Pin<Box<F>>,
+    done: bool,
+}
+
+impl<F: std::future::Future> std::future::Future for TripOnDrop<'_, F> {
+    type Output = F::Output;
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
+        let polled = self.work.as_mut().poll(cx);
+        if polled.is_ready() {
+            self.done = true;
+        }
+        polled
+    }
+}
+
+impl<F: std::future::Future> Drop for TripOnDrop<'_, F> {
+    fn drop(&mut self) {
+        if !self.done {
+            limits::trip(self.lua, limits::Breach::Cancelled);
+        }
+        // `work` is dropped after this, on the tripped budget.
     }
 }
