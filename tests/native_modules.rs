@@ -275,3 +275,27 @@ fn a_project_tool_named_like_the_embedders_is_told_apart() {
     let spoofed = host.call("trusted", json!({})).unwrap();
     assert_eq!(spoofed, json!({"caller": "trusted", "embedders": false}), "the project's tool is not the embedder's");
 }
+
+/// `integer` promises the embedder a JSON integer: a Lua float with no fraction (`6 / 2` is
+/// 3.0 in Lua 5.4) arrives as the integer 3, and one beyond what an integer holds is refused.
+#[test]
+fn an_integer_argument_arrives_as_an_integer() {
+    let ws = Workspace::new();
+    let line = NativeFunction::new("line", "", |_, args| Ok(json!({"i64": args[0].as_i64(), "raw": args[0]})))
+        .param("n", "integer", "");
+    let tool = r#"return { name = "at", description = "d", params = { x = { type = "string" } },
+  run = function(args) return rein.ide.line(load("return " .. args.x)()) end }"#;
+    let host = rein::Host::builder()
+        .workspace(&ws.ws)
+        .home(&ws.home)
+        .module(NativeModule::new("ide", "").function(line))
+        .tool_source("at", tool)
+        .build()
+        .unwrap();
+    assert_eq!(host.call("at", json!({"x": "6 / 2"})).unwrap(), json!({"i64": 3, "raw": 3}));
+    assert_eq!(host.call("at", json!({"x": "7"})).unwrap(), json!({"i64": 7, "raw": 7}));
+    for x in ["2^63", "-2^64", "1e300", "7.5"] {
+        let failure = host.call("at", json!({"x": x})).unwrap_err();
+        assert_eq!(failure.code, Code::InvalidArgs, "{x}: {failure:?}");
+    }
+}
