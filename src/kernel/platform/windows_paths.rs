@@ -438,6 +438,12 @@ fn link_target(target: &str) -> Result<(Option<Root>, Vec<String>), &'static str
     for part in target.split(['\\', '/']) {
         match part {
             "" | "." => {}
+            // Windows takes a `..` off the target's text, so `deep\..\x` is `x` even when
+            // `deep` is itself a link, where walking the links would go through it. Only
+            // leading `..` (off the link's own folder, already walked) mean the same both ways.
+            ".." if parts.iter().any(|p: &String| p != "..") => {
+                return Err("a link's target climbs with `..` out of a folder it names, which may itself be a link (Windows and a walk would reach different places)")
+            }
             ".." => parts.push("..".to_string()),
             name => {
                 check_name(name)?;

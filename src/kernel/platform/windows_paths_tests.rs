@@ -30,6 +30,11 @@ fn links() -> BTreeMap<String, String> {
         (r"C:\ws\b", r"a"),
         // A link whose target Windows would trim.
         (r"C:\ws\sneaky", r".git."),
+        // A junction, and a symlink whose target climbs back out of it with `..`: Windows
+        // takes the `..` off the target's text (C:\ws\.git\config), a walk through the
+        // junction would not (C:\elsewhere\.git\config).
+        (r"C:\ws\deep", r"\??\C:\elsewhere\sub"),
+        (r"C:\ws\tricky", r"deep\..\.git\config"),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -141,6 +146,7 @@ fn what_windows_would_read_differently_is_refused() {
         (r"\\?\unc\localhost\c$\ws", "volume"),
         (r".REIN::$INDEX_ALLOCATION", "alternate data stream"),
         (r"a\x", "cycle"),
+        (r"tricky", "climbs"),
     ];
     for (requested, why) in cases {
         match class_of(requested) {
