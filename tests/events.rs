@@ -242,3 +242,33 @@ fn no_event_shows_a_secret_argument() {
     }
     assert!(heard.iter().all(|e| !e.contains(token)), "a secret in the events: {heard:#?}");
 }
+
+/// A listener that panics is the embedder's bug, but it must not take rein down with it: the
+/// call it heard still ends as it happened (the file is written and journaled, the result
+/// says so) and the host serves the next call.
+#[test]
+fn a_panicking_listener_breaks_neither_the_call_nor_the_host() {
+    let ws = Workspace::new();
+    let host = rein::Host::builder().workspace(&ws.ws).home(&ws.home).build().unwrap();
+    let _panics = host.listen(Arc::new(|event: &Event| {
+        if matches!(event.kind, EventKind::FileWritten { .. }) {
+            panic!("the embedder's listener fails");
+        }
+    }));
+    let host = Arc::new(host);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let h = host.clone();
+    std::thread::spawn(move || {
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            h.call("write_file", json!({"path": "a.txt", "content": "one\n"}))
+        }));
+        let _ = tx.send(result.map_err(|_| "the call panicked"));
+    });
+    let written = rx.recv_timeout(std::time::Duration::from_secs(30)).expect("the call ends within 30 s");
+    let written = written.expect("a listener's panic does not unwind through the caller");
+    assert_eq!(written.expect("the write happened")["bytes"], 4);
+    assert_eq!(ws.read("a.txt"), b"one\n");
+    assert!(crate::common::journal_text(&ws.ws).contains("a.txt"), "the write is journaled");
+    let read = host.call("read_file", json!({"path": "a.txt"})).expect("the host serves the next call");
+    assert!(read.to_string().contains("one"), "{read}");
+}

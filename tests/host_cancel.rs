@@ -188,3 +188,96 @@ fn saved_report(runs: &Path) -> Value {
     let dir = entries.flatten().next().expect("one run").path();
     serde_json::from_slice(&std::fs::read(dir.join("report.json")).expect("report.json")).unwrap()
 }
+
+/// A script may hold a to-be-closed variable whose `__close` spins: Lua runs it when the call's
+/// coroutine is closed, which happens when the call is dropped. A call dropped mid-way (an
+/// embedder's timeout) or cancelled must not leave that handler running on a budget that is
+/// no longer anyone's: the drop returns promptly and the host serves the next call.
+#[test]
+fn a_dropped_or_cancelled_call_does_not_run_its_close_handlers_unbounded() {
+    let ws = Workspace::new();
+    ws.file(
+        "tools/closer.lua",
+        "return { name = 'closer', description = 'spins when closed', run = function()\n  local guard <close> = setmetatable({}, { __close = function() while true do end end })\n  rein.fs.write('waiting', '')\n  rein.sleep(60000)\nend }\n",
+    );
+    ws.file("notes.txt", "hello\n");
+    let host = host(&ws);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let h = host.clone();
+    let waiting = ws.path("waiting");
+    std::thread::spawn(move || {
+        let runtime = runtime();
+        // Dropped by the embedder's own timeout: no token.
+        let dropped = runtime.block_on(async {
+            tokio::time::timeout(Duration::from_millis(300), h.call_async("closer", json!({}))).await
+        });
+        assert!(dropped.is_err(), "the call was still sleeping when it was dropped: {dropped:?}");
+        std::fs::remove_file(&waiting).unwrap();
+        // Cancelled through its token.
+        let token = CancellationToken::new();
+        let started = waiting.clone();
+        cancel_when(&token, "the script waiting", move || started.exists());
+        let cancelled = runtime.block_on(h.call_with(h.new_call().with_cancel(token), "closer", json!({})));
+        let next = runtime.block_on(h.call_async("read_file", json!({"path": "notes.txt"})));
+        let _ = tx.send((cancelled.map_err(|f| f.code.to_string()), next.is_ok()));
+    });
+    let (cancelled, next_served) =
+        rx.recv_timeout(Duration::from_secs(60)).expect("a close handler kept the dropped call running for 60 s");
+    assert_eq!(cancelled.unwrap_err(), "CANCELLED");
+    assert!(next_served, "the host serves the next call");
+}
+
+/// On a multi-threaded runtime a call waiting for the Lua state may start the moment a
+/// cancelled call lets go of it. Whatever the cancelled call does to put the state back must
+/// happen before that: the waiting call keeps its own budget and is stopped by it.
+#[test]
+fn a_cancelled_call_never_clears_the_budget_of_the_call_after_it() {
+    let ws = Workspace::new();
+    ws.file(
+        "tools/waits.lua",
+        "return { name = 'waits', description = 'waits', params = { n = { type = 'integer' } }, run = function(a)\n  rein.fs.write('waiting-' .. a.n, '')\n  rein.sleep(60000)\nend }\n",
+    );
+    ws.file(
+        "tools/spins.lua",
+        "return { name = 'spins', description = 'spins after a nap', run = function()\n  rein.sleep(20)\n  while true do end\nend }\n",
+    );
+    let limits =
+        rein::Limits { instructions: 2_000_000, wall_time: Duration::from_secs(600), ..rein::Limits::default() };
+    let host = Arc::new(Host::builder().workspace(&ws.ws).home(&ws.home).limits(limits).build().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let ws_path = ws.ws.clone();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(4).enable_all().build().unwrap();
+        let mut codes = Vec::new();
+        for n in 0..20 {
+            let token = CancellationToken::new();
+            let marker = ws_path.join(format!("waiting-{n}"));
+            let a = {
+                let (host, token) = (host.clone(), token.clone());
+                runtime.spawn(async move {
+                    host.call_with(host.new_call().with_cancel(token), "waits", json!({"n": n})).await
+                })
+            };
+            let until = Instant::now() + Duration::from_secs(30);
+            while !marker.exists() {
+                assert!(Instant::now() < until, "call {n} never started");
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            let b = {
+                let host = host.clone();
+                runtime.spawn(async move { host.call_async("spins", json!({})).await })
+            };
+            std::thread::sleep(Duration::from_millis(5));
+            token.cancel();
+            let a = runtime.block_on(a).unwrap();
+            let b = runtime.block_on(b).unwrap();
+            codes
+                .push((a.map_err(|f| f.code.to_string()).unwrap_err(), b.map_err(|f| f.code.to_string()).unwrap_err()));
+        }
+        let _ = tx.send(codes);
+    });
+    let codes = rx.recv_timeout(Duration::from_secs(120)).expect("a call ran on without its budget for 120 s");
+    for (a, b) in codes {
+        assert_eq!((a.as_str(), b.as_str()), ("CANCELLED", "BUDGET_EXCEEDED"));
+    }
+}

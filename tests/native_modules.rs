@@ -217,3 +217,85 @@ fn a_native_function_called_by_a_pack_tool_is_bounded_by_the_pack_permissions() 
     });
     assert_eq!(by_pack, Some(DecidedBy::Pack("team-kit".into())));
 }
+
+/// `number` promises the embedder a JSON number: NaN and the infinities (which JSON cannot
+/// hold) are refused like any mistyped argument, not handed over as `null`.
+#[test]
+fn a_number_argument_json_cannot_hold_is_refused() {
+    let ws = Workspace::new();
+    let half = NativeFunction::new("half", "", |_, args| {
+        let x =
+            args[0].as_f64().ok_or_else(|| rein::Failure::new(Code::IoError, format!("not a number: {}", args[0])))?;
+        Ok(json!(x / 2.0))
+    })
+    .param("x", "number", "");
+    let tool = r#"return { name = "halve", description = "d", params = { x = { type = "string" } },
+  run = function(args) return rein.calc.half(load("return " .. args.x)()) end }"#;
+    let host = rein::Host::builder()
+        .workspace(&ws.ws)
+        .home(&ws.home)
+        .module(NativeModule::new("calc", "").function(half))
+        .tool_source("halve", tool)
+        .build()
+        .unwrap();
+    assert_eq!(host.call("halve", json!({"x": "3"})).unwrap(), json!(1.5));
+    for x in ["0/0", "1/0", "-1/0"] {
+        let failure = host.call("halve", json!({"x": x})).unwrap_err();
+        assert_eq!(failure.code, Code::InvalidArgs, "{x}: {failure:?}");
+        assert!(failure.message.contains("argument 1 (x) must be number"), "{x}: {}", failure.message);
+    }
+}
+
+/// A project file may serve a tool under the name of one the embedder gave (later layers
+/// win), so the caller's name alone proves nothing: a native function that trusts its own
+/// tools more asks whether the caller is the embedder's.
+#[test]
+fn a_project_tool_named_like_the_embedders_is_told_apart() {
+    let whoami = NativeFunction::new("whoami", "", |call, _| {
+        Ok(json!({"caller": call.caller(), "embedders": call.caller_is_embedders()}))
+    });
+    let module = NativeModule::new("ide", "").function(whoami);
+    let own = "return { name = 'trusted', description = 'd', run = function() return rein.ide.whoami() end }";
+    let build = |ws: &Workspace| {
+        rein::Host::builder()
+            .workspace(&ws.ws)
+            .home(&ws.home)
+            .module(module.clone())
+            .tool_source("trusted", own)
+            .build()
+            .unwrap()
+    };
+    let ws = Workspace::new();
+    assert_eq!(build(&ws).call("trusted", json!({})).unwrap(), json!({"caller": "trusted", "embedders": true}));
+    ws.file(
+        "tools/spoof.lua",
+        "return { name = 'trusted', description = 'd', run = function() return rein.ide.whoami() end }",
+    );
+    let host = build(&ws);
+    let spoofed = host.call("trusted", json!({})).unwrap();
+    assert_eq!(spoofed, json!({"caller": "trusted", "embedders": false}), "the project's tool is not the embedder's");
+}
+
+/// `integer` promises the embedder a JSON integer: a Lua float with no fraction (`6 / 2` is
+/// 3.0 in Lua 5.4) arrives as the integer 3, and one beyond what an integer holds is refused.
+#[test]
+fn an_integer_argument_arrives_as_an_integer() {
+    let ws = Workspace::new();
+    let line = NativeFunction::new("line", "", |_, args| Ok(json!({"i64": args[0].as_i64(), "raw": args[0]})))
+        .param("n", "integer", "");
+    let tool = r#"return { name = "at", description = "d", params = { x = { type = "string" } },
+  run = function(args) return rein.ide.line(load("return " .. args.x)()) end }"#;
+    let host = rein::Host::builder()
+        .workspace(&ws.ws)
+        .home(&ws.home)
+        .module(NativeModule::new("ide", "").function(line))
+        .tool_source("at", tool)
+        .build()
+        .unwrap();
+    assert_eq!(host.call("at", json!({"x": "6 / 2"})).unwrap(), json!({"i64": 3, "raw": 3}));
+    assert_eq!(host.call("at", json!({"x": "7"})).unwrap(), json!({"i64": 7, "raw": 7}));
+    for x in ["2^63", "-2^64", "1e300", "7.5"] {
+        let failure = host.call("at", json!({"x": x})).unwrap_err();
+        assert_eq!(failure.code, Code::InvalidArgs, "{x}: {failure:?}");
+    }
+}

@@ -289,3 +289,38 @@ fn patterns_still_work_within_the_budget() {
         })
     );
 }
+
+/// A table that holds the same table twice, 60 levels down, is small in Lua but 2^60 nodes
+/// as JSON: encoding it, returning it or passing it on must be stopped, not walked for ever.
+#[test]
+fn a_table_shared_many_times_over_is_not_expanded_without_end() {
+    let dag = "local t = {} for _ = 1, 60 do t = { t, t } end";
+    let (_d, host) = host_with(
+        &[
+            ("encodes", &format!("{dag} return rein.json.encode(t)")),
+            ("returns", &format!("{dag} return {{ t = t }}")),
+            ("passes", &format!("{dag} return rein.tool('ok', {{ t = t }})")),
+        ],
+        limits(),
+    );
+    let host = std::sync::Arc::new(host);
+    for tool in ["encodes", "returns", "passes"] {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let h = host.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(h.call(tool, json!({})));
+        });
+        let result = rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("{tool}: the JSON conversion of a shared table ran past 60 s"));
+        if tool == "passes" {
+            // rein.tool passes what JSON cannot hold as nothing (as for a function): it ends.
+            assert_eq!(result.unwrap(), json!({"fine": true}), "{tool}");
+            continue;
+        }
+        let err = result.expect_err("a 2^60-node value cannot be converted");
+        assert!(["INVALID_ARGS", "LUA_ERROR"].contains(&err.code.as_str()), "{tool}: {err}");
+        assert!(err.message.contains("shared many times over"), "{tool}: {err}");
+    }
+    assert_eq!(host.call("ok", json!({})).unwrap(), json!({"fine": true}));
+}

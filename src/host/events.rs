@@ -77,7 +77,7 @@ impl Subscribers {
     pub fn tell(&self, event: &Event) {
         let mut any_gone = false;
         for subscriber in self.list.read().unwrap_or_else(|e| e.into_inner()).iter() {
-            (subscriber.listener)(event);
+            crate::kernel::events::hear(&subscriber.listener, event);
             any_gone |= subscriber.gone.load(Ordering::Relaxed);
         }
         if any_gone {

@@ -314,29 +314,21 @@ impl Host {
             .with_details(json!({"tool": name, "file": problem.file})));
         }
         let cancel = call.cancel_token().cloned();
-        // Whether this call holds the state when it is dropped: only then is the state's
-        // budget its own to clear (another call may be running on it otherwise).
-        let holding = std::sync::atomic::AtomicBool::new(false);
         let work = async {
             let _turn = generation.gate.lock().await;
-            holding.store(true, std::sync::atomic::Ordering::Relaxed);
-            let result = generation.runtime.call(&call, name, &args).await;
-            holding.store(false, std::sync::atomic::Ordering::Relaxed);
-            result
+            generation.runtime.call(&call, name, &args).await
         };
         let result = match cancel {
             None => work.await,
             // A script spinning in the VM sees the cancel at its next budget check; a call
             // waiting (on a program, a sleep, its turn) is dropped here, and the programs it
-            // started are killed with it.
+            // started are killed with it. The runtime puts the state back as the call is
+            // dropped, while it still holds its turn (select! drops `work`, and so lets go of
+            // the turn, before its branch runs: clearing the state there could clear the
+            // budget of the next call, already started on another thread).
             Some(token) => tokio::select! {
                 biased;
-                () = token.cancelled() => {
-                    if holding.load(std::sync::atomic::Ordering::Relaxed) {
-                        generation.runtime.recover();
-                    }
-                    Err(cancelled(name))
-                }
+                () = token.cancelled() => Err(cancelled(name)),
                 result = work => result,
             },
         };

@@ -299,6 +299,7 @@ fn load_recipe(
 /// `name` acting, with the permissions of the pack `file` comes from.
 fn actor_of(sources: &Sources, file: &SourceFile, name: &str) -> Actor {
     Actor::new(name, file.pack.as_deref().and_then(|pack| sources.pack_grant(pack)))
+        .given_by_embedder(file.origin == Origin::Embedder)
 }
 
 /// A pack's tools and recipes are `<pack>.<name>`, so they never collide with built-ins, the

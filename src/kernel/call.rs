@@ -27,11 +27,25 @@ pub struct Actor {
     /// The pack it comes from (also when a project's `[overrides]` serves it under another
     /// name): its permissions bound everything the call does.
     pub pack: Option<Arc<PackGrant>>,
+    /// Given as text by the program embedding rein: a project or pack tool may take the same
+    /// name, so only this says the embedder's own code is acting.
+    embedder: bool,
 }
 
 impl Actor {
     pub fn new(name: impl Into<String>, pack: Option<Arc<PackGrant>>) -> Actor {
-        Actor { name: name.into(), pack }
+        Actor { name: name.into(), pack, embedder: false }
+    }
+
+    /// The same actor, marked as one the embedding program gave.
+    pub(crate) fn given_by_embedder(mut self, embedder: bool) -> Actor {
+        self.embedder = embedder;
+        self
+    }
+
+    /// Whether the embedding program gave this tool or recipe (`HostBuilder::tool_source`).
+    pub fn is_embedders(&self) -> bool {
+        self.embedder
     }
 }
 

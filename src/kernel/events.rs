@@ -302,8 +302,19 @@ impl Listeners {
     pub fn tell(&self, actor: Option<&str>, kind: EventKind) {
         let event = Event { call: self.id, actor: actor.map(str::to_string), kind };
         for listener in &self.list {
-            listener(&event);
+            hear(listener, &event);
         }
+    }
+}
+
+/// Tells `listener` about `event`. A listener that panics is the embedder's bug, but it is
+/// called in the middle of rein's work (a file just renamed into place, its journal entry not
+/// yet written): its panic is logged and stops there, so the call still ends as it happened
+/// and the other listeners still hear the event.
+pub(crate) fn hear(listener: &Listener, event: &Event) {
+    let heard = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| listener(event)));
+    if heard.is_err() {
+        tracing::error!(?event, "an event listener panicked; rein went on without it");
     }
 }
 

@@ -178,26 +178,26 @@ impl Scope {
 
     /// Protected and Policy beat Home beats Workspace: a home inside the workspace is still
     /// home.
+    ///
+    /// The stricter classes compare names without case: macOS's default APFS (like Windows
+    /// shares, or casefolded ext4) ignores it, so `.GIT` is git's folder there, `REIN.TOML`
+    /// the policy file, and a workspace or home named in another case the same folder. On a
+    /// case-sensitive disk this only makes an odd name stricter.
     #[cfg(not(windows))]
     pub fn classify(&self, real: &Path) -> PathClass {
-        if let Ok(rest) = real.strip_prefix(&self.workspace) {
-            let parts: Vec<&std::ffi::OsStr> = rest
-                .components()
-                .filter_map(|c| match c {
-                    Component::Normal(name) => Some(name),
-                    _ => None,
-                })
-                .collect();
-            if parts.first().is_some_and(|first| *first == REIN_DIR) || parts.iter().any(|p| *p == GIT_DIR) {
+        if let Some(parts) = parts_after_folded(real, &self.workspace) {
+            if parts.first().is_some_and(|first| same_folded(first, REIN_DIR))
+                || parts.iter().any(|p| same_folded(p, GIT_DIR))
+            {
                 return PathClass::Protected;
             }
             if let [only] = parts.as_slice() {
-                if POLICY_FILES.iter().any(|f| only == f) {
+                if POLICY_FILES.iter().any(|f| same_folded(only, f)) {
                     return PathClass::Policy;
                 }
             }
         }
-        if real.starts_with(&self.home) {
+        if parts_after_folded(real, &self.home).is_some() {
             return PathClass::Home;
         }
         if real.starts_with(&self.workspace) {
@@ -286,6 +286,35 @@ fn resolve_real(path: &Path) -> Result<PathBuf, ScopeError> {
         }
     }
     Ok(out)
+}
+
+/// Whether `a` is the name `b` on a disk that ignores case (every letter folds).
+#[cfg(not(windows))]
+fn same_folded(a: &std::ffi::OsStr, b: &str) -> bool {
+    crate::kernel::platform::windows_paths::same_name(&a.to_string_lossy(), b)
+}
+
+/// The names of `path` after `base` when it is `base` or inside it, compared without case.
+#[cfg(not(windows))]
+fn parts_after_folded<'a>(path: &'a Path, base: &Path) -> Option<Vec<&'a std::ffi::OsStr>> {
+    let mut path_parts = path.components();
+    for base_part in base.components() {
+        let same = match (base_part, path_parts.next()?) {
+            (Component::Normal(b), Component::Normal(p)) => same_folded(p, &b.to_string_lossy()),
+            (b, p) => b == p,
+        };
+        if !same {
+            return None;
+        }
+    }
+    Some(
+        path_parts
+            .filter_map(|c| match c {
+                Component::Normal(name) => Some(name),
+                _ => None,
+            })
+            .collect(),
+    )
 }
 
 #[cfg(not(windows))]
@@ -408,6 +437,26 @@ mod tests {
         assert_eq!(class_of(&f, "rein.lock"), PathClass::Policy);
         assert_eq!(class_of(&f, "sub/rein.toml"), PathClass::Workspace);
         assert_eq!(class_of(&f, ".github/workflows"), PathClass::Workspace);
+    }
+
+    /// macOS's default APFS ignores case (as do Windows shares and casefolded ext4): `.GIT`
+    /// is git's folder there and `REIN.TOML` the policy file, and a workspace or home named in
+    /// another case is the same folder. The stricter classes fold every letter; on a
+    /// case-sensitive disk that only makes an odd name stricter.
+    #[test]
+    fn protected_policy_and_home_do_not_depend_on_case() {
+        let f = fixture();
+        assert_eq!(class_of(&f, ".GIT/hooks/pre-commit"), PathClass::Protected);
+        assert_eq!(class_of(&f, "src/.Git/config"), PathClass::Protected);
+        assert_eq!(class_of(&f, ".REIN/policy/rein.toml"), PathClass::Protected);
+        assert_eq!(class_of(&f, "REIN.TOML"), PathClass::Policy);
+        assert_eq!(class_of(&f, "Rein.Lock"), PathClass::Policy);
+        let upper = |p: &str| f.base.join(p).display().to_string().to_uppercase();
+        assert_eq!(class_of(&f, &upper("ws/.git/config")), PathClass::Protected);
+        assert_eq!(class_of(&f, &upper("home/approvals.toml")), PathClass::Home);
+        assert_eq!(class_of(&f, &upper("ws/src/a.ets")), PathClass::Outside, "plain files: asked about");
+        // HFS+ ignores zero-width joiners and the like in names (CVE-2014-9390).
+        assert_eq!(class_of(&f, ".g\u{200c}it/config"), PathClass::Protected);
     }
 
     #[test]

@@ -23,20 +23,47 @@ pub fn lua_to_json(lua: &Lua, value: Value) -> serde_json::Value {
 /// Lua -> JSON by hand rather than through serde: mlua's deserializer skips `rein.json.null`
 /// inside arrays when unsupported values are allowed, which would shift array elements.
 pub fn try_lua_to_json(lua: &Lua, value: Value) -> mlua::Result<serde_json::Value> {
-    let mut seen = Vec::new();
-    Ok(to_json(lua, &value, &mut seen)?.unwrap_or(serde_json::Value::Null))
+    let ceiling = crate::lua::limits::memory_ceiling(lua).unwrap_or(crate::lua::Limits::default().memory_bytes);
+    let mut walk = Walk { seen: Vec::new(), left: ceiling.saturating_mul(2) };
+    Ok(to_json(lua, &value, &mut walk)?.unwrap_or(serde_json::Value::Null))
 }
 
 /// Tables nest at most this deep in a result.
 const MAX_DEPTH: usize = 128;
 
+/// Where a conversion is: the tables it is inside (to refuse a cycle), and how many bytes
+/// it may still build. A table may hold the same table or string many times over (`t = {t,
+/// t}` sixty times is a few KiB in Lua and 2^60 values in JSON), and the conversion runs in
+/// Rust where neither the instruction hook nor the memory ceiling reach: so what it builds
+/// is counted against twice the call's memory ceiling (a value the script could hold
+/// without sharing fits well within that).
+struct Walk {
+    seen: Vec<*const std::ffi::c_void>,
+    left: usize,
+}
+
+impl Walk {
+    fn spend(&mut self, bytes: usize) -> mlua::Result<()> {
+        let bytes = bytes.saturating_add(std::mem::size_of::<serde_json::Value>());
+        match self.left.checked_sub(bytes) {
+            Some(left) => {
+                self.left = left;
+                Ok(())
+            }
+            None => Err(mlua::Error::runtime(
+                "the value is larger as JSON than the call's memory allows (a table or string shared many times over?)",
+            )),
+        }
+    }
+}
+
 /// `None` for values JSON cannot hold (functions, threads, userdata): they are left out.
-fn to_json(
-    lua: &Lua,
-    value: &Value,
-    seen: &mut Vec<*const std::ffi::c_void>,
-) -> mlua::Result<Option<serde_json::Value>> {
+fn to_json(lua: &Lua, value: &Value, walk: &mut Walk) -> mlua::Result<Option<serde_json::Value>> {
     use serde_json::Value as J;
+    walk.spend(match value {
+        Value::String(s) => s.as_bytes().len(),
+        _ => 0,
+    })?;
     Ok(Some(match value {
         Value::Nil => J::Null,
         Value::LightUserData(ud) if ud.0.is_null() => J::Null,
@@ -46,15 +73,15 @@ fn to_json(
         Value::String(s) => J::String(text(s)),
         Value::Table(table) => {
             let ptr = table.to_pointer();
-            if seen.contains(&ptr) {
+            if walk.seen.contains(&ptr) {
                 return Err(mlua::Error::runtime("a table contains itself; JSON cannot hold it"));
             }
-            if seen.len() >= MAX_DEPTH {
+            if walk.seen.len() >= MAX_DEPTH {
                 return Err(mlua::Error::runtime("tables nest too deeply for JSON"));
             }
-            seen.push(ptr);
-            let json = table_to_json(lua, table, seen);
-            seen.pop();
+            walk.seen.push(ptr);
+            let json = table_to_json(lua, table, walk);
+            walk.seen.pop();
             json?
         }
         _ => return Ok(None),
@@ -71,7 +98,7 @@ fn text(s: &mlua::String) -> String {
     }
 }
 
-fn table_to_json(lua: &Lua, table: &Table, seen: &mut Vec<*const std::ffi::c_void>) -> mlua::Result<serde_json::Value> {
+fn table_to_json(lua: &Lua, table: &Table, walk: &mut Walk) -> mlua::Result<serde_json::Value> {
     let len = table.raw_len();
     let marked_array = table.metatable().is_some_and(|mt| mt == lua.array_metatable());
     // Counting the pairs is a second walk over the table (and each step of mlua's walk is a
@@ -80,7 +107,7 @@ fn table_to_json(lua: &Lua, table: &Table, seen: &mut Vec<*const std::ffi::c_voi
         let mut items = Vec::with_capacity(len);
         for i in 1..=len {
             let item: Value = table.raw_get(i)?;
-            items.push(to_json(lua, &item, seen)?.unwrap_or(serde_json::Value::Null));
+            items.push(to_json(lua, &item, walk)?.unwrap_or(serde_json::Value::Null));
         }
         return Ok(serde_json::Value::Array(items));
     }
@@ -93,7 +120,8 @@ fn table_to_json(lua: &Lua, table: &Table, seen: &mut Vec<*const std::ffi::c_voi
             Value::Number(n) => n.to_string(),
             _ => continue,
         };
-        if let Some(json) = to_json(lua, &item, seen)? {
+        walk.spend(key.len())?;
+        if let Some(json) = to_json(lua, &item, walk)? {
             map.insert(key, json);
         }
     }

@@ -116,10 +116,46 @@ impl Runtime {
             return Err(failure::breach_failure(limits::Breach::Cancelled));
         }
         limits::begin(&self.lua, limits, cancel).map_err(|e| internal("start the budget", e))?;
-        let result = work.await;
+        let result = TripOnDrop { lua: &self.lua, work: Some(Box::pin(work)) }.await;
         match limits::end(&self.lua) {
             Some(breach) => Err(failure::breach_failure(breach)),
             None => result,
+        }
+    }
+}
+
+/// A call's work that, if dropped before it ends (its caller gave up on it: an embedder's
+/// timeout, a cancel), trips the call's budget, drops the work and puts the state back, in
+/// that order and before anything the caller holds is let go. Dropping the work closes the
+/// script's coroutine, and Lua then runs its pending `__close` handlers: on a tripped budget
+/// they stop at the hook's next check instead of running for what is left of a budget nobody
+/// waits on. The state is put back here, while the call still holds its turn on the state: a
+/// caller that cleared it after letting go could clear the budget of the next call, already
+/// running on another thread.
+struct TripOnDrop<'a, F: std::future::Future> {
+    lua: &'a mlua::Lua,
+    work: Option<std::pin::Pin<Box<F>>>,
+}
+
+impl<F: std::future::Future> std::future::Future for TripOnDrop<'_, F> {
+    type Output = F::Output;
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
+        let Some(work) = self.work.as_mut() else { return std::task::Poll::Pending };
+        let polled = work.as_mut().poll(cx);
+        if polled.is_ready() {
+            self.work = None;
+        }
+        polled
+    }
+}
+
+impl<F: std::future::Future> Drop for TripOnDrop<'_, F> {
+    fn drop(&mut self) {
+        if let Some(work) = self.work.take() {
+            limits::trip(self.lua, limits::Breach::Cancelled);
+            drop(work);
+            limits::end(self.lua);
         }
     }
 }

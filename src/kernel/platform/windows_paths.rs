@@ -12,7 +12,8 @@
 //! Names compare without case, as NTFS does: for containment (is this inside the workspace?)
 //! only ASCII letters fold, so an unusual letter makes a path look *outside* (asked about,
 //! never silently allowed); for protected names (`.git`, `.rein`, `rein.toml`) every letter
-//! folds by its simple Unicode uppercase, so `.gıt` (dotless i) counts as `.git` too.
+//! folds by its simple Unicode uppercase, so `.gıt` (dotless i) counts as `.git` too (and, for
+//! macOS, names compare normalized, without the code points HFS+ ignores).
 
 use std::collections::VecDeque;
 
@@ -104,9 +105,19 @@ impl WinPath {
     }
 }
 
-/// Whether two names are the same name to NTFS, folding every letter (for protected names).
+/// Whether two names may be the same name to the filesystem, folding every letter (for
+/// protected names, home and policy: a wider match only makes a path stricter). Besides case
+/// (NTFS, APFS), macOS compares names normalized (APFS, HFS+: `é` is `e` and U+0301), and
+/// HFS+ ignores some invisible code points (the list git checks for, utf8.c `next_hfs_char`).
 pub fn same_name(a: &str, b: &str) -> bool {
-    a.chars().map(fold).eq(b.chars().map(fold))
+    use unicode_normalization::UnicodeNormalization;
+    let folded = |s: &str| s.nfd().filter(|c| !is_hfs_ignored(*c)).map(fold).collect::<Vec<char>>();
+    folded(a) == folded(b)
+}
+
+/// Code points HFS+ leaves out when it compares names (git, utf8.c `next_hfs_char`).
+fn is_hfs_ignored(c: char) -> bool {
+    matches!(c, '\u{200c}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{206a}'..='\u{206f}' | '\u{feff}')
 }
 
 fn fold(c: char) -> char {
@@ -224,11 +235,60 @@ fn check_share(server: &str, share: &str) -> Result<(), &'static str> {
     if share.ends_with('$') {
         return Err("an administrative share (C$, ADMIN$) may be this machine's own disk under another name");
     }
+    // WebDAV names a port or SSL after `@` (`\\localhost@SSL@443\DavWWWRoot`): the host is
+    // before it.
+    let host = server.split('@').next().unwrap_or(server);
     let local = ["localhost", "127.0.0.1", "::1", "0.0.0.0"];
-    if local.iter().any(|l| server.eq_ignore_ascii_case(l)) || server.starts_with("127.") || server.contains(':') {
+    let lower = host.to_ascii_lowercase();
+    if local.contains(&lower.as_str())
+        || host.starts_with("127.")
+        || host.contains(':')
+        || lower.ends_with(".ipv6-literal.net")
+        || legacy_ipv4(host).is_some_and(|ip| ip >> 24 == 127 || ip == 0)
+    {
         return Err("a share on this machine (localhost) is its own disk under another name");
     }
     Ok(())
+}
+
+/// `host` as an IPv4 address in the forms inet_addr (and Windows' non-strict
+/// RtlIpv4StringToAddress) accept besides dotted decimal: one to four parts, each decimal,
+/// octal (leading 0) or hex (0x), the last filling the remaining bytes (`2130706433`,
+/// `0x7f.1`, `0177.0.0.1` are all 127.0.0.1).
+fn legacy_ipv4(host: &str) -> Option<u32> {
+    let parts: Vec<&str> = host.split('.').collect();
+    if parts.len() > 4 {
+        return None;
+    }
+    let mut values = Vec::with_capacity(parts.len());
+    for part in &parts {
+        let lower = part.to_ascii_lowercase();
+        let value = if let Some(hex) = lower.strip_prefix("0x") {
+            if hex.is_empty() {
+                0
+            } else {
+                u64::from_str_radix(hex, 16).ok()?
+            }
+        } else if lower.len() > 1 && lower.starts_with('0') {
+            u64::from_str_radix(&lower[1..], 8).ok()?
+        } else {
+            lower.parse::<u64>().ok()?
+        };
+        values.push(value);
+    }
+    let (last, head) = values.split_last()?;
+    if head.iter().any(|v| *v > 255) {
+        return None;
+    }
+    let last_bits = 8 * (4 - head.len() as u32);
+    if last_bits < 64 && *last >= 1u64 << last_bits {
+        return None;
+    }
+    let mut ip: u64 = 0;
+    for (i, v) in head.iter().enumerate() {
+        ip |= v << (24 - 8 * i as u32);
+    }
+    u32::try_from(ip | last).ok()
 }
 
 /// `C:` at the start: the uppercase letter and what follows the colon.
@@ -280,7 +340,10 @@ fn is_device(name: &str) -> bool {
 /// workspace root and `.git` anywhere in it are protected, `rein.toml`/`rein.lock` at its root
 /// are policy, in any case; home beats workspace.
 pub fn classify(workspace: &WinPath, home: &WinPath, real: &WinPath) -> PathClass {
-    if let Some(rest) = real.strip_prefix(workspace) {
+    // The stricter classes fold every letter, so a workspace or home spelled with letters
+    // beyond ASCII (`C:\Users\José`) in another case keeps its class; only the looser
+    // Workspace class needs the narrow match.
+    if let Some(rest) = strip_prefix_folded(real, workspace) {
         if rest.first().is_some_and(|first| same_name(first, ".rein")) || rest.iter().any(|p| same_name(p, ".git")) {
             return PathClass::Protected;
         }
@@ -290,13 +353,29 @@ pub fn classify(workspace: &WinPath, home: &WinPath, real: &WinPath) -> PathClas
             }
         }
     }
-    if real.strip_prefix(home).is_some() {
+    if strip_prefix_folded(real, home).is_some() {
         return PathClass::Home;
     }
     if real.strip_prefix(workspace).is_some() {
         return PathClass::Workspace;
     }
     PathClass::Outside
+}
+
+/// The parts of `path` after `base` when it is `base` or inside it, every letter compared
+/// without case ([`same_name`]): for the classes a looser match must not miss.
+fn strip_prefix_folded<'a>(path: &'a WinPath, base: &WinPath) -> Option<&'a [String]> {
+    let same_root = match (&path.root, &base.root) {
+        (Root::Drive(a), Root::Drive(b)) => a == b,
+        (Root::Unc { server: s1, share: h1 }, Root::Unc { server: s2, share: h2 }) => {
+            same_name(s1, s2) && same_name(h1, h2)
+        }
+        _ => false,
+    };
+    let inside = same_root
+        && path.parts.len() >= base.parts.len()
+        && path.parts.iter().zip(&base.parts).all(|(a, b)| same_name(a, b));
+    inside.then(|| &path.parts[base.parts.len()..])
 }
 
 /// Follows every symlink and junction along `path` (absolute, parsed). `link_of` says what a
@@ -359,6 +438,12 @@ fn link_target(target: &str) -> Result<(Option<Root>, Vec<String>), &'static str
     for part in target.split(['\\', '/']) {
         match part {
             "" | "." => {}
+            // Windows takes a `..` off the target's text, so `deep\..\x` is `x` even when
+            // `deep` is itself a link, where walking the links would go through it. Only
+            // leading `..` (off the link's own folder, already walked) mean the same both ways.
+            ".." if parts.iter().any(|p: &String| p != "..") => {
+                return Err("a link's target climbs with `..` out of a folder it names, which may itself be a link (Windows and a walk would reach different places)")
+            }
             ".." => parts.push("..".to_string()),
             name => {
                 check_name(name)?;

@@ -30,6 +30,11 @@ fn links() -> BTreeMap<String, String> {
         (r"C:\ws\b", r"a"),
         // A link whose target Windows would trim.
         (r"C:\ws\sneaky", r".git."),
+        // A junction, and a symlink whose target climbs back out of it with `..`: Windows
+        // takes the `..` off the target's text (C:\ws\.git\config), a walk through the
+        // junction would not (C:\elsewhere\.git\config).
+        (r"C:\ws\deep", r"\??\C:\elsewhere\sub"),
+        (r"C:\ws\tricky", r"deep\..\.git\config"),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -128,7 +133,20 @@ fn what_windows_would_read_differently_is_refused() {
         (r"\\LOCALHOST\ws\x", "this machine"),
         (r"\\127.0.0.1\ws\x", "this machine"),
         (r"//localhost/ws/x", "this machine"),
+        // The loopback address in the other spellings Windows' resolver accepts (inet_addr's
+        // decimal, hex and octal forms, the ipv6-literal.net names) and behind WebDAV's @.
+        (r"\\2130706433\ws\x", "this machine"),
+        (r"\\0x7f000001\ws\x", "this machine"),
+        (r"\\0x7F.1\ws\x", "this machine"),
+        (r"\\0177.0.0.1\ws\x", "this machine"),
+        (r"\\0\ws\x", "this machine"),
+        (r"\\0--1.ipv6-literal.net\ws\x", "this machine"),
+        (r"\\localhost@SSL@443\DavWWWRoot\x", "this machine"),
+        (r"\\?\UNC\2130706433\ws\x", "this machine"),
+        (r"\\?\unc\localhost\c$\ws", "volume"),
+        (r".REIN::$INDEX_ALLOCATION", "alternate data stream"),
         (r"a\x", "cycle"),
+        (r"tricky", "climbs"),
     ];
     for (requested, why) in cases {
         match class_of(requested) {
@@ -164,9 +182,33 @@ fn names_compare_without_case_like_ntfs() {
     assert!(same_name(".GIT", ".git"));
     assert!(same_name(".gıt", ".git"), "dotless i folds to I");
     assert!(!same_name(".git", ".gitx"));
+    // macOS compares names normalized (APFS, HFS+), and HFS+ ignores some invisible code
+    // points (git's utf8.c, next_hfs_char): the stricter classes must not tell them apart.
+    assert!(same_name("Jose\u{301}", "JOSÉ"), "NFD and NFC");
+    assert!(same_name(".g\u{200c}it", ".git"), "a zero-width non-joiner");
+    assert!(same_name("\u{feff}.rein", ".rein"));
+    assert!(!same_name(".g-it", ".git"));
     let upper_ws = WinPath { root: Root::Drive('C'), parts: vec!["WS".into()] };
     let inside = parse(r"C:\ws\a", &ws()).unwrap();
     assert_eq!(inside.strip_prefix(&upper_ws), Some(&["a".to_string()][..]));
     let sibling = parse(r"C:\wsx\a", &ws()).unwrap();
     assert_eq!(sibling.strip_prefix(&ws()), None);
+}
+
+/// A workspace or home whose path has letters beyond ASCII (`C:\Users\José`) is the same
+/// folder to NTFS in any case. Seen as "outside", its protected files and the person's home
+/// would be what an approval (even `--yes`) may reach: the stricter classes fold every letter.
+#[test]
+fn home_and_protected_files_keep_their_class_whatever_the_case_of_other_letters() {
+    use PathClass::*;
+    let ws = WinPath { root: Root::Drive('C'), parts: vec!["Proyectos".into(), "Año".into(), "ws".into()] };
+    let home = WinPath { root: Root::Drive('C'), parts: vec!["Users".into(), "José".into(), ".rein".into()] };
+    let class = |text: &str| classify(&ws, &home, &parse(text, &ws).unwrap());
+    assert_eq!(class(r"C:\Users\JOSÉ\.rein\approvals.toml"), Home);
+    assert_eq!(class(r"C:\PROYECTOS\AÑO\WS\.git\config"), Protected);
+    assert_eq!(class(r"C:\proyectos\año\ws\.rein\x"), Protected);
+    assert_eq!(class(r"C:\Proyectos\AÑO\ws\rein.toml"), Policy);
+    // Plain files stay "outside" under another case (asked about, never silently allowed).
+    assert_eq!(class(r"C:\Proyectos\AÑO\ws\src\a.ets"), Outside);
+    assert_eq!(class(r"C:\Proyectos\Año\ws\src\a.ets"), Workspace);
 }

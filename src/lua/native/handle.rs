@@ -25,9 +25,18 @@ impl NativeCall {
         NativeCall { kernel, call }
     }
 
-    /// The tool or recipe that called the function (`team-kit.greet`), if any.
+    /// The tool or recipe that called the function (`team-kit.greet`), if any. A name only:
+    /// the project's and packs' tools replace the embedder's by name, so before trusting a
+    /// caller more because it is one of yours, ask [`NativeCall::caller_is_embedders`].
     pub fn caller(&self) -> Option<&str> {
         self.call.actor().map(|a| a.name.as_str())
+    }
+
+    /// Whether the tool or recipe that called the function is one the embedder gave as text
+    /// ([`HostBuilder::tool_source`](crate::HostBuilder::tool_source)), not a project's or
+    /// pack's tool that took its name.
+    pub fn caller_is_embedders(&self) -> bool {
+        self.call.actor().is_some_and(|a| a.is_embedders())
     }
 
     /// The workspace root (to show, or to tell the embedder's UI which project this is).

@@ -61,11 +61,15 @@ fn arguments(
     }
     let mut args = Vec::with_capacity(params.len());
     for (i, param) in params.iter().enumerate() {
-        let value = given.get(i).cloned().unwrap_or(Value::Nil);
+        let mut value = given.get(i).cloned().unwrap_or(Value::Nil);
         if let Some(problem) = mistyped(param, &value) {
             let message = format!("{path}: argument {} ({}) must be {}, got {problem}", i + 1, param.name, param.ty);
             return Err(Failure::new(Code::InvalidArgs, message)
                 .with_details(json!({"function": path, "param": param.name, "expected": param.ty})));
+        }
+        if let (Value::Number(n), "integer") = (&value, param.base_type()) {
+            // A float with no fraction (`6 / 2`): the embedder reads an integer.
+            value = Value::Integer(*n as i64);
         }
         let json = convert::try_lua_to_json(lua, value).map_err(|e| {
             Failure::new(
@@ -85,8 +89,13 @@ fn mistyped(param: &NativeParam, value: &Value) -> Option<String> {
     }
     let fits = match param.base_type() {
         "string" => value.is_string(),
-        "integer" => value.is_integer() || value.as_number().is_some_and(|n| n.fract() == 0.0),
-        "number" => value.is_integer() || value.is_number(),
+        // 2^63 itself is out of range: i64 ends one below it.
+        "integer" => {
+            value.is_integer()
+                || value.as_number().is_some_and(|n| n.fract() == 0.0 && (-(2f64.powi(63))..2f64.powi(63)).contains(&n))
+        }
+        // JSON holds no NaN or infinity: the embedder would get `null` for a `number`.
+        "number" => value.is_integer() || value.as_number().is_some_and(f64::is_finite),
         "boolean" => value.is_boolean(),
         "table" => value.is_table(),
         _ => !value.is_function() && !value.is_thread() && !value.is_userdata(),

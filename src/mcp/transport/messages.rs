@@ -54,7 +54,14 @@ impl Parser {
                 None
             }
             Err(e) => {
-                match serde_json::from_slice::<Value>(text).ok().and_then(|v| v.get("id").cloned()) {
+                let value = serde_json::from_slice::<Value>(text).ok();
+                if value.as_ref().is_some_and(Value::is_array) {
+                    // JSON-RPC batches left MCP in 2025-06-18; its requests must not wait for ever.
+                    let message = "Invalid Request: batches are not supported; send each message on a line of its own";
+                    self.answer_error(Value::Null, INVALID_REQUEST, message.to_string(), None);
+                    return None;
+                }
+                match value.and_then(|v| v.get("id").cloned()) {
                     Some(id) if id.is_string() || id.is_number() => self.answer_error(
                         id,
                         INVALID_REQUEST,
@@ -90,19 +97,20 @@ impl Parser {
     }
 }
 
-pub(super) fn trim_line(line: &[u8]) -> &[u8] {
+fn trim_line(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line)
 }
 
 /// The `"id"` of a message too large to parse, when it appears near its start (clients write
-/// `jsonrpc`, `id`, `method` first), so the client can tell which request failed.
+/// `jsonrpc`, `id`, `method` first), so the client can tell which request failed. Only the
+/// message's own key counts: an `"id"` inside its params may be another request's, which
+/// must not be failed in its place.
 fn sniff_id(head: &[u8]) -> Value {
     let head = &head[..head.len().min(SNIFFED)];
-    let Some(at) = memchr::memmem::find(head, b"\"id\"") else { return Value::Null };
-    let rest = &head[at + 4..];
-    let rest = rest.trim_ascii_start();
+    let Some(after) = top_level_id_key(head) else { return Value::Null };
+    let rest = head[after..].trim_ascii_start();
     let Some(rest) = rest.strip_prefix(b":") else { return Value::Null };
     let rest = rest.trim_ascii_start();
     let end = match rest.first() {
@@ -117,6 +125,32 @@ fn sniff_id(head: &[u8]) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// Where the `"id"` key of the outermost object ends, if `head` has one: strings (with their
+/// escapes) and nested objects and arrays are stepped over.
+fn top_level_id_key(head: &[u8]) -> Option<usize> {
+    let (mut depth, mut i) = (0usize, 0usize);
+    while i < head.len() {
+        match head[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'"' => {
+                let start = i + 1;
+                i = start;
+                while i < head.len() && head[i] != b'"' {
+                    i += if head[i] == b'\\' { 2 } else { 1 };
+                }
+                let is_key = head[i.min(head.len())..].get(1..).is_some_and(|r| r.trim_ascii_start().starts_with(b":"));
+                if depth == 1 && is_key && head.get(start..i) == Some(b"id".as_slice()) {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,5 +161,12 @@ mod tests {
         assert_eq!(sniff_id(br#"{"jsonrpc":"2.0", "id" : "a-1","method""#), json!("a-1"));
         assert_eq!(sniff_id(br#"{"jsonrpc":"2.0","method":"x","params":{"#), Value::Null);
         assert_eq!(sniff_id(br#"{"id":{"#), Value::Null);
+        // Only the message's own id: not one inside its params (another request's, maybe),
+        // nor a string that reads "id".
+        let nested = br#"{"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"id":5,"text":"#;
+        assert_eq!(sniff_id(nested), Value::Null);
+        assert_eq!(sniff_id(br#"{"method":"x","params":{"id":5},"id":8,"#), json!(8));
+        assert_eq!(sniff_id(br#"{"method":"\"id\":5","id":"#), Value::Null);
+        assert_eq!(sniff_id(br#"{"method":"id","id":6,"#), json!(6));
     }
 }

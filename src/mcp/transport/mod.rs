@@ -192,11 +192,12 @@ mod tests {
         input.extend_from_slice(b"\"}\n");
         input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":5,\"error\":{}}\n");
         input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/unknown\",\"params\":7}\n");
+        input.extend_from_slice(b"[{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}]\n");
         input.extend_from_slice(ping);
         input.push(b'\n');
         let (methods, replies) = exchange(input, 200).await;
         assert_eq!(methods, ["ping"], "the good line after the bad ones is read");
-        assert_eq!(replies.len(), 3, "{replies:?}");
+        assert_eq!(replies.len(), 4, "{replies:?}");
         assert_eq!(
             (replies[0]["id"].clone(), replies[0]["error"]["code"].clone()),
             (Value::Null, json!(messages::PARSE_ERROR))
@@ -208,6 +209,12 @@ mod tests {
         let message = replies[1]["error"]["message"].as_str().unwrap();
         assert!(message.contains("200 bytes"), "the limit is named: {message}");
         assert_eq!(replies[2]["id"], json!(3));
+        // A batch (which MCP no longer has) is answered, not left waiting for ever.
+        assert_eq!(
+            (replies[3]["id"].clone(), replies[3]["error"]["code"].clone()),
+            (Value::Null, json!(messages::INVALID_REQUEST))
+        );
+        assert!(replies[3]["error"]["message"].as_str().unwrap().contains("batch"), "{replies:?}");
     }
 
     #[tokio::test]
