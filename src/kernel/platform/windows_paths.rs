@@ -110,6 +110,12 @@ impl WinPath {
 /// (NTFS, APFS), macOS compares names normalized (APFS, HFS+: `é` is `e` and U+0301), and
 /// HFS+ ignores some invisible code points (the list git checks for, utf8.c `next_hfs_char`).
 pub fn same_name(a: &str, b: &str) -> bool {
+    // Every path of every call is compared: ASCII names (nearly all) are their own NFD, hold
+    // no ignored code point and fold to ASCII, so they need none of the work below. A
+    // non-ASCII name may still fold to ASCII (`ı` to `I`, `K` to `K`): it takes the long way.
+    if a.is_ascii() && b.is_ascii() {
+        return a.eq_ignore_ascii_case(b);
+    }
     use unicode_normalization::UnicodeNormalization;
     let folded = |s: &str| s.nfd().filter(|c| !is_hfs_ignored(*c)).map(fold).collect::<Vec<char>>();
     folded(a) == folded(b)

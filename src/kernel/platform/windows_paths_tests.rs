@@ -186,6 +186,8 @@ fn names_compare_without_case_like_ntfs() {
     // points (git's utf8.c, next_hfs_char): the stricter classes must not tell them apart.
     assert!(same_name("Jose\u{301}", "JOSÉ"), "NFD and NFC");
     assert!(same_name(".g\u{200c}it", ".git"), "a zero-width non-joiner");
+    assert!(same_name("\u{212a}ey", "KEY"), "the Kelvin sign is K once normalized (non-ASCII on one side)");
+    assert!(same_name("Config", "cONFIG") && !same_name("config", "confjg"), "ASCII on both sides");
     assert!(same_name("\u{feff}.rein", ".rein"));
     assert!(!same_name(".g-it", ".git"));
     let upper_ws = WinPath { root: Root::Drive('C'), parts: vec!["WS".into()] };
