@@ -6,13 +6,13 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{Workspace, REIN};
+use crate::common::Workspace;
 
 /// How long the server may take to answer the call after a cancel. The cancelled scripts would
 /// otherwise run for seconds to minutes before their budget stopped them; a cancel stops them
@@ -42,12 +42,8 @@ struct Server {
 impl Server {
     fn start(ws: &Workspace) -> Server {
         let log = ws.root.join("serve.log");
-        let mut child = Command::new(REIN)
-            .arg("--workspace")
-            .arg(&ws.ws)
-            .arg("--home")
-            .arg(&ws.home)
-            .arg("serve")
+        let mut child = ws
+            .serve_command()
             .env("REIN_LOG", "rein=debug")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

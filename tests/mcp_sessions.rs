@@ -6,13 +6,13 @@
 #![allow(deprecated)]
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, LoggingLevel, SetLevelRequestParams};
 use serde_json::{json, Value};
 
-use crate::common::{Workspace, REIN};
+use crate::common::Workspace;
 use crate::mcp_server::{connect, greet_tool, list_changes, logs_at, within, Person};
 
 #[tokio::test(flavor = "multi_thread")]
@@ -199,13 +199,8 @@ async fn a_broken_rein_toml_still_initializes_and_serves_nothing() {
 /// `rein serve` driven with raw lines: initialize, then `lines`; the replies that carry an
 /// error, in order.
 fn raw_exchange(ws: &Workspace, lines: &[Vec<u8>], replies: usize) -> Vec<Value> {
-    let mut child = Command::new(REIN)
-        .arg("--workspace")
-        .arg(&ws.ws)
-        .arg("--home")
-        .arg(&ws.home)
-        .arg("serve")
-        .env_remove("REIN_LOG")
+    let mut child = ws
+        .serve_command()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -312,13 +307,8 @@ fn a_client_that_closes_stdin_right_after_its_requests_still_gets_every_response
             "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"read_file\",\"arguments\":{{\"path\":\"a.txt\"}}}}}}\n"
         ));
     }
-    let mut child = Command::new(REIN)
-        .arg("--workspace")
-        .arg(&ws.ws)
-        .arg("--home")
-        .arg(&ws.home)
-        .arg("serve")
-        .env_remove("REIN_LOG")
+    let mut child = ws
+        .serve_command()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -373,13 +363,8 @@ fn stdin_and_stdout_left_non_blocking_by_the_client_still_serve_every_call() {
     let (ours_out, child_out) = nonblocking_pipe();
     make_blocking(&ours_in);
     make_blocking(&ours_out);
-    let mut child = Command::new(REIN)
-        .arg("--workspace")
-        .arg(&ws.ws)
-        .arg("--home")
-        .arg(&ws.home)
-        .arg("serve")
-        .env_remove("REIN_LOG")
+    let mut child = ws
+        .serve_command()
         .stdin(Stdio::from(child_in))
         .stdout(Stdio::from(child_out))
         .stderr(Stdio::null())

@@ -193,16 +193,7 @@ fn a_native_function_called_by_a_pack_tool_is_bounded_by_the_pack_permissions() 
     )
     .unwrap();
     std::fs::write(source.join("tools/devices.lua"), DEVICES_TOOL).unwrap();
-    let sha = rein::packs::hash::content_hash(&source).unwrap();
-    crate::common::copy_dir(&source, &ws.home.join("packs/team-kit").join(&sha));
-    ws.file(
-        "rein.lock",
-        format!(
-            "[[pack]]\nname = \"team-kit\"\nversion = \"1.0.0\"\nsource = \"{}\"\nsha256 = \"{sha}\"\n",
-            source.display()
-        ),
-    );
-    crate::common::approve_policy(&ws);
+    crate::common::pin_local_pack(&ws, "team-kit", &source);
     let host = rein::Host::builder().workspace(&ws.ws).home(&ws.home).module(devices_module()).build().unwrap();
     let events = host.subscribe();
 

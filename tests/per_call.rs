@@ -9,8 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::{copy_dir, rein_json, Workspace};
-use rein::packs::hash::content_hash;
+use crate::common::{rein_json, Workspace};
 
 /// An hdc that answers `list targets` like a server with no device, set in home config.
 fn plain_hdc(ws: &Workspace) {
@@ -51,16 +50,7 @@ fn install_pack(ws: &Workspace) {
         ),
     )
     .unwrap();
-    let sha = content_hash(&source).unwrap();
-    copy_dir(&source, &ws.home.join("packs/team-kit").join(&sha));
-    ws.file(
-        "rein.lock",
-        format!(
-            "[[pack]]\nname = \"team-kit\"\nversion = \"1.0.0\"\nsource = \"{}\"\nsha256 = \"{sha}\"\n",
-            source.display()
-        ),
-    );
-    crate::common::approve_policy(ws);
+    crate::common::pin_local_pack(ws, "team-kit", &source);
 }
 
 fn journal_entries(ws: &Workspace) -> Vec<Value> {

@@ -73,12 +73,6 @@ impl Runtime {
         result
     }
 
-    /// Puts the state back after a call was abandoned mid-way (cancelled or timed out): no
-    /// budget in force.
-    pub fn recover(&self) {
-        limits::end(&self.lua);
-    }
-
     pub fn set_tools(&self, tools: ToolTable) {
         self.lua.set_app_data(tools);
     }

@@ -270,9 +270,8 @@ impl Engine<'_> {
                 Outcome::Failed(Failure::new(Code::Timeout, format!("step {} ran longer than its timeout_s", step.name)))
             },
         };
-        // The step's future was dropped mid-way: its processes are killed by their guards;
-        // the Lua state needs its budget cleared.
-        self.runtime.recover();
+        // The step's future was dropped mid-way: its processes were killed by their guards,
+        // and the runtime put the Lua state back as its work was dropped (lua::runtime).
         outcome
     }
 

@@ -124,6 +124,14 @@ impl Workspace {
         out["error"].clone()
     }
 
+    /// `rein serve` on this workspace and home, with rein's own log level unset; the caller
+    /// wires its stdio.
+    pub fn serve_command(&self) -> Command {
+        let mut command = Command::new(REIN);
+        command.arg("--workspace").arg(&self.ws).arg("--home").arg(&self.home).arg("serve").env_remove("REIN_LOG");
+        command
+    }
+
     pub fn snapshot(&self) -> Snapshot {
         Snapshot::take(&self.root)
     }
@@ -356,6 +364,23 @@ pub fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), target).expect("copy a file");
         }
     }
+}
+
+/// Pins the pack folder `source` (a `pack.toml` naming `name` at version 1.0.0) in the
+/// workspace's rein.lock and installs it into home by hand, as `rein pack add` would, then
+/// approves the policy files as a person would.
+#[cfg(unix)]
+pub fn pin_local_pack(ws: &Workspace, name: &str, source: &Path) {
+    let sha = rein::packs::hash::content_hash(source).unwrap();
+    copy_dir(source, &ws.home.join("packs").join(name).join(&sha));
+    ws.file(
+        "rein.lock",
+        format!(
+            "[[pack]]\nname = \"{name}\"\nversion = \"1.0.0\"\nsource = \"{}\"\nsha256 = \"{sha}\"\n",
+            source.display()
+        ),
+    );
+    approve_policy(ws);
 }
 
 /// Plays the person who reviews the project's policy files at a terminal and approves them as

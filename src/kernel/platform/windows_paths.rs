@@ -49,26 +49,22 @@ pub struct Refused {
 impl WinPath {
     /// The verbatim form Windows opens as written: `\\?\C:\a\b`, `\\?\UNC\srv\share\a`.
     pub fn verbatim(&self) -> String {
-        let mut out = match &self.root {
+        self.joined(match &self.root {
             Root::Drive(letter) => format!(r"\\?\{letter}:"),
             Root::Unc { server, share } => format!(r"\\?\UNC\{server}\{share}"),
-        };
-        if self.parts.is_empty() {
-            out.push('\\');
-        }
-        for part in &self.parts {
-            out.push('\\');
-            out.push_str(part);
-        }
-        out
+        })
     }
 
     /// The familiar form for messages: `C:\a\b`, `\\srv\share\a`.
     pub fn display(&self) -> String {
-        let mut out = match &self.root {
+        self.joined(match &self.root {
             Root::Drive(letter) => format!("{letter}:"),
             Root::Unc { server, share } => format!(r"\\{server}\{share}"),
-        };
+        })
+    }
+
+    /// `root` followed by each part, a root alone ending in `\`.
+    fn joined(&self, mut out: String) -> String {
         if self.parts.is_empty() {
             out.push('\\');
         }
