@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod lab;
+pub mod real_tools;
 
 use std::collections::BTreeMap;
 use std::io::Write;

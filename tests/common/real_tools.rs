@@ -1,0 +1,79 @@
+//! The real HarmonyOS tools built from OpenHarmony's sources (`../shared/toolchain/` beside the
+//! repository), found through the variables README names:
+//!
+//! - `REIN_REAL_HAP_SIGN_TOOL`: the hap-sign-tool jar (default
+//!   `../shared/toolchain/hap-sign-tool/hap-sign-tool.jar`), run with the `java` on `PATH`;
+//! - `REIN_REAL_HDC_DIR`: the folder holding `hdc` and `hdcd` (default
+//!   `../shared/toolchain/hdc/bin`).
+//!
+//! A test that needs one asks here. When the tool is absent (or cannot run on this machine) the
+//! test says plainly that it was skipped and why, on stderr, and returns; with `CI=true` the
+//! absence fails the run instead, so CI never passes on tests that did not run.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub const HAP_SIGN_TOOL_VAR: &str = "REIN_REAL_HAP_SIGN_TOOL";
+pub const HDC_DIR_VAR: &str = "REIN_REAL_HDC_DIR";
+
+fn shared_toolchain(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/toolchain").join(rel)
+}
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// Reports a real tool this test cannot use: a failure under CI, a plain skip elsewhere.
+pub fn unavailable(test: &str, why: &str) {
+    if in_ci() {
+        panic!("{test}: {why} (CI=true: the real tools must be present; README \"Tests\")");
+    }
+    eprintln!("SKIPPED {test}: {why}");
+}
+
+fn located(var: &str, default: PathBuf) -> Result<PathBuf, String> {
+    match std::env::var_os(var) {
+        Some(value) => {
+            let path = PathBuf::from(value);
+            if path.exists() {
+                Ok(path)
+            } else {
+                Err(format!("{var}={} does not exist", path.display()))
+            }
+        }
+        None if default.exists() => Ok(default),
+        None => Err(format!("{} is absent; set {var} to it", default.display())),
+    }
+}
+
+fn runs(program: &mut Command) -> Result<(), String> {
+    match program.output() {
+        Ok(out) if out.status.success() => Ok(()),
+        Ok(out) => Err(format!(
+            "{:?} exited {}: {}",
+            program,
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+        Err(e) => Err(format!("{program:?} cannot start: {e}")),
+    }
+}
+
+/// The real hap-sign-tool jar, once `java -jar JAR -v` runs; `None` (after saying why) when not.
+pub fn hap_sign_tool(test: &str) -> Option<PathBuf> {
+    let found = located(HAP_SIGN_TOOL_VAR, shared_toolchain("hap-sign-tool/hap-sign-tool.jar"))
+        .and_then(|jar| runs(Command::new("java").arg("-jar").arg(&jar).arg("-v")).map(|()| jar));
+    found.map_err(|why| unavailable(test, &format!("the real hap-sign-tool: {why} (needs Java 17)"))).ok()
+}
+
+/// The folder holding the real `hdc` and `hdcd`, once `hdc version` runs (it needs `libuv1` and
+/// `libusb-1.0-0`); `None` (after saying why) when not.
+pub fn hdc_dir(test: &str) -> Option<PathBuf> {
+    let found = located(HDC_DIR_VAR, shared_toolchain("hdc/bin")).and_then(|dir| {
+        let hdc = dir.join("hdc");
+        // `-p` asks hdc not to start a server, so probing the client leaves nothing running.
+        runs(Command::new(&hdc).args(["-p", "version"])).map(|()| dir)
+    });
+    found.map_err(|why| unavailable(test, &format!("the real hdc: {why}"))).ok()
+}
