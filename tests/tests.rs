@@ -16,6 +16,8 @@ mod concurrent_edits;
 #[cfg(unix)]
 mod confinement;
 #[cfg(unix)]
+mod containment;
+#[cfg(unix)]
 mod edit_refusals;
 #[cfg(unix)]
 mod edit_round_trips;

@@ -4,6 +4,8 @@
 #![allow(dead_code)]
 
 pub mod lab;
+#[cfg(unix)]
+pub mod pty;
 pub mod real_tools;
 
 use std::collections::BTreeMap;
@@ -82,6 +84,7 @@ impl Workspace {
         cmd.arg("--workspace").arg(&self.ws).arg("--home").arg(&self.home).arg("--json");
         cmd.args(args);
         cmd.env_remove("REIN_HOME").env_remove("REIN_LOG");
+        cmd.env("OHOS_HDC_SERVER_PORT", hdc_server_port().to_string());
         cmd
     }
 
@@ -91,6 +94,7 @@ impl Workspace {
         cmd.arg("--workspace").arg(&self.ws).arg("--home").arg(&self.home);
         cmd.args(args);
         cmd.env_remove("REIN_HOME").env_remove("REIN_LOG").env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
+        cmd.env("OHOS_HDC_SERVER_PORT", hdc_server_port().to_string());
         cmd
     }
 
@@ -130,6 +134,7 @@ impl Workspace {
     pub fn serve_command(&self) -> Command {
         let mut command = Command::new(REIN);
         command.arg("--workspace").arg(&self.ws).arg("--home").arg(&self.home).arg("serve").env_remove("REIN_LOG");
+        command.env("OHOS_HDC_SERVER_PORT", hdc_server_port().to_string());
         command
     }
 
@@ -139,6 +144,23 @@ impl Workspace {
 }
 
 /// Exit status the CLI contract promises for a refusal with `code`.
+/// The port of a stand-in for the hdc server the person started (rein checks that one answers
+/// before it runs hdc, and never lets hdc start one): a listener that accepts and closes, for the
+/// whole test run. The fake hdc itself never connects to it; real-hdc tests start a real server.
+pub fn hdc_server_port() -> u16 {
+    static PORT: std::sync::OnceLock<u16> = std::sync::OnceLock::new();
+    *PORT.get_or_init(|| {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port for the hdc stand-in");
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for connection in listener.incoming() {
+                drop(connection);
+            }
+        });
+        port
+    })
+}
+
 pub fn exit_status_for(code: &str) -> i32 {
     match code {
         "INVALID_ARGS" | "TOOL_NOT_FOUND" | "TOOL_INVALID" | "INVALID_CONFIG" => 2,
@@ -393,8 +415,12 @@ pub fn approve_policy(ws: &Workspace) {
     assert!(screen.contains("\"ok\":true"), "approving the policy files: {screen}");
 }
 
-/// Runs `command` (a shell command line) under a pseudo-terminal (util-linux `script`),
-/// typing `input`: how tests play the person at the terminal.
+#[cfg(unix)]
+pub use pty::in_terminal;
+
+/// Runs `command` under util-linux `script`, typing `input` at once (where there is no pty
+/// helper; these tests run on Linux).
+#[cfg(not(unix))]
 pub fn in_terminal(command: &str, input: &str) -> String {
     let mut cmd = Command::new("script");
     cmd.args(["-qec", command, "/dev/null"]);
