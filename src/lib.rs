@@ -42,6 +42,17 @@
 //!   [`Serving`]) and a [`Watcher`]
 //! - tools' own checks: [`Host::run_checks`] gives each [`CheckOutcome`]
 //! - the toolchain: [`Host::doctor`] gives a [`Diagnosis`] ([`ProgramReport`], [`ConfigFile`])
+//! - past runs: [`Host::runs`] ([`RunSummary`]), [`Host::run_report`], [`Host::prune_runs`]
+//!   ([`Retention`], [`Collected`]), [`Host::undo`] ([`Undone`], [`Restored`], [`RestoreAction`])
+//! - what only a person may do, in two steps so that a yes applies exactly what was shown:
+//!   [`Host::packs`] ([`Packs`] prepares a [`PackChange`] and applies it: [`PackApplied`],
+//!   [`PackCheck`], [`LockedPack`]), [`Host::policy_review`] and [`Host::approve_policy`]
+//!   ([`PolicyReview`], [`ReviewedFile`]), [`ApprovalRules`] in [`default_home`]
+//! - for a program's own front end: [`stop_requested`], [`Event::step_line`],
+//!   [`closest_names`], [`did_you_mean`]; [`authoring`] for tool authors' tooling
+//!
+//! The `rein` command is a client of exactly this API (`tests/cli_public` compiles it against
+//! rein without access to anything else).
 //!
 //! # Features
 //!
