@@ -13,7 +13,6 @@
 //!   stopped as one, nothing left running when it ends (Linux: a keeper process that is the
 //!   program's subreaper, `keeper`; macOS: a session and process group; Windows: a Job Object);
 //!   `tree` has what they share
-//! - `tty`: the person's terminal (`/dev/tty`; `CONIN$`/`CONOUT$`)
 //! - `signals`: "stop" from the person (SIGINT/SIGTERM/SIGHUP; Ctrl-C/Ctrl-Break/close)
 //! - `windows_paths`: Windows path syntax as pure functions (parsed, compared and refused on
 //!   every OS, so their tables run in Linux CI)
@@ -40,7 +39,6 @@ mod tree_linux;
 mod tree_unix;
 #[cfg(windows)]
 mod tree_windows;
-pub mod tty;
 // Pure functions, compiled everywhere so their tables run on every OS; only Windows uses them.
 #[cfg_attr(not(windows), allow(dead_code))]
 pub mod windows_paths;
