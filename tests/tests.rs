@@ -57,6 +57,8 @@ mod policy_attacks;
 mod portable;
 #[cfg(unix)]
 mod proc_api;
+#[cfg(target_os = "linux")]
+mod reach;
 mod read_before_edit;
 #[cfg(unix)]
 mod real_clients;

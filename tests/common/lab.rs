@@ -145,12 +145,18 @@ impl Lab {
         std::fs::read_to_string(self.ws.path(&format!(".rein/runs/{run_id}/report.md"))).unwrap()
     }
 
-    /// The programs the fakes were run as, in order, each as its argv joined with spaces.
+    /// The programs the fakes were run as, in order, each as its argv joined with spaces. For
+    /// hdc, the command after the `-p` rein puts first on every hdc command line (never start
+    /// a server: src/kernel/process/hdc_server.rs), which this checks is there.
     pub fn command_lines(&self, program: &str) -> Vec<String> {
         self.calls()
             .iter()
             .filter(|c| c["program"] == program)
             .map(|c| c["argv"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect::<Vec<_>>().join(" "))
+            .map(|line| match program {
+                "hdc" => line.strip_prefix("-p ").unwrap_or_else(|| panic!("hdc ran without -p: {line}")).to_string(),
+                _ => line,
+            })
             .collect()
     }
 

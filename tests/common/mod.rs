@@ -38,6 +38,7 @@ impl Workspace {
     /// A workspace whose temp directory lives under `parent` (e.g. outside `/tmp`, which every
     /// confined program may write).
     pub fn new_in(parent: &Path) -> Workspace {
+        serve_hdc_to_this_process();
         std::fs::create_dir_all(parent).expect("create the parent of the temp dir");
         let dir = tempfile::Builder::new().prefix("rein-it-").tempdir_in(parent).expect("create temp dir");
         let root = std::fs::canonicalize(dir.path()).expect("canonical temp dir");
@@ -159,6 +160,13 @@ pub fn hdc_server_port() -> u16 {
         });
         port
     })
+}
+
+/// Hosts built in this test process (embedding tests) find the hdc stand-in through this
+/// process's own `OHOS_HDC_SERVER_PORT`, set once, at the first workspace a test makes.
+fn serve_hdc_to_this_process() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| std::env::set_var("OHOS_HDC_SERVER_PORT", hdc_server_port().to_string()));
 }
 
 pub fn exit_status_for(code: &str) -> i32 {

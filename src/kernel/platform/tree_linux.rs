@@ -1,12 +1,12 @@
 //! A spawned program and everything it starts, as one (Linux): the child rein spawns is the
 //! program's keeper (`platform::keeper`), a subreaper in a session of its own, so nothing the
 //! program starts can leave the tree, whether it calls `setsid`, `setpgid` or forks twice.
-//! rein talks to the keeper through a pipe: terminate, kill, or — when rein lets go of the
-//! tree, or rein itself dies — end of file, which kills. When the program ends, the keeper
+//! rein talks to the keeper through a socket pair: terminate, kill, or — when rein lets go of
+//! the tree, or rein itself dies — end of file, which kills. When the program ends, the keeper
 //! kills whatever it left running and reports it.
 
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 use tokio::process::{Child, Command};
@@ -34,7 +34,7 @@ impl ProcessTree {
     /// Makes `cmd`'s child the keeper of the program, which runs `before_exec` (confinement)
     /// just before it executes.
     pub fn prepare(cmd: &mut Command, before_exec: Option<BeforeExec>) -> std::io::Result<Pending> {
-        let (control_read, control_write) = pipe()?;
+        let (control_read, control_write) = control_channel()?;
         let (report_read, report_write) = pipe()?;
         let (ctl, report) = (control_read.as_raw_fd(), report_write.as_raw_fd());
         let mut before_exec = before_exec;
@@ -75,9 +75,11 @@ impl ProcessTree {
     }
 
     fn tell(&self, byte: u8) {
-        if let Some(mut control) = self.control.as_ref() {
-            // A keeper that is gone has ended the tree already.
-            let _ = control.write_all(&[byte]);
+        if let Some(control) = self.control.as_ref() {
+            // A keeper that is gone has ended the tree already; MSG_NOSIGNAL keeps that from
+            // raising SIGPIPE in rein (the CLI does not ignore it).
+            // SAFETY: sending one byte from a live buffer on a socket this tree owns.
+            unsafe { libc::send(control.as_raw_fd(), [byte].as_ptr().cast(), 1, libc::MSG_NOSIGNAL) };
         }
     }
 
@@ -96,6 +98,18 @@ impl Drop for ProcessTree {
         // Closing the control pipe kills the tree (the keeper reads end of file).
         self.kill();
     }
+}
+
+/// The control channel: a connected socket pair (rein's end, the keeper's end), so rein can
+/// send without risking SIGPIPE.
+fn control_channel() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors socketpair returns.
+    if unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0, fds.as_mut_ptr()) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created and are owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[1]), OwnedFd::from_raw_fd(fds[0])) })
 }
 
 fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {

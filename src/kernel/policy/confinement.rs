@@ -28,6 +28,8 @@ pub const HDC_DEFAULT_PORT: u16 = 8710;
 const REGISTRY_PORTS: [u16; 2] = [80, 443];
 /// The workspace entries no program may write: rein's journal and state, and git's.
 const WORKSPACE_PROTECTED: [&str; 2] = [".rein", ".git"];
+/// Files that make a folder a hvigor module or an ohpm package.
+const MODULE_MARKERS: [&str; 2] = ["hvigorfile.ts", "oh-package.json5"];
 /// Variables in the child's environment that name toolchain directories it reads.
 const TOOL_DIRS_ENV: [&str; 4] = ["DEVECO_SDK_HOME", "OHOS_BASE_SDK_HOME", "JAVA_HOME", "NODE_HOME"];
 
@@ -68,13 +70,14 @@ const GENERIC: Table = Table {
     network: Network::Nothing,
 };
 
-/// The per-program table. hvigor keeps its daemon and caches in `~/.hvigor` and runs ohpm
-/// (`~/.ohpm`); DevEco's generated signing material lives in `~/.ohos/config`; hdc's host key
+/// The per-program table. hvigor keeps its caches in its user home (`HVIGOR_USER_HOME`, one
+/// per workspace, set by the kernel) and runs ohpm (`~/.ohpm`: ohpm's user-level `.ohpmrc` and
+/// cache, which no variable moves); DevEco's generated signing material lives in `~/.ohos/config`; hdc's host key
 /// lives in `~/.harmony`.
 fn table(program: &Program) -> Table {
     match program {
         Program::Hvigorw => Table {
-            home_write: &[".hvigor", ".ohpm"],
+            home_write: &[".ohpm"],
             home_read: &[".ohos/config"],
             workspace_dirs: &[".hvigor", "build", "oh_modules"],
             network: Network::Registries,
@@ -115,6 +118,8 @@ pub struct SpawnPlaces<'a> {
     pub writable: &'a [PathBuf],
     /// The hdc binary (and its real path): no other program may execute it.
     pub hdc: &'a [PathBuf],
+    /// Protected entries below the workspace's top level (nested `.git`): never writable.
+    pub protected: &'a [PathBuf],
 }
 
 /// The paths a program may read (and execute) and write; missing ones are skipped when applied.
@@ -193,6 +198,23 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
     p.connect_ports.extend(places.extra_ports);
     if *program != Program::Hdc {
         p.carve.extend(places.hdc.iter().map(|path| Carve { path: path.clone(), most: Most::ReadNoExecute }));
+    }
+    p.carve.extend(places.protected.iter().map(|path| Carve { path: path.clone(), most: Most::Read }));
+    // A folder holding a nested repository (a module that is a git submodule) is granted entry by
+    // entry, so the program cannot create in it: make its build outputs first, as at the root.
+    let module_dirs = places.protected.iter().filter_map(|p| p.parent()).filter(|dir| {
+        MODULE_MARKERS.iter().any(|marker| dir.join(marker).exists()) && dir.starts_with(places.workspace)
+    });
+    for dir in module_dirs {
+        p.create.extend(table.workspace_dirs.iter().map(|name| dir.join(name)).filter(|d| !d.exists()));
+    }
+    // hvigor's own home for this workspace (the kernel sets HVIGOR_USER_HOME; ~/.hvigor, which
+    // DevEco Studio and other projects use, is not granted).
+    if *program == Program::Hvigorw {
+        if let Some(hvigor_home) = env("HVIGOR_USER_HOME").map(PathBuf::from).filter(|h| h.is_absolute()) {
+            p.write.push(hvigor_home.clone());
+            p.create.push(hvigor_home);
+        }
     }
     if let Some(home) = &user_home {
         for cache in table.home_write {
@@ -300,6 +322,7 @@ mod tests {
             extra_ports: &[],
             writable: &[],
             hdc: &[],
+            protected: &[],
         }
     }
 
@@ -310,7 +333,7 @@ mod tests {
             [".rein", ".git", ".reinhome", "entry", "hvigorfile.ts"].iter().map(|s| s.to_string()).collect();
         let p = profile(&Program::Hvigorw, &places(&env, Path::new("/clt/bin/hvigorw")), &entries);
         let writable = |path: &str| p.write.iter().chain(&p.write_no_link).any(|w| w == Path::new(path));
-        for allowed in ["/w/app/entry", "/w/app/hvigorfile.ts", "/w/app/build", "/u/.hvigor", "/t"] {
+        for allowed in ["/w/app/entry", "/w/app/hvigorfile.ts", "/w/app/build", "/u/.ohpm", "/t"] {
             assert!(writable(allowed), "{allowed} writable: {p:?}");
         }
         for denied in
@@ -321,7 +344,7 @@ mod tests {
         assert!(p.write_no_link.iter().all(|w| w.starts_with("/w/app")), "{p:?}");
         assert!(p.read.contains(&PathBuf::from("/clt")) && p.read.contains(&PathBuf::from("/w/app")));
         assert!(!p.read.iter().any(|r| r == Path::new("/u") || r == Path::new("/")), "{p:?}");
-        assert!(p.create.contains(&PathBuf::from("/u/.hvigor")) && p.create.contains(&PathBuf::from("/w/app/build")));
+        assert!(p.create.contains(&PathBuf::from("/u/.ohpm")) && p.create.contains(&PathBuf::from("/w/app/build")));
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! - `env`: the environment a program sees
 //! - `hdc_server`: hdc never starts a server; its server must answer first
 //! - `java_args`: java's command line in an argument file, out of the process table
+//! - `profile`: what one spawn may reach (the places rein knows, for `policy::confinement`)
 //! - `redact`: secrets out of command lines and output
 //! - `secrets`: signing passwords the kernel fills in from the environment a person named
 
@@ -27,6 +28,7 @@ pub mod hdc_server;
 mod java_args;
 #[cfg(target_os = "linux")]
 mod privileges;
+mod profile;
 pub mod redact;
 pub mod secrets;
 pub mod spawn;
@@ -42,8 +44,7 @@ pub use spawn::OnLine;
 use spawn::{SpawnOutput, SpawnRequest, Stream};
 
 use super::journal::{Action, Entry};
-use super::policy::confinement::{self, Profile, SpawnPlaces};
-use super::policy::{decide_spawn, ApprovalRequest, Asked, DecidedBy, Program, Rule, Subject};
+use super::policy::{decide_spawn, ApprovalRequest, Asked, Program, Rule, Subject};
 use super::{Call, EventKind, Kernel, KernelError, PathClass};
 
 /// Output kept per stream: the first and last half MiB.
@@ -208,6 +209,12 @@ impl Kernel {
         if program == Program::Hdc {
             hdc_server::check(&args, &env)?;
         }
+        if program == Program::Hvigorw {
+            if let Some(home) = profile::hvigor_home(&env, self.scope.workspace()) {
+                env.retain(|(name, _)| name != "HVIGOR_USER_HOME");
+                env.push(("HVIGOR_USER_HOME".to_string(), home.display().to_string()));
+            }
+        }
         let confinement = match plan {
             confine::Plan::Landlock { .. } => {
                 let profile = self.confinement_profile(&program, &located, &args, &env, entry);
@@ -285,48 +292,6 @@ impl Kernel {
             });
         }
         Ok(output)
-    }
-
-    /// What `program` may reach on disk while it runs (see `policy::confinement`).
-    fn confinement_profile(
-        &self,
-        program: &Program,
-        located: &toolchain::Located,
-        args: &[String],
-        env: &[(String, String)],
-        entry: &Entry,
-    ) -> Profile {
-        let workspace = self.scope.workspace();
-        // A top-level link is never granted: opening it would grant its target (`~`, say).
-        let entries: Vec<String> = std::fs::read_dir(workspace)
-            .map(|dir| {
-                dir.flatten()
-                    .filter(|e| e.file_type().is_ok_and(|t| !t.is_symlink()))
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let approved_by_person =
-            matches!(entry.decided_by, Some(DecidedBy::Rule(_) | DecidedBy::Session | DecidedBy::Approver(_)));
-        let hdc_paths: Vec<std::path::PathBuf> = match self.spawn.toolchain.get(&Program::Hdc) {
-            Some(Ok(hdc)) => std::iter::once(hdc.path.clone()).chain(std::fs::canonicalize(&hdc.path)).collect(),
-            _ => Vec::new(),
-        };
-        let places = SpawnPlaces {
-            workspace,
-            rein_home: self.scope.home(),
-            program: &located.path,
-            // A script is read like a jar (never on Linux today: DevEco layouts are macOS/Windows).
-            jar: located.jar.as_deref().or(located.script.as_deref()),
-            env,
-            outside_args: confinement::outside_paths(args, workspace),
-            approved_by_person,
-            args,
-            extra_ports: self.spawn.connect_ports.get(program.name()).map_or(&[], Vec::as_slice),
-            writable: &self.spawn.writable,
-            hdc: &hdc_paths,
-        };
-        confinement::profile(program, &places, &entries)
     }
 
     /// Asks the gate for the policy's decision on running `program args` in `cwd` (path

@@ -31,7 +31,7 @@ impl CapabilityDrop {
             status
                 .lines()
                 .find_map(|line| line.strip_prefix(field))
-                .is_none_or(|hex| u64::from_str_radix(hex.trim(), 16).map_or(true, |caps| caps != 0))
+                .is_none_or(|hex| u64::from_str_radix(hex.trim(), 16) != Ok(0))
         };
         // SAFETY: geteuid has no preconditions.
         let root = unsafe { libc::geteuid() } == 0;
