@@ -14,7 +14,7 @@ use rein::kernel::{Actor, Call, Kernel};
 use rein::packs::git::{fetch, Fetched, Source, Wanted};
 use rein::packs::install::{install, plan, Plan};
 use rein::packs::installed::{install_dir, verify_one};
-use rein::packs::lock::{Lock, LockedPack};
+use rein::packs::lockfile::{Lock, LockedPack};
 use rein::packs::Manifest;
 use rein::{Code, Failure};
 

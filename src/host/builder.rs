@@ -11,12 +11,12 @@ use super::sources::{PackLayer, Sources};
 use super::Host;
 use crate::error::{Code, Failure};
 use crate::kernel::policy::{Approver, Gate, Headless, RuleFile};
-use crate::kernel::process::secrets::SigningSecrets;
 use crate::kernel::process::toolchain;
+use crate::kernel::secrets::signing::SigningSecrets;
 use crate::kernel::{Kernel, Listener, PackGrant, ReadLedger, SpawnSettings};
 use crate::lua::native::{NativeModule, NativeModules};
 use crate::lua::Limits;
-use crate::packs::lock::Lock;
+use crate::packs::lockfile::Lock;
 
 /// Configures a [`Host`]: where the workspace and home are, who approves, the limits of each
 /// call, and where the Lua code comes from. Start from [`Host::builder`].
@@ -213,7 +213,7 @@ impl HostBuilder {
         };
         let kernel = Arc::new(kernel);
         let sources = Arc::new(sources);
-        let subscribers = Arc::new(super::events::Subscribers::default());
+        let subscribers = Arc::new(super::subscribers::Subscribers::default());
         for listener in self.listeners {
             subscribers.add(listener);
         }

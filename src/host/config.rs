@@ -32,8 +32,8 @@ use crate::error::{Code, Failure};
 use crate::kernel::files::read::read_optional_text;
 use crate::kernel::policy::Rule;
 use crate::kernel::process::confine::ConfineMode;
-use crate::kernel::process::secrets::SigningEnv;
 use crate::kernel::process::toolchain::ToolchainConfig;
+use crate::kernel::secrets::signing::SigningEnv;
 
 /// A settings file that cannot be used; the message says which and how to fix it.
 #[derive(Debug, thiserror::Error)]

@@ -11,7 +11,7 @@
 //! - `generation`, `reload`, `watch`: what is served, and hot reload guarded by checks
 //! - `sources`, `registry`: where Lua files come from, and which definition of a name wins
 //! - `checks`: the examples tools declare, run in scratch workspaces
-//! - `events`: the host's subscribers to the event stream
+//! - `subscribers`: the host's subscribers to the event stream
 //! - `config`, `doctor`: home and project settings; what toolchain was found
 //! - `types`: editor stubs for tool and recipe authors (`rein types`)
 
@@ -21,7 +21,6 @@ pub mod checks;
 pub mod config;
 mod dependencies;
 pub mod doctor;
-mod events;
 mod generation;
 mod locate;
 pub mod policy_files;
@@ -29,6 +28,7 @@ pub mod project_files;
 pub mod registry;
 mod reload;
 pub mod sources;
+mod subscribers;
 pub mod types;
 mod watch;
 
@@ -40,9 +40,9 @@ use serde_json::{json, Value};
 pub use builder::HostBuilder;
 #[cfg(feature = "cli")]
 pub use builder::{configured_kernel, default_home};
-pub use events::Subscription;
 pub use generation::Generation;
 pub use reload::{KeptFile, ReloadOutcome, Serving};
+pub use subscribers::Subscription;
 pub use watch::Watcher;
 
 use crate::error::{Code, Failure};
@@ -94,7 +94,7 @@ pub struct Host {
     /// One reload at a time (the watcher's and an embedder's).
     reloading: std::sync::Mutex<()>,
     /// Who hears every call this host starts, and its reloads.
-    subscribers: Arc<events::Subscribers>,
+    subscribers: Arc<subscribers::Subscribers>,
     /// Drives [`Host::call`]; taken apart without blocking on drop, so a Host may be dropped
     /// inside an embedder's async runtime.
     executor: Option<tokio::runtime::Runtime>,

@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 use super::config::{ConfigError, ProjectConfig};
 use crate::error::{Code, Failure};
 use crate::kernel::files::read::read_optional_text;
-use crate::packs::lock::{Lock, LockedPack};
+use crate::packs::lockfile::{Lock, LockedPack};
 
 pub const PROJECT_FILE: &str = "rein.toml";
 pub const LOCK_FILE: &str = "rein.lock";

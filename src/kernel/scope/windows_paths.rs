@@ -17,7 +17,7 @@
 
 use std::collections::VecDeque;
 
-use crate::kernel::scope::PathClass;
+use super::PathClass;
 
 /// Symlink and junction hops allowed while resolving one path (as on Unix).
 const MAX_LINK_HOPS: usize = 40;

@@ -91,7 +91,7 @@ pub enum ScopeError {
     },
     #[error("workspace {path} is not a directory; pass --workspace with a project directory")]
     WorkspaceNotADirectory { path: String },
-    /// A path the OS would read differently from the check (Windows: `kernel::platform::windows_paths`).
+    /// A path the OS would read differently from the check (Windows: `kernel::scope::windows_paths`).
     #[error("{why}")]
     Refused { why: String },
 }
@@ -222,8 +222,10 @@ impl Scope {
 }
 
 #[cfg(windows)]
-#[path = "scope_windows.rs"]
 mod windows;
+// Pure functions, compiled everywhere so their tables run on every OS; only Windows uses them.
+#[cfg_attr(not(windows), allow(dead_code))]
+pub mod windows_paths;
 
 #[cfg(not(windows))]
 fn absolute(path: &Path, base: &Path) -> PathBuf {
@@ -291,7 +293,7 @@ fn resolve_real(path: &Path) -> Result<PathBuf, ScopeError> {
 /// Whether `a` is the name `b` on a disk that ignores case (every letter folds).
 #[cfg(not(windows))]
 fn same_folded(a: &std::ffi::OsStr, b: &str) -> bool {
-    crate::kernel::platform::windows_paths::same_name(&a.to_string_lossy(), b)
+    windows_paths::same_name(&a.to_string_lossy(), b)
 }
 
 /// The names of `path` after `base` when it is `base` or inside it, compared without case.
@@ -339,7 +341,7 @@ fn link_parts(target: &Path) -> Vec<OsString> {
 }
 
 // Unix only: these make symlinks with std::os::unix. The Windows rules are tables on every OS
-// (kernel/platform/windows_paths_tests.rs).
+// (kernel/scope/windows_paths_tests.rs).
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;

@@ -1,12 +1,12 @@
 //! The scope on Windows: requested paths are read as Windows reads them
-//! (`platform::windows_paths`, table-tested on every OS), links and junctions are followed by
+//! (`scope::windows_paths`, table-tested on every OS), links and junctions are followed by
 //! asking the disk, and every real path is the verbatim form (`\\?\C:\...`) that Windows opens
 //! without rewriting. Type-checked in CI, not run (README "Platforms").
 
 use std::path::{Path, PathBuf};
 
+use super::windows_paths::{self, Refused, Root, WinPath};
 use super::{PathClass, ResolvedPath, ScopeError};
-use crate::kernel::platform::windows_paths::{self, Refused, Root, WinPath};
 
 /// `path` (already absolute: canonicalized, or built by `resolve`) as a WinPath.
 pub fn win(path: &Path) -> Result<WinPath, Refused> {

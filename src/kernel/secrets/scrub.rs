@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
-use super::process::redact::REDACTED;
+use super::redact::REDACTED;
 
 /// Shorter values are not scrubbed: replacing every `1` in a text would hide nothing and ruin
 /// the text (a tool should not accept a one-character secret anyway).
