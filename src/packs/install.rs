@@ -12,6 +12,7 @@ use super::installed::install_dir;
 use super::Manifest;
 use crate::error::{Code, Failure};
 use crate::kernel::platform::perms::set_mode;
+use crate::kernel::scope::protected::is_git_dir;
 
 /// What `rein pack add` will install, shown to the person before they confirm.
 #[derive(Debug, Clone, Serialize)]
@@ -39,7 +40,7 @@ pub fn plan(source: &Path) -> Result<Plan, Failure> {
 fn check_links(root: &Path, dir: &Path) -> Result<(), Failure> {
     for entry in std::fs::read_dir(dir).map_err(|e| Failure::new(Code::IoError, e.to_string()))?.flatten() {
         let path = entry.path();
-        if entry.file_name() == ".git" {
+        if is_git_dir(&entry.file_name().to_string_lossy()) {
             continue;
         }
         let kind = entry.file_type().map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
@@ -103,7 +104,7 @@ fn stage(source: &Path, staging: &Path, sha256: &str) -> Result<(), Failure> {
 fn copy_tree(from: &Path, to: &Path) -> Result<(), Failure> {
     std::fs::create_dir_all(to).map_err(|e| io(to, e))?;
     for entry in std::fs::read_dir(from).map_err(|e| io(from, e))?.flatten() {
-        if entry.file_name() == ".git" {
+        if is_git_dir(&entry.file_name().to_string_lossy()) {
             continue;
         }
         let target = to.join(entry.file_name());
