@@ -17,7 +17,8 @@ use super::sources::{Origin, PackLayer, Sources};
 use super::{Generation, Host};
 use crate::kernel::scope::protected::LOCK_FILE;
 use crate::kernel::EventKind;
-use crate::lua::chunk::{compile, Chunk};
+use crate::lua::chunk::Chunk;
+use crate::lua::require::compile;
 
 /// What one reload did ([`Host::reload`], or each reload of [`Host::watch`]): which files
 /// changed, which tools and recipes came, went or changed, and what was kept back.
