@@ -133,7 +133,9 @@ impl Scope {
     }
 
     /// Resolves `requested` (relative paths start at the workspace, never at the process's
-    /// current directory) and classifies where it really points.
+    /// current directory) and classifies where it really points: Protected and Policy (the
+    /// table in `protected`) beat Home beats Workspace, so a home inside the workspace is
+    /// still home.
     pub fn resolve(&self, requested: &str) -> Result<ResolvedPath, ScopeError> {
         if requested.is_empty() {
             return Err(ScopeError::Empty);
@@ -142,12 +144,6 @@ impl Scope {
             return Err(ScopeError::NulByte { shown: requested.replace('\0', "\\0") });
         }
         os::resolve(&self.workspace, &self.home, requested)
-    }
-
-    /// Protected and Policy (the table in `protected`) beat Home beats Workspace: a home
-    /// inside the workspace is still home.
-    pub fn classify(&self, real: &Path) -> PathClass {
-        os::classify(&self.workspace, &self.home, real)
     }
 
     /// How `real` is shown to callers: relative to the workspace when inside it.
