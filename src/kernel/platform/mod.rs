@@ -11,7 +11,6 @@
 //! - `alive`: whether a process still runs (for temp debris of killed writers)
 //! - `tree_unix` / `tree_windows`: a spawned program and everything it starts, stopped as one
 //!   (a process group and signals; a Job Object)
-//! - `tty`: the person's terminal (`/dev/tty`; `CONIN$`/`CONOUT$`)
 //! - `signals`: "stop" from the person (SIGINT/SIGTERM/SIGHUP; Ctrl-C/Ctrl-Break/close)
 //!
 //! Linux is run and tested; macOS and Windows are type-checked in CI (`.ci/cross-check`), see
@@ -31,7 +30,6 @@ pub mod strategy;
 mod tree_unix;
 #[cfg(windows)]
 mod tree_windows;
-pub mod tty;
 
 #[cfg(unix)]
 pub use dir_unix::Dir;
