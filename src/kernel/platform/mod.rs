@@ -14,8 +14,6 @@
 //!   program's subreaper, `keeper`; macOS: a session and process group; Windows: a Job Object);
 //!   `tree` has what they share
 //! - `signals`: "stop" from the person (SIGINT/SIGTERM/SIGHUP; Ctrl-C/Ctrl-Break/close)
-//! - `windows_paths`: Windows path syntax as pure functions (parsed, compared and refused on
-//!   every OS, so their tables run in Linux CI)
 //!
 //! Linux is run and tested; macOS and Windows are type-checked in CI (`.ci/cross-check`), see
 //! README "Platforms".
@@ -39,9 +37,6 @@ mod tree_linux;
 mod tree_unix;
 #[cfg(windows)]
 mod tree_windows;
-// Pure functions, compiled everywhere so their tables run on every OS; only Windows uses them.
-#[cfg_attr(not(windows), allow(dead_code))]
-pub mod windows_paths;
 
 #[cfg(unix)]
 pub use dir_unix::Dir;

@@ -15,6 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Program;
+use crate::kernel::scope::protected;
 
 /// Read and execute everywhere below these.
 const RUNTIME: [&str; 10] = ["/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/proc", "/sys"];
@@ -26,8 +27,6 @@ const DEVICES: [&str; 5] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random"
 pub const HDC_DEFAULT_PORT: u16 = 8710;
 /// What hvigorw and ohpm fetch packages over (their registries: http and https).
 const REGISTRY_PORTS: [u16; 2] = [80, 443];
-/// The workspace entries no program may write: rein's journal and state, and git's.
-const WORKSPACE_PROTECTED: [&str; 2] = [".rein", ".git"];
 /// Files that make a folder a hvigor module or an ohpm package.
 const MODULE_MARKERS: [&str; 2] = ["hvigorfile.ts", "oh-package.json5"];
 /// Variables in the child's environment that name toolchain directories it reads.
@@ -227,7 +226,7 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
     names.extend(table.workspace_dirs.iter().filter(|d| !entries.iter().any(|e| e == *d)));
     for name in names {
         let path = places.workspace.join(name);
-        if WORKSPACE_PROTECTED.contains(&name) || places.rein_home.starts_with(&path) {
+        if protected::class_of(&[name]).is_some() || places.rein_home.starts_with(&path) {
             continue;
         }
         if table.workspace_dirs.contains(&name) {
@@ -345,6 +344,18 @@ mod tests {
         assert!(p.read.contains(&PathBuf::from("/clt")) && p.read.contains(&PathBuf::from("/w/app")));
         assert!(!p.read.iter().any(|r| r == Path::new("/u") || r == Path::new("/")), "{p:?}");
         assert!(p.create.contains(&PathBuf::from("/u/.ohpm")) && p.create.contains(&PathBuf::from("/w/app/build")));
+    }
+
+    /// On a disk that ignores case (casefolded ext4, like macOS and Windows) `.GIT` is git's
+    /// folder: the profile reads the protected names as the scope does, in any case.
+    #[test]
+    fn protected_folders_in_another_case_are_not_writable() {
+        let env = vec![("HOME".to_string(), "/u".to_string())];
+        let entries: Vec<String> = [".GIT", ".Rein", "entry"].iter().map(|s| s.to_string()).collect();
+        let p = profile(&Program::Hvigorw, &places(&env, Path::new("/clt/bin/hvigorw")), &entries);
+        let writable = |path: &str| p.write.iter().chain(&p.write_no_link).any(|w| w == Path::new(path));
+        assert!(writable("/w/app/entry"), "{p:?}");
+        assert!(!writable("/w/app/.GIT") && !writable("/w/app/.Rein"), "{p:?}");
     }
 
     #[test]

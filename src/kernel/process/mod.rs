@@ -15,8 +15,6 @@
 //! - `hdc_server`: hdc never starts a server; its server must answer first
 //! - `java_args`: java's command line in an argument file, out of the process table
 //! - `profile`: what one spawn may reach (the places rein knows, for `policy::confinement`)
-//! - `redact`: secrets out of command lines and output
-//! - `secrets`: signing passwords the kernel fills in from the environment a person named
 
 pub mod capture;
 #[cfg(target_os = "linux")]
@@ -29,8 +27,6 @@ mod java_args;
 #[cfg(target_os = "linux")]
 mod privileges;
 mod profile;
-pub mod redact;
-pub mod secrets;
 pub mod spawn;
 #[cfg(target_os = "linux")]
 pub mod syscalls;
@@ -39,7 +35,8 @@ pub mod toolchain;
 use std::path::Path;
 use std::time::Duration;
 
-use redact::Redacted;
+use super::secrets::redact::Redacted;
+use super::secrets::signing;
 pub use spawn::OnLine;
 use spawn::{SpawnOutput, SpawnRequest, Stream};
 
@@ -59,7 +56,7 @@ const WHY_ASK: &str = "it changes a device, reaches the network or touches files
 pub struct SpawnSettings {
     pub toolchain: toolchain::Toolchain,
     pub pass_env: Vec<String>,
-    pub signing: secrets::SigningSecrets,
+    pub signing: signing::SigningSecrets,
     pub confine: confine::ConfineMode,
     /// More TCP ports a person lets a program connect to: program name → ports.
     pub connect_ports: std::collections::BTreeMap<String, Vec<u16>>,
@@ -94,7 +91,7 @@ pub fn deadline_of(program: &Program, args: &[String]) -> (Duration, Duration) {
 impl Kernel {
     /// What a script may know about a signing config's passwords: which variables, whether they
     /// are set and usable — never their values.
-    pub fn signing_status(&self, config: &str) -> secrets::SigningStatus {
+    pub fn signing_status(&self, config: &str) -> signing::SigningStatus {
         self.spawn.signing.status(config, &|name: &str| std::env::var(name).ok())
     }
 

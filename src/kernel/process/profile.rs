@@ -8,7 +8,8 @@ use super::toolchain;
 use crate::kernel::journal::Entry;
 use crate::kernel::policy::confinement::{self, Profile, SpawnPlaces};
 use crate::kernel::policy::{DecidedBy, Program};
-use crate::kernel::{Kernel, PathClass};
+use crate::kernel::scope::protected;
+use crate::kernel::Kernel;
 
 /// How deep the walk for nested protected entries goes (a workspace is rarely deeper).
 const MAX_DEPTH: usize = 64;
@@ -79,7 +80,9 @@ impl Kernel {
     /// Whether the agent's file tools may not write `path` (a `.git` at any depth, `.rein/`,
     /// rein.toml, rein.lock, rein's home): a confined program may not either.
     fn is_protected(&self, path: &Path) -> bool {
-        matches!(self.scope.classify(path), PathClass::Protected | PathClass::Policy | PathClass::Home)
+        let Ok(rest) = path.strip_prefix(self.scope.workspace()) else { return false };
+        let parts: Vec<String> = rest.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        protected::class_of(&parts).is_some() || path.starts_with(self.scope.home())
     }
 
     /// The protected entries below the workspace's top level (nested `.git` folders and files),

@@ -4,9 +4,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::kernel::secrets::Secrets;
-
-pub const REDACTED: &str = "***";
+use super::scrub::{scrub_values, Secrets, REDACTED};
+use super::signing::PASSWORD_FLAGS;
 
 /// Every secret some command line in this process holds right now: each program's output is
 /// scrubbed of all of them, not only its own (a build running beside a signing could print the
@@ -36,9 +35,6 @@ impl Drop for Live {
     }
 }
 
-/// Flags whose next argument is a secret.
-const SECRET_FLAGS: [&str; 4] = ["-keyPwd", "-keystorePwd", "-issuerKeyPwd", "-issuerKeystorePwd"];
-
 /// A command line with its secrets found once: what may be shown, and what to scrub.
 #[derive(Debug, Clone)]
 pub struct Redacted {
@@ -66,7 +62,7 @@ impl Redacted {
                 hide_next = false;
                 continue;
             }
-            hide_next = SECRET_FLAGS.contains(&arg.as_str());
+            hide_next = PASSWORD_FLAGS.contains(&arg.as_str());
             shown.push(arg.clone());
         }
         let line = std::iter::once(program).chain(shown.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
@@ -103,13 +99,9 @@ impl Redacted {
     /// Removes every secret value from `text` (output of a program that echoed its arguments):
     /// this command line's, and every other one live in the process.
     pub fn scrub(&self, text: &str) -> String {
-        let live =
-            LIVE.lock().unwrap_or_else(|e| e.into_inner()).iter().flat_map(|(_, s)| s.clone()).collect::<Vec<_>>();
-        self.secrets
-            .iter()
-            .chain(&live)
-            .filter(|s| s.len() >= 3)
-            .fold(text.to_string(), |acc, secret| acc.replace(secret.as_str(), REDACTED))
+        let live: Vec<String> =
+            LIVE.lock().unwrap_or_else(|e| e.into_inner()).iter().flat_map(|(_, values)| values.clone()).collect();
+        scrub_values(text, self.secrets.iter().chain(&live))
     }
 }
 
@@ -137,5 +129,23 @@ mod tests {
         assert_eq!(build.scrub("found live-pw-4711 in /proc"), "found *** in /proc");
         drop(live);
         assert_eq!(build.scrub("found live-pw-4711 in /proc"), "found live-pw-4711 in /proc");
+    }
+
+    /// A password that contains the other (`-keyPwd pass -keystorePwd password`) is scrubbed
+    /// whole from output, not as `***word`.
+    #[test]
+    fn a_password_containing_another_is_scrubbed_whole() {
+        let args: Vec<String> = ["sign-app", "-keyPwd", "pass", "-keystorePwd", "password"].map(String::from).to_vec();
+        let redacted = Redacted::new("hap-sign-tool", &args);
+        assert_eq!(redacted.scrub("keystore password was password"), "keystore *** was ***");
+    }
+
+    /// Every flag hap-sign-tool takes a password with is hidden: the one list signing reads.
+    #[test]
+    fn every_password_flag_hides_its_value() {
+        for flag in PASSWORD_FLAGS {
+            let args: Vec<String> = ["sign-profile", flag, "s3cret"].map(String::from).to_vec();
+            assert_eq!(Redacted::new("hap-sign-tool", &args).args[2], REDACTED, "{flag}");
+        }
     }
 }
