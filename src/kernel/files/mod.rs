@@ -24,18 +24,27 @@ const REIN_FILE_LIMIT: u64 = 64 * 1024 * 1024;
 use super::journal::Action;
 use super::{Access, Call, EventKind, Kernel, KernelError};
 
+/// What a write did: the result `write_file` gives.
 #[derive(Debug, Clone, Serialize)]
 pub struct WriteOutput {
+    /// The file, as the caller named it.
     pub path: String,
+    /// How many bytes it holds now.
     pub bytes: usize,
+    /// Their sha256.
     pub sha256: String,
+    /// Whether the file is new.
     pub created: bool,
 }
 
+/// A whole text file, as read.
 #[derive(Debug, Clone, Serialize)]
 pub struct TextFile {
+    /// The file, as the caller named it.
     pub path: String,
+    /// Its text.
     pub text: String,
+    /// The sha256 of its bytes.
     pub sha256: String,
 }
 
