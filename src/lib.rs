@@ -124,7 +124,7 @@ pub use kernel::{
     Listener, ReadOptions, ReadOutput, RunOptions, TextFile, WriteOutput,
 };
 pub use lua::{Limits, NativeCall, NativeFunction, NativeModule, NativeParam};
-pub use packs::lock::LockedPack;
+pub use packs::lockfile::LockedPack;
 pub use recipe::report::{
     ApprovalRecord, Attempt, AttemptStatus, CommandRecord, FailureSummary, Report, RunStatus, StepReport, StepStatus,
 };
