@@ -102,6 +102,12 @@ pub fn record(workspace: &Path, home: &Path, file: &str, text: Option<&str>) -> 
     }
 }
 
+/// Where home keeps what a person approved for `workspace` (watched: an approval made in
+/// another process is served at once).
+pub fn approved_dir(workspace: &Path, home: &Path) -> PathBuf {
+    store(home, workspace)
+}
+
 /// `<home>/policy/<sha256 of the workspace path, 16 hex digits>/`.
 fn store(home: &Path, workspace: &Path) -> PathBuf {
     let id = sha256_hex(workspace.to_string_lossy().as_bytes());
