@@ -15,7 +15,7 @@ mod common;
 mod concurrent_edits;
 #[cfg(unix)]
 mod confinement;
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 mod containment;
 #[cfg(unix)]
 mod edit_refusals;

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 pub mod lab;
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 pub mod pty;
 pub mod real_tools;
 
@@ -423,12 +423,12 @@ pub fn approve_policy(ws: &Workspace) {
     assert!(screen.contains("\"ok\":true"), "approving the policy files: {screen}");
 }
 
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 pub use pty::in_terminal;
 
 /// Runs `command` under util-linux `script`, typing `input` at once (where there is no pty
 /// helper; these tests run on Linux).
-#[cfg(not(unix))]
+#[cfg(not(target_os = "linux"))]
 pub fn in_terminal(command: &str, input: &str) -> String {
     let mut cmd = Command::new("script");
     cmd.args(["-qec", command, "/dev/null"]);

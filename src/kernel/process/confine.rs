@@ -172,13 +172,15 @@ pub struct Prepared(());
 /// Hardening without Landlock (a kernel without it, `confine = "auto"`): the program still holds
 /// no capability and no terminal.
 #[cfg(target_os = "linux")]
-pub fn harden_only() -> Prepared {
-    Prepared { ruleset: None, capabilities: super::privileges::CapabilityDrop::probe() }
+pub fn harden_only() -> Option<Prepared> {
+    Some(Prepared { ruleset: None, capabilities: super::privileges::CapabilityDrop::probe() })
 }
 
+/// Elsewhere there is nothing to run in the child before the program (macOS: its own session
+/// only; Windows: its Job Object).
 #[cfg(not(target_os = "linux"))]
-pub fn harden_only() -> Prepared {
-    Prepared(())
+pub fn harden_only() -> Option<Prepared> {
+    None
 }
 
 /// Creates the profile's directories rein makes before the program starts (caches, a fresh

@@ -222,7 +222,7 @@ impl Kernel {
                 Some(confine::before_exec(prepared))
             }
             confine::Plan::Unconfined(_) if self.spawn.confine != confine::ConfineMode::Off => {
-                Some(confine::before_exec(confine::harden_only()))
+                confine::harden_only().map(confine::before_exec)
             }
             _ => None,
         };
