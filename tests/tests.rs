@@ -43,6 +43,8 @@ mod mcp_sessions;
 #[cfg(unix)]
 mod native_modules;
 #[cfg(unix)]
+mod own_files_crash_safety;
+#[cfg(unix)]
 mod packs;
 #[cfg(unix)]
 mod packs_from_lock;
