@@ -17,6 +17,7 @@ mod json_text;
 mod logging;
 mod progress;
 mod recipes;
+mod runs;
 mod server;
 mod tools;
 mod transport;
