@@ -15,7 +15,7 @@ const FAILING: &str = r#"return { name = "ship", description = "builds, and fail
 } }"#;
 
 /// Runs the failing recipe through the CLI; its run id.
-fn failed_run(ws: &Workspace) -> String {
+pub(crate) fn failed_run(ws: &Workspace) -> String {
     ws.file("recipes/ship.lua", FAILING);
     let (status, out) = rein_json(ws, &["recipe", "ship"]);
     assert_eq!(status, 1, "{out}");

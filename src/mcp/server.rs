@@ -27,7 +27,8 @@ use crate::host::Host;
 const INSTRUCTIONS: &str = "rein drives a HarmonyOS/OpenHarmony project safely. Read files with \
 read_file and change them with exact edits (edit_file, multi_edit); every refusal carries a code \
 and says what to do next. recipe_* tools run verified multi-step workflows (build, sign, install, \
-launch) and write a report. Actions outside the workspace need a person's approval.";
+launch) and write a report; run_reports (and the resources rein://runs/<run-id>/report.md) reads a past \
+run's report: why it failed and what to do next. Actions outside the workspace need a person's approval.";
 
 #[derive(Clone)]
 pub struct ReinServer {
