@@ -37,6 +37,8 @@ mod lua_api;
 #[cfg(unix)]
 mod mcp_cancel;
 #[cfg(unix)]
+mod mcp_run_reports;
+#[cfg(unix)]
 mod mcp_server;
 #[cfg(unix)]
 mod mcp_sessions;

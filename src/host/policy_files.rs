@@ -19,6 +19,7 @@ use crate::kernel::digest::sha256_hex;
 use crate::kernel::files::read::read_optional_text;
 use crate::kernel::files::write;
 use crate::kernel::scope::protected::{LOCK_FILE, PROJECT_FILE};
+use crate::kernel::KernelError;
 use crate::packs::lockfile::{Lock, LockedPack};
 
 /// What the project's policy is now, and what of its files waits for a person.
@@ -93,7 +94,7 @@ pub fn approve_lock_entries(workspace: &Path, home: &Path, entries: &[LockedPack
 /// never a torn copy (which could read as fewer deny rules).
 pub fn record(workspace: &Path, home: &Path, file: &str, text: Option<&str>) -> Result<(), Failure> {
     let store = store(home, workspace);
-    std::fs::create_dir_all(&store).map_err(|e| io(&store, e))?;
+    std::fs::create_dir_all(&store).map_err(|e| write_failed(&store, e))?;
     write_atomic(&store.join("workspace"), workspace.display().to_string().as_bytes())?;
     let path = store.join(file);
     match text {
@@ -103,7 +104,7 @@ pub fn record(workspace: &Path, home: &Path, file: &str, text: Option<&str>) -> 
         None => {
             write_atomic(&store.join(format!("{file}.absent")), b"")?;
             match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(&path, e)),
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(write_failed(&path, e)),
                 _ => Ok(()),
             }
         }
@@ -111,12 +112,21 @@ pub fn record(workspace: &Path, home: &Path, file: &str, text: Option<&str>) -> 
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
-    write::write_atomic(path, &path.display().to_string(), bytes).map(drop).map_err(Failure::from)
+    match write::write_atomic(path, &path.display().to_string(), bytes) {
+        Ok(_) => Ok(()),
+        Err(KernelError::Io { source, .. }) => Err(write_failed(path, source)),
+        Err(other) => Err(other.into()),
+    }
 }
 
-/// Where the approved copies of `workspace`'s policy files are:
+/// Where home keeps what a person approved for `workspace` (watched: an approval made in
+/// another process is served at once).
+pub fn approved_dir(workspace: &Path, home: &Path) -> PathBuf {
+    store(home, workspace)
+}
+
 /// `<home>/policy/<sha256 of the workspace path, 16 hex digits>/`.
-pub fn store(home: &Path, workspace: &Path) -> PathBuf {
+fn store(home: &Path, workspace: &Path) -> PathBuf {
     let id = sha256_hex(workspace.to_string_lossy().as_bytes());
     home.join("policy").join(&id[..16])
 }
@@ -178,6 +188,14 @@ fn settle_lock(approved: &Lock, current: &Lock, pending: &mut Vec<String>) -> Lo
 
 fn io(path: &Path, err: std::io::Error) -> Failure {
     Failure::from(ConfigError::Read { path: path.to_path_buf(), source: err })
+}
+
+/// rein's home could not be written: the OS refused, as for any other file rein writes.
+fn write_failed(path: &Path, err: std::io::Error) -> Failure {
+    Failure::new(
+        crate::error::Code::IoError,
+        format!("cannot write {}: {err}; check that rein's home is writable", path.display()),
+    )
 }
 
 #[cfg(test)]

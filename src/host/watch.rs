@@ -1,5 +1,6 @@
-//! Watching the project's code (`.lua` under tools/, recipes/, prelude/) and rein.lock, and
-//! reloading once after each burst of changes (settle-and-drain, as WezTerm does).
+//! Watching the project's code (`.lua` under tools/, recipes/, prelude/), rein.lock and the
+//! rein.lock a person approved (in home), and reloading once after each burst of changes
+//! (settle-and-drain, as WezTerm does).
 //!
 //! Only content changes count (see `changes`): a file created, written, removed or renamed.
 //! Opening or reading a file is not a change — rein reads every file while it reloads, and
@@ -11,7 +12,6 @@ use std::sync::{mpsc, Arc, Weak};
 use std::time::{Duration, Instant};
 
 use super::changes::ChangeFeed;
-use super::policy_files;
 use super::project_files::{is_code_file, CODE_FOLDERS};
 use super::{Host, ReloadOutcome};
 use crate::error::{Code, Failure};
@@ -36,16 +36,13 @@ impl Host {
         let feed = Arc::new(ChangeFeed::start(tx)?);
         // The root itself, for rein.lock and for code folders created later.
         feed.watch(&root, false)?;
-        // A person's approval of rein.lock (`rein approvals policy`, `rein pack`) lands in
-        // home: the packs served move when it does, as when rein.lock itself changes.
-        let approved = policy_files::store(self.kernel.scope().home(), self.kernel.scope().workspace());
-        let watched = std::fs::create_dir_all(&approved)
-            .map_err(|e| Failure::new(Code::IoError, format!("cannot watch {}: {e}", approved.display())))
-            .and_then(|()| feed.watch(&approved, false));
-        if let Err(e) = watched {
-            // A home rein cannot write holds no approval that could change meanwhile.
-            tracing::warn!("{e}");
-        }
+        // What a person approved, kept in home: approving rein.lock (`rein approvals policy`,
+        // `rein pack …`, another process) changes the packs served as much as editing it.
+        let scope = self.kernel.scope();
+        let approved = super::policy_files::approved_dir(scope.workspace(), scope.home());
+        std::fs::create_dir_all(&approved)
+            .map_err(|e| Failure::new(Code::IoError, format!("cannot create {}: {e}", approved.display())))?;
+        feed.watch(&approved, false)?;
         for folder in CODE_FOLDERS.iter().map(|f| root.join(f)).filter(|d| d.is_dir()) {
             feed.watch(&folder, true)?;
         }
@@ -56,7 +53,11 @@ impl Host {
             .name("rein-watch".into())
             .spawn(move || {
                 while let Some(paths) = next_burst(&rx) {
-                    let files = changed_files(&paths, &root, &approved, &watching);
+                    let mut files = changed_files(&paths, &root, &watching);
+                    if paths.iter().any(|p| p.parent() == Some(approved.as_path()) && p.ends_with(LOCK_FILE)) {
+                        files.push(LOCK_FILE.to_string());
+                        files.dedup();
+                    }
                     if files.is_empty() {
                         continue;
                     }
@@ -90,16 +91,11 @@ fn next_burst(rx: &mpsc::Receiver<PathBuf>) -> Option<Vec<PathBuf>> {
     Some(paths)
 }
 
-/// The project files among `paths` that rein loads, relative to `root` (the approved copy of
-/// rein.lock in `approved` counting as rein.lock). A code folder that appeared is watched from
-/// now on, and every Lua file in it counts.
-fn changed_files(paths: &[PathBuf], root: &Path, approved: &Path, feed: &Weak<ChangeFeed>) -> Vec<String> {
+/// The project files among `paths` that rein loads, relative to `root`. A code folder that
+/// appeared is watched from now on, and every Lua file in it counts.
+fn changed_files(paths: &[PathBuf], root: &Path, feed: &Weak<ChangeFeed>) -> Vec<String> {
     let mut files = Vec::new();
     for path in paths {
-        if *path == approved.join(LOCK_FILE) {
-            files.push(LOCK_FILE.to_string());
-            continue;
-        }
         let Ok(rel) = path.strip_prefix(root) else { continue };
         let rel = rel.to_string_lossy().into_owned();
         if CODE_FOLDERS.contains(&rel.as_str()) && path.is_dir() {
