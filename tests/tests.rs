@@ -39,11 +39,15 @@ mod lua_api;
 #[cfg(unix)]
 mod mcp_cancel;
 #[cfg(unix)]
+mod mcp_run_reports;
+#[cfg(unix)]
 mod mcp_server;
 #[cfg(unix)]
 mod mcp_sessions;
 #[cfg(unix)]
 mod native_modules;
+#[cfg(unix)]
+mod own_files_crash_safety;
 #[cfg(unix)]
 mod packs;
 #[cfg(unix)]
