@@ -61,6 +61,8 @@ mod real_clients;
 mod recipe_failure_details;
 #[cfg(unix)]
 mod recipes;
+#[cfg(target_os = "linux")]
+mod rig_real_hdc;
 mod sandbox_escapes;
 mod sandbox_limits;
 #[cfg(unix)]

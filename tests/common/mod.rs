@@ -5,6 +5,9 @@
 
 pub mod lab;
 pub mod real_tools;
+#[cfg(target_os = "linux")]
+pub mod rig;
+pub mod signing;
 
 use std::collections::BTreeMap;
 use std::io::Write;
