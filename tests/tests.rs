@@ -62,6 +62,8 @@ mod recipe_failure_details;
 #[cfg(unix)]
 mod recipes;
 #[cfg(target_os = "linux")]
+mod rig_fake_texts;
+#[cfg(target_os = "linux")]
 mod rig_real_hdc;
 mod sandbox_escapes;
 mod sandbox_limits;

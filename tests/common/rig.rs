@@ -212,6 +212,12 @@ impl Rig {
         format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
     }
 
+    /// [`Rig::hdc`] run in `cwd` (where relative local paths are).
+    pub fn hdc_in(&self, cwd: &Path, args: &[&str]) -> String {
+        let out = self.hdc_command(args).current_dir(cwd).output().expect("run the real hdc");
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    }
+
     pub fn hdc_command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(&self.hdc);
         cmd.args(args).stdin(Stdio::null());

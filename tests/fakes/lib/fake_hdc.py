@@ -236,6 +236,10 @@ def run_on_device(name, rest, key, conf):
 def shell(rest, key):
     if rest[:1] == ["-b"]:
         rest = rest[2:]
+    elif rest[:1] and rest[0].startswith("-"):
+        # The client knows -b alone (observed: `hdc shell -x`).
+        fakelib.outln("[Fail][E003003] Unsupport shell option: %s" % rest[0])
+        return
     # The client joins its arguments into one command line that the device shell splits, so
     # `shell "aa start -a A -b B"` and `shell aa start -a A -b B` run the same command. Among
     # several arguments, one holding a space is wrapped in double quotes first (main.cpp
