@@ -63,13 +63,15 @@ pub enum Code {
     IoError,
     /// The caller stopped the operation (cancellation, or a callback that failed).
     Cancelled,
+    /// `DEVICE_BUSY`: another rein run holds the device (`details.holder`: pid, workspace, since).
+    DeviceBusy,
     /// A code a tool raised for itself (`rein.error("BUILD_FAILED", ...)`).
     Tool(String),
 }
 
 impl Code {
     /// Every code rein itself produces.
-    pub const STABLE: [Code; 26] = [
+    pub const STABLE: [Code; 27] = [
         Code::InvalidArgs,
         Code::ToolNotFound,
         Code::FileNotFound,
@@ -96,6 +98,7 @@ impl Code {
         Code::InvalidConfig,
         Code::IoError,
         Code::Cancelled,
+        Code::DeviceBusy,
     ];
 
     /// The code's text, as JSON output and the journal carry it: `"OLD_STRING_NOT_UNIQUE"`.
@@ -127,6 +130,7 @@ impl Code {
             Code::InvalidConfig => "INVALID_CONFIG",
             Code::IoError => "IO_ERROR",
             Code::Cancelled => "CANCELLED",
+            Code::DeviceBusy => "DEVICE_BUSY",
             Code::Tool(code) => code,
         }
     }

@@ -53,8 +53,11 @@ fn the_fake_hdc_prints_what_the_real_hdc_printed() {
     lab.build();
     let fake_state = lab.ws.root.join("fake-state");
     std::fs::create_dir_all(&fake_state).unwrap();
-    std::fs::write(fake_state.join("devices.json"), json!([{"key": rig.key, "conn": "TCP", "name": "rig-a"}]).to_string())
-        .unwrap();
+    std::fs::write(
+        fake_state.join("devices.json"),
+        json!([{"key": rig.key, "conn": "TCP", "name": "rig-a"}]).to_string(),
+    )
+    .unwrap();
     std::fs::write(lab.ws.path("note.txt"), "a file to send\n").unwrap();
     std::fs::write(lab.ws.path("not-a-package.txt"), "text\n").unwrap();
     let key = rig.key.as_str();

@@ -25,7 +25,8 @@ fn device_ran(lab: &crate::common::lab::Lab, program: &str) -> Vec<String> {
 fn device_list_reads_the_real_list_targets() {
     let Some((lab, rig)) = rig_lab() else { return };
     let devices = lab.ok(&[], "device_list", json!({}))["devices"].clone();
-    assert_eq!(devices, json!([{"key": rig.key, "conn": "TCP", "status": "Connected", "name": "rig-a"}]), "{devices}");
+    let local = json!([{"key": rig.key, "conn": "TCP", "status": "Connected", "name": "rig-a", "server": "local"}]);
+    assert_eq!(devices, local, "{devices}");
 }
 
 #[test]

@@ -15,6 +15,10 @@ mod common;
 mod concurrent_edits;
 #[cfg(unix)]
 mod confinement;
+#[cfg(target_os = "linux")]
+mod device_labs;
+#[cfg(target_os = "linux")]
+mod device_leases;
 #[cfg(unix)]
 mod edit_refusals;
 #[cfg(unix)]

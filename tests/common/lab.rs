@@ -103,7 +103,14 @@ impl Lab {
     }
 
     pub fn command(&self, all: &[&str]) -> Command {
-        let mut cmd = self.ws.command(all);
+        self.command_in(&self.ws.ws, all)
+    }
+
+    /// [`Lab::command`] on another workspace `ws` (another worktree) with this lab's home.
+    pub fn command_in(&self, ws: &Path, all: &[&str]) -> Command {
+        let mut cmd = Command::new(super::REIN);
+        cmd.arg("--workspace").arg(ws).arg("--home").arg(&self.ws.home).arg("--json").args(all);
+        cmd.env_remove("REIN_HOME").env_remove("REIN_LOG");
         cmd.envs(self.env()).env_remove("DEVECO_SDK_HOME");
         if let Some(around) = &self.around {
             around(&mut cmd);

@@ -27,7 +27,7 @@ use super::real_tools;
 const DEVICE_COMMANDS: [&str; 9] =
     ["aa", "bm", "hilog", "hidumper", "pidof", "param", "snapshot_display", "uitest", "date"];
 /// How long a rig may take to come up before the test fails saying which part did not.
-const START_BOUND: Duration = Duration::from_secs(20);
+const START_BOUND: Duration = Duration::from_secs(90);
 
 /// A network namespace with loopback up, held open by a `sleep` that dies with the test.
 pub struct Net {
@@ -306,4 +306,89 @@ pub fn rig_lab() -> Option<(super::lab::Lab, Rig)> {
         cmd.env("OHOS_HDC_SERVER_PORT", port.to_string());
     }));
     Some((lab, rig))
+}
+
+/// Forwards TCP connections from `127.0.0.1:<port>` in one network namespace to the same
+/// address in another: how a rig in one namespace reaches a server in another (each hdcd needs
+/// a namespace of its own: it binds the abstract socket `\0ohjpid-control`, developtools_hdc
+/// `src/daemon/jdwp.cpp` JdwpListen). Loopback on both sides, nothing else. Threads of the test
+/// process: each enters its namespace (setns is per thread) before it makes its sockets.
+pub struct Relay {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    port: u16,
+    from: Arc<Net>,
+}
+
+fn enter_net(net: &Net) {
+    // SAFETY: setns(2) moves this thread (only) into the namespace the open file names.
+    assert_eq!(unsafe { libc::setns(net.ns.as_raw_fd(), libc::CLONE_NEWNET) }, 0, "enter a rig's network");
+}
+
+impl Relay {
+    pub fn start(from: &Arc<Net>, to: &Arc<Net>, port: u16) -> Relay {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = Arc::new(AtomicBool::new(false));
+        let (ready, listening) = std::sync::mpsc::channel();
+        let (from_net, to_net, stopped) = (Arc::clone(from), Arc::clone(to), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            enter_net(&from_net);
+            let listener = std::net::TcpListener::bind(("127.0.0.1", port)).expect("the relay's port");
+            ready.send(()).unwrap();
+            for client in listener.incoming() {
+                if stopped.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(client) = client else { continue };
+                let to_net = Arc::clone(&to_net);
+                std::thread::spawn(move || {
+                    enter_net(&to_net);
+                    let Ok(server) = std::net::TcpStream::connect(("127.0.0.1", port)) else { return };
+                    let (mut c_in, mut s_out) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+                    let up = std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut c_in, &mut s_out);
+                        let _ = s_out.shutdown(std::net::Shutdown::Write);
+                    });
+                    let (mut s_in, mut c_out) = (server, client);
+                    let _ = std::io::copy(&mut s_in, &mut c_out);
+                    let _ = c_out.shutdown(std::net::Shutdown::Write);
+                    let _ = up.join();
+                });
+            }
+        });
+        listening.recv().expect("the relay listens");
+        Relay { stop, port, from: Arc::clone(from) }
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        // Wake the accept so the thread sees the flag and ends.
+        let (from, port) = (Arc::clone(&self.from), self.port);
+        let _ = std::thread::spawn(move || {
+            enter_net(&from);
+            let _ = std::net::TcpStream::connect(("127.0.0.1", port));
+        })
+        .join();
+    }
+}
+
+/// A lab whose rein sees two machines' hdc servers: this machine's rig (server 27710, device
+/// `rig-a`), and a lab machine's rig in a network of its own (server 27720, device `rig-b`),
+/// whose server home config names (`[devices.lab] server = "127.0.0.1:27720"`) and rein reaches
+/// through a [`Relay`] at the same address.
+pub fn two_rig_lab() -> Option<(super::lab::Lab, Rig, Rig, Relay)> {
+    let (lab, local) = rig_lab()?;
+    let spec = RigSpec {
+        name: "rig-b",
+        server_port: 27720,
+        device_port: 27778,
+        state: lab.state.clone(),
+        server_tmp: lab.ws.root.join("lab-server-tmp"),
+    };
+    let hdc_dir = local.hdc.parent().expect("hdc's folder").to_path_buf();
+    let remote = Rig::start(&Net::new(), &hdc_dir, spec);
+    let relay = Relay::start(&local.net, &remote.net, 27720);
+    lab.configure(&format!("\n[devices.lab]\nserver = \"{}\"\n", remote.server()));
+    Some((lab, local, remote, relay))
 }

@@ -10,6 +10,9 @@
 //! is; default `device-<key>.fs/` in the state directory), `REIN_FAKE_LOCK_HELD=1` (the caller
 //! holds the state lock). tests/fakes/README.md describes the state and every text.
 //!
+//! scenario.json sections named after a command (`"aa": {"sleep_ms": 3000, "match": "start"}`)
+//! make it slow, as the Python fakes' common behaviours do.
+//!
 //! To add a command: a function `fn(words, &mut Device, &mut String)` in a module of its own,
 //! one line in [`run`] and its name in [`COMMANDS`] (so the rig links it).
 
@@ -59,6 +62,20 @@ fn run(words: &[String], device: &mut Device, out: &mut String) {
     }
 }
 
+/// What a test scripted for this command (scenario.json's `"all"` and the command's own section,
+/// as the Python fakes read theirs): `sleep_ms`, when `match` (if any) is in the command line.
+/// Before the state lock, so other device commands go on meanwhile.
+fn behave(state: &State, words: &[String]) {
+    let conf = state.scenario(&words[0]);
+    let line = words.join(" ");
+    if conf.get("match").and_then(serde_json::Value::as_str).is_some_and(|m| !line.contains(m)) {
+        return;
+    }
+    if let Some(ms) = conf.get("sleep_ms").and_then(serde_json::Value::as_u64) {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let called = args.first().and_then(|a| Path::new(a).file_stem()).and_then(|s| s.to_str()).unwrap_or("");
@@ -75,6 +92,7 @@ fn main() {
     let state = State::from_env();
     let key = std::env::var("REIN_FAKE_DEVICE").ok().filter(|k| !k.is_empty()).unwrap_or_else(|| "device".into());
     state.log_call(&words[0], &words[1..], &key);
+    behave(&state, &words);
     let mut out = String::new();
     {
         let _lock = state.lock();
