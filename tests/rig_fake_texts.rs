@@ -71,6 +71,8 @@ fn the_fake_hdc_prints_what_the_real_hdc_printed() {
         vec!["fport", "ls"],
         vec!["-t", "NOPE", "shell", "echo"],
         vec!["shell", "echo", "a  b", "c"],
+        vec!["shell", "echo a  b"],
+        vec!["shell", "echo a", "b c"],
         vec!["shell", "-x"],
         vec!["-t", key, "shell", "bm", "get", "-u"],
         vec!["shell", "aa", "start", "-a", "EntryAbility", "-b", "com.example.hello"],

@@ -79,9 +79,9 @@ pub enum KernelError {
     #[error("device {device} is in use by another rein run{}; waited {} s for it. Wait until that run ends (or stop it), or let rein wait longer: [lease] wait_s in home config.toml", holder_text(holder), waited_ms / 1000)]
     DeviceBusy { device: String, holder: Option<crate::kernel::lease::Holder>, waited_ms: u64 },
 
-    /// A signing request refused before anything started (see `process::secrets`).
+    /// A signing request refused before anything started (see `secrets::signing`).
     #[error("{0}")]
-    Signing(#[from] crate::kernel::process::secrets::SecretsError),
+    Signing(#[from] crate::kernel::secrets::signing::SecretsError),
 
     #[error("cannot {op} {path}: {source}")]
     Io {

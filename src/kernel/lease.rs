@@ -63,7 +63,7 @@ pub fn device_name(device: &DeviceOf, server: &str) -> String {
 }
 
 fn lock_path(dir: &Path, kind: &str, name: &str) -> PathBuf {
-    let digest = super::files::sha256_hex(name.as_bytes());
+    let digest = super::digest::sha256_hex(name.as_bytes());
     dir.join(format!("{kind}-{}.lock", &digest[..32]))
 }
 

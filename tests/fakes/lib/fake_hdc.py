@@ -240,15 +240,14 @@ def shell(rest, key):
         # The client knows -b alone (observed: `hdc shell -x`).
         fakelib.outln("[Fail][E003003] Unsupport shell option: %s" % rest[0])
         return
-    # The client joins its arguments into one command line that the device shell splits, so
-    # `shell "aa start -a A -b B"` and `shell aa start -a A -b B` run the same command. Among
-    # several arguments, one holding a space is wrapped in double quotes first (main.cpp
-    # SplitOptionAndCommand), so `-a "-p Faultlogger -l"` reaches the device as one word.
-    # (A single argument is taken as the whole command line, as hdc's docs use it: GUESS.)
-    if len(rest) == 1:
-        line = rest[0]
-    else:
-        line = " ".join('"%s"' % a if " " in a else a for a in rest)
+    # The client joins its arguments with spaces and wraps each one holding a space in double
+    # quotes, escaping nothing (main.cpp SplitOptionAndCommand); the daemon strips one pair of
+    # quotes enclosing the whole line and runs it with /bin/sh -c (observed on the real build,
+    # shared/HARMONY.md). So `shell "aa start -a A -b B"` runs aa, and among several arguments
+    # `-a "-p Faultlogger -l"` reaches the device as one word.
+    line = " ".join('"%s"' % a if " " in a else a for a in rest)
+    if len(line) >= 2 and line[0] == '"' and line[-1] == '"':
+        line = line[1:-1]
     try:
         words = shlex.split(line)
     except ValueError:
