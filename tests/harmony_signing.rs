@@ -150,6 +150,15 @@ fn unusable_variables_are_refused_with_what_to_do() {
     let remedy = out["error"]["details"]["remedy"].as_str().unwrap();
     assert!(remedy.contains("plaintext") && remedy.contains("REIN_T_STORE_PW"), "{remedy}");
     assert!(!out.to_string().contains("not-the-password") && !stderr.contains("not-the-password"));
+    // The real jar opens the keystore and then cannot recover the key: 11014007, and the fix
+    // names the variable that holds the key's password.
+    let (status, out, stderr) = sign(&lab, Some(STORE_PASSWORD), Some("not-the-key-password"));
+    assert_eq!((status, out["error"]["code"].as_str()), (1, Some("SIGN_FAILED")), "{out}");
+    assert_eq!(out["error"]["details"]["errors"][0]["code"], json!("11014007"), "{out}");
+    let remedy = out["error"]["details"]["remedy"].as_str().unwrap();
+    assert!(remedy.contains("plaintext") && remedy.contains("REIN_T_KEY_PW"), "{remedy}");
+    assert!(!out.to_string().contains("not-the-key-password") && !stderr.contains("not-the-key-password"));
+    assert!(!lab.ws.path(SIGNED).exists() || lab.verify_app(SIGNED).contains("verify-app success"));
 }
 
 #[test]

@@ -26,6 +26,10 @@ fn a_build_returns_its_haps_and_runs_the_documented_command() {
     let result = lab.build();
     let paths: Vec<&str> = result["haps"].as_array().unwrap().iter().map(|h| h["path"].as_str().unwrap()).collect();
     assert!(paths.contains(&SIGNED) && paths.contains(&UNSIGNED), "{result}");
+    // hvigor's SignHap signed with the real hap-sign-tool: the real verify-app accepts it, and
+    // refuses the unsigned one.
+    assert!(lab.verify_app(SIGNED).contains("verify-app success"), "{}", lab.verify_app(SIGNED));
+    assert!(lab.verify_app(UNSIGNED).contains("No Hap Signing Block"), "{}", lab.verify_app(UNSIGNED));
     let call = lab.calls().into_iter().find(|c| c["program"] == "hvigorw").unwrap();
     assert_eq!(
         call["argv"],

@@ -83,3 +83,21 @@ fn sign_install_launch_passes_on_the_real_hdc_with_the_real_quoting() {
     let lines: Vec<Value> = launch["output"]["lines"].as_array().unwrap().clone();
     assert!(lines.iter().any(|l| l.as_str().unwrap().ends_with("I A00000/testTag: Ability onCreate")), "{lines:?}");
 }
+
+#[test]
+fn a_crash_right_after_the_launch_is_app_crashed_on_the_real_hdc() {
+    let Some((lab, rig)) = rig_lab() else { return };
+    let crash = json!({"after_ms": 400, "error_name": "RangeError"});
+    lab.device(&rig.key, json!({"crash_on_launch": {"com.example.hello": crash}}));
+    let (status, out) = lab.recipe(&["--yes"], "sign-install-launch", json!({}));
+    assert_eq!(status, 1, "{out}");
+    let failure = &lab.report(&out)["failure"];
+    assert_eq!(
+        (failure["step"].as_str(), failure["code"].as_str()),
+        (Some("launch"), Some("APP_CRASHED")),
+        "{failure:#}"
+    );
+    let crash = &failure["details"]["crash"];
+    assert_eq!(crash["error_name"], json!("RangeError"), "the fault log came back through the real hdc: {failure:#}");
+    assert!(crash["file"].as_str().unwrap().starts_with("jscrash-com.example.hello-"), "{failure:#}");
+}
