@@ -67,13 +67,16 @@ pub enum Code {
     Cancelled,
     /// `DEVICE_BUSY`: another rein run holds the device (`details.holder`: pid, workspace, since).
     DeviceBusy,
+    /// `HDC_SERVER_NOT_RUNNING`: no hdc server answers on its port, and rein never lets a
+    /// program start one (`details.port`, `details.fix`).
+    HdcServerNotRunning,
     /// A code a tool raised for itself (`rein.error("BUILD_FAILED", ...)`).
     Tool(String),
 }
 
 impl Code {
     /// Every code rein itself produces.
-    pub const STABLE: [Code; 28] = [
+    pub const STABLE: [Code; 29] = [
         Code::InvalidArgs,
         Code::ToolNotFound,
         Code::FileNotFound,
@@ -102,6 +105,7 @@ impl Code {
         Code::IoError,
         Code::Cancelled,
         Code::DeviceBusy,
+        Code::HdcServerNotRunning,
     ];
 
     /// The code's text, as JSON output and the journal carry it: `"OLD_STRING_NOT_UNIQUE"`.
@@ -135,6 +139,7 @@ impl Code {
             Code::IoError => "IO_ERROR",
             Code::Cancelled => "CANCELLED",
             Code::DeviceBusy => "DEVICE_BUSY",
+            Code::HdcServerNotRunning => "HDC_SERVER_NOT_RUNNING",
             Code::Tool(code) => code,
         }
     }

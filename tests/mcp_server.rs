@@ -107,6 +107,7 @@ pub(crate) async fn connect_serving(
     let mut cmd = tokio::process::Command::new(REIN);
     cmd.arg("--workspace").arg(&ws.ws).arg("--home").arg(&ws.home).args(flags).arg("serve").args(serve_flags);
     cmd.env_remove("REIN_HOME").env_remove("DEVECO_SDK_HOME");
+    cmd.env("OHOS_HDC_SERVER_PORT", crate::common::hdc_server_port().to_string());
     for (name, value) in env {
         cmd.env(name, value);
     }
@@ -119,7 +120,8 @@ pub(crate) async fn connect_serving(
     Session { client, questions, progress, events }
 }
 
-/// The fakes first on PATH, and TMPDIR pointing them at the lab's state.
+/// What the lab's rein runs with: the fakes first on PATH, `REIN_FAKE_STATE` pointing them at
+/// the lab's state, the real JDK and the SDK holding the real hap-sign-tool.
 fn fake_toolchain(lab: &Lab) -> Vec<(&'static str, PathBuf)> {
     lab.env()
 }

@@ -36,6 +36,14 @@ fn steady(text: &str) -> String {
         .join("\n")
 }
 
+/// After `[Fail]Not match target founded` the real server may also print the message of its
+/// command dispatcher's default case, depending on when the client hangs up
+/// (`server_for_client.cpp`: `EchoClient` then `return nullptr`, and the dispatcher's
+/// `default:`); seen both ways. The fake prints the first line, which is what hdc means.
+fn server_falls_through(real: &str, fake: &str) -> bool {
+    real.strip_prefix(fake) == Some("[Fail]ExecuteCommand need connect-key? please confirm a device by help info\r\n")
+}
+
 fn fake_hdc(state: &Path, cwd: &Path, args: &[&str]) -> String {
     let out = Command::new(fakes_bin().join("hdc"))
         .args(args)
@@ -51,7 +59,8 @@ fn fake_hdc(state: &Path, cwd: &Path, args: &[&str]) -> String {
 fn the_fake_hdc_prints_what_the_real_hdc_printed() {
     let Some((lab, rig)) = rig_lab() else { return };
     lab.build();
-    let fake_state = lab.ws.root.join("fake-state");
+    // Not the lab's state directory: the rig's device keeps its state there, under the same key.
+    let fake_state = lab.ws.root.join("compare-state");
     std::fs::create_dir_all(&fake_state).unwrap();
     std::fs::write(
         fake_state.join("devices.json"),
@@ -100,7 +109,7 @@ fn the_fake_hdc_prints_what_the_real_hdc_printed() {
     for args in &commands {
         let real = steady(&rig.hdc_in(&lab.ws.ws, args));
         let fake = steady(&fake_hdc(&fake_state, &lab.ws.ws, args));
-        if real != fake {
+        if real != fake && !server_falls_through(&real, &fake) {
             differ.push(format!("hdc {}\n  real: {real:?}\n  fake: {fake:?}", args.join(" ")));
         }
     }

@@ -16,6 +16,8 @@ mod concurrent_edits;
 #[cfg(unix)]
 mod confinement;
 #[cfg(target_os = "linux")]
+mod containment;
+#[cfg(target_os = "linux")]
 mod device_labs;
 #[cfg(target_os = "linux")]
 mod device_leases;
@@ -41,11 +43,15 @@ mod lua_api;
 #[cfg(unix)]
 mod mcp_cancel;
 #[cfg(unix)]
+mod mcp_run_reports;
+#[cfg(unix)]
 mod mcp_server;
 #[cfg(unix)]
 mod mcp_sessions;
 #[cfg(unix)]
 mod native_modules;
+#[cfg(unix)]
+mod own_files_crash_safety;
 #[cfg(unix)]
 mod packs;
 #[cfg(unix)]
@@ -59,6 +65,8 @@ mod policy_attacks;
 mod portable;
 #[cfg(unix)]
 mod proc_api;
+#[cfg(target_os = "linux")]
+mod reach;
 mod read_before_edit;
 #[cfg(unix)]
 mod real_clients;

@@ -295,6 +295,8 @@ pub(crate) fn configured_kernel_and_policy(
         signing: SigningSecrets::new(home_config.signing),
         servers: HdcServers::new(env("OHOS_HDC_SERVER_PORT").as_deref(), labs),
         lease_wait: home_config.lease.wait_s.map(std::time::Duration::from_secs),
+        connect_ports: home_config.spawn.connect_ports,
+        writable: home_config.spawn.writable,
     };
     let kernel = kernel.with_spawn(spawn).with_gate(gate);
     Ok((kernel, policy))

@@ -1,7 +1,9 @@
 //! A workspace wired to the fake HarmonyOS toolchain (tests/fakes): the fixture project with
-//! real signing material (made by the real hap-sign-tool, `signing.rs`), a fake-state directory
-//! reached through TMPDIR, and helpers to script devices and builds. Signing is real: rein's
-//! hap-sign-tool is the real jar run by the real java, and so is the fake hvigorw's SignHap.
+//! real signing material (made by the real hap-sign-tool, `signing.rs`), a fake-state
+//! directory the fakes find through `REIN_FAKE_STATE` (which the lab's home config.toml lets
+//! through to programs, `[spawn] pass_env`, and lets them write, `[spawn] writable`), and
+//! helpers to script devices and builds. Signing is real: rein's hap-sign-tool is the real jar
+//! run by the real java, and so is the fake hvigorw's SignHap.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,6 +15,8 @@ use super::signing::{self, Material};
 use super::{copy_dir, real_tools, run_json, Workspace};
 
 pub const KEY: &str = "FMR0223C13000649";
+/// Where the fakes look for their state directory (tests/fakes/README.md).
+pub const STATE_VAR: &str = "REIN_FAKE_STATE";
 
 pub struct Lab {
     pub ws: Workspace,
@@ -55,17 +59,24 @@ pub fn lab() -> Option<Lab> {
     for file in ["debug.p12", "debug.cer", "debug.p7b"] {
         std::fs::copy(material.dir.join(file), ws.path("signing").join(file)).unwrap();
     }
-    let state = ws.root.join("tmp/rein-fake-state");
+    let state = ws.root.join("fake-state");
     std::fs::create_dir_all(&state).unwrap();
-    let config = format!(
-        "[toolchain]\nhap_sign_tool_jar = \"{}\"\njava = \"{}\"\n",
-        material.jar.display(),
-        material.java.display()
-    );
-    std::fs::write(ws.home.join("config.toml"), config).unwrap();
+    std::fs::create_dir_all(ws.root.join("tmp")).unwrap();
+    std::fs::write(ws.home.join("config.toml"), fakes_config(material, &state)).unwrap();
     let lab = Lab { ws, state, material, around: None };
     lab.deveco_decrypts();
     Some(lab)
+}
+
+/// The home config.toml of a lab: the real jar and java, and the fakes' state directory passed
+/// and writable. It ends in `[toolchain]`'s table is closed: more sections may follow.
+pub fn fakes_config(material: &Material, state: &Path) -> String {
+    format!(
+        "[toolchain]\nhap_sign_tool_jar = \"{}\"\njava = \"{}\"\n\n[spawn]\npass_env = [\"{STATE_VAR}\"]\nwritable = [\"{}\"]\n",
+        material.jar.display(),
+        material.java.display(),
+        state.display()
+    )
 }
 
 impl Lab {
@@ -123,6 +134,14 @@ impl Lab {
         self.ws.root.join("tmp")
     }
 
+    /// Names a program in home config.toml's `[toolchain]` (as the person who owns home would).
+    pub fn toolchain(&self, program: &str, path: &Path) {
+        let file = self.ws.home.join("config.toml");
+        let config = std::fs::read_to_string(&file).unwrap();
+        let named = format!("[toolchain]\n{program} = \"{}\"\n", path.display());
+        std::fs::write(file, config.replacen("[toolchain]\n", &named, 1)).unwrap();
+    }
+
     /// Appends `text` to home config.toml (as the person who owns home would).
     pub fn configure(&self, text: &str) {
         let path = self.ws.home.join("config.toml");
@@ -140,6 +159,7 @@ impl Lab {
         vec![
             ("PATH", PathBuf::from(fakes_path())),
             ("TMPDIR", self.tmp()),
+            (STATE_VAR, self.state.clone()),
             ("HOME", self.user_home()),
             ("JAVA_HOME", self.material.java_home.clone()),
             ("OHOS_BASE_SDK_HOME", self.material.sdk.clone()),
@@ -231,12 +251,18 @@ impl Lab {
         std::fs::read_to_string(self.ws.path(&format!(".rein/runs/{run_id}/report.md"))).unwrap()
     }
 
-    /// The programs the fakes were run as, in order, each as its argv joined with spaces.
+    /// The programs the fakes were run as, in order, each as its argv joined with spaces. For
+    /// hdc, the command after the `-p` rein puts first on every hdc command line (never start
+    /// a server: src/kernel/process/hdc_server.rs), which this checks is there.
     pub fn command_lines(&self, program: &str) -> Vec<String> {
         self.calls()
             .iter()
             .filter(|c| c["program"] == program)
             .map(|c| c["argv"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect::<Vec<_>>().join(" "))
+            .map(|line| match program {
+                "hdc" => line.strip_prefix("-p ").unwrap_or_else(|| panic!("hdc ran without -p: {line}")).to_string(),
+                _ => line,
+            })
             .collect()
     }
 

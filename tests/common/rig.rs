@@ -299,7 +299,7 @@ pub fn rig_lab() -> Option<(super::lab::Lab, Rig)> {
         server_tmp: lab.tmp(),
     };
     let rig = Rig::start(&Net::new(), &hdc_dir, spec);
-    lab.configure(&format!("hdc = \"{}\"\n", rig.hdc.display()));
+    lab.toolchain("hdc", &rig.hdc);
     let (net, port) = (Arc::clone(&rig.net), rig.spec.server_port);
     lab.around = Some(Arc::new(move |cmd: &mut Command| {
         net.enter(cmd);

@@ -19,8 +19,9 @@ import shutil
 import subprocess
 
 CIPHERTEXT = re.compile(r"^000000[0-9A-Fa-f]{34,}$")
-# Short-lived JVM: the tool runs for a second; tiered C1 and the serial GC start it faster.
-JVM_FLAGS = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]
+# Short-lived JVM: the tool runs for a second; tiered C1 and the serial GC start it faster, and
+# no perf-data file in /tmp (a confined program may only write its own TMPDIR).
+JVM_FLAGS = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData"]
 
 
 class SignFailed(Exception):
@@ -86,7 +87,8 @@ def sign(root, material, unsigned, signed):
         "-keystorePwd", plaintext(material.get("storePassword", "")),
         "-outFile", signed,
     ]
-    done = subprocess.run([program] + JVM_FLAGS + ["-jar", jar] + args, stdin=subprocess.DEVNULL,
+    tmp = ["-Djava.io.tmpdir=" + os.environ["TMPDIR"]] if os.environ.get("TMPDIR") else []
+    done = subprocess.run([program] + JVM_FLAGS + tmp + ["-jar", jar] + args, stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if done.returncode != 0:
         # GUESS: hvigor shows the tool's error block after the failed task's line.
