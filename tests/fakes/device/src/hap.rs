@@ -97,3 +97,89 @@ fn embedded_json(bytes: &[u8]) -> Option<Value> {
     let start = bytes.windows(2).position(|w| w == b"{\"")?;
     serde_json::Deserializer::from_slice(&bytes[start..]).into_iter::<Value>().next()?.ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stored zip of `entries`, with `block` between the last entry and the central directory.
+    fn zip_with(entries: &[(&str, &[u8])], block: &[u8]) -> Vec<u8> {
+        let (mut out, mut central) = (Vec::new(), Vec::new());
+        for (name, data) in entries {
+            let offset = out.len() as u32;
+            out.extend_from_slice(b"PK\x03\x04");
+            out.extend_from_slice(&[0u8; 22]);
+            out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            out.extend_from_slice(&0u16.to_le_bytes());
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(data);
+            central.extend_from_slice(b"PK\x01\x02");
+            central.extend_from_slice(&[0u8; 16]);
+            central.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            central.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            central.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            central.extend_from_slice(&[0u8; 12]);
+            central.extend_from_slice(&offset.to_le_bytes());
+            central.extend_from_slice(name.as_bytes());
+        }
+        out.extend_from_slice(block);
+        let central_at = out.len() as u32;
+        out.extend_from_slice(&central);
+        out.extend_from_slice(b"PK\x05\x06");
+        out.extend_from_slice(&[0u8; 4]);
+        out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+        out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+        out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+        out.extend_from_slice(&central_at.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out
+    }
+
+    /// A signing block laid out as SignHap.generateHapSigningBlock writes one.
+    fn signing_block(subs: &[(u32, Vec<u8>)], magic: &[u8; 16]) -> Vec<u8> {
+        let values: usize = subs.iter().map(|(_, v)| v.len()).sum();
+        let size = 12 * subs.len() + values + 4 + 8 + 16 + 4;
+        let mut block = Vec::new();
+        let mut offset = 12 * subs.len();
+        for (kind, value) in subs {
+            block.extend_from_slice(&kind.to_le_bytes());
+            block.extend_from_slice(&(value.len() as u32).to_le_bytes());
+            block.extend_from_slice(&(offset as u32).to_le_bytes());
+            offset += value.len();
+        }
+        subs.iter().for_each(|(_, v)| block.extend_from_slice(v));
+        block.extend_from_slice(&(subs.len() as u32).to_le_bytes());
+        block.extend_from_slice(&(size as u64).to_le_bytes());
+        block.extend_from_slice(magic);
+        block.extend_from_slice(&3u32.to_le_bytes());
+        block
+    }
+
+    const MODULE: &[u8] = br#"{"app": {"bundleName": "com.example.hello"}, "module": {"name": "entry"}}"#;
+
+    #[test]
+    fn the_signer_is_the_certificate_the_signed_profile_names() {
+        // The profile's JSON as a PKCS#7 carries it: inside DER, verbatim.
+        let json = br#"{"type": "debug", "bundle-info": {"development-certificate": "-----BEGIN CERTIFICATE-----\nAB\n-----END CERTIFICATE-----\n"}}"#;
+        let profile = [&[0x30, 0x82, 0x02, 0x00][..], json, &[0x00]].concat();
+        let mut signature = vec![0x30, 0x82, 0x01, 0x00];
+        signature.extend_from_slice(SIGNED_DATA_OID);
+        let block = signing_block(&[(PROFILE_BLOCK, profile), (SIGNATURE_BLOCK, signature)], MAGIC_V3);
+        let hap = read(&zip_with(&[("module.json", MODULE)], &block)).expect("a package");
+        let cert = "-----BEGIN CERTIFICATE-----\nAB\n-----END CERTIFICATE-----";
+        assert_eq!(hap.signer, Ok(sha256_upper(cert.as_bytes())));
+        assert_eq!(hap.module_json["app"]["bundleName"], "com.example.hello");
+    }
+
+    #[test]
+    fn a_package_without_a_real_signing_block_is_unsigned() {
+        let unsigned = read(&zip_with(&[("module.json", MODULE)], b"")).expect("a package");
+        assert!(unsigned.signer.is_err());
+        let no_signature = signing_block(&[(PROFILE_BLOCK, b"{}".to_vec())], MAGIC_V2);
+        let hap = read(&zip_with(&[("module.json", MODULE)], &no_signature)).unwrap();
+        assert_eq!(hap.signer, Err("no signature sub-block".to_string()));
+        let not_pkcs7 = signing_block(&[(SIGNATURE_BLOCK, vec![1, 2, 3])], MAGIC_V3);
+        assert!(read(&zip_with(&[("module.json", MODULE)], &not_pkcs7)).unwrap().signer.is_err());
+        assert!(read(b"not a zip").is_err(), "not a package at all");
+    }
+}
