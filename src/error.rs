@@ -68,13 +68,16 @@ pub enum Code {
     /// `HDC_SERVER_NOT_RUNNING`: no hdc server answers on its port, and rein never lets a
     /// program start one (`details.port`, `details.fix`).
     HdcServerNotRunning,
+    /// `PROTECTED_CREATED`: a program made a `.git` where it may write; rein stopped it and
+    /// removed what it made (`details.removed`).
+    ProtectedCreated,
     /// A code a tool raised for itself (`rein.error("BUILD_FAILED", ...)`).
     Tool(String),
 }
 
 impl Code {
     /// Every code rein itself produces.
-    pub const STABLE: [Code; 28] = [
+    pub const STABLE: [Code; 29] = [
         Code::InvalidArgs,
         Code::ToolNotFound,
         Code::FileNotFound,
@@ -103,6 +106,7 @@ impl Code {
         Code::IoError,
         Code::Cancelled,
         Code::HdcServerNotRunning,
+        Code::ProtectedCreated,
     ];
 
     /// The code's text, as JSON output and the journal carry it: `"OLD_STRING_NOT_UNIQUE"`.
@@ -136,6 +140,7 @@ impl Code {
             Code::IoError => "IO_ERROR",
             Code::Cancelled => "CANCELLED",
             Code::HdcServerNotRunning => "HDC_SERVER_NOT_RUNNING",
+            Code::ProtectedCreated => "PROTECTED_CREATED",
             Code::Tool(code) => code,
         }
     }

@@ -135,6 +135,9 @@ pub struct Entry {
     /// The names of the first of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stragglers: Vec<String>,
+    /// The git repositories a spawned program made where it may write, which rein removed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub planted: Vec<crate::kernel::process::planted::Planted>,
 }
 
 impl Entry {
@@ -155,6 +158,7 @@ impl Entry {
             confinement: None,
             stragglers_killed: None,
             stragglers: Vec::new(),
+            planted: Vec::new(),
         }
     }
 
