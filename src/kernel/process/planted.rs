@@ -20,26 +20,9 @@ use std::path::Path;
 #[cfg(target_os = "linux")]
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
-
 use super::spawn::Oversight;
+pub use crate::kernel::journal::Planted;
 use crate::kernel::policy::confinement::Profile;
-
-/// A `.git` a program made, and what rein did with it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Planted {
-    /// Where it was: relative to the workspace inside it, else absolute.
-    pub path: String,
-    /// `folder`, `file`, `link` or `other`; `gone` when it was moved away before the sweep.
-    pub kind: String,
-    /// Where it pointed git: a link's target, or a `.git` file's first line (`gitdir: …`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub points_to: Option<String>,
-    /// Whether rein removed it (false: already gone, or removing failed: `error`).
-    pub removed: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
 
 /// Where a spawn's sweep puts what it found (the kernel reads it once the spawn is over, or,
 /// for a spawn abandoned half-way, as it journals it).
