@@ -65,6 +65,8 @@ pub enum Code {
     IoError,
     /// The caller stopped the operation (cancellation, or a callback that failed).
     Cancelled,
+    /// `DEVICE_BUSY`: another rein run holds the device (`details.holder`: pid, workspace, since).
+    DeviceBusy,
     /// `HDC_SERVER_NOT_RUNNING`: no hdc server answers on its port, and rein never lets a
     /// program start one (`details.port`, `details.fix`).
     HdcServerNotRunning,
@@ -105,6 +107,7 @@ impl Code {
         Code::InvalidConfig,
         Code::IoError,
         Code::Cancelled,
+        Code::DeviceBusy,
         Code::HdcServerNotRunning,
         Code::ProtectedCreated,
     ];
@@ -139,6 +142,7 @@ impl Code {
             Code::InvalidConfig => "INVALID_CONFIG",
             Code::IoError => "IO_ERROR",
             Code::Cancelled => "CANCELLED",
+            Code::DeviceBusy => "DEVICE_BUSY",
             Code::HdcServerNotRunning => "HDC_SERVER_NOT_RUNNING",
             Code::ProtectedCreated => "PROTECTED_CREATED",
             Code::Tool(code) => code,
