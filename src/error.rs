@@ -79,7 +79,7 @@ pub enum Code {
 
 impl Code {
     /// Every code rein itself produces.
-    pub const STABLE: [Code; 29] = [
+    pub const STABLE: [Code; 30] = [
         Code::InvalidArgs,
         Code::ToolNotFound,
         Code::FileNotFound,

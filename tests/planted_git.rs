@@ -48,12 +48,13 @@ fn spawn_entries(workspace: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// The build script with `$PWNED` (the file a fsmonitor command would create) set.
-fn planting_lab(script: &str) -> (Lab, std::path::PathBuf) {
-    let lab = lab();
+/// The build script with `$PWNED` (the file a fsmonitor command would create) set; `None` when
+/// the lab cannot be made here (it said why).
+fn planting_lab(script: &str) -> Option<(Lab, std::path::PathBuf)> {
+    let lab = lab()?;
     let pwned = lab.ws.root.join("PWNED");
     build_script(&lab, &format!("PWNED='{}'\n{script}", pwned.display()));
-    (lab, pwned)
+    Some((lab, pwned))
 }
 
 /// The person's git, run where a repository was planted (as their shell prompt or editor
@@ -76,7 +77,7 @@ fn a_repository_a_build_plants_is_removed_and_the_call_says_so() {
         // like the script: the fsmonitor command cannot write outside the workspace).
         let dir = Path::new(planted).parent().unwrap().display().to_string();
         let script = format!("{PLANT_FN}\n{way}\ngit -C {dir} status\nsleep 30\necho survived > entry/survived\n");
-        let (lab, pwned) = planting_lab(&script);
+        let Some((lab, pwned)) = planting_lab(&script) else { return };
         let error = lab.failed(&[], "hvigor_build", json!({}), "PROTECTED_CREATED");
         assert!(std::fs::symlink_metadata(lab.ws.path(planted)).is_err(), "{planted} is gone: {error}");
         assert!(!persons_git_ran_the_plant(&lab, planted, &pwned), "{way}: the planted fsmonitor ran");
@@ -99,7 +100,7 @@ fn a_build_that_keeps_planting_is_stopped_at_the_first() {
     // Without a watch this build would run until its deadline (TIMEOUT), re-making the
     // repository each time something removed it.
     let script = "i=0\nwhile [ $i -lt 3000 ]; do mkdir -p entry/src/.git/hooks; i=$((i+1)); sleep 0.05; done\n";
-    let (lab, _) = planting_lab(script);
+    let Some((lab, _)) = planting_lab(script) else { return };
     let error = lab.failed(&[], "hvigor_build", json!({"timeout_ms": 120000}), "PROTECTED_CREATED");
     assert!(!lab.ws.path("entry/src/.git").exists(), "{error}");
     assert_eq!(error["details"]["removed"][0]["kind"], json!("folder"), "{error}");
@@ -114,7 +115,7 @@ fn a_repository_that_was_there_before_stays_and_is_not_writable() {
     // Names that only look like git's are the build's to make (in `entry/src/`: `entry/` itself,
     // which holds a repository, is granted entry by entry and takes no new names).
     let script = "echo x > entry/.git/hooks/post-checkout\nmkdir -p entry/src/.github entry/src/x.git\ntouch entry/src/.gitkeep entry/src/.gitignore\n";
-    let (lab, _) = planting_lab(script);
+    let Some((lab, _)) = planting_lab(script) else { return };
     lab.ws.file("entry/.git/config", "[core]\n");
     lab.ws.file("entry/.git/hooks/pre-commit.sample", "#!/bin/sh\n");
     lab.build();
