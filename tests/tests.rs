@@ -87,6 +87,8 @@ mod sandbox_escapes;
 mod sandbox_limits;
 #[cfg(unix)]
 mod spawn_process;
+#[cfg(target_os = "linux")]
+mod spawn_secrets;
 #[cfg(unix)]
 mod swap_race;
 mod tool_checks;

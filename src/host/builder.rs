@@ -297,6 +297,7 @@ pub(crate) fn configured_kernel_and_policy(
         lease_wait: home_config.lease.wait_s.map(std::time::Duration::from_secs),
         connect_ports: home_config.spawn.connect_ports,
         writable: home_config.spawn.writable,
+        hvigor_reads_signing_material: home_config.spawn.hvigor_reads_signing_material,
     };
     let kernel = kernel.with_spawn(spawn).with_gate(gate);
     Ok((kernel, policy))
