@@ -189,6 +189,15 @@ fn hdc_reaches_its_own_server_and_nothing_else() {
     assert!(stdout.contains("other denied 13"), "and no other port: {stdout}");
     assert!(stdout.contains("bind denied 13"), "and binds none: {stdout}");
     assert!(stdout.contains(&format!("argv -p shell param get {port}")), "hdc never starts a server: {stdout}");
+    // The journal shows the command line hdc really got, not the one the script gave.
+    let ran = stdout.lines().find_map(|l| l.strip_prefix("argv ")).unwrap();
+    let journal = crate::common::journal_text(&lab.ws.ws);
+    let spawn: serde_json::Value = journal
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .rfind(|e: &serde_json::Value| e["action"] == "spawn")
+        .unwrap();
+    assert_eq!(spawn["target"], json!(format!("hdc {ran}")), "the journal shows what ran: {spawn}");
 }
 
 #[test]
