@@ -42,7 +42,10 @@ fn sign_install_launch_proves_each_step() {
     assert_eq!(preflight, format!("device {KEY} ready; com.example.hello signed by hvigor (signingConfig default)"));
     assert_eq!(step(&report, "install")["evidence"], json!(["install bundle successfully."]));
     let install = &step(&report, "install")["commands"][0];
-    assert!(install["command"].as_str().unwrap().starts_with(&format!("hdc -p -t {KEY} install -r")), "the report shows the command as it ran");
+    assert!(
+        install["command"].as_str().unwrap().starts_with(&format!("hdc -p -t {KEY} install -r")),
+        "the report shows the command as it ran"
+    );
     assert_eq!(install["decided_by"], json!({"approver": "--yes"}));
     let approvals = step(&report, "install")["approvals"].as_array().unwrap().clone();
     assert_eq!(approvals.len(), 1, "{approvals:?}");
