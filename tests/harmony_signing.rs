@@ -2,8 +2,6 @@
 //! DevEco's ciphertext. The kernel takes the plaintext from the environment variables a person
 //! names in home config.toml, and the password appears nowhere rein writes.
 
-use std::time::Duration;
-
 use crate::common::lab::{lab, step, Lab};
 use crate::common::output_within;
 use crate::common::signing::{KEY_PASSWORD, STORE_PASSWORD};
@@ -37,7 +35,7 @@ fn rein_with(lab: &Lab, store: Option<&str>, key: Option<&str>, args: &[&str]) -
             None => cmd.env_remove(name),
         };
     }
-    let out = output_within(&mut cmd, None, Duration::from_secs(120));
+    let out = output_within(&mut cmd, None, crate::common::CALL_TIMEOUT);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let value: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     (out.status.code().unwrap(), value, String::from_utf8_lossy(&out.stderr).into_owned())
