@@ -147,6 +147,22 @@ fn wait_for(path: PathBuf) {
     }
 }
 
+/// Loops in C: one Lua instruction, 2^63 element moves.
+const MOVE_ALL: &str = r#"return { name = "move", description = "moves every index there is",
+  run = function() rein.fs.write("started-move.txt", "x"); table.move({}, 1, math.maxinteger, 1) end }
+"#;
+/// Once the cancel stops the coroutine, Lua closes it: the handler spins on a thread whose
+/// hooks the budget error switched off.
+const CLOSE_SPIN: &str = r#"return { name = "close", description = "a <close> handler that spins",
+  run = function()
+    rein.fs.write("started-close.txt", "x")
+    coroutine.wrap(function()
+      local guard <close> = setmetatable({}, { __close = function() while true do end end })
+      while true do end
+    end)()
+  end }
+"#;
+
 const SPINNING_RECIPE: &str = r#"return { name = "spinner", description = "a step that spins", steps = {
   { name = "spin", run = function() rein.fs.write("started-recipe.txt", "x"); while true do end end },
 } }
@@ -157,6 +173,8 @@ fn workspace() -> Workspace {
     ws.file("tools/spin.lua", SPIN);
     ws.file("tools/pattern.lua", PATTERN);
     ws.file("recipes/spinner.lua", SPINNING_RECIPE);
+    ws.file("tools/move.lua", MOVE_ALL);
+    ws.file("tools/close.lua", CLOSE_SPIN);
     ws
 }
 
@@ -255,4 +273,48 @@ fn a_cancelled_recipe_step_spinning_in_the_vm_frees_the_server_and_is_reported()
     assert_eq!(reports.len(), 1, "{reports:?}");
     assert_eq!(reports[0]["status"], "cancelled", "{}", reports[0]);
     assert_eq!(reports[0]["steps"][0]["status"], "cancelled", "{}", reports[0]);
+}
+
+/// Calls `tool`, cancels it once it runs and asks for another call: the call is answered, and
+/// the stopped one either sent nothing (cancelled) or, stopped by its budget before the cancel
+/// arrived, a BUDGET_EXCEEDED result. Returns what the log says stopped it.
+fn the_next_call_is_answered_after(tool: &str) -> Vec<String> {
+    let ws = workspace();
+    let mut server = Server::start(&ws);
+    server.call(1, tool);
+    wait_for(ws.path(&format!("started-{tool}.txt")));
+    server.cancel(1);
+    server.call(2, "list_dir");
+    let until = Instant::now() + ANSWERED_WITHIN;
+    let reply = loop {
+        let left = until.saturating_duration_since(Instant::now());
+        let reply = server.replies.recv_timeout(left).unwrap_or_else(|_| {
+            panic!(
+                "no response to the next call within {ANSWERED_WITHIN:?}: {tool} holds the server\n{}",
+                server.log_text()
+            )
+        });
+        match reply.get("id") {
+            Some(id) if id == &json!(2) => break reply,
+            Some(id) if id == &json!(1) => {
+                let code = &reply["result"]["structuredContent"]["code"];
+                assert_eq!(code, "BUDGET_EXCEEDED", "only a budget's own stop answers the call: {reply}");
+            }
+            _ => {}
+        }
+    };
+    assert_eq!(reply["result"]["isError"], json!(false), "{reply}");
+    server.finish();
+    drop(server);
+    outcomes(&ws, tool)
+}
+
+#[test]
+fn a_library_function_looping_in_c_does_not_hold_the_server() {
+    assert_eq!(the_next_call_is_answered_after("move"), ["BUDGET_EXCEEDED"]);
+}
+
+#[test]
+fn a_close_handler_run_after_a_cancel_does_not_hold_the_server() {
+    assert_eq!(the_next_call_is_answered_after("close"), ["CANCELLED"]);
 }

@@ -7,7 +7,7 @@ use rein::Host;
 use rein::Limits;
 use serde_json::{json, Value};
 
-fn limits() -> Limits {
+pub(crate) fn limits() -> Limits {
     Limits {
         instructions: 20_000_000,
         memory_bytes: 16 * 1024 * 1024,
@@ -17,7 +17,7 @@ fn limits() -> Limits {
 }
 
 /// A workspace with one tool per (name, body); the body is the inside of `run`.
-fn host_with(tools: &[(&str, &str)], limits: Limits) -> (tempfile::TempDir, Host) {
+pub(crate) fn host_with(tools: &[(&str, &str)], limits: Limits) -> (tempfile::TempDir, Host) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("ws/tools")).unwrap();
     for (name, body) in tools {

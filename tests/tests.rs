@@ -10,6 +10,8 @@
 #[cfg(unix)]
 mod approvals;
 mod authoring;
+#[cfg(unix)]
+mod cli_cancel;
 mod cli_contract;
 mod common;
 mod concurrent_edits;
@@ -61,6 +63,7 @@ mod real_clients;
 mod recipe_failure_details;
 #[cfg(unix)]
 mod recipes;
+mod sandbox_c_work;
 mod sandbox_escapes;
 mod sandbox_limits;
 #[cfg(unix)]

@@ -21,6 +21,7 @@ pub mod declaration;
 pub mod failure;
 pub mod invoke;
 pub mod limits;
+pub mod meter;
 pub mod native;
 mod pattern;
 pub mod require;

@@ -10,7 +10,9 @@ use crate::kernel::call::CancellationToken;
 use crate::kernel::{Call, Kernel};
 use crate::lua::chunk::{Chunk, Modules};
 use crate::lua::invoke::{self, internal};
-use crate::lua::limits::{self, Limits};
+use crate::lua::limits::{Breach, Limits};
+use crate::lua::meter::allocator::MeteredAllocator;
+use crate::lua::meter::{self, Meter};
 use crate::lua::native::{self, NativeModules};
 use crate::lua::require;
 use crate::lua::state::{Helpers, HostData, ToolTable};
@@ -20,6 +22,17 @@ const BOOTSTRAP: &str = include_str!("bootstrap.lua");
 
 pub struct Runtime {
     lua: Lua,
+    /// What the call in progress spent; shared with the hook, the allocator and the metered
+    /// library functions.
+    meter: Arc<Meter>,
+    /// Dropped after `lua` (fields drop in order), switched off before it closes.
+    allocator: Box<MeteredAllocator>,
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.allocator.switch_off();
+    }
 }
 
 impl Runtime {
@@ -34,7 +47,11 @@ impl Runtime {
         let lua = Lua::new_with(libs, LuaOptions::new()).map_err(|e| internal("create the Lua state", e))?;
         lua.set_app_data(HostData { kernel, modules, limits });
         lua.set_app_data(ToolTable::default());
-        limits::install_hook(&lua).map_err(|e| internal("install the budget hook", e))?;
+        let meter = Arc::new(Meter::new());
+        lua.set_app_data(meter.clone());
+        meter::hook::install(&lua, &meter).map_err(|e| internal("install the budget hook", e))?;
+        meter::library::install(&lua, &meter).map_err(|e| internal("meter the library", e))?;
+        let allocator = MeteredAllocator::new(&lua, meter.clone()).map_err(|e| internal("meter the allocator", e))?;
         let strings: Table = lua.globals().get("string").map_err(|e| internal("read the string table", e))?;
         pattern::install(&lua, &strings).map_err(|e| internal("install the pattern functions", e))?;
         let helpers: Table = lua
@@ -51,7 +68,7 @@ impl Runtime {
         native::install::install(&lua, &rein, &raising, natives).map_err(|e| internal("add the native modules", e))?;
         let sealed: Table = seal_globals.call(()).map_err(|e| internal("make the globals read-only", e))?;
         lua.set_named_registry_value(require::GLOBALS, sealed).map_err(|e| internal("keep the globals", e))?;
-        Ok(Runtime { lua })
+        Ok(Runtime { lua, meter, allocator })
     }
 
     pub fn lua(&self) -> &Lua {
@@ -65,15 +82,14 @@ impl Runtime {
     /// Runs a declaration file (a tool or a recipe) within the limits, as `call` (which says
     /// whose file it is); returns what it returned.
     pub fn load_declaration(&self, call: Call, file: &Chunk) -> Result<Value, Failure> {
-        limits::begin(&self.lua, self.limits(), call.cancel_token().cloned())
-            .map_err(|e| internal("start the budget", e))?;
+        self.begin(self.limits(), call.cancel_token().cloned()).map_err(|e| internal("start the budget", e))?;
         let value =
             current_call::within_sync(call, || require::compile(&self.lua, file).and_then(|f| f.call::<Value>(())));
-        let result = match limits::tripped(&self.lua) {
+        let result = match self.meter.tripped() {
             Some(breach) => Err(failure::breach_failure(breach)),
             None => value.map_err(|err| failure::from_mlua_error(&self.lua, &err)),
         };
-        limits::end(&self.lua);
+        self.end();
         result
     }
 
@@ -111,14 +127,34 @@ impl Runtime {
     ) -> Result<T, Failure> {
         if cancel.as_ref().is_some_and(CancellationToken::is_cancelled) {
             // Cancelled while it waited for its turn: it never starts.
-            return Err(failure::breach_failure(limits::Breach::Cancelled));
+            return Err(failure::breach_failure(Breach::Cancelled));
         }
-        limits::begin(&self.lua, limits, cancel).map_err(|e| internal("start the budget", e))?;
-        let result = TripOnDrop { lua: &self.lua, work: Some(Box::pin(work)) }.await;
-        match limits::end(&self.lua) {
+        self.begin(limits, cancel).map_err(|e| internal("start the budget", e))?;
+        let result = TripOnDrop { runtime: self, work: Some(Box::pin(work)) }.await;
+        match self.end() {
             Some(breach) => Err(failure::breach_failure(breach)),
             None => result,
         }
+    }
+
+    /// Starts a call's budget: its limits, its memory ceiling, the metered allocator.
+    fn begin(&self, limits: Limits, cancel: Option<CancellationToken>) -> mlua::Result<()> {
+        self.meter.begin(limits, cancel);
+        self.lua.set_memory_limit(self.lua.used_memory().saturating_add(limits.memory_bytes))?;
+        self.allocator.switch_on();
+        Ok(())
+    }
+
+    /// Ends the call: returns the breach if one happened, and gives back memory a breach left.
+    fn end(&self) -> Option<Breach> {
+        self.allocator.switch_off();
+        let breach = self.meter.end();
+        let _ = self.lua.set_memory_limit(0);
+        if breach.is_some() {
+            let _ = self.lua.gc_collect();
+            let _ = self.lua.gc_collect();
+        }
+        breach
     }
 }
 
@@ -131,7 +167,7 @@ impl Runtime {
 /// caller that cleared it after letting go could clear the budget of the next call, already
 /// running on another thread.
 struct TripOnDrop<'a, F: std::future::Future> {
-    lua: &'a mlua::Lua,
+    runtime: &'a Runtime,
     work: Option<std::pin::Pin<Box<F>>>,
 }
 
@@ -151,9 +187,9 @@ impl<F: std::future::Future> std::future::Future for TripOnDrop<'_, F> {
 impl<F: std::future::Future> Drop for TripOnDrop<'_, F> {
     fn drop(&mut self) {
         if let Some(work) = self.work.take() {
-            limits::trip(self.lua, limits::Breach::Cancelled);
+            self.runtime.meter.trip(Breach::Cancelled);
             drop(work);
-            limits::end(self.lua);
+            self.runtime.end();
         }
     }
 }

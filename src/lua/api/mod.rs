@@ -90,6 +90,8 @@ pub(crate) fn bootstrap_natives(lua: &Lua) -> mlua::Result<Table> {
     let natives = lua.create_table()?;
     natives.set("budget_tripped", lua.create_function(budget_tripped)?)?;
     natives.set("charge", lua.create_function(charge)?)?;
+    natives.set("bytes_per_unit", crate::lua::meter::BYTES_PER_UNIT)?;
+    natives.set("yieldable_pcall", crate::lua::meter::hook::yieldable_pcall(lua)?)?;
     Ok(natives)
 }
 
@@ -166,7 +168,7 @@ fn charge(lua: &Lua, units: f64) -> mlua::Result<()> {
 
 /// The script woke from waiting: the clock may have run out meanwhile.
 pub(crate) fn awake(lua: &Lua) -> Result<(), Failure> {
-    match limits::charge(lua, 0) {
+    match limits::check(lua) {
         Some(breach) => Err(failure::breach_failure(breach)),
         None => Ok(()),
     }

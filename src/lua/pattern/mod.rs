@@ -114,9 +114,9 @@ fn find(lua: &Lua, args: &MultiValue, find: bool) -> Outcome {
     let plain = args.get(3).is_some_and(|v| !matches!(v, Value::Nil | Value::Boolean(false)));
     if find && (plain || !has_specials(pat)) {
         let found = memchr::memmem::find(&src[init..], pat);
-        // One step a byte scanned: to the end of the match, or of the subject.
+        // Paid for by the bytes scanned: to the end of the match, or of the subject.
         let scanned = found.map_or(src.len() - init, |at| at + pat.len());
-        if limits::charge(lua, scanned as u64 + 1).is_some() {
+        if limits::charge(lua, crate::lua::meter::for_bytes(scanned as u64) + 1).is_some() {
             return Err(stopped(lua));
         }
         return match found {
