@@ -32,7 +32,7 @@ const PATTERN: &str = r#"return { name = "pattern", description = "spins in the 
 "#;
 
 /// `rein serve` on pipes; its stderr (at debug level) in `log`.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     input: Option<ChildStdin>,
     replies: mpsc::Receiver<Value>,
@@ -40,7 +40,7 @@ struct Server {
 }
 
 impl Server {
-    fn start(ws: &Workspace) -> Server {
+    pub(crate) fn start(ws: &Workspace) -> Server {
         let log = ws.root.join("serve.log");
         let mut child = ws
             .serve_command()
@@ -68,13 +68,13 @@ impl Server {
         server
     }
 
-    fn send(&mut self, message: Value) {
+    pub(crate) fn send(&mut self, message: Value) {
         let input = self.input.as_mut().expect("stdin open");
         writeln!(input, "{message}").expect("write to rein serve");
         input.flush().expect("flush");
     }
 
-    fn call(&mut self, id: i64, tool: &str) {
+    pub(crate) fn call(&mut self, id: i64, tool: &str) {
         self.send(
             json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": {}}}),
         );
@@ -87,7 +87,7 @@ impl Server {
 
     /// The response to `id`, within `limit`; a response to any other request before it (to a
     /// cancelled call) fails the test.
-    fn reply_to(&mut self, id: i64, limit: Duration) -> Value {
+    pub(crate) fn reply_to(&mut self, id: i64, limit: Duration) -> Value {
         let until = Instant::now() + limit;
         loop {
             let left = until.saturating_duration_since(Instant::now());
@@ -104,7 +104,7 @@ impl Server {
     }
 
     /// Closes stdin and waits for the server to exit; the responses it sent meanwhile.
-    fn finish(&mut self) -> Vec<Value> {
+    pub(crate) fn finish(&mut self) -> Vec<Value> {
         drop(self.input.take());
         let until = Instant::now() + WAIT;
         while self.child.try_wait().expect("wait").is_none() {
@@ -139,7 +139,7 @@ fn outcomes(ws: &Workspace, tool: &str) -> Vec<String> {
 }
 
 /// Waits until `path` exists: the script is running (and holds the server's worker).
-fn wait_for(path: PathBuf) {
+pub(crate) fn wait_for(path: PathBuf) {
     let until = Instant::now() + WAIT;
     while !path.exists() {
         assert!(Instant::now() < until, "{} never appeared: the tool did not start", path.display());
@@ -311,7 +311,10 @@ fn the_next_call_is_answered_after(tool: &str) -> Vec<String> {
 
 #[test]
 fn a_library_function_looping_in_c_does_not_hold_the_server() {
-    assert_eq!(the_next_call_is_answered_after("move"), ["BUDGET_EXCEEDED"]);
+    // Its 2^63 moves are charged before the first: it stops at once, by its budget or, when
+    // the cancel came first, by the cancel.
+    let stopped = the_next_call_is_answered_after("move");
+    assert!(matches!(stopped.as_slice(), [o] if o == "BUDGET_EXCEEDED" || o == "CANCELLED"), "{stopped:?}");
 }
 
 #[test]

@@ -319,6 +319,12 @@ fn a_table_shared_many_times_over_is_not_expanded_without_end() {
             continue;
         }
         let err = result.expect_err("a 2^60-node value cannot be converted");
+        if err.code.as_str() == "BUDGET_EXCEEDED" {
+            // A machine busy enough to take the call's 20 s on the conversion stops it there
+            // (the allocator looks at the clock).
+            assert_eq!(err.details["limit"], "wall_time", "{tool}: {err}");
+            continue;
+        }
         assert!(["INVALID_ARGS", "LUA_ERROR"].contains(&err.code.as_str()), "{tool}: {err}");
         assert!(err.message.contains("shared many times over"), "{tool}: {err}");
     }

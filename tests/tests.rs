@@ -67,9 +67,13 @@ mod sandbox_c_work;
 mod sandbox_escapes;
 mod sandbox_limits;
 #[cfg(unix)]
+mod side_by_side;
+#[cfg(unix)]
 mod spawn_process;
 #[cfg(unix)]
 mod swap_race;
 mod tool_checks;
+#[cfg(unix)]
+mod watchdog;
 #[cfg(unix)]
 mod write_crash_safety;

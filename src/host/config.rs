@@ -21,6 +21,9 @@
 //! [signing.default]   # hap-sign-tool passwords for build-profile.json5's signingConfig "default"
 //! keystore_password_env = "OHOS_STORE_PASSWORD"   # variables holding the plaintext; the kernel
 //! key_password_env = "OHOS_KEY_PASSWORD"          # reads them at spawn time, scripts never do
+//!
+//! [lua]
+//! states = 4          # calls that run side by side (Lua states per generation, 1 to 64)
 //! ```
 
 use std::collections::BTreeMap;
@@ -71,6 +74,31 @@ pub struct HomeConfig {
     /// Signing config name (build-profile.json5) → the variables holding its passwords.
     #[serde(default)]
     pub signing: BTreeMap<String, SigningEnv>,
+    #[serde(default)]
+    pub lua: LuaConfig,
+}
+
+/// How scripts run.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LuaConfig {
+    /// Lua states per generation: how many calls run side by side (default
+    /// [`LuaConfig::DEFAULT_STATES`]; each may use the call's memory ceiling).
+    pub states: Option<usize>,
+}
+
+impl LuaConfig {
+    pub const DEFAULT_STATES: usize = 4;
+    pub const MAX_STATES: usize = 64;
+
+    fn check(&self) -> Result<(), String> {
+        match self.states {
+            Some(n) if !(1..=Self::MAX_STATES).contains(&n) => {
+                Err(format!("[lua] states = {n}: give a number from 1 to {}", Self::MAX_STATES))
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -92,6 +120,7 @@ impl HomeConfig {
             Some(text) => {
                 let config: HomeConfig =
                     toml::from_str(&text).map_err(|e| ConfigError::Home { path: path.clone(), why: e.to_string() })?;
+                config.lua.check().map_err(|why| ConfigError::Home { path: path.clone(), why })?;
                 for (name, env) in &config.signing {
                     env.check().map_err(|why| ConfigError::Home {
                         path: path.clone(),

@@ -1,5 +1,6 @@
 //! One sandboxed Lua state: only table/string/math/utf8/coroutine plus the `rein` namespace,
-//! per-call limits, and the tools loaded into it.
+//! per-call limits, and the tools loaded into it. Its calls take it mutably: one call at a time
+//! (a pool of them, `lua::pool`, runs calls side by side).
 
 use std::sync::Arc;
 
@@ -36,18 +37,19 @@ impl Drop for Runtime {
 }
 
 impl Runtime {
-    /// A state whose `rein` also holds the embedder's `natives` (`rein.<module>`).
+    /// A state whose `rein` also holds the embedder's `natives` (`rein.<module>`), its calls
+    /// counted by `meter`.
     pub fn new(
         kernel: Arc<Kernel>,
         modules: Arc<dyn Modules>,
         natives: &NativeModules,
         limits: Limits,
+        meter: Arc<Meter>,
     ) -> Result<Runtime, Failure> {
         let libs = StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8 | StdLib::COROUTINE;
         let lua = Lua::new_with(libs, LuaOptions::new()).map_err(|e| internal("create the Lua state", e))?;
         lua.set_app_data(HostData { kernel, modules, limits });
         lua.set_app_data(ToolTable::default());
-        let meter = Arc::new(Meter::new());
         lua.set_app_data(meter.clone());
         meter::hook::install(&lua, &meter).map_err(|e| internal("install the budget hook", e))?;
         meter::library::install(&lua, &meter).map_err(|e| internal("meter the library", e))?;
@@ -81,7 +83,7 @@ impl Runtime {
 
     /// Runs a declaration file (a tool or a recipe) within the limits, as `call` (which says
     /// whose file it is); returns what it returned.
-    pub fn load_declaration(&self, call: Call, file: &Chunk) -> Result<Value, Failure> {
+    pub fn load_declaration(&mut self, call: Call, file: &Chunk) -> Result<Value, Failure> {
         self.begin(self.limits(), call.cancel_token().cloned()).map_err(|e| internal("start the budget", e))?;
         let value =
             current_call::within_sync(call, || require::compile(&self.lua, file).and_then(|f| f.call::<Value>(())));
@@ -93,13 +95,18 @@ impl Runtime {
         result
     }
 
-    pub fn set_tools(&self, tools: ToolTable) {
+    pub fn set_tools(&mut self, tools: ToolTable) {
         self.lua.set_app_data(tools);
     }
 
     /// Calls tool `name` as part of `call`, with a fresh budget; the state is healthy
     /// afterwards whatever the script did.
-    pub async fn call(&self, call: &Call, name: &str, args: &serde_json::Value) -> Result<serde_json::Value, Failure> {
+    pub async fn call(
+        &mut self,
+        call: &Call,
+        name: &str,
+        args: &serde_json::Value,
+    ) -> Result<serde_json::Value, Failure> {
         let cancel = call.cancel_token().cloned();
         self.budgeted_with(self.limits(), cancel, invoke::tool(&self.lua, call, name, args)).await
     }
@@ -107,7 +114,7 @@ impl Runtime {
     /// Calls a Lua function (a recipe step's `run` or `verify`) as part of `call`, with a
     /// fresh budget whose wall clock is `wall_time`; returns every value it returned.
     pub async fn call_function(
-        &self,
+        &mut self,
         call: Call,
         function: &Function,
         args: impl mlua::IntoLuaMulti,
@@ -118,7 +125,10 @@ impl Runtime {
         self.budgeted_with(limits, cancel, invoke::function(&self.lua, call, function, args)).await
     }
 
-    /// Runs `work` under a fresh budget of `limits`, which `cancel` (the call's) also stops.
+    /// Runs `work` under a fresh budget of `limits`, which `cancel` (the call's) also stops. A
+    /// script in the VM meets its deadline or cancel at its next check; one waiting (on a
+    /// program, a sleep, another tool) is dropped at the deadline or the cancel, and the
+    /// programs it started are killed with it.
     async fn budgeted_with<T>(
         &self,
         limits: Limits,
@@ -129,8 +139,26 @@ impl Runtime {
             // Cancelled while it waited for its turn: it never starts.
             return Err(failure::breach_failure(Breach::Cancelled));
         }
-        self.begin(limits, cancel).map_err(|e| internal("start the budget", e))?;
-        let result = TripOnDrop { runtime: self, work: Some(Box::pin(work)) }.await;
+        self.begin(limits, cancel.clone()).map_err(|e| internal("start the budget", e))?;
+        let deadline = tokio::time::Instant::now() + limits.wall_time;
+        let cancelled = async {
+            match &cancel {
+                Some(token) => token.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
+        let work = TripOnDrop { runtime: self, work: Some(Box::pin(work)) };
+        let result = tokio::select! {
+            result = work => result,
+            () = cancelled => {
+                self.meter.trip(Breach::Cancelled);
+                Err(failure::breach_failure(Breach::Cancelled))
+            }
+            () = tokio::time::sleep_until(deadline) => {
+                self.meter.trip(Breach::WallTime(limits.wall_time));
+                Err(failure::breach_failure(Breach::WallTime(limits.wall_time)))
+            }
+        };
         match self.end() {
             Some(breach) => Err(failure::breach_failure(breach)),
             None => result,

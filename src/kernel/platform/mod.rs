@@ -12,6 +12,7 @@
 //! - `tree_unix` / `tree_windows`: a spawned program and everything it starts, stopped as one
 //!   (a process group and signals; a Job Object)
 //! - `signals`: "stop" from the person (SIGINT/SIGTERM/SIGHUP; Ctrl-C/Ctrl-Break/close)
+//! - `threads`: a thread's id, and the lowest priority for one rein gave up on
 //!
 //! Linux is run and tested; macOS and Windows are type-checked in CI (`.ci/cross-check`), see
 //! README "Platforms".
@@ -26,6 +27,7 @@ pub mod lock;
 pub mod perms;
 pub mod signals;
 pub mod strategy;
+pub mod threads;
 #[cfg(unix)]
 mod tree_unix;
 #[cfg(windows)]

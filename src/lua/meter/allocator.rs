@@ -30,12 +30,6 @@ pub(crate) struct MeteredAllocator {
     meter: Arc<Meter>,
 }
 
-// SAFETY: the pointers belong to the Lua state this allocator is part of, which one thread at a
-// time runs (the runtime's calls take it mutably); the allocator is used only by that thread.
-unsafe impl Send for MeteredAllocator {}
-// SAFETY: as for Send: the generation's gate lets one call at a time use the state.
-unsafe impl Sync for MeteredAllocator {}
-
 impl MeteredAllocator {
     /// The metering allocator of `lua`, switched off. It must be dropped after `lua` stops
     /// being used, and switched off before `lua` is closed (the runtime's drop does both).

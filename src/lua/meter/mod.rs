@@ -6,7 +6,7 @@
 //! also look at the clock and the call's cancel; once tripped, the meter stays tripped until
 //! the call ends, so whatever the script does next meets the breach again.
 //!
-//! Only the thread running the state spends.
+//! Only the thread running the state spends; the watchdog reads [`Meter::watch`] from another.
 //!
 //! - `hook`: the count hook on every thread, and the protected call coroutine bodies run in
 //! - `allocator`: the engine's allocator, metered while a call runs
@@ -44,6 +44,8 @@ pub struct Meter {
     next_check: AtomicU64,
     /// Set once the call is stopped (read on every spend, so a tripped call stops at once).
     tripped: AtomicBool,
+    /// How many calls began (tells the watchdog one call from the next).
+    calls: AtomicU64,
     call: Mutex<Option<Budget>>,
 }
 
@@ -56,6 +58,19 @@ struct Budget {
     breach: Option<Breach>,
 }
 
+/// What the watchdog needs to know of the call in progress.
+#[derive(Debug, Clone, Copy)]
+pub struct Watch {
+    /// Which call it is (each begin counts one more).
+    pub call: u64,
+    /// When its wall clock runs out.
+    pub deadline: Instant,
+    /// Its wall-clock limit.
+    pub wall_time: std::time::Duration,
+    /// Whether its caller cancelled it.
+    pub cancelled: bool,
+}
+
 impl Meter {
     pub fn new() -> Meter {
         Meter { next_check: AtomicU64::new(IDLE), ..Meter::default() }
@@ -65,6 +80,7 @@ impl Meter {
     pub fn begin(&self, limits: Limits, cancel: Option<CancellationToken>) {
         let budget = Budget { limits, deadline: Instant::now() + limits.wall_time, cancel, breach: None };
         *self.lock() = Some(budget);
+        self.calls.fetch_add(1, Ordering::Relaxed);
         self.tripped.store(false, Ordering::Relaxed);
         self.used.store(0, Ordering::Relaxed);
         self.next_check.store(0, Ordering::Relaxed);
@@ -138,6 +154,16 @@ impl Meter {
         self.lock().as_ref().map(|budget| budget.limits)
     }
 
+    /// The call in progress as the watchdog sees it (read from another thread).
+    pub fn watch(&self) -> Option<Watch> {
+        self.lock().as_ref().map(|budget| Watch {
+            call: self.calls.load(Ordering::Relaxed),
+            deadline: budget.deadline,
+            wall_time: budget.limits.wall_time,
+            cancelled: budget.cancel.as_ref().is_some_and(CancellationToken::is_cancelled),
+        })
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<Budget>> {
         // Nothing panics while the budget is held; a poisoned lock still holds a valid budget.
         self.call.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -158,6 +184,7 @@ mod tests {
         let meter = Meter::new();
         assert_eq!(meter.spend(u64::MAX), None);
         assert_eq!(meter.check(), None);
+        assert!(meter.watch().is_none());
     }
 
     #[test]
