@@ -304,6 +304,8 @@ pub(crate) fn configured_kernel_and_policy(
         pass_env: home_config.spawn.pass_env.clone(),
         confine: home_config.spawn.confine,
         signing: SigningSecrets::new(home_config.signing.clone()),
+        connect_ports: home_config.spawn.connect_ports.clone(),
+        writable: home_config.spawn.writable.clone(),
     };
     let kernel = kernel.with_spawn(spawn).with_gate(gate);
     Ok((kernel, policy, home_config))
