@@ -33,7 +33,13 @@ const PARTS: [(i32, &str); 3] = [
 
 /// The parts of confinement a kernel with Landlock `abi` lacks.
 pub fn missing(abi: i32) -> Vec<&'static str> {
-    PARTS.iter().filter(|(needs, _)| abi < *needs).map(|(_, part)| *part).collect()
+    let mut lacking: Vec<&'static str> =
+        PARTS.iter().filter(|(needs, _)| abi < *needs).map(|(_, part)| *part).collect();
+    #[cfg(target_os = "linux")]
+    if !super::syscalls::AVAILABLE {
+        lacking.push("unix sockets and io_uring (no system-call filter for this architecture)");
+    }
+    lacking
 }
 
 /// Home config.toml `[spawn] confine`.
