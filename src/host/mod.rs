@@ -158,6 +158,12 @@ impl Host {
         self.subscribers.listen(listener)
     }
 
+    /// How the journal names the approver this host asks (unless a call brings its own).
+    #[cfg(feature = "mcp")]
+    pub(crate) fn approver_name(&self) -> &'static str {
+        self.kernel.approver_name()
+    }
+
     /// The generation serving now (tools, recipes and the Lua state that runs them).
     pub(crate) fn generation(&self) -> Arc<Generation> {
         self.current.read().unwrap_or_else(|e| e.into_inner()).clone()

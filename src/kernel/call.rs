@@ -17,6 +17,7 @@ pub use tokio_util::sync::CancellationToken;
 use super::files::ReadLedger;
 use super::journal::Entry;
 pub use super::policy::packs::PackGrant;
+use super::policy::Approver;
 use super::secrets::Secrets;
 
 /// One tool or recipe in the chain of a call.
@@ -86,6 +87,9 @@ pub struct Call {
     /// Shared by the whole tree of calls: a secret one tool received stays out of what its
     /// callers show too.
     secrets: Arc<Secrets>,
+    /// Who answers this call's questions instead of the host's approver (an MCP request asks
+    /// the person behind its own client), for the whole tree.
+    approver: Option<Arc<dyn Approver>>,
 }
 
 impl std::fmt::Debug for Call {
@@ -153,6 +157,18 @@ impl Call {
     /// The token that cancels this call, if it can be cancelled.
     pub fn cancel_token(&self) -> Option<&CancellationToken> {
         self.cancel.as_ref()
+    }
+
+    /// The questions of this call and of every call derived from it go to `approver` instead
+    /// of the host's (a server with a client per request: each call asks its own person).
+    pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Call {
+        self.approver = Some(approver);
+        self
+    }
+
+    /// Who answers this call's questions, when not the host's approver.
+    pub(crate) fn approver(&self) -> Option<&Arc<dyn Approver>> {
+        self.approver.as_ref()
     }
 
     /// At most `spawns` programs for this call and everything derived from it (None: no limit).

@@ -24,6 +24,9 @@ use crate::lua::meter::Meter;
 use crate::lua::Runtime;
 use worker::{Busy, Worker};
 
+#[cfg(feature = "mcp")]
+pub(crate) use worker::on_state_thread;
+
 /// Builds one state of a pool, with the meter the watchdog watches it by.
 pub type Build = Arc<dyn Fn(Arc<Meter>) -> Result<Runtime, Failure> + Send + Sync>;
 

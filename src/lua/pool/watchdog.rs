@@ -88,3 +88,6 @@ fn not_stopping() -> Failure {
     tracing::warn!("{message}");
     Failure::new(Code::Cancelled, message).with_details(json!({"state_given_up": true}))
 }
+
+// The promise: a cancel ends any call within a second, counting the watchdog's period.
+const _: () = assert!(CANCEL_GRACE.as_millis() + PERIOD.as_millis() <= 1000);

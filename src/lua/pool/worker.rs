@@ -160,8 +160,19 @@ impl State {
     }
 }
 
+std::thread_local! {
+    static STATE_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether this thread is a Lua state's (where one call's work runs, and may wait for good).
+#[cfg(feature = "mcp")]
+pub(crate) fn on_state_thread() -> bool {
+    STATE_THREAD.with(std::cell::Cell::get)
+}
+
 /// The thread: builds the state, answers the starter, then runs jobs until the pool lets go.
 fn serve(build: Build, state: Arc<State>, mut inbox: mpsc::UnboundedReceiver<Envelope>) {
+    STATE_THREAD.with(|flag| flag.set(true));
     state.thread.store(threads::current_id(), Ordering::Relaxed);
     let executor = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(executor) => executor,
