@@ -16,6 +16,7 @@ pub use tokio_util::sync::CancellationToken;
 
 use super::files::ReadLedger;
 use super::journal::Entry;
+use super::lease::Leases;
 pub use super::policy::packs::PackGrant;
 use super::policy::Approver;
 use super::secrets::Secrets;
@@ -90,6 +91,9 @@ pub struct Call {
     /// Who answers this call's questions instead of the host's approver (an MCP request asks
     /// the person behind its own client), for the whole tree.
     approver: Option<Arc<dyn Approver>>,
+    /// The devices the tree holds (`lease`): taken by the first program that changes one,
+    /// released when the last call of the tree is gone.
+    leases: Arc<Leases>,
 }
 
 impl std::fmt::Debug for Call {
@@ -242,6 +246,10 @@ impl Call {
     /// The values this call tree must never show (add the arguments tools declare secret).
     pub(crate) fn secrets(&self) -> &Secrets {
         &self.secrets
+    }
+
+    pub(crate) fn leases(&self) -> &Leases {
+        &self.leases
     }
 }
 

@@ -41,7 +41,8 @@ pub use spawn::OnLine;
 use spawn::{SpawnOutput, SpawnRequest, Stream};
 
 use super::journal::{Action, Entry};
-use super::policy::{decide_spawn, ApprovalRequest, Asked, Program, Rule, Subject};
+use super::policy::hdc_servers::normalize;
+use super::policy::{decide_spawn, device_of, ApprovalRequest, Asked, Decision, HdcServers, Program, Rule, Subject};
 use super::{Call, EventKind, Kernel, KernelError, PathClass};
 
 /// Output kept per stream: the first and last half MiB.
@@ -62,6 +63,10 @@ pub struct SpawnSettings {
     pub connect_ports: std::collections::BTreeMap<String, Vec<u16>>,
     /// Directories a person lets every confined program write.
     pub writable: Vec<std::path::PathBuf>,
+    /// The hdc servers that are the person's own (the local one and home config's labs).
+    pub servers: HdcServers,
+    /// How long a call waits for a device another run holds (default `lease::DEFAULT_WAIT`).
+    pub lease_wait: Option<Duration>,
 }
 
 /// How to run a program ([`NativeCall::run`](crate::NativeCall::run), `rein.proc.run`).
@@ -91,6 +96,11 @@ pub fn deadline_of(program: &Program, args: &[String]) -> (Duration, Duration) {
 }
 
 impl Kernel {
+    /// The hdc servers that are the person's own (`policy::hdc_servers`).
+    pub fn hdc_servers(&self) -> &HdcServers {
+        &self.spawn.servers
+    }
+
     /// What a script may know about a signing config's passwords: which variables, whether they
     /// are set and usable — never their values.
     pub fn signing_status(&self, config: &str) -> signing::SigningStatus {
@@ -178,9 +188,12 @@ impl Kernel {
             }
             _ => {}
         }
-        self.authorize_spawn(call, &program, &args, redacted, &cwd, entry)?;
+        let decision = self.authorize_spawn(call, &program, &args, redacted, &cwd, entry)?;
         if !call.take_spawn() {
             return Err(KernelError::SpawnBudget);
+        }
+        if program == Program::Hdc && decision != Decision::Allow {
+            self.lease_device(call, &args).await?;
         }
         let (default, cap) = deadline_of(&program, &args);
         let timeout = match opts.timeout_ms.map(Duration::from_millis) {
@@ -293,8 +306,19 @@ impl Kernel {
         Ok(output)
     }
 
+    /// Holds the device an hdc command changes for the rest of the call (see `lease`).
+    async fn lease_device(&self, call: &Call, args: &[String]) -> Result<(), KernelError> {
+        let Some(device) = device_of(args) else { return Ok(()) };
+        let local = format!("127.0.0.1:{}", self.spawn.servers.local_port());
+        let server = device.server.as_deref().map(normalize).unwrap_or(local);
+        let wait = self.spawn.lease_wait.unwrap_or(super::lease::DEFAULT_WAIT);
+        let home = self.scope.home();
+        super::lease::take(call, home, self.scope.workspace(), &server, &device, wait).await
+    }
+
     /// Asks the gate for the policy's decision on running `program args` in `cwd` (path
-    /// arguments are judged from `cwd`), noting in `entry` who decided.
+    /// arguments are judged from `cwd`), noting in `entry` who decided; the decision, once
+    /// settled.
     fn authorize_spawn(
         &self,
         call: &Call,
@@ -303,13 +327,13 @@ impl Kernel {
         redacted: &Redacted,
         cwd: &super::ResolvedPath,
         entry: &mut Entry,
-    ) -> Result<(), KernelError> {
+    ) -> Result<Decision, KernelError> {
         let classify = |p: &str| {
             let joined =
                 if Path::new(p).is_absolute() { p.to_string() } else { cwd.real.join(p).display().to_string() };
             self.scope.resolve(&joined).map(|r| r.class).unwrap_or(PathClass::Outside)
         };
-        let decision = decide_spawn(program, args, cwd.class, &classify);
+        let decision = decide_spawn(program, args, cwd.class, &classify, &self.spawn.servers);
         let request = ApprovalRequest {
             what: redacted.line.clone(),
             why: WHY_ASK.to_string(),
@@ -317,10 +341,10 @@ impl Kernel {
             rule: Some(Rule::for_command(program.name(), redacted.rule_args())),
         };
         let subject = Subject::Spawn { program: program.name(), args };
-        match self.gate.settle(call, decision, &subject, request) {
+        match self.gate.settle(call, decision.clone(), &subject, request) {
             Ok(by) => {
                 entry.decided_by = Some(by);
-                Ok(())
+                Ok(decision)
             }
             Err(refusal) => {
                 entry.decided_by = Some(refusal.by.clone());
