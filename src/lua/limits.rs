@@ -1,5 +1,5 @@
 //! Per-call limits for Lua code: an instruction budget, a wall-clock deadline and a memory
-//! ceiling. The state's meter (`lua::meter`) counts against them: a count hook on every
+//! ceiling. The state's meter (`lua::meter`, which also has the functions natives charge with) counts against them: a count hook on every
 //! thread (so coroutines and async calls are covered too), and what work in C costs, since
 //! the hook never runs inside C.
 //!
@@ -9,12 +9,7 @@
 //! charge (each block it allocates, or before it loops). README "Limits" has the table of what
 //! bounds each library function.
 
-use std::sync::Arc;
 use std::time::Duration;
-
-use mlua::Lua;
-
-use crate::lua::meter::Meter;
 
 /// How often the hook runs. Small enough to stop a loop (or a cancelled call) promptly, large
 /// enough to cost little.
@@ -97,37 +92,3 @@ impl std::fmt::Display for Breach {
 }
 
 impl std::error::Error for Breach {}
-
-/// The meter of the state `lua` is (set when the runtime is built).
-fn meter(lua: &Lua) -> Option<mlua::AppDataRef<'_, Arc<Meter>>> {
-    lua.app_data_ref::<Arc<Meter>>()
-}
-
-/// Charges work done in C or Rust on the script's behalf against the instruction budget;
-/// the breach once the call must stop.
-pub fn charge(lua: &Lua, units: u64) -> Option<Breach> {
-    meter(lua).and_then(|meter| meter.spend(units))
-}
-
-/// Looks at the clock and the cancel now: whenever the script wakes from waiting
-/// (`rein.sleep`, `rein.parallel`, a program, another tool).
-pub fn check(lua: &Lua) -> Option<Breach> {
-    meter(lua).and_then(|meter| meter.check())
-}
-
-/// The memory ceiling of the call in progress, if one is: for what natives build in Rust,
-/// out of the engine's allocator.
-pub fn memory_ceiling(lua: &Lua) -> Option<usize> {
-    meter(lua).and_then(|meter| meter.limits()).map(|limits| limits.memory_bytes)
-}
-
-pub fn trip(lua: &Lua, breach: Breach) -> Breach {
-    match meter(lua) {
-        Some(meter) => meter.trip(breach),
-        None => breach,
-    }
-}
-
-pub fn tripped(lua: &Lua) -> Option<Breach> {
-    meter(lua).and_then(|meter| meter.tripped())
-}

@@ -17,9 +17,10 @@ pub(crate) mod hook;
 pub(crate) mod library;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use mlua::Lua;
 use tokio_util::sync::CancellationToken;
 
 use crate::lua::limits::{Breach, Limits, HOOK_EVERY};
@@ -168,6 +169,40 @@ impl Meter {
         // Nothing panics while the budget is held; a poisoned lock still holds a valid budget.
         self.call.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+}
+
+/// The meter of the state `lua` is (set when the runtime is built).
+fn meter(lua: &Lua) -> Option<mlua::AppDataRef<'_, Arc<Meter>>> {
+    lua.app_data_ref::<Arc<Meter>>()
+}
+
+/// Charges work done in C or Rust on the script's behalf against the instruction budget;
+/// the breach once the call must stop.
+pub fn charge(lua: &Lua, units: u64) -> Option<Breach> {
+    meter(lua).and_then(|meter| meter.spend(units))
+}
+
+/// Looks at the clock and the cancel now: whenever the script wakes from waiting
+/// (`rein.sleep`, `rein.parallel`, a program, another tool).
+pub fn check(lua: &Lua) -> Option<Breach> {
+    meter(lua).and_then(|meter| meter.check())
+}
+
+/// The memory ceiling of the call in progress, if one is: for what natives build in Rust,
+/// out of the engine's allocator.
+pub fn memory_ceiling(lua: &Lua) -> Option<usize> {
+    meter(lua).and_then(|meter| meter.limits()).map(|limits| limits.memory_bytes)
+}
+
+pub fn trip(lua: &Lua, breach: Breach) -> Breach {
+    match meter(lua) {
+        Some(meter) => meter.trip(breach),
+        None => breach,
+    }
+}
+
+pub fn tripped(lua: &Lua) -> Option<Breach> {
+    meter(lua).and_then(|meter| meter.tripped())
 }
 
 #[cfg(test)]

@@ -154,11 +154,11 @@ fn charge_growth(lua: &Lua, len: usize, charged: usize, all: bool) -> Result<usi
     if !all && len < charged + EVERY {
         return Ok(charged);
     }
-    if let Some(memory) = limits::memory_ceiling(lua).filter(|&memory| len > memory) {
-        let breach = limits::trip(lua, limits::Breach::Memory(memory));
+    if let Some(memory) = crate::lua::meter::memory_ceiling(lua).filter(|&memory| len > memory) {
+        let breach = crate::lua::meter::trip(lua, limits::Breach::Memory(memory));
         return Err(Raise::Host(mlua::Error::external(breach)));
     }
-    if limits::charge(lua, crate::lua::meter::for_bytes((len - charged) as u64)).is_some() {
+    if crate::lua::meter::charge(lua, crate::lua::meter::for_bytes((len - charged) as u64)).is_some() {
         return Err(stopped(lua));
     }
     Ok(len)

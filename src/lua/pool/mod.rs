@@ -48,7 +48,7 @@ impl Pool {
     /// A pool of at most `size` states (at least one) that `build` makes; the first is built
     /// now, so a pool that cannot build one is an error.
     pub fn start(size: usize, build: Build) -> Result<Pool, Failure> {
-        let first = Worker::start(build.clone()).wait()?;
+        let first = start(build.clone()).wait()?;
         let permits = Arc::new(Semaphore::new(size.max(1)));
         let shared = Shared { build, idle: Mutex::new(vec![first]), permits };
         Ok(Pool { shared: Arc::new(shared) })
@@ -69,7 +69,7 @@ impl Pool {
         let idle = self.shared.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let worker = match idle {
             Some(worker) => worker,
-            None => Worker::start(self.shared.build.clone()).ready().await?,
+            None => start(self.shared.build.clone()).ready().await?,
         };
         Ok(Lease { worker: Some(worker), permit: Some(permit), pool: Arc::downgrade(&self.shared) })
     }
@@ -123,6 +123,14 @@ impl Drop for Lease {
             pool.give_back(worker);
         }
     }
+}
+
+/// A worker building its state, watched by the watchdog from the start (a state that never
+/// finishes building is given up too).
+fn start(build: Build) -> worker::Starting {
+    let starting = Worker::start(build);
+    watchdog::watch(starting.state());
+    starting
 }
 
 fn cancelled_waiting() -> Failure {

@@ -60,6 +60,11 @@ pub(super) struct Starting {
 }
 
 impl Starting {
+    /// What the watchdog watches.
+    pub(super) fn state(&self) -> &Arc<State> {
+        &self.worker.state
+    }
+
     /// Blocks until the state is built.
     pub fn wait(self) -> Result<Worker, Failure> {
         futures::executor::block_on(self.ready())
@@ -72,7 +77,7 @@ impl Starting {
 }
 
 impl Worker {
-    /// Starts a thread that builds a state with `build`, watched by the watchdog meanwhile.
+    /// Starts a thread that builds a state with `build` (the pool has the watchdog watch it).
     pub(super) fn start(build: Build) -> Starting {
         let (reply, ready) = oneshot::channel();
         let building = Busy {
@@ -89,7 +94,6 @@ impl Worker {
             thread: AtomicU64::new(0),
         });
         let (jobs, inbox) = mpsc::unbounded_channel();
-        super::watchdog::watch(&state);
         let on_thread = state.clone();
         let spawned =
             std::thread::Builder::new().name("rein-lua".to_string()).spawn(move || serve(build, on_thread, inbox));
