@@ -8,6 +8,7 @@
 //! its parent. Nothing here is shared between calls that did not derive from each other, so
 //! concurrent calls (parallel branches, another generation after a reload) cannot cross wires.
 
+use std::fs::File;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -16,7 +17,6 @@ pub use tokio_util::sync::CancellationToken;
 
 use super::files::ReadLedger;
 use super::journal::Entry;
-use super::lease::Leases;
 pub use super::policy::packs::PackGrant;
 use super::policy::Approver;
 use super::secrets::Secrets;
@@ -48,6 +48,22 @@ impl Actor {
     /// Whether the embedding program gave this tool or recipe (`HostBuilder::tool_source`).
     pub fn is_embedders(&self) -> bool {
         self.embedder
+    }
+}
+
+/// The leases a call tree holds; dropping the last clone of the tree releases them.
+#[derive(Debug, Default)]
+pub struct Leases {
+    held: Mutex<Vec<(String, Vec<File>)>>,
+}
+
+impl Leases {
+    pub(super) fn holds(&self, key: &str) -> bool {
+        self.held.lock().unwrap_or_else(|e| e.into_inner()).iter().any(|(k, _)| k == key)
+    }
+
+    pub(super) fn keep(&self, key: String, files: Vec<File>) {
+        self.held.lock().unwrap_or_else(|e| e.into_inner()).push((key, files));
     }
 }
 
