@@ -230,12 +230,12 @@ fn call_until_stopped(host: &Host, tool: &str, args: Value) -> Result<Value, Fai
     let stopper = cancel.clone();
     let listen = move || {
         let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_io().build() else { return };
-        if runtime.block_on(rein::kernel::platform::signals::stop_requested()).is_ok() {
+        if runtime.block_on(rein::stop_requested()).is_ok() {
             stopper.cancel();
         }
     };
     if let Err(e) = std::thread::Builder::new().name("rein-stop".to_string()).spawn(listen) {
-        tracing::warn!("Ctrl-C will not cancel the call: cannot start the thread that hears it: {e}");
+        eprintln!("warning: Ctrl-C will not cancel the call: cannot start the thread that hears it: {e}");
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
