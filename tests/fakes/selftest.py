@@ -194,7 +194,7 @@ def hdc_kill_signals_only_its_own_server(e):
     env = {"OHOS_HDC_SERVER_PORT": str(port)}
     e.run("hdc", "start", env=env)
     eq(answers(port), True, "the stand-in server listens")
-    eq(os.path.exists(os.path.join(e.state, "hdc-server.pid")), False, "its pid is kept outside the state")
+    eq(os.path.exists(os.path.join(e.root, ".state.hdc-server.json")), True, "its pid is kept beside the state")
     e.run("hdc", "kill", env=env)
     deadline = time.time() + 10
     while answers(port) and time.time() < deadline:
