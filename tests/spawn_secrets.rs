@@ -64,15 +64,15 @@ const BESIDE: &str = r#"return { name = "beside", description = "sign beside a b
 end }
 "#;
 
-/// The build prints the password (which it could have guessed) while it looks for a signing in
-/// the process table, for at most 10 s.
+/// The build prints the password (which it could have guessed) while it looks for a signing of
+/// this rein (java's argument file lies in rein's TMPDIR) in the process table, for at most 10 s.
 const GUESSER: &str = r#"
 touch entry/src/scanning
 i=0; seen=no
 while [ $i -lt 200 ]; do
   echo "guess @PW@"
   for p in /proc/[0-9]*; do
-    if tr '\0' ' ' < $p/cmdline 2>/dev/null | grep -q '[@]/.*rein-spawn-.*java-argument[s]'; then seen=yes; fi
+    if tr '\0' ' ' 2>/dev/null < $p/cmdline | grep -q '[@]@TMP@/rein-spawn-.*java-argument[s]'; then seen=yes; fi
   done
   [ $seen = yes ] && break
   sleep 0.05; i=$((i+1))
@@ -92,7 +92,7 @@ fn a_build_beside_a_signing_neither_runs_with_it_nor_learns_its_password() {
     );
     lab.build();
     let password = crate::common::signing::STORE_PASSWORD;
-    build_script(&lab, &GUESSER.replace("@PW@", password));
+    build_script(&lab, &GUESSER.replace("@PW@", password).replace("@TMP@", &lab.tmp().display().to_string()));
     lab.ws.file("tools/beside.lua", BESIDE);
     let mut cmd = lab.command(&["call", "beside", "{}"]);
     cmd.env("REIN_T_STORE_PW", password).env("REIN_T_KEY_PW", crate::common::signing::KEY_PASSWORD);
