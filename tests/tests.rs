@@ -15,6 +15,8 @@ mod common;
 mod concurrent_edits;
 #[cfg(unix)]
 mod confinement;
+#[cfg(target_os = "linux")]
+mod containment;
 #[cfg(unix)]
 mod edit_refusals;
 #[cfg(unix)]
@@ -45,6 +47,8 @@ mod mcp_sessions;
 #[cfg(unix)]
 mod native_modules;
 #[cfg(unix)]
+mod own_files_crash_safety;
+#[cfg(unix)]
 mod packs;
 #[cfg(unix)]
 mod packs_from_lock;
@@ -57,6 +61,8 @@ mod policy_attacks;
 mod portable;
 #[cfg(unix)]
 mod proc_api;
+#[cfg(target_os = "linux")]
+mod reach;
 mod read_before_edit;
 #[cfg(unix)]
 mod real_clients;
