@@ -44,11 +44,13 @@ impl Host {
     /// Without `force`, a file changed since the run refuses the whole undo with `STALE_FILE`
     /// before anything is touched; with it, those later changes are lost.
     ///
-    /// The run's record lies in the workspace's `.rein/`, and restoring puts back rein's own
-    /// earlier writes without asking anyone again: call it for a person, never for an agent.
+    /// The run's record lies in the workspace's `.rein/`, where an agent may write: each file
+    /// is allowed as a write of it would be (your approver is asked about a file outside the
+    /// workspace, a protected one or one in rein's home; one refusal and nothing is touched).
+    /// Call it for a person, never for an agent.
     pub fn undo(&self, run_id: &str, force: bool) -> Result<Undone, Failure> {
         let report = self.run_report(run_id)?;
-        match self.kernel.restore(&self.new_call(), &report.file_changes(), force) {
+        match self.kernel.undo(&self.new_call(), &report.file_changes(), force) {
             Ok(restored) => Ok(Undone { run_id: report.run_id, restored }),
             Err(err) => {
                 let mut failure = Failure::from(err);

@@ -2,10 +2,10 @@
 //! `rein://runs/<run-id>/report.md` (and `report.json`), so an agent can read why a recipe
 //! failed — step by step, with each failure's code, location and remedy — without a shell.
 //!
-//! Undoing a run and pruning the saved copies are not offered: undo puts back, without asking
-//! anyone, files named by records in the workspace's `.rein/` (which an agent may have written),
-//! and pruning removes the person's way back. Both stay with a person (`rein undo`, `rein runs
-//! prune`, or an embedder's own UI).
+//! Undoing a run and pruning the saved copies are not offered: undo rewrites the files a record
+//! in the workspace's `.rein/` names (which an agent may have written) without the
+//! read-before-edit a session is held to, and pruning removes the person's way back. Both stay
+//! with a person (`rein undo`, `rein runs prune`, or an embedder's own UI).
 
 use std::borrow::Cow;
 use std::sync::Arc;

@@ -34,6 +34,27 @@ use source::{fetch_and_stage, located, portable};
 /// [`PackChange::question`] to a person, and apply it only when they said yes; never on an
 /// agent's behalf. The packs are managed without loading them, so a pack that does not load
 /// can still be repaired (build the host with [`HostBuilder::build_lenient`](crate::HostBuilder::build_lenient)).
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let scratch = tempfile::tempdir()?;
+/// # let (app, home, kit) = (scratch.path().join("app"), scratch.path().join("home"), scratch.path().join("kit"));
+/// # std::fs::create_dir_all(&app)?;
+/// # std::fs::create_dir_all(kit.join("tools"))?;
+/// std::fs::write(
+///     kit.join("pack.toml"),
+///     "name = \"kit\"\nversion = \"1.0.0\"\ndescription = \"Our helpers\"\nrein = \">=0.1\"\npermissions = [\"hdc list targets\"]\n",
+/// )?;
+/// let host = rein::Host::builder().workspace(&app).home(&home).build()?;
+/// let change = host.packs().plan_add(kit.to_str().unwrap())?;
+/// assert!(change.question().contains("it may run: hdc list targets"));
+/// // Show change.question() to the person; with their yes, exactly these files go in:
+/// let applied = host.packs().apply(change)?;
+/// assert_eq!(applied.entry.name, "kit");
+/// assert_eq!(host.packs().list()?[0].sha256, applied.entry.sha256);
+/// # Ok(())
+/// # }
+/// ```
 pub struct Packs<'a> {
     kernel: &'a Kernel,
 }
