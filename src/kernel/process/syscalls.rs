@@ -86,6 +86,8 @@ pub unsafe fn install() -> std::io::Result<()> {
 }
 
 /// Whether this build can filter system calls (it names what `rein doctor` reports).
+// Nothing reads it yet outside the tests' build (`internals`).
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub const AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
 
 /// Other architectures: no filter (README "Confinement" says unix sockets stay reachable).
