@@ -104,6 +104,7 @@ pub use kernel::policy::{Answer, ApprovalRequest, Approver, Asked, AssumeYes, He
 pub use kernel::{Access, Call, CallId, Event, EventKind, FileChange, Listener};
 pub use lua::{Limits, NativeCall, NativeFunction, NativeModule};
 pub use recipe::report::{
-    ApprovalRecord, Attempt, AttemptStatus, CommandRecord, FailureSummary, Report, RunStatus, StepReport, StepStatus,
+    ApprovalRecord, Attempt, AttemptStatus, CommandEnd, CommandRecord, FailureSummary, Report, RunStatus, StepReport,
+    StepStatus,
 };
 pub use recipe::RecipeOptions;

@@ -16,7 +16,7 @@ use std::time::SystemTime;
 use crate::kernel::files::dir::{Dir, Place};
 
 pub use collect::{preimage_name, Collected};
-pub use entry::{Action, Entry, Outcome};
+pub use entry::{Action, Entry, Outcome, Verdict};
 
 /// The journal's folder, relative to the workspace.
 const JOURNAL_DIR: &str = ".rein/journal";
