@@ -61,12 +61,16 @@ mod real_clients;
 mod recipe_failure_details;
 #[cfg(unix)]
 mod recipes;
+#[cfg(unix)]
+mod report_wording;
 mod sandbox_escapes;
 mod sandbox_limits;
 #[cfg(unix)]
 mod spawn_process;
 #[cfg(unix)]
 mod swap_race;
+#[cfg(target_os = "linux")]
+mod terminal_prompt;
 mod tool_checks;
 #[cfg(unix)]
 mod write_crash_safety;

@@ -4,6 +4,8 @@
 #![allow(dead_code)]
 
 pub mod lab;
+#[cfg(target_os = "linux")]
+pub mod pty;
 pub mod real_tools;
 
 use std::collections::BTreeMap;
