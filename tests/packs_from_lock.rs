@@ -74,7 +74,9 @@ fn sync_installs_the_locked_commit_byte_for_byte_into_a_fresh_home_and_never_mov
     let (_, out) = rein_json_home(&ws, &fresh, &["doctor"]);
     // Without a toolchain doctor fails (TOOLCHAIN_NOT_FOUND) but still reports the policy.
     let report = if out["ok"] == true { &out["result"] } else { &out["error"]["details"] };
-    assert!(report["policy_pending"].to_string().contains("rein pack sync"), "names the command: {out}");
+    let warning = report["policy_warning"].as_str().unwrap_or_default();
+    assert!(warning.contains("`rein pack sync`"), "names the command: {out}");
+    assert_eq!(warning.matches("`rein ").count(), 1, "one command: {warning}");
     let (status, out) = rein_json_home(&ws, &fresh, &["call", "team-kit.greet"]);
     assert_ne!(status, 0, "an unapproved pack is not served: {out}");
 

@@ -45,8 +45,12 @@ impl Generation {
             let known: Vec<&String> = self.registry.recipes.keys().collect();
             let suggestions = crate::error::closest_names(name, known.iter().map(|n| n.as_str()));
             let hint = crate::error::did_you_mean(&suggestions);
-            Failure::new(Code::ToolNotFound, format!("no recipe named {name:?}.{hint} `rein tools` lists the recipes."))
-                .with_details(json!({"recipe": name, "suggestions": suggestions, "available": known}))
+            let failure = Failure::new(
+                Code::ToolNotFound,
+                format!("no recipe named {name:?}.{hint} `rein tools` lists the recipes."),
+            )
+            .with_details(json!({"recipe": name, "suggestions": suggestions, "available": known}));
+            self.registry.explain_not_found(failure, "recipes")
         })
     }
 }
