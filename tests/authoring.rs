@@ -276,6 +276,10 @@ fn a_new_pack_passes_check_and_test_and_installs_as_generated() {
     for file in ["pack.toml", "README.md", "tools/hello.lua"] {
         assert!(pack.join(file).is_file(), "{file}: {out}");
     }
+    for empty in ["recipes", "prelude"] {
+        assert!(!pack.join(empty).exists(), "no empty {empty}/ that git would not keep: {out}");
+    }
+    assert!(!out.contains("recipes/"), "nothing listed that was not made: {out}");
     let in_pack = |args: &[&str]| {
         let mut cmd = Command::new(REIN);
         cmd.arg("--workspace").arg(&pack).arg("--home").arg(&ws.home).arg("--json").args(args);
