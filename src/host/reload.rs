@@ -16,7 +16,8 @@ use super::registry::LoadProblem;
 use super::sources::{Origin, PackLayer, Sources};
 use super::{Generation, Host};
 use crate::kernel::EventKind;
-use crate::lua::chunk::{compile, Chunk};
+use crate::lua::chunk::Chunk;
+use crate::lua::require::compile;
 
 /// The pseudo-file standing for the set of packs (a moved rein.lock).
 const LOCK: &str = "rein.lock";
