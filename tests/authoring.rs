@@ -394,12 +394,10 @@ fn section_lines<'a>(help: &'a str, title: &str) -> Vec<&'a str> {
 fn the_fakes_readme_points_a_home_at_the_fakes_as_it_says() {
     let ws = Workspace::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("tests/fakes/README.md")).unwrap();
-    let section = readme.split("## Pointing a rein home at the fakes").nth(1).expect("the section");
-    let script = section.split("```sh\n").nth(1).and_then(|s| s.split("```").next()).expect("its shell block");
+    let script = crate::common::shell_block("tests/fakes/README.md", "## Pointing a rein home at the fakes");
     let bin = Path::new(REIN).parent().unwrap();
     let mut cmd = Command::new("bash");
-    cmd.args(["-euo", "pipefail", "-c", script])
+    cmd.args(["-euo", "pipefail", "-c", &script])
         .current_dir(root)
         .env("PATH", format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default()))
         .env("TMPDIR", &ws.root)

@@ -109,9 +109,7 @@ fn the_native_module_example_writes_inside_and_is_refused_outside() {
 fn the_readme_runs_the_main_recipe_on_the_example_without_a_device() {
     let ws = Workspace::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let section = readme.split("### Without a device").nth(1).expect("the section");
-    let block = section.split("```sh\n").nth(1).and_then(|s| s.split("```").next()).expect("its shell block");
+    let block = crate::common::shell_block("README.md", "### Without a device");
     let (build, script) = block.split_once('\n').expect("more than one line");
     assert!(build.starts_with("cargo build && export PATH="), "the first line builds rein: {build}");
     let bin = Path::new(crate::common::REIN).parent().unwrap();

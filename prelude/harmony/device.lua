@@ -18,11 +18,19 @@ function M.run(target, args, opts)
     -- The client always ends in _exit(0) (developtools_hdc src/host/main.cpp): any other end
     -- means hdc itself did not run, and its output is not hdc's to read as devices or results.
     local why = result.code and ("exited " .. result.code) or "was killed"
-    local first = (result.stderr:match("[^\n]*%S[^\n]*") or result.stdout:match("[^\n]*%S[^\n]*") or "")
+    local first = (
+      result.stderr:match("[^\n]*%S[^\n]*")
+      or result.stdout:match("[^\n]*%S[^\n]*")
+      or ""
+    )
     rein.error(
       "DEVICE_UNAVAILABLE",
       "hdc " .. why .. ", which hdc never does when it runs (it always exits 0): " .. first,
-      { exit_code = result.code, signal = result.signal, remedy = "check the hdc rein found with `rein doctor`" }
+      {
+        exit_code = result.code,
+        signal = result.signal,
+        remedy = "check the hdc rein found with `rein doctor`",
+      }
     )
   end
   local text = result.stdout

@@ -191,7 +191,7 @@ fn similarity_within(wanted: &str, line: &str) -> f64 {
     let whole = similarity(wanted, line);
     let n = wanted.chars().count();
     let starts: Vec<usize> = line.char_indices().map(|(at, _)| at).chain([line.len()]).collect();
-    if n < 4 || n > WITHIN_OLD_MAX || starts.len() > WITHIN_LINE_MAX || starts.len() <= n + 1 {
+    if !(4..=WITHIN_OLD_MAX).contains(&n) || starts.len() > WITHIN_LINE_MAX || starts.len() <= n + 1 {
         return whole;
     }
     // Stretches one character shorter and longer too: the typo may have dropped or added one.
