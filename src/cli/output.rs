@@ -3,8 +3,7 @@
 use serde::Serialize;
 use serde_json::json;
 
-use rein::host::registry::LoadProblem;
-use rein::{Code, Failure};
+use rein::{Code, Failure, LoadProblem};
 
 use super::render;
 

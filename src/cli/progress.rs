@@ -10,8 +10,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use rein::kernel::{Event, EventKind, Listener};
-use rein::recipe::progress::step_line;
+use rein::{Event, EventKind, Listener};
 
 use super::render::style::status;
 
@@ -35,7 +34,7 @@ pub fn terminal_progress() -> Listener {
         match &event.kind {
             EventKind::StepStarted { step, number, total, .. } => {
                 if !live {
-                    eprintln!("{}", step_line(event).unwrap_or_default());
+                    eprintln!("{}", event.step_line().unwrap_or_default());
                     return;
                 }
                 let message = format!("[{number}/{total}] {step}");

@@ -268,7 +268,7 @@ fn source_failure(err: super::sources::SourceError) -> Failure {
 
 /// A kernel with everything home and the project configure: the toolchain, the environment a
 /// person lets through, the approval rules, the project's deny rules, and `approver`.
-pub fn configured_kernel(workspace: &Path, home: &Path, approver: Arc<dyn Approver>) -> Result<Kernel, Failure> {
+pub(crate) fn configured_kernel(workspace: &Path, home: &Path, approver: Arc<dyn Approver>) -> Result<Kernel, Failure> {
     configured_kernel_and_policy(workspace, home, approver).map(|(kernel, _)| kernel)
 }
 

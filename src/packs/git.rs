@@ -232,7 +232,15 @@ async fn run(git: &Path, cwd: &Path, args: &[&str]) -> Result<String, Failure> {
         return Err(Failure::new(Code::Timeout, format!("{shown} took longer than {} s", GIT_DEADLINE.as_secs())));
     }
     if output.code != Some(0) {
-        return Err(Failure::new(Code::InvalidArgs, format!("{shown} failed: {}", output.stderr.trim())));
+        let said = output.stderr.trim();
+        return Err(Failure::new(
+            Code::PackFetchFailed,
+            format!(
+                "{shown} failed: {said}. Check that the pack's source is right and that you can reach it (`git ls-remote` \
+                 with the same URL), then run the command again"
+            ),
+        )
+        .with_details(serde_json::json!({"command": shown, "exit_code": output.code, "stderr": said})));
     }
     Ok(output.stdout.trim().to_string())
 }

@@ -18,6 +18,9 @@ pub use read::{ReadOptions, ReadOutput};
 
 use dir::{Dir, Place};
 
+/// The largest file of rein's own (a run report) that rein reads back.
+const REIN_FILE_LIMIT: u64 = 64 * 1024 * 1024;
+
 use super::journal::Action;
 use super::{Access, Call, EventKind, Kernel, KernelError};
 
@@ -143,6 +146,45 @@ impl Kernel {
         let place = Place::beneath(&self.root, &self.root.path().join(rel), true)
             .map_err(|e| KernelError::io("open the folder of", &display, e))?;
         write::write_in(&place, &display, std::iter::once(content), || Ok(())).map(drop)
+    }
+
+    /// Reads `rel` (a file of rein's own under `.rein/`, e.g. a run report) through folders
+    /// held open beneath the workspace, following no link: `.rein/` is in the workspace, so an
+    /// agent may have put a link there to a file it could not read otherwise. None when it is
+    /// not there.
+    pub fn read_rein_file(&self, rel: &Path) -> Result<Option<Vec<u8>>, KernelError> {
+        let display = rel.display().to_string();
+        let place = match Place::beneath(&self.root, &self.root.path().join(rel), false) {
+            Ok(place) => place,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(KernelError::io("open the folder of", &display, e)),
+        };
+        let file = match place.dir.open_read(&place.name) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(KernelError::io("read", &display, e)),
+        };
+        let meta = file.metadata().map_err(|e| KernelError::io("read", &display, e))?;
+        if !meta.is_file() || meta.len() > REIN_FILE_LIMIT {
+            return Err(KernelError::invalid(format!("{display} is not a file rein wrote; remove it")));
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        std::io::Read::read_to_end(&mut std::io::Read::take(file, REIN_FILE_LIMIT), &mut bytes)
+            .map_err(|e| KernelError::io("read", &display, e))?;
+        Ok(Some(bytes))
+    }
+
+    /// The names in `rel` (a folder of rein's own under `.rein/`), opened like
+    /// [`Kernel::read_rein_file`]; empty when it is not there.
+    pub fn rein_dir_names(&self, rel: &Path) -> Result<Vec<String>, KernelError> {
+        let display = rel.display().to_string();
+        let dir = match self.root.open_beneath(rel) {
+            Ok(dir) => dir,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(KernelError::io("open", &display, e)),
+        };
+        let names = dir.names().map_err(|e| KernelError::io("list", &display, e))?;
+        Ok(names.into_iter().filter_map(|name| name.into_string().ok()).collect())
     }
 
     /// Keeps the current content of `place` (whose sha256 is `sha`) for undo.
