@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::config::{ConfigError, ProjectConfig};
-use crate::error::Failure;
+use crate::error::{Code, Failure};
 use crate::kernel::digest::sha256_hex;
 use crate::kernel::files::read::read_optional_text;
 use crate::kernel::scope::protected::{LOCK_FILE, PROJECT_FILE};
@@ -76,7 +76,9 @@ pub fn approved_text(workspace: &Path, home: &Path, file: &str) -> Result<Option
 }
 
 /// Records these entries of rein.lock as approved (a person confirmed installing them at a
-/// terminal), leaving the rest of what was approved as it was.
+/// terminal), with the lines of rein.toml's `[packs]` that name them from the same source,
+/// leaving the rest of what was approved as it was: after `rein pack sync` nothing of these
+/// packs waits.
 pub fn approve_lock_entries(workspace: &Path, home: &Path, entries: &[LockedPack]) -> Result<(), Failure> {
     let mut approved_lock = match approved(&store(home, workspace), LOCK_FILE)? {
         Some(text) => Lock::parse(&text)?,
@@ -85,7 +87,29 @@ pub fn approve_lock_entries(workspace: &Path, home: &Path, entries: &[LockedPack
     for entry in entries {
         approved_lock.upsert(entry.clone());
     }
-    record(workspace, home, LOCK_FILE, Some(&approved_lock.to_toml()))
+    record(workspace, home, LOCK_FILE, Some(&approved_lock.to_toml()))?;
+    approve_pack_lines(workspace, home, entries)
+}
+
+/// Adds to the approved rein.toml the `[packs]` lines of the current one that name `entries`
+/// from their locked source.
+fn approve_pack_lines(workspace: &Path, home: &Path, entries: &[LockedPack]) -> Result<(), Failure> {
+    let current = ProjectConfig::parse(&current_text(workspace, PROJECT_FILE)?.unwrap_or_default())?;
+    let listed: Vec<&LockedPack> = entries.iter().filter(|e| current.packs.get(&e.name) == Some(&e.source)).collect();
+    if listed.is_empty() {
+        return Ok(());
+    }
+    let approved = approved(&store(home, workspace), PROJECT_FILE)?.unwrap_or_default();
+    let mut doc: toml_edit::DocumentMut = approved
+        .parse()
+        .map_err(|e| Failure::new(Code::InvalidConfig, format!("the approved copy of rein.toml is not valid: {e}")))?;
+    let Some(packs) = doc.entry("packs").or_insert(toml_edit::table()).as_table_mut() else {
+        return Err(Failure::new(Code::InvalidConfig, "the approved copy of rein.toml: `packs` must be a table"));
+    };
+    for entry in listed {
+        packs.insert(&entry.name, toml_edit::value(entry.source.clone()));
+    }
+    record(workspace, home, PROJECT_FILE, Some(&doc.to_string()))
 }
 
 /// Records `text` (None: the file is gone) as the approved `file` of `workspace`.

@@ -102,6 +102,50 @@ pub fn install_question(manifest: &Manifest, source: &str, sha256: &str) -> Stri
     )
 }
 
+/// The question for installing `manifest` as rein.lock pins it now, where this project used
+/// another version of the pack (`rein pack sync` after a teammate's `rein pack update`):
+/// `before` holds that version's permissions, when this home still has it.
+pub fn moved_question(
+    manifest: &Manifest,
+    source: &str,
+    sha256: &str,
+    from: &str,
+    before: Option<&[String]>,
+) -> String {
+    format!(
+        "Install pack {} {} from {source}, as rein.lock pins it now (this project used sha256 {from})?\n  {}\n{}\n  sha256 {sha256}",
+        manifest.name,
+        manifest.version,
+        manifest.description,
+        permission_changes(before, &manifest.permissions)
+    )
+}
+
+/// The question for using in `workspace` a copy of `locked` this home already holds (installed
+/// for another project); `moved` says which version this project used before, with its
+/// permissions when this home still has it.
+pub fn use_question(
+    locked: &LockedPack,
+    workspace: &std::path::Path,
+    permissions: &[String],
+    moved: Option<(String, Option<Vec<String>>)>,
+) -> String {
+    let (used, may_run) = match moved {
+        Some((from, before)) => (
+            format!(", as rein.lock pins it now (this project used sha256 {from})"),
+            permission_changes(before.as_deref(), permissions),
+        ),
+        None => (String::new(), format!("  it may run: {}", permissions.join(", "))),
+    };
+    format!(
+        "Use pack {} {} (sha256 {}) in {}{used}?\n{may_run}",
+        locked.name,
+        locked.version,
+        locked.sha256,
+        workspace.display()
+    )
+}
+
 /// The question for updating to `manifest`; `before` holds the permissions installed now
 /// (None: the installed version is not in this home).
 pub fn update_question(manifest: &Manifest, source: &str, sha256: &str, before: Option<&[String]>) -> String {

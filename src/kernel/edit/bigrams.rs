@@ -4,21 +4,20 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::candidates::{is_kept, Lines};
-
 /// Dice coefficient of character bigrams (whitespace ignored) between `old` and every window
 /// of `k` lines, index = first line of the window. The window slides, so each line is added and
 /// removed once.
-pub(super) fn bigram_scores(lines: &Lines, old: &str, k: usize) -> Vec<f32> {
+/// `line(i)` gives the file's line `i` (of `count`) without its line break.
+pub(super) fn bigram_scores<'a>(count: usize, line: impl Fn(usize) -> &'a str, old: &str, k: usize) -> Vec<f32> {
     let mut window = BigramWindow::new(old);
     for index in 0..k {
-        window.add(lines.get(index));
+        window.add(line(index));
     }
-    let mut scores = Vec::with_capacity(lines.len() - k + 1);
+    let mut scores = Vec::with_capacity(count - k + 1);
     scores.push(window.dice());
-    for first in 1..=lines.len() - k {
-        window.remove(lines.get(first - 1));
-        window.add(lines.get(first + k - 1));
+    for first in 1..=count - k {
+        window.remove(line(first - 1));
+        window.add(line(first + k - 1));
         scores.push(window.dice());
     }
     scores
@@ -107,7 +106,7 @@ impl Hasher for BigramHasher {
 /// so that a one-character line still has one.
 fn bigrams(line: &str) -> impl Iterator<Item = u64> + '_ {
     let mut previous = '\n';
-    line.chars().filter(is_kept).map(move |c| {
+    line.chars().filter(|c| !c.is_whitespace()).map(move |c| {
         let bigram = (u64::from(previous) << 32) | u64::from(c);
         previous = c;
         bigram

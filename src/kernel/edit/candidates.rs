@@ -61,7 +61,7 @@ pub fn nearest_candidates(content: &str, old: &str, max: usize) -> Vec<Candidate
 }
 
 /// A file's lines, without their "\n" or "\r\n".
-pub(super) struct Lines<'a> {
+struct Lines<'a> {
     content: &'a str,
     starts: Vec<usize>,
 }
@@ -77,11 +77,11 @@ impl<'a> Lines<'a> {
         Lines { content, starts }
     }
 
-    pub(super) fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.starts.len()
     }
 
-    pub(super) fn get(&self, index: usize) -> &'a str {
+    fn get(&self, index: usize) -> &'a str {
         let end = self.starts.get(index + 1).copied().unwrap_or(self.content.len());
         let line = &self.content[self.starts[index]..end];
         let line = line.strip_suffix('\n').unwrap_or(line);
@@ -104,7 +104,7 @@ impl<'a> Lines<'a> {
     }
 }
 
-pub(super) fn is_kept(c: &char) -> bool {
+fn is_kept(c: &char) -> bool {
     !c.is_whitespace()
 }
 
@@ -155,7 +155,7 @@ fn similar_windows(lines: &Lines, old: &str, k: usize) -> Vec<Candidate> {
     if k == 0 {
         return Vec::new();
     }
-    let scores = super::bigrams::bigram_scores(lines, old, k);
+    let scores = super::bigrams::bigram_scores(lines.len(), |i| lines.get(i), old, k);
     let wanted = old.trim();
     let mut ranked: Vec<Candidate> = prefilter(&scores, k)
         .into_iter()
