@@ -13,7 +13,7 @@ pub fn record_activity(report: &mut StepReport, entries: &[Entry]) {
         report.approvals.push(ApprovalRecord {
             action: entry.action,
             target: entry.target.clone(),
-            decided_by: serde_json::to_value(&entry.decided_by).unwrap_or(Value::Null),
+            decided_by: entry.decided_by.clone(),
         });
     }
     report.commands.extend(entries.iter().filter(|e| e.action == Action::Spawn).map(CommandRecord::of));

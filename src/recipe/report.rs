@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::error::{Code, Failure};
 use crate::kernel::journal::{Action, Entry, Outcome, Verdict};
+use crate::kernel::policy::DecidedBy;
 use crate::kernel::secrets::Secrets;
 use crate::kernel::{FileChange, Kernel, KernelError};
 
@@ -144,8 +145,10 @@ pub struct FailureSummary {
 pub struct CommandRecord {
     /// The command line (secret values replaced).
     pub command: String,
-    /// Who allowed or refused it: `"policy"`, `{"rule": …}`, `{"approver": …}` …
-    pub decided_by: Value,
+    /// Who allowed or refused it (`"policy"`, `{"rule": …}`, `{"approver": …}` … in JSON);
+    /// None when nobody was asked because it was refused before (a bad argument, say).
+    #[serde(default)]
+    pub decided_by: Option<DecidedBy>,
     /// How it ended.
     pub result: CommandEnd,
     /// The code that stopped it, when it was refused or did not run to its end.
@@ -203,7 +206,7 @@ impl CommandRecord {
         };
         CommandRecord {
             command: entry.target.clone(),
-            decided_by: serde_json::to_value(&entry.decided_by).unwrap_or(Value::Null),
+            decided_by: entry.decided_by.clone(),
             result,
             code,
             exit_code: entry.exit_code,
@@ -220,7 +223,8 @@ pub struct ApprovalRecord {
     /// To what: a path, or a command line.
     pub target: String,
     /// Who allowed it (a rule, a session grant, the approver that answered).
-    pub decided_by: Value,
+    #[serde(default)]
+    pub decided_by: Option<DecidedBy>,
 }
 
 /// Where run reports are kept, relative to the workspace: `<RUNS_DIR>/<run-id>/report.json`.

@@ -14,14 +14,8 @@ use crate::kernel::policy::DecidedBy;
 const HEADLESS: &str = "headless";
 
 /// Who let an action through (or refused it), in words.
-pub fn decider(value: &Value) -> String {
-    let Ok(by) = serde_json::from_value::<DecidedBy>(value.clone()) else {
-        return match value {
-            Value::Null => "nobody recorded".to_string(),
-            Value::String(text) => text.clone(),
-            other => arguments(other),
-        };
-    };
+pub fn decider(by: &Option<DecidedBy>) -> String {
+    let Some(by) = by else { return "nobody recorded".to_string() };
     match by {
         DecidedBy::Policy => "rein's policy (no one was asked)".to_string(),
         DecidedBy::Rule(rule) => format!("rule `{rule}`"),
@@ -56,7 +50,7 @@ pub fn command(record: &CommandRecord) -> String {
             format!("ran `{cmd}` — allowed by {by}; **killed by {signal}**")
         }
         CommandEnd::Refused => format!("did not run `{cmd}` — {} ({code})", refusal(record)),
-        CommandEnd::Failed if record.decided_by.is_null() => format!("did not run `{cmd}`: {code}"),
+        CommandEnd::Failed if record.decided_by.is_none() => format!("did not run `{cmd}`: {code}"),
         CommandEnd::Failed => format!("ran `{cmd}` — allowed by {by}; **it did not run to its end: {code}**"),
     }
 }
@@ -64,7 +58,10 @@ pub fn command(record: &CommandRecord) -> String {
 /// Who refused a command, and how: a person or a rule said no, or nobody who could allow it
 /// was there.
 fn refusal(record: &CommandRecord) -> String {
-    let approver = record.decided_by.get("approver").and_then(Value::as_str);
+    let approver = match &record.decided_by {
+        Some(DecidedBy::Approver(name)) => Some(name.as_str()),
+        _ => None,
+    };
     match (record.code.as_ref(), approver) {
         (Some(Code::ApprovalRequired), Some(HEADLESS)) => "it needed approval and nobody could be asked".to_string(),
         (Some(Code::ApprovalRequired), _) => {
@@ -102,17 +99,23 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Who decided, as reports store it in JSON.
+    fn stored(value: Value) -> Option<DecidedBy> {
+        serde_json::from_value(value).expect("a decider as reports store it")
+    }
+
     #[test]
     fn deciders_are_named_in_words() {
-        assert_eq!(decider(&json!({"approver": "person"})), "a person at the terminal");
-        assert_eq!(decider(&json!({"approver": "--yes"})), "`--yes`");
-        assert_eq!(decider(&json!({"rule": "hdc install -r **/*.hap"})), "rule `hdc install -r **/*.hap`");
-        assert_eq!(decider(&json!("policy")), "rein's policy (no one was asked)");
-        assert_eq!(decider(&json!("session")), "an earlier \"always\" this session");
-        assert_eq!(decider(&Value::Null), "nobody recorded");
+        assert_eq!(decider(&stored(json!({"approver": "person"}))), "a person at the terminal");
+        assert_eq!(decider(&stored(json!({"approver": "--yes"}))), "`--yes`");
+        assert_eq!(decider(&stored(json!({"rule": "hdc install -r **/*.hap"}))), "rule `hdc install -r **/*.hap`");
+        assert_eq!(decider(&stored(json!("policy"))), "rein's policy (no one was asked)");
+        assert_eq!(decider(&stored(json!("session"))), "an earlier \"always\" this session");
+        assert_eq!(decider(&stored(Value::Null)), "nobody recorded");
     }
 
     fn record(decided_by: Value, result: CommandEnd, code: Option<Code>, exit_code: Option<i32>) -> CommandRecord {
+        let decided_by = stored(decided_by);
         CommandRecord { command: "hvigorw clean".into(), decided_by, result, code, exit_code, signal: None }
     }
 
