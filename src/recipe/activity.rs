@@ -40,11 +40,10 @@ pub fn summarise(step: &str, failure: &Failure, entries: &[Entry]) -> FailureSum
     };
     let remedy = d.get("remedy").and_then(Value::as_str).map(str::to_string);
     let command = entries.iter().rev().find(|e| e.action == Action::Spawn).map(|e| e.target.clone());
-    // The remedy is the summary's own field, so it is said once, not again in the details.
     let details = match d {
         Value::Object(map) => Value::Object(
             map.iter()
-                .filter(|(k, _)| !RAW_OUTPUT.contains(&k.as_str()) && (k.as_str() != "remedy" || remedy.is_none()))
+                .filter(|(k, _)| !RAW_OUTPUT.contains(&k.as_str()))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
         ),

@@ -102,22 +102,25 @@ pub fn install_question(manifest: &Manifest, source: &str, sha256: &str) -> Stri
     )
 }
 
+/// The version of a pack this project used, where rein.lock now pins another (`rein pack
+/// sync` after a teammate's `rein pack update`).
+pub struct Moved {
+    /// Its content hash.
+    pub from: String,
+    /// What it could run, when this home still holds it.
+    pub before: Option<Vec<String>>,
+}
+
 /// The question for installing `manifest` as rein.lock pins it now, where this project used
-/// another version of the pack (`rein pack sync` after a teammate's `rein pack update`):
-/// `before` holds that version's permissions, when this home still has it.
-pub fn moved_question(
-    manifest: &Manifest,
-    source: &str,
-    sha256: &str,
-    from: &str,
-    before: Option<&[String]>,
-) -> String {
+/// the version `moved` names: its permission changes marked as `rein pack update` marks them.
+pub fn moved_question(manifest: &Manifest, source: &str, sha256: &str, moved: &Moved) -> String {
     format!(
-        "Install pack {} {} from {source}, as rein.lock pins it now (this project used sha256 {from})?\n  {}\n{}\n  sha256 {sha256}",
+        "Install pack {} {} from {source}, as rein.lock pins it now (this project used sha256 {})?\n  {}\n{}\n  sha256 {sha256}",
         manifest.name,
         manifest.version,
+        moved.from,
         manifest.description,
-        permission_changes(before, &manifest.permissions)
+        permission_changes(moved.before.as_deref(), &manifest.permissions)
     )
 }
 
@@ -128,12 +131,12 @@ pub fn use_question(
     locked: &LockedPack,
     workspace: &std::path::Path,
     permissions: &[String],
-    moved: Option<(String, Option<Vec<String>>)>,
+    moved: Option<Moved>,
 ) -> String {
     let (used, may_run) = match moved {
-        Some((from, before)) => (
-            format!(", as rein.lock pins it now (this project used sha256 {from})"),
-            permission_changes(before.as_deref(), permissions),
+        Some(moved) => (
+            format!(", as rein.lock pins it now (this project used sha256 {})", moved.from),
+            permission_changes(moved.before.as_deref(), permissions),
         ),
         None => (String::new(), format!("  it may run: {}", permissions.join(", "))),
     };
