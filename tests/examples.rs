@@ -112,11 +112,13 @@ fn the_readme_runs_the_main_recipe_on_the_example_without_a_device() {
     let block = crate::common::shell_block("README.md", "### Without a device");
     let (build, script) = block.split_once('\n').expect("more than one line");
     assert!(build.starts_with("cargo build && export PATH="), "the first line builds rein: {build}");
+    // fake-env starts the fake hdc's stand-in server; it goes when the script ends, however.
+    let script = format!("trap 'hdc kill >/dev/null 2>&1 || true' EXIT\n{script}");
     let bin = Path::new(crate::common::REIN).parent().unwrap();
     let fresh_home = ws.root.join("newcomer");
     std::fs::create_dir_all(&fresh_home).unwrap();
     let mut cmd = Command::new("bash");
-    cmd.args(["-euo", "pipefail", "-c", script])
+    cmd.args(["-euo", "pipefail", "-c", &script])
         .current_dir(root)
         .env("PATH", format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default()))
         .env("HOME", &fresh_home)

@@ -8,7 +8,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::common::pty::Pty;
-use crate::common::{Workspace, REIN};
+use crate::common::{hdc_server_port, Workspace, REIN};
 
 /// How long the test gives rein to get somewhere (a bound for a failure, never a pace).
 const WITHIN: Duration = Duration::from_secs(60);
@@ -50,43 +50,59 @@ fn run_on_a_terminal(ws: &Workspace) -> Pty {
     let mut cmd = Command::new(REIN);
     cmd.arg("--workspace").arg(&ws.ws).arg("--home").arg(&ws.home).args(["recipe", "ship"]);
     cmd.env("TERM", "xterm-256color").env_remove("NO_COLOR").env_remove("REIN_LOG").env_remove("REIN_HOME");
-    Pty::spawn(cmd)
+    cmd.env("OHOS_HDC_SERVER_PORT", hdc_server_port().to_string());
+    Pty::spawn(&mut cmd)
+}
+
+/// Waits until the screen shows `text` after its first `from` characters; where it ends.
+fn wait_for(pty: &Pty, text: &str, from: usize) -> usize {
+    let deadline = std::time::Instant::now() + WITHIN;
+    loop {
+        let screen: Vec<char> = pty.screen().chars().collect();
+        let tail: String = screen[from.min(screen.len())..].iter().collect();
+        if let Some(at) = tail.find(text) {
+            return from + tail[..at].chars().count() + text.chars().count();
+        }
+        assert!(std::time::Instant::now() < deadline, "{text:?} did not show within {WITHIN:?}: {tail:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 #[test]
 fn the_question_stays_whole_on_screen_until_answered_and_progress_resumes() {
     let ws = workspace();
     let mut pty = run_on_a_terminal(&ws);
-    let asked = pty.wait_for(CHOICES, 0, WITHIN);
+    let asked = wait_for(&pty, CHOICES, 0);
     let screen = pty.screen();
-    let question = &screen[screen[..asked].rfind("rein wants to").expect("the question's first line")..];
+    let question = &screen[screen.rfind("rein wants to").expect("the question's first line")..];
     assert!(question.contains("hdc install app.hap"), "the question names the command: {question:?}");
     // The live line redrew every 200 ms before: a second later it would have written over the
     // question. Nothing may be drawn while the person reads.
     std::thread::sleep(Duration::from_secs(1));
-    assert_eq!(pty.written(), asked, "nothing drawn after the question: {:?}", &pty.screen()[asked..]);
-    assert!(pty.screen().ends_with(CHOICES), "the choices are the last thing on screen");
+    assert_eq!(pty.screen(), screen, "nothing drawn after the question");
+    assert!(screen.ends_with(CHOICES), "the choices are the last thing on screen: {screen:?}");
 
-    pty.type_in("y\n");
-    let resumed = pty.wait_for("[1/2] install … ", asked, WITHIN);
-    pty.wait_for("verified", resumed, WITHIN);
-    let again = pty.wait_for(CHOICES, resumed, WITHIN);
-    pty.type_in("y\n");
+    pty.type_text("y\n");
+    let resumed = wait_for(&pty, "[1/2] install … ", asked);
+    wait_for(&pty, "verified", resumed);
+    let again = wait_for(&pty, CHOICES, resumed);
+    pty.type_text("y\n");
     let (status, screen) = pty.finish(WITHIN);
-    assert_eq!(status, 0, "{screen:?}");
-    assert!(screen[again..].contains("[2/2] again"), "{screen:?}");
+    assert!(status.success(), "{screen:?}");
+    let after: String = screen.chars().skip(again).collect();
+    assert!(after.contains("[2/2] again"), "{screen:?}");
 }
 
 #[test]
 fn a_command_refused_at_the_prompt_is_reported_as_refused_by_the_person() {
     let ws = workspace();
     let mut pty = run_on_a_terminal(&ws);
-    let first = pty.wait_for(CHOICES, 0, WITHIN);
-    pty.type_in("y\n");
-    pty.wait_for(CHOICES, first, WITHIN);
-    pty.type_in("n\n");
+    let first = wait_for(&pty, CHOICES, 0);
+    pty.type_text("y\n");
+    wait_for(&pty, CHOICES, first);
+    pty.type_text("n\n");
     let (status, screen) = pty.finish(WITHIN);
-    assert_eq!(status, 1, "the refusal failed the run: {screen:?}");
+    assert_eq!(status.code(), Some(1), "the refusal failed the run: {screen:?}");
     let runs = std::fs::read_dir(ws.path(".rein/runs")).unwrap().flatten().next().expect("a run");
     let md = std::fs::read_to_string(runs.path().join("report.md")).unwrap();
     for line in [
