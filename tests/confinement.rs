@@ -94,6 +94,11 @@ fn outside_every_grant() -> PathBuf {
         env: &env,
         outside_args: Vec::new(),
         approved_by_person: false,
+        args: &[],
+        extra_ports: &[],
+        writable: &[],
+        hdc: &[],
+        protected: &[],
     };
     let profile = profile(&Program::Hvigorw, &places, &[]);
     let granted = |dir: &Path| {
