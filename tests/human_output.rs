@@ -118,7 +118,7 @@ fn a_failed_recipe_report_names_deciders_in_words() {
 
 Started T, took S s. Arguments: attempts = 1, module = entry
 
-**Failed at step `install`**: INSTALL_FAILED — install failed 9568332: install sign info inconsistent.. {remedy}
+**Failed at step `install`**: INSTALL_FAILED — install failed 9568332: install sign info inconsistent.
 - where: 9568332
 - what to do: {remedy}
 
@@ -129,13 +129,13 @@ Started T, took S s. Arguments: attempts = 1, module = entry
 
 ## build
 - evidence: `built {hap}`
-- ran `hvigorw --mode module -p product=default -p buildMode=debug -p module=entry@default assembleHap --no-daemon` — approved by rein's policy (no one was asked), ok
+- ran `hvigorw --mode module -p product=default -p buildMode=debug -p module=entry@default assembleHap --no-daemon` — allowed by rein's policy (no one was asked); exited 0
 
 ## install
 - approval: spawn `hdc install -r {hap}` allowed by `--yes`
 - approval: spawn `hdc install -r {hap}` allowed by `--yes`
-- ran `hdc install -r {hap}` — approved by `--yes`, ok
-- ran `hdc install -r {hap}` — approved by `--yes`, ok"
+- ran `hdc install -r {hap}` — allowed by `--yes`; exited 0
+- ran `hdc install -r {hap}` — allowed by `--yes`; exited 0"
     );
     let shown = normalised(&report, &run_id);
     assert!(shown.starts_with(&expected), "report.md:\n{shown}\n--- expected to start with ---\n{expected}");
@@ -146,6 +146,18 @@ Started T, took S s. Arguments: attempts = 1, module = entry
     assert_eq!((status, shown.as_str()), (0, report.as_str()));
     let (_, listed, _) = lab_human(&lab, &["runs", "list"]);
     assert!(listed.starts_with(&format!("{run_id}  ship")) && listed.contains("failed"), "{listed}");
+
+    // On the screen of a person running it, the remedy is said once: in the report; stderr
+    // points at it.
+    let (status, out, err) = lab_human(&lab, &["--yes", "recipe", "ship", r#"{"module":"entry"}"#]);
+    assert_eq!(status, 1, "{err}");
+    assert_eq!(format!("{out}{err}").matches(remedy).count(), 1, "stdout:\n{out}\nstderr:\n{err}");
+    assert!(
+        err.contains(
+            "error[STEP_FAILED]: recipe ship failed at step install: INSTALL_FAILED; the report above says what to do."
+        ),
+        "{err}"
+    );
 }
 
 #[test]

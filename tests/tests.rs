@@ -73,6 +73,8 @@ mod real_clients;
 mod recipe_failure_details;
 #[cfg(unix)]
 mod recipes;
+#[cfg(unix)]
+mod report_wording;
 #[cfg(target_os = "linux")]
 mod rig_fake_texts;
 #[cfg(target_os = "linux")]
@@ -83,6 +85,8 @@ mod sandbox_limits;
 mod spawn_process;
 #[cfg(unix)]
 mod swap_race;
+#[cfg(target_os = "linux")]
+mod terminal_prompt;
 mod tool_checks;
 #[cfg(unix)]
 mod write_crash_safety;

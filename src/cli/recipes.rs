@@ -61,11 +61,18 @@ fn finished(host: &Host, out: &Output, report: &Report) -> u8 {
             eprintln!("report: {}", report.path(workspace).with_extension("md").display());
             0
         }
+        Some(failure) if out.json => out.failure(&failure),
         Some(failure) => {
-            if !out.json {
-                print!("{}", report.to_markdown());
-            }
-            out.failure(&failure)
+            // The report on stdout says what failed and what to do; stderr only points at it.
+            print!("{}", report.to_markdown());
+            let code = report.failure.as_ref().map_or(String::new(), |f| format!(" {}", f.code));
+            let saved = report.path(workspace).with_extension("md");
+            let line = format!("{}{code}; the report above says what to do.", report.failed_at());
+            let line =
+                super::output::with_yes_hint(Failure::new(failure.code.clone(), line).with_details(failure.details));
+            super::render::failure_line(&line.code, &line.message);
+            eprintln!("report: {}", saved.display());
+            1
         }
     }
 }

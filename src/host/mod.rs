@@ -309,7 +309,7 @@ impl Host {
                 result = work => result,
             },
         };
-        scrubbed(&call, result)
+        scrubbed(&call, result.map_err(|failure| generation.explain_not_found(failure, "tools")))
     }
 
     /// Runs a recipe as part of `call` (from [`Host::new_call`]); the call's listeners hear

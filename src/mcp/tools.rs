@@ -61,12 +61,13 @@ pub fn success(value: Value) -> CallToolResult {
 }
 
 /// An `isError` result: `{code, message, details}` as `structuredContent`, and text that starts
-/// with the code (then the message, the details, and `more` — e.g. a recipe's report).
+/// with the code (then the message, the details as compact JSON like a result's, and `more` —
+/// e.g. a recipe's report).
 pub fn refusal(failure: &Failure, more: Option<&str>) -> CallToolResult {
     let mut text = format!("{}: {}", failure.code, failure.message);
     if !failure.details.is_null() {
         text.push_str("\n\ndetails: ");
-        text.push_str(&serde_json::to_string_pretty(&failure.details).unwrap_or_default());
+        text.push_str(&super::json_text::compact(&failure.details));
     }
     if let Some(more) = more {
         text.push_str("\n\n");
@@ -90,7 +91,7 @@ mod tests {
         assert_eq!(result.is_error, Some(true));
         let text = &result.content[0].as_text().unwrap().text;
         assert!(text.starts_with("OLD_STRING_NOT_UNIQUE: 3 matches"), "{text}");
-        assert!(text.contains("\"count\": 3"), "{text}");
+        assert!(text.ends_with("details: {\"count\":3}"), "compact, as results are: {text}");
         assert_eq!(result.structured_content.unwrap()["details"]["count"], 3);
     }
 

@@ -238,6 +238,22 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
     p
 }
 
+impl Profile {
+    /// The profile of a program rein runs only to read what it prints (`rein doctor`): the
+    /// same reads; no folder made for it; writes only where nothing of the workspace, rein's
+    /// home or the user's home is (the devices, a temp folder that holds none of them).
+    pub fn looking(mut self, workspace: &Path, rein_home: &Path, env: &[(String, String)]) -> Profile {
+        let user_home =
+            env.iter().find(|(n, _)| n == "HOME").map(|(_, h)| PathBuf::from(h)).filter(|h| h.is_absolute());
+        let guarded: Vec<&Path> =
+            [Some(workspace), Some(rein_home), user_home.as_deref()].into_iter().flatten().collect();
+        self.create.clear();
+        self.write_no_link.clear();
+        self.write.retain(|w| !guarded.iter().any(|g| g.starts_with(w) || w.starts_with(g)));
+        self
+    }
+}
+
 /// The directories of the child's `PATH` outside the user's home (a person's environment: the
 /// programs it names must run): `<root>` of a `<root>/bin` (node and java keep their libraries
 /// there), never one that holds a guarded place (`PATH=/:…`). Inside the home nothing is

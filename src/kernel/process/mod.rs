@@ -51,6 +51,15 @@ const OUTPUT_LIMIT: usize = 1024 * 1024;
 /// Why the policy asks about a program.
 const WHY_ASK: &str = "it changes a device, reaches the network or touches files outside the workspace";
 
+/// Why a program runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    /// A tool or recipe acts through it: journaled, confined to what the program needs.
+    Act,
+    /// rein only reads what it prints (`rein doctor`'s versions): see [`Kernel::look`].
+    Look,
+}
+
 /// What may be spawned, which looks-secret environment variables a person lets through, and
 /// where the signing passwords come from.
 #[derive(Debug, Clone, Default)]
@@ -115,19 +124,51 @@ impl Kernel {
         opts: RunOptions,
         on_line: &mut OnLine<'_>,
     ) -> Result<SpawnOutput, KernelError> {
+        self.run_for(Purpose::Act, call, program, args, opts, on_line).await
+    }
+
+    /// Runs a program only to read what it prints (`rein doctor`'s version probes), leaving
+    /// the project and the homes as they were: rein makes no folder for it (caches, build
+    /// outputs), it is confined so that it can write nothing of the workspace or a home
+    /// (where Landlock is unavailable the program itself runs unconfined, as every program
+    /// does there), and — since it changes nothing — it is not journaled. The policy and the
+    /// gate still decide whether it runs.
+    pub async fn look(
+        &self,
+        call: &Call,
+        program: &str,
+        args: Vec<String>,
+        timeout_ms: u64,
+    ) -> Result<SpawnOutput, KernelError> {
+        let opts = RunOptions { timeout_ms: Some(timeout_ms), ..Default::default() };
+        self.run_for(Purpose::Look, call, program, args, opts, &mut |_, _| Ok(())).await
+    }
+
+    async fn run_for(
+        &self,
+        purpose: Purpose,
+        call: &Call,
+        program: &str,
+        args: Vec<String>,
+        opts: RunOptions,
+        on_line: &mut OnLine<'_>,
+    ) -> Result<SpawnOutput, KernelError> {
         let env = |name: &str| std::env::var(name).ok();
         let args = match self.spawn.signing.prepare(program, args.clone(), opts.signing.as_deref(), &env) {
             Ok(args) => args,
             Err(refused) => {
                 let entry = Entry::new(Action::Spawn, &Redacted::new(program, &args).line);
                 let result = Err(KernelError::Signing(refused));
-                self.record(call, entry, &result);
+                if purpose == Purpose::Act {
+                    self.record(call, entry, &result);
+                }
                 return result;
             }
         };
         let redacted = Redacted::new(program, &args).with_secrets(call.secrets());
         let mut entry = Entry::new(Action::Spawn, &redacted.line);
-        let result = self.run_checked(call, Program::parse(program), args, &redacted, opts, on_line, &mut entry).await;
+        let result =
+            self.run_checked(purpose, call, Program::parse(program), args, &redacted, opts, on_line, &mut entry).await;
         let output = match &result {
             Ok(output) => Some(output),
             Err(KernelError::Timeout { output, .. }) => Some(output.as_ref()),
@@ -135,19 +176,23 @@ impl Kernel {
         };
         if let Some(output) = output {
             entry.exit_code = output.code;
+            entry.signal = output.signal;
             entry.duration_ms = Some(output.duration_ms);
             if output.stragglers > 0 {
                 entry.stragglers_killed = Some(output.stragglers);
                 entry.stragglers = output.straggler_names.clone();
             }
         }
-        self.record(call, entry, &result);
+        if purpose == Purpose::Act {
+            self.record(call, entry, &result);
+        }
         result
     }
 
     #[allow(clippy::too_many_arguments)]
     async fn run_checked(
         &self,
+        purpose: Purpose,
         call: &Call,
         program: Program,
         args: Vec<String>,
@@ -230,6 +275,10 @@ impl Kernel {
         let confinement = match plan {
             confine::Plan::Landlock { .. } => {
                 let profile = self.confinement_profile(&program, &located, &args, &env, entry);
+                let profile = match purpose {
+                    Purpose::Act => profile,
+                    Purpose::Look => profile.looking(self.scope.workspace(), self.scope.home(), &env),
+                };
                 let prepared = confine::prepare(&profile)
                     .map_err(|e| KernelError::io("confine", command.clone(), std::io::Error::other(e.to_string())))?;
                 Some(confine::before_exec(prepared))
