@@ -47,7 +47,7 @@ pub enum AttemptStatus {
 ///     .build()?;
 /// let report = host.run_recipe("greet", serde_json::json!({}), rein::RecipeOptions::default())?;
 /// assert_eq!(report.status, rein::RunStatus::Succeeded);
-/// assert_eq!(report.steps[0].status, rein::StepStatus::Verified);
+/// assert_eq!(report.steps[0].status, rein::StepStatus::Done); // no verify: done, not proven
 /// assert_eq!(report.steps[0].files[0].path, "hello.txt");
 /// assert!(report.to_markdown().contains("greet"));
 /// # Ok(())
