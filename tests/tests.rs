@@ -41,6 +41,8 @@ mod human_output;
 mod journal;
 mod lua_api;
 #[cfg(unix)]
+mod mcp_annotations;
+#[cfg(unix)]
 mod mcp_cancel;
 #[cfg(unix)]
 mod mcp_run_reports;

@@ -22,6 +22,7 @@ return {
     .. "A running instance is force-stopped first. Returns pid, launched_at (device clock) and "
     .. "the log lines as evidence; fails with LAUNCH_FAILED (aa code and remedy), APP_CRASHED "
     .. "(details.crash: the fault log's first lines) or VERIFY_FAILED (marker not seen).",
+  annotations = { read_only = false, destructive = false, idempotent = false, open_world = true },
   params = {
     bundle = {
       type = "string",

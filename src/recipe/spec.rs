@@ -47,9 +47,11 @@ pub struct RecipeSpec {
     pub params: Params,
     pub budget: Budget,
     pub steps: Vec<StepSpec>,
+    /// What it says about its effects (MCP's tool annotations).
+    pub annotations: crate::lua::annotations::Annotations,
 }
 
-pub const RECIPE_FIELDS: [&str; 6] = ["name", "description", "params", "budget", "steps", "checks"];
+pub const RECIPE_FIELDS: [&str; 7] = ["name", "description", "params", "budget", "steps", "checks", "annotations"];
 pub const STEP_FIELDS: [&str; 7] = ["name", "description", "run", "verify", "retry", "timeout_s", "approvals"];
 
 pub fn parse_recipe(lua: &Lua, value: Value) -> Result<RecipeSpec, SpecError> {
@@ -85,7 +87,8 @@ pub fn parse_recipe(lua: &Lua, value: Value) -> Result<RecipeSpec, SpecError> {
     if let Some(dup) = steps.iter().find(|s| !seen.insert(s.name.clone())) {
         return Err(SpecError::DuplicateStep { recipe: name, step: dup.name.clone() });
     }
-    Ok(RecipeSpec { name, description, params, budget, steps })
+    let annotations = crate::lua::annotations::parse(lua, table.get::<Value>("annotations").unwrap_or(Value::Nil), &what)?;
+    Ok(RecipeSpec { name, description, params, budget, steps, annotations })
 }
 
 fn parse_step(step: &Table, recipe: &str, number: usize) -> Result<StepSpec, SpecError> {
