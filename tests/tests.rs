@@ -78,6 +78,8 @@ mod recipes;
 #[cfg(unix)]
 mod report_wording;
 #[cfg(target_os = "linux")]
+mod run_report_formats;
+#[cfg(target_os = "linux")]
 mod rig_fake_texts;
 #[cfg(target_os = "linux")]
 mod rig_real_hdc;
