@@ -23,7 +23,12 @@ fn every_built_in_tool_and_recipe_declares_the_four_hints() {
     for tool in all.filter(|t| t["origin"] == "built-in") {
         seen += 1;
         for hint in HINTS {
-            assert!(tool["annotations"][hint].is_boolean(), "{} declares {hint}: {}", tool["name"], tool["annotations"]);
+            assert!(
+                tool["annotations"][hint].is_boolean(),
+                "{} declares {hint}: {}",
+                tool["name"],
+                tool["annotations"]
+            );
         }
     }
     assert!(seen >= 15, "the built-ins were listed: {listed}");
@@ -61,7 +66,10 @@ fn a_projects_tool_declares_its_own_hints() {
     ws.file("tools/quiet.lua", r#"return { name = "quiet", description = "says nothing", run = function() end }"#);
     let listed = listing(&ws);
     let quiet = listed["tools"].as_array().unwrap().iter().find(|t| t["name"] == "quiet").cloned().unwrap();
-    assert!(quiet.get("annotations").is_none(), "undeclared hints stay undeclared (the client assumes the worst): {quiet}");
+    assert!(
+        quiet.get("annotations").is_none(),
+        "undeclared hints stay undeclared (the client assumes the worst): {quiet}"
+    );
 }
 
 #[test]
@@ -85,7 +93,10 @@ fn rein_check_refuses_a_tool_that_is_read_only_and_destructive() {
         let name = file.trim_start_matches("tools/").trim_end_matches(".lua");
         ws.file("tools/liar.lua", "return nil");
         std::fs::remove_file(ws.path("tools/liar.lua")).unwrap();
-        ws.file(file, format!("return {{ name = \"{name}\", description = \"d\", annotations = {table}, run = function() end }}"));
+        ws.file(
+            file,
+            format!("return {{ name = \"{name}\", description = \"d\", annotations = {table}, run = function() end }}"),
+        );
         let (status, out) = rein_json(&ws, &["check"]);
         assert_ne!(status, 0, "{table} is refused: {out}");
         assert!(out.to_string().contains(file), "{out}");

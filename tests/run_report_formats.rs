@@ -18,9 +18,9 @@ const INSTALL: &str = "`.ci/run` installs it (chromium, libxml2-utils, and the J
 
 /// The schema, as `.ci/run` unpacks it from pytest's source distribution.
 fn junit_schema() -> PathBuf {
-    let path = std::env::var_os("REIN_TEST_JUNIT_XSD").map(PathBuf::from).unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/tools/junit/junit-10.xsd")
-    });
+    let path = std::env::var_os("REIN_TEST_JUNIT_XSD")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/tools/junit/junit-10.xsd"));
     assert!(path.is_file(), "{} is missing: {INSTALL}", path.display());
     path
 }
@@ -177,7 +177,10 @@ fn the_page_embeds_the_screenshot_and_the_ui_tree_and_a_browser_shows_them() {
     assert_eq!(found["statuses"], json!(["verified", "done (no verify)"]), "{found}");
     let text = found["text"].as_str().unwrap_or_default();
     assert!(text.contains("pid 4242 in the foreground"), "the evidence: {text}");
-    assert!(text.contains("nothing proved it worked"), "the step without verify says so, in the report's words: {text}");
+    assert!(
+        text.contains("nothing proved it worked"),
+        "the step without verify says so, in the report's words: {text}"
+    );
 }
 
 #[test]

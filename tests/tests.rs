@@ -84,11 +84,11 @@ mod recipes;
 #[cfg(unix)]
 mod report_wording;
 #[cfg(target_os = "linux")]
-mod run_report_formats;
-#[cfg(target_os = "linux")]
 mod rig_fake_texts;
 #[cfg(target_os = "linux")]
 mod rig_real_hdc;
+#[cfg(target_os = "linux")]
+mod run_report_formats;
 mod sandbox_escapes;
 mod sandbox_limits;
 #[cfg(unix)]

@@ -37,7 +37,7 @@ impl Report {
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">",
         );
         let _ = write!(page, "<title>rein run {} — {}</title>", escape(&self.run_id), escape(&self.recipe));
-        let _ = write!(page, "<style>{STYLE}</style></head><body>\n");
+        let _ = writeln!(page, "<style>{STYLE}</style></head><body>");
         self.heading(&mut page);
         self.failure_html(&mut page);
         self.timeline(&mut page);
@@ -154,12 +154,8 @@ fn screen(page: &mut String, embedded: &Embedded) {
         );
     }
     if let Some((path, text)) = &embedded.ui_tree {
-        let _ = writeln!(
-            page,
-            "<p>UI tree (<code>{}</code>):</p><pre id=\"ui-tree\">{}</pre>",
-            escape(path),
-            escape(text)
-        );
+        let _ =
+            writeln!(page, "<p>UI tree (<code>{}</code>):</p><pre id=\"ui-tree\">{}</pre>", escape(path), escape(text));
     }
 }
 

@@ -52,7 +52,8 @@ impl Report {
 
 /// Names the steps that ran without a verify: nothing proved they worked.
 fn unverified_note(steps: &[StepReport]) -> String {
-    let unverified: Vec<&str> = steps.iter().filter(|s| s.status == StepStatus::Done).map(|s| s.name.as_str()).collect();
+    let unverified: Vec<&str> =
+        steps.iter().filter(|s| s.status == StepStatus::Done).map(|s| s.name.as_str()).collect();
     if unverified.is_empty() {
         return String::new();
     }

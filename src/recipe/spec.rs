@@ -87,7 +87,8 @@ pub fn parse_recipe(lua: &Lua, value: Value) -> Result<RecipeSpec, SpecError> {
     if let Some(dup) = steps.iter().find(|s| !seen.insert(s.name.clone())) {
         return Err(SpecError::DuplicateStep { recipe: name, step: dup.name.clone() });
     }
-    let annotations = crate::lua::annotations::parse(lua, table.get::<Value>("annotations").unwrap_or(Value::Nil), &what)?;
+    let annotations =
+        crate::lua::annotations::parse(lua, table.get::<Value>("annotations").unwrap_or(Value::Nil), &what)?;
     Ok(RecipeSpec { name, description, params, budget, steps, annotations })
 }
 

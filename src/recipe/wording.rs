@@ -76,7 +76,10 @@ pub fn unverified(steps: &[&str]) -> String {
     let named: Vec<String> = steps.iter().map(|s| format!("`{s}`")).collect();
     match named.len() {
         1 => format!("Step {} declares no verify: it ran to its end, but nothing proved it worked.", named[0]),
-        _ => format!("Steps {} declare no verify: they ran to their end, but nothing proved they worked.", named.join(", ")),
+        _ => format!(
+            "Steps {} declare no verify: they ran to their end, but nothing proved they worked.",
+            named.join(", ")
+        ),
     }
 }
 

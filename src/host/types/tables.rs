@@ -33,8 +33,16 @@ const ANNOTATIONS: Class = Class {
     doc: "MCP's tool annotations (readOnlyHint …). Undeclared hints mean the worst case to clients.",
     fields: &[
         Field { name: "read_only", ty: "boolean?", doc: "it changes nothing anywhere (never with destructive = true)" },
-        Field { name: "destructive", ty: "boolean?", doc: "it may remove or overwrite something (false: it only adds)" },
-        Field { name: "idempotent", ty: "boolean?", doc: "calling it again with the same arguments changes nothing more" },
+        Field {
+            name: "destructive",
+            ty: "boolean?",
+            doc: "it may remove or overwrite something (false: it only adds)",
+        },
+        Field {
+            name: "idempotent",
+            ty: "boolean?",
+            doc: "calling it again with the same arguments changes nothing more",
+        },
         Field { name: "open_world", ty: "boolean?", doc: "it reaches outside the workspace (a device, the network)" },
     ],
 };
