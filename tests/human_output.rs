@@ -278,7 +278,7 @@ fn check_reports_each_problem_once_at_its_file_and_line() {
     assert_eq!(status, 1, "{out}{err}");
     assert!(out.is_empty(), "{out}");
     let expected = "tools/x.lua:7: problem: tool x: params.a: unknown field `requried`; allowed: type, description, default, optional, required, enum, items, properties, secret. Did you mean required?
-tools/y.lua:3: problem: the tool table: unknown field `descriptoin`; allowed: name, description, params, run, checks. Did you mean description?
+tools/y.lua:3: problem: the tool table: unknown field `descriptoin`; allowed: name, description, params, run, checks, annotations. Did you mean description?
 error[TOOL_INVALID]: 2 problems in tool and recipe files; fix them and run `rein check` again
 ";
     assert_eq!(err, expected);

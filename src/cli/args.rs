@@ -188,13 +188,15 @@ pub enum ApprovalsAction {
 /// How `rein runs show` prints a report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportFormat {
-    /// report.md, for people at a terminal.
+    // Plain comments: documented variants would turn `runs show --help` into clap's long
+    // layout, where arguments lose their one-line help.
+    // report.md, for people at a terminal.
     Md,
-    /// report.json.
+    // report.json.
     Json,
-    /// report.html: one self-contained page with the screenshot.
+    // report.html: one self-contained page with the screenshot.
     Html,
-    /// JUnit XML: a testsuite for the run, a testcase per step.
+    // JUnit XML: a testsuite for the run, a testcase per step.
     Junit,
 }
 
