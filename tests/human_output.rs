@@ -128,10 +128,16 @@ Started T, took S s. Arguments: attempts = 1, module = entry
 - ran `hvigorw --mode module -p product=default -p buildMode=debug -p module=entry@default assembleHap --no-daemon` — allowed by rein's policy (no one was asked); exited 0
 
 ## install
-- approval: spawn `hdc install -r {hap}` allowed by `--yes`
-- approval: spawn `hdc install -r {hap}` allowed by `--yes`
-- ran `hdc install -r {hap}` — allowed by `--yes`; exited 0
-- ran `hdc install -r {hap}` — allowed by `--yes`; exited 0"
+- approval: spawn `hdc -p install -r {hap}` allowed by `--yes`
+- approval: spawn `hdc -p install -r {hap}` allowed by `--yes`
+- ran `hdc -p shell param get bootevent.boot.completed` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p shell power-shell wakeup` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p shell hidumper -s ScreenlockService -a -all` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p install -r {hap}` — allowed by `--yes`; exited 0
+- ran `hdc -p shell param get bootevent.boot.completed` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p shell power-shell wakeup` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p shell hidumper -s ScreenlockService -a -all` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p install -r {hap}` — allowed by `--yes`; exited 0"
     );
     let shown = normalised(&report, &run_id);
     assert!(shown.starts_with(&expected), "report.md:\n{shown}\n--- expected to start with ---\n{expected}");
