@@ -106,6 +106,13 @@ fn pack_of(name: &str) -> Option<String> {
     name.split_once("__").map(|(pack, _)| pack.replace('_', "-"))
 }
 
+fn loaded_differently() -> Failure {
+    Failure::new(
+        Code::LuaError,
+        "a new Lua state did not load the same tools and recipes as the first one of this generation (does a file read files or the clock while it loads?); it is not used. Make tool and recipe files declare the same things every time they load",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::pack_of;
@@ -117,11 +124,4 @@ mod tests {
         assert_eq!(pack_of("recipe_team_kit__clean_run").as_deref(), Some("team-kit"));
         assert_eq!(pack_of("read_file"), None);
     }
-}
-
-fn loaded_differently() -> Failure {
-    Failure::new(
-        Code::LuaError,
-        "a new Lua state did not load the same tools and recipes as the first one of this generation (does a file read files or the clock while it loads?); it is not used. Make tool and recipe files declare the same things every time they load",
-    )
 }
