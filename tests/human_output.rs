@@ -113,14 +113,6 @@ fn a_failed_recipe_report_names_deciders_in_words() {
     let report = std::fs::read_to_string(lab.ws.path(&format!(".rein/runs/{run_id}/report.md"))).unwrap();
     let hap = "entry/build/default/outputs/default/entry-default-signed.hap";
     let remedy = "the installed app has a different signature: uninstall it first (app_uninstall), then install again";
-    // app_install checks the device is ready first (boot, screen, lock): probes no one is asked about.
-    let ready = [
-        "hdc shell param get bootevent.boot.completed",
-        "hdc shell power-shell wakeup",
-        "hdc shell hidumper -s ScreenlockService -a -all",
-    ]
-    .map(|c| format!("- ran `{c}` — approved by rein's policy (no one was asked), ok\n"))
-    .concat();
     let expected = format!(
         "# rein run RUN — `ship`: **failed**
 
@@ -140,10 +132,16 @@ Started T, took S s. Arguments: attempts = 1, module = entry
 - ran `hvigorw --mode module -p product=default -p buildMode=debug -p module=entry@default assembleHap --no-daemon` — approved by rein's policy (no one was asked), ok
 
 ## install
-- approval: spawn `hdc install -r {hap}` allowed by `--yes`
-- approval: spawn `hdc install -r {hap}` allowed by `--yes`
-{ready}- ran `hdc install -r {hap}` — approved by `--yes`, ok
-{ready}- ran `hdc install -r {hap}` — approved by `--yes`, ok"
+- approval: spawn `hdc -p install -r {hap}` allowed by `--yes`
+- approval: spawn `hdc -p install -r {hap}` allowed by `--yes`
+- ran `hdc -p shell param get bootevent.boot.completed` — approved by rein's policy (no one was asked), ok
+- ran `hdc -p shell power-shell wakeup` — approved by rein's policy (no one was asked), ok
+- ran `hdc -p shell hidumper -s ScreenlockService -a -all` — approved by rein's policy (no one was asked), ok
+- ran `hdc -p install -r {hap}` — approved by `--yes`, ok
+- ran `hdc -p shell param get bootevent.boot.completed` — approved by rein's policy (no one was asked), ok
+- ran `hdc -p shell power-shell wakeup` — approved by rein's policy (no one was asked), ok
+- ran `hdc -p shell hidumper -s ScreenlockService -a -all` — approved by rein's policy (no one was asked), ok
+- ran `hdc -p install -r {hap}` — approved by `--yes`, ok"
     );
     let shown = normalised(&report, &run_id);
     assert!(shown.starts_with(&expected), "report.md:\n{shown}\n--- expected to start with ---\n{expected}");
