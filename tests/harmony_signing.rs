@@ -188,6 +188,7 @@ fn the_kernel_refuses_ciphertext_and_misused_signing_from_any_script() {
     assert!(lab.ran("hap-sign-tool").is_empty() && lab.command_lines("hdc").is_empty(), "nothing started");
 }
 
+#[cfg(target_os = "linux")]
 /// A `java` that records what it was started with — its argument count, its first argument, the
 /// mode of the argument file it names, and whether the passwords are in its own command line or
 /// environment — into `$REIN_FAKE_STATE/java-seen`, then runs the real java with them.
@@ -203,6 +204,8 @@ file="${1#@}"
 exec "$REAL_JAVA" "$@"
 "#;
 
+// Linux: the recording java reads /proc and rein's private temp directory.
+#[cfg(target_os = "linux")]
 #[test]
 fn the_real_signer_signs_confined_from_an_argument_file_only_it_can_read() {
     let Some(lab) = configured() else { return };

@@ -47,6 +47,8 @@ mod human_output;
 mod journal;
 mod lua_api;
 #[cfg(unix)]
+mod mcp_annotations;
+#[cfg(unix)]
 mod mcp_cancel;
 #[cfg(unix)]
 mod mcp_run_reports;
@@ -81,10 +83,14 @@ mod real_clients;
 mod recipe_failure_details;
 #[cfg(unix)]
 mod recipes;
+#[cfg(unix)]
+mod report_wording;
 #[cfg(target_os = "linux")]
 mod rig_fake_texts;
 #[cfg(target_os = "linux")]
 mod rig_real_hdc;
+#[cfg(target_os = "linux")]
+mod run_report_formats;
 mod sandbox_c_work;
 mod sandbox_escapes;
 mod sandbox_limits;
@@ -96,6 +102,8 @@ mod spawn_process;
 mod spawn_secrets;
 #[cfg(unix)]
 mod swap_race;
+#[cfg(target_os = "linux")]
+mod terminal_prompt;
 mod tool_checks;
 #[cfg(unix)]
 mod watchdog;

@@ -102,6 +102,53 @@ pub fn install_question(manifest: &Manifest, source: &str, sha256: &str) -> Stri
     )
 }
 
+/// The version of a pack this project used, where rein.lock now pins another (`rein pack
+/// sync` after a teammate's `rein pack update`).
+pub struct Moved {
+    /// Its content hash.
+    pub from: String,
+    /// What it could run, when this home still holds it.
+    pub before: Option<Vec<String>>,
+}
+
+/// The question for installing `manifest` as rein.lock pins it now, where this project used
+/// the version `moved` names: its permission changes marked as `rein pack update` marks them.
+pub fn moved_question(manifest: &Manifest, source: &str, sha256: &str, moved: &Moved) -> String {
+    format!(
+        "Install pack {} {} from {source}, as rein.lock pins it now (this project used sha256 {})?\n  {}\n{}\n  sha256 {sha256}",
+        manifest.name,
+        manifest.version,
+        moved.from,
+        manifest.description,
+        permission_changes(moved.before.as_deref(), &manifest.permissions)
+    )
+}
+
+/// The question for using in `workspace` a copy of `locked` this home already holds (installed
+/// for another project); `moved` says which version this project used before, with its
+/// permissions when this home still has it.
+pub fn use_question(
+    locked: &LockedPack,
+    workspace: &std::path::Path,
+    permissions: &[String],
+    moved: Option<Moved>,
+) -> String {
+    let (used, may_run) = match moved {
+        Some(moved) => (
+            format!(", as rein.lock pins it now (this project used sha256 {})", moved.from),
+            permission_changes(moved.before.as_deref(), permissions),
+        ),
+        None => (String::new(), format!("  it may run: {}", permissions.join(", "))),
+    };
+    format!(
+        "Use pack {} {} (sha256 {}) in {}{used}?\n{may_run}",
+        locked.name,
+        locked.version,
+        locked.sha256,
+        workspace.display()
+    )
+}
+
 /// The question for updating to `manifest`; `before` holds the permissions installed now
 /// (None: the installed version is not in this home).
 pub fn update_question(manifest: &Manifest, source: &str, sha256: &str, before: Option<&[String]>) -> String {
