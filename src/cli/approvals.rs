@@ -8,6 +8,7 @@ use rein::{Access, ApprovalRules, Code, Failure, Host, Rule};
 
 use super::args::ApprovalsAction;
 use super::output::Output;
+use super::screen::say;
 
 /// `approvals policy` needs the project (a host); the rules are home's alone.
 pub fn run(
@@ -54,10 +55,10 @@ fn policy(host: &Host) -> Result<Value, Failure> {
 fn print_policy(value: &Value) {
     let approved = value["approved"].as_array().cloned().unwrap_or_default();
     if approved.is_empty() {
-        println!("rein.toml and rein.lock are served as they are; nothing waits for approval");
+        say!("rein.toml and rein.lock are served as they are; nothing waits for approval");
     }
     for change in approved {
-        println!("approved: {}", change.as_str().unwrap_or_default());
+        say!("approved: {}", change.as_str().unwrap_or_default());
     }
 }
 
@@ -73,11 +74,11 @@ fn listing(rules: &[Rule]) -> Value {
 fn print_rules(value: &Value) {
     let rules = value["rules"].as_array().cloned().unwrap_or_default();
     if rules.is_empty() {
-        println!("no rules");
+        say!("no rules");
     }
     for rule in rules {
         let text = rule["grant"].as_str().unwrap_or("").trim_start_matches("rein approvals grant ").to_string();
-        println!("{:>3}  {text}", rule["number"]);
+        say!("{:>3}  {text}", rule["number"]);
     }
 }
 

@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rein::{Event, EventKind, Listener};
 
 use super::render::style::status;
+use super::screen::tell;
 
 /// A listener for `rein recipe`: the steps of the run as they start and end.
 pub fn terminal_progress() -> Listener {
@@ -19,10 +20,10 @@ pub fn terminal_progress() -> Listener {
     Arc::new(move |event: &Event| match &event.kind {
         EventKind::StepStarted { step, number, total, .. } => {
             if !live {
-                eprintln!("{}", event.step_line().unwrap_or_default());
+                tell!("{}", event.step_line().unwrap_or_default());
                 return;
             }
-            let bar = ProgressBar::new_spinner().with_message(format!("[{number}/{total}] {step}"));
+            let bar = ProgressBar::new_spinner().with_message(rein::visible::line(&format!("[{number}/{total}] {step}")).into_owned());
             if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} … {elapsed}") {
                 bar.set_style(style);
             }
@@ -34,7 +35,7 @@ pub fn terminal_progress() -> Listener {
                 bar.finish_and_clear();
             }
             let secs = *duration_ms as f64 / 1000.0;
-            anstream::eprintln!("[{number}/{total}] {step} {} in {secs:.1} s", status(&outcome.to_string()));
+            tell!("[{number}/{total}] {step} {} in {secs:.1} s", status(&outcome.to_string()));
         }
         _ => {}
     })

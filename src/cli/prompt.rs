@@ -1,11 +1,11 @@
 //! The person at the controlling terminal: answering the policy's questions (`y`, `n`,
 //! always this session, persist as a rule), and confirming what only a person may do.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 
 use rein::{Answer, ApprovalRequest, Approver, Asked, Code, Failure};
 
-use super::tty;
+use super::{screen, tty};
 
 /// Asks the person at the controlling terminal (`/dev/tty`; Windows `CONIN$`/`CONOUT$`), so
 /// piped stdin/stdout and an agent's output parsing are never involved.
@@ -28,8 +28,7 @@ impl Approver for TerminalPrompt {
         } else {
             "[y]es once / [n]o / [a]lways this session / [p]ersist as a rule"
         };
-        let _ = write!(out, "\nrein wants to {}\n  ({})\nAllow? {choices}: ", request.what, request.why);
-        let _ = out.flush();
+        let _ = screen::write(&mut out, &question(request, choices));
         let mut line = String::new();
         if BufReader::new(input).read_line(&mut line).is_err() {
             return Answer::No;
@@ -44,6 +43,16 @@ impl Approver for TerminalPrompt {
     fn is_person(&self) -> bool {
         true
     }
+}
+
+/// The whole question: what would happen, why rein asks, what a yes means, the choices.
+fn question(request: &ApprovalRequest, choices: &str) -> String {
+    let mut text = format!("\nrein wants to {}\n  ({})\n", rein::visible::line(&request.what), rein::visible::line(&request.why));
+    for line in &request.context {
+        text.push_str(&format!("  {}\n", rein::visible::line(line)));
+    }
+    text.push_str(&format!("Allow? {choices}: "));
+    text
 }
 
 /// "Always" and "persist" are offered only where anyone may answer and a rule can say so.
@@ -73,8 +82,7 @@ pub fn confirm(question: &str, why_needed: &str) -> Result<(), Failure> {
         return Err(refused());
     }
     let tty::Terminal { input, output: mut out } = tty::open().map_err(|_| refused())?;
-    let _ = write!(out, "{question}\nType yes to confirm: ");
-    let _ = out.flush();
+    let _ = screen::write(&mut out, &format!("{question}\nType yes to confirm: "));
     let mut line = String::new();
     BufReader::new(input).read_line(&mut line).map_err(|_| refused())?;
     if line.trim() == "yes" {
@@ -92,7 +100,19 @@ mod tests {
     fn request(person_only: bool) -> ApprovalRequest {
         let rule = Some(Rule::for_command("hdc", vec!["install".into()]));
         let who = if person_only { Asked::Person } else { Asked::Anyone };
-        ApprovalRequest { what: "hdc install".into(), why: "device".into(), who, rule }
+        ApprovalRequest { what: "hdc install".into(), why: "device".into(), context: Vec::new(), who, rule }
+    }
+
+    #[test]
+    fn the_question_shows_everything_escaped() {
+        let mut asked = request(false);
+        asked.what = "write /x/a\u{1b}[2J\u{202e}".into();
+        asked.context = vec!["runs /usr/bin/hdc".into(), "in /w\r/fake".into()];
+        let shown = question(&asked, "[y]es");
+        assert_eq!(
+            shown,
+            "\nrein wants to write /x/a\\u{1b}[2J\\u{202e}\n  (device)\n  runs /usr/bin/hdc\n  in /w\\r/fake\nAllow? [y]es: "
+        );
     }
 
     #[test]

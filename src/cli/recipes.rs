@@ -6,6 +6,7 @@ use rein::{CancellationToken, Failure, Host, RecipeOptions, Report, Retention};
 
 use super::args::RunsAction;
 use super::output::Output;
+use super::screen::{say, tell};
 
 pub fn run(host: &Host, out: &Output, name: &str, args: Option<&str>, explain: bool, from: Option<String>) -> u8 {
     if explain {
@@ -57,13 +58,13 @@ fn finished(host: &Host, out: &Output, report: &Report) -> u8 {
     match report.as_failure(workspace) {
         None if out.json => out.success(&report.summary(workspace)),
         None => {
-            print!("{}", report.to_markdown());
-            eprintln!("report: {}", report.path(workspace).with_extension("md").display());
+            super::screen::print(&report.to_markdown());
+            tell!("report: {}", report.path(workspace).with_extension("md").display());
             0
         }
         Some(failure) => {
             if !out.json {
-                print!("{}", report.to_markdown());
+                super::screen::print(&report.to_markdown());
             }
             out.failure(&failure)
         }
@@ -83,7 +84,7 @@ pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
         RunsAction::Show { run_id } => match host.run_report(run_id) {
             Ok(report) if out.json => out.success(&report),
             Ok(report) => {
-                print!("{}", report.to_markdown());
+                super::screen::print(&report.to_markdown());
                 0
             }
             Err(failure) => out.failure(&failure),
@@ -93,7 +94,7 @@ pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
             match host.prune_runs(retention) {
                 Ok(collected) if out.json => out.success(&json!({"retention": retention, "collected": collected})),
                 Ok(collected) => {
-                    println!(
+                    say!(
                         "removed {} saved copies ({} bytes), kept {}",
                         collected.removed.len(),
                         collected.bytes_freed,
@@ -112,7 +113,7 @@ pub fn undo(host: &Host, out: &Output, run_id: &str, force: bool) -> u8 {
         Ok(undone) if out.json => out.success(&undone),
         Ok(undone) => {
             for r in undone.restored {
-                println!("{} {}", r.action, r.path);
+                say!("{} {}", r.action, r.path);
             }
             0
         }

@@ -12,6 +12,7 @@ use rmcp::RoleServer;
 use tokio::runtime::{Handle, RuntimeFlavor};
 
 use crate::kernel::policy::{Answer, ApprovalRequest, Approver, Asked};
+use crate::visible;
 
 /// How long a question may wait for the person before it counts as No.
 const ASK_TIMEOUT: Duration = Duration::from_secs(10 * 60);
@@ -60,7 +61,7 @@ async fn ask(context: &RequestContext<RoleServer>, request: &ApprovalRequest) ->
     let offers_session = request.who == Asked::Anyone && request.rule.is_some();
     let params = ElicitRequestParams::FormElicitationParams {
         meta: None,
-        message: format!("rein wants to {}\n({})", request.what, request.why),
+        message: message(request),
         requested_schema: question(offers_session),
     };
     tokio::select! {
@@ -79,6 +80,16 @@ async fn ask(context: &RequestContext<RoleServer>, request: &ApprovalRequest) ->
         },
         _ = context.ct.cancelled() => Answer::No,
     }
+}
+
+/// The question's text: what would happen, why rein asks and what a yes means, everything a
+/// screen would act on or hide shown escaped (an MCP client shows it to the person as it is).
+fn message(request: &ApprovalRequest) -> String {
+    let mut text = format!("rein wants to {}\n({})", visible::line(&request.what), visible::line(&request.why));
+    for line in &request.context {
+        text.push_str(&format!("\n{}", visible::line(line)));
+    }
+    text
 }
 
 fn question(offers_session: bool) -> ElicitationSchema {
@@ -120,8 +131,26 @@ mod tests {
     #[test]
     fn without_a_call_in_scope_nobody_is_asked() {
         let request =
-            ApprovalRequest { what: "write /x".into(), why: "outside".into(), who: Asked::Anyone, rule: None };
+            ApprovalRequest {
+                what: "write /x".into(),
+                why: "outside".into(),
+                context: Vec::new(),
+                who: Asked::Anyone,
+                rule: None,
+            };
         assert_eq!(ElicitingApprover.answer(&request), Answer::No);
+    }
+
+    #[test]
+    fn the_message_shows_everything_escaped() {
+        let request = ApprovalRequest {
+            what: "write /x/\u{202e}fdp.exe".into(),
+            why: "outside".into(),
+            context: vec!["in /w\u{1b}[2K".into()],
+            who: Asked::Anyone,
+            rule: None,
+        };
+        assert_eq!(message(&request), "rein wants to write /x/\\u{202e}fdp.exe\n(outside)\nin /w\\u{1b}[2K");
     }
 
     #[test]

@@ -25,7 +25,7 @@ use crate::packs::install::install;
 use crate::packs::installed::{install_dir, verify_one};
 use crate::packs::lock::LockedPack;
 use crate::packs::Manifest;
-use change::{install_question, update_question};
+use change::{install_question, update_question, use_question};
 use record::lock_of;
 use source::{fetch_and_stage, located, portable};
 
@@ -118,14 +118,7 @@ impl Packs<'_> {
     /// when the source no longer holds them).
     pub fn plan_install(&self, locked: &LockedPack) -> Result<PackChange, Failure> {
         if let Ok(installed) = verify_one(self.kernel.scope().home(), locked) {
-            let question = format!(
-                "Use pack {} {} (sha256 {}) in {}?\n  it may run: {}",
-                locked.name,
-                locked.version,
-                locked.sha256,
-                self.workspace().display(),
-                installed.manifest.permissions.join(", ")
-            );
+            let question = use_question(locked, self.workspace(), &installed.manifest.permissions);
             return Ok(PackChange {
                 kind: PackChangeKind::Use,
                 entry: locked.clone(),
@@ -169,7 +162,11 @@ impl Packs<'_> {
             kind: PackChangeKind::Remove,
             entry: locked.clone(),
             permissions: Vec::new(),
-            question: format!("Stop using pack {name} in {}?", self.workspace().display()),
+            question: format!(
+                "Stop using pack {} in {}?",
+                crate::visible::line(name),
+                crate::visible::line(&self.workspace().display().to_string())
+            ),
             staged: None,
         })
     }

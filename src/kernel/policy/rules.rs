@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::kernel::files::{read::read_optional_text, write};
 use crate::kernel::Access;
+use crate::visible;
 
 /// A program and one glob per argument: what rules and pack permissions match.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -163,9 +164,29 @@ fn glob_matches(pattern: &str, text: &str) -> bool {
     glob::Pattern::new(pattern).is_ok_and(|p| p.matches_with(text, options))
 }
 
+/// `word` as a POSIX shell reads it back, and as a person can read it: plain words bare, others
+/// in single quotes, and a word holding a character a screen would act on or hide
+/// ([`visible::is_hidden`]) in ANSI-C quotes (`$'\x1b…\u202e'`, which bash and zsh read
+/// back exactly) — never raw.
 fn shell_quote(word: &str) -> String {
     if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=@:,+".contains(c)) {
         word.to_string()
+    } else if word.chars().any(visible::is_hidden) {
+        let mut quoted = String::from("$'");
+        for c in word.chars() {
+            match c {
+                '\\' | '\'' => {
+                    quoted.push('\\');
+                    quoted.push(c);
+                }
+                c if !visible::is_hidden(c) => quoted.push(c),
+                c if c.is_ascii() => quoted.push_str(&format!("\\x{:02x}", c as u32)),
+                c if (c as u32) <= 0xffff => quoted.push_str(&format!("\\u{:04x}", c as u32)),
+                c => quoted.push_str(&format!("\\U{:08x}", c as u32)),
+            }
+        }
+        quoted.push('\'');
+        quoted
     } else {
         format!("'{}'", word.replace('\'', "'\\''"))
     }
@@ -289,6 +310,14 @@ mod tests {
         let rule = Rule::for_path(Path::new("/outside/*"), Access::Write);
         assert!(rule.matches(&Subject::File { path: Path::new("/outside/*"), access: Access::Write }));
         assert!(!rule.matches(&Subject::File { path: Path::new("/outside/.bashrc"), access: Access::Write }));
+    }
+
+    #[test]
+    fn a_rule_never_shows_what_a_screen_would_act_on() {
+        let rule = spawn_rule("hdc", &["shell", "\u{1b}[2J\rx", "it's\u{202e}", "\\"]);
+        assert_eq!(rule.describe(), "hdc shell $'\\x1b[2J\\x0dx' $'it\\'s\\u202e' '\\'");
+        let tag = spawn_rule("x", &["\u{e0041}"]);
+        assert_eq!(tag.describe(), "x $'\\U000e0041'");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! - `capture`: head-and-tail output capture
 //! - `confine`: Landlock confinement of each program (its profile: `policy::confinement`)
 //! - `env`: the environment a program sees
+//! - `question`: what a person is told about a program before their yes
 //! - `redact`: secrets out of command lines and output
 //! - `secrets`: signing passwords the kernel fills in from the environment a person named
 
@@ -16,12 +17,13 @@ pub mod capture;
 pub mod confine;
 pub mod discovery;
 pub mod env;
+pub mod question;
 pub mod redact;
 pub mod secrets;
 pub mod spawn;
 pub mod toolchain;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use redact::Redacted;
@@ -157,7 +159,7 @@ impl Kernel {
             }
             _ => {}
         }
-        self.authorize_spawn(call, &program, &args, redacted, &cwd, entry)?;
+        self.authorize_spawn(call, &program, &args, redacted, (&cwd, &located, &plan), entry)?;
         if !call.take_spawn() {
             return Err(KernelError::SpawnBudget);
         }
@@ -283,25 +285,43 @@ impl Kernel {
     }
 
     /// Asks the gate for the policy's decision on running `program args` in `cwd` (path
-    /// arguments are judged from `cwd`), noting in `entry` who decided.
+    /// arguments are judged from `cwd`), noting in `entry` who decided. A question says what a
+    /// yes means: the program as found, the directory, the outside paths, what it may write.
     fn authorize_spawn(
         &self,
         call: &Call,
         program: &Program,
         args: &[String],
         redacted: &Redacted,
-        cwd: &super::ResolvedPath,
+        (cwd, located, plan): (&super::ResolvedPath, &toolchain::Located, &confine::Plan),
         entry: &mut Entry,
     ) -> Result<(), KernelError> {
+        let outside = std::cell::RefCell::new(Vec::new());
         let classify = |p: &str| {
-            let joined =
-                if Path::new(p).is_absolute() { p.to_string() } else { cwd.real.join(p).display().to_string() };
-            self.scope.resolve(&joined).map(|r| r.class).unwrap_or(PathClass::Outside)
+            let joined = if Path::new(p).is_absolute() { PathBuf::from(p) } else { cwd.real.join(p) };
+            let resolved = self.scope.resolve(&joined.display().to_string());
+            let class = resolved.as_ref().map(|r| r.class).unwrap_or(PathClass::Outside);
+            if class != PathClass::Workspace {
+                let real = resolved.map(|r| r.real).unwrap_or(joined);
+                outside.borrow_mut().push((redacted.scrub(p), real));
+            }
+            class
         };
         let decision = decide_spawn(program, args, cwd.class, &classify);
+        let workspace = self.scope.workspace();
+        let user_home = std::env::var_os("HOME").map(PathBuf::from);
+        let guarded: Vec<&Path> = [Some(workspace), Some(self.scope.home()), user_home.as_deref()].into_iter().flatten().collect();
+        let facts = question::Facts {
+            located,
+            cwd: &cwd.real,
+            outside: outside.into_inner(),
+            writes: confinement::outside_grants(&confinement::outside_paths(args, workspace), self.scope.home(), &guarded),
+            plan,
+        };
         let request = ApprovalRequest {
-            what: redacted.line.clone(),
+            what: crate::visible::line(&redacted.line).into_owned(),
             why: WHY_ASK.to_string(),
+            context: question::context(&facts),
             who: Asked::Anyone,
             rule: Some(Rule::for_command(program.name(), redacted.rule_args())),
         };
