@@ -64,6 +64,8 @@ mod recipes;
 mod sandbox_escapes;
 mod sandbox_limits;
 #[cfg(unix)]
+mod shown_to_people;
+#[cfg(unix)]
 mod spawn_process;
 #[cfg(unix)]
 mod swap_race;

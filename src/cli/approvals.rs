@@ -40,16 +40,29 @@ pub fn run(
 }
 
 /// Shows what of rein.toml and rein.lock waits for a person, with each file's diff, and
-/// approves exactly what was shown when they say yes.
+/// approves exactly what was shown when they say yes. Files that changed while the person
+/// read are not approved: they are shown again, as they are now, for a new yes.
 fn policy(host: &Host) -> Result<Value, Failure> {
-    let review = host.policy_review()?;
-    if review.is_empty() {
-        return Ok(json!({"pending": [], "approved": []}));
+    let mut review = host.policy_review()?;
+    let mut changed = None;
+    while !review.is_empty() {
+        let question = match changed.take() {
+            Some(why) => format!("{why}\nThis is what they hold now.\n\n{}", review.text()),
+            None => review.text(),
+        };
+        super::prompt::confirm(&question, "approving the project's policy files")
+            .map_err(|failure| failure.with_details(json!({"pending": review.pending()})))?;
+        match host.approve_policy(&review) {
+            Ok(()) => return Ok(json!({"pending": [], "approved": review.pending()})),
+            Err(failure) if failure.code == Code::StaleFile => {
+                let file = failure.details["path"].as_str().unwrap_or("a policy file").to_string();
+                changed = Some(format!("\n{file} changed after it was shown, so nothing was approved."));
+                review = host.policy_review()?;
+            }
+            Err(failure) => return Err(failure),
+        }
     }
-    super::prompt::confirm(&review.text(), "approving the project's policy files")
-        .map_err(|failure| failure.with_details(json!({"pending": review.pending()})))?;
-    host.approve_policy(&review)?;
-    Ok(json!({"pending": [], "approved": review.pending()}))
+    Ok(json!({"pending": [], "approved": []}))
 }
 
 fn print_policy(value: &Value) {

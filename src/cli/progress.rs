@@ -23,7 +23,8 @@ pub fn terminal_progress() -> Listener {
                 tell!("{}", event.step_line().unwrap_or_default());
                 return;
             }
-            let bar = ProgressBar::new_spinner().with_message(rein::visible::line(&format!("[{number}/{total}] {step}")).into_owned());
+            let bar = ProgressBar::new_spinner()
+                .with_message(rein::visible::line(&format!("[{number}/{total}] {step}")).into_owned());
             if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} … {elapsed}") {
                 bar.set_style(style);
             }

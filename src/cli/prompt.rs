@@ -47,7 +47,8 @@ impl Approver for TerminalPrompt {
 
 /// The whole question: what would happen, why rein asks, what a yes means, the choices.
 fn question(request: &ApprovalRequest, choices: &str) -> String {
-    let mut text = format!("\nrein wants to {}\n  ({})\n", rein::visible::line(&request.what), rein::visible::line(&request.why));
+    let mut text =
+        format!("\nrein wants to {}\n  ({})\n", rein::visible::line(&request.what), rein::visible::line(&request.why));
     for line in &request.context {
         text.push_str(&format!("  {}\n", rein::visible::line(line)));
     }

@@ -141,7 +141,8 @@ mod tests {
     fn only_reins_own_styles_reach_the_screen() {
         let own = "\u{1b}[1m+ hdc install\u{1b}[0m \u{1b}[2m|\u{1b}[0m \u{1b}[1m\u{1b}[31merror\u{1b}[0m";
         assert_eq!(shown(own), own);
-        let hostile = "\u{1b}[8mhidden\u{1b}[0m \u{1b}[2J\u{1b}c \u{1b}M\r \u{1b}[30;40m \u{1b}]0;title\u{7} x\u{202e}y";
+        let hostile =
+            "\u{1b}[8mhidden\u{1b}[0m \u{1b}[2J\u{1b}c \u{1b}M\r \u{1b}[30;40m \u{1b}]0;title\u{7} x\u{202e}y";
         assert_eq!(
             shown(hostile),
             "\\u{1b}[8mhidden\u{1b}[0m \\u{1b}[2J\\u{1b}c \\u{1b}M\\r \\u{1b}[30;40m \\u{1b}]0;title\\u{7} x\\u{202e}y"

@@ -69,8 +69,10 @@ impl PolicyReview {
     /// escaped ([`visible`](crate::visible)), so the person reads what the files hold.
     pub fn text(&self) -> String {
         let pending: Vec<_> = self.pending.iter().map(|change| visible::line(change)).collect();
-        let mut text =
-            format!("The project's policy files changed in ways a person has not approved:\n  {}\n", pending.join("\n  "));
+        let mut text = format!(
+            "The project's policy files changed in ways a person has not approved:\n  {}\n",
+            pending.join("\n  ")
+        );
         for file in self.files.iter().filter(|f| !f.diff.is_empty()) {
             text.push('\n');
             text.push_str(&visible::lines(&file.diff));

@@ -130,14 +130,13 @@ mod tests {
 
     #[test]
     fn without_a_call_in_scope_nobody_is_asked() {
-        let request =
-            ApprovalRequest {
-                what: "write /x".into(),
-                why: "outside".into(),
-                context: Vec::new(),
-                who: Asked::Anyone,
-                rule: None,
-            };
+        let request = ApprovalRequest {
+            what: "write /x".into(),
+            why: "outside".into(),
+            context: Vec::new(),
+            who: Asked::Anyone,
+            rule: None,
+        };
         assert_eq!(ElicitingApprover.answer(&request), Answer::No);
     }
 

@@ -29,12 +29,7 @@ pub fn print(diagnosis: &Diagnosis) {
             }
         } else {
             let needed = if r.needed { ", which built-in tools need" } else { "" };
-            say!(
-                "{:<14} {}{needed}: {}",
-                r.program,
-                status("MISSING"),
-                r.problem.as_deref().unwrap_or("")
-            );
+            say!("{:<14} {}{needed}: {}", r.program, status("MISSING"), r.problem.as_deref().unwrap_or(""));
             for place in &r.tried {
                 say!("{:<14} looked at {place}", "");
             }

@@ -17,8 +17,8 @@ use serde_json::Value;
 use rein::Failure;
 use rein::ToolInfo;
 
-use style::{paint, BAD, DIM, HEAD};
 use crate::cli::screen::{say, tell};
+use style::{paint, BAD, DIM, HEAD};
 
 pub fn tool_table(tools: &[ToolInfo]) {
     let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);

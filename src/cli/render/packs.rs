@@ -50,10 +50,7 @@ fn added(value: &Value) {
         short(&value["sha256"]),
         scalar_text(&value["installed"])
     );
-    say!(
-        "rein.toml and rein.lock record it; its tools are `{}.<tool>` (`rein tools`)",
-        scalar_text(&value["pack"])
-    );
+    say!("rein.toml and rein.lock record it; its tools are `{}.<tool>` (`rein tools`)", scalar_text(&value["pack"]));
 }
 
 fn updated(value: &Value) {
@@ -87,10 +84,7 @@ fn list(value: &Value) {
     }
     let width = |key: &str, min: usize| packs.iter().map(|p| scalar_text(&p[key]).len()).max().unwrap_or(0).max(min);
     let (name_w, version_w, source_w) = (width("name", 4), width("version", 7), width("source", 6));
-    say!(
-        "{}",
-        paint(HEAD, format!("{:<name_w$}  {:<version_w$}  {:<source_w$}  SHA256", "NAME", "VERSION", "SOURCE"))
-    );
+    say!("{}", paint(HEAD, format!("{:<name_w$}  {:<version_w$}  {:<source_w$}  SHA256", "NAME", "VERSION", "SOURCE")));
     for p in &packs {
         let commit = p["commit"].as_str().map(|c| format!(" @{}", &c[..c.len().min(12)])).unwrap_or_default();
         say!(

@@ -32,7 +32,7 @@ use spawn::{SpawnOutput, SpawnRequest, Stream};
 
 use super::journal::{Action, Entry};
 use super::policy::confinement::{self, Profile, SpawnPlaces};
-use super::policy::{decide_spawn, ApprovalRequest, Asked, DecidedBy, Program, Rule, Subject};
+use super::policy::{controls, decide_spawn, ApprovalRequest, Asked, DecidedBy, Program, Rule, Subject};
 use super::{Call, EventKind, Kernel, KernelError, PathClass};
 
 /// Output kept per stream: the first and last half MiB.
@@ -90,6 +90,17 @@ impl Kernel {
         opts: RunOptions,
         on_line: &mut OnLine<'_>,
     ) -> Result<SpawnOutput, KernelError> {
+        if let Some(found) = controls::control_in(&Program::parse(program), &args) {
+            let entry = Entry::new(Action::Spawn, &crate::visible::line(&Redacted::new(program, &args).line));
+            let result = Err(KernelError::ControlInArgument {
+                program: program.to_string(),
+                argument: found.argument,
+                position: found.position,
+                shown: found.shown,
+            });
+            self.record(call, entry, &result);
+            return result;
+        }
         let env = |name: &str| std::env::var(name).ok();
         let args = match self.spawn.signing.prepare(program, args.clone(), opts.signing.as_deref(), &env) {
             Ok(args) => args,
@@ -310,12 +321,17 @@ impl Kernel {
         let decision = decide_spawn(program, args, cwd.class, &classify);
         let workspace = self.scope.workspace();
         let user_home = std::env::var_os("HOME").map(PathBuf::from);
-        let guarded: Vec<&Path> = [Some(workspace), Some(self.scope.home()), user_home.as_deref()].into_iter().flatten().collect();
+        let guarded: Vec<&Path> =
+            [Some(workspace), Some(self.scope.home()), user_home.as_deref()].into_iter().flatten().collect();
         let facts = question::Facts {
             located,
             cwd: &cwd.real,
             outside: outside.into_inner(),
-            writes: confinement::outside_grants(&confinement::outside_paths(args, workspace), self.scope.home(), &guarded),
+            writes: confinement::outside_grants(
+                &confinement::outside_paths(args, workspace),
+                self.scope.home(),
+                &guarded,
+            ),
             plan,
         };
         let request = ApprovalRequest {
