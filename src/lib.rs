@@ -118,7 +118,7 @@ pub use kernel::platform::signals::stop_requested;
 pub use kernel::policy::{Answer, ApprovalRequest, Approver, Asked, AssumeYes, Headless, Rule};
 pub use kernel::{Access, Call, CallId, Event, EventKind, FileChange, Listener};
 pub use lua::{Limits, NativeCall, NativeFunction, NativeModule};
-pub use packs::lock::LockedPack;
+pub use packs::lockfile::LockedPack;
 pub use recipe::report::{
     ApprovalRecord, Attempt, AttemptStatus, CommandRecord, FailureSummary, Report, RunStatus, StepReport, StepStatus,
 };

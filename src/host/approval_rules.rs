@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Code, Failure};
+use crate::kernel::policy::rules::APPROVALS_FILE;
 use crate::kernel::policy::{Rule, RuleFile};
 use crate::kernel::Access;
 
@@ -23,7 +24,7 @@ impl ApprovalRules {
 
     /// The file they live in: `<home>/approvals.toml`.
     pub fn path(&self) -> PathBuf {
-        self.home.join("approvals.toml")
+        self.home.join(APPROVALS_FILE)
     }
 
     /// Every rule, in the order they were granted (`rein approvals list` numbers them from 1).

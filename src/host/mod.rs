@@ -11,7 +11,7 @@
 //! - `generation`, `reload`, `watch`: what is served, and hot reload guarded by checks
 //! - `sources`, `registry`: where Lua files come from, and which definition of a name wins
 //! - `checks`: the examples tools declare, run in scratch workspaces
-//! - `events`: the host's subscribers to the event stream
+//! - `subscribers`: the host's subscribers to the event stream
 //! - `config`, `doctor`: home and project settings; what toolchain was found
 //! - `types`: editor stubs for tool and recipe authors (`rein types`)
 
@@ -22,7 +22,6 @@ pub mod checks;
 pub mod config;
 mod dependencies;
 pub mod doctor;
-mod events;
 mod generation;
 mod locate;
 mod packs;
@@ -33,6 +32,7 @@ pub mod registry;
 mod reload;
 mod runs;
 pub mod sources;
+mod subscribers;
 pub mod types;
 mod watch;
 
@@ -43,12 +43,12 @@ use serde_json::{json, Value};
 
 pub use approval_rules::ApprovalRules;
 pub use builder::{default_home, HostBuilder};
-pub use events::Subscription;
 pub use generation::Generation;
 pub use packs::{PackApplied, PackChange, PackChangeKind, PackCheck, Packs};
 pub use policy_review::{PolicyReview, ReviewedFile};
 pub use reload::{KeptFile, ReloadOutcome, Serving};
 pub use runs::Undone;
+pub use subscribers::Subscription;
 pub use watch::Watcher;
 
 use crate::error::{Code, Failure};
@@ -99,7 +99,7 @@ pub struct Host {
     /// One reload at a time (the watcher's and an embedder's).
     reloading: std::sync::Mutex<()>,
     /// Who hears every call this host starts, and its reloads.
-    subscribers: Arc<events::Subscribers>,
+    subscribers: Arc<subscribers::Subscribers>,
     /// Drives [`Host::call`]; taken apart without blocking on drop, so a Host may be dropped
     /// inside an embedder's async runtime.
     executor: Option<tokio::runtime::Runtime>,

@@ -13,15 +13,12 @@
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use super::config::{ConfigError, ProjectConfig};
 use crate::error::Failure;
+use crate::kernel::digest::sha256_hex;
 use crate::kernel::files::read::read_optional_text;
-use crate::packs::lock::{Lock, LockedPack};
-
-pub const PROJECT_FILE: &str = "rein.toml";
-pub const LOCK_FILE: &str = "rein.lock";
+use crate::kernel::scope::protected::{LOCK_FILE, PROJECT_FILE};
+use crate::packs::lockfile::{Lock, LockedPack};
 
 /// What the project's policy is now, and what of its files waits for a person.
 #[derive(Debug, Clone, Default)]
@@ -107,7 +104,7 @@ pub fn record(workspace: &Path, home: &Path, file: &str, text: Option<&str>) -> 
 
 /// `<home>/policy/<sha256 of the workspace path, 16 hex digits>/`.
 fn store(home: &Path, workspace: &Path) -> PathBuf {
-    let id = format!("{:x}", Sha256::digest(workspace.to_string_lossy().as_bytes()));
+    let id = sha256_hex(workspace.to_string_lossy().as_bytes());
     home.join("policy").join(&id[..16])
 }
 

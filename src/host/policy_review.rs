@@ -9,11 +9,12 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::json;
 
-use super::policy_files::{self, LOCK_FILE, PROJECT_FILE};
+use super::policy_files;
 use super::Host;
 use crate::error::{Code, Failure};
+use crate::kernel::digest::sha256_hex;
 use crate::kernel::edit::diff::unified_diff;
-use crate::kernel::files::sha256_hex;
+use crate::kernel::scope::protected::{LOCK_FILE, PROJECT_FILE};
 use crate::visible;
 
 /// The project's policy files as they wait for a person ([`Host::policy_review`]). Show

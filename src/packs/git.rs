@@ -18,6 +18,7 @@ use std::time::Duration;
 use crate::error::{Code, Failure};
 use crate::kernel::policy::Program;
 use crate::kernel::process::spawn::{self, SpawnRequest};
+use crate::kernel::scope::protected::GIT_DIR;
 use crate::kernel::Kernel;
 
 /// Config every git command of the installer runs with.
@@ -67,7 +68,7 @@ impl Source {
 
     /// A git repository: remote, or a local folder holding `.git`.
     pub fn is_git(&self) -> bool {
-        self.is_remote() || Path::new(&self.location).join(".git").exists()
+        self.is_remote() || Path::new(&self.location).join(GIT_DIR).exists()
     }
 
     /// Refuses what could steer git: option-like text, transports other than https, ssh and

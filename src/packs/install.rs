@@ -12,6 +12,7 @@ use super::installed::install_dir;
 use super::Manifest;
 use crate::error::{Code, Failure};
 use crate::kernel::platform::perms::set_mode;
+use crate::kernel::scope::protected::is_git_dir;
 
 /// A pack copied into home's staging folder, not installed yet; removed when dropped.
 #[derive(Debug)]
@@ -42,7 +43,7 @@ pub fn stage(home: &Path, source: &Path) -> Result<Staged, Failure> {
 fn check_links(root: &Path, dir: &Path) -> Result<(), Failure> {
     for entry in std::fs::read_dir(dir).map_err(|e| io(dir, e))?.flatten() {
         let path = entry.path();
-        if entry.file_name() == ".git" {
+        if is_git_dir(&entry.file_name().to_string_lossy()) {
             continue;
         }
         let kind = entry.file_type().map_err(|e| io(&path, e))?;
@@ -111,7 +112,7 @@ fn settle(staging: &Path, sha256: &str) -> Result<(), Failure> {
 fn copy_tree(from: &Path, to: &Path) -> Result<(), Failure> {
     std::fs::create_dir_all(to).map_err(|e| io(to, e))?;
     for entry in std::fs::read_dir(from).map_err(|e| io(from, e))?.flatten() {
-        if entry.file_name() == ".git" {
+        if is_git_dir(&entry.file_name().to_string_lossy()) {
             continue;
         }
         let target = to.join(entry.file_name());

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::hash::content_hash;
-use super::lock::LockedPack;
+use super::lockfile::LockedPack;
 use super::Manifest;
 use crate::error::{Code, Failure};
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::packs::install::Staged;
-use crate::packs::lock::LockedPack;
+use crate::packs::lockfile::LockedPack;
 use crate::packs::Manifest;
 use crate::visible;
 

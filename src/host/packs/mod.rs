@@ -23,7 +23,7 @@ use crate::kernel::Kernel;
 use crate::packs::git::Source;
 use crate::packs::install::install;
 use crate::packs::installed::{install_dir, verify_one};
-use crate::packs::lock::LockedPack;
+use crate::packs::lockfile::LockedPack;
 use crate::packs::Manifest;
 use change::{install_question, update_question, use_question};
 use record::lock_of;

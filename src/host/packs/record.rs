@@ -6,10 +6,11 @@ use std::sync::Arc;
 use serde_json::json;
 
 use crate::error::{Code, Failure};
-use crate::host::policy_files::{self, LOCK_FILE, PROJECT_FILE};
+use crate::host::policy_files;
 use crate::kernel::policy::{Answer, ApprovalRequest, Approver};
+use crate::kernel::scope::protected::{LOCK_FILE, PROJECT_FILE};
 use crate::kernel::{Actor, Call, Kernel};
-use crate::packs::lock::{Lock, LockedPack};
+use crate::packs::lockfile::{Lock, LockedPack};
 
 /// The person confirmed this change to the project's packs a moment ago; the writes to the
 /// project's policy files it makes are theirs.

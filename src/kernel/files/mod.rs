@@ -10,7 +10,6 @@ pub mod write;
 use std::path::Path;
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 pub use ledger::ReadLedger;
 pub use list::{ListOptions, ListOutput};
@@ -18,11 +17,11 @@ pub use read::{ReadOptions, ReadOutput};
 
 use dir::{Dir, Place};
 
+use super::digest::sha256_hex;
+use super::{Access, Action, Call, EventKind, Kernel, KernelError};
+
 /// The largest file of rein's own (a run report) that rein reads back.
 const REIN_FILE_LIMIT: u64 = 64 * 1024 * 1024;
-
-use super::journal::Action;
-use super::{Access, Call, EventKind, Kernel, KernelError};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct WriteOutput {
@@ -238,16 +237,6 @@ impl Kernel {
     }
 }
 
-/// Lowercase hex SHA-256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    Sha256::digest(bytes)
-        .iter()
-        .flat_map(|byte| [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0x0f)]])
-        .map(char::from)
-        .collect()
-}
-
 /// The sha256 of the file at `place`, or None when there is none.
 pub(super) fn current_sha(place: &Place, display: &str) -> Result<Option<String>, KernelError> {
     let mut file = match place.dir.open_read(&place.name) {
@@ -286,11 +275,5 @@ mod tests {
         }
         // A backslash ends a folder only where it is a separator.
         assert_eq!(refuse_directory_syntax(r"src\", "src").is_err(), cfg!(windows));
-    }
-
-    #[test]
-    fn sha256_is_lowercase_hex() {
-        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-        assert_eq!(sha256_hex(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     }
 }

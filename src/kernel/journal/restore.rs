@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::{Action, Entry, Outcome};
-use crate::kernel::files::sha256_hex;
+use crate::kernel::digest::sha256_hex;
 use crate::kernel::files::{self, write};
 use crate::kernel::policy::DecidedBy;
 use crate::kernel::{Call, Kernel, KernelError};

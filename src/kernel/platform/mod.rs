@@ -12,8 +12,6 @@
 //! - `tree_unix` / `tree_windows`: a spawned program and everything it starts, stopped as one
 //!   (a process group and signals; a Job Object)
 //! - `signals`: "stop" from the person (SIGINT/SIGTERM/SIGHUP; Ctrl-C/Ctrl-Break/close)
-//! - `windows_paths`: Windows path syntax as pure functions (parsed, compared and refused on
-//!   every OS, so their tables run in Linux CI)
 //!
 //! Linux is run and tested; macOS and Windows are type-checked in CI (`.ci/cross-check`), see
 //! README "Platforms".
@@ -32,9 +30,6 @@ pub mod strategy;
 mod tree_unix;
 #[cfg(windows)]
 mod tree_windows;
-// Pure functions, compiled everywhere so their tables run on every OS; only Windows uses them.
-#[cfg_attr(not(windows), allow(dead_code))]
-pub mod windows_paths;
 
 #[cfg(unix)]
 pub use dir_unix::Dir;
