@@ -153,6 +153,28 @@ fn a_path_that_reorders_the_question_is_shown_escaped() {
     assert!(std::fs::read_dir(&outside).unwrap().next().is_none(), "nothing was written");
 }
 
+/// A path holding a control character is no path a person could be shown: every file tool
+/// refuses it, naming it escaped, and nothing is written.
+#[test]
+fn a_path_holding_a_control_character_is_refused_by_every_file_tool() {
+    let ws = Workspace::new();
+    let outside = format!("{}/x\u{1b}[2J\r.txt", ws.root.display());
+    for path in ["a\u{1b}[2Jb.txt", "a\rb.txt", "dir\u{85}/x.txt", outside.as_str()] {
+        for (tool, args) in [
+            ("write_file", json!({"path": path, "content": "x"})),
+            ("read_file", json!({"path": path})),
+            ("edit_file", json!({"path": path, "old_string": "a", "new_string": "b"})),
+            ("list_dir", json!({"path": path})),
+        ] {
+            let error = ws.refused(tool, &args, "INVALID_ARGS");
+            let message = error["message"].as_str().unwrap();
+            assert!(message.contains("control character") && !message.chars().any(char::is_control), "{error}");
+        }
+    }
+    assert_eq!(std::fs::read_dir(&ws.ws).unwrap().flatten().filter(|e| e.file_name() != ".rein").count(), 0);
+    assert_eq!(std::fs::read_dir(&ws.root).unwrap().count(), 2, "only ws/ and home/");
+}
+
 /// Rules whose arguments hold what a screen acts on are listed escaped, exactly as a shell
 /// reads them back.
 #[test]

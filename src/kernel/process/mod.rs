@@ -76,7 +76,7 @@ impl Kernel {
     /// What a script may know about a signing config's passwords: which variables, whether they
     /// are set and usable — never their values.
     pub fn signing_status(&self, config: &str) -> signing::SigningStatus {
-        self.spawn.signing.status(config, &|name: &str| std::env::var(name).ok())
+        self.spawn.signing.status(config, &|name: &str| std::env::var(name).ok(), self.scope.workspace())
     }
 
     pub async fn run(
@@ -99,7 +99,14 @@ impl Kernel {
             return result;
         }
         let env = |name: &str| std::env::var(name).ok();
-        let args = match self.spawn.signing.prepare(program, args.clone(), opts.signing.as_deref(), &env) {
+        let workspace = self.scope.workspace();
+        let cwd = self.scope.resolve(opts.cwd.as_deref().unwrap_or(".")).map(|c| c.real).unwrap_or_default();
+        let resolve = |p: &str| {
+            let joined = if Path::new(p).is_absolute() { PathBuf::from(p) } else { cwd.join(p) };
+            self.scope.resolve(&joined.display().to_string()).ok().map(|r| r.real)
+        };
+        let place: (&Path, &dyn Fn(&str) -> Option<PathBuf>) = (workspace, &resolve);
+        let args = match self.spawn.signing.prepare(program, args.clone(), opts.signing.as_deref(), &env, place) {
             Ok(args) => args,
             Err(refused) => {
                 let entry = Entry::new(Action::Spawn, &Redacted::new(program, &args).line);
