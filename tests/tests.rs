@@ -27,6 +27,8 @@ mod harmony_parsers;
 mod harmony_preflight;
 mod harmony_signing;
 mod harmony_tools;
+#[cfg(target_os = "linux")]
+mod hdc_quoting;
 #[cfg(unix)]
 mod host_cancel;
 mod hot_reload;
