@@ -87,7 +87,8 @@ pub enum Answer {
 ///         if request.who == Asked::PersonAtTerminal {
 ///             return Answer::No;
 ///         }
-///         match (self.0)(&format!("rein wants to {} ({})", request.what, request.why)) {
+///         let what_a_yes_means = request.context.join("\n  ");
+///         match (self.0)(&format!("rein wants to {} ({})\n  {what_a_yes_means}", request.what, request.why)) {
 ///             true => Answer::Once,
 ///             false => Answer::Refused,
 ///         }
