@@ -90,16 +90,22 @@ pub fn approve_lock_entries(workspace: &Path, home: &Path, entries: &[LockedPack
 /// Records `text` (None: the file is gone) as the approved `file` of `workspace`.
 pub fn record(workspace: &Path, home: &Path, file: &str, text: Option<&str>) -> Result<(), Failure> {
     let store = store(home, workspace);
-    std::fs::create_dir_all(&store).map_err(|e| io(&store, e))?;
-    std::fs::write(store.join("workspace"), workspace.display().to_string()).map_err(|e| io(&store, e))?;
+    std::fs::create_dir_all(&store).map_err(|e| write_failed(&store, e))?;
+    std::fs::write(store.join("workspace"), workspace.display().to_string()).map_err(|e| write_failed(&store, e))?;
     let path = store.join(file);
     match text {
-        Some(text) => std::fs::write(&path, text).map_err(|e| io(&path, e)),
+        Some(text) => std::fs::write(&path, text).map_err(|e| write_failed(&path, e)),
         None => match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(&path, e)),
-            _ => std::fs::write(store.join(format!("{file}.absent")), "").map_err(|e| io(&path, e)),
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(write_failed(&path, e)),
+            _ => std::fs::write(store.join(format!("{file}.absent")), "").map_err(|e| write_failed(&path, e)),
         },
     }
+}
+
+/// Where home keeps what a person approved for `workspace` (watched: an approval made in
+/// another process is served at once).
+pub fn approved_dir(workspace: &Path, home: &Path) -> PathBuf {
+    store(home, workspace)
 }
 
 /// `<home>/policy/<sha256 of the workspace path, 16 hex digits>/`.
@@ -165,6 +171,14 @@ fn settle_lock(approved: &Lock, current: &Lock, pending: &mut Vec<String>) -> Lo
 
 fn io(path: &Path, err: std::io::Error) -> Failure {
     Failure::from(ConfigError::Read { path: path.to_path_buf(), source: err })
+}
+
+/// rein's home could not be written: the OS refused, as for any other file rein writes.
+fn write_failed(path: &Path, err: std::io::Error) -> Failure {
+    Failure::new(
+        crate::error::Code::IoError,
+        format!("cannot write {}: {err}; check that rein's home is writable", path.display()),
+    )
 }
 
 #[cfg(test)]

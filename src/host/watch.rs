@@ -1,5 +1,6 @@
-//! Watching the project's code (`.lua` under tools/, recipes/, prelude/) and rein.lock, and
-//! reloading once after each burst of changes (settle-and-drain, as WezTerm does).
+//! Watching the project's code (`.lua` under tools/, recipes/, prelude/), rein.lock and the
+//! rein.lock a person approved (in home), and reloading once after each burst of changes
+//! (settle-and-drain, as WezTerm does).
 //!
 //! Only content changes count (see `changes`): a file created, written, removed or renamed.
 //! Opening or reading a file is not a change — rein reads every file while it reloads, and
@@ -35,6 +36,13 @@ impl Host {
         let feed = Arc::new(ChangeFeed::start(tx)?);
         // The root itself, for rein.lock and for code folders created later.
         feed.watch(&root, false)?;
+        // What a person approved, kept in home: approving rein.lock (`rein approvals policy`,
+        // `rein pack …`, another process) changes the packs served as much as editing it.
+        let scope = self.kernel.scope();
+        let approved = super::policy_files::approved_dir(scope.workspace(), scope.home());
+        std::fs::create_dir_all(&approved)
+            .map_err(|e| Failure::new(Code::IoError, format!("cannot create {}: {e}", approved.display())))?;
+        feed.watch(&approved, false)?;
         for folder in CODE_FOLDERS.iter().map(|f| root.join(f)).filter(|d| d.is_dir()) {
             feed.watch(&folder, true)?;
         }
@@ -45,7 +53,11 @@ impl Host {
             .name("rein-watch".into())
             .spawn(move || {
                 while let Some(paths) = next_burst(&rx) {
-                    let files = changed_files(&paths, &root, &watching);
+                    let mut files = changed_files(&paths, &root, &watching);
+                    if paths.iter().any(|p| p.parent() == Some(approved.as_path()) && p.ends_with(LOCK_FILE)) {
+                        files.push(LOCK_FILE.to_string());
+                        files.dedup();
+                    }
                     if files.is_empty() {
                         continue;
                     }

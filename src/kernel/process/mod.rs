@@ -48,12 +48,14 @@ pub struct SpawnSettings {
     pub confine: confine::ConfineMode,
 }
 
+/// How to run a program ([`NativeCall::run`](crate::NativeCall::run), `rein.proc.run`).
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     /// Working directory, relative to the workspace (default: the workspace root).
     pub cwd: Option<String>,
     /// May lower the program's default deadline, or raise it up to its cap.
     pub timeout_ms: Option<u64>,
+    /// What to write to its stdin (default: nothing; stdin is closed).
     pub stdin: Option<Vec<u8>>,
     /// Extra environment variables (they obey the same allow-list).
     pub env: Vec<(String, String)>,

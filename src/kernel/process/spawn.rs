@@ -42,14 +42,22 @@ pub enum Stream {
     Stderr,
 }
 
+/// How a program ended and what it printed (secrets replaced).
 #[derive(Debug, Clone, Serialize)]
 pub struct SpawnOutput {
+    /// Its exit code, when it exited.
     pub code: Option<i32>,
+    /// The signal that ended it, when one did.
     pub signal: Option<i32>,
+    /// What it printed on stdout.
     pub stdout: String,
+    /// What it printed on stderr.
     pub stderr: String,
+    /// Whether it overstayed its deadline and was stopped.
     pub timed_out: bool,
+    /// How long it ran.
     pub duration_ms: u64,
+    /// Whether output was dropped (see `dropped_bytes`).
     pub truncated: bool,
     /// Bytes of output not kept (the middle of a long output).
     pub dropped_bytes: u64,
