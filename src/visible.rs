@@ -3,7 +3,7 @@
 //! terminal or moves the cursor back over a line, a carriage return that paints over one — or
 //! that reorder or hide text (bidi overrides and isolates, zero-width characters). Every text
 //! rein puts before a person (its prompts, the policy review, pack confirmations, MCP
-//! elicitation messages, rule listings, the CLI's output) goes through [`line`] or [`lines`]
+//! elicitation messages, rule listings, the CLI's output) goes through [`line()`] or [`lines`]
 //! first, so what the person reads is what is there.
 //!
 //! Shown escaped, as `\u{…}` (a tab, carriage return and line feed as `\t`, `\r`, `\n`):
@@ -35,7 +35,7 @@ pub fn line(text: &str) -> Cow<'_, str> {
     escape(text, false)
 }
 
-/// `text` as lines a person can trust: like [`line`], but a line feed stays a line break and a
+/// `text` as lines a person can trust: like [`line()`], but a line feed stays a line break and a
 /// tab stays a tab. For texts of several lines (a question, a diff, a file).
 pub fn lines(text: &str) -> Cow<'_, str> {
     escape(text, true)

@@ -107,13 +107,13 @@ impl serde_json::ser::Formatter for EscapeHidden {
     fn write_string_fragment<W: ?Sized + Write>(&mut self, writer: &mut W, fragment: &str) -> io::Result<()> {
         let mut start = 0;
         for (at, c) in fragment.char_indices().filter(|(_, c)| rein::visible::is_hidden(*c)) {
-            writer.write_all(fragment[start..at].as_bytes())?;
+            writer.write_all(&fragment.as_bytes()[start..at])?;
             for unit in c.encode_utf16(&mut [0; 2]) {
                 write!(writer, "\\u{unit:04x}")?;
             }
             start = at + c.len_utf8();
         }
-        writer.write_all(fragment[start..].as_bytes())
+        writer.write_all(&fragment.as_bytes()[start..])
     }
 }
 

@@ -107,7 +107,7 @@ impl Kernel {
             let joined = if Path::new(p).is_absolute() { PathBuf::from(p) } else { cwd.join(p) };
             self.scope.resolve(&joined.display().to_string()).ok().map(|r| r.real)
         };
-        let place: (&Path, &dyn Fn(&str) -> Option<PathBuf>) = (workspace, &resolve);
+        let place = signing::Place { workspace, resolve: &resolve };
         let args = match self.spawn.signing.prepare(program, args.clone(), opts.signing.as_deref(), &env, place) {
             Ok(args) => args,
             Err(refused) => {

@@ -198,6 +198,14 @@ pub struct SigningSecrets {
 /// How the kernel reads its own environment (a closure in tests).
 pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 
+/// Where a signing command runs: the workspace (build-profile.json5, a relative keystore) and
+/// where a path argument of the command resolves (from its working directory, links followed).
+#[derive(Clone, Copy)]
+pub struct Place<'a> {
+    pub workspace: &'a Path,
+    pub resolve: &'a dyn Fn(&str) -> Option<PathBuf>,
+}
+
 impl SigningSecrets {
     pub fn new(configs: BTreeMap<String, SigningEnv>) -> SigningSecrets {
         SigningSecrets { configs }
@@ -250,7 +258,7 @@ impl SigningSecrets {
         mut args: Vec<String>,
         signing: Option<&str>,
         env: EnvLookup,
-        place: (&Path, &dyn Fn(&str) -> Option<PathBuf>),
+        place: Place,
     ) -> Result<Vec<String>, SecretsError> {
         if program == SIGNER {
             refuse_given_ciphertext(&args)?;
@@ -263,8 +271,7 @@ impl SigningSecrets {
         if !self.configs.contains_key(config) {
             return Err(SecretsError::NotConfigured { config: config.to_string() });
         }
-        let (workspace, resolve) = place;
-        material::bind(&mut args, &self.material(config, workspace)?, resolve)?;
+        material::bind(&mut args, &self.material(config, place.workspace)?, place.resolve)?;
         let key = self.resolve(config, Field::Key, env)?;
         let store = self.resolve(config, Field::Keystore, env)?;
         args.extend([Field::Key.flag().to_string(), key, Field::Keystore.flag().to_string(), store]);
@@ -358,7 +365,7 @@ mod tests {
             env: EnvLookup,
         ) -> Result<Vec<String>, SecretsError> {
             let resolve = |p: &str| std::fs::canonicalize(self.ws.join(p)).ok();
-            self.secrets.prepare(program, args(line), config, env, (&self.ws, &resolve))
+            self.secrets.prepare(program, args(line), config, env, Place { workspace: &self.ws, resolve: &resolve })
         }
     }
 
