@@ -188,6 +188,7 @@ fn the_kernel_refuses_ciphertext_and_misused_signing_from_any_script() {
 /// keystore and key alias the signing config names; a link to the named keystore is followed
 /// and what java gets is the keystore's own path.
 #[test]
+#[cfg(unix)]
 fn a_script_cannot_point_the_passwords_at_a_keystore_of_its_choosing() {
     let lab = configured();
     lab.build();

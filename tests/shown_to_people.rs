@@ -120,9 +120,12 @@ fn a_question_says_what_runs_where_and_what_a_yes_lets_it_write() {
     let innocent = ws.root.join("out/app-signed.hap");
     std::fs::create_dir_all(innocent.parent().unwrap()).unwrap();
     std::os::unix::fs::symlink(&bashrc, &innocent).unwrap();
-    let payload = json!({"program": "hap-sign-tool", "args": sign_app("debugKey", &innocent), "cwd": "entry"});
+    // An alias that looks like more arguments: where each argument ends shows.
+    let alias = "debugKey -outFile entry/x-signed.hap";
+    let payload = json!({"program": "hap-sign-tool", "args": sign_app(alias, &innocent), "cwd": "entry"});
     let screen = in_terminal(&command_line(&ws, true, &format!("call run '{payload}'")), "n\n");
     assert!(screen.contains("Allow?"), "{screen}");
+    assert!(screen.contains("-keyAlias 'debugKey -outFile entry/x-signed.hap' -signAlg"), "{screen}");
     assert!(screen.contains(&format!("runs {}", java.display())), "the program as found: {screen}");
     assert!(screen.contains(&format!("in {}", ws.path("entry").display())), "where it runs: {screen}");
     let resolved = format!("outside the workspace: {} is {}", innocent.display(), bashrc.display());

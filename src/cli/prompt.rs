@@ -52,6 +52,13 @@ fn question(request: &ApprovalRequest, choices: &str) -> String {
     for line in &request.context {
         text.push_str(&format!("  {}\n", rein::visible::line(line)));
     }
+    // "Always" and "persist" allow what this rule matches, not only this one command.
+    if let Some(rule) = request.rule.as_ref().filter(|_| offers_more(request)) {
+        text.push_str(&format!(
+            "  [a] or [p] allow what this rule matches: {}\n",
+            rein::visible::line(&rule.describe())
+        ));
+    }
     text.push_str(&format!("Allow? {choices}: "));
     text
 }
@@ -106,7 +113,7 @@ mod tests {
 
     #[test]
     fn the_question_shows_everything_escaped() {
-        let mut asked = request(false);
+        let mut asked = request(true);
         asked.what = "write /x/a\u{1b}[2J\u{202e}".into();
         asked.context = vec!["runs /usr/bin/hdc".into(), "in /w\r/fake".into()];
         let shown = question(&asked, "[y]es");
@@ -114,6 +121,8 @@ mod tests {
             shown,
             "\nrein wants to write /x/a\\u{1b}[2J\\u{202e}\n  (device)\n  runs /usr/bin/hdc\n  in /w\\r/fake\nAllow? [y]es: "
         );
+        let offered = question(&request(false), "[y]es");
+        assert!(offered.contains("  [a] or [p] allow what this rule matches: hdc install\n"), "{offered}");
     }
 
     #[test]

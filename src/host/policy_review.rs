@@ -50,7 +50,9 @@ impl PolicyReview {
         &self.workspace
     }
 
-    /// Each change that waits for a person, in words; empty when nothing waits.
+    /// Each change that waits for a person, in words; empty when nothing waits. These hold the
+    /// files' own texts: show [`PolicyReview::text`], or pass each through
+    /// [`visible::line`](crate::visible::line).
     pub fn pending(&self) -> &[String] {
         &self.pending
     }

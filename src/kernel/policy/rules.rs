@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::kernel::files::{read::read_optional_text, write};
+use crate::kernel::secrets::scrub::REDACTED;
 use crate::kernel::Access;
 use crate::visible;
 
@@ -159,6 +160,14 @@ impl Rule {
     pub fn describe(&self) -> String {
         self.grant_command().trim_start_matches("rein approvals grant ").to_string()
     }
+}
+
+/// `program args…` as a person reads it and a POSIX shell reads it back: each word quoted as
+/// it needs (see [`shell_quote`]), so where one argument ends shows, and nothing in them acts
+/// on the screen. A redacted secret (`***`) stays bare.
+pub fn command_line(program: &str, args: &[String]) -> String {
+    let quote = |word: &str| if word == REDACTED { word.to_string() } else { shell_quote(word) };
+    std::iter::once(quote(program)).chain(args.iter().map(|a| quote(a))).collect::<Vec<_>>().join(" ")
 }
 
 fn glob_matches(pattern: &str, text: &str) -> bool {
@@ -321,6 +330,18 @@ mod tests {
         assert_eq!(rule.describe(), "hdc shell $'\\x1b[2J\\x0dx' $'it\\'s\\u202e' '\\'");
         let tag = spawn_rule("x", &["\u{e0041}"]);
         assert_eq!(tag.describe(), "x $'\\U000e0041'");
+    }
+
+    #[test]
+    fn a_command_line_shows_where_each_argument_ends() {
+        let args: Vec<String> =
+            ["-keyAlias", "debugKey -outFile entry/x.hap", "-keyPwd", "***", "-outFile", "/home/me/.bashrc"]
+                .map(String::from)
+                .to_vec();
+        assert_eq!(
+            command_line("hap-sign-tool", &args),
+            "hap-sign-tool -keyAlias 'debugKey -outFile entry/x.hap' -keyPwd *** -outFile /home/me/.bashrc"
+        );
     }
 
     #[test]

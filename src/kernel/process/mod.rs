@@ -29,6 +29,7 @@ use spawn::{SpawnOutput, SpawnRequest, Stream};
 
 use super::journal::{Action, Entry};
 use super::policy::confinement::{self, Profile, SpawnPlaces};
+use super::policy::rules::command_line;
 use super::policy::{controls, decide_spawn, ApprovalRequest, Asked, DecidedBy, Program, Rule, Subject};
 use super::{Call, EventKind, Kernel, KernelError, PathClass};
 
@@ -341,7 +342,7 @@ impl Kernel {
             plan,
         };
         let request = ApprovalRequest {
-            what: crate::visible::line(&redacted.line).into_owned(),
+            what: command_line(program.name(), &redacted.args),
             why: WHY_ASK.to_string(),
             context: question::context(&facts),
             who: Asked::Anyone,

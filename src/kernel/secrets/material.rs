@@ -16,8 +16,43 @@
 
 use std::path::{Path, PathBuf};
 
-use super::signing::SecretsError;
+use serde_json::{json, Value};
+
+use crate::error::Code;
 use crate::visible;
+
+/// A signing command that does not open the signing config's keystore and key alias, or a
+/// config whose keystore rein cannot tell; nothing was started.
+#[derive(Debug, thiserror::Error)]
+pub enum MaterialError {
+    #[error("rein fills in the passwords of signingConfig {config:?} only with the keystore and key alias it names, and cannot tell which: {why}")]
+    Unknown { config: String, why: String },
+
+    #[error("{flag} is missing; the signing option fills in the passwords only with the keystore and key alias the signing config names, so give them")]
+    Missing { flag: String },
+
+    #[error("{flag} {given} is not what {named_by} names ({named}); rein fills in its passwords only with that keystore and key alias (`rein.proc.signing_status` gives them)")]
+    Other { flag: String, given: String, named: String, named_by: String },
+}
+
+impl MaterialError {
+    pub fn code(&self) -> Code {
+        match self {
+            MaterialError::Unknown { .. } => Code::InvalidConfig,
+            _ => Code::InvalidArgs,
+        }
+    }
+
+    pub fn details(&self) -> Value {
+        match self {
+            MaterialError::Unknown { config, why } => json!({"signing_config": config, "why": why}),
+            MaterialError::Missing { flag } => json!({"argument": flag}),
+            MaterialError::Other { flag, given, named, named_by } => {
+                json!({"argument": flag, "given": given, "named": named, "named_by": named_by})
+            }
+        }
+    }
+}
 
 /// The keystore and key alias a signing config's passwords open.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,8 +70,8 @@ pub fn material(
     config: &str,
     pinned: (Option<&Path>, Option<&str>),
     workspace: &Path,
-) -> Result<Material, SecretsError> {
-    let unusable = |why: String| SecretsError::NoMaterial { config: config.to_string(), why };
+) -> Result<Material, MaterialError> {
+    let unusable = |why: String| MaterialError::Unknown { config: config.to_string(), why };
     let (keystore, key_alias, named_by) = match pinned {
         (Some(keystore), Some(alias)) => {
             (workspace.join(keystore), alias.to_string(), format!("home config.toml [signing.{config}]"))
@@ -79,16 +114,16 @@ pub fn bind(
     args: &mut [String],
     material: &Material,
     resolve: &dyn Fn(&str) -> Option<PathBuf>,
-) -> Result<(), SecretsError> {
+) -> Result<(), MaterialError> {
     let at = |flag: &str| args.iter().position(|a| a == flag).map(|i| i + 1).filter(|i| *i < args.len());
     let Some(store_at) = at("-keystoreFile") else {
-        return Err(SecretsError::MaterialMissing { flag: "-keystoreFile".into() });
+        return Err(MaterialError::Missing { flag: "-keystoreFile".into() });
     };
     let Some(alias_at) = at("-keyAlias") else {
-        return Err(SecretsError::MaterialMissing { flag: "-keyAlias".into() });
+        return Err(MaterialError::Missing { flag: "-keyAlias".into() });
     };
     if resolve(&args[store_at]).as_deref() != Some(material.keystore.as_path()) {
-        return Err(SecretsError::OtherMaterial {
+        return Err(MaterialError::Other {
             flag: "-keystoreFile".into(),
             given: visible::line(&args[store_at]).into_owned(),
             named: visible::line(&material.keystore.display().to_string()).into_owned(),
@@ -96,7 +131,7 @@ pub fn bind(
         });
     }
     if args[alias_at] != material.key_alias {
-        return Err(SecretsError::OtherMaterial {
+        return Err(MaterialError::Other {
             flag: "-keyAlias".into(),
             given: visible::line(&args[alias_at]).into_owned(),
             named: visible::line(&material.key_alias).into_owned(),

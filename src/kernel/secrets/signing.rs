@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::material::{self, Material};
+use super::material::{self, Material, MaterialError};
 use crate::error::Code;
 
 /// The program whose passwords the kernel fills in.
@@ -144,21 +144,16 @@ pub enum SecretsError {
     #[error("hap-sign-tool's arguments after the method must be `-key value` pairs; {at:?} is not a key")]
     Malformed { at: String },
 
-    #[error("rein fills in the passwords of signingConfig {config:?} only with the keystore and key alias it names, and cannot tell which: {why}")]
-    NoMaterial { config: String, why: String },
-
-    #[error("{flag} is missing; the signing option fills in the passwords only with the keystore and key alias the signing config names, so give them")]
-    MaterialMissing { flag: String },
-
-    #[error("{flag} {given} is not what {named_by} names ({named}); rein fills in its passwords only with that keystore and key alias (`rein.proc.signing_status` gives them)")]
-    OtherMaterial { flag: String, given: String, named: String, named_by: String },
+    /// The keystore or key alias is not the signing config's (see `material`).
+    #[error("{0}")]
+    Material(#[from] MaterialError),
 }
 
 impl SecretsError {
     pub fn code(&self) -> Code {
         match self {
             SecretsError::NotConfigured { .. } | SecretsError::Unset { .. } => Code::InvalidConfig,
-            SecretsError::NoMaterial { .. } => Code::InvalidConfig,
+            SecretsError::Material(refused) => refused.code(),
             SecretsError::Ciphertext { .. } => Code::InvalidConfig,
             _ => Code::InvalidArgs,
         }
@@ -173,11 +168,7 @@ impl SecretsError {
             SecretsError::NotASigningMethod { method } => json!({"method": method}),
             SecretsError::PasswordGiven { flag } => json!({"flag": flag}),
             SecretsError::Malformed { at } => json!({"argument": at}),
-            SecretsError::NoMaterial { config, why } => json!({"signing_config": config, "why": why}),
-            SecretsError::MaterialMissing { flag } => json!({"argument": flag}),
-            SecretsError::OtherMaterial { flag, given, named, named_by } => {
-                json!({"argument": flag, "given": given, "named": named, "named_by": named_by})
-            }
+            SecretsError::Material(refused) => refused.details(),
         }
     }
 }
@@ -236,7 +227,7 @@ impl SigningSecrets {
     }
 
     /// The keystore and key alias signing config `config`'s passwords open (see `material`).
-    pub fn material(&self, config: &str, workspace: &Path) -> Result<Material, SecretsError> {
+    pub fn material(&self, config: &str, workspace: &Path) -> Result<Material, MaterialError> {
         let entry = self.configs.get(config);
         let pinned = (entry.and_then(|c| c.keystore.as_deref()), entry.and_then(|c| c.key_alias.as_deref()));
         material::material(config, pinned, workspace)
