@@ -15,6 +15,8 @@ mod common;
 mod concurrent_edits;
 #[cfg(unix)]
 mod confinement;
+#[cfg(target_os = "linux")]
+mod containment;
 #[cfg(unix)]
 mod edit_refusals;
 #[cfg(unix)]
@@ -39,11 +41,15 @@ mod lua_api;
 #[cfg(unix)]
 mod mcp_cancel;
 #[cfg(unix)]
+mod mcp_run_reports;
+#[cfg(unix)]
 mod mcp_server;
 #[cfg(unix)]
 mod mcp_sessions;
 #[cfg(unix)]
 mod native_modules;
+#[cfg(unix)]
+mod own_files_crash_safety;
 #[cfg(unix)]
 mod packs;
 #[cfg(unix)]
@@ -57,6 +63,8 @@ mod policy_attacks;
 mod portable;
 #[cfg(unix)]
 mod proc_api;
+#[cfg(target_os = "linux")]
+mod reach;
 mod read_before_edit;
 #[cfg(unix)]
 mod real_clients;

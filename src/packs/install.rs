@@ -11,6 +11,7 @@ use super::hash::content_hash;
 use super::installed::install_dir;
 use super::Manifest;
 use crate::error::{Code, Failure};
+use crate::kernel::files::write;
 use crate::kernel::platform::perms::set_mode;
 use crate::kernel::scope::protected::is_git_dir;
 
@@ -84,7 +85,8 @@ pub fn install(home: &Path, staged: Staged) -> Result<PathBuf, Failure> {
             make_writable(&target);
             std::fs::remove_dir_all(&target).map_err(|e| io(&target, e))?;
         }
-        std::fs::rename(&staging, &target).map_err(|e| io(&target, e))
+        std::fs::rename(&staging, &target).map_err(|e| io(&target, e))?;
+        write::sync_dir(parent).map_err(|e| io(parent, e))
     });
     if result.is_err() {
         make_writable(&staging);
@@ -93,8 +95,10 @@ pub fn install(home: &Path, staged: Staged) -> Result<PathBuf, Failure> {
     result.map(|()| target)
 }
 
-/// Makes the staged copy read-only and checks it still holds what was hashed.
+/// Makes the staged copy durable (before one rename puts it in place, so a crash leaves no
+/// pack or the whole pack) and read-only, and checks it still holds what was hashed.
 fn settle(staging: &Path, sha256: &str) -> Result<(), Failure> {
+    write::sync_tree(staging).map_err(|e| io(staging, e))?;
     make_read_only(staging);
     let now = content_hash(staging).map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
     if now != sha256 {

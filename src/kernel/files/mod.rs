@@ -197,7 +197,7 @@ impl Kernel {
 
     /// Keeps the current content of `place` (whose sha256 is `sha`) for undo.
     pub(super) fn keep_preimage(&self, place: &Place, display: &str, sha: &str) -> Result<String, KernelError> {
-        self.journal.keep_preimage(place, sha).map_err(|e| KernelError::io("keep the old content of", display, e))
+        self.journal.keep_preimage(place, display, sha)
     }
 
     /// Where `real` is: its folder held open from the workspace root (or from the filesystem's
