@@ -89,6 +89,10 @@ fn message(request: &ApprovalRequest) -> String {
     for line in &request.context {
         text.push_str(&format!("\n{}", visible::line(line)));
     }
+    // "Always" allows what the rule matches for the session, not only this one command.
+    if let Some(rule) = request.rule.as_ref().filter(|_| request.who == Asked::Anyone) {
+        text.push_str(&format!("\n\"Always\" allows what this rule matches: {}", visible::line(&rule.describe())));
+    }
     text
 }
 
@@ -150,6 +154,21 @@ mod tests {
             rule: None,
         };
         assert_eq!(message(&request), "rein wants to write /x/\\u{202e}fdp.exe\n(outside)\nin /w\\u{1b}[2K");
+    }
+
+    #[test]
+    fn the_message_says_what_always_allows() {
+        let request = ApprovalRequest {
+            what: "hdc install -r x.hap".into(),
+            why: "device".into(),
+            context: Vec::new(),
+            who: Asked::Anyone,
+            rule: Some(crate::kernel::policy::Rule::for_command("hdc", vec!["install".into(), "-r\u{1b}".into()])),
+        };
+        let text = message(&request);
+        assert!(text.ends_with("\n\"Always\" allows what this rule matches: hdc install $'-r\\x1b'"), "{text}");
+        let person_only = ApprovalRequest { who: Asked::Person, ..request };
+        assert!(!message(&person_only).contains("Always"));
     }
 
     #[test]
