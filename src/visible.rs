@@ -18,6 +18,7 @@
 //!   (Default_Ignorable_Code_Point, DerivedCoreProperties.txt): the combining grapheme joiner,
 //!   Hangul fillers, Khmer inherent vowels, Mongolian free variation selectors and the
 //!   variation selectors;
+//! - the Braille pattern blank (U+2800), which draws as a space but splits no word;
 //! - surrogates, private use and unassigned code points (Cs, Co, Cn), whose look no one can
 //!   know: a font may draw anything there, and a newer Unicode may make them format characters.
 //!
@@ -50,7 +51,7 @@ pub fn is_hidden(c: char) -> bool {
     match get_general_category(c) {
         G::Control | G::Format | G::LineSeparator | G::ParagraphSeparator | G::SpaceSeparator => true,
         G::Surrogate | G::PrivateUse | G::Unassigned => true,
-        _ => ignorable_beyond_format(c),
+        _ => ignorable_beyond_format(c) || c == '\u{2800}',
     }
 }
 
@@ -136,6 +137,7 @@ mod tests {
             '\u{e01ef}',
             '\u{13439}',
             '\u{378}',
+            '\u{2800}',
         ];
         for c in hidden {
             assert!(is_hidden(c), "U+{:04X}", c as u32);

@@ -168,8 +168,7 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
     }
     p.read.push(places.workspace.to_path_buf());
     let user_home = env("HOME").map(PathBuf::from).filter(|h| h.is_absolute());
-    let guarded: Vec<&Path> =
-        [Some(places.workspace), Some(places.rein_home), user_home.as_deref()].into_iter().flatten().collect();
+    let guarded = guarded(places.workspace, places.rein_home, user_home.as_deref());
     let mut programs = vec![places.program.to_path_buf()];
     programs.extend(std::fs::canonicalize(places.program));
     for program in &programs {
@@ -244,6 +243,12 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
         false => p.read.extend(outside),
     }
     p
+}
+
+/// The places no grant may hold: the workspace (granted entry by entry), rein's home and the
+/// user's home.
+pub fn guarded<'a>(workspace: &'a Path, rein_home: &'a Path, user_home: Option<&'a Path>) -> Vec<&'a Path> {
+    [Some(workspace), Some(rein_home), user_home].into_iter().flatten().collect()
 }
 
 /// What the outside paths of a command line grant (to write, once a person approved it; else

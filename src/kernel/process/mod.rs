@@ -340,9 +340,9 @@ impl Kernel {
         };
         let decision = decide_spawn(program, args, cwd.class, &classify);
         let workspace = self.scope.workspace();
-        let user_home = std::env::var_os("HOME").map(PathBuf::from);
-        let guarded: Vec<&Path> =
-            [Some(workspace), Some(self.scope.home()), user_home.as_deref()].into_iter().flatten().collect();
+        // The child's HOME is rein's (`env::child_env`), as the profile reads it.
+        let user_home = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute());
+        let guarded = confinement::guarded(workspace, self.scope.home(), user_home.as_deref());
         let facts = question::Facts {
             located,
             cwd: &cwd.real,

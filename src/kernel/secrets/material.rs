@@ -115,7 +115,10 @@ pub fn bind(
     material: &Material,
     resolve: &dyn Fn(&str) -> Option<PathBuf>,
 ) -> Result<(), MaterialError> {
-    let at = |flag: &str| args.iter().position(|a| a == flag).map(|i| i + 1).filter(|i| *i < args.len());
+    // hap-sign-tool reads the words after the method as flag and value pairs: a flag's name
+    // given as another flag's value (`-inFile -keyAlias`) names nothing.
+    let at =
+        |flag: &str| (1..args.len()).step_by(2).find(|i| args[*i] == flag).map(|i| i + 1).filter(|i| *i < args.len());
     let Some(store_at) = at("-keystoreFile") else {
         return Err(MaterialError::Missing { flag: "-keystoreFile".into() });
     };
@@ -175,6 +178,8 @@ mod tests {
             "sign-app -keyAlias debugKey -keystoreFile evil.p12",
             "sign-app -keyAlias guessed -keystoreFile signing/debug.p12",
             "sign-app -keyAlias debugKey",
+            "sign-app -inFile -keyAlias debugKey -keyAlias guessed -keystoreFile signing/debug.p12",
+            "sign-app -inFile -keystoreFile signing/debug.p12 -keyAlias debugKey -keystoreFile evil.p12",
         ] {
             let refused = bind(&mut args(line), &named, &resolve).unwrap_err();
             assert_eq!(refused.code(), crate::error::Code::InvalidArgs, "{line}: {refused}");
