@@ -65,6 +65,8 @@ pub enum Code {
     IoError,
     /// The caller stopped the operation (cancellation, or a callback that failed).
     Cancelled,
+    /// `DEVICE_BUSY`: another rein run holds the device (`details.holder`: pid, workspace, since).
+    DeviceBusy,
     /// `HDC_SERVER_NOT_RUNNING`: no hdc server answers on its port, and rein never lets a
     /// program start one (`details.port`, `details.fix`).
     HdcServerNotRunning,
@@ -74,7 +76,7 @@ pub enum Code {
 
 impl Code {
     /// Every code rein itself produces.
-    pub const STABLE: [Code; 28] = [
+    pub const STABLE: [Code; 29] = [
         Code::InvalidArgs,
         Code::ToolNotFound,
         Code::FileNotFound,
@@ -102,6 +104,7 @@ impl Code {
         Code::InvalidConfig,
         Code::IoError,
         Code::Cancelled,
+        Code::DeviceBusy,
         Code::HdcServerNotRunning,
     ];
 
@@ -135,6 +138,7 @@ impl Code {
             Code::InvalidConfig => "INVALID_CONFIG",
             Code::IoError => "IO_ERROR",
             Code::Cancelled => "CANCELLED",
+            Code::DeviceBusy => "DEVICE_BUSY",
             Code::HdcServerNotRunning => "HDC_SERVER_NOT_RUNNING",
             Code::Tool(code) => code,
         }

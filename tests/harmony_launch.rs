@@ -29,7 +29,7 @@ fn launch_failed(lab: &Lab, args: Value) -> (Value, Value, String) {
 
 #[test]
 fn the_stock_template_app_passes_with_pid_bound_evidence_and_no_marker() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     lab.one_device();
     lab.device(KEY, json!({"hilog": [EARLIER_ON_CREATE]}));
     let (_, report, md) = launched_ok(&lab, json!({}));
@@ -61,7 +61,7 @@ fn an_earlier_on_create_line_never_passes_a_launch_that_crashes() {
     for crash in
         [json!({}), json!({"after_ms": 400, "error_name": "RangeError", "error_message": "Invalid array length"})]
     {
-        let lab = lab();
+        let Some(lab) = lab() else { return };
         lab.one_device();
         lab.device(KEY, json!({"hilog": [EARLIER_ON_CREATE], "crash_on_launch": {"com.example.hello": crash}}));
         let (out, failure, md) = launch_failed(&lab, json!({}));
@@ -82,7 +82,7 @@ fn an_earlier_on_create_line_never_passes_a_launch_that_crashes() {
 
 #[test]
 fn a_marker_before_the_launch_does_not_count() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     lab.one_device();
     // The clock is pinned, so a line of the very pid the launch gets, logged a minute before it,
     // is told apart by time alone; another pid's line by its pid.
@@ -110,7 +110,7 @@ fn a_marker_before_the_launch_does_not_count() {
 
 #[test]
 fn a_marker_on_a_line_of_the_new_pid_counts() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     lab.one_device();
     lab.device(KEY, json!({"hilog": ["01-01 00:00:01.000  1999  1999 I A00000/testTag: REIN_READY old"]}));
     lab.replace_in(
@@ -128,7 +128,7 @@ fn a_marker_on_a_line_of_the_new_pid_counts() {
 
 #[test]
 fn app_launch_stops_a_running_instance_and_proves_the_new_one() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     lab.one_device();
     lab.build();
     lab.ok(&["--yes"], "app_install", json!({"hap": SIGNED}));
@@ -151,7 +151,7 @@ fn app_launch_stops_a_running_instance_and_proves_the_new_one() {
 
 #[test]
 fn a_process_that_dies_without_a_fault_log_still_fails_the_launch() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     lab.one_device();
     lab.build();
     lab.ok(&["--yes"], "app_install", json!({"hap": SIGNED}));

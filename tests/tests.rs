@@ -17,6 +17,10 @@ mod concurrent_edits;
 mod confinement;
 #[cfg(target_os = "linux")]
 mod containment;
+#[cfg(target_os = "linux")]
+mod device_labs;
+#[cfg(target_os = "linux")]
+mod device_leases;
 #[cfg(unix)]
 mod edit_refusals;
 #[cfg(unix)]
@@ -71,6 +75,10 @@ mod real_clients;
 mod recipe_failure_details;
 #[cfg(unix)]
 mod recipes;
+#[cfg(target_os = "linux")]
+mod rig_fake_texts;
+#[cfg(target_os = "linux")]
+mod rig_real_hdc;
 mod sandbox_escapes;
 mod sandbox_limits;
 #[cfg(unix)]

@@ -9,6 +9,11 @@ return {
   params = {
     hap = { type = "string", description = "Path of the signed .hap, relative to the workspace" },
     target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
+    server = {
+      type = "string",
+      optional = true,
+      description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
+    },
     replace = {
       type = "boolean",
       default = true,
@@ -28,7 +33,7 @@ return {
       table.insert(argv, "-r")
     end
     table.insert(argv, args.hap)
-    local text = device.run_checked(args.target, argv)
+    local text = device.run_checked(device.pick(args.target, args.server), argv)
     local result = hdc.parse_install(text)
     if not result.ok then
       device.fail("INSTALL_FAILED", "install", result, text)

@@ -1,5 +1,6 @@
 local project = require("harmony.project")
 local launch = require("harmony.launch")
+local device = require("harmony.device")
 
 --- Bundle, ability and module: the arguments, else the project's (the module's main ability).
 local function resolve(args)
@@ -38,6 +39,11 @@ return {
       description = "Module name (default: the entry module)",
     },
     target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
+    server = {
+      type = "string",
+      optional = true,
+      description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
+    },
     expect_log = {
       type = "string",
       optional = true,
@@ -60,7 +66,7 @@ return {
       rein.error("INVALID_ARGS", "no bundle or ability given and none found in the project")
     end
     local proof = launch.start_and_prove({
-      target = args.target,
+      target = device.pick(args.target, args.server),
       bundle = bundle,
       ability = ability,
       module = module,

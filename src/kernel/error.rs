@@ -81,6 +81,10 @@ pub enum KernelError {
     #[error("{command} was stopped: {reason}")]
     Stopped { command: String, reason: String },
 
+    /// Another run holds the device (see `lease`).
+    #[error("device {device} is in use by another rein run{}; waited {} s for it. Wait until that run ends (or stop it), or let rein wait longer: [lease] wait_s in home config.toml", holder_text(holder), waited_ms / 1000)]
+    DeviceBusy { device: String, holder: Option<crate::kernel::lease::Holder>, waited_ms: u64 },
+
     /// A signing request refused before anything started (see `secrets::signing`).
     #[error("{0}")]
     Signing(#[from] crate::kernel::secrets::signing::SecretsError),
@@ -177,6 +181,7 @@ impl KernelError {
             KernelError::Timeout { .. } => Code::Timeout,
             KernelError::Stopped { .. } => Code::Cancelled,
             KernelError::SpawnBudget => Code::BudgetExceeded,
+            KernelError::DeviceBusy { .. } => Code::DeviceBusy,
             KernelError::Signing(refused) => refused.code(),
             KernelError::Io { .. } => Code::IoError,
         }
@@ -225,6 +230,9 @@ impl KernelError {
             }
             KernelError::Stopped { command, reason } => json!({"command": command, "reason": reason}),
             KernelError::SpawnBudget => json!({"limit": "spawns"}),
+            KernelError::DeviceBusy { device, holder, waited_ms } => {
+                json!({"device": device, "holder": holder, "waited_ms": waited_ms})
+            }
             KernelError::Signing(refused) => refused.details(),
             KernelError::Io { op, path, source } => {
                 json!({"path": path, "operation": op, "os_error": source.to_string()})
@@ -245,6 +253,14 @@ impl KernelError {
             }
             other => other,
         }
+    }
+}
+
+/// ` (pid P, workspace W, since T)` for a known holder.
+fn holder_text(holder: &Option<crate::kernel::lease::Holder>) -> String {
+    match holder {
+        Some(h) => format!(" (pid {}, workspace {}, since {})", h.pid, h.workspace, h.since),
+        None => String::new(),
     }
 }
 

@@ -44,8 +44,11 @@ use spawn::{SpawnOutput, SpawnRequest, Stream};
 
 use super::journal::{Action, Entry};
 use super::policy::confinement;
+use super::policy::hdc_servers::normalize;
 use super::policy::rules::command_line;
-use super::policy::{controls, decide_spawn, ApprovalRequest, Asked, Program, Rule, Subject};
+use super::policy::{
+    controls, decide_spawn, device_of, ApprovalRequest, Asked, Decision, HdcServers, Program, Rule, Subject,
+};
 use super::{Call, EventKind, Kernel, KernelError, PathClass};
 
 /// Output kept per stream: the first and last half MiB.
@@ -66,6 +69,10 @@ pub struct SpawnSettings {
     pub connect_ports: std::collections::BTreeMap<String, Vec<u16>>,
     /// Directories a person lets every confined program write.
     pub writable: Vec<std::path::PathBuf>,
+    /// The hdc servers that are the person's own (the local one and home config's labs).
+    pub servers: HdcServers,
+    /// How long a call waits for a device another run holds (default `lease::DEFAULT_WAIT`).
+    pub lease_wait: Option<Duration>,
 }
 
 /// How to run a program ([`NativeCall::run`](crate::NativeCall::run), `rein.proc.run`).
@@ -95,6 +102,11 @@ pub fn deadline_of(program: &Program, args: &[String]) -> (Duration, Duration) {
 }
 
 impl Kernel {
+    /// The hdc servers that are the person's own (`policy::hdc_servers`).
+    pub fn hdc_servers(&self) -> &HdcServers {
+        &self.spawn.servers
+    }
+
     /// What a script may know about a signing config's passwords: which variables, whether they
     /// are set and usable — never their values.
     pub fn signing_status(&self, config: &str) -> signing::SigningStatus {
@@ -200,9 +212,12 @@ impl Kernel {
             }
             _ => {}
         }
-        self.authorize_spawn(call, &program, &args, redacted, (&cwd, &located, &plan), entry)?;
+        let decision = self.authorize_spawn(call, &program, &args, redacted, (&cwd, &located, &plan), entry)?;
         if !call.take_spawn() {
             return Err(KernelError::SpawnBudget);
+        }
+        if program == Program::Hdc && decision != Decision::Allow {
+            self.lease_device(call, &args).await?;
         }
         let (default, cap) = deadline_of(&program, &args);
         let timeout = match opts.timeout_ms.map(Duration::from_millis) {
@@ -315,9 +330,29 @@ impl Kernel {
         Ok(output)
     }
 
+    /// What an approved command line may write outside the workspace (what its profile would
+    /// grant; the child's HOME is rein's, `env::child_env`).
+    fn approved_outside_writes(&self, args: &[String]) -> Vec<PathBuf> {
+        let workspace = self.scope.workspace();
+        let user_home = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute());
+        let guarded = confinement::guarded(workspace, self.scope.home(), user_home.as_deref());
+        confinement::outside_grants(&confinement::outside_paths(args, workspace), self.scope.home(), &guarded)
+    }
+
+    /// Holds the device an hdc command changes for the rest of the call (see `lease`).
+    async fn lease_device(&self, call: &Call, args: &[String]) -> Result<(), KernelError> {
+        let Some(device) = device_of(args) else { return Ok(()) };
+        let local = format!("127.0.0.1:{}", self.spawn.servers.local_port());
+        let server = device.server.as_deref().map(normalize).unwrap_or(local);
+        let wait = self.spawn.lease_wait.unwrap_or(super::lease::DEFAULT_WAIT);
+        let home = self.scope.home();
+        super::lease::take(call, home, self.scope.workspace(), &server, &device, wait).await
+    }
+
     /// Asks the gate for the policy's decision on running `program args` in `cwd` (path
-    /// arguments are judged from `cwd`), noting in `entry` who decided. A question says what a
-    /// yes means: the program as found, the directory, the outside paths, what it may write.
+    /// arguments are judged from `cwd`), noting in `entry` who decided; the decision, once
+    /// settled. A question says what a yes means: the program as found, the directory, the
+    /// outside paths, what it may write.
     fn authorize_spawn(
         &self,
         call: &Call,
@@ -326,7 +361,7 @@ impl Kernel {
         redacted: &Redacted,
         (cwd, located, plan): (&super::ResolvedPath, &toolchain::Located, &confine::Plan),
         entry: &mut Entry,
-    ) -> Result<(), KernelError> {
+    ) -> Result<Decision, KernelError> {
         let outside = std::cell::RefCell::new(Vec::new());
         let classify = |p: &str| {
             let joined = if Path::new(p).is_absolute() { PathBuf::from(p) } else { cwd.real.join(p) };
@@ -338,20 +373,12 @@ impl Kernel {
             }
             class
         };
-        let decision = decide_spawn(program, args, cwd.class, &classify);
-        let workspace = self.scope.workspace();
-        // The child's HOME is rein's (`env::child_env`), as the profile reads it.
-        let user_home = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute());
-        let guarded = confinement::guarded(workspace, self.scope.home(), user_home.as_deref());
+        let decision = decide_spawn(program, args, cwd.class, &classify, &self.spawn.servers);
         let facts = question::Facts {
             located,
             cwd: &cwd.real,
             outside: outside.into_inner(),
-            writes: confinement::outside_grants(
-                &confinement::outside_paths(args, workspace),
-                self.scope.home(),
-                &guarded,
-            ),
+            writes: self.approved_outside_writes(args),
             plan,
         };
         let request = ApprovalRequest {
@@ -362,10 +389,10 @@ impl Kernel {
             rule: Some(Rule::for_command(program.name(), redacted.rule_args())),
         };
         let subject = Subject::Spawn { program: program.name(), args };
-        match self.gate.settle(call, decision, &subject, request) {
+        match self.gate.settle(call, decision.clone(), &subject, request) {
             Ok(by) => {
                 entry.decided_by = Some(by);
-                Ok(())
+                Ok(decision)
             }
             Err(refusal) => {
                 entry.decided_by = Some(refusal.by.clone());
