@@ -212,7 +212,7 @@ impl Kernel {
             }
             _ => {}
         }
-        let decision = self.authorize_spawn(call, &program, &args, redacted, (&cwd, &located, &plan), entry)?;
+        let decision = self.authorize_spawn(call, &program, &args, redacted, (&cwd, &located, &plan, &opts), entry)?;
         if !call.take_spawn() {
             return Err(KernelError::SpawnBudget);
         }
@@ -359,7 +359,7 @@ impl Kernel {
         program: &Program,
         args: &[String],
         redacted: &Redacted,
-        (cwd, located, plan): (&super::ResolvedPath, &toolchain::Located, &confine::Plan),
+        (cwd, located, plan, opts): (&super::ResolvedPath, &toolchain::Located, &confine::Plan, &RunOptions),
         entry: &mut Entry,
     ) -> Result<Decision, KernelError> {
         let outside = std::cell::RefCell::new(Vec::new());
@@ -380,6 +380,8 @@ impl Kernel {
             outside: outside.into_inner(),
             writes: self.approved_outside_writes(args),
             plan,
+            env: opts.env.iter().map(|(name, value)| redacted.scrub(&format!("{name}={value}"))).collect(),
+            input: opts.stdin.as_deref().map(|input| redacted.scrub(&String::from_utf8_lossy(input))),
         };
         let request = ApprovalRequest {
             what: command_line(program.name(), &redacted.args),

@@ -20,7 +20,14 @@ pub struct Facts<'a> {
     /// The outside paths a yes lets the program write (when it is confined).
     pub writes: Vec<PathBuf>,
     pub plan: &'a Plan,
+    /// The variables the script sets for it, `NAME=value` (secrets scrubbed).
+    pub env: Vec<String>,
+    /// What the script writes to its input (secrets scrubbed), when it writes anything.
+    pub input: Option<String>,
 }
+
+/// How much of a program's input a question shows.
+const INPUT_SHOWN: usize = 80;
 
 /// The lines of [`ApprovalRequest::context`](crate::kernel::policy::ApprovalRequest::context).
 pub fn context(facts: &Facts) -> Vec<String> {
@@ -30,6 +37,14 @@ pub fn context(facts: &Facts) -> Vec<String> {
         program.push_str(&format!(" {}", resolved(extra)));
     }
     let mut lines = vec![format!("runs {program}"), format!("in {}", shown(facts.cwd))];
+    if !facts.env.is_empty() {
+        lines.push(format!("with {} set by the script", visible::line(&facts.env.join(" "))));
+    }
+    if let Some(input) = &facts.input {
+        let start: String = input.chars().take(INPUT_SHOWN).collect();
+        let more = if start.len() < input.len() { " …" } else { "" };
+        lines.push(format!("its input, from the script ({} bytes): {}{more}", input.len(), visible::line(&start)));
+    }
     for (i, (arg, real)) in facts.outside.iter().enumerate() {
         if facts.outside[..i].contains(&(arg.clone(), real.clone())) {
             continue;
@@ -84,12 +99,25 @@ mod tests {
             outside: vec![("../../../home/me/.bashrc".into(), PathBuf::from("/home/me/.bashrc"))],
             writes: vec![PathBuf::from("/home/me/.bashrc")],
             plan: &plan,
+            env: Vec::new(),
+            input: None,
         };
         let lines = context(&facts);
         assert_eq!(lines[0], "runs /no/such/java /sdk/lib/x.jar");
         assert_eq!(lines[1], "in /w/app/entry");
         assert_eq!(lines[2], "outside the workspace: ../../../home/me/.bashrc is /home/me/.bashrc");
         assert_eq!(lines[3], "a yes lets it write, outside the workspace: /home/me/.bashrc");
+        let fed = context(&Facts {
+            located: &located,
+            cwd: Path::new("/w/app"),
+            outside: Vec::new(),
+            writes: Vec::new(),
+            plan: &plan,
+            env: vec!["LANG=C\u{1b}[2J".into()],
+            input: Some(format!("y\n{}", "x".repeat(100))),
+        });
+        assert_eq!(fed[2], "with LANG=C\\u{1b}[2J set by the script");
+        assert_eq!(fed[3], format!("its input, from the script (102 bytes): y\\n{} …", "x".repeat(78)));
         let unconfined = Plan::Unconfined("no Landlock".into());
         let lines = context(&Facts { plan: &unconfined, writes: vec![], ..facts });
         assert!(lines[3].contains("unconfined (no Landlock)"), "{lines:?}");
