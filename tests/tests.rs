@@ -27,10 +27,14 @@ mod edit_refusals;
 mod edit_round_trips;
 mod events;
 mod examples;
+#[cfg(unix)]
+mod harmony_devices;
+mod harmony_foreground;
 mod harmony_launch;
 mod harmony_matrix;
 mod harmony_parsers;
 mod harmony_preflight;
+mod harmony_ready;
 mod harmony_signing;
 mod harmony_tools;
 #[cfg(target_os = "linux")]
@@ -62,6 +66,8 @@ mod packs_from_lock;
 mod path_escapes;
 #[cfg(unix)]
 mod per_call;
+#[cfg(target_os = "linux")]
+mod planted_git;
 #[cfg(unix)]
 mod policy_attacks;
 mod portable;
