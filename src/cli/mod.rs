@@ -237,7 +237,7 @@ fn call_until_stopped(host: &Host, tool: &str, args: Value) -> Result<Value, Fai
         }
     };
     if let Err(e) = std::thread::Builder::new().name("rein-stop".to_string()).spawn(listen) {
-        eprintln!("warning: Ctrl-C will not cancel the call: cannot start the thread that hears it: {e}");
+        tell!("warning: Ctrl-C will not cancel the call: cannot start the thread that hears it: {e}");
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
