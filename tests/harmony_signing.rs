@@ -268,6 +268,7 @@ fn a_keystore_named_in_home_config_wins_over_build_profile() {
     assert!(command.contains("-keyAlias release") && command.contains(&outside.display().to_string()), "{command}");
 }
 
+#[cfg(target_os = "linux")]
 /// A `java` that records what it was started with — its argument count, its first argument, the
 /// mode of the argument file it names, and whether the passwords are in its own command line or
 /// environment — into `$REIN_FAKE_STATE/java-seen`, then runs the real java with them.
@@ -283,6 +284,8 @@ file="${1#@}"
 exec "$REAL_JAVA" "$@"
 "#;
 
+// Linux: the recording java reads /proc and rein's private temp directory.
+#[cfg(target_os = "linux")]
 #[test]
 fn the_real_signer_signs_confined_from_an_argument_file_only_it_can_read() {
     let Some(lab) = configured() else { return };

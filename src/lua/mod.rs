@@ -11,6 +11,7 @@
 //! - `api/`: the `rein` namespace, one module per area
 //! - `native/`: the embedder's own modules (`rein.<name>`), acting through the kernel
 //! - `tool`, `schema`: a tool's declaration and its parameter schema
+//! - `compiled`: the host's own cache of what it compiled (bytecode by file and text)
 //! - `chunk`, `require`: Lua source; files compiled as text, each in its own environment, and
 //!   the modules they require
 //! - `limits`, `failure`, `convert`: budgets, errors across the boundary, JSON <-> Lua
@@ -18,6 +19,7 @@
 
 pub mod api;
 pub mod chunk;
+pub(crate) mod compiled;
 pub mod convert;
 pub mod current_call;
 pub mod declaration;

@@ -22,6 +22,7 @@ pub mod capture;
 #[cfg(target_os = "linux")]
 mod carve;
 pub mod confine;
+mod deveco_env;
 pub mod discovery;
 pub mod env;
 pub mod hdc_server;
@@ -260,6 +261,8 @@ impl Kernel {
             hdc_server::check(&args, &env)?;
         }
         if program == Program::Hvigorw {
+            let from_deveco = deveco_env::for_hvigor(&located.path, located.script.as_deref(), &env);
+            env.extend(from_deveco);
             if let Some(home) = profile::hvigor_home(&env, self.scope.workspace()) {
                 env.retain(|(name, _)| name != "HVIGOR_USER_HOME");
                 env.push(("HVIGOR_USER_HOME".to_string(), home.display().to_string()));
