@@ -42,6 +42,7 @@ fn headless_install_is_refused_with_the_grant_command() {
     assert_eq!(out["error"]["code"], json!("APPROVAL_REQUIRED"));
     assert_eq!(out["error"]["details"]["grant"], json!("rein approvals grant hdc install -r x.hap"));
     assert!(out["error"]["message"].as_str().unwrap().contains("rein approvals grant hdc install -r x.hap"));
+    assert!(out["error"]["message"].as_str().unwrap().contains("again with --yes"), "the CLI has --yes: {out}");
 }
 
 #[test]

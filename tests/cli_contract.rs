@@ -89,6 +89,24 @@ fn check_fails_with_the_broken_file_named() {
 }
 
 #[test]
+fn calling_a_tool_whose_file_does_not_load_is_tool_invalid_with_the_file_and_line() {
+    let ws = Workspace::new();
+    // The file name is not the tool's name: the name it declares is what a caller uses.
+    ws.file("tools/greeting.lua", "return {\n  name = \"greet\",\n  description = \"d\",\n  oops oops\n}\n");
+    let (status, out) = rein_json(&ws, &["call", "greet", "{}"]);
+    assert_eq!((status, out["error"]["code"].as_str()), (2, Some("TOOL_INVALID")), "{out}");
+    let message = out["error"]["message"].as_str().unwrap();
+    assert!(message.contains("tools/greeting.lua:4"), "where it broke: {message}");
+    assert_eq!(out["error"]["details"]["file"], json!("tools/greeting.lua"));
+
+    // A name no file declares: unknown, and the broken file is named, since it may be the one.
+    let (status, out) = rein_json(&ws, &["call", "hello", "{}"]);
+    assert_eq!((status, out["error"]["code"].as_str()), (2, Some("TOOL_NOT_FOUND")), "{out}");
+    assert!(out["error"]["message"].as_str().unwrap().contains("1 file did not load (tools/greeting.lua:4)"), "{out}");
+    assert_eq!(out["error"]["details"]["not_loaded"], json!(["tools/greeting.lua:4"]));
+}
+
+#[test]
 fn human_output_shows_numbered_lines_and_diffs() {
     let ws = Workspace::new();
     ws.file("a.txt", "one\ntwo\n");

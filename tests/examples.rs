@@ -101,3 +101,32 @@ fn the_native_module_example_writes_inside_and_is_refused_outside() {
     assert!(stdout.contains("saved: {\"bytes\":15,\"path\":\"notes/todo.md\"}\n"), "{stdout}");
     assert!(stdout.contains("outside the workspace: APPROVAL_REQUIRED ("), "{stdout}");
 }
+
+/// README's "Without a device": the bundled example, the fake toolchain and a fresh home run
+/// the main recipe as written (the `cargo build` line aside: this test's rein is already built).
+#[cfg(unix)]
+#[test]
+fn the_readme_runs_the_main_recipe_on_the_example_without_a_device() {
+    let ws = Workspace::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let block = crate::common::shell_block("README.md", "### Without a device");
+    let (build, script) = block.split_once('\n').expect("more than one line");
+    assert!(build.starts_with("cargo build && export PATH="), "the first line builds rein: {build}");
+    // fake-env starts the fake hdc's stand-in server; it goes when the script ends, however.
+    let script = format!("trap 'hdc kill >/dev/null 2>&1 || true' EXIT\n{script}");
+    let bin = Path::new(crate::common::REIN).parent().unwrap();
+    let fresh_home = ws.root.join("newcomer");
+    std::fs::create_dir_all(&fresh_home).unwrap();
+    let mut cmd = Command::new("bash");
+    cmd.args(["-euo", "pipefail", "-c", &script])
+        .current_dir(root)
+        .env("PATH", format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default()))
+        .env("HOME", &fresh_home)
+        .env("TMPDIR", &ws.root)
+        .env_remove("REIN_HOME")
+        .env_remove("REIN_LOG");
+    let (status, out, err) = crate::common::human(&mut cmd);
+    assert_eq!(status, 0, "the README's commands run as written:\n{out}\n{err}");
+    assert!(out.contains("`sign-install-launch`: **succeeded**"), "{out}");
+    assert!(out.contains("| 5 | launch | verified |"), "{out}");
+}

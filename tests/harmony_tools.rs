@@ -235,6 +235,39 @@ fn doctor_finds_the_toolchain_on_path_with_versions() {
 }
 
 #[test]
+fn doctor_only_looks_it_creates_nothing_in_the_project_or_a_home() {
+    let Some(lab) = lab() else { return };
+    lab.ws.file("local.properties", "sdk.dir=/opt/sdk\n");
+    let user_home = lab.ws.root.join("user");
+    std::fs::create_dir_all(&user_home).unwrap();
+    let places = [&lab.ws.ws, &lab.ws.home, &user_home];
+    let before: Vec<_> = places.iter().map(|p| crate::common::Snapshot::take(p)).collect();
+    let doctor = |home: &std::path::Path, flags: &[&str]| {
+        let mut cmd = std::process::Command::new(crate::common::REIN);
+        cmd.arg("--workspace").arg(&lab.ws.ws).arg("--home").arg(home).args(flags);
+        cmd.env("PATH", fakes_path())
+            .env("TMPDIR", lab.ws.root.join("tmp"))
+            .env("HOME", &user_home)
+            .env_remove("DEVECO_SDK_HOME")
+            .env_remove("OHOS_BASE_SDK_HOME")
+            .env_remove("REIN_HOME");
+        crate::common::output_within(&mut cmd, None, crate::common::CALL_TIMEOUT)
+    };
+    for flags in [&["--json", "doctor"][..], &["doctor"][..]] {
+        let out = doctor(&lab.ws.home, flags);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("5.18.4"), "it still reads hvigorw's version");
+    }
+    for snapshot in &before {
+        snapshot.assert_unchanged("rein doctor");
+    }
+    assert!(!lab.ws.path(".rein").exists(), "no .rein/ (journal, pack sources) made in the project");
+    let fresh_home = lab.ws.root.join("never-made-home");
+    doctor(&fresh_home, &["doctor"]);
+    assert!(!fresh_home.exists(), "a rein home that did not exist is not made");
+}
+
+#[test]
 fn doctor_says_what_is_missing_and_how_to_fix_it() {
     let Some(lab) = lab() else { return };
     // Only the jar is named: java, like every other program, is looked for and not found.

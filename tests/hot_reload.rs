@@ -71,6 +71,8 @@ fn a_deleted_file_removes_its_tool() {
     let outcome = host.reload(&[FILE.to_string()]);
     assert!(outcome.applied, "{outcome:?}");
     assert_eq!(outcome.removed, ["greet"]);
+    assert!(outcome.loaded.is_empty(), "a deleted file is not `loaded`: {:?}", outcome.loaded);
+    assert_eq!(outcome.deleted, [FILE]);
     assert_eq!(host.call("greet", json!({})).unwrap_err().code.as_str(), "TOOL_NOT_FOUND");
 }
 

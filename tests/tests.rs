@@ -49,6 +49,8 @@ mod human_output;
 mod journal;
 mod lua_api;
 #[cfg(unix)]
+mod mcp_annotations;
+#[cfg(unix)]
 mod mcp_cancel;
 #[cfg(unix)]
 mod mcp_run_reports;
@@ -83,10 +85,14 @@ mod real_clients;
 mod recipe_failure_details;
 #[cfg(unix)]
 mod recipes;
+#[cfg(unix)]
+mod report_wording;
 #[cfg(target_os = "linux")]
 mod rig_fake_texts;
 #[cfg(target_os = "linux")]
 mod rig_real_hdc;
+#[cfg(target_os = "linux")]
+mod run_report_formats;
 mod sandbox_c_work;
 mod sandbox_escapes;
 mod sandbox_limits;
@@ -98,6 +104,8 @@ mod side_by_side;
 mod spawn_process;
 #[cfg(unix)]
 mod swap_race;
+#[cfg(target_os = "linux")]
+mod terminal_prompt;
 mod tool_checks;
 #[cfg(unix)]
 mod watchdog;

@@ -22,6 +22,7 @@ return {
     .. "JS_ERROR, CPP_CRASH, APP_FREEZE). With pid, also whether that process still runs. Returns "
     .. "{clean, crashes, freezes, fault_logs, alive?, checked}; it reports, it never fails for a "
     .. "crash (a recipe decides).",
+  annotations = { read_only = true, destructive = false, idempotent = true, open_world = true },
   params = {
     since = {
       type = "string",

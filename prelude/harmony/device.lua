@@ -33,6 +33,25 @@ function M.run(device, args, opts)
     table.insert(argv, arg)
   end
   local result = rein.proc.run("hdc", argv, opts)
+  if result.code ~= 0 then
+    -- The client always ends in _exit(0) (developtools_hdc src/host/main.cpp): any other end
+    -- means hdc itself did not run, and its output is not hdc's to read as devices or results.
+    local why = result.code and ("exited " .. result.code) or "was killed"
+    local first = (
+      result.stderr:match("[^\n]*%S[^\n]*")
+      or result.stdout:match("[^\n]*%S[^\n]*")
+      or ""
+    )
+    rein.error(
+      "DEVICE_UNAVAILABLE",
+      "hdc " .. why .. ", which hdc never does when it runs (it always exits 0): " .. first,
+      {
+        exit_code = result.code,
+        signal = result.signal,
+        remedy = "check the hdc rein found with `rein doctor`",
+      }
+    )
+  end
   local text = result.stdout
   if result.stderr ~= "" then
     text = text .. result.stderr
@@ -62,11 +81,20 @@ function M.run(device, args, opts)
   return text, result
 end
 
+--- "<message>. <remedy>", without a second full stop when the message has one (bm's messages
+--- end with "." already: `install sign info inconsistent.`).
+local function with_remedy(message, remedy)
+  if message:match("[.!?]$") then
+    return message .. " " .. remedy
+  end
+  return message .. ". " .. remedy
+end
+
 --- Raises DEVICE_UNAVAILABLE when the output is one of hdc's [Fail] lines.
 function M.check(text)
   local fail = hdc_parse.fail_line(text)
   if fail then
-    rein.error("DEVICE_UNAVAILABLE", fail.message .. ". " .. fail.remedy, fail)
+    rein.error("DEVICE_UNAVAILABLE", with_remedy(fail.message, fail.remedy), fail)
   end
 end
 
@@ -76,7 +104,7 @@ function M.fail(code, what, result, text)
   local number = result.code and (" " .. result.code) or ""
   local message = what .. " failed" .. number .. ": " .. (result.message or text)
   if result.remedy then
-    message = message .. ". " .. result.remedy
+    message = with_remedy(message, result.remedy)
   end
   rein.error(code, message, result)
 end

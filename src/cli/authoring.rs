@@ -172,9 +172,8 @@ fn fill_pack(root: &Path, name: &str) -> Result<Made, Failure> {
     for (rel, text) in &files {
         file(root, rel, text, &mut Made::default())?;
     }
-    dir(root, "recipes", &mut Made::default())?;
-    dir(root, "prelude", &mut Made::default())?;
-    made.created.push(format!("{name}/ (pack.toml, README.md, tools/hello.lua, recipes/, prelude/)"));
+    // No empty recipes/ or prelude/: git would not keep them, and the README says where they go.
+    made.created.push(format!("{name}/ (pack.toml, README.md, tools/hello.lua)"));
     Ok(made)
 }
 

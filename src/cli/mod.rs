@@ -49,7 +49,13 @@ fn watch(host: Host, out: &Output) -> u8 {
             return;
         }
         if outcome.applied {
-            let mut changes = vec![format!("loaded {}", outcome.loaded.join(", "))];
+            let mut changes = Vec::new();
+            if !outcome.loaded.is_empty() {
+                changes.push(format!("loaded {}", outcome.loaded.join(", ")));
+            }
+            if !outcome.deleted.is_empty() {
+                changes.push(format!("deleted {}", outcome.deleted.join(", ")));
+            }
             if !outcome.added.is_empty() {
                 changes.push(format!("added {}", outcome.added.join(", ")));
             }
@@ -139,8 +145,8 @@ fn run(cli: Cli) -> u8 {
         Ok(host) => host,
         Err(failure) => return out.failure(&failure),
     };
-    for pending in host.policy_pending() {
-        tell!("warning: {pending}; rein serves the approved policy until a person runs `rein approvals policy`");
+    if let Some(warning) = rein::host::policy_files::warning(host.policy_pending()) {
+        tell!("warning: {warning}");
     }
     match &cli.command {
         Command::Tools => tools(&host, &out),
@@ -306,13 +312,15 @@ fn doctor(host: &Host, out: &Output) -> u8 {
         "candidates": diagnosis.candidates,
         "from_local_properties": diagnosis.from_local_properties,
         "confinement": host.confinement(),
-        "policy_pending": host.policy_pending()
+        "policy_pending": host.policy_pending(),
+        "policy_warning": rein::host::policy_files::warning(host.policy_pending()),
     });
     if !out.json {
         render::doctor::print(&diagnosis);
         say!("{:<14} {}", "confinement", host.confinement());
+        let command = rein::host::policy_files::review_command(host.policy_pending());
         for pending in host.policy_pending() {
-            say!("{:<14} waiting for a person (`rein approvals policy`): {pending}", "policy");
+            say!("{:<14} waiting for a person (`{command}`): {pending}", "policy");
         }
     }
     let missing: Vec<&str> = diagnosis.missing_needed().iter().map(|p| p.program.as_str()).collect();

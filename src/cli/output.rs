@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::json;
 
-use rein::{Failure, LoadProblem};
+use rein::{Code, Failure, LoadProblem};
 
 use super::render;
 use super::screen::{self, say, tell};
@@ -19,6 +19,7 @@ impl Output {
     }
 
     pub fn failure(&self, failure: &Failure) -> u8 {
+        let failure = &with_yes_hint(failure.clone());
         if self.json {
             say!("{}", screen::json(&json!({"ok": false, "error": failure})));
         } else {
@@ -40,4 +41,27 @@ impl Output {
             tell!("{at}: {problem}: {}", p.message);
         }
     }
+}
+
+/// What the command line adds to a refusal nobody could answer: `--yes` (which only the CLI
+/// has) would have answered it. Only where a rule could allow it too (`details.grant`): what
+/// only a person may allow, `--yes` never does.
+pub fn with_yes_hint(mut failure: Failure) -> Failure {
+    let refusal = match failure.code {
+        Code::ApprovalRequired => &failure.details,
+        Code::StepFailed => &failure.details["failure"],
+        _ => return failure,
+    };
+    let code = refusal.get("code").and_then(|c| c.as_str());
+    let grant = match failure.code {
+        Code::ApprovalRequired => refusal.get("grant"),
+        _ if code == Some(Code::ApprovalRequired.as_str()) => refusal.pointer("/details/grant"),
+        _ => None,
+    };
+    if grant.is_some_and(|g| g.is_string()) {
+        failure
+            .message
+            .push_str(" Or run this rein command again with --yes, which answers yes to what the policy asks about.");
+    }
+    failure
 }

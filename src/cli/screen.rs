@@ -100,6 +100,24 @@ pub fn json(value: &impl serde::Serialize) -> String {
     String::from_utf8(bytes).unwrap_or_default()
 }
 
+/// `value` as indented JSON, escaped like [`json`]: outside its strings JSON holds only ASCII
+/// punctuation, letters, digits, spaces and line breaks, so every other character a screen
+/// would act on or hide is inside a string, where its `\uXXXX` escape reads back the same.
+pub fn json_pretty(value: &impl serde::Serialize) -> String {
+    let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_string());
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c != '\n' && rein::visible::is_hidden(c) {
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                escaped.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            escaped.push(c);
+        }
+    }
+    escaped
+}
+
 /// serde_json's compact formatter, escaping what [`rein::visible::is_hidden`] names.
 struct EscapeHidden;
 
@@ -148,6 +166,14 @@ mod tests {
             "\\u{1b}[8mhidden\u{1b}[0m \\u{1b}[2J\\u{1b}c \\u{1b}M\\r \\u{1b}[30;40m \\u{1b}]0;title\\u{7} x\\u{202e}y"
         );
         assert_eq!(shown("two\n\tlines"), "two\n\tlines");
+    }
+
+    #[test]
+    fn pretty_json_escapes_what_a_screen_would_act_on_and_reads_back_the_same() {
+        let value = serde_json::json!({"a": ["x\u{1b}[2J\u{7f}\u{9b}\u{202e}\u{e0041}\n"]});
+        let text = json_pretty(&value);
+        assert!(!text.chars().any(|c| c != '\n' && rein::visible::is_hidden(c)), "{text}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), value);
     }
 
     #[test]

@@ -318,7 +318,7 @@ impl Host {
             Err(failure) if failure.code == Code::Cancelled && call.is_cancelled() => Err(cancelled(name)),
             other => other,
         };
-        scrubbed(&call, result)
+        scrubbed(&call, result.map_err(|failure| generation.explain_not_found(failure, "tools")))
     }
 
     /// Runs a recipe as part of `call` (from [`Host::new_call`]); the call's listeners hear

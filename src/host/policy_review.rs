@@ -89,6 +89,24 @@ impl PolicyReview {
 impl Host {
     /// The project's rein.toml and rein.lock as a person would review them: what waits for
     /// approval (rein serves the approved versions until then) and each file's diff.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let workspace = tempfile::tempdir()?;
+    /// # let home = tempfile::tempdir()?;
+    /// // An agent pointed a built-in tool at a pack's.
+    /// std::fs::write(workspace.path().join("rein.toml"), "[overrides]\nlist_dir = \"kit.list_dir\"\n")?;
+    /// let host = rein::Host::builder().workspace(workspace.path())
+    /// #   .home(home.path())
+    ///     .build()?;
+    /// let review = host.policy_review()?;
+    /// assert!(review.pending()[0].contains("[overrides]"));
+    /// // Show review.text() to the person; with their yes, exactly what it showed is approved:
+    /// host.approve_policy(&review)?;
+    /// assert!(host.policy_review()?.is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn policy_review(&self) -> Result<PolicyReview, Failure> {
         let (workspace, home) = (self.workspace(), self.kernel.scope().home());
         let current: Vec<Option<String>> = [PROJECT_FILE, LOCK_FILE]

@@ -139,9 +139,7 @@ fn approval_hint(class: PathClass) -> &'static str {
 
 fn grant_hint(grant: Option<&str>) -> String {
     match grant {
-        Some(grant) => {
-            format!(" Nobody could be asked here: a person can allow it with `{grant}`, or run rein with --yes.")
-        }
+        Some(grant) => format!(" Nobody could be asked here: a person can allow it with `{grant}`."),
         None => " Only a person can allow it, answering rein's question (at its terminal prompt, or for workspace files through the MCP client); not --yes, not a rule.".to_string(),
     }
 }

@@ -72,8 +72,15 @@ pub fn reload_message(kind: &EventKind) -> Option<(LoggingLevel, Value)> {
             Some((LoggingLevel::Error, data))
         }
         EventKind::ReloadAccepted { generation, loaded, added, removed, updated, .. } => {
+            let mut said = Vec::new();
+            if !loaded.is_empty() {
+                said.push(format!("reloaded {}", loaded.join(", ")));
+            }
+            if !removed.is_empty() {
+                said.push(format!("no longer serving {}", removed.join(", ")));
+            }
             let data = json!({
-                "message": visible::line(&format!("reloaded {}", loaded.join(", "))),
+                "message": visible::line(&said.join("; ")),
                 "generation": generation,
                 "loaded": loaded,
                 "added": added,

@@ -94,8 +94,13 @@ fn print_lines(lines: &[String]) {
 
 /// A failure on stderr: the code and message, then its details as text (the closest names
 /// instead of every name there is).
+/// `error[CODE]: message` on stderr, the code in colour on a terminal.
+pub fn failure_line(code: &rein::Code, message: &str) {
+    tell!("{}: {message}", paint(BAD, format!("error[{code}]")));
+}
+
 pub fn failure(failure: &Failure) {
-    tell!("{}: {}", paint(BAD, format!("error[{}]", failure.code)), failure.message);
+    failure_line(&failure.code, &failure.message);
     let details = &failure.details;
     if let Some(locations) = details.get("locations").and_then(Value::as_array) {
         for loc in locations {

@@ -110,6 +110,59 @@ pub fn install_question(manifest: &Manifest, source: &str, sha256: &str) -> Stri
     )
 }
 
+/// The version of a pack this project used, where rein.lock now pins another (`rein pack
+/// sync` after a teammate's `rein pack update`).
+pub struct Moved {
+    /// Its content hash.
+    pub from: String,
+    /// What it could run, when this home still holds it.
+    pub before: Option<Vec<String>>,
+}
+
+/// The question for installing `manifest` as rein.lock pins it now, where this project used
+/// the version `moved` names: its permission changes marked as `rein pack update` marks them.
+pub fn moved_question(manifest: &Manifest, source: &str, sha256: &str, moved: &Moved) -> String {
+    format!(
+        "Install pack {} {} from {}, as rein.lock pins it now (this project used sha256 {})?\n  {}\n{}\n  sha256 {}",
+        visible::line(&manifest.name),
+        visible::line(&manifest.version),
+        visible::line(source),
+        visible::line(&moved.from),
+        visible::line(&manifest.description),
+        permission_changes(moved.before.as_deref(), &manifest.permissions),
+        visible::line(sha256)
+    )
+}
+
+/// The question for using in `workspace` a copy of `locked` this home already holds (installed
+/// for another project); `moved` says which version this project used before, with its
+/// permissions when this home still has it.
+pub fn use_question(
+    locked: &LockedPack,
+    workspace: &std::path::Path,
+    permissions: &[String],
+    moved: Option<Moved>,
+) -> String {
+    let (used, may_run) = match moved {
+        Some(moved) => (
+            format!(", as rein.lock pins it now (this project used sha256 {})", moved.from),
+            permission_changes(moved.before.as_deref(), permissions),
+        ),
+        None => {
+            let each: Vec<_> = permissions.iter().map(|p| visible::line(p)).collect();
+            (String::new(), format!("  it may run: {}", each.join(", ")))
+        }
+    };
+    format!(
+        "Use pack {} {} (sha256 {}) in {}{}?\n{may_run}",
+        visible::line(&locked.name),
+        visible::line(&locked.version),
+        visible::line(&locked.sha256),
+        visible::line(&workspace.display().to_string()),
+        visible::line(&used)
+    )
+}
+
 /// The question for updating to `manifest`; `before` holds the permissions installed now
 /// (None: the installed version is not in this home).
 pub fn update_question(manifest: &Manifest, source: &str, sha256: &str, before: Option<&[String]>) -> String {
@@ -121,19 +174,6 @@ pub fn update_question(manifest: &Manifest, source: &str, sha256: &str, before: 
         visible::line(&manifest.description),
         permission_changes(before, &manifest.permissions),
         visible::line(sha256)
-    )
-}
-
-/// The question for using, in this project, a pack this home already holds.
-pub fn use_question(locked: &LockedPack, workspace: &std::path::Path, permissions: &[String]) -> String {
-    let each: Vec<_> = permissions.iter().map(|p| visible::line(p)).collect();
-    format!(
-        "Use pack {} {} (sha256 {}) in {}?\n  it may run: {}",
-        visible::line(&locked.name),
-        visible::line(&locked.version),
-        visible::line(&locked.sha256),
-        visible::line(&workspace.display().to_string()),
-        each.join(", ")
     )
 }
 

@@ -4,7 +4,7 @@
 //! scripts — code an agent can write.
 //!
 //! Every program may write: the workspace's top-level entries except `.rein/` (the journal,
-//! pre-images, run reports, pack sources) and `.git/`, its own caches under the user's home, the
+//! pre-images, run reports) and `.git/`, its own caches under the user's home, the
 //! temp directories, the harmless devices, and existing outside paths named in its (approved)
 //! command line. It may read and execute: the runtime (`/usr`, `/lib*`, `/bin`, `/etc`, `/proc`,
 //! `/sys`, `/dev` …), the workspace, the directory it is installed in and the SDK/JDK/Node
@@ -41,10 +41,9 @@ struct Table {
     /// Top-level workspace directories it creates on a fresh project (made before it starts:
     /// the workspace root itself is read-only to programs).
     workspace_dirs: &'static [&'static str],
-    /// It reads the whole file system (git: local pack sources, `~/.gitconfig`, ssh keys).
+    /// It reads the whole file system (git, for a command a person's rule allows: another
+    /// repository, `~/.gitconfig`, ssh keys).
     reads_everything: bool,
-    /// Paths under `.rein/` it writes (git clones pack sources there).
-    rein_write: &'static [&'static str],
     /// Which TCP ports it may connect to.
     network: Network,
 }
@@ -60,14 +59,8 @@ enum Network {
     HdcServer,
 }
 
-const GENERIC: Table = Table {
-    home_write: &[],
-    home_read: &[],
-    workspace_dirs: &[],
-    reads_everything: false,
-    rein_write: &[],
-    network: Network::Nothing,
-};
+const GENERIC: Table =
+    Table { home_write: &[], home_read: &[], workspace_dirs: &[], reads_everything: false, network: Network::Nothing };
 
 /// The per-program table. hvigor keeps its caches in its user home (`HVIGOR_USER_HOME`, one
 /// per workspace, set by the kernel) and runs ohpm (`~/.ohpm`: ohpm's user-level `.ohpmrc` and
@@ -89,7 +82,7 @@ fn table(program: &Program) -> Table {
         // hdc keeps the host key it authenticates with in ~/.harmony/hdckey (as two independent
         // hdc host implementations describe it; not verified against hdc's own source).
         Program::Hdc => Table { home_write: &[".harmony"], network: Network::HdcServer, ..GENERIC },
-        Program::Git => Table { reads_everything: true, rein_write: &[".rein/pack-src"], ..GENERIC },
+        Program::Git => Table { reads_everything: true, ..GENERIC },
         Program::Other(_) => GENERIC,
     }
 }
@@ -233,10 +226,6 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
         }
         p.write_no_link.push(path);
     }
-    for rel in table.rein_write {
-        p.write_no_link.push(places.workspace.join(rel));
-        p.create.push(places.workspace.join(rel));
-    }
     let outside = outside_grants(&places.outside_args, places.rein_home, &guarded);
     match places.approved_by_person {
         true => p.write.extend(outside),
@@ -267,6 +256,21 @@ pub fn outside_grants(outside_args: &[PathBuf], rein_home: &Path, guarded: &[&Pa
         }
     }
     grants
+}
+
+impl Profile {
+    /// The profile of a program rein runs only to read what it prints (`rein doctor`): the
+    /// same reads; no folder made for it; writes only where nothing of the workspace, rein's
+    /// home or the user's home is (the devices, a temp folder that holds none of them).
+    pub fn looking(mut self, workspace: &Path, rein_home: &Path, env: &[(String, String)]) -> Profile {
+        let user_home =
+            env.iter().find(|(n, _)| n == "HOME").map(|(_, h)| PathBuf::from(h)).filter(|h| h.is_absolute());
+        let guarded = guarded(workspace, rein_home, user_home.as_deref());
+        self.create.clear();
+        self.write_no_link.clear();
+        self.write.retain(|w| !guarded.iter().any(|g| g.starts_with(w) || w.starts_with(g)));
+        self
+    }
 }
 
 /// The directories of the child's `PATH` outside the user's home (a person's environment: the
@@ -463,12 +467,11 @@ mod tests {
     }
 
     #[test]
-    fn git_reads_everything_and_writes_only_pack_sources_under_rein() {
+    fn git_reads_everything_and_writes_nothing_under_rein() {
         let env = Vec::new();
         let entries = vec![".rein".to_string()];
         let p = profile(&Program::Git, &places(&env, Path::new("/usr/bin/git")), &entries);
         assert!(p.read.contains(&PathBuf::from("/")));
-        assert!(p.write_no_link.contains(&PathBuf::from("/w/app/.rein/pack-src")));
-        assert!(!p.write.iter().chain(&p.write_no_link).any(|w| w == Path::new("/w/app/.rein")));
+        assert!(!p.write.iter().chain(&p.write_no_link).any(|w| w.starts_with("/w/app/.rein")), "{p:?}");
     }
 }

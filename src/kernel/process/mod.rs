@@ -60,6 +60,15 @@ const OUTPUT_LIMIT: usize = 1024 * 1024;
 /// Why the policy asks about a program.
 const WHY_ASK: &str = "it changes a device, reaches the network or touches files outside the workspace";
 
+/// Why a program runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    /// A tool or recipe acts through it: journaled, confined to what the program needs.
+    Act,
+    /// rein only reads what it prints (`rein doctor`'s versions): see [`Kernel::look`].
+    Look,
+}
+
 /// What may be spawned, which looks-secret environment variables a person lets through, and
 /// where the signing passwords come from.
 #[derive(Debug, Clone, Default)]
@@ -124,6 +133,35 @@ impl Kernel {
         opts: RunOptions,
         on_line: &mut OnLine<'_>,
     ) -> Result<SpawnOutput, KernelError> {
+        self.run_for(Purpose::Act, call, program, args, opts, on_line).await
+    }
+
+    /// Runs a program only to read what it prints (`rein doctor`'s version probes), leaving
+    /// the project and the homes as they were: rein makes no folder for it (caches, build
+    /// outputs), it is confined so that it can write nothing of the workspace or a home
+    /// (where Landlock is unavailable the program itself runs unconfined, as every program
+    /// does there), and — since it changes nothing — it is not journaled. The policy and the
+    /// gate still decide whether it runs.
+    pub async fn look(
+        &self,
+        call: &Call,
+        program: &str,
+        args: Vec<String>,
+        timeout_ms: u64,
+    ) -> Result<SpawnOutput, KernelError> {
+        let opts = RunOptions { timeout_ms: Some(timeout_ms), ..Default::default() };
+        self.run_for(Purpose::Look, call, program, args, opts, &mut |_, _| Ok(())).await
+    }
+
+    async fn run_for(
+        &self,
+        purpose: Purpose,
+        call: &Call,
+        program: &str,
+        args: Vec<String>,
+        opts: RunOptions,
+        on_line: &mut OnLine<'_>,
+    ) -> Result<SpawnOutput, KernelError> {
         if let Some(found) = controls::control_in(&Program::parse(program), &args) {
             let entry = Entry::new(Action::Spawn, &crate::visible::line(&Redacted::new(program, &args).line));
             let result = Err(KernelError::ControlInArgument {
@@ -132,7 +170,9 @@ impl Kernel {
                 position: found.position,
                 shown: found.shown,
             });
-            self.record(call, entry, &result);
+            if purpose == Purpose::Act {
+                self.record(call, entry, &result);
+            }
             return result;
         }
         let env = |name: &str| std::env::var(name).ok();
@@ -148,7 +188,9 @@ impl Kernel {
             Err(refused) => {
                 let entry = Entry::new(Action::Spawn, &Redacted::new(program, &args).line);
                 let result = Err(KernelError::Signing(refused));
-                self.record(call, entry, &result);
+                if purpose == Purpose::Act {
+                    self.record(call, entry, &result);
+                }
                 return result;
             }
         };
@@ -161,8 +203,9 @@ impl Kernel {
         };
         let planted = record.planted.clone();
         let entry = record.entry.as_mut().expect("recorded only below");
-        let result =
-            self.run_checked(call, Program::parse(program), args, &redacted, opts, on_line, entry, planted).await;
+        let result = self
+            .run_checked(purpose, call, Program::parse(program), args, &redacted, opts, on_line, entry, planted)
+            .await;
         let mut entry = record.entry.take().expect("recorded only here");
         entry.planted = std::mem::take(&mut *record.planted.lock().unwrap_or_else(|e| e.into_inner()));
         let output = match &result {
@@ -173,19 +216,23 @@ impl Kernel {
         };
         if let Some(output) = output {
             entry.exit_code = output.code;
+            entry.signal = output.signal;
             entry.duration_ms = Some(output.duration_ms);
             if output.stragglers > 0 {
                 entry.stragglers_killed = Some(output.stragglers);
                 entry.stragglers = output.straggler_names.clone();
             }
         }
-        self.record(call, entry, &result);
+        if purpose == Purpose::Act {
+            self.record(call, entry, &result);
+        }
         result
     }
 
     #[allow(clippy::too_many_arguments)]
     async fn run_checked(
         &self,
+        purpose: Purpose,
         call: &Call,
         program: Program,
         args: Vec<String>,
@@ -270,7 +317,11 @@ impl Kernel {
         }
         let (confinement, oversight) = match plan {
             confine::Plan::Landlock { .. } => {
-                let mut profile = self.confinement_profile(&program, &located, &args, &env, entry);
+                let profile = self.confinement_profile(&program, &located, &args, &env, entry);
+                let mut profile = match purpose {
+                    Purpose::Act => profile,
+                    Purpose::Look => profile.looking(self.scope.workspace(), self.scope.home(), &env),
+                };
                 let cannot = |e: confine::ConfineError| {
                     KernelError::io("confine", command.clone(), std::io::Error::other(e.to_string()))
                 };

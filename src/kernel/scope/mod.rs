@@ -14,6 +14,10 @@ mod windows;
 #[cfg_attr(not(windows), allow(dead_code))]
 pub mod windows_paths;
 
+/// What separates the names of a requested path on this OS: `/`, and on Windows `\` too (on
+/// Unix `\` is a character of a name).
+pub const SEPARATORS: &[char] = if cfg!(windows) { &['/', '\\'] } else { &['/'] };
+
 #[cfg(not(windows))]
 use unix as os;
 #[cfg(windows)]
