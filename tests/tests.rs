@@ -60,6 +60,8 @@ mod packs_from_lock;
 mod path_escapes;
 #[cfg(unix)]
 mod per_call;
+#[cfg(target_os = "linux")]
+mod planted_git;
 #[cfg(unix)]
 mod policy_attacks;
 mod portable;

@@ -66,6 +66,14 @@ pub enum KernelError {
     #[error("{program} was not found: {fix}.")]
     ToolchainNotFound { program: String, tried: Vec<String>, fix: String },
 
+    #[error("{command} made {} where it may write: a git repository, whose hooks and config (core.fsmonitor) git would run unconfined. rein stopped it and {}. A build never needs one: find what made it in the project's build scripts (hvigorfile.ts, package scripts) or its dependencies, and do not trust this build's output.", planted_paths(planted), planted_fate(planted))]
+    ProtectedCreated {
+        command: String,
+        planted: Vec<crate::kernel::process::planted::Planted>,
+        /// What the program printed, when it ran to its end (a stopped one has none).
+        output: Option<Box<crate::kernel::process::spawn::SpawnOutput>>,
+    },
+
     #[error("{command} did not finish within {timeout_ms} ms and was stopped with its child processes. Pass a larger timeout_ms (at most {cap_ms}) or find out why it hangs (the output so far is in details).")]
     Timeout { command: String, timeout_ms: u64, cap_ms: u64, output: Box<crate::kernel::process::spawn::SpawnOutput> },
 
@@ -93,6 +101,17 @@ pub enum KernelError {
         #[source]
         source: std::io::Error,
     },
+}
+
+fn planted_paths(planted: &[crate::kernel::process::planted::Planted]) -> String {
+    planted.iter().map(|p| p.path.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+fn planted_fate(planted: &[crate::kernel::process::planted::Planted]) -> String {
+    match planted.iter().filter(|p| !p.removed && p.kind != "gone").map(|p| p.path.as_str()).collect::<Vec<_>>() {
+        failed if failed.is_empty() => "removed what it made".to_string(),
+        failed => format!("could not remove {}: remove them yourself before running git there", failed.join(", ")),
+    }
 }
 
 fn access_verb(access: Access) -> &'static str {
@@ -174,6 +193,7 @@ impl KernelError {
             KernelError::ToolchainNotFound { .. } => Code::ToolchainNotFound,
             KernelError::HdcServerNotRunning { .. } => Code::HdcServerNotRunning,
             KernelError::Timeout { .. } => Code::Timeout,
+            KernelError::ProtectedCreated { .. } => Code::ProtectedCreated,
             KernelError::Stopped { .. } => Code::Cancelled,
             KernelError::SpawnBudget => Code::BudgetExceeded,
             KernelError::DeviceBusy { .. } => Code::DeviceBusy,
@@ -219,6 +239,9 @@ impl KernelError {
             KernelError::HdcServerNotRunning { port, fix } => json!({"port": port, "fix": fix}),
             KernelError::Timeout { command, timeout_ms, output, .. } => {
                 json!({"command": command, "timeout_ms": timeout_ms, "output": output})
+            }
+            KernelError::ProtectedCreated { command, planted, output } => {
+                json!({"command": command, "removed": planted, "output": output})
             }
             KernelError::Stopped { command, reason } => json!({"command": command, "reason": reason}),
             KernelError::SpawnBudget => json!({"limit": "spawns"}),

@@ -19,7 +19,7 @@ use crate::kernel::files::write;
 use crate::kernel::KernelError;
 
 pub use collect::{preimage_name, Collected};
-pub use entry::{Action, Entry, Outcome, Verdict};
+pub use entry::{Action, Entry, Outcome, Planted, Verdict};
 
 /// The journal's folder, relative to the workspace.
 const JOURNAL_DIR: &str = ".rein/journal";

@@ -14,6 +14,7 @@
 //! - `env`: the environment a program sees
 //! - `hdc_server`: hdc never starts a server; its server must answer first
 //! - `java_args`: java's command line in an argument file, out of the process table
+//! - `planted`: the `.git` a confined program makes where it may write, stopped and removed
 //! - `profile`: what one spawn may reach (the places rein knows, for `policy::confinement`)
 
 pub mod capture;
@@ -24,6 +25,7 @@ pub mod discovery;
 pub mod env;
 pub mod hdc_server;
 mod java_args;
+pub mod planted;
 #[cfg(target_os = "linux")]
 mod privileges;
 mod profile;
@@ -166,12 +168,24 @@ impl Kernel {
             }
         };
         let redacted = Redacted::new(program, &args).with_secrets(call.secrets());
-        let mut entry = Entry::new(Action::Spawn, &redacted.line);
-        let result =
-            self.run_checked(purpose, call, Program::parse(program), args, &redacted, opts, on_line, &mut entry).await;
+        let mut record = Unrecorded {
+            kernel: self,
+            call,
+            entry: Some(Entry::new(Action::Spawn, &redacted.line)),
+            planted: Default::default(),
+            journaled: purpose == Purpose::Act,
+        };
+        let planted = record.planted.clone();
+        let entry = record.entry.as_mut().expect("recorded only below");
+        let result = self
+            .run_checked(purpose, call, Program::parse(program), args, &redacted, opts, on_line, entry, planted)
+            .await;
+        let mut entry = record.entry.take().expect("recorded only here");
+        entry.planted = std::mem::take(&mut *record.planted.lock().unwrap_or_else(|e| e.into_inner()));
         let output = match &result {
             Ok(output) => Some(output),
             Err(KernelError::Timeout { output, .. }) => Some(output.as_ref()),
+            Err(KernelError::ProtectedCreated { output: Some(output), .. }) => Some(output.as_ref()),
             Err(_) => None,
         };
         if let Some(output) = output {
@@ -200,6 +214,7 @@ impl Kernel {
         opts: RunOptions,
         on_line: &mut OnLine<'_>,
         entry: &mut Entry,
+        planted: planted::Found,
     ) -> Result<SpawnOutput, KernelError> {
         let command = redacted.line.clone();
         let Some(found) = self.spawn.toolchain.get(&program) else {
@@ -272,21 +287,26 @@ impl Kernel {
                 env.push(("HVIGOR_USER_HOME".to_string(), home.display().to_string()));
             }
         }
-        let confinement = match plan {
+        let (confinement, oversight) = match plan {
             confine::Plan::Landlock { .. } => {
                 let profile = self.confinement_profile(&program, &located, &args, &env, entry);
-                let profile = match purpose {
+                let mut profile = match purpose {
                     Purpose::Act => profile,
                     Purpose::Look => profile.looking(self.scope.workspace(), self.scope.home(), &env),
                 };
-                let prepared = confine::prepare(&profile)
-                    .map_err(|e| KernelError::io("confine", command.clone(), std::io::Error::other(e.to_string())))?;
-                Some(confine::before_exec(prepared))
+                let cannot = |e: confine::ConfineError| {
+                    KernelError::io("confine", command.clone(), std::io::Error::other(e.to_string()))
+                };
+                confine::make_dirs(&profile).map_err(cannot)?;
+                let oversight =
+                    planted::oversee(&mut profile, private_tmp.path(), self.scope.workspace(), planted.clone());
+                let prepared = confine::prepare(&profile).map_err(cannot)?;
+                (Some(confine::before_exec(prepared)), oversight)
             }
             confine::Plan::Unconfined(_) if self.spawn.confine != confine::ConfineMode::Off => {
-                confine::harden_only().map(confine::before_exec)
+                (confine::harden_only().map(confine::before_exec), spawn::Oversight::default())
             }
-            _ => None,
+            _ => (None, spawn::Oversight::default()),
         };
         let argv = match (&located.jar, &located.script) {
             (Some(jar), _) => {
@@ -315,7 +335,7 @@ impl Kernel {
         });
         let started = std::time::Instant::now();
         let mut scrubbed = |stream: Stream, line: &str| on_line(stream, &redacted.scrub(line));
-        let ran = spawn::run_confined(&request, confinement, &mut scrubbed).await;
+        let ran = spawn::run_confined(&request, confinement, oversight, &mut scrubbed).await;
         drop(private_tmp);
         let exited = |code, signal, timed_out, stopped, duration_ms| EventKind::ProgramExited {
             program: program.name().to_string(),
@@ -325,6 +345,19 @@ impl Kernel {
             stopped,
             duration_ms,
         };
+        // The sweep ran as the tree ended (spawn::Oversight): what it removed fails the call.
+        let made = planted.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if !made.is_empty() {
+            let output = ran.ok().map(|mut output| {
+                output.stdout = redacted.scrub(&output.stdout);
+                output.stderr = redacted.scrub(&output.stderr);
+                Box::new(output)
+            });
+            let elapsed = started.elapsed().as_millis() as u64;
+            let code = output.as_ref().and_then(|o| o.code);
+            call.emit(|| exited(code, None, false, Some("it made a git repository".to_string()), elapsed));
+            return Err(KernelError::ProtectedCreated { command, planted: made, output });
+        }
         let mut output = match ran {
             Ok(output) => {
                 call.emit(|| exited(output.code, output.signal, output.timed_out, None, output.duration_ms));
@@ -400,5 +433,27 @@ impl Kernel {
                 Err(refusal.into_spawn_error(redacted.line.clone(), WHY_ASK.to_string()))
             }
         }
+    }
+}
+
+/// A spawn's journal entry until it is recorded: when the call is dropped half-way (cancelled),
+/// the entry is recorded as it drops — after the spawn's process tree, which the spawn's future
+/// held and has killed and swept by then — so the journal shows every program that ran.
+struct Unrecorded<'a> {
+    kernel: &'a Kernel,
+    call: &'a Call,
+    entry: Option<Entry>,
+    planted: planted::Found,
+    /// Whether the spawn belongs in the journal (a look, `Purpose::Look`, never does).
+    journaled: bool,
+}
+
+impl Drop for Unrecorded<'_> {
+    fn drop(&mut self) {
+        let Some(mut entry) = self.entry.take().filter(|_| self.journaled) else { return };
+        entry.planted = std::mem::take(&mut *self.planted.lock().unwrap_or_else(|e| e.into_inner()));
+        let cancelled: Result<(), KernelError> =
+            Err(KernelError::Stopped { command: entry.target.clone(), reason: "the call was cancelled".to_string() });
+        self.kernel.record(self.call, entry, &cancelled);
     }
 }
