@@ -62,14 +62,16 @@ return {
       approvals = { "hdc install", "hdc uninstall (reinstall=true)" },
       run = function(ctx)
         local plan = ctx.outputs.preflight
-        return deploy.install(
-          ctx,
-          ctx.outputs.sign.hap,
-          plan.target,
-          plan.bundle,
-          ctx.args.reinstall,
-          plan.server
-        )
+        return deploy.with_screen_on(ctx, plan.target, plan.server, function()
+          return deploy.install(
+            ctx,
+            ctx.outputs.sign.hap,
+            plan.target,
+            plan.bundle,
+            ctx.args.reinstall,
+            plan.server
+          )
+        end)
       end,
       verify = function(_, out)
         return out.ok == true, out.evidence
@@ -80,7 +82,9 @@ return {
       approvals = { "hdc shell aa start", "hdc shell aa force-stop (when the app already runs)" },
       run = function(ctx)
         local plan = ctx.outputs.preflight
-        return deploy.launch(ctx, plan, plan.target, plan.server)
+        return deploy.with_screen_on(ctx, plan.target, plan.server, function()
+          return deploy.launch(ctx, plan, plan.target, plan.server)
+        end)
       end,
       verify = function(ctx, out)
         for _, line in ipairs(out.lines) do

@@ -38,9 +38,13 @@ fn the_stock_template_app_passes_with_pid_bound_evidence_and_no_marker() {
     let evidence: Vec<&str> = launch["evidence"].as_array().unwrap().iter().map(|e| e.as_str().unwrap()).collect();
     assert!(
         evidence[0].starts_with("pid 2291 of com.example.hello started by this launch (device clock 2")
-            && evidence[0].ends_with("alive after 1000 ms; no fault log for this launch"),
+            && evidence[0].contains(
+                ", in the foreground (aa dump -l: state #FOREGROUND, app state #FOREGROUND), alive 3000 ms after it; \
+                 no fault log and no crash or freeze event for this launch (fault logs read; crash and freeze events read)"
+            ),
         "{evidence:?}"
     );
+    assert_eq!(launch["output"]["foreground"]["state"], json!("FOREGROUND"), "{launch:#}");
     assert_eq!(evidence.len(), 2, "the proof and the launched process's own line: {evidence:?}");
     assert!(evidence[1].ends_with(" 2291  2291 I A00000/testTag: Ability onCreate"), "{evidence:?}");
     assert!(!evidence.iter().any(|e| e.contains("1999")), "an earlier launch's line is no evidence");
@@ -54,6 +58,11 @@ fn the_stock_template_app_passes_with_pid_bound_evidence_and_no_marker() {
     assert!(after.iter().any(|c| c.ends_with("shell pidof com.example.hello")), "{hdc:#?}");
     assert!(after.iter().any(|c| c.contains("shell hidumper -s 1201 -a -p Faultlogger -m com.example.hello -t ")));
     assert!(after.iter().any(|c| c.ends_with("shell hilog -x -P 2291")), "{hdc:#?}");
+    // This image's aa has no -W: it said so, and the foreground came from aa dump -l.
+    assert!(hdc[start].contains("shell aa start -W -a EntryAbility -b com.example.hello"), "{hdc:#?}");
+    assert!(hdc[start + 1].contains("shell aa start -a EntryAbility -b com.example.hello"), "{hdc:#?}");
+    assert!(after.iter().any(|c| c.ends_with("shell aa dump -l")), "{hdc:#?}");
+    assert!(after.iter().any(|c| c.contains("shell hisysevent -l -o RELIABILITY -S 2")), "{hdc:#?}");
 }
 
 #[test]

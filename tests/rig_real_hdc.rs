@@ -74,9 +74,9 @@ fn sign_install_launch_passes_on_the_real_hdc_with_the_real_quoting() {
     assert_eq!(lab.read_device(&rig.key)["running"][0]["pid"], json!(pid), "{report:#}");
     // rein passes `-p Faultlogger -m <bundle> …` as one word: the real client quotes it and the
     // daemon's sh gives hidumper one argument.
-    let dumps = device_ran(&lab, "hidumper");
+    let dumps: Vec<String> = device_ran(&lab, "hidumper").into_iter().filter(|d| d.starts_with("-s 1201")).collect();
     assert!(!dumps.is_empty() && dumps.iter().all(|d| d.starts_with("-s 1201 -a -p Faultlogger")), "{dumps:?}");
-    let dump = lab.calls().into_iter().find(|c| c["program"] == "hidumper").unwrap();
+    let dump = lab.calls().into_iter().find(|c| c["program"] == "hidumper" && c["argv"][1] == "1201").unwrap();
     let words = dump["argv"].as_array().unwrap().clone();
     assert_eq!(words.len(), 4, "one word after -a: {words:?}");
     assert!(words[3].as_str().unwrap().starts_with("-p Faultlogger -m com.example.hello"), "{words:?}");

@@ -27,10 +27,14 @@ mod edit_refusals;
 mod edit_round_trips;
 mod events;
 mod examples;
+#[cfg(unix)]
+mod harmony_devices;
+mod harmony_foreground;
 mod harmony_launch;
 mod harmony_matrix;
 mod harmony_parsers;
 mod harmony_preflight;
+mod harmony_ready;
 mod harmony_signing;
 mod harmony_tools;
 #[cfg(unix)]

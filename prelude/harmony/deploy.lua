@@ -282,6 +282,22 @@ function M.install(ctx, hap, target, bundle, reinstall, server)
   return again
 end
 
+-- How long a recipe's device step keeps the screen on (the device's own timeout comes back
+-- when the step ends, however it ends).
+M.SCREEN_ON_MS = 600000
+
+-- Runs `fn()` with the screen of `target` kept on (the tools `fn` runs check the device is
+-- booted, woken and not locked), then restores the device's screen-off timeout, also when `fn` failed.
+function M.with_screen_on(ctx, target, server, fn)
+  ctx:tool("device_ready", { target = target, server = server, keep_screen_on_ms = M.SCREEN_ON_MS })
+  local ok, result = pcall(fn)
+  ctx:tool("device_ready", { target = target, server = server, restore_screen_timeout = true })
+  if not ok then
+    error(result, 0)
+  end
+  return result
+end
+
 -- A proven launch (app_launch) with the recipe's arguments.
 function M.launch(ctx, plan, target, server)
   return ctx:tool("app_launch", {

@@ -3,6 +3,7 @@
 -- machine's hdc server), or `{ key?, server? }` where `server` is the `-s` address of a lab
 -- server home config.toml names (rein.proc.hdc_servers).
 local hdc_parse = require("harmony.hdc")
+local remedies = require("harmony.remedies")
 
 local M = {}
 
@@ -22,7 +23,10 @@ local function global_options(device)
   return device and { "-t", device } or {}
 end
 
---- hdc [-s server] [-t key] args...; returns stdout and stderr joined.
+--- hdc [-s server] [-t key] args...; returns stdout and stderr joined. The real client always
+--- exits 0 (developtools_hdc src/host/main.cpp ends client mode in `_exit(0)`), so a non-zero
+--- exit means the program is not a working hdc (a wrapper, a broken install, a Python error):
+--- DEVICE_UNAVAILABLE naming what it printed, never a result read from its text.
 function M.run(device, args, opts)
   local argv = global_options(device)
   for _, arg in ipairs(args) do
@@ -51,6 +55,28 @@ function M.run(device, args, opts)
   local text = result.stdout
   if result.stderr ~= "" then
     text = text .. result.stderr
+  end
+  if result.code ~= 0 then
+    local how = result.code and ("exited with status " .. result.code)
+      or ("was ended by signal " .. tostring(result.signal))
+    local printed = hdc_parse.printed(text)
+    rein.error(
+      "DEVICE_UNAVAILABLE",
+      "hdc "
+        .. how
+        .. " (`hdc "
+        .. table.concat(argv, " ")
+        .. "`); it printed: "
+        .. printed
+        .. ". "
+        .. remedies.hdc.NOT_HDC,
+      {
+        exit_code = result.code,
+        signal = result.signal,
+        printed = printed,
+        remedy = remedies.hdc.NOT_HDC,
+      }
+    )
   end
   return text, result
 end

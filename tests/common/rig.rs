@@ -24,8 +24,19 @@ use std::time::{Duration, Instant};
 use super::real_tools;
 
 /// The device commands rein-fake-device answers (tests/fakes/device/src/main.rs `COMMANDS`).
-const DEVICE_COMMANDS: [&str; 9] =
-    ["aa", "bm", "hilog", "hidumper", "pidof", "param", "snapshot_display", "uitest", "date"];
+const DEVICE_COMMANDS: [&str; 11] = [
+    "aa",
+    "bm",
+    "hilog",
+    "hidumper",
+    "hisysevent",
+    "pidof",
+    "param",
+    "power-shell",
+    "snapshot_display",
+    "uitest",
+    "date",
+];
 /// How long a rig may take to come up before the test fails saying which part did not.
 const START_BOUND: Duration = Duration::from_secs(90);
 

@@ -250,7 +250,10 @@ def on_create_logs(path):
     for level, domain, tag, fmt, arg in HILOG_CALL.findall(text[body_start:end]):
         domain = consts.get(domain, domain)
         domain = int(domain, 0) if re.match(r"^(0x[0-9a-fA-F]+|\d+)$", domain) else 0
-        message = re.sub(r"%\{public\}[sd]|%[sd]", lambda _: arg, fmt) if arg else fmt
+        # A device prints "<private>" for an argument without {public} (hiviewdfx_hilog
+        # interfaces/js/kits/napi/src/hilog/src/hilog_napi_base.cpp ParseLogContent, PRIV_STR).
+        private = lambda m: arg if m.group(0).startswith("%{public}") else "<private>"
+        message = re.sub(r"%\{public\}[sd]|%\{private\}[sd]|%[sd]", private, fmt) if arg else fmt
         logs.append({"level": LEVELS[level], "domain": domain, "tag": tag, "message": message})
     return logs
 

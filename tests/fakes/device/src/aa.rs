@@ -8,8 +8,9 @@ use serde_json::{json, Value};
 use crate::clock;
 use crate::device::Device;
 use crate::hilog;
+use crate::lifecycle;
 use crate::state::now_secs;
-use crate::words::flag;
+use crate::words::{flag, has};
 
 struct AaError {
     code: i64,
@@ -107,6 +108,7 @@ pub fn aa(words: &[String], device: &mut Device, out: &mut String) {
     match words.get(1).map(String::as_str) {
         Some("start") => start(words, device, out),
         Some("force-stop") => force_stop(words.get(2).map(String::as_str).unwrap_or(""), device, out),
+        Some("dump") if has(words, "-l") => lifecycle::dump_missions(device, out),
         Some("dump") => dump(device, out),
         _ => out.push_str("usage: aa <command> <options>\nThese are common aa commands list:\n"),
     }
@@ -118,7 +120,21 @@ pub fn abilities(app: &Value) -> Vec<Value> {
     list.into_iter().map(|a| if a.is_string() { json!({"name": a, "exported": true}) } else { a }).collect()
 }
 
+/// The pid `aa start -W` waits on: the process of `-b` running `-a` after a start that
+/// succeeded.
+pub fn waiting_pid(words: &[String], device: &Device, out: &str) -> Option<i64> {
+    let waits = words.get(1).map(String::as_str) == Some("start") && has(words, "-W");
+    if !waits || !out.ends_with("start ability successfully.\n") {
+        return None;
+    }
+    let (ability, bundle) = (flag(words, "-a")?, flag(words, "-b")?);
+    device.running().iter().find(|r| r["bundle"] == bundle && r["ability"] == ability).and_then(|r| r["pid"].as_i64())
+}
+
 fn start(words: &[String], device: &mut Device, out: &mut String) {
+    if has(words, "-W") && lifecycle::unknown_wait_option(device, out) {
+        return;
+    }
     let (Some(ability), Some(bundle)) = (flag(words, "-a"), flag(words, "-b")) else {
         let missing = if flag(words, "-a").is_none() { "-a <ability-name>" } else { "-b <bundle-name>" };
         out.push_str(&format!("error: {missing} is expected\nusage: aa start <options>\n"));
@@ -150,6 +166,7 @@ fn start(words: &[String], device: &mut Device, out: &mut String) {
             process["crash"] = crash;
             process["dies_at"] = json!(now_secs() + after_ms.unwrap_or(0) as f64 / 1000.0);
         }
+        lifecycle::begin(device, &mut process);
         device.running_mut().push(process);
         if after_ms.is_none_or(|ms| ms > 0) {
             log_on_create(device, found.as_ref().expect("found"), pid);

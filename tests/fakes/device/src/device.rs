@@ -10,7 +10,8 @@ use crate::faultlog;
 use crate::state::State;
 
 /// `param get` values of a device nobody configured.
-pub const DEFAULT_PARAMS: [(&str, &str); 7] = [
+pub const DEFAULT_PARAMS: [(&str, &str); 8] = [
+    ("bootevent.boot.completed", "true"),
     ("const.ohos.apiversion", "12"),
     ("const.ohos.fullname", "OpenHarmony-5.0.0.71"),
     ("const.product.brand", "FAKE"),
@@ -67,6 +68,7 @@ impl Device {
         };
         let mut device = Device { key: key.to_string(), state: map, conf: state.scenario("hdc"), root };
         faultlog::reap(&mut device);
+        crate::lifecycle::record_freezes(&mut device);
         device
     }
 

@@ -16,10 +16,11 @@ use sha2::{Digest, Sha256};
 use crate::clock;
 use crate::device::Device;
 use crate::state::now_secs;
+use crate::sysevent;
 use crate::words::flag;
 
-const ABILITY_LINE: &str = "-------------------------------[ability]-------------------------------";
-const SA_SEPARATOR: &str = "----------------------------------";
+pub const ABILITY_LINE: &str = "-------------------------------[ability]-------------------------------";
+pub const SA_SEPARATOR: &str = "----------------------------------";
 const SEPARATOR: &str = "******";
 
 /// An app uid in the 20010000 range, stable per bundle (OpenHarmony app uids are 200100xx).
@@ -47,7 +48,10 @@ pub fn reap(device: &mut Device) {
         let died = if device.conf.contains_key("now") { clock::now(&device.conf) } else { clock::local(dies_at) };
         let stamp = format!("{}{:03}", died.format("%Y%m%d%H%M%S"), (dies_at.fract() * 1000.0) as i64);
         let log = jscrash_log(device, &process, &crash, &stamp);
+        let name = log["name"].as_str().unwrap_or("").to_string();
         device.state.get_mut("faultlogs").and_then(Value::as_array_mut).expect("faultlogs").push(log);
+        let reason = crash.get("error_name").and_then(Value::as_str).unwrap_or("TypeError").to_string();
+        sysevent::record(device, "JS_ERROR", &process, &reason, dies_at, &name);
     }
     *device.running_mut() = alive;
 }
@@ -84,8 +88,12 @@ fn jscrash_log(device: &Device, process: &Value, crash: &Value, stamp: &str) -> 
 
 /// `hidumper -s 1201 -a "<args>"`: hidumper's frame, then the Faultlogger plugin's answer.
 pub fn hidumper(words: &[String], device: &Device, out: &mut String) {
+    if flag(words, "-s") == Some("ScreenlockService") {
+        crate::power::screenlock_dump(words, device, out);
+        return;
+    }
     if flag(words, "-s") != Some("1201") {
-        out.push_str("hidumper: only -s 1201 (HiviewService) is faked\n"); // GUESS
+        out.push_str("hidumper: only -s 1201 (HiviewService) and ScreenlockService are faked\n"); // GUESS
         return;
     }
     out.push_str(&format!("\n{ABILITY_LINE}\n\n\n{SA_SEPARATOR}HiviewService{SA_SEPARATOR}\n"));

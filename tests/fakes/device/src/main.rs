@@ -1,5 +1,6 @@
 //! The device side of rein's fake HarmonyOS toolchain: the device's own commands (`aa`, `bm`,
-//! `hilog`, `hidumper`, `pidof`, `param`, `snapshot_display`, `uitest`, `date`) as one
+//! `hilog`, `hidumper`, `hisysevent`, `pidof`, `param`, `power-shell`, `snapshot_display`,
+//! `uitest`, `date`) as one
 //! multi-call program. Run under a link named after a command (the test rig puts such links
 //! first on the real hdcd's PATH), or as `rein-fake-device COMMAND ARGS…` (the Python fake hdc
 //! runs its `shell` commands so, and `bm install`/`bm uninstall` for its install and
@@ -23,8 +24,11 @@ mod device;
 mod faultlog;
 mod hap;
 mod hilog;
+mod lifecycle;
+mod power;
 mod probes;
 mod state;
+mod sysevent;
 mod words;
 mod zip;
 
@@ -35,8 +39,19 @@ use device::Device;
 use state::State;
 
 /// The device commands this program answers; the rig links each name to it.
-pub const COMMANDS: [&str; 9] =
-    ["aa", "bm", "hilog", "hidumper", "pidof", "param", "snapshot_display", "uitest", "date"];
+pub const COMMANDS: [&str; 11] = [
+    "aa",
+    "bm",
+    "hilog",
+    "hidumper",
+    "hisysevent",
+    "pidof",
+    "param",
+    "power-shell",
+    "snapshot_display",
+    "uitest",
+    "date",
+];
 
 /// Runs one device command line (already split into words).
 fn run(words: &[String], device: &mut Device, out: &mut String) {
@@ -45,6 +60,8 @@ fn run(words: &[String], device: &mut Device, out: &mut String) {
         "bm" => bm::bm(words, device, out),
         "hilog" => hilog::hilog(words, device, out),
         "hidumper" => faultlog::hidumper(words, device, out),
+        "hisysevent" => sysevent::hisysevent(words, device, out),
+        "power-shell" => power::power_shell(words, device, out),
         "pidof" => probes::pidof(words, device, out),
         "param" => probes::param(words, device, out),
         "snapshot_display" => probes::snapshot_display(words, device, out),
@@ -94,11 +111,19 @@ fn main() {
     state.log_call(&words[0], &words[1..], &key);
     behave(&state, &words);
     let mut out = String::new();
-    {
+    let started = {
         let _lock = state.lock();
         let mut device = Device::load(&state, &key);
         run(&words, &mut device, &mut out);
         device.save(&state);
+        aa::waiting_pid(&words, &device, &out)
+    };
+    // `aa start -W` prints its block after the ability is in the foreground, and only then
+    // `start ability successfully.`.
+    if let Some(pid) = started {
+        let mut waited = String::new();
+        lifecycle::wait_for_foreground(&state, &key, &words, pid, &mut waited);
+        out = waited + &out;
     }
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(out.as_bytes());
