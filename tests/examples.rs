@@ -119,12 +119,14 @@ fn the_readme_runs_the_main_recipe_on_the_example_without_a_device() {
     // fake-env starts the fake hdc's stand-in server; it goes when the script ends, however.
     let script = format!("trap 'hdc kill >/dev/null 2>&1 || true' EXIT\n{script}");
     let bin = Path::new(crate::common::REIN).parent().unwrap();
+    // `cargo build` builds the device fakes beside rein; this test's rein-fake-device is the lab's.
+    let device = crate::common::real_tools::fake_device_dir();
     let fresh_home = ws.root.join("newcomer");
     std::fs::create_dir_all(&fresh_home).unwrap();
     let mut cmd = Command::new("bash");
     cmd.args(["-euo", "pipefail", "-c", &script])
         .current_dir(root)
-        .env("PATH", format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default()))
+        .env("PATH", format!("{}:{}:{}", bin.display(), device.display(), std::env::var("PATH").unwrap_or_default()))
         .env("HOME", &fresh_home)
         .env("TMPDIR", &ws.root)
         .env_remove("REIN_HOME")
