@@ -109,6 +109,10 @@ fn a_failed_recipe_report_names_deciders_in_words() {
     let report = std::fs::read_to_string(lab.ws.path(&format!(".rein/runs/{run_id}/report.md"))).unwrap();
     let hap = "entry/build/default/outputs/default/entry-default-signed.hap";
     let remedy = "the installed app has a different signature: uninstall it first (app_uninstall), then install again";
+    // app_install checks the device is ready before each attempt (booted, awake, unlocked).
+    let ready = ["param get bootevent.boot.completed", "power-shell wakeup", "hidumper -s ScreenlockService -a -all"]
+        .map(|command| format!("- ran `hdc shell {command}` — allowed by rein's policy (no one was asked); exited 0\n"))
+        .concat();
     let expected = format!(
         "# rein run RUN — `ship`: **failed**
 
@@ -130,8 +134,8 @@ Started T, took S s. Arguments: attempts = 1, module = entry
 ## install
 - approval: spawn `hdc install -r {hap}` allowed by `--yes`
 - approval: spawn `hdc install -r {hap}` allowed by `--yes`
-- ran `hdc install -r {hap}` — allowed by `--yes`; exited 0
-- ran `hdc install -r {hap}` — allowed by `--yes`; exited 0"
+{ready}- ran `hdc install -r {hap}` — allowed by `--yes`; exited 0
+{ready}- ran `hdc install -r {hap}` — allowed by `--yes`; exited 0"
     );
     let shown = normalised(&report, &run_id);
     assert!(shown.starts_with(&expected), "report.md:\n{shown}\n--- expected to start with ---\n{expected}");
