@@ -10,6 +10,8 @@
 #[cfg(unix)]
 mod approvals;
 mod authoring;
+#[cfg(unix)]
+mod cli_cancel;
 mod cli_contract;
 mod common;
 mod concurrent_edits;
@@ -85,8 +87,11 @@ mod report_wording;
 mod rig_fake_texts;
 #[cfg(target_os = "linux")]
 mod rig_real_hdc;
+mod sandbox_c_work;
 mod sandbox_escapes;
 mod sandbox_limits;
+#[cfg(unix)]
+mod side_by_side;
 #[cfg(unix)]
 mod spawn_process;
 #[cfg(unix)]
@@ -94,5 +99,7 @@ mod swap_race;
 #[cfg(target_os = "linux")]
 mod terminal_prompt;
 mod tool_checks;
+#[cfg(unix)]
+mod watchdog;
 #[cfg(unix)]
 mod write_crash_safety;
