@@ -143,7 +143,7 @@ fn run(cli: Cli) -> u8 {
         Ok(host) => host,
         Err(failure) => return out.failure(&failure),
     };
-    if let Some(warning) = rein::host::policy_files::warning(host.policy_pending()) {
+    if let Some(warning) = host.policy_warning() {
         eprintln!("warning: {warning}");
     }
     match &cli.command {
@@ -311,12 +311,12 @@ fn doctor(host: &Host, out: &Output) -> u8 {
         "from_local_properties": diagnosis.from_local_properties,
         "confinement": host.confinement(),
         "policy_pending": host.policy_pending(),
-        "policy_warning": rein::host::policy_files::warning(host.policy_pending()),
+        "policy_warning": host.policy_warning(),
     });
     if !out.json {
         render::doctor::print(&diagnosis);
         println!("{:<14} {}", "confinement", host.confinement());
-        let command = rein::host::policy_files::review_command(host.policy_pending());
+        let command = host.policy_review_command();
         for pending in host.policy_pending() {
             println!("{:<14} waiting for a person (`{command}`): {pending}", "policy");
         }
