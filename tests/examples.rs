@@ -103,10 +103,14 @@ fn the_native_module_example_writes_inside_and_is_refused_outside() {
 }
 
 /// README's "Without a device": the bundled example, the fake toolchain and a fresh home run
-/// the main recipe as written (the `cargo build` line aside: this test's rein is already built).
+/// the main recipe as written (the `cargo build` line aside: this test's rein is already built),
+/// with the real java and hap-sign-tool jar (fake-env finds the jar as `real_tools` does).
 #[cfg(unix)]
 #[test]
 fn the_readme_runs_the_main_recipe_on_the_example_without_a_device() {
+    if crate::common::real_tools::hap_sign_tool(&crate::common::lab::test_name()).is_none() {
+        return;
+    }
     let ws = Workspace::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let block = crate::common::shell_block("README.md", "### Without a device");
@@ -115,12 +119,14 @@ fn the_readme_runs_the_main_recipe_on_the_example_without_a_device() {
     // fake-env starts the fake hdc's stand-in server; it goes when the script ends, however.
     let script = format!("trap 'hdc kill >/dev/null 2>&1 || true' EXIT\n{script}");
     let bin = Path::new(crate::common::REIN).parent().unwrap();
+    // `cargo build` builds the device fakes beside rein; this test's rein-fake-device is the lab's.
+    let device = crate::common::real_tools::fake_device_dir();
     let fresh_home = ws.root.join("newcomer");
     std::fs::create_dir_all(&fresh_home).unwrap();
     let mut cmd = Command::new("bash");
     cmd.args(["-euo", "pipefail", "-c", &script])
         .current_dir(root)
-        .env("PATH", format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default()))
+        .env("PATH", format!("{}:{}:{}", bin.display(), device.display(), std::env::var("PATH").unwrap_or_default()))
         .env("HOME", &fresh_home)
         .env("TMPDIR", &ws.root)
         .env_remove("REIN_HOME")
@@ -129,4 +135,40 @@ fn the_readme_runs_the_main_recipe_on_the_example_without_a_device() {
     assert_eq!(status, 0, "the README's commands run as written:\n{out}\n{err}");
     assert!(out.contains("`sign-install-launch`: **succeeded**"), "{out}");
     assert!(out.contains("| 5 | launch | verified |"), "{out}");
+    assert!(!fresh_home.join(".ohos").exists(), "fake-env leaves the person's DevEco material alone");
+}
+
+/// fake-env without the real jar or java: it says what to install or set, writes nothing, and
+/// the README's `eval` fails too (its stdout is `false`).
+#[cfg(unix)]
+#[test]
+fn fake_env_says_what_to_install_when_the_jar_or_java_is_missing() {
+    let ws = Workspace::new();
+    let fake_env = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes/bin/fake-env");
+    let scratch = ws.root.join("try");
+    // The interpreter itself (the python3 on PATH may be a shim that needs more of PATH), alone
+    // in a folder: a PATH without java.
+    let exe = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().expect("python3");
+    let only_python = ws.root.join("only-python");
+    std::fs::create_dir_all(&only_python).unwrap();
+    let python = only_python.join("python3");
+    std::os::unix::fs::symlink(text(&exe.stdout).trim(), &python).unwrap();
+    let run = |jar: &Path, path: &str| {
+        let mut cmd = Command::new(&python);
+        cmd.arg(&fake_env).args(["--app", "examples/hello-app"]).arg(&scratch);
+        cmd.current_dir(env!("CARGO_MANIFEST_DIR")).env(crate::common::real_tools::HAP_SIGN_TOOL_VAR, jar);
+        cmd.env("PATH", path).env_remove("JAVA_HOME").env("HOME", &ws.root);
+        crate::common::human(&mut cmd)
+    };
+    let missing = ws.root.join("no.jar");
+    let (status, out, err) = run(&missing, &std::env::var("PATH").unwrap_or_default());
+    assert_eq!((status, out.as_str()), (1, "false\n"), "{err}");
+    let want = format!("fake-env: REIN_REAL_HAP_SIGN_TOOL={} is not a file: set it to", missing.display());
+    assert!(err.starts_with(&want), "{err}");
+    // A jar that is there, and no java anywhere on PATH.
+    std::fs::write(&missing, "").unwrap();
+    let (status, out, err) = run(&missing, &only_python.display().to_string());
+    assert_eq!((status, out.as_str()), (1, "false\n"), "{err}");
+    assert!(err.starts_with("fake-env: no java on PATH: install Java 17 or newer"), "{err}");
+    assert!(!scratch.exists(), "nothing is made before java and the jar are found");
 }

@@ -33,25 +33,6 @@ function M.run(device, args, opts)
     table.insert(argv, arg)
   end
   local result = rein.proc.run("hdc", argv, opts)
-  if result.code ~= 0 then
-    -- The client always ends in _exit(0) (developtools_hdc src/host/main.cpp): any other end
-    -- means hdc itself did not run, and its output is not hdc's to read as devices or results.
-    local why = result.code and ("exited " .. result.code) or "was killed"
-    local first = (
-      result.stderr:match("[^\n]*%S[^\n]*")
-      or result.stdout:match("[^\n]*%S[^\n]*")
-      or ""
-    )
-    rein.error(
-      "DEVICE_UNAVAILABLE",
-      "hdc " .. why .. ", which hdc never does when it runs (it always exits 0): " .. first,
-      {
-        exit_code = result.code,
-        signal = result.signal,
-        remedy = "check the hdc rein found with `rein doctor`",
-      }
-    )
-  end
   local text = result.stdout
   if result.stderr ~= "" then
     text = text .. result.stderr

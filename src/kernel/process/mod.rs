@@ -207,6 +207,7 @@ impl Kernel {
             call,
             entry: Some(Entry::new(Action::Spawn, &redacted.line)),
             planted: Default::default(),
+            journaled: purpose == Purpose::Act,
         };
         let planted = record.planted.clone();
         let entry = record.entry.as_mut().expect("recorded only below");
@@ -518,11 +519,13 @@ struct Unrecorded<'a> {
     call: &'a Call,
     entry: Option<Entry>,
     planted: planted::Found,
+    /// Whether the spawn belongs in the journal (a look, `Purpose::Look`, never does).
+    journaled: bool,
 }
 
 impl Drop for Unrecorded<'_> {
     fn drop(&mut self) {
-        let Some(mut entry) = self.entry.take() else { return };
+        let Some(mut entry) = self.entry.take().filter(|_| self.journaled) else { return };
         entry.planted = std::mem::take(&mut *self.planted.lock().unwrap_or_else(|e| e.into_inner()));
         let cancelled: Result<(), KernelError> =
             Err(KernelError::Stopped { command: entry.target.clone(), reason: "the call was cancelled".to_string() });
