@@ -22,6 +22,7 @@ fn tools_lists_every_built_in_with_origin_and_schema() {
             "app_launch",
             "app_stop",
             "app_uninstall",
+            "crash_scan",
             "device_list",
             "device_ready",
             "edit_file",

@@ -303,7 +303,7 @@ fn doctor_shows_every_candidate_and_what_local_properties_names_without_running_
     let hdc = lab.ws.outside_file("deveco/sdk/default/openharmony/toolchains/hdc", "#!/bin/sh\n");
     std::fs::set_permissions(&hdc, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let sdk = lab.ws.root.join("deveco/sdk/default");
-    lab.ws.file("local.properties", format!("sdk.dir={}\nnodejs.dir=/opt/node\n", sdk.display()));
+    lab.ws.file("local.properties", format!("sdk.dir={}\nnodejs.dir=/opt/node\nhwsdk.dir=/opt/hwsdk\n", sdk.display()));
     let mut cmd = lab.ws.command(&["doctor"]);
     cmd.env("PATH", "/nonexistent")
         .env("DEVECO_SDK_HOME", "/nowhere/clt/sdk")
@@ -318,7 +318,13 @@ fn doctor_shows_every_candidate_and_what_local_properties_names_without_running_
     );
     assert_eq!(
         details["candidates"]["hvigorw"],
-        json!(["/nowhere/clt/bin/hvigorw (DEVECO_SDK_HOME)", "/nowhere/clt/hvigor/bin/hvigorw (DEVECO_SDK_HOME)"])
+        json!([
+            "/nowhere/clt/bin/hvigorw (DEVECO_SDK_HOME)",
+            "/nowhere/clt/hvigor/bin/hvigorw (DEVECO_SDK_HOME)",
+            "/nowhere/clt/tools/node/bin/node /nowhere/clt/tools/hvigor/bin/hvigorw.js (DEVECO_SDK_HOME)",
+            "/nowhere/clt/tools/hvigor/bin/hvigorw (DEVECO_SDK_HOME)"
+        ]),
+        "the command-line tools' places, then those of a DevEco whose sdk DEVECO_SDK_HOME may be"
     );
     let named = details["from_local_properties"].as_array().expect("local.properties read").clone();
     assert!(
@@ -327,6 +333,10 @@ fn doctor_shows_every_candidate_and_what_local_properties_names_without_running_
             .unwrap()
             .starts_with("node: /opt/node/bin/node (the project's local.properties; not run")),
         "{named:?}"
+    );
+    assert!(
+        named.iter().any(|n| n.as_str().unwrap().starts_with("hdc: /opt/hwsdk/default/openharmony/toolchains/hdc (")),
+        "hwsdk.dir is read as sdk.dir is: {named:?}"
     );
     let hdc = details["programs"].as_array().unwrap().iter().find(|p| p["program"] == "hdc").unwrap().clone();
     assert_eq!(hdc["found"], json!(false), "local.properties never makes a program runnable");

@@ -109,10 +109,6 @@ fn a_failed_recipe_report_names_deciders_in_words() {
     let report = std::fs::read_to_string(lab.ws.path(&format!(".rein/runs/{run_id}/report.md"))).unwrap();
     let hap = "entry/build/default/outputs/default/entry-default-signed.hap";
     let remedy = "the installed app has a different signature: uninstall it first (app_uninstall), then install again";
-    // app_install checks the device is ready before each attempt (booted, awake, unlocked).
-    let ready = ["param get bootevent.boot.completed", "power-shell wakeup", "hidumper -s ScreenlockService -a -all"]
-        .map(|command| format!("- ran `hdc shell {command}` — allowed by rein's policy (no one was asked); exited 0\n"))
-        .concat();
     let expected = format!(
         "# rein run RUN — `ship`: **failed**
 
@@ -132,10 +128,16 @@ Started T, took S s. Arguments: attempts = 1, module = entry
 - ran `hvigorw --mode module -p product=default -p buildMode=debug -p module=entry@default assembleHap --no-daemon` — allowed by rein's policy (no one was asked); exited 0
 
 ## install
-- approval: spawn `hdc install -r {hap}` allowed by `--yes`
-- approval: spawn `hdc install -r {hap}` allowed by `--yes`
-{ready}- ran `hdc install -r {hap}` — allowed by `--yes`; exited 0
-{ready}- ran `hdc install -r {hap}` — allowed by `--yes`; exited 0"
+- approval: spawn `hdc -p install -r {hap}` allowed by `--yes`
+- approval: spawn `hdc -p install -r {hap}` allowed by `--yes`
+- ran `hdc -p shell param get bootevent.boot.completed` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p shell power-shell wakeup` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p shell hidumper -s ScreenlockService -a -all` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p install -r {hap}` — allowed by `--yes`; exited 0
+- ran `hdc -p shell param get bootevent.boot.completed` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p shell power-shell wakeup` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p shell hidumper -s ScreenlockService -a -all` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p install -r {hap}` — allowed by `--yes`; exited 0"
     );
     let shown = normalised(&report, &run_id);
     assert!(shown.starts_with(&expected), "report.md:\n{shown}\n--- expected to start with ---\n{expected}");
@@ -282,7 +284,7 @@ fn check_reports_each_problem_once_at_its_file_and_line() {
     assert_eq!(status, 1, "{out}{err}");
     assert!(out.is_empty(), "{out}");
     let expected = "tools/x.lua:7: problem: tool x: params.a: unknown field `requried`; allowed: type, description, default, optional, required, enum, items, properties, secret. Did you mean required?
-tools/y.lua:3: problem: the tool table: unknown field `descriptoin`; allowed: name, description, params, run, checks. Did you mean description?
+tools/y.lua:3: problem: the tool table: unknown field `descriptoin`; allowed: name, description, params, run, checks, annotations. Did you mean description?
 error[TOOL_INVALID]: 2 problems in tool and recipe files; fix them and run `rein check` again
 ";
     assert_eq!(err, expected);

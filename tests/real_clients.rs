@@ -107,3 +107,20 @@ fn the_mcp_inspector_cli_reads_a_run_report_as_a_resource_and_through_the_tool()
     assert_eq!(called["structuredContent"]["run_id"], json!(run_id), "{called}");
     assert_eq!(called["content"][0]["text"].as_str(), Some(markdown), "the tool and the resource agree");
 }
+
+#[test]
+fn the_mcp_inspector_cli_gets_every_built_in_tools_annotations() {
+    let ws = Workspace::new();
+    let listed = inspector(&ws, &["--method", "tools/list"]);
+    let tools = listed["tools"].as_array().unwrap();
+    for tool in tools {
+        for hint in ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] {
+            assert!(tool["annotations"][hint].is_boolean(), "{} has {hint}: {tool}", tool["name"]);
+        }
+    }
+    let named = |name: &str| tools.iter().find(|t| t["name"] == name).cloned().unwrap_or_else(|| panic!("{name}"));
+    assert_eq!(named("read_file")["annotations"]["readOnlyHint"], true);
+    assert_eq!(named("run_reports")["annotations"]["readOnlyHint"], true);
+    assert_eq!(named("app_uninstall")["annotations"]["destructiveHint"], true);
+    assert_eq!(named("recipe_sign_install_launch")["annotations"]["openWorldHint"], true);
+}

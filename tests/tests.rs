@@ -47,6 +47,8 @@ mod human_output;
 mod journal;
 mod lua_api;
 #[cfg(unix)]
+mod mcp_annotations;
+#[cfg(unix)]
 mod mcp_cancel;
 #[cfg(unix)]
 mod mcp_run_reports;
@@ -87,6 +89,8 @@ mod report_wording;
 mod rig_fake_texts;
 #[cfg(target_os = "linux")]
 mod rig_real_hdc;
+#[cfg(target_os = "linux")]
+mod run_report_formats;
 mod sandbox_c_work;
 mod sandbox_escapes;
 mod sandbox_limits;

@@ -34,6 +34,7 @@ return {
     .. "names. DevEco's ciphertext passwords are refused before java starts "
     .. "(SIGNING_NOT_CONFIGURED, with what to configure). Succeeds only on exit 0 and 'sign-app "
     .. "success'; otherwise SIGN_FAILED with the tool's error codes and a remedy.",
+  annotations = { read_only = false, destructive = true, idempotent = true, open_world = false },
   params = {
     hap = { type = "string", description = "The unsigned .hap" },
     out = { type = "string", optional = true, description = "Output path (default: *-signed.hap)" },

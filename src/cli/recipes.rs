@@ -4,7 +4,7 @@ use serde_json::json;
 
 use rein::{CancellationToken, Failure, Host, RecipeOptions, Report, Retention};
 
-use super::args::RunsAction;
+use super::args::{ReportFormat, RunsAction};
 use super::output::Output;
 
 pub fn run(host: &Host, out: &Output, name: &str, args: Option<&str>, explain: bool, from: Option<String>) -> u8 {
@@ -87,10 +87,17 @@ pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
             super::render::recipe::runs(&list);
             0
         }
-        RunsAction::Show { run_id } => match host.run_report(run_id) {
+        RunsAction::Show { run_id, format } => match host.run_report(run_id) {
             Ok(report) if out.json => out.success(&report),
             Ok(report) => {
-                print!("{}", report.to_markdown());
+                // Every form escapes what the run recorded for where it goes (markup::escape
+                // for the page and the XML).
+                match format {
+                    ReportFormat::Md => print!("{}", report.to_markdown()),
+                    ReportFormat::Json => println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default()),
+                    ReportFormat::Html => print!("{}", host.run_report_page(&report)),
+                    ReportFormat::Junit => print!("{}", report.to_junit()),
+                }
                 0
             }
             Err(failure) => out.failure(&failure),

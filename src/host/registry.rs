@@ -10,6 +10,7 @@ use super::project_files::SourceError;
 use super::sources::{Origin, SourceFile, Sources};
 use crate::error::{Code, Failure};
 use crate::kernel::{Actor, Call};
+use crate::lua::annotations::Annotations;
 use crate::lua::schema::Params;
 use crate::lua::tool::parse_tool;
 use crate::lua::{CallableTool, Runtime, ToolTable};
@@ -37,6 +38,9 @@ pub struct ToolInfo {
     /// The checks it declares (`rein test`), as written; `null` when none.
     #[serde(skip_serializing_if = "serde_json::Value::is_null")]
     pub checks: serde_json::Value,
+    /// What it says about its effects, as MCP clients get them (`annotations`).
+    #[serde(skip_serializing_if = "Annotations::is_empty")]
+    pub annotations: Annotations,
 }
 
 /// A file that did not give a usable tool or recipe.
@@ -305,7 +309,8 @@ fn load_tool(runtime: &mut Runtime, sources: &Sources, file: &SourceFile) -> Res
     let value = declaration(runtime, sources, file)?;
     let spec = parse_tool(runtime.lua(), value).map_err(|e| problem_for(file, e.to_string()))?;
     let name = namespaced(file, &spec.name);
-    let info = info_of(file, &name, &spec.description, &spec.params, spec.checks.clone());
+    let mut info = info_of(file, &name, &spec.description, &spec.params, spec.checks.clone());
+    info.annotations = spec.annotations;
     let actor = actor_of(sources, file, &name);
     Ok(Loaded { info, value: CallableTool { params: spec.params, run: spec.run, actor } })
 }
@@ -318,7 +323,8 @@ fn load_recipe(
     let value = declaration(runtime, sources, file)?;
     let (mut spec, code) = parse_recipe(runtime.lua(), value).map_err(|e| problem_for(file, e.to_string()))?;
     spec.name = namespaced(file, &spec.name);
-    let info = info_of(file, &spec.name, &spec.description, &spec.params, serde_json::Value::Null);
+    let mut info = info_of(file, &spec.name, &spec.description, &spec.params, serde_json::Value::Null);
+    info.annotations = spec.annotations;
     let actor = actor_of(sources, file, &spec.name);
     Ok(Loaded { info, value: (spec, code, actor) })
 }
@@ -348,6 +354,7 @@ fn info_of(file: &SourceFile, name: &str, description: &str, params: &Params, ch
         overrides: None,
         schema: params.json_schema(),
         checks,
+        annotations: Annotations::default(),
     }
 }
 

@@ -33,6 +33,12 @@ impl Host {
         runs::load(&self.kernel, run_id)
     }
 
+    /// A run's report as the page report.html holds, rendered again from report.json and the
+    /// screenshot and UI tree in the run's folder.
+    pub fn run_report_page(&self, report: &Report) -> String {
+        report.to_html(&crate::recipe::runs::embedded(&self.kernel, report))
+    }
+
     /// Removes the saved copies (pre-images) that no run inside `retention` needs for its
     /// undo. Runs outside it keep their reports but can no longer be undone. Every recipe run
     /// does this with [`Retention::default`] when it ends.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolResult, ContentBlock, ErrorData, JsonObject, ReadResourceResult, Resource, ResourceContents,
-    ResourceTemplate, Tool,
+    ResourceTemplate, Tool, ToolAnnotations,
 };
 use serde_json::{json, Value};
 
@@ -51,6 +51,7 @@ pub fn tool() -> Tool {
          changed, and for a failed run the failing step's code, location and what to do next. Read-only.",
         Arc::new(schema),
     )
+    .annotate(ToolAnnotations::from_raw(None, Some(true), Some(false), Some(true), Some(false)))
 }
 
 /// Answers a call of the tool.

@@ -372,6 +372,7 @@ fn skipped_step(name: &str, status: StepStatus) -> StepReport {
         approvals: Vec::new(),
         files: Vec::new(),
         rolled_back: Vec::new(),
+        attachments: Vec::new(),
     }
 }
 

@@ -38,7 +38,9 @@ impl Report {
             ));
         }
         md.push_str(&unverified_note(&self.steps));
-        for s in self.steps.iter().filter(|s| !s.commands.is_empty() || !s.files.is_empty() || !s.evidence.is_empty()) {
+        for s in self.steps.iter().filter(|s| {
+            !s.commands.is_empty() || !s.files.is_empty() || !s.evidence.is_empty() || !s.attachments.is_empty()
+        }) {
             step_md(&mut md, s);
         }
         if self.steps.iter().any(|s| !s.files.is_empty()) {
@@ -50,16 +52,12 @@ impl Report {
 
 /// Names the steps that ran without a verify: nothing proved they worked.
 fn unverified_note(steps: &[StepReport]) -> String {
-    let unverified: Vec<String> =
-        steps.iter().filter(|s| s.status == StepStatus::Done).map(|s| format!("`{}`", s.name)).collect();
-    match unverified.len() {
-        0 => String::new(),
-        1 => format!("\nStep {} declares no verify: it ran to its end, but nothing proved it worked.\n", unverified[0]),
-        _ => format!(
-            "\nSteps {} declare no verify: they ran to their end, but nothing proved they worked.\n",
-            unverified.join(", ")
-        ),
+    let unverified: Vec<&str> =
+        steps.iter().filter(|s| s.status == StepStatus::Done).map(|s| s.name.as_str()).collect();
+    if unverified.is_empty() {
+        return String::new();
     }
+    format!("\n{}\n", wording::unverified(&unverified))
 }
 
 fn step_md(md: &mut String, s: &StepReport) {
@@ -84,5 +82,8 @@ fn step_md(md: &mut String, s: &StepReport) {
     }
     for r in &s.rolled_back {
         md.push_str(&format!("- rolled back `{r}`\n"));
+    }
+    for a in &s.attachments {
+        md.push_str(&format!("- {}: `{}`\n", a.kind, a.path));
     }
 }

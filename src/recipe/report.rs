@@ -99,6 +99,41 @@ pub struct StepReport {
     pub files: Vec<FileChange>,
     /// Files put back because the step failed.
     pub rolled_back: Vec<String>,
+    /// Files in the run's folder that show what the step did (the launched app's screenshot
+    /// and UI tree), as report.html and the JUnit XML show them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
+}
+
+/// A file a step saved in the run's folder as evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attachment {
+    /// What it is.
+    pub kind: AttachmentKind,
+    /// Where it is, relative to the workspace (`.rein/runs/<run-id>/screenshot.jpeg`).
+    pub path: String,
+}
+
+/// What an attachment shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttachmentKind {
+    /// The device's screen (`snapshot_display`), a JPEG.
+    Screenshot,
+    /// The UI tree (`uitest dumpLayout`), its JSON.
+    UiTree,
+    /// The UI tree in the compact text form agents read (`ui_dump`).
+    UiText,
+}
+
+impl std::fmt::Display for AttachmentKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            AttachmentKind::Screenshot => "screenshot",
+            AttachmentKind::UiTree => "ui tree",
+            AttachmentKind::UiText => "ui tree (text)",
+        })
+    }
 }
 
 /// One attempt of a step.
@@ -242,13 +277,15 @@ impl Report {
         serde_json::from_value(value).unwrap_or(self)
     }
 
-    /// Writes report.json and report.md under `.rein/runs/<run-id>/`, through the kernel's
+    /// Writes report.json, report.md and report.html under `.rein/runs/<run-id>/`, through the kernel's
     /// folder handles (never through a link an agent put in `.rein/`).
     pub(crate) fn save(&self, kernel: &Kernel) -> Result<PathBuf, KernelError> {
         let dir = Path::new(RUNS_DIR).join(&self.run_id);
         let json = serde_json::to_string_pretty(self).unwrap_or_default() + "\n";
         kernel.write_rein_file(&dir.join("report.json"), json.as_bytes())?;
         kernel.write_rein_file(&dir.join("report.md"), self.to_markdown().as_bytes())?;
+        let page = self.to_html(&super::runs::embedded(kernel, self));
+        kernel.write_rein_file(&dir.join("report.html"), page.as_bytes())?;
         Ok(kernel.scope().workspace().join(dir))
     }
 

@@ -71,6 +71,26 @@ fn refusal(record: &CommandRecord) -> String {
     }
 }
 
+/// The steps that ran without a verify: nothing proved they worked.
+pub fn unverified(steps: &[&str]) -> String {
+    let named: Vec<String> = steps.iter().map(|s| format!("`{s}`")).collect();
+    match named.len() {
+        1 => format!("Step {} declares no verify: it ran to its end, but nothing proved it worked.", named[0]),
+        _ => format!(
+            "Steps {} declare no verify: they ran to their end, but nothing proved they worked.",
+            named.join(", ")
+        ),
+    }
+}
+
+/// Why a step did not run: the step that failed before it, or the cancel.
+pub fn skipped(report: &super::report::Report) -> String {
+    match &report.failure {
+        Some(f) => format!("did not run: step {} {} before it", f.step, report.status),
+        None => format!("did not run: the run {}", report.status),
+    }
+}
+
 /// A run's arguments as `key = value` pairs; `none` when there are none.
 pub fn arguments(value: &Value) -> String {
     match value {

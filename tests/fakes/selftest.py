@@ -47,6 +47,9 @@ class Env:
         self.state = os.path.join(root, "state")
         self.proj = os.path.join(root, "hello-app")
         os.makedirs(self.state)
+        # An SDK folder for hvigorw (DEVECO_SDK_HOME): without one it stops with 00303217.
+        self.sdk = os.path.join(root, "sdk")
+        os.makedirs(self.sdk)
         shutil.copytree(FIXTURE, self.proj)
         self.unsigned()
 
@@ -67,6 +70,7 @@ class Env:
         for k in list(e):
             if k.startswith("REIN_FAKE_") and k != "REIN_FAKE_STATE" or k == "DEVECO_SDK_HOME":
                 del e[k]
+        e["DEVECO_SDK_HOME"] = self.sdk
         e.update(extra or {})
         return e
 
@@ -562,6 +566,13 @@ def hvigor_failure_classes(e):
     e.write("scenario.json", {})
     out, _ = e.run("hvigorw", *BUILD_CMD, env={"DEVECO_SDK_HOME": "/nonexistent/sdk"}, code=255)
     has(out, "Invalid value of 'DEVECO_SDK_HOME'")
+    # No SDK given at all (no DEVECO_SDK_HOME, local.properties or OHOS_BASE_SDK_HOME): 00303217.
+    out, _ = e.run("hvigorw", *BUILD_CMD, env={"DEVECO_SDK_HOME": "", "OHOS_BASE_SDK_HOME": ""}, code=255)
+    has(out, "ERROR: 00303217 Configuration Error: Invalid value of 'DEVECO_SDK_HOME'")
+    with open(e.path("local.properties"), "w") as f:
+        f.write("hwsdk.dir=%s\n" % e.sdk)
+    e.run("hvigorw", *BUILD_CMD, env={"DEVECO_SDK_HOME": "", "OHOS_BASE_SDK_HOME": ""})
+    os.remove(e.path("local.properties"))
     e.signed()
     nojava = os.path.join(e.root, "nojava")
     os.makedirs(nojava)

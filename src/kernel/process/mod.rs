@@ -21,6 +21,7 @@ pub mod capture;
 #[cfg(target_os = "linux")]
 mod carve;
 pub mod confine;
+mod deveco_env;
 pub mod discovery;
 pub mod env;
 pub mod hdc_server;
@@ -282,6 +283,8 @@ impl Kernel {
             hdc_server::check(&args, &env)?;
         }
         if program == Program::Hvigorw {
+            let from_deveco = deveco_env::for_hvigor(&located.path, located.script.as_deref(), &env);
+            env.extend(from_deveco);
             if let Some(home) = profile::hvigor_home(&env, self.scope.workspace()) {
                 env.retain(|(name, _)| name != "HVIGOR_USER_HOME");
                 env.push(("HVIGOR_USER_HOME".to_string(), home.display().to_string()));
@@ -319,6 +322,14 @@ impl Kernel {
             (None, None) if program == Program::Hdc => hdc_server::argv(args),
             (None, None) => args,
         };
+        // The journal and the events show the command as it runs: hdc with the `-p` put first.
+        let shown = match program {
+            Program::Hdc => hdc_server::argv(redacted.args.clone()),
+            _ => redacted.args.clone(),
+        };
+        let command =
+            std::iter::once(program.name()).chain(shown.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
+        entry.target = command.clone();
         let request = SpawnRequest {
             program: located.path,
             args: argv,
@@ -330,7 +341,7 @@ impl Kernel {
         };
         call.emit(|| EventKind::ProgramSpawned {
             program: program.name().to_string(),
-            argv: redacted.args.clone(),
+            argv: shown,
             command: command.clone(),
         });
         let started = std::time::Instant::now();
