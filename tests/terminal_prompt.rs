@@ -106,7 +106,7 @@ fn a_command_refused_at_the_prompt_is_reported_as_refused_by_the_person() {
     let runs = std::fs::read_dir(ws.path(".rein/runs")).unwrap().flatten().next().expect("a run");
     let md = std::fs::read_to_string(runs.path().join("report.md")).unwrap();
     for line in [
-        "- ran `hdc install app.hap` — allowed by a person at the terminal; exited 0\n",
+        "- ran `hdc -p install app.hap` — allowed by a person at the terminal; exited 0\n",
         "- did not run `hdc install other.hap` — refused by a person at the terminal (APPROVAL_DENIED)\n",
     ] {
         assert!(md.contains(line), "{line}in:\n{md}");
