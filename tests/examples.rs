@@ -60,7 +60,7 @@ fn the_approver_example_writes_outside_the_workspace_only_with_the_users_yes() {
     let (stdout, stderr) = (text(&yes.stdout), text(&yes.stderr));
     assert!(yes.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stderr.contains("rein wants to write "), "the question went to the program's UI: {stderr}");
-    assert!(stderr.contains("(it is outside the workspace). Allow it once? [y/N]"), "{stderr}");
+    assert!(stderr.contains("(it is outside the workspace)\nAllow it once? [y/N]"), "{stderr}");
     assert!(stdout.starts_with("wrote 28 bytes to "), "{stdout}");
 
     let no = run_example("approver", &[], "n\n");

@@ -39,6 +39,8 @@ mod harmony_preflight;
 mod harmony_ready;
 mod harmony_signing;
 mod harmony_tools;
+#[cfg(target_os = "linux")]
+mod hdc_quoting;
 #[cfg(unix)]
 mod host_cancel;
 mod hot_reload;
@@ -94,6 +96,8 @@ mod run_report_formats;
 mod sandbox_c_work;
 mod sandbox_escapes;
 mod sandbox_limits;
+#[cfg(unix)]
+mod shown_to_people;
 #[cfg(unix)]
 mod side_by_side;
 #[cfg(unix)]

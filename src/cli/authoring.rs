@@ -11,6 +11,7 @@ use rein::{Code, Failure};
 
 use super::args::NewWhat;
 use super::output::Output;
+use super::screen::{say, tell};
 
 const TOOL: &str = include_str!("templates/tool.lua");
 const RECIPE: &str = include_str!("templates/recipe.lua");
@@ -27,7 +28,7 @@ pub fn types(workspace: &Path, dir: Option<&Path>, out: &Output) -> u8 {
     match authoring::write_types(workspace, &dir) {
         Ok(written) if out.json => out.success(&written),
         Ok(written) => {
-            println!("wrote {} files to {}", written.files.len(), written.dir.display());
+            say!("wrote {} files to {}", written.files.len(), written.dir.display());
             print_luarc(&written.luarc);
             0
         }
@@ -37,10 +38,10 @@ pub fn types(workspace: &Path, dir: Option<&Path>, out: &Output) -> u8 {
 
 fn print_luarc(outcome: &LuarcOutcome) {
     match outcome {
-        LuarcOutcome::Created { path, library } => println!("created {path} (workspace.library: {library})"),
-        LuarcOutcome::Updated { path, library } => println!("added {library} to workspace.library in {path}"),
-        LuarcOutcome::Unchanged { path, .. } => println!("{path} already points at them"),
-        LuarcOutcome::LeftAlone { path, why, .. } => eprintln!("warning: left {path} as it is: {why}"),
+        LuarcOutcome::Created { path, library } => say!("created {path} (workspace.library: {library})"),
+        LuarcOutcome::Updated { path, library } => say!("added {library} to workspace.library in {path}"),
+        LuarcOutcome::Unchanged { path, .. } => say!("{path} already points at them"),
+        LuarcOutcome::LeftAlone { path, why, .. } => tell!("warning: left {path} as it is: {why}"),
     }
 }
 
@@ -58,10 +59,10 @@ impl Made {
 
     fn print(&self) {
         for path in &self.created {
-            println!("created  {path}");
+            say!("created  {path}");
         }
         for path in &self.kept {
-            println!("kept     {path} (it exists)");
+            say!("kept     {path} (it exists)");
         }
     }
 }
@@ -87,9 +88,9 @@ pub fn init(workspace: &Path, out: &Output) -> u8 {
         return out.success(&result);
     }
     made.print();
-    println!("wrote the editor stubs to {TYPES_DIR}/");
+    say!("wrote the editor stubs to {TYPES_DIR}/");
     print_luarc(&written.luarc);
-    println!("next: `rein check`, `rein test`, then `rein new tool NAME` or `rein new recipe NAME`");
+    say!("next: `rein check`, `rein test`, then `rein new tool NAME` or `rein new recipe NAME`");
     0
 }
 
@@ -122,7 +123,7 @@ fn new_tool(workspace: &Path, name: &str) -> Result<Made, Failure> {
     let rel = format!("tools/{name}.lua");
     refuse_taken(workspace, &rel)?;
     if is_built_in("tools", name) {
-        eprintln!("note: the project's {name} replaces the built-in tool of that name (`rein tools` shows origins)");
+        tell!("note: the project's {name} replaces the built-in tool of that name (`rein tools` shows origins)");
     }
     let mut made = Made::default();
     file(workspace, &rel, &TOOL.replace("__NAME__", name), &mut made)?;
@@ -137,7 +138,7 @@ fn new_recipe(workspace: &Path, name: &str) -> Result<Made, Failure> {
     let rel = format!("recipes/{name}.lua");
     refuse_taken(workspace, &rel)?;
     if is_built_in("recipes", name) {
-        eprintln!("note: the project's {name} replaces the built-in recipe of that name");
+        tell!("note: the project's {name} replaces the built-in recipe of that name");
     }
     let mut made = Made::default();
     file(workspace, &rel, &RECIPE.replace("__NAME__", name), &mut made)?;

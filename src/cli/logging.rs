@@ -22,7 +22,7 @@ pub fn init(verbose: u8) {
     // Colours only on a terminal: MCP clients keep a server's stderr in their log files.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| super::screen::LogWriter)
         .with_ansi(std::io::stderr().is_terminal())
         .with_target(false)
         .try_init();

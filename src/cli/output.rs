@@ -6,6 +6,7 @@ use serde_json::json;
 use rein::{Code, Failure, LoadProblem};
 
 use super::render;
+use super::screen::{self, say, tell};
 
 pub struct Output {
     pub json: bool,
@@ -13,14 +14,14 @@ pub struct Output {
 
 impl Output {
     pub fn success<T: Serialize>(&self, result: &T) -> u8 {
-        println!("{}", json!({"ok": true, "result": result}));
+        say!("{}", screen::json(&json!({"ok": true, "result": result})));
         0
     }
 
     pub fn failure(&self, failure: &Failure) -> u8 {
         let failure = &with_yes_hint(failure.clone());
         if self.json {
-            println!("{}", json!({"ok": false, "error": failure}));
+            say!("{}", screen::json(&json!({"ok": false, "error": failure})));
         } else {
             render::failure(failure);
         }
@@ -37,7 +38,7 @@ impl Output {
         let problem = render::style::paint(render::style::WARN, "problem");
         for p in problems {
             let at = p.line.map(|line| format!("{}:{line}", p.file)).unwrap_or_else(|| p.file.clone());
-            anstream::eprintln!("{at}: {problem}: {}", p.message);
+            tell!("{at}: {problem}: {}", p.message);
         }
     }
 }

@@ -13,6 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rein::{Event, EventKind, Listener};
 
 use super::render::style::status;
+use super::screen::tell;
 
 /// The step on the live line.
 struct Live {
@@ -34,10 +35,10 @@ pub fn terminal_progress() -> Listener {
         match &event.kind {
             EventKind::StepStarted { step, number, total, .. } => {
                 if !live {
-                    eprintln!("{}", event.step_line().unwrap_or_default());
+                    tell!("{}", event.step_line().unwrap_or_default());
                     return;
                 }
-                let message = format!("[{number}/{total}] {step}");
+                let message = rein::visible::line(&format!("[{number}/{total}] {step}")).into_owned();
                 let started = Instant::now();
                 *current = Some(Live { bar: Some(spinner(&message, started)), message, started, asking: 0 });
             }
@@ -46,7 +47,7 @@ pub fn terminal_progress() -> Listener {
                     bar.finish_and_clear();
                 }
                 let secs = *duration_ms as f64 / 1000.0;
-                anstream::eprintln!("[{number}/{total}] {step} {} in {secs:.1} s", status(&outcome.to_string()));
+                tell!("[{number}/{total}] {step} {} in {secs:.1} s", status(&outcome.to_string()));
             }
             EventKind::ApprovalAsked { .. } => {
                 if let Some(live) = current.as_mut() {

@@ -6,6 +6,7 @@ use rein::{CancellationToken, Failure, Host, RecipeOptions, Report, Retention};
 
 use super::args::{ReportFormat, RunsAction};
 use super::output::Output;
+use super::screen::{say, tell};
 
 pub fn run(host: &Host, out: &Output, name: &str, args: Option<&str>, explain: bool, from: Option<String>) -> u8 {
     if explain {
@@ -57,21 +58,21 @@ fn finished(host: &Host, out: &Output, report: &Report) -> u8 {
     match report.as_failure(workspace) {
         None if out.json => out.success(&report.summary(workspace)),
         None => {
-            print!("{}", report.to_markdown());
-            eprintln!("report: {}", report.path(workspace).with_extension("md").display());
+            super::screen::print(&report.to_markdown());
+            tell!("report: {}", report.path(workspace).with_extension("md").display());
             0
         }
         Some(failure) if out.json => out.failure(&failure),
         Some(failure) => {
             // The report on stdout says what failed and what to do; stderr only points at it.
-            print!("{}", report.to_markdown());
+            super::screen::print(&report.to_markdown());
             let code = report.failure.as_ref().map_or(String::new(), |f| format!(" {}", f.code));
             let saved = report.path(workspace).with_extension("md");
             let line = format!("{}{code}; the report above says what to do.", report.failed_at());
             let line =
                 super::output::with_yes_hint(Failure::new(failure.code.clone(), line).with_details(failure.details));
             super::render::failure_line(&line.code, &line.message);
-            eprintln!("report: {}", saved.display());
+            tell!("report: {}", saved.display());
             1
         }
     }
@@ -91,12 +92,12 @@ pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
             Ok(report) if out.json => out.success(&report),
             Ok(report) => {
                 // Every form escapes what the run recorded for where it goes (markup::escape
-                // for the page and the XML).
+                // for the page and the XML), and the screen what a terminal would act on.
                 match format {
-                    ReportFormat::Md => print!("{}", report.to_markdown()),
-                    ReportFormat::Json => println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default()),
-                    ReportFormat::Html => print!("{}", host.run_report_page(&report)),
-                    ReportFormat::Junit => print!("{}", report.to_junit()),
+                    ReportFormat::Md => super::screen::print(&report.to_markdown()),
+                    ReportFormat::Json => say!("{}", super::screen::json_pretty(&report)),
+                    ReportFormat::Html => super::screen::print(&host.run_report_page(&report)),
+                    ReportFormat::Junit => super::screen::print(&report.to_junit()),
                 }
                 0
             }
@@ -107,7 +108,7 @@ pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
             match host.prune_runs(retention) {
                 Ok(collected) if out.json => out.success(&json!({"retention": retention, "collected": collected})),
                 Ok(collected) => {
-                    println!(
+                    say!(
                         "removed {} saved copies ({} bytes), kept {}",
                         collected.removed.len(),
                         collected.bytes_freed,
@@ -126,7 +127,7 @@ pub fn undo(host: &Host, out: &Output, run_id: &str, force: bool) -> u8 {
         Ok(undone) if out.json => out.success(&undone),
         Ok(undone) => {
             for r in undone.restored {
-                println!("{} {}", r.action, r.path);
+                say!("{} {}", r.action, r.path);
             }
             0
         }

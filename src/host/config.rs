@@ -62,6 +62,8 @@ pub enum ConfigError {
     },
     #[error("{path} is not valid: {why}. Fix the file (see README: home config).")]
     Home { path: PathBuf, why: String },
+    #[error("rein.toml is not valid: {problem}")]
+    Control { problem: String },
     #[error("rein.toml is not valid: {why}. A project may only add [[deny]] rules, list [packs] and set [overrides]; allow rules live in rein's home and only a person adds them")]
     Project { why: String },
 }
@@ -222,6 +224,9 @@ impl ProjectConfig {
     }
 
     pub fn parse(text: &str) -> Result<ProjectConfig, ConfigError> {
+        if let Some(problem) = crate::kernel::policy::controls::policy_file_problem(text) {
+            return Err(ConfigError::Control { problem });
+        }
         let config: ProjectConfig = toml::from_str(text).map_err(|e| ConfigError::Project { why: e.to_string() })?;
         for rule in &config.deny {
             rule.check().map_err(|e| ConfigError::Project { why: e.to_string() })?;

@@ -15,6 +15,7 @@ use crate::error::{Code, Failure};
 use crate::kernel::digest::sha256_hex;
 use crate::kernel::edit::diff::unified_diff;
 use crate::kernel::scope::protected::{LOCK_FILE, PROJECT_FILE};
+use crate::visible;
 
 /// The project's policy files as they wait for a person ([`Host::policy_review`]). Show
 /// [`PolicyReview::text`] (or [`PolicyReview::pending`] and each file's diff) to the person,
@@ -49,7 +50,9 @@ impl PolicyReview {
         &self.workspace
     }
 
-    /// Each change that waits for a person, in words; empty when nothing waits.
+    /// Each change that waits for a person, in words; empty when nothing waits. These hold the
+    /// files' own texts: show [`PolicyReview::text`], or pass each through
+    /// [`visible::line`](crate::visible::line).
     pub fn pending(&self) -> &[String] {
         &self.pending
     }
@@ -65,17 +68,20 @@ impl PolicyReview {
     }
 
     /// What to show the person before they approve: each change in words, then each file's
-    /// diff from what they approved before.
+    /// diff from what they approved before — everything a screen would act on or hide shown
+    /// escaped ([`visible`](crate::visible)), so the person reads what the files hold.
     pub fn text(&self) -> String {
+        let pending: Vec<_> = self.pending.iter().map(|change| visible::line(change)).collect();
         let mut text = format!(
             "The project's policy files changed in ways a person has not approved:\n  {}\n",
-            self.pending.join("\n  ")
+            pending.join("\n  ")
         );
         for file in self.files.iter().filter(|f| !f.diff.is_empty()) {
             text.push('\n');
-            text.push_str(&file.diff);
+            text.push_str(&visible::lines(&file.diff));
         }
-        text.push_str(&format!("\nApprove rein.toml and rein.lock of {} as shown?", self.workspace.display()));
+        let workspace = self.workspace.display().to_string();
+        text.push_str(&format!("\nApprove rein.toml and rein.lock of {} as shown?", visible::line(&workspace)));
         text
     }
 }

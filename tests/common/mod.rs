@@ -490,6 +490,8 @@ pub fn answer_in_terminal_after(command: &str, prompt: &str, meanwhile: impl FnO
     meanwhile();
     let mut stdin = child.stdin.take().expect("stdin pipe");
     stdin.write_all(answer.as_bytes()).expect("type the answer");
+    // Nothing more is typed: a second question reads the end of input, as with `in_terminal`.
+    drop(stdin);
     // The screen ends when the command does (the reader thread then drops its sender).
     read_until(&|_| false, &mut screen);
     if std::time::Instant::now() >= deadline {

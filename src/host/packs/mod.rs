@@ -202,7 +202,11 @@ impl Packs<'_> {
             kind: PackChangeKind::Remove,
             entry: locked.clone(),
             permissions: Vec::new(),
-            question: format!("Stop using pack {name} in {}?", self.workspace().display()),
+            question: format!(
+                "Stop using pack {} in {}?",
+                crate::visible::line(name),
+                crate::visible::line(&self.workspace().display().to_string())
+            ),
             staged: None,
         })
     }

@@ -161,8 +161,7 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
     }
     p.read.push(places.workspace.to_path_buf());
     let user_home = env("HOME").map(PathBuf::from).filter(|h| h.is_absolute());
-    let guarded: Vec<&Path> =
-        [Some(places.workspace), Some(places.rein_home), user_home.as_deref()].into_iter().flatten().collect();
+    let guarded = guarded(places.workspace, places.rein_home, user_home.as_deref());
     let mut programs = vec![places.program.to_path_buf()];
     programs.extend(std::fs::canonicalize(places.program));
     for program in &programs {
@@ -227,15 +226,36 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
         }
         p.write_no_link.push(path);
     }
-    let outside = places
-        .outside_args
-        .iter()
-        .filter(|a| !a.starts_with(places.rein_home) && !guarded.iter().any(|g| g.starts_with(a)));
+    let outside = outside_grants(&places.outside_args, places.rein_home, &guarded);
     match places.approved_by_person {
-        true => p.write.extend(outside.cloned()),
-        false => p.read.extend(outside.cloned()),
+        true => p.write.extend(outside),
+        false => p.read.extend(outside),
     }
     p
+}
+
+/// The places no grant may hold: the workspace (granted entry by entry), rein's home and the
+/// user's home.
+pub fn guarded<'a>(workspace: &'a Path, rein_home: &'a Path, user_home: Option<&'a Path>) -> Vec<&'a Path> {
+    [Some(workspace), Some(rein_home), user_home].into_iter().flatten().collect()
+}
+
+/// What the outside paths of a command line grant (to write, once a person approved it; else
+/// to read): each as it resolves, since a grant follows links — never one that does not exist
+/// (there is nothing to grant), lies in rein's home, or is or holds one of the `guarded` places
+/// (the workspace, rein's home, the user's home).
+pub fn outside_grants(outside_args: &[PathBuf], rein_home: &Path, guarded: &[&Path]) -> Vec<PathBuf> {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let guarded: Vec<PathBuf> = guarded.iter().map(|g| real(g)).collect();
+    let rein_home = real(rein_home);
+    let mut grants: Vec<PathBuf> = Vec::new();
+    for path in outside_args.iter().filter_map(|a| std::fs::canonicalize(a).ok()) {
+        let refused = path.starts_with(&rein_home) || guarded.iter().any(|g| g.starts_with(&path));
+        if !refused && !grants.contains(&path) {
+            grants.push(path);
+        }
+    }
+    grants
 }
 
 impl Profile {
@@ -245,8 +265,7 @@ impl Profile {
     pub fn looking(mut self, workspace: &Path, rein_home: &Path, env: &[(String, String)]) -> Profile {
         let user_home =
             env.iter().find(|(n, _)| n == "HOME").map(|(_, h)| PathBuf::from(h)).filter(|h| h.is_absolute());
-        let guarded: Vec<&Path> =
-            [Some(workspace), Some(rein_home), user_home.as_deref()].into_iter().flatten().collect();
+        let guarded = guarded(workspace, rein_home, user_home.as_deref());
         self.create.clear();
         self.write_no_link.clear();
         self.write.retain(|w| !guarded.iter().any(|g| g.starts_with(w) || w.starts_with(g)));
@@ -369,18 +388,40 @@ mod tests {
             ["-inFile", "/w/app/x.hap", "-outFile", "/out/x.hap", "p=/w/app/.reinhome/a"].map(String::from).to_vec();
         let outside = outside_paths(&args, Path::new("/w/app"));
         assert_eq!(outside, [PathBuf::from("/out/x.hap")]);
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let (out, rein_home) = (root.join("out.hap"), root.join("home"));
+        std::fs::write(&out, "").unwrap();
+        std::fs::create_dir(&rein_home).unwrap();
         let env = Vec::new();
         let mut pl = places(&env, Path::new("/jdk/bin/java"));
-        pl.outside_args = vec![PathBuf::from("/out/x.hap"), PathBuf::from("/w/app/.reinhome")];
+        pl.rein_home = &rein_home;
+        pl.outside_args = vec![out.clone(), rein_home.clone(), root.join("missing")];
         let by_policy = profile(&Program::HapSignTool, &pl, &[]);
-        assert!(by_policy.read.contains(&PathBuf::from("/out/x.hap")));
-        assert!(!by_policy.write.contains(&PathBuf::from("/out/x.hap")));
+        assert!(by_policy.read.contains(&out));
+        assert!(!by_policy.write.contains(&out));
         pl.approved_by_person = true;
         let p = profile(&Program::HapSignTool, &pl, &[]);
-        assert!(p.write.contains(&PathBuf::from("/out/x.hap")));
-        assert!(!p.read.contains(&PathBuf::from("/w/app/.reinhome")));
-        assert!(!p.write.contains(&PathBuf::from("/w/app/.reinhome")));
+        assert!(p.write.contains(&out));
+        assert!(!p.read.contains(&rein_home) && !p.write.contains(&rein_home));
+        assert!(!p.write.contains(&root.join("missing")), "nothing to grant: {p:?}");
         assert!(p.read.contains(&PathBuf::from("/jdk")));
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn an_outside_argument_is_granted_as_it_resolves() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let (user_home, elsewhere) = (root.join("u"), root.join("elsewhere"));
+        std::fs::create_dir_all(user_home.join(".ssh")).unwrap();
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&user_home, root.join("to-home")).unwrap();
+        std::os::unix::fs::symlink(user_home.join(".ssh"), root.join("to-ssh")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, root.join("to-elsewhere")).unwrap();
+        let args = [root.join("to-home"), root.join("to-ssh"), root.join("to-elsewhere")];
+        let grants = outside_grants(&args, Path::new("/nowhere"), &[user_home.as_path()]);
+        assert_eq!(grants, [user_home.join(".ssh"), elsewhere], "a link to the home itself is never granted");
     }
 
     #[test]
@@ -410,13 +451,19 @@ mod tests {
 
     #[test]
     fn an_approved_outside_path_holding_the_workspace_is_not_writable() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let (workspace, out) = (root.join("w/app"), root.join("out"));
+        std::fs::create_dir_all(&workspace).unwrap();
+        std::fs::create_dir(&out).unwrap();
         let env = Vec::new();
         let mut pl = places(&env, Path::new("/usr/bin/hdc"));
-        pl.outside_args = vec![PathBuf::from("/w"), PathBuf::from("/out")];
+        pl.workspace = &workspace;
+        pl.outside_args = vec![root.join("w"), out.clone()];
         pl.approved_by_person = true;
         let p = profile(&Program::Hdc, &pl, &[]);
-        assert!(p.write.contains(&PathBuf::from("/out")), "{p:?}");
-        assert!(!p.write.contains(&PathBuf::from("/w")), "{p:?}");
+        assert!(p.write.contains(&out), "{p:?}");
+        assert!(!p.write.contains(&root.join("w")), "{p:?}");
     }
 
     #[test]

@@ -16,6 +16,7 @@
 //! - `java_args`: java's command line in an argument file, out of the process table
 //! - `planted`: the `.git` a confined program makes where it may write, stopped and removed
 //! - `profile`: what one spawn may reach (the places rein knows, for `policy::confinement`)
+//! - `question`: what a person is told about a program before their yes
 
 pub mod capture;
 #[cfg(target_os = "linux")]
@@ -30,12 +31,13 @@ pub mod planted;
 #[cfg(target_os = "linux")]
 mod privileges;
 mod profile;
+pub mod question;
 pub mod spawn;
 #[cfg(target_os = "linux")]
 pub mod syscalls;
 pub mod toolchain;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::secrets::redact::Redacted;
@@ -44,8 +46,12 @@ pub use spawn::OnLine;
 use spawn::{SpawnOutput, SpawnRequest, Stream};
 
 use super::journal::{Action, Entry};
+use super::policy::confinement;
 use super::policy::hdc_servers::normalize;
-use super::policy::{decide_spawn, device_of, ApprovalRequest, Asked, Decision, HdcServers, Program, Rule, Subject};
+use super::policy::rules::command_line;
+use super::policy::{
+    controls, decide_spawn, device_of, ApprovalRequest, Asked, Decision, HdcServers, Program, Rule, Subject,
+};
 use super::{Call, EventKind, Kernel, KernelError, PathClass};
 
 /// Output kept per stream: the first and last half MiB.
@@ -116,7 +122,7 @@ impl Kernel {
     /// What a script may know about a signing config's passwords: which variables, whether they
     /// are set and usable — never their values.
     pub fn signing_status(&self, config: &str) -> signing::SigningStatus {
-        self.spawn.signing.status(config, &|name: &str| std::env::var(name).ok())
+        self.spawn.signing.status(config, &|name: &str| std::env::var(name).ok(), self.scope.workspace())
     }
 
     pub async fn run(
@@ -156,8 +162,28 @@ impl Kernel {
         opts: RunOptions,
         on_line: &mut OnLine<'_>,
     ) -> Result<SpawnOutput, KernelError> {
+        if let Some(found) = controls::control_in(&Program::parse(program), &args) {
+            let entry = Entry::new(Action::Spawn, &crate::visible::line(&Redacted::new(program, &args).line));
+            let result = Err(KernelError::ControlInArgument {
+                program: program.to_string(),
+                argument: found.argument,
+                position: found.position,
+                shown: found.shown,
+            });
+            if purpose == Purpose::Act {
+                self.record(call, entry, &result);
+            }
+            return result;
+        }
         let env = |name: &str| std::env::var(name).ok();
-        let args = match self.spawn.signing.prepare(program, args.clone(), opts.signing.as_deref(), &env) {
+        let workspace = self.scope.workspace();
+        let cwd = self.scope.resolve(opts.cwd.as_deref().unwrap_or(".")).map(|c| c.real).unwrap_or_default();
+        let resolve = |p: &str| {
+            let joined = if Path::new(p).is_absolute() { PathBuf::from(p) } else { cwd.join(p) };
+            self.scope.resolve(&joined.display().to_string()).ok().map(|r| r.real)
+        };
+        let place = signing::Place { workspace, resolve: &resolve };
+        let args = match self.spawn.signing.prepare(program, args.clone(), opts.signing.as_deref(), &env, place) {
             Ok(args) => args,
             Err(refused) => {
                 let entry = Entry::new(Action::Spawn, &Redacted::new(program, &args).line);
@@ -249,7 +275,7 @@ impl Kernel {
             }
             _ => {}
         }
-        let decision = self.authorize_spawn(call, &program, &args, redacted, &cwd, entry)?;
+        let decision = self.authorize_spawn(call, &program, &args, redacted, (&cwd, &located, &plan, &opts), entry)?;
         if !call.take_spawn() {
             return Err(KernelError::SpawnBudget);
         }
@@ -399,6 +425,15 @@ impl Kernel {
         Ok(output)
     }
 
+    /// What an approved command line may write outside the workspace (what its profile would
+    /// grant; the child's HOME is rein's, `env::child_env`).
+    fn approved_outside_writes(&self, args: &[String]) -> Vec<PathBuf> {
+        let workspace = self.scope.workspace();
+        let user_home = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute());
+        let guarded = confinement::guarded(workspace, self.scope.home(), user_home.as_deref());
+        confinement::outside_grants(&confinement::outside_paths(args, workspace), self.scope.home(), &guarded)
+    }
+
     /// Holds the device an hdc command changes for the rest of the call (see `lease`).
     async fn lease_device(&self, call: &Call, args: &[String]) -> Result<(), KernelError> {
         let Some(device) = device_of(args) else { return Ok(()) };
@@ -411,25 +446,42 @@ impl Kernel {
 
     /// Asks the gate for the policy's decision on running `program args` in `cwd` (path
     /// arguments are judged from `cwd`), noting in `entry` who decided; the decision, once
-    /// settled.
+    /// settled. A question says what a yes means: the program as found, the directory, the
+    /// outside paths, what it may write.
     fn authorize_spawn(
         &self,
         call: &Call,
         program: &Program,
         args: &[String],
         redacted: &Redacted,
-        cwd: &super::ResolvedPath,
+        (cwd, located, plan, opts): (&super::ResolvedPath, &toolchain::Located, &confine::Plan, &RunOptions),
         entry: &mut Entry,
     ) -> Result<Decision, KernelError> {
+        let outside = std::cell::RefCell::new(Vec::new());
         let classify = |p: &str| {
-            let joined =
-                if Path::new(p).is_absolute() { p.to_string() } else { cwd.real.join(p).display().to_string() };
-            self.scope.resolve(&joined).map(|r| r.class).unwrap_or(PathClass::Outside)
+            let joined = if Path::new(p).is_absolute() { PathBuf::from(p) } else { cwd.real.join(p) };
+            let resolved = self.scope.resolve(&joined.display().to_string());
+            let class = resolved.as_ref().map(|r| r.class).unwrap_or(PathClass::Outside);
+            if class != PathClass::Workspace {
+                let real = resolved.map(|r| r.real).unwrap_or(joined);
+                outside.borrow_mut().push((redacted.scrub(p), real));
+            }
+            class
         };
         let decision = decide_spawn(program, args, cwd.class, &classify, &self.spawn.servers);
+        let facts = question::Facts {
+            located,
+            cwd: &cwd.real,
+            outside: outside.into_inner(),
+            writes: self.approved_outside_writes(args),
+            plan,
+            env: opts.env.iter().map(|(name, value)| redacted.scrub(&format!("{name}={value}"))).collect(),
+            input: opts.stdin.as_deref().map(|input| redacted.scrub(&String::from_utf8_lossy(input))),
+        };
         let request = ApprovalRequest {
-            what: redacted.line.clone(),
+            what: command_line(program.name(), &redacted.args),
             why: WHY_ASK.to_string(),
+            context: question::context(&facts),
             who: Asked::Anyone,
             rule: Some(Rule::for_command(program.name(), redacted.rule_args())),
         };
