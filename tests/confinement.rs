@@ -99,6 +99,7 @@ fn outside_every_grant() -> PathBuf {
         writable: &[],
         hdc: &[],
         protected: &[],
+        hvigor_reads_signing_material: false,
     };
     let profile = profile(&Program::Hvigorw, &places, &[]);
     let granted = |dir: &Path| {

@@ -102,6 +102,8 @@ mod shown_to_people;
 mod side_by_side;
 #[cfg(unix)]
 mod spawn_process;
+#[cfg(target_os = "linux")]
+mod spawn_secrets;
 #[cfg(unix)]
 mod swap_race;
 #[cfg(target_os = "linux")]

@@ -145,7 +145,7 @@ fn run(cli: Cli) -> u8 {
         Ok(host) => host,
         Err(failure) => return out.failure(&failure),
     };
-    if let Some(warning) = rein::policy_warning(host.policy_pending()) {
+    if let Some(warning) = host.policy_warning() {
         tell!("warning: {warning}");
     }
     match &cli.command {
@@ -313,12 +313,12 @@ fn doctor(host: &Host, out: &Output) -> u8 {
         "from_local_properties": diagnosis.from_local_properties,
         "confinement": host.confinement(),
         "policy_pending": host.policy_pending(),
-        "policy_warning": rein::policy_warning(host.policy_pending()),
+        "policy_warning": host.policy_warning(),
     });
     if !out.json {
         render::doctor::print(&diagnosis);
         say!("{:<14} {}", "confinement", host.confinement());
-        let command = rein::policy_review_command(host.policy_pending());
+        let command = host.policy_review_command();
         for pending in host.policy_pending() {
             say!("{:<14} waiting for a person (`{command}`): {pending}", "policy");
         }

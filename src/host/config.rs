@@ -18,6 +18,7 @@
 //! pass_env = ["OHOS_SIGN_KEY"]   # exact names passed to programs despite looking secret
 //! confine = "auto"               # Landlock confinement: "auto", "require" (refuse without it), "off"
 //! writable = ["/srv/cache"]      # directories every confined program may also write
+//! hvigor_reads_signing_material = false  # true: hvigorw (and every hvigorfile.ts) reads ~/.ohos/config
 //!
 //! [spawn.connect_ports]          # TCP ports a program may connect to besides its own
 //! ohpm = [8081]                  # (hvigorw, ohpm: 80 and 443; hdc: its server's port)
@@ -162,6 +163,11 @@ pub struct SpawnConfig {
     /// state). Never one that holds your home, rein's home or the workspace.
     #[serde(default)]
     pub writable: Vec<PathBuf>,
+    /// Lets hvigorw read DevEco's signing material in `~/.ohos/config` (so it can sign with
+    /// build-profile.json5's ciphertext passwords). Off by default: the project's
+    /// `hvigorfile.ts` runs inside hvigorw and would read it too (README "Signing passwords").
+    #[serde(default)]
+    pub hvigor_reads_signing_material: bool,
 }
 
 impl HomeConfig {

@@ -50,7 +50,7 @@ pub fn serve_stdio(builder: HostBuilder) -> Result<(), Failure> {
     let server = match builder.approver(Arc::new(ElicitingApprover)).build_lenient() {
         Ok((host, mut notices)) => {
             // The agent may have edited rein.toml or rein.lock itself; say what waits for a person.
-            let waiting = crate::host::policy_files::warning(host.policy_pending());
+            let waiting = host.policy_warning();
             notices.extend(waiting.map(|warning| Failure::new(Code::ApprovalRequired, warning)));
             ReinServer::serving(Ok(Arc::new(host)), notices)
         }

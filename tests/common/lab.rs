@@ -17,6 +17,9 @@ use super::{copy_dir, real_tools, run_json, Workspace};
 pub const KEY: &str = "FMR0223C13000649";
 /// Where the fakes look for their state directory (tests/fakes/README.md).
 pub const STATE_VAR: &str = "REIN_FAKE_STATE";
+/// Home config.toml's line by which a person lets hvigorw (and so the project's build script)
+/// read DevEco's signing material in `~/.ohos/config`: the lab's fixture signs in its build.
+pub const HVIGOR_SIGNS: &str = "hvigor_reads_signing_material = true\n";
 
 pub struct Lab {
     pub ws: Workspace,
@@ -72,7 +75,7 @@ pub fn lab() -> Option<Lab> {
 /// and writable. It ends in `[toolchain]`'s table is closed: more sections may follow.
 pub fn fakes_config(material: &Material, state: &Path) -> String {
     format!(
-        "[toolchain]\nhap_sign_tool_jar = \"{}\"\njava = \"{}\"\n\n[spawn]\npass_env = [\"{STATE_VAR}\"]\nwritable = [\"{}\"]\n",
+        "[toolchain]\nhap_sign_tool_jar = \"{}\"\njava = \"{}\"\n\n[spawn]\npass_env = [\"{STATE_VAR}\"]\nwritable = [\"{}\"]\n{HVIGOR_SIGNS}",
         material.jar.display(),
         material.java.display(),
         state.display()

@@ -19,6 +19,27 @@ use crate::kernel::scope::protected;
 
 /// Read and execute everywhere below these.
 const RUNTIME: [&str; 10] = ["/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/proc", "/sys"];
+/// Secret files under `/etc`, which no program reads: password hashes, sudo rules, host and
+/// service keys. `/etc` is granted whole otherwise; as root (CI, containers) a program with every
+/// capability dropped still runs as uid 0, which owns these (findings/13). Carved to nothing.
+const ETC_SECRETS: [&str; 16] = [
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/ssh",
+    "/etc/ssl/private",
+    "/etc/security/opasswd",
+    "/etc/krb5.keytab",
+    "/etc/ipsec.secrets",
+    "/etc/ppp/chap-secrets",
+    "/etc/ppp/pap-secrets",
+    "/etc/wireguard",
+    "/etc/NetworkManager/system-connections",
+    "/etc/letsencrypt",
+];
 /// The devices a program may open (never a terminal: no `/dev/tty`, `/dev/pts`, `/dev/ptmx`,
 /// no console, no input device), and never drive with `ioctl` (`IOCTL_DEV` is not granted).
 const DEVICES: [&str; 5] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
@@ -64,13 +85,14 @@ const GENERIC: Table =
 
 /// The per-program table. hvigor keeps its caches in its user home (`HVIGOR_USER_HOME`, one
 /// per workspace, set by the kernel) and runs ohpm (`~/.ohpm`: ohpm's user-level `.ohpmrc` and
-/// cache, which no variable moves); DevEco's generated signing material lives in `~/.ohos/config`; hdc's host key
-/// lives in `~/.harmony`.
+/// cache, which no variable moves); hdc's host key lives in `~/.harmony`. DevEco's signing
+/// material (`~/.ohos/config`) is hap-sign-tool's; hvigorw gets it only where a person says so
+/// ([`SpawnPlaces::hvigor_reads_signing_material`]): the project's `hvigorfile.ts` runs inside
+/// hvigorw and would read it too.
 fn table(program: &Program) -> Table {
     match program {
         Program::Hvigorw => Table {
             home_write: &[".ohpm"],
-            home_read: &[".ohos/config"],
             workspace_dirs: &[".hvigor", "build", "oh_modules"],
             network: Network::Registries,
             ..GENERIC
@@ -112,6 +134,9 @@ pub struct SpawnPlaces<'a> {
     pub hdc: &'a [PathBuf],
     /// Protected entries below the workspace's top level (nested `.git`): never writable.
     pub protected: &'a [PathBuf],
+    /// A person lets hvigorw read DevEco's signing material (home `[spawn]
+    /// hvigor_reads_signing_material`), so that hvigor signs with build-profile.json5's ciphertext.
+    pub hvigor_reads_signing_material: bool,
 }
 
 /// The paths a program may read (and execute) and write; missing ones are skipped when applied.
@@ -143,6 +168,8 @@ pub struct Carve {
 /// The most a carved path may get.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Most {
+    /// No right at all (secret files under `/etc`).
+    Nothing,
     /// Read, but never execute (the hdc binary, for every other program).
     ReadNoExecute,
     /// Read and execute, never write.
@@ -191,6 +218,7 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
         p.carve.extend(places.hdc.iter().map(|path| Carve { path: path.clone(), most: Most::ReadNoExecute }));
     }
     p.carve.extend(places.protected.iter().map(|path| Carve { path: path.clone(), most: Most::Read }));
+    p.carve.extend(ETC_SECRETS.iter().map(|path| Carve { path: PathBuf::from(path), most: Most::Nothing }));
     // A folder holding a nested repository (a module that is a git submodule) is granted entry by
     // entry, so the program cannot create in it: make its build outputs first, as at the root.
     let module_dirs = places.protected.iter().filter_map(|p| p.parent()).filter(|dir| {
@@ -213,6 +241,9 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
             p.create.push(home.join(cache));
         }
         p.read.extend(table.home_read.iter().map(|r| home.join(r)));
+        if *program == Program::Hvigorw && places.hvigor_reads_signing_material {
+            p.read.push(home.join(".ohos/config"));
+        }
     }
     let mut names: Vec<&str> = entries.iter().map(String::as_str).collect();
     names.extend(table.workspace_dirs.iter().filter(|d| !entries.iter().any(|e| e == *d)));
@@ -346,6 +377,7 @@ mod tests {
             writable: &[],
             hdc: &[],
             protected: &[],
+            hvigor_reads_signing_material: false,
         }
     }
 
@@ -368,6 +400,26 @@ mod tests {
         assert!(p.read.contains(&PathBuf::from("/clt")) && p.read.contains(&PathBuf::from("/w/app")));
         assert!(!p.read.iter().any(|r| r == Path::new("/u") || r == Path::new("/")), "{p:?}");
         assert!(p.create.contains(&PathBuf::from("/u/.ohpm")) && p.create.contains(&PathBuf::from("/w/app/build")));
+    }
+
+    /// findings/07: hvigorfile.ts runs inside hvigorw, so hvigorw reads DevEco's signing material
+    /// only where a person said so; hap-sign-tool (no project code) always. Every program loses
+    /// the secret files under `/etc`.
+    #[test]
+    fn signing_material_is_hvigors_only_by_a_persons_choice_and_etc_secrets_are_nobodys() {
+        let env = vec![("HOME".to_string(), "/u".to_string())];
+        let material = PathBuf::from("/u/.ohos/config");
+        let hvigorw = Path::new("/clt/bin/hvigorw");
+        assert!(!profile(&Program::Hvigorw, &places(&env, hvigorw), &[]).read.contains(&material));
+        let chosen = SpawnPlaces { hvigor_reads_signing_material: true, ..places(&env, hvigorw) };
+        assert!(profile(&Program::Hvigorw, &chosen, &[]).read.contains(&material));
+        let signer = profile(&Program::HapSignTool, &places(&env, Path::new("/usr/bin/java")), &[]);
+        assert!(signer.read.contains(&material));
+        for program in [Program::Hvigorw, Program::Git, Program::HapSignTool] {
+            let p = profile(&program, &places(&env, hvigorw), &[]);
+            let shadow = p.carve.iter().find(|c| c.path == Path::new("/etc/shadow"));
+            assert_eq!(shadow.map(|c| c.most), Some(Most::Nothing), "{program:?}");
+        }
     }
 
     /// On a disk that ignores case (casefolded ext4, like macOS and Windows) `.GIT` is git's

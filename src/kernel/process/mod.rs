@@ -8,7 +8,8 @@
 //! - `spawn`: the runner (own process group, deadline, bounded output, line streaming)
 //! - `capture`: head-and-tail output capture
 //! - `confine`: Landlock confinement of each program (its profile: `policy::confinement`);
-//!   `carve` grants around a path that must get less than its directory
+//!   `carve` grants around a path that must get less than its directory, walking folders by
+//!   handle (`handles`)
 //! - `privileges`: the capabilities a program never inherits (Linux)
 //! - `syscalls`: the system calls a program may not make (unix sockets, io_uring; Linux)
 //! - `env`: the environment a program sees
@@ -16,6 +17,7 @@
 //! - `java_args`: java's command line in an argument file, out of the process table
 //! - `planted`: the `.git` a confined program makes where it may write, stopped and removed
 //! - `profile`: what one spawn may reach (the places rein knows, for `policy::confinement`)
+//! - `turns`: a program whose command line holds a secret runs alone
 //! - `question`: what a person is told about a program before their yes
 
 pub mod capture;
@@ -25,6 +27,8 @@ pub mod confine;
 mod deveco_env;
 pub mod discovery;
 pub mod env;
+#[cfg(target_os = "linux")]
+mod handles;
 pub mod hdc_server;
 mod java_args;
 pub mod planted;
@@ -36,6 +40,7 @@ pub mod spawn;
 #[cfg(target_os = "linux")]
 pub mod syscalls;
 pub mod toolchain;
+mod turns;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -85,6 +90,8 @@ pub struct SpawnSettings {
     pub servers: HdcServers,
     /// How long a call waits for a device another run holds (default `lease::DEFAULT_WAIT`).
     pub lease_wait: Option<Duration>,
+    /// A person lets hvigorw read DevEco's signing material (`~/.ohos/config`).
+    pub hvigor_reads_signing_material: bool,
 }
 
 /// How to run a program ([`NativeCall::run`](crate::NativeCall::run), `rein.proc.run`).
@@ -308,6 +315,9 @@ impl Kernel {
         if program == Program::Hdc {
             hdc_server::check(&args, &env)?;
         }
+        // Its output also loses the secret-looking variables a person passed it (pass_env).
+        let secret_env = env.iter().filter(|(name, _)| env::looks_secret(name)).map(|(_, value)| value.clone());
+        let redacted = &redacted.clone().with_output_secrets(secret_env);
         if program == Program::Hvigorw {
             let from_deveco = deveco_env::for_hvigor(&located.path, located.script.as_deref(), &env);
             env.extend(from_deveco);
@@ -316,6 +326,8 @@ impl Kernel {
                 env.push(("HVIGOR_USER_HOME".to_string(), home.display().to_string()));
             }
         }
+        // Held until the program and all it started have ended.
+        let _turn = turns::take(redacted.holds_secret()).await;
         let (confinement, oversight) = match plan {
             confine::Plan::Landlock { .. } => {
                 let profile = self.confinement_profile(&program, &located, &args, &env, entry);
