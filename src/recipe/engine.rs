@@ -138,8 +138,7 @@ impl Engine<'_> {
         let (status, duration_ms) = (report.status, report.duration_ms);
         self.call.emit(|| EventKind::RecipeEnded { recipe, run_id: run_id.clone(), status, duration_ms });
         let report = report.scrubbed(self.call.secrets());
-        report
-            .save(self.kernel)
+        super::runs::save(&report, self.kernel)
             .map_err(|e| Failure::new(Code::IoError, format!("cannot write the run report: {e}")))?;
         // The run is over, so older runs' saved copies may go; failing to collect them costs
         // disk, not this run's result.

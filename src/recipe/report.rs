@@ -11,7 +11,7 @@ use crate::error::{Code, Failure};
 use crate::kernel::journal::{Action, Entry, Outcome, Verdict};
 use crate::kernel::policy::DecidedBy;
 use crate::kernel::secrets::Secrets;
-use crate::kernel::{FileChange, Kernel, KernelError};
+use crate::kernel::FileChange;
 
 /// How a run and a step ended: the same words the event stream uses.
 pub use crate::kernel::events::{RunStatus, StepStatus};
@@ -275,18 +275,6 @@ impl Report {
         let Ok(mut value) = serde_json::to_value(&self) else { return self };
         secrets.scrub_json(&mut value);
         serde_json::from_value(value).unwrap_or(self)
-    }
-
-    /// Writes report.json, report.md and report.html under `.rein/runs/<run-id>/`, through the kernel's
-    /// folder handles (never through a link an agent put in `.rein/`).
-    pub(crate) fn save(&self, kernel: &Kernel) -> Result<PathBuf, KernelError> {
-        let dir = Path::new(RUNS_DIR).join(&self.run_id);
-        let json = serde_json::to_string_pretty(self).unwrap_or_default() + "\n";
-        kernel.write_rein_file(&dir.join("report.json"), json.as_bytes())?;
-        kernel.write_rein_file(&dir.join("report.md"), self.to_markdown().as_bytes())?;
-        let page = self.to_html(&super::runs::embedded(kernel, self));
-        kernel.write_rein_file(&dir.join("report.html"), page.as_bytes())?;
-        Ok(kernel.scope().workspace().join(dir))
     }
 
     /// Where `report.json` of this run is.

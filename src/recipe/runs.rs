@@ -2,14 +2,14 @@
 //! `--from`). Reports are read through the kernel's folder handles: `.rein/` is in the
 //! workspace, where an agent may have put a link or a run id that walks out of it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use super::html::Embedded;
 use super::report::{AttachmentKind, Report, RunStatus, RUNS_DIR};
 use crate::error::{Code, Failure};
-use crate::kernel::Kernel;
+use crate::kernel::{Kernel, KernelError};
 
 /// One recorded run, as `rein runs list` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -128,6 +128,18 @@ pub fn is_run_id(text: &str) -> bool {
     (1..=64).contains(&text.len())
         && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         && !text.starts_with('-')
+}
+
+/// Writes report.json, report.md and report.html under `.rein/runs/<run-id>/`, through the kernel's
+/// folder handles (never through a link an agent put in `.rein/`).
+pub(crate) fn save(report: &Report, kernel: &Kernel) -> Result<PathBuf, KernelError> {
+    let dir = Path::new(RUNS_DIR).join(&report.run_id);
+    let json = serde_json::to_string_pretty(report).unwrap_or_default() + "\n";
+    kernel.write_rein_file(&dir.join("report.json"), json.as_bytes())?;
+    kernel.write_rein_file(&dir.join("report.md"), report.to_markdown().as_bytes())?;
+    let page = report.to_html(&embedded(kernel, report));
+    kernel.write_rein_file(&dir.join("report.html"), page.as_bytes())?;
+    Ok(kernel.scope().workspace().join(dir))
 }
 
 #[cfg(test)]
