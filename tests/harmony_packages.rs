@@ -34,7 +34,8 @@ fn every_package_installs_and_launches(lab: &Lab, key: &str) -> Value {
     assert_eq!(evidence, format!("install bundle successfully. ({ENTRY}, {FEATURE}, {LIBRARY})"));
     let staged = install["output"]["staged"].as_str().expect("a staged folder");
     assert!(staged.starts_with(".rein/install/"), "{install:#}");
-    let command = install["commands"].as_array().unwrap().iter().find(|c| c["command"].as_str().unwrap().contains(" install "));
+    let command =
+        install["commands"].as_array().unwrap().iter().find(|c| c["command"].as_str().unwrap().contains(" install "));
     assert!(command.unwrap()["command"].as_str().unwrap().ends_with(&format!("install -r {staged}")), "{install:#}");
     assert_eq!(installed_modules(lab, key), ["entry", "feature", "library"]);
     assert!(step(&report, "launch")["output"]["pid"].as_i64().is_some(), "{report:#}");
@@ -47,7 +48,8 @@ fn every_package_of_the_app_is_installed_together_and_the_app_launches() {
     lab.one_device();
     every_package_installs_and_launches(&lab, KEY);
     // The fake hdc sent the folder as one `bm install -p <folder>` (one transaction).
-    let installs: Vec<Value> = lab.calls().into_iter().filter(|c| c["program"] == "bm" && c["argv"][0] == "install").collect();
+    let installs: Vec<Value> =
+        lab.calls().into_iter().filter(|c| c["program"] == "bm" && c["argv"][0] == "install").collect();
     assert_eq!(installs.len(), 1, "{installs:?}");
 }
 
@@ -62,6 +64,7 @@ fn the_entry_hap_alone_is_refused_with_9568305() {
     assert_eq!(error["details"]["code"], json!("9568305"), "{error}");
     let message = error["message"].as_str().unwrap();
     assert!(message.contains("entry's dependent module: library does not exist"), "{message}");
+    assert!(error["details"]["remedy"].as_str().unwrap().contains("every package of the app together"), "{error}");
     assert!(installed_modules(&lab, KEY).is_empty(), "nothing was installed");
 
     let together = lab.ok(&["--yes"], "app_install", json!({"packages": [ENTRY, FEATURE, LIBRARY]}));
@@ -83,7 +86,8 @@ fn a_package_set_is_refused_whole_for_a_foreign_package_and_no_folder_is_taken()
     // A folder of the workspace is no package: hdc would send it whole.
     let installs = || lab.ran("hdc").iter().filter(|line| line.contains(" install ")).count();
     let before = installs();
-    for (packages, says) in [(json!(["entry", LIBRARY]), "not a package"), (json!([LIBRARY, LIBRARY]), "two packages")] {
+    for (packages, says) in [(json!(["entry", LIBRARY]), "not a package"), (json!([LIBRARY, LIBRARY]), "two packages")]
+    {
         let (status, out) = lab.call(&["--yes"], "app_install", json!({ "packages": packages }));
         assert_eq!((status, out["error"]["code"].as_str()), (2, Some("INVALID_ARGS")), "{out}");
         assert!(out["error"]["message"].as_str().unwrap().contains(says), "{out}");
@@ -97,7 +101,8 @@ fn every_package_is_installed_together_through_the_real_hdc() {
     every_package_installs_and_launches(&lab, &rig.key);
     // The real client sent the folder as one tar; the real daemon unpacked it in its
     // /data/local/tmp and ran one bm install on the folder, then removed it.
-    let bm: Vec<Value> = lab.calls().into_iter().filter(|c| c["program"] == "bm" && c.get("device").is_some()).collect();
+    let bm: Vec<Value> =
+        lab.calls().into_iter().filter(|c| c["program"] == "bm" && c.get("device").is_some()).collect();
     let installs: Vec<&Value> = bm.iter().filter(|c| c["argv"][0] == "install").collect();
     assert_eq!(installs.len(), 1, "{bm:?}");
     let argv: Vec<&str> = installs[0]["argv"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
@@ -114,4 +119,33 @@ fn the_entry_hap_alone_is_refused_with_9568305_through_the_real_hdc() {
     let error = lab.failed(&["--yes"], "app_install", json!({"hap": ENTRY}), "INSTALL_FAILED");
     assert_eq!(error["details"]["code"], json!("9568305"), "{error}");
     assert!(installed_modules(&lab, &rig.key).is_empty());
+}
+
+/// Without a signingConfig on the product hvigor signs nothing: hap-sign-tool signs every
+/// module's unsigned package, the HSP too, and all of them are installed.
+#[test]
+fn hap_sign_tool_signs_every_package_of_the_app() {
+    use crate::common::signing::{KEY_PASSWORD, STORE_PASSWORD};
+    let Some(lab) = lab_of("multi-app") else { return };
+    lab.one_device();
+    lab.configure(
+        "\n[signing.default]\nkeystore_password_env = \"REIN_T_STORE_PW\"\nkey_password_env = \"REIN_T_KEY_PW\"\n",
+    );
+    lab.replace_in("build-profile.json5", "\"signingConfig\": \"default\",", "");
+    let payload = json!({}).to_string();
+    let mut cmd = lab.command(&["--yes", "recipe", "sign-install-launch", &payload]);
+    cmd.env("REIN_T_STORE_PW", STORE_PASSWORD).env("REIN_T_KEY_PW", KEY_PASSWORD);
+    let (status, out) = crate::common::run_json(&mut cmd, None);
+    assert_eq!(status, 0, "{out}");
+    let report = lab.report(&out);
+    let sign = step(&report, "sign");
+    assert_eq!(sign["output"]["signed_by"], json!("hap-sign-tool"), "{sign:#}");
+    assert_eq!(sign["output"]["packages"], json!([ENTRY, FEATURE, LIBRARY]), "{sign:#}");
+    let signed: Vec<&str> =
+        sign["commands"].as_array().unwrap().iter().map(|c| c["command"].as_str().unwrap()).collect();
+    assert_eq!(signed.len(), 3, "one sign-app per package: {signed:?}");
+    for package in [ENTRY, FEATURE, LIBRARY] {
+        assert!(lab.verify_app(package).contains("verify-app success"), "{package}");
+    }
+    assert_eq!(installed_modules(&lab, KEY), ["entry", "feature", "library"]);
 }

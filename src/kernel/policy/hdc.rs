@@ -65,7 +65,10 @@ const HOST_SHAPES: &[Shape] = &[
     Shape { parts: &[Part::Word("list"), Part::Word("targets")], verdict: Verdict::Allow },
     Shape { parts: &[Part::Word("list"), Part::Word("targets"), Part::Word("-v")], verdict: Verdict::Allow },
     Shape { parts: &[Part::Word("fport"), Part::Word("ls")], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("install"), Part::Word("-r"), Part::Values(Kind::InstallSource)], verdict: Verdict::Ask },
+    Shape {
+        parts: &[Part::Word("install"), Part::Word("-r"), Part::Values(Kind::InstallSource)],
+        verdict: Verdict::Ask,
+    },
     Shape { parts: &[Part::Word("install"), Part::Values(Kind::InstallSource)], verdict: Verdict::Ask },
     Shape { parts: &[Part::Word("uninstall"), Part::Value(Kind::Bundle)], verdict: Verdict::Ask },
     Shape { parts: &[Part::Word("uninstall"), Part::Word("-k"), Part::Value(Kind::Bundle)], verdict: Verdict::Ask },
