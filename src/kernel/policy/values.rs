@@ -65,7 +65,7 @@ impl Kind {
             Kind::EventTime => "\"<YYYY-MM-DD HH:MM:SS>\"",
             Kind::LocalPath => "<path>",
             Kind::Package => "<package>",
-            Kind::InstallSource => "<hap|hsp|staged>",
+            Kind::InstallSource => "<hap/hsp/staged>",
         }
     }
 
