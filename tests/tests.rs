@@ -34,6 +34,8 @@ mod harmony_devices;
 mod harmony_foreground;
 mod harmony_launch;
 mod harmony_matrix;
+#[cfg(target_os = "linux")]
+mod harmony_packages;
 mod harmony_parsers;
 mod harmony_preflight;
 mod harmony_ready;

@@ -56,9 +56,14 @@ pub fn test_name() -> String {
 /// The fixture in a fresh workspace, with real signing material in place of its placeholder
 /// files; `None` (after saying why) when the real hap-sign-tool cannot run here.
 pub fn lab() -> Option<Lab> {
+    lab_of("hello-app")
+}
+
+/// [`lab`] with another fixture of tests/fixtures (`multi-app`: an entry, a feature HAP, an HSP).
+pub fn lab_of(fixture: &str) -> Option<Lab> {
     let material = signing::material(&test_name())?;
     let ws = Workspace::new();
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hello-app"), &ws.ws);
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(fixture), &ws.ws);
     for file in ["debug.p12", "debug.cer", "debug.p7b"] {
         std::fs::copy(material.dir.join(file), ws.path("signing").join(file)).unwrap();
     }
@@ -68,6 +73,19 @@ pub fn lab() -> Option<Lab> {
     std::fs::write(ws.home.join("config.toml"), fakes_config(material, &state)).unwrap();
     let lab = Lab { ws, state, material, around: None };
     lab.deveco_decrypts();
+    Some(lab)
+}
+
+/// The entry HAP the fake hvigorw builds and signs in a lab, relative to the workspace.
+pub const SIGNED_HAP: &str = "entry/build/default/outputs/default/entry-default-signed.hap";
+
+/// A lab with one device on which the fixture app is built, signed and installed: where the
+/// launch and readiness tests start.
+pub fn installed_lab() -> Option<Lab> {
+    let lab = lab()?;
+    lab.one_device();
+    lab.build();
+    lab.ok(&["--yes"], "app_install", serde_json::json!({"hap": SIGNED_HAP}));
     Some(lab)
 }
 

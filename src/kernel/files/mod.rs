@@ -5,6 +5,7 @@ pub mod ledger;
 pub mod list;
 pub mod lock;
 pub mod read;
+pub mod stage;
 pub mod write;
 
 use std::path::Path;
