@@ -79,6 +79,8 @@ mod policy_attacks;
 mod portable;
 #[cfg(unix)]
 mod proc_api;
+#[cfg(unix)]
+mod project_code;
 #[cfg(target_os = "linux")]
 mod reach;
 mod read_before_edit;
