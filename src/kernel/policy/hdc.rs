@@ -77,6 +77,18 @@ const HOST_SHAPES: &[Shape] = &[
         ],
         verdict: Verdict::Ask,
     },
+    // One of rein's scratch files into the workspace's transit folder under the same kind of
+    // name (the kernel takes it from there: rein.fs.take_received): it cannot overwrite a
+    // project file, and what it carries was made by an allowed or approved device command.
+    Shape {
+        parts: &[
+            Part::Word("file"),
+            Part::Word("recv"),
+            Part::Value(Kind::ReinTmpFile),
+            Part::Value(Kind::ReceivedFile),
+        ],
+        verdict: Verdict::Allow,
+    },
     Shape {
         parts: &[
             Part::Word("file"),
@@ -196,8 +208,9 @@ fn decide_host_command(command: &str, rest: &[&str], classify: &dyn Fn(&str) -> 
     let Some((shape, captured)) = shapes::find(HOST_SHAPES, &words) else {
         return Decision::DenyUnlessRule(format!("`hdc {}` is not a command rein knows to be safe", words.join(" ")));
     };
+    let local = |kind: Kind| matches!(kind, Kind::LocalPath | Kind::ReceivedFile);
     let outside: Vec<&Captured> =
-        captured.iter().filter(|c| c.kind == Kind::LocalPath && classify(&c.value) != PathClass::Workspace).collect();
+        captured.iter().filter(|c| local(c.kind) && classify(&c.value) != PathClass::Workspace).collect();
     if let Some(path) = outside.first() {
         return Decision::Deny(format!("`hdc {command}` may only use files inside the workspace, not {}", path.value));
     }
