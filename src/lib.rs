@@ -105,7 +105,6 @@ pub mod visible;
 pub use error::{closest_names, did_you_mean, Code, Failure};
 pub use host::checks::CheckOutcome;
 pub use host::doctor::{ConfigFile, Diagnosis, ProgramReport};
-pub use host::policy_files::{review_command as policy_review_command, warning as policy_warning};
 pub use host::registry::{LoadProblem, ToolInfo};
 pub use host::sources::Origin;
 pub use host::{

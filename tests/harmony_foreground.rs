@@ -4,18 +4,8 @@
 //! page. A first-page crash, a frozen app and an app that never comes up all fail, each saying
 //! what was seen.
 
-use crate::common::lab::{lab, step, Lab, KEY};
+use crate::common::lab::{installed_lab, lab, step, Lab, KEY};
 use serde_json::{json, Value};
-
-const SIGNED: &str = "entry/build/default/outputs/default/entry-default-signed.hap";
-
-fn installed_lab() -> Option<Lab> {
-    let lab = lab()?;
-    lab.one_device();
-    lab.build();
-    lab.ok(&["--yes"], "app_install", json!({"hap": SIGNED}));
-    Some(lab)
-}
 
 fn set(lab: &Lab, field: &str, value: Value) {
     lab.edit_device(KEY, |state| state[field] = value);

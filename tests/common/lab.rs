@@ -71,6 +71,19 @@ pub fn lab() -> Option<Lab> {
     Some(lab)
 }
 
+/// The entry HAP the fake hvigorw builds and signs in a lab, relative to the workspace.
+pub const SIGNED_HAP: &str = "entry/build/default/outputs/default/entry-default-signed.hap";
+
+/// A lab with one device on which the fixture app is built, signed and installed: where the
+/// launch and readiness tests start.
+pub fn installed_lab() -> Option<Lab> {
+    let lab = lab()?;
+    lab.one_device();
+    lab.build();
+    lab.ok(&["--yes"], "app_install", serde_json::json!({"hap": SIGNED_HAP}));
+    Some(lab)
+}
+
 /// The home config.toml of a lab: the real jar and java, and the fakes' state directory passed
 /// and writable. It ends in `[toolchain]`'s table is closed: more sections may follow.
 pub fn fakes_config(material: &Material, state: &Path) -> String {
