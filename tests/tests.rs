@@ -34,6 +34,8 @@ mod harmony_devices;
 mod harmony_foreground;
 mod harmony_launch;
 mod harmony_matrix;
+#[cfg(target_os = "linux")]
+mod harmony_packages;
 mod harmony_parsers;
 mod harmony_preflight;
 mod harmony_ready;
@@ -78,6 +80,8 @@ mod policy_attacks;
 mod portable;
 #[cfg(unix)]
 mod proc_api;
+#[cfg(unix)]
+mod project_code;
 #[cfg(target_os = "linux")]
 mod reach;
 mod read_before_edit;

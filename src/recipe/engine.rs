@@ -12,7 +12,7 @@ use mlua::Table;
 
 use super::attach::attachments_of;
 use super::context::{evidence_of, make_ctx};
-use super::report::{Attachment, Attempt, AttemptStatus, Report, RunStatus, StepReport, StepStatus};
+use super::report::{Attachment, Attempt, AttemptStatus, RecipeSource, Report, RunStatus, StepReport, StepStatus};
 use super::spec::{read_verdict, RecipeCode, RecipeSpec, StepCode, StepSpec};
 use crate::error::{Code, Failure};
 use crate::kernel::journal::restore::net_changes;
@@ -42,6 +42,8 @@ pub struct Engine<'a> {
     /// The call the run is part of, with the recipe acting (and its pack, if any); its
     /// listeners hear the run, its steps and everything they do.
     pub call: Call,
+    /// Where the recipe came from, for the report.
+    pub source: RecipeSource,
 }
 
 /// What every step of one run shares.
@@ -91,6 +93,7 @@ impl Engine<'_> {
             duration_ms: 0,
             steps: Vec::new(),
             failure: None,
+            source: Some(self.source.clone()),
         };
         let first = self.first_step(opts.from.as_deref(), &mut report)?;
         let deadline = self.spec.budget.time_s.map(|s| started + Duration::from_secs(s));

@@ -6,6 +6,7 @@ pub mod list;
 pub mod lock;
 pub mod read;
 pub mod received;
+pub mod stage;
 pub mod write;
 
 use std::path::Path;
