@@ -41,6 +41,7 @@ mod harmony_preflight;
 mod harmony_ready;
 mod harmony_signing;
 mod harmony_tools;
+mod harmony_ui;
 #[cfg(target_os = "linux")]
 mod hdc_quoting;
 #[cfg(unix)]

@@ -5,6 +5,7 @@ pub mod ledger;
 pub mod list;
 pub mod lock;
 pub mod read;
+pub mod received;
 pub mod stage;
 pub mod write;
 
