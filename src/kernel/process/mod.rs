@@ -326,8 +326,11 @@ impl Kernel {
                 env.push(("HVIGOR_USER_HOME".to_string(), home.display().to_string()));
             }
         }
-        // Held until the program and all it started have ended.
-        let _turn = turns::take(redacted.holds_secret()).await;
+        // Held until the program and all it started have ended. An hvigorw that may read DevEco's
+        // signing material signs by running hap-sign-tool with the passwords on java's command
+        // line, which /proc shows every process: it runs alone too.
+        let signs = program == Program::Hvigorw && self.spawn.hvigor_reads_signing_material;
+        let _turn = turns::take(redacted.holds_secret() || signs).await;
         let (confinement, oversight) = match plan {
             confine::Plan::Landlock { .. } => {
                 let profile = self.confinement_profile(&program, &located, &args, &env, entry);
