@@ -65,6 +65,7 @@ mod sandbox_escapes;
 mod sandbox_limits;
 #[cfg(unix)]
 mod spawn_process;
+mod spawn_stdio;
 #[cfg(unix)]
 mod swap_race;
 mod tool_checks;

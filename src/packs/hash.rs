@@ -46,6 +46,33 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), PackEr
 mod tests {
     use super::*;
 
+    /// The hashes a pack's files give, written down once: every OS must compute these same
+    /// values (a `rein.lock` pinned on Linux verifies on Windows, whose paths use `\`).
+    /// Nested folders and `a.lua` beside a folder `a/` check the names and their order.
+    #[test]
+    fn the_same_files_hash_the_same_on_every_os() {
+        let table: [(&[(&str, &str)], &str); 3] = [
+            (&[("tools/a.lua", "return 1")], "3b6afb0597221ddb81e1b29f955c0e161c989cc0a5684c8fc025e2e647eb7d25"),
+            (
+                &[("rein-pack.toml", "name = \"kit\"\n"), ("prelude/kit/words.lua", "return {}"), ("tools/a.lua", "x")],
+                "ed0914dcd3d1a791f98a170cba74c04ce95be5ece4f5c1e89911b94e0332f386",
+            ),
+            (
+                &[("tools/a.lua", "a"), ("tools/a/x.lua", "x"), ("tools/a-b.lua", "b"), ("prelude/a/b/c.lua", "c")],
+                "33d0b6c48fbde797467c9ed04e2a7bcef01d41f2ea7241607e07a77dc79efa76",
+            ),
+        ];
+        for (files, expected) in table {
+            let dir = tempfile::tempdir().unwrap();
+            for (rel, text) in files {
+                let path = dir.path().join(rel);
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(path, text).unwrap();
+            }
+            assert_eq!(content_hash(dir.path()).unwrap(), expected, "{files:?}");
+        }
+    }
+
     #[test]
     fn any_change_changes_the_hash_and_git_does_not() {
         let dir = tempfile::tempdir().unwrap();

@@ -50,12 +50,7 @@ fn located(var: &str, default: PathBuf) -> Result<PathBuf, String> {
 fn runs(program: &mut Command) -> Result<(), String> {
     match program.output() {
         Ok(out) if out.status.success() => Ok(()),
-        Ok(out) => Err(format!(
-            "{:?} exited {}: {}",
-            program,
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        )),
+        Ok(out) => Err(format!("{:?} exited {}: {}", program, out.status, String::from_utf8_lossy(&out.stderr).trim())),
         Err(e) => Err(format!("{program:?} cannot start: {e}")),
     }
 }

@@ -1,9 +1,11 @@
-//! Files: reading, listing and writing, each through the scope, the gate and the journal.
+//! Files: reading, listing and writing, each through the scope, the gate and the journal; and
+//! `names`: paths as rein keys and shows them, the same on every OS.
 
 pub mod dir;
 pub mod ledger;
 pub mod list;
 pub mod lock;
+pub mod names;
 pub mod read;
 pub mod write;
 
