@@ -8,6 +8,7 @@
 //! - `lock`: serialising writers of one directory (flock, or a lock file keyed by the path)
 //! - `keep`: what a replaced file keeps (Unix mode and owner; Windows attributes)
 //! - `perms`: Unix modes; Windows' read-only attribute and program extensions
+//! - `rename_windows`: replacing a file that others hold open (POSIX-semantics rename)
 //! - `alive`: whether a process still runs (for temp debris of killed writers)
 //! - `tree_unix` / `tree_windows`: a spawned program and everything it starts, stopped as one
 //!   (a process group and signals; a Job Object)
@@ -27,6 +28,8 @@ mod dir_windows;
 pub mod keep;
 pub mod lock;
 pub mod perms;
+#[cfg(windows)]
+mod rename_windows;
 pub mod signals;
 pub mod strategy;
 #[cfg(unix)]
