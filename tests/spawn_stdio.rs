@@ -44,7 +44,9 @@ fn relay() {
     }
     let request = SpawnRequest {
         program: std::env::current_exe().unwrap(),
-        args: ["--exact", "spawn_stdio::probe", "--ignored", "--nocapture", "--test-threads=1"].map(String::from).into(),
+        args: ["--exact", "spawn_stdio::probe", "--ignored", "--nocapture", "--test-threads=1"]
+            .map(String::from)
+            .into(),
         cwd: std::env::temp_dir(),
         env: probe_env(),
         stdin: None,

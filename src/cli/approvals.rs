@@ -13,6 +13,7 @@ use rein::{Code, Failure};
 
 use super::args::ApprovalsAction;
 use super::output::Output;
+use crate::kernel::files::names::shown;
 
 pub fn run(workspace: &Path, home: &Path, action: &ApprovalsAction, out: &Output) -> u8 {
     let path = home.join("approvals.toml");
@@ -41,7 +42,7 @@ pub fn run(workspace: &Path, home: &Path, action: &ApprovalsAction, out: &Output
 /// Shows what of rein.toml and rein.lock waits for a person, and approves it when they say yes.
 fn policy(workspace: &Path, home: &Path) -> Result<serde_json::Value, Failure> {
     let workspace = std::fs::canonicalize(workspace).map_err(|e| {
-        Failure::new(Code::InvalidConfig, format!("workspace {} cannot be used: {e}", workspace.display()))
+        Failure::new(Code::InvalidConfig, format!("workspace {} cannot be used: {e}", shown(workspace)))
     })?;
     let files = policy_files::load(&workspace, home)?;
     if files.pending.is_empty() {
@@ -50,7 +51,7 @@ fn policy(workspace: &Path, home: &Path) -> Result<serde_json::Value, Failure> {
     let question = format!(
         "The project's policy files changed in ways a person has not approved:\n  {}\nApprove rein.toml and rein.lock of {} as they are now?",
         files.pending.join("\n  "),
-        workspace.display()
+        shown(&workspace)
     );
     super::prompt::confirm(&question, "approving the project's policy files")
         .map_err(|failure| failure.with_details(json!({"pending": files.pending})))?;
@@ -141,11 +142,11 @@ fn refuse_home_writes(home: &Path, rule: &Rule) -> Result<(), Failure> {
     if rule.access == Some(Access::Read) {
         return Ok(());
     }
-    let home_text = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf()).display().to_string();
+    let home_text = shown(std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf()));
     let pattern = glob::Pattern::new(glob).map_err(|e| Failure::new(Code::InvalidArgs, e.to_string()))?;
     let covers_home = pattern.matches(&home_text)
         || pattern.matches(&format!("{home_text}/approvals.toml"))
-        || home_text.starts_with(glob.trim_end_matches(['*', '/']));
+        || home_text.starts_with(glob.trim_end_matches(['*', '/', '\\']));
     if covers_home {
         return Err(Failure::new(
             Code::ApprovalDenied,
@@ -156,8 +157,8 @@ fn refuse_home_writes(home: &Path, rule: &Rule) -> Result<(), Failure> {
 }
 
 fn confirm(rule: &Rule, path: &Path) -> Result<(), Failure> {
-    let shown = rule.grant_command().trim_start_matches("rein approvals grant ").to_string();
-    super::prompt::confirm(&format!("Add this rule to {}?\n  {shown}", path.display()), "granting a rule")
+    let grant = rule.grant_command().trim_start_matches("rein approvals grant ").to_string();
+    super::prompt::confirm(&format!("Add this rule to {}?\n  {grant}", shown(path)), "granting a rule")
 }
 
 fn revoke(path: &Path, number: usize) -> Result<serde_json::Value, Failure> {

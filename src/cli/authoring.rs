@@ -11,6 +11,7 @@ use rein::{Code, Failure};
 
 use super::args::NewWhat;
 use super::output::Output;
+use crate::kernel::files::names::shown;
 
 const TOOL: &str = include_str!("templates/tool.lua");
 const RECIPE: &str = include_str!("templates/recipe.lua");
@@ -27,7 +28,7 @@ pub fn types(workspace: &Path, dir: Option<&Path>, out: &Output) -> u8 {
     match types::write(workspace, &dir) {
         Ok(written) if out.json => out.success(&written),
         Ok(written) => {
-            println!("wrote {} files to {}", written.files.len(), written.dir.display());
+            println!("wrote {} files to {}", written.files.len(), shown(&written.dir));
             print_luarc(&written.luarc);
             0
         }
@@ -195,11 +196,8 @@ fn bad_name(kind: &str, name: &str, rule: &str, suggestion: &str) -> Failure {
 fn refuse_taken(base: &Path, rel: &str) -> Result<(), Failure> {
     let path = base.join(rel);
     if path.symlink_metadata().is_ok() {
-        return Err(Failure::new(
-            Code::InvalidArgs,
-            format!("{} exists; pick another name, or edit it", path.display()),
-        )
-        .with_details(json!({"path": path})));
+        return Err(Failure::new(Code::InvalidArgs, format!("{} exists; pick another name, or edit it", shown(&path)))
+            .with_details(json!({"path": path})));
     }
     Ok(())
 }
@@ -232,5 +230,5 @@ fn file(base: &Path, rel: &str, text: &str, made: &mut Made) -> Result<(), Failu
 }
 
 fn io_failure(path: &Path, err: std::io::Error) -> Failure {
-    Failure::new(Code::IoError, format!("cannot create {}: {err}", path.display()))
+    Failure::new(Code::IoError, format!("cannot create {}: {err}", shown(path)))
 }

@@ -32,6 +32,7 @@ use serde_json::{json, Value};
 
 use rein::{Code, Failure, Host, HostBuilder};
 
+use crate::kernel::files::names::shown;
 use args::{Cli, Command};
 use output::Output;
 
@@ -68,7 +69,7 @@ fn watch(host: Host, out: &Output) -> u8 {
         Ok(watcher) => watcher,
         Err(failure) => return out.failure(&failure),
     };
-    eprintln!("watching tools/, recipes/ and prelude/ of {} (Ctrl-C to stop)", host.workspace().display());
+    eprintln!("watching tools/, recipes/ and prelude/ of {} (Ctrl-C to stop)", shown(host.workspace()));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
     if let Ok(runtime) = runtime {
         let _ = runtime.block_on(rein::kernel::platform::signals::stop_requested());
@@ -97,7 +98,7 @@ fn run(cli: Cli) -> u8 {
     let writes_workspace = matches!(cli.command, Command::Types { .. } | Command::Init | Command::New { .. });
     if writes_workspace && !workspace.is_dir() {
         let message =
-            format!("workspace {} is not a folder; create it first or pass --workspace DIR", workspace.display());
+            format!("workspace {} is not a folder; create it first or pass --workspace DIR", shown(workspace));
         return out.failure(&Failure::new(Code::InvalidConfig, message));
     }
     match &cli.command {

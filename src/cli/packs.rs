@@ -20,6 +20,7 @@ use rein::{Code, Failure};
 
 use super::args::PackAction;
 use super::output::Output;
+use crate::kernel::files::names::shown;
 
 pub fn run(kernel: &Kernel, action: &PackAction, out: &Output) -> u8 {
     let result = match action {
@@ -207,7 +208,7 @@ fn sync(kernel: &Kernel) -> Result<serde_json::Value, Failure> {
                         locked.name,
                         locked.version,
                         locked.sha256,
-                        workspace(kernel).display(),
+                        shown(workspace(kernel)),
                         installed.manifest.permissions.join(", ")
                     ),
                     "using a pack in this project",
@@ -347,7 +348,7 @@ fn remove(kernel: &Kernel, name: &str) -> Result<serde_json::Value, Failure> {
     }
     lock.packs.retain(|p| p.name != name);
     super::prompt::confirm(
-        &format!("Stop using pack {name} in {}?", workspace(kernel).display()),
+        &format!("Stop using pack {name} in {}?", shown(workspace(kernel))),
         "changing the project's rein.lock",
     )?;
     write_policy_file(kernel, "rein.lock", &lock.to_toml())?;

@@ -9,6 +9,7 @@ use rein::{Code, Failure, Host};
 
 use super::args::RunsAction;
 use super::output::Output;
+use crate::kernel::files::names::shown;
 
 pub fn run(host: &Host, out: &Output, name: &str, args: Option<&str>, explain: bool, from: Option<String>) -> u8 {
     if explain {
@@ -37,7 +38,7 @@ fn finished(host: &Host, out: &Output, report: &Report) -> u8 {
         None if out.json => out.success(&report.summary(workspace)),
         None => {
             print!("{}", report.to_markdown());
-            eprintln!("report: {}", report.path(workspace).with_extension("md").display());
+            eprintln!("report: {}", shown(report.path(workspace).with_extension("md")));
             0
         }
         Some(failure) => {

@@ -12,11 +12,12 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
 
 use crate::error::{Code, Failure};
+use crate::kernel::files::names::shown;
 
 pub use imp::ChangeFeed;
 
 fn cannot_watch(path: &Path, e: impl std::fmt::Display) -> Failure {
-    Failure::new(Code::IoError, format!("cannot watch {}: {e}", path.display()))
+    Failure::new(Code::IoError, format!("cannot watch {}: {e}", shown(path)))
 }
 
 #[cfg(target_os = "linux")]

@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::error::{Code, Failure};
+use crate::kernel::files::names::shown;
 use crate::kernel::files::read::read_optional_text;
 use crate::kernel::policy::Rule;
 use crate::kernel::process::confine::ConfineMode;
@@ -38,13 +39,13 @@ use crate::kernel::process::toolchain::ToolchainConfig;
 /// A settings file that cannot be used; the message says which and how to fix it.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {}: {source}", shown(.path))]
     Read {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
-    #[error("{path} is not valid: {why}. Fix the file (see README: home config).")]
+    #[error("{} is not valid: {why}. Fix the file (see README: home config).", shown(.path))]
     Home { path: PathBuf, why: String },
     #[error("rein.toml is not valid: {why}. A project may only add [[deny]] rules, list [packs] and set [overrides]; allow rules live in rein's home and only a person adds them")]
     Project { why: String },

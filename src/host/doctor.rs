@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::sources::builtin_files;
+use crate::kernel::files::names::shown;
 use crate::kernel::process::discovery::{self, Os};
 use crate::kernel::{Call, Kernel, RunOptions};
 
@@ -107,9 +108,9 @@ pub async fn examine(kernel: &Kernel, call: &Call) -> Diagnosis {
                 report.tried = missing.tried.clone();
             }
             Ok(located) => {
-                report.path = Some(located.path.display().to_string());
-                report.jar = located.jar.as_ref().map(|j| j.display().to_string());
-                report.script = located.script.as_ref().map(|j| j.display().to_string());
+                report.path = Some(shown(&located.path));
+                report.jar = located.jar.as_deref().map(shown);
+                report.script = located.script.as_deref().map(shown);
                 report.via = Some(located.via.clone());
                 (report.version, report.problem) = version_of(kernel, call, name).await;
             }
@@ -117,7 +118,7 @@ pub async fn examine(kernel: &Kernel, call: &Call) -> Diagnosis {
         programs.push(report);
     }
     let path = kernel.scope().home().join("config.toml");
-    let config = ConfigFile { read: path.is_file(), path: path.display().to_string() };
+    let config = ConfigFile { read: path.is_file(), path: shown(&path) };
     let candidates = kernel.toolchain().candidates.clone();
     Diagnosis { config, programs, candidates, from_local_properties: local_properties(kernel, call) }
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::project_files::{is_top_level_in, ProjectFiles};
+use crate::kernel::files::names::shown;
 use crate::kernel::PackGrant;
 use crate::lua::native::NativeModules;
 use crate::lua::{Chunk, Modules};
@@ -50,7 +51,7 @@ impl std::fmt::Display for Origin {
 
 /// A source file that cannot be read.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot read {}: {source}", path.display())]
+#[error("cannot read {}: {source}", shown(path))]
 pub struct SourceError {
     pub path: PathBuf,
     #[source]

@@ -1,10 +1,11 @@
 //! What can be wrong with a pack, its manifest, or the project's rein.lock.
 
+use crate::kernel::files::names::shown;
 use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PackError {
-    #[error("{} has no readable pack.toml: {source}", dir.display())]
+    #[error("{} has no readable pack.toml: {source}", shown(dir))]
     NoManifest {
         dir: PathBuf,
         #[source]
@@ -22,7 +23,7 @@ pub enum PackError {
     NoDescription,
     #[error("pack {name} {version} needs rein {range}, but this is rein {have}; upgrade rein or pin an older version of the pack")]
     Incompatible { name: String, version: String, range: String, have: String },
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}: {source}", shown(path))]
     Read {
         path: PathBuf,
         #[source]

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::{Code, Failure};
+use crate::kernel::files::names::shown;
 use crate::kernel::policy::Program;
 use crate::kernel::process::spawn::{self, SpawnRequest};
 use crate::kernel::Kernel;
@@ -255,7 +256,7 @@ fn git_env(parent: impl Iterator<Item = (String, String)>) -> Vec<(String, Strin
 }
 
 fn io(path: &Path, e: std::io::Error) -> Failure {
-    Failure::new(Code::IoError, format!("{}: {e}", path.display()))
+    Failure::new(Code::IoError, format!("{}: {e}", shown(path)))
 }
 
 #[cfg(test)]

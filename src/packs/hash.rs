@@ -1,11 +1,14 @@
 //! A pack's content hash: sha256 over its files, sorted by path, each as its path, a NUL, its
-//! length and its bytes — so renaming, adding or changing any file changes the hash.
+//! length and its bytes — so renaming, adding or changing any file changes the hash. The path
+//! is the `/`-joined name (`tools/a.lua`) on every OS, so a `rein.lock` pinned on one OS
+//! verifies on another.
 
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
 use super::PackError;
+use crate::kernel::files::names::slash_name;
 
 /// Folders that are never part of a pack's content.
 const SKIPPED: [&str; 1] = [".git"];
@@ -17,7 +20,8 @@ pub fn content_hash(dir: &Path) -> Result<String, PackError> {
     let mut hasher = Sha256::new();
     for rel in files {
         let bytes = std::fs::read(dir.join(&rel)).map_err(|e| PackError::read(dir.join(&rel), e))?;
-        hasher.update(rel.to_string_lossy().as_bytes());
+        let name = slash_name(&rel).expect("collected relative to the pack");
+        hasher.update(name.as_bytes());
         hasher.update([0u8]);
         hasher.update((bytes.len() as u64).to_le_bytes());
         hasher.update(&bytes);

@@ -11,6 +11,7 @@ use super::hash::content_hash;
 use super::installed::install_dir;
 use super::Manifest;
 use crate::error::{Code, Failure};
+use crate::kernel::files::names::shown;
 use crate::kernel::platform::perms::set_mode;
 
 /// What `rein pack add` will install, shown to the person before they confirm.
@@ -25,14 +26,14 @@ pub struct Plan {
 
 pub fn plan(source: &Path) -> Result<Plan, Failure> {
     let dir = std::fs::canonicalize(source)
-        .map_err(|e| Failure::new(Code::InvalidArgs, format!("pack source {}: {e}", source.display())))?;
+        .map_err(|e| Failure::new(Code::InvalidArgs, format!("pack source {}: {e}", shown(source))))?;
     let manifest = Manifest::load(&dir).map_err(|e| Failure::new(Code::InvalidArgs, e.to_string()))?;
     manifest
         .check_compatible(env!("CARGO_PKG_VERSION"))
         .map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))?;
     check_links(&dir, &dir)?;
     let sha256 = content_hash(&dir).map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
-    Ok(Plan { manifest, source: dir.display().to_string(), sha256, dir })
+    Ok(Plan { manifest, source: shown(&dir), sha256, dir })
 }
 
 /// Symlinks that stay inside the pack are copied as files; any other is refused.
@@ -50,7 +51,7 @@ fn check_links(root: &Path, dir: &Path) -> Result<(), Failure> {
                     Code::ApprovalDenied,
                     format!(
                         "{} is a symlink that leaves the pack (or is dangling); packs may only link to their own files",
-                        path.display()
+                        shown(&path)
                     ),
                 ));
             }
@@ -59,7 +60,7 @@ fn check_links(root: &Path, dir: &Path) -> Result<(), Failure> {
         } else if !kind.is_file() {
             return Err(Failure::new(
                 Code::InvalidArgs,
-                format!("{} is not a regular file (a FIFO, socket or device); packs hold files only", path.display()),
+                format!("{} is not a regular file (a FIFO, socket or device); packs hold files only", shown(&path)),
             ));
         }
     }
@@ -142,5 +143,5 @@ fn set_modes(dir: &Path, dir_mode: u32, file_mode: u32) {
 }
 
 fn io(path: &Path, e: std::io::Error) -> Failure {
-    Failure::new(Code::IoError, format!("{}: {e}", path.display()))
+    Failure::new(Code::IoError, format!("{}: {e}", shown(path)))
 }

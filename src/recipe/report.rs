@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Code, Failure};
+use crate::kernel::files::names::shown;
 use crate::kernel::journal::{Action, Outcome};
 use crate::kernel::secrets::Secrets;
 use crate::kernel::{FileChange, Kernel, KernelError};
@@ -167,7 +168,7 @@ pub struct ApprovalRecord {
 pub enum ReportError {
     #[error("no run {run_id:?}; `rein runs list` shows the runs")]
     NoRun { run_id: String },
-    #[error("{} is not a rein report: {why}", path.display())]
+    #[error("{} is not a rein report: {why}", shown(path))]
     Invalid { path: PathBuf, why: String },
 }
 

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::error::{Code, Failure};
+use crate::kernel::files::names::shown;
 use crate::lua::api::{selene, stubs};
 use crate::lua::native::{self, NativeModules};
 
@@ -63,7 +64,7 @@ pub struct Written {
 /// A stubs folder that cannot be written.
 #[derive(Debug, thiserror::Error)]
 pub enum TypesError {
-    #[error("cannot write {}: {source}; choose another folder (`rein types DIR`)", path.display())]
+    #[error("cannot write {}: {source}; choose another folder (`rein types DIR`)", shown(path))]
     Write {
         path: PathBuf,
         #[source]

@@ -32,8 +32,8 @@ pub fn slash_name(rel: &Path) -> Option<String> {
 
 /// `path` as a person should read it: on Windows without the verbatim prefix
 /// (`\\?\C:\a` → `C:\a`, `\\?\UNC\srv\share\a` → `\\srv\share\a`); elsewhere as it is.
-pub fn shown(path: &Path) -> String {
-    let text = path.to_string_lossy();
+pub fn shown(path: impl AsRef<Path>) -> String {
+    let text = path.as_ref().to_string_lossy();
     if cfg!(windows) {
         without_verbatim_prefix(&text).into_owned()
     } else {

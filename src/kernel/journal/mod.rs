@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use crate::kernel::files::dir::{Dir, Place};
+use crate::kernel::files::names::shown;
 
 pub use collect::{preimage_name, Collected};
 pub use entry::{Action, Entry, Outcome};
@@ -83,5 +84,5 @@ impl Journal {
 }
 
 fn warn_unjournaled(path: &Path, err: &std::io::Error) {
-    tracing::error!("cannot write the journal {}: {err}; this action is not recorded", path.display());
+    tracing::error!("cannot write the journal {}: {err}; this action is not recorded", shown(path));
 }

@@ -3,6 +3,7 @@
 //! approves anything by itself.
 
 use super::rules::Rule;
+use crate::kernel::files::names::shown;
 use crate::kernel::{Access, ResolvedPath};
 
 /// What the policy asks an [`Approver`] about: one side effect, in words for a person.
@@ -35,7 +36,7 @@ impl ApprovalRequest {
     pub(crate) fn file(resolved: &ResolvedPath, access: Access) -> ApprovalRequest {
         let rule = Rule::for_path(&resolved.real, access);
         ApprovalRequest {
-            what: format!("{} {}", access.verb(), resolved.real.display()),
+            what: format!("{} {}", access.verb(), shown(&resolved.real)),
             why: format!("it is {}", resolved.class.describe()),
             who: Asked::Anyone,
             rule: Some(rule),

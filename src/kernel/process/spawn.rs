@@ -13,6 +13,7 @@ use tokio::process::{Child, Command};
 
 use super::capture::Capture;
 use super::confine::{self, Prepared};
+use crate::kernel::files::names::shown;
 use crate::kernel::platform::{ExitInfo, ProcessTree};
 
 /// Time between TERM and KILL when a program overstays its deadline.
@@ -88,7 +89,7 @@ pub async fn run_confined(
     on_line: &mut OnLine<'_>,
 ) -> Result<SpawnOutput, SpawnError> {
     let started = Instant::now();
-    let program = request.program.display().to_string();
+    let program = shown(&request.program);
     let mut cmd = command(request);
     if let Some(prepared) = confinement {
         confine::install(&mut cmd, prepared);
