@@ -266,6 +266,10 @@ fn new_refuses_bad_or_taken_names_and_writes_nothing() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "plays the person at a terminal through util-linux `script` (a pseudo-terminal Windows has not)"
+)]
 fn a_new_pack_passes_check_and_test_and_installs_as_generated() {
     let ws = Workspace::new();
     let mut cmd = ws.human_command(&["new", "pack", "team-kit"]);
@@ -294,6 +298,7 @@ fn a_new_pack_passes_check_and_test_and_installs_as_generated() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "runs bash (the README's shell commands), which Windows has not")]
 fn completions_for_every_shell_and_the_man_page_render() {
     let ws = Workspace::new();
     for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
@@ -387,6 +392,7 @@ fn section_lines<'a>(help: &'a str, title: &str) -> Vec<&'a str> {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "runs bash (the README's shell commands), which Windows has not")]
 fn the_fakes_readme_points_a_home_at_the_fakes_as_it_says() {
     let ws = Workspace::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use serde_json::json;
 
-use crate::common::lab::{fakes_bin, lab, Lab, KEY};
+use crate::common::lab::{fakes_path, lab, Lab, KEY};
 use crate::common::{human, in_terminal, rein_json, Workspace, REIN};
 
 fn assert_no_json(what: &str, text: &str) {
@@ -20,8 +20,7 @@ fn assert_no_json(what: &str, text: &str) {
 /// `rein ARGS` as a person runs it in the lab (fakes on PATH), without `--json`.
 fn lab_human(lab: &Lab, args: &[&str]) -> (i32, String, String) {
     let mut cmd = lab.ws.human_command(args);
-    let path = format!("{}:{}", fakes_bin().display(), std::env::var("PATH").unwrap_or_default());
-    cmd.env("PATH", path).env("TMPDIR", lab.ws.root.join("tmp")).env_remove("DEVECO_SDK_HOME");
+    cmd.env("PATH", fakes_path()).env("TMPDIR", lab.ws.root.join("tmp")).env_remove("DEVECO_SDK_HOME");
     human(&mut cmd)
 }
 
@@ -99,6 +98,10 @@ fn normalised(report: &str, run_id: &str) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
+)]
 fn a_failed_recipe_report_names_deciders_in_words() {
     let lab = lab();
     lab.one_device();
@@ -209,6 +212,10 @@ version:
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "plays the person at a terminal through util-linux `script` (a pseudo-terminal Windows has not)"
+)]
 fn colour_reaches_a_terminal_only_and_respects_no_color() {
     let ws = Workspace::new();
     ws.file("a.txt", "one\ntwo\n");
@@ -231,6 +238,10 @@ fn colour_reaches_a_terminal_only_and_respects_no_color() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "plays the person at a terminal through util-linux `script` (a pseudo-terminal Windows has not)"
+)]
 fn a_step_shows_a_live_timer_on_a_terminal_and_plain_lines_elsewhere() {
     let ws = Workspace::new();
     ws.file(
@@ -293,6 +304,10 @@ fn tool_not_found_suggests_the_closest_names() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
+)]
 fn undo_says_what_to_do_about_a_file_changed_since_the_run() {
     let lab = lab();
     let page = "entry/src/main/ets/pages/Index.ets";
@@ -315,6 +330,10 @@ fn undo_says_what_to_do_about_a_file_changed_since_the_run() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
+)]
 fn doctor_shows_the_config_it_read_and_clean_versions() {
     let lab = lab();
     let (status, out, err) = lab_human(&lab, &["doctor"]);
@@ -351,6 +370,10 @@ fn team_kit(ws: &Workspace) -> std::path::PathBuf {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "plays the person at a terminal through util-linux `script` (a pseudo-terminal Windows has not)"
+)]
 fn pack_add_list_and_update_read_as_text() {
     let ws = Workspace::new();
     let source = team_kit(&ws);

@@ -3,7 +3,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use crate::common::{run_json, sha256_hex, Workspace};
+use crate::common::{run_json, sha256_hex, toml_path, Workspace};
 use serde_json::{json, Value};
 
 fn entries(ws: &Workspace) -> Vec<Value> {
@@ -57,7 +57,11 @@ fn spawns_are_journaled_without_secrets() {
     std::fs::write(bin.join("hap-sign-tool.jar"), "").unwrap();
     std::fs::write(
         ws.home.join("config.toml"),
-        format!("[toolchain]\njava = \"{0}/java\"\nhap_sign_tool_jar = \"{0}/hap-sign-tool.jar\"\n", bin.display()),
+        format!(
+            "[toolchain]\njava = {}\nhap_sign_tool_jar = {}\n",
+            toml_path(&bin.join("java")),
+            toml_path(&bin.join("hap-sign-tool.jar"))
+        ),
     )
     .unwrap();
     ws.file(

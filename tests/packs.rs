@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{git, rein_json, Workspace};
+use crate::common::{git, rein_json, toml_path, Workspace};
 use rein::packs::hash::content_hash;
 use serde_json::json;
 
@@ -179,7 +179,7 @@ fn a_pack_may_run_only_what_it_declared() {
     std::fs::create_dir_all(hdc.parent().unwrap()).unwrap();
     std::fs::write(&hdc, "#!/bin/sh\necho '[Empty]'\n").unwrap();
     std::fs::set_permissions(&hdc, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::write(ws.home.join("config.toml"), format!("[toolchain]\nhdc = \"{}\"\n", hdc.display())).unwrap();
+    std::fs::write(ws.home.join("config.toml"), format!("[toolchain]\nhdc = {}\n", toml_path(&hdc))).unwrap();
     let source = pack_source(&ws, MANIFEST);
     std::fs::write(
         source.join("tools/probe.lua"),

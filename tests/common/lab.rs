@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::{copy_dir, run_json, Workspace};
+use super::{copy_dir, run_json, toml_path, Workspace};
 
 pub const KEY: &str = "FMR0223C13000649";
 
@@ -14,19 +14,28 @@ pub struct Lab {
     pub state: PathBuf,
 }
 
+/// The folder of the fake toolchain's programs. Tests find the fakes only through this,
+/// [`fake`] and [`fakes_path`], so the fakes can take another form where sh and Python scripts
+/// cannot run (Windows: issue 27) with one change here.
 pub fn fakes_bin() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes/bin")
+}
+
+/// The fake toolchain's program `name` (`hdc`, `hvigorw`, ...).
+pub fn fake(name: &str) -> PathBuf {
+    fakes_bin().join(name)
 }
 
 /// The fakes first on PATH, then the test's PATH without what lives in the user's home: the
 /// fakes start with the system's python (a confined program cannot run a pyenv shim in `~`, and
 /// a python started through one names the shim as `sys.executable`).
 pub fn fakes_path() -> String {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let test_path = std::env::var("PATH").unwrap_or_default();
-    let system: Vec<&str> =
-        test_path.split(':').filter(|d| home.is_empty() || !Path::new(d).starts_with(&home)).collect();
-    format!("{}:{}", fakes_bin().display(), system.join(":"))
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let test_path = std::env::var_os("PATH").unwrap_or_default();
+    let system = std::env::split_paths(&test_path).filter(|d| home.as_ref().is_none_or(|home| !d.starts_with(home)));
+    let joined =
+        std::env::join_paths(std::iter::once(fakes_bin()).chain(system)).expect("PATH entries without separators");
+    joined.to_string_lossy().into_owned()
 }
 
 pub fn lab() -> Lab {
@@ -37,7 +46,7 @@ pub fn lab() -> Lab {
     let jar = ws.root.join("sdk/hap-sign-tool.jar");
     std::fs::create_dir_all(jar.parent().unwrap()).unwrap();
     std::fs::write(&jar, "").unwrap();
-    std::fs::write(ws.home.join("config.toml"), format!("[toolchain]\nhap_sign_tool_jar = \"{}\"\n", jar.display()))
+    std::fs::write(ws.home.join("config.toml"), format!("[toolchain]\nhap_sign_tool_jar = {}\n", toml_path(&jar)))
         .unwrap();
     Lab { ws, state }
 }

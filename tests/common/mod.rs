@@ -393,6 +393,12 @@ pub fn approve_policy(ws: &Workspace) {
     assert!(screen.contains("\"ok\":true"), "approving the policy files: {screen}");
 }
 
+/// `path` as a TOML string, quoted and escaped: the `\` of a Windows path would otherwise
+/// start an escape.
+pub fn toml_path(path: &Path) -> String {
+    toml::Value::String(path.to_string_lossy().into_owned()).to_string()
+}
+
 /// Runs `command` (a shell command line) under a pseudo-terminal (util-linux `script`),
 /// typing `input`: how tests play the person at the terminal.
 pub fn in_terminal(command: &str, input: &str) -> String {
