@@ -40,8 +40,8 @@ fn main() -> Result<(), Failure> {
             println!("{}", describe(&event));
         }
     });
-    // (run_recipe also prints the steps on stderr, as `rein recipe` does.)
-    let report = host.run_recipe("handover", json!({"share": share.display().to_string()}), None, false)?;
+    let report =
+        host.run_recipe("handover", json!({"share": share.display().to_string()}), rein::RecipeOptions::default())?;
     println!("run {}: {}", report.run_id, report.status);
     drop(host); // ends the channel
     let _ = printer.join();

@@ -55,6 +55,8 @@ pub enum Code {
     NotRead,
     /// `PACK_TAMPERED`: an installed pack's files no longer match rein.lock.
     PackTampered,
+    /// `PACK_FETCH_FAILED`: git could not fetch a pack's repository (`details.stderr`).
+    PackFetchFailed,
     /// A tool file that does not load or whose spec is invalid.
     ToolInvalid,
     /// The workspace, home or another setting cannot be used.
@@ -69,7 +71,7 @@ pub enum Code {
 
 impl Code {
     /// Every code rein itself produces.
-    pub const STABLE: [Code; 26] = [
+    pub const STABLE: [Code; 27] = [
         Code::InvalidArgs,
         Code::ToolNotFound,
         Code::FileNotFound,
@@ -92,6 +94,7 @@ impl Code {
         Code::VerifyFailed,
         Code::NotRead,
         Code::PackTampered,
+        Code::PackFetchFailed,
         Code::ToolInvalid,
         Code::InvalidConfig,
         Code::IoError,
@@ -123,6 +126,7 @@ impl Code {
             Code::VerifyFailed => "VERIFY_FAILED",
             Code::NotRead => "NOT_READ",
             Code::PackTampered => "PACK_TAMPERED",
+            Code::PackFetchFailed => "PACK_FETCH_FAILED",
             Code::ToolInvalid => "TOOL_INVALID",
             Code::InvalidConfig => "INVALID_CONFIG",
             Code::IoError => "IO_ERROR",

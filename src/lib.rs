@@ -42,6 +42,17 @@
 //!   [`Serving`]) and a [`Watcher`]
 //! - tools' own checks: [`Host::run_checks`] gives each [`CheckOutcome`]
 //! - the toolchain: [`Host::doctor`] gives a [`Diagnosis`] ([`ProgramReport`], [`ConfigFile`])
+//! - past runs: [`Host::runs`] ([`RunSummary`]), [`Host::run_report`], [`Host::prune_runs`]
+//!   ([`Retention`], [`Collected`]), [`Host::undo`] ([`Undone`], [`Restored`], [`RestoreAction`])
+//! - what only a person may do, in two steps so that a yes applies exactly what was shown:
+//!   [`Host::packs`] ([`Packs`] prepares a [`PackChange`] and applies it: [`PackApplied`],
+//!   [`PackCheck`], [`LockedPack`]), [`Host::policy_review`] and [`Host::approve_policy`]
+//!   ([`PolicyReview`], [`ReviewedFile`]), [`ApprovalRules`] in [`default_home`]
+//! - for a program's own front end: [`stop_requested`], [`Event::step_line`],
+//!   [`closest_names`], [`did_you_mean`]; [`authoring`] for tool authors' tooling
+//!
+//! The `rein` command is a client of exactly this API (`tests/cli_public` compiles it against
+//! rein without access to anything else).
 //!
 //! # Features
 //!
@@ -64,15 +75,12 @@
 //! reload, sources, checks); `mcp`; `cli`.
 
 #![deny(missing_docs)]
-// Some of the library serves only the `rein` command (editor stubs, installing packs, past
-// runs, approving policy files). Without the feature `cli` that code is compiled but unused;
-// dead code is checked in the default build.
-#![cfg_attr(not(feature = "cli"), allow(dead_code))]
 
-// The `rein` command (src/cli) lives in this crate and names it `rein::…`, as it did when it
-// was part of the binary.
+// The `rein` command (src/cli) is built in this crate and names it `rein::…`, as any embedder
+// does; tests/cli_public compiles the same files against the public API alone (.ci/run).
 extern crate self as rein;
 
+pub mod authoring;
 #[cfg(feature = "cli")]
 pub mod cli;
 mod error;
@@ -92,18 +100,26 @@ pub mod packs;
 mod packs;
 mod recipe;
 
-pub use error::{Code, Failure};
+pub use error::{closest_names, did_you_mean, Code, Failure};
 pub use host::checks::CheckOutcome;
 pub use host::doctor::{ConfigFile, Diagnosis, ProgramReport};
 pub use host::registry::{LoadProblem, ToolInfo};
 pub use host::sources::Origin;
-pub use host::{Host, HostBuilder, KeptFile, ReloadOutcome, Serving, Subscription, Watcher};
+pub use host::{
+    default_home, ApprovalRules, Host, HostBuilder, KeptFile, PackApplied, PackChange, PackChangeKind, PackCheck,
+    Packs, PolicyReview, ReloadOutcome, ReviewedFile, Serving, Subscription, Undone, Watcher,
+};
 pub use kernel::call::CancellationToken;
-pub use kernel::journal::{Action, Outcome};
+pub use kernel::journal::restore::{RestoreAction, Restored};
+pub use kernel::journal::{Action, Collected, Outcome};
+pub use kernel::platform::signals::stop_requested;
 pub use kernel::policy::{Answer, ApprovalRequest, Approver, Asked, AssumeYes, Headless, Rule};
 pub use kernel::{Access, Call, CallId, Event, EventKind, FileChange, Listener};
 pub use lua::{Limits, NativeCall, NativeFunction, NativeModule};
+pub use packs::lockfile::LockedPack;
 pub use recipe::report::{
     ApprovalRecord, Attempt, AttemptStatus, CommandRecord, FailureSummary, Report, RunStatus, StepReport, StepStatus,
 };
+pub use recipe::retention::Retention;
+pub use recipe::runs::RunSummary;
 pub use recipe::RecipeOptions;

@@ -151,3 +151,51 @@ fn in_terminal(command: &str, input: &str) -> String {
     let out = output_within(&mut cmd, Some(input.as_bytes()), LIMIT);
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// The person reads the policy review; meanwhile the agent slips an override into rein.toml.
+/// Their yes approves what they read, never the file as it is by then.
+#[test]
+fn a_policy_file_changed_while_the_person_reads_is_not_approved() {
+    let ws = setup();
+    ws.file("rein.toml", "[packs]\nteam-kit = \"../team-kit\"\n");
+    let command = format!(
+        "{} --workspace {} --home {} --json approvals policy",
+        crate::common::REIN,
+        ws.ws.display(),
+        ws.home.display()
+    );
+    let slipped_in = "[packs]\nteam-kit = \"../team-kit\"\n[overrides]\nread_file = \"team-kit.read_file\"\n";
+    let screen = crate::common::answer_in_terminal_after(
+        &command,
+        "Type yes to confirm",
+        || drop(ws.file("rein.toml", slipped_in)),
+        "yes\n",
+    );
+    assert!(screen.contains("+team-kit = \"../team-kit\""), "the review shows the file's diff: {screen}");
+    assert!(screen.contains("STALE_FILE"), "changed after it was shown: {screen}");
+    assert!(screen.contains("review it again"), "{screen}");
+    // Nothing was approved: both the pack and the override still wait for a person.
+    let (_, doctor) = run_json(&mut ws.command(&["doctor"]), None);
+    let report = if doctor["ok"] == true { &doctor["result"] } else { &doctor["error"]["details"] };
+    let pending = report["policy_pending"].to_string();
+    assert!(pending.contains("[packs]") && pending.contains("[overrides]"), "{doctor}");
+}
+
+/// The same through the library: a review is approved exactly as it was made.
+#[test]
+fn approving_a_review_records_the_texts_it_showed() {
+    let ws = setup();
+    ws.file("rein.toml", "[packs]\nteam-kit = \"../team-kit\"\n");
+    let host = rein::Host::builder().workspace(&ws.ws).home(&ws.home).build().unwrap();
+    let review = host.policy_review().unwrap();
+    assert!(review.pending()[0].contains("[packs]"), "{:?}", review.pending());
+    assert!(review.text().contains("+team-kit = \"../team-kit\""), "{}", review.text());
+    ws.file("rein.toml", "[packs]\nteam-kit = \"../elsewhere\"\n");
+    let refused = host.approve_policy(&review).unwrap_err();
+    assert_eq!(refused.code, rein::Code::StaleFile, "{refused:?}");
+    assert_eq!(refused.details["path"], json!("rein.toml"));
+    ws.file("rein.toml", "[packs]\nteam-kit = \"../team-kit\"\n");
+    host.approve_policy(&review).unwrap();
+    let again = rein::Host::builder().workspace(&ws.ws).home(&ws.home).build().unwrap();
+    assert!(again.policy_pending().is_empty(), "{:?}", again.policy_pending());
+}

@@ -80,7 +80,7 @@ fn a_recipe_run_streams_its_events_in_order_with_one_approval_and_one_program() 
         .build()
         .unwrap();
     let events = host.subscribe();
-    let report = host.run_recipe("ship", json!({}), None, false).unwrap();
+    let report = host.run_recipe("ship", json!({}), rein::RecipeOptions::default()).unwrap();
     assert_eq!(report.status, RunStatus::Succeeded, "{}", report.to_markdown());
     // Listeners are told synchronously, so the run's events are all there once it returned.
     let events: Vec<Event> = events.try_iter().collect();

@@ -335,3 +335,32 @@ fn a_pack_recipe_is_held_to_the_pack_permissions_too() {
     assert_eq!(status, 1, "{out}");
     assert_eq!(out["error"]["details"]["failure"]["code"], json!("APPROVAL_DENIED"), "{out}");
 }
+
+/// The person reads the pack's permissions; meanwhile the pack's folder gains one. What is
+/// installed and locked is what they read.
+#[test]
+fn a_pack_changed_while_the_person_reads_installs_as_shown() {
+    let ws = Workspace::new();
+    let source = pack_source(&ws, MANIFEST);
+    let shown_sha = content_hash(&source).unwrap();
+    let command = format!(
+        "{} --workspace {} --home {} --json pack add {}",
+        crate::common::REIN,
+        ws.ws.display(),
+        ws.home.display(),
+        source.display()
+    );
+    let widened = MANIFEST.replace("[\"hdc list targets\"]", "[\"hdc list targets\", \"hdc shell\"]");
+    let screen = crate::common::answer_in_terminal_after(
+        &command,
+        "Type yes to confirm",
+        || std::fs::write(source.join("pack.toml"), &widened).unwrap(),
+        "yes\n",
+    );
+    assert!(screen.contains("it may run: hdc list targets") && screen.contains(&shown_sha), "{screen}");
+    assert!(screen.contains("\"ok\":true"), "{screen}");
+    let lock = std::fs::read_to_string(ws.path("rein.lock")).unwrap();
+    assert!(lock.contains(&shown_sha), "the hash shown is the hash locked: {lock}");
+    let installed = std::fs::read_to_string(ws.home.join("packs/team-kit").join(&shown_sha).join("pack.toml")).unwrap();
+    assert!(!installed.contains("hdc shell"), "the permission added after the question is not installed: {installed}");
+}

@@ -5,7 +5,7 @@
 //! signals, FIFOs, `/proc`) and are left out on Windows; the rest compile there too (CI
 //! type-checks them, README "Platforms") though they drive POSIX shell scripts and `#!` Python
 //! fakes, so nothing here runs on Windows. The Windows rules that can be checked anywhere are
-//! unit tables in the library (`kernel::platform::windows_paths`, `process::discovery`).
+//! unit tables in the library (`kernel::scope::windows_paths`, `process::discovery`).
 
 #[cfg(unix)]
 mod approvals;

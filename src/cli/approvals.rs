@@ -2,28 +2,28 @@
 //! project's policy files as a person approved them. Both change what agents may do, so a
 //! person must confirm at the terminal; rein never grants headless.
 
-use std::path::Path;
+use serde_json::{json, Value};
 
-use serde_json::json;
-
-use rein::host::policy_files;
-use rein::kernel::policy::{Rule, RuleFile};
-use rein::kernel::Access;
-use rein::{Code, Failure};
+use rein::{Access, ApprovalRules, Code, Failure, Host, Rule};
 
 use super::args::ApprovalsAction;
 use super::output::Output;
 use crate::kernel::files::names::shown;
 
-pub fn run(workspace: &Path, home: &Path, action: &ApprovalsAction, out: &Output) -> u8 {
-    let path = home.join("approvals.toml");
+/// `approvals policy` needs the project (a host); the rules are home's alone.
+pub fn run(
+    rules: &ApprovalRules,
+    host: impl FnOnce() -> Result<Host, Failure>,
+    action: &ApprovalsAction,
+    out: &Output,
+) -> u8 {
     let result = match action {
-        ApprovalsAction::List => list(&path),
+        ApprovalsAction::List => rules.list().map(|list| listing(&list)),
         ApprovalsAction::Grant { path: glob, access, command } => {
-            grant(home, &path, glob.as_deref(), access.as_deref(), command)
+            grant(rules, glob.as_deref(), access.as_deref(), command)
         }
-        ApprovalsAction::Revoke { number } => revoke(&path, *number),
-        ApprovalsAction::Policy => policy(workspace, home),
+        ApprovalsAction::Revoke { number } => revoke(rules, *number),
+        ApprovalsAction::Policy => host().and_then(|host| policy(&host)),
     };
     match result {
         Ok(value) if out.json => out.success(&value),
@@ -39,27 +39,20 @@ pub fn run(workspace: &Path, home: &Path, action: &ApprovalsAction, out: &Output
     }
 }
 
-/// Shows what of rein.toml and rein.lock waits for a person, and approves it when they say yes.
-fn policy(workspace: &Path, home: &Path) -> Result<serde_json::Value, Failure> {
-    let workspace = std::fs::canonicalize(workspace).map_err(|e| {
-        Failure::new(Code::InvalidConfig, format!("workspace {} cannot be used: {e}", shown(workspace)))
-    })?;
-    let files = policy_files::load(&workspace, home)?;
-    if files.pending.is_empty() {
+/// Shows what of rein.toml and rein.lock waits for a person, with each file's diff, and
+/// approves exactly what was shown when they say yes.
+fn policy(host: &Host) -> Result<Value, Failure> {
+    let review = host.policy_review()?;
+    if review.is_empty() {
         return Ok(json!({"pending": [], "approved": []}));
     }
-    let question = format!(
-        "The project's policy files changed in ways a person has not approved:\n  {}\nApprove rein.toml and rein.lock of {} as they are now?",
-        files.pending.join("\n  "),
-        shown(&workspace)
-    );
-    super::prompt::confirm(&question, "approving the project's policy files")
-        .map_err(|failure| failure.with_details(json!({"pending": files.pending})))?;
-    policy_files::approve_current(&workspace, home)?;
-    Ok(json!({"pending": [], "approved": files.pending}))
+    super::prompt::confirm(&review.text(), "approving the project's policy files")
+        .map_err(|failure| failure.with_details(json!({"pending": review.pending()})))?;
+    host.approve_policy(&review)?;
+    Ok(json!({"pending": [], "approved": review.pending()}))
 }
 
-fn print_policy(value: &serde_json::Value) {
+fn print_policy(value: &Value) {
     let approved = value["approved"].as_array().cloned().unwrap_or_default();
     if approved.is_empty() {
         println!("rein.toml and rein.lock are served as they are; nothing waits for approval");
@@ -69,13 +62,8 @@ fn print_policy(value: &serde_json::Value) {
     }
 }
 
-fn load(path: &Path) -> Result<RuleFile, Failure> {
-    RuleFile::load(path).map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))
-}
-
-fn listing(rules: &RuleFile) -> serde_json::Value {
+fn listing(rules: &[Rule]) -> Value {
     let numbered: Vec<_> = rules
-        .rules
         .iter()
         .enumerate()
         .map(|(i, r)| json!({"number": i + 1, "rule": r, "grant": r.grant_command()}))
@@ -83,7 +71,7 @@ fn listing(rules: &RuleFile) -> serde_json::Value {
     json!({ "rules": numbered })
 }
 
-fn print_rules(value: &serde_json::Value) {
+fn print_rules(value: &Value) {
     let rules = value["rules"].as_array().cloned().unwrap_or_default();
     if rules.is_empty() {
         println!("no rules");
@@ -94,25 +82,17 @@ fn print_rules(value: &serde_json::Value) {
     }
 }
 
-fn list(path: &Path) -> Result<serde_json::Value, Failure> {
-    Ok(listing(&load(path)?))
-}
-
 fn grant(
-    home: &Path,
-    path: &Path,
+    rules: &ApprovalRules,
     glob: Option<&str>,
     access: Option<&str>,
     command: &[String],
-) -> Result<serde_json::Value, Failure> {
+) -> Result<Value, Failure> {
     let rule = rule_from(glob, access, command)?;
-    rule.check().map_err(|e| Failure::new(Code::InvalidArgs, e.to_string()))?;
-    refuse_home_writes(home, &rule)?;
-    confirm(&rule, path)?;
-    let mut rules = load(path)?;
-    rules.rules.push(rule);
-    rules.save(path).map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
-    Ok(listing(&rules))
+    rules.check(&rule)?;
+    let question = format!("Add this rule to {}?\n  {}", shown(rules.path()), rule.describe());
+    super::prompt::confirm(&question, "granting a rule")?;
+    Ok(listing(&rules.grant(rule)?))
 }
 
 fn rule_from(glob: Option<&str>, access: Option<&str>, command: &[String]) -> Result<Rule, Failure> {
@@ -136,40 +116,13 @@ fn rule_from(glob: Option<&str>, access: Option<&str>, command: &[String]) -> Re
     }
 }
 
-/// No rule may let anything write rein's home: that is where permissions live.
-fn refuse_home_writes(home: &Path, rule: &Rule) -> Result<(), Failure> {
-    let Some(glob) = &rule.path else { return Ok(()) };
-    if rule.access == Some(Access::Read) {
-        return Ok(());
-    }
-    let home_text = shown(std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf()));
-    let pattern = glob::Pattern::new(glob).map_err(|e| Failure::new(Code::InvalidArgs, e.to_string()))?;
-    let covers_home = pattern.matches(&home_text)
-        || pattern.matches(&format!("{home_text}/approvals.toml"))
-        || home_text.starts_with(glob.trim_end_matches(['*', '/', '\\']));
-    if covers_home {
-        return Err(Failure::new(
-            Code::ApprovalDenied,
-            format!("a rule may never allow writing rein's home ({home_text}); use --access read, or a narrower path"),
-        ));
-    }
-    Ok(())
-}
-
-fn confirm(rule: &Rule, path: &Path) -> Result<(), Failure> {
-    let grant = rule.grant_command().trim_start_matches("rein approvals grant ").to_string();
-    super::prompt::confirm(&format!("Add this rule to {}?\n  {grant}", shown(path)), "granting a rule")
-}
-
-fn revoke(path: &Path, number: usize) -> Result<serde_json::Value, Failure> {
-    let mut rules = load(path)?;
-    if number == 0 || number > rules.rules.len() {
+fn revoke(rules: &ApprovalRules, number: usize) -> Result<Value, Failure> {
+    let list = rules.list()?;
+    let Some(rule) = number.checked_sub(1).and_then(|index| list.get(index)) else {
         return Err(Failure::new(
             Code::InvalidArgs,
-            format!("there is no rule {number}; `rein approvals list` numbers the {} rule(s)", rules.rules.len()),
+            format!("there is no rule {number}; `rein approvals list` numbers the {} rule(s)", list.len()),
         ));
-    }
-    rules.rules.remove(number - 1);
-    rules.save(path).map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
-    Ok(listing(&rules))
+    };
+    Ok(listing(&rules.revoke(rule)?))
 }

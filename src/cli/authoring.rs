@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use rein::host::types::{self, LuarcOutcome};
+use rein::authoring::{self, LuarcOutcome, TYPES_DIR};
 use rein::{Code, Failure};
 
 use super::args::NewWhat;
@@ -24,15 +24,15 @@ const PACK_README: &str = include_str!("templates/pack_README.md");
 /// `rein types [DIR]`: the stubs in DIR (default `.rein/types`), and `.luarc.json` pointing
 /// at them.
 pub fn types(workspace: &Path, dir: Option<&Path>, out: &Output) -> u8 {
-    let dir = dir.map(Path::to_path_buf).unwrap_or_else(|| workspace.join(types::DEFAULT_DIR));
-    match types::write(workspace, &dir) {
+    let dir = dir.map(Path::to_path_buf).unwrap_or_else(|| workspace.join(TYPES_DIR));
+    match authoring::write_types(workspace, &dir) {
         Ok(written) if out.json => out.success(&written),
         Ok(written) => {
             println!("wrote {} files to {}", written.files.len(), shown(&written.dir));
             print_luarc(&written.luarc);
             0
         }
-        Err(err) => out.failure(&Failure::from(err)),
+        Err(failure) => out.failure(&failure),
     }
 }
 
@@ -76,7 +76,7 @@ pub fn init(workspace: &Path, out: &Output) -> u8 {
         dir(workspace, "recipes", &mut made)?;
         file(workspace, "tools/app_version.lua", EXAMPLE_TOOL, &mut made)?;
         file(workspace, "rein.toml", REIN_TOML, &mut made)?;
-        types::write(workspace, &workspace.join(types::DEFAULT_DIR)).map_err(Failure::from)
+        authoring::write_types(workspace, &workspace.join(TYPES_DIR))
     })();
     let written = match result {
         Ok(written) => written,
@@ -88,7 +88,7 @@ pub fn init(workspace: &Path, out: &Output) -> u8 {
         return out.success(&result);
     }
     made.print();
-    println!("wrote the editor stubs to {}/", types::DEFAULT_DIR);
+    println!("wrote the editor stubs to {TYPES_DIR}/");
     print_luarc(&written.luarc);
     println!("next: `rein check`, `rein test`, then `rein new tool NAME` or `rein new recipe NAME`");
     0
@@ -112,7 +112,7 @@ pub fn new(workspace: &Path, what: &NewWhat, out: &Output) -> u8 {
 }
 
 fn new_tool(workspace: &Path, name: &str) -> Result<Made, Failure> {
-    if !rein::lua::tool::valid_tool_name(name) {
+    if !authoring::is_tool_name(name) {
         return Err(bad_name(
             "tool",
             name,
@@ -131,7 +131,7 @@ fn new_tool(workspace: &Path, name: &str) -> Result<Made, Failure> {
 }
 
 fn new_recipe(workspace: &Path, name: &str) -> Result<Made, Failure> {
-    if !rein::recipe::spec::valid_recipe_name(name) {
+    if !authoring::is_recipe_name(name) {
         let rule = "lowercase letters, digits, - and _, starting with a letter";
         return Err(bad_name("recipe", name, rule, &name.to_lowercase()));
     }
@@ -148,7 +148,7 @@ fn new_recipe(workspace: &Path, name: &str) -> Result<Made, Failure> {
 /// A folder `name/` where rein runs, like `cargo new`: a pack that `rein check` and
 /// `rein test` accept there, and `rein pack add` installs as it is.
 fn new_pack(parent: &Path, name: &str) -> Result<Made, Failure> {
-    if !rein::packs::manifest::valid_pack_name(name) {
+    if !authoring::is_pack_name(name) {
         let rule = "kebab-case: lowercase letters, digits and -, starting with a letter";
         return Err(bad_name("pack", name, rule, &name.to_lowercase().replace('_', "-")));
     }
@@ -203,8 +203,7 @@ fn refuse_taken(base: &Path, rel: &str) -> Result<(), Failure> {
 }
 
 fn is_built_in(folder: &str, name: &str) -> bool {
-    let rel = format!("{folder}/{name}.lua");
-    rein::host::sources::builtin_files().iter().any(|(path, _)| *path == rel)
+    authoring::is_built_in(&format!("{folder}/{name}.lua"))
 }
 
 fn dir(base: &Path, rel: &str, made: &mut Made) -> Result<(), Failure> {
@@ -224,7 +223,7 @@ fn file(base: &Path, rel: &str, text: &str, made: &mut Made) -> Result<(), Failu
         made.kept.push(rel.to_string());
         return Ok(());
     }
-    types::write_generated(&path, text).map_err(Failure::from)?;
+    authoring::write_generated(&path, text)?;
     made.created.push(rel.to_string());
     Ok(())
 }

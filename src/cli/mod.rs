@@ -2,9 +2,10 @@
 //! prints. Each command builds what it needs from the library and reports through `output`,
 //! which owns the exit status and the JSON contract.
 //!
-//! The binary is only `fn main() -> ExitCode { rein::cli::main() }` (src/main.rs); the
-//! commands live in the library so that they may use its internals without making them
-//! public.
+//! The binary is only `fn main() -> ExitCode { rein::cli::main() }` (src/main.rs). The CLI is
+//! a client of the crate's public API like any embedder: it names nothing but what the crate
+//! root exports (and `rein::mcp`), which `.ci/run` proves by compiling these files in
+//! `tests/cli_public`, a crate that depends on rein as an embedder does.
 
 mod approvals;
 mod args;
@@ -18,6 +19,7 @@ mod recipes;
 mod reference;
 mod render;
 mod serve;
+mod tty;
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
@@ -26,11 +28,9 @@ use std::sync::Arc;
 use clap::Parser;
 
 use prompt::TerminalPrompt;
-use rein::kernel::policy::{Approver, AssumeYes, Headless};
-
 use serde_json::{json, Value};
 
-use rein::{Code, Failure, Host, HostBuilder};
+use rein::{Approver, AssumeYes, Code, Failure, Headless, Host, HostBuilder, Serving};
 
 use crate::kernel::files::names::shown;
 use args::{Cli, Command};
@@ -59,8 +59,8 @@ fn watch(host: Host, out: &Output) -> u8 {
         }
         for kept in &outcome.kept {
             let serving = match kept.serving {
-                rein::host::Serving::PreviousVersion => "its last good version serves",
-                rein::host::Serving::Nothing => "nothing of it serves",
+                Serving::PreviousVersion => "its last good version serves",
+                Serving::Nothing => "nothing of it serves",
             };
             eprintln!("kept back {} ({serving}): {}", kept.file, kept.problem);
         }
@@ -72,7 +72,7 @@ fn watch(host: Host, out: &Output) -> u8 {
     eprintln!("watching tools/, recipes/ and prelude/ of {} (Ctrl-C to stop)", shown(host.workspace()));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
     if let Ok(runtime) = runtime {
-        let _ = runtime.block_on(rein::kernel::platform::signals::stop_requested());
+        let _ = runtime.block_on(rein::stop_requested());
     }
     0
 }
@@ -112,18 +112,16 @@ fn run(cli: Cli) -> u8 {
         _ => {}
     }
     if let Command::Pack { action } = &cli.command {
-        // Packs are managed without loading them, so a tampered one can still be repaired.
-        let workspace = cli.workspace.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
-        let home = cli.home.clone().unwrap_or_else(rein::host::default_home);
-        return match rein::host::configured_kernel(&workspace, &home, approver(&cli, false)) {
-            Ok(kernel) => packs::run(&kernel, action, &out),
+        // Lenient: a pack that does not load (tampered, not installed) can still be repaired.
+        return match host_builder(&cli).build_lenient() {
+            Ok((host, _)) => packs::run(&host, action, &out),
             Err(failure) => out.failure(&failure),
         };
     }
     if let Command::Approvals { action } = &cli.command {
-        let home = cli.home.clone().unwrap_or_else(rein::host::default_home);
-        let workspace = cli.workspace.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
-        return approvals::run(&workspace, &home, action, &out);
+        let rules = rein::ApprovalRules::of_home(cli.home.clone().unwrap_or_else(rein::default_home));
+        let host = || host_builder(&cli).build_lenient().map(|(host, _)| host);
+        return approvals::run(&rules, host, action, &out);
     }
     if let Command::Serve { .. } = &cli.command {
         return serve::run(&cli);

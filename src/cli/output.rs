@@ -3,8 +3,7 @@
 use serde::Serialize;
 use serde_json::json;
 
-use rein::host::registry::LoadProblem;
-use rein::Failure;
+use rein::{Failure, LoadProblem};
 
 use super::render;
 

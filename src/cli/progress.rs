@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use rein::kernel::{Event, EventKind, Listener};
-use rein::recipe::progress::step_line;
+use rein::{Event, EventKind, Listener};
 
 use super::render::style::status;
 
@@ -20,7 +19,7 @@ pub fn terminal_progress() -> Listener {
     Arc::new(move |event: &Event| match &event.kind {
         EventKind::StepStarted { step, number, total, .. } => {
             if !live {
-                eprintln!("{}", step_line(event).unwrap_or_default());
+                eprintln!("{}", event.step_line().unwrap_or_default());
                 return;
             }
             let bar = ProgressBar::new_spinner().with_message(format!("[{number}/{total}] {step}"));

@@ -3,9 +3,9 @@
 
 use std::io::{BufRead, BufReader, Write};
 
-use rein::kernel::platform::tty;
-use rein::kernel::policy::{Answer, ApprovalRequest, Approver, Asked};
-use rein::{Code, Failure};
+use rein::{Answer, ApprovalRequest, Approver, Asked, Code, Failure};
+
+use super::tty;
 
 /// Asks the person at the controlling terminal (`/dev/tty`; Windows `CONIN$`/`CONOUT$`), so
 /// piped stdin/stdout and an agent's output parsing are never involved.
@@ -87,7 +87,7 @@ pub fn confirm(question: &str, why_needed: &str) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rein::kernel::policy::Rule;
+    use rein::Rule;
 
     fn request(person_only: bool) -> ApprovalRequest {
         let rule = Some(Rule::for_command("hdc", vec!["install".into()]));

@@ -2,10 +2,7 @@
 
 use serde_json::json;
 
-use rein::recipe::report::Report;
-use rein::recipe::retention::{self, Retention};
-use rein::recipe::runs;
-use rein::{Code, Failure, Host};
+use rein::{CancellationToken, Failure, Host, RecipeOptions, Report, Retention};
 
 use super::args::RunsAction;
 use super::output::Output;
@@ -26,10 +23,34 @@ pub fn run(host: &Host, out: &Output, name: &str, args: Option<&str>, explain: b
         Ok(args) => args,
         Err(failure) => return out.failure(&failure),
     };
-    match host.run_recipe_showing(name, args, from, true, super::progress::terminal_progress()) {
+    match run_at_terminal(host, name, args, RecipeOptions { from }) {
         Ok(report) => finished(host, out, &report),
         Err(failure) => out.failure(&failure),
     }
+}
+
+/// Runs the recipe showing its steps on stderr; Ctrl-C (or SIGTERM, SIGHUP) cancels it
+/// cleanly: its programs stopped, the step rolled back, the report still written.
+fn run_at_terminal(host: &Host, name: &str, args: serde_json::Value, opts: RecipeOptions) -> Result<Report, Failure> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::new(rein::Code::IoError, format!("cannot start the async runtime: {e}")))?;
+    runtime.block_on(async {
+        let cancel = CancellationToken::new();
+        let stop = {
+            let cancel = cancel.clone();
+            tokio::spawn(async move {
+                if rein::stop_requested().await.is_ok() {
+                    cancel.cancel();
+                }
+            })
+        };
+        let call = host.new_call().with_listener(super::progress::terminal_progress()).with_cancel(cancel);
+        let report = host.run_recipe_with(call, name, args, opts).await;
+        stop.abort();
+        report
+    })
 }
 
 fn finished(host: &Host, out: &Output, report: &Report) -> u8 {
@@ -53,26 +74,24 @@ fn finished(host: &Host, out: &Output, report: &Report) -> u8 {
 pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
     match action {
         RunsAction::List => {
-            let list = runs::summaries(host.workspace());
+            let list = host.runs();
             if out.json {
                 return out.success(&json!({"runs": list}));
             }
             super::render::recipe::runs(&list);
             0
         }
-        RunsAction::Show { run_id } => {
-            match run_named(host, run_id).and_then(|id| Ok(Report::load(host.workspace(), &id)?)) {
-                Ok(report) if out.json => out.success(&report),
-                Ok(report) => {
-                    print!("{}", report.to_markdown());
-                    0
-                }
-                Err(err) => out.failure(&err),
+        RunsAction::Show { run_id } => match host.run_report(run_id) {
+            Ok(report) if out.json => out.success(&report),
+            Ok(report) => {
+                print!("{}", report.to_markdown());
+                0
             }
-        }
+            Err(failure) => out.failure(&failure),
+        },
         RunsAction::Prune { keep_runs, keep_days } => {
             let retention = Retention { runs: *keep_runs, days: *keep_days };
-            match retention::collect(host.kernel(), retention) {
+            match host.prune_runs(retention) {
                 Ok(collected) if out.json => out.success(&json!({"retention": retention, "collected": collected})),
                 Ok(collected) => {
                     println!(
@@ -89,66 +108,15 @@ pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
     }
 }
 
-/// A run id as given, or the latest run's for `last`.
-fn run_named(host: &Host, run_id: &str) -> Result<String, Failure> {
-    if run_id != "last" {
-        return Ok(run_id.to_string());
-    }
-    match runs::summaries(host.workspace()).pop() {
-        Some(latest) => Ok(latest.run_id),
-        None => Err(Failure::new(
-            Code::InvalidArgs,
-            "there are no runs yet in this workspace; `rein recipe NAME` starts one",
-        )),
-    }
-}
-
 pub fn undo(host: &Host, out: &Output, run_id: &str, force: bool) -> u8 {
-    let run_id = match run_named(host, run_id) {
-        Ok(id) => id,
-        Err(failure) => return out.failure(&failure),
-    };
-    let run_id = run_id.as_str();
-    let report = match Report::load(host.workspace(), run_id) {
-        Ok(report) => report,
-        Err(err) => return out.failure(&Failure::from(err)),
-    };
-    match host.kernel().restore(&host.new_call(), &report.file_changes(), force) {
-        Ok(restored) if out.json => out.success(&json!({"run_id": run_id, "restored": restored})),
-        Ok(restored) => {
-            for r in restored {
+    match host.undo(run_id, force) {
+        Ok(undone) if out.json => out.success(&undone),
+        Ok(undone) => {
+            for r in undone.restored {
                 println!("{} {}", r.action, r.path);
             }
             0
         }
-        Err(err) => {
-            let mut failure = Failure::from(err);
-            if failure.code == Code::StaleFile {
-                failure.message = changed_since(run_id, &failure.details);
-            }
-            out.failure(&failure)
-        }
+        Err(failure) => out.failure(&failure),
     }
-}
-
-/// Why `undo` refused a file changed after the run, and what to do about it.
-fn changed_since(run_id: &str, details: &serde_json::Value) -> String {
-    let path = details["path"].as_str().unwrap_or("a file");
-    let now = match details["actual_sha256"].as_str() {
-        Some(sha) => format!(
-            "its sha256 is now {}…, the run left {}…",
-            &sha[..sha.len().min(12)],
-            short(&details["expected_sha256"])
-        ),
-        None => "it was deleted".to_string(),
-    };
-    format!(
-        "{path} changed after run {run_id} ({now}), so nothing was restored. Look at it first (`rein runs show {run_id}` \
-         shows what the run did): to keep the later change, revert by hand only what the run did; to throw the later \
-         change away and put back every file as it was before the run, run `rein undo {run_id} --force`."
-    )
-}
-
-fn short(sha: &serde_json::Value) -> String {
-    sha.as_str().map(|s| s.chars().take(12).collect()).unwrap_or_default()
 }

@@ -25,7 +25,7 @@ pub fn man(path: &[String], out: &Output) -> u8 {
     for (depth, name) in path.iter().enumerate() {
         let Some(sub) = command.find_subcommand(name).cloned() else {
             let known: Vec<&str> = command.get_subcommands().map(|c| c.get_name()).collect();
-            let hint = rein::error::did_you_mean(&rein::error::closest_names(name, known.iter().copied()));
+            let hint = rein::did_you_mean(&rein::closest_names(name, known.iter().copied()));
             let within = if depth == 0 { "rein".to_string() } else { format!("rein {}", path[..depth].join(" ")) };
             let message = format!("{within} has no command {name:?}.{hint} `{within} --help` lists them.");
             return out.failure(&Failure::new(Code::InvalidArgs, message));

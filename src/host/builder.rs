@@ -10,13 +10,14 @@ use super::policy_files::{self, PolicyFiles};
 use super::sources::{PackLayer, Sources};
 use super::Host;
 use crate::error::{Code, Failure};
+use crate::kernel::policy::rules::APPROVALS_FILE;
 use crate::kernel::policy::{Approver, Gate, Headless, RuleFile};
-use crate::kernel::process::secrets::SigningSecrets;
 use crate::kernel::process::toolchain;
+use crate::kernel::secrets::signing::SigningSecrets;
 use crate::kernel::{Kernel, Listener, PackGrant, ReadLedger, SpawnSettings};
 use crate::lua::native::{NativeModule, NativeModules};
 use crate::lua::Limits;
-use crate::packs::lock::Lock;
+use crate::packs::lockfile::Lock;
 
 /// Configures a [`Host`]: where the workspace and home are, who approves, the limits of each
 /// call, and where the Lua code comes from. Start from [`Host::builder`].
@@ -213,7 +214,7 @@ impl HostBuilder {
         };
         let kernel = Arc::new(kernel);
         let sources = Arc::new(sources);
-        let subscribers = Arc::new(super::events::Subscribers::default());
+        let subscribers = Arc::new(super::subscribers::Subscribers::default());
         for listener in self.listeners {
             subscribers.add(listener);
         }
@@ -262,13 +263,13 @@ pub(crate) fn locked_packs(
     Ok((packs, problems))
 }
 
-fn source_failure(err: super::sources::SourceError) -> Failure {
+fn source_failure(err: super::project_files::SourceError) -> Failure {
     Failure::new(Code::IoError, err.to_string())
 }
 
 /// A kernel with everything home and the project configure: the toolchain, the environment a
 /// person lets through, the approval rules, the project's deny rules, and `approver`.
-pub fn configured_kernel(workspace: &Path, home: &Path, approver: Arc<dyn Approver>) -> Result<Kernel, Failure> {
+pub(crate) fn configured_kernel(workspace: &Path, home: &Path, approver: Arc<dyn Approver>) -> Result<Kernel, Failure> {
     configured_kernel_and_policy(workspace, home, approver).map(|(kernel, _)| kernel)
 }
 
@@ -282,7 +283,7 @@ pub(crate) fn configured_kernel_and_policy(
     let home_config = HomeConfig::load(kernel.scope().home())?;
     let env = |name: &str| std::env::var(name).ok();
     let toolchain = toolchain::discover(&home_config.toolchain, &home_config.programs, &env);
-    let rules_path = kernel.scope().home().join("approvals.toml");
+    let rules_path = kernel.scope().home().join(APPROVALS_FILE);
     let rules = RuleFile::load(&rules_path).map_err(|e| config(e.to_string()))?;
     let policy = policy_files::load(kernel.scope().workspace(), kernel.scope().home())?;
     let gate = Gate::new(approver, rules_path, rules, policy.config.deny.clone());

@@ -33,8 +33,11 @@ use crate::kernel::files::names::shown;
 use crate::kernel::files::read::read_optional_text;
 use crate::kernel::policy::Rule;
 use crate::kernel::process::confine::ConfineMode;
-use crate::kernel::process::secrets::SigningEnv;
 use crate::kernel::process::toolchain::ToolchainConfig;
+use crate::kernel::secrets::signing::SigningEnv;
+
+/// rein's settings in home: the toolchain, programs a person allows, signing, confinement.
+pub const CONFIG_FILE: &str = "config.toml";
 
 /// A settings file that cannot be used; the message says which and how to fix it.
 #[derive(Debug, thiserror::Error)]
@@ -84,7 +87,7 @@ pub struct SpawnConfig {
 impl HomeConfig {
     /// Reads `<home>/config.toml`; a missing file is an empty config.
     pub fn load(home: &Path) -> Result<HomeConfig, ConfigError> {
-        let path = home.join("config.toml");
+        let path = home.join(CONFIG_FILE);
         match read(&path)? {
             None => Ok(HomeConfig::default()),
             Some(text) => {
@@ -121,7 +124,7 @@ impl ProjectConfig {
     /// The workspace's rein.toml as it is on disk (see `policy_files` for what is served).
     #[cfg(test)]
     pub fn load(workspace: &Path) -> Result<ProjectConfig, ConfigError> {
-        match read(&workspace.join("rein.toml"))? {
+        match read(&workspace.join(crate::kernel::scope::protected::PROJECT_FILE))? {
             Some(text) => ProjectConfig::parse(&text),
             None => Ok(ProjectConfig::default()),
         }

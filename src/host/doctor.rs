@@ -117,7 +117,7 @@ pub async fn examine(kernel: &Kernel, call: &Call) -> Diagnosis {
         }
         programs.push(report);
     }
-    let path = kernel.scope().home().join("config.toml");
+    let path = kernel.scope().home().join(super::config::CONFIG_FILE);
     let config = ConfigFile { read: path.is_file(), path: shown(&path) };
     let candidates = kernel.toolchain().candidates.clone();
     Diagnosis { config, programs, candidates, from_local_properties: local_properties(kernel, call) }

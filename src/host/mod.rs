@@ -11,24 +11,28 @@
 //! - `generation`, `reload`, `watch`: what is served, and hot reload guarded by checks
 //! - `sources`, `registry`: where Lua files come from, and which definition of a name wins
 //! - `checks`: the examples tools declare, run in scratch workspaces
-//! - `events`: the host's subscribers to the event stream
+//! - `subscribers`: the host's subscribers to the event stream
 //! - `config`, `doctor`: home and project settings; what toolchain was found
 //! - `types`: editor stubs for tool and recipe authors (`rein types`)
 
+mod approval_rules;
 mod builder;
 mod changes;
 pub mod checks;
 pub mod config;
 mod dependencies;
 pub mod doctor;
-mod events;
 mod generation;
 mod locate;
+mod packs;
 pub mod policy_files;
+mod policy_review;
 pub mod project_files;
 pub mod registry;
 mod reload;
+mod runs;
 pub mod sources;
+mod subscribers;
 pub mod types;
 mod watch;
 
@@ -37,16 +41,17 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-pub use builder::HostBuilder;
-#[cfg(feature = "cli")]
-pub use builder::{configured_kernel, default_home};
-pub use events::Subscription;
+pub use approval_rules::ApprovalRules;
+pub use builder::{default_home, HostBuilder};
 pub use generation::Generation;
+pub use packs::{PackApplied, PackChange, PackChangeKind, PackCheck, Packs};
+pub use policy_review::{PolicyReview, ReviewedFile};
 pub use reload::{KeptFile, ReloadOutcome, Serving};
+pub use runs::Undone;
+pub use subscribers::Subscription;
 pub use watch::Watcher;
 
 use crate::error::{Code, Failure};
-use crate::kernel::call::CancellationToken;
 use crate::kernel::{Call, Event, Kernel, Listener, ReadLedger};
 use crate::lua::Limits;
 use crate::recipe::{Engine, RecipeOptions, Report};
@@ -94,7 +99,7 @@ pub struct Host {
     /// One reload at a time (the watcher's and an embedder's).
     reloading: std::sync::Mutex<()>,
     /// Who hears every call this host starts, and its reloads.
-    subscribers: Arc<events::Subscribers>,
+    subscribers: Arc<subscribers::Subscribers>,
     /// Drives [`Host::call`]; taken apart without blocking on drop, so a Host may be dropped
     /// inside an embedder's async runtime.
     executor: Option<tokio::runtime::Runtime>,
@@ -113,10 +118,6 @@ impl Host {
     /// `~/.rein`) as home, nobody to approve, the default [`Limits`].
     pub fn builder() -> HostBuilder {
         HostBuilder::default()
-    }
-
-    pub(crate) fn kernel(&self) -> &Kernel {
-        &self.kernel
     }
 
     /// The workspace, as rein resolved it (absolute, symbolic links followed).
@@ -239,37 +240,13 @@ impl Host {
         )
     }
 
-    /// Runs a recipe to its end (or first failed step) and writes its report, with progress
-    /// on stderr. With `ctrl_c`, Ctrl-C cancels the run cleanly: processes stopped, the step
-    /// rolled back, the report still written.
-    pub fn run_recipe(&self, name: &str, args: Value, from: Option<String>, ctrl_c: bool) -> Result<Report, Failure> {
-        self.run_recipe_showing(name, args, from, ctrl_c, crate::recipe::progress::stderr_steps())
-    }
-
-    /// [`Host::run_recipe`], telling `listener` what the run does (its steps, programs,
-    /// approvals) as it happens.
-    pub fn run_recipe_showing(
-        &self,
-        name: &str,
-        args: Value,
-        from: Option<String>,
-        ctrl_c: bool,
-        listener: Listener,
-    ) -> Result<Report, Failure> {
-        self.refuse_inside_async("Host::run_recipe", "run_recipe_async")?;
-        self.block_on(async {
-            let cancel = CancellationToken::new();
-            if ctrl_c {
-                let cancel = cancel.clone();
-                tokio::spawn(async move {
-                    if crate::kernel::platform::signals::stop_requested().await.is_ok() {
-                        cancel.cancel();
-                    }
-                });
-            }
-            let call = self.new_call().with_listener(listener).with_cancel(cancel);
-            self.run_recipe_with(call, name, args, RecipeOptions { from }).await
-        })
+    /// Runs a recipe to its end (or its first failed step) and writes its report; the host's
+    /// subscribers hear it. Blocks; use [`Host::run_recipe_async`] from async code. To show its
+    /// steps as they run, or to be able to stop it, use [`Host::run_recipe_with`] with a call
+    /// of your own (a listener, a cancel token).
+    pub fn run_recipe(&self, name: &str, args: Value, opts: RecipeOptions) -> Result<Report, Failure> {
+        self.refuse_inside_async("Host::run_recipe", "Host::run_recipe_async")?;
+        self.block_on(self.run_recipe_async(name, args, opts))
     }
 
     /// Runs a recipe; the host's subscribers hear it (see [`Host::subscribe`]). To be able to

@@ -13,15 +13,12 @@
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use super::config::{ConfigError, ProjectConfig};
-use crate::error::{Code, Failure};
+use crate::error::Failure;
+use crate::kernel::digest::sha256_hex;
 use crate::kernel::files::read::read_optional_text;
-use crate::packs::lock::{Lock, LockedPack};
-
-pub const PROJECT_FILE: &str = "rein.toml";
-pub const LOCK_FILE: &str = "rein.lock";
+use crate::kernel::scope::protected::{LOCK_FILE, PROJECT_FILE};
+use crate::packs::lockfile::{Lock, LockedPack};
 
 /// What the project's policy is now, and what of its files waits for a person.
 #[derive(Debug, Clone, Default)]
@@ -34,38 +31,54 @@ pub struct PolicyFiles {
 
 /// The effective policy of `workspace`.
 pub fn load(workspace: &Path, home: &Path) -> Result<PolicyFiles, Failure> {
+    let current_toml = current_text(workspace, PROJECT_FILE)?;
+    let current_lock = current_text(workspace, LOCK_FILE)?;
+    settle(workspace, home, current_toml.as_deref(), current_lock.as_deref())
+}
+
+/// The effective policy if rein.toml and rein.lock held these texts (None: no such file).
+pub fn settle(
+    workspace: &Path,
+    home: &Path,
+    current_toml: Option<&str>,
+    current_lock: Option<&str>,
+) -> Result<PolicyFiles, Failure> {
     let store = store(home, workspace);
-    let current_path = workspace.join(PROJECT_FILE);
-    let current_text = read_optional_text(&current_path).map_err(|e| io(&current_path, e))?.unwrap_or_default();
+    let current_text = current_toml.unwrap_or_default();
     let approved_text = approved(&store, PROJECT_FILE)?.unwrap_or_default();
     let (config, mut pending) =
-        settle_config(ProjectConfig::parse(&approved_text)?, ProjectConfig::parse(&current_text)?);
+        settle_config(ProjectConfig::parse(&approved_text)?, ProjectConfig::parse(current_text)?);
     if pending.is_empty() && current_text != approved_text {
-        record(workspace, home, PROJECT_FILE, Some(&current_text))?;
+        record(workspace, home, PROJECT_FILE, Some(current_text))?;
     }
-    let current_lock = Lock::load(workspace).map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))?;
+    let current_lock = match current_lock {
+        Some(text) => Lock::parse(text)?,
+        None => Lock::default(),
+    };
     let approved_lock = match approved(&store, LOCK_FILE)? {
-        Some(text) => Lock::parse(&text).map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))?,
+        Some(text) => Lock::parse(&text)?,
         None => Lock::default(),
     };
     let lock = settle_lock(&approved_lock, &current_lock, &mut pending);
     Ok(PolicyFiles { config, lock, pending })
 }
 
-/// Records the files as they are now as approved (a person said yes at a terminal).
-pub fn approve_current(workspace: &Path, home: &Path) -> Result<(), Failure> {
-    for file in [PROJECT_FILE, LOCK_FILE] {
-        let text = read_optional_text(&workspace.join(file)).map_err(|e| io(&workspace.join(file), e))?;
-        record(workspace, home, file, text.as_deref())?;
-    }
-    Ok(())
+/// The text of `file` (rein.toml, rein.lock) in `workspace` now; None when there is none.
+pub fn current_text(workspace: &Path, file: &str) -> Result<Option<String>, Failure> {
+    let path = workspace.join(file);
+    read_optional_text(&path).map_err(|e| io(&path, e))
+}
+
+/// The text of `file` a person approved for `workspace`; None when they never did.
+pub fn approved_text(workspace: &Path, home: &Path, file: &str) -> Result<Option<String>, Failure> {
+    approved(&store(home, workspace), file)
 }
 
 /// Records these entries of rein.lock as approved (a person confirmed installing them at a
 /// terminal), leaving the rest of what was approved as it was.
 pub fn approve_lock_entries(workspace: &Path, home: &Path, entries: &[LockedPack]) -> Result<(), Failure> {
     let mut approved_lock = match approved(&store(home, workspace), LOCK_FILE)? {
-        Some(text) => Lock::parse(&text).map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))?,
+        Some(text) => Lock::parse(&text)?,
         None => Lock::default(),
     };
     for entry in entries {
@@ -91,7 +104,7 @@ pub fn record(workspace: &Path, home: &Path, file: &str, text: Option<&str>) -> 
 
 /// `<home>/policy/<sha256 of the workspace path, 16 hex digits>/`.
 fn store(home: &Path, workspace: &Path) -> PathBuf {
-    let id = format!("{:x}", Sha256::digest(workspace.to_string_lossy().as_bytes()));
+    let id = sha256_hex(workspace.to_string_lossy().as_bytes());
     home.join("policy").join(&id[..16])
 }
 
@@ -181,7 +194,7 @@ mod tests {
         assert!(policy.config.overrides.is_empty(), "not approved, not served");
         assert_eq!(policy.config.deny.len(), 1, "the deny rule still applies");
         assert!(policy.pending[0].contains("[overrides]"), "{:?}", policy.pending);
-        approve_current(&ws, &home).unwrap();
+        record(&ws, &home, PROJECT_FILE, current_text(&ws, PROJECT_FILE).unwrap().as_deref()).unwrap();
         let policy = load(&ws, &home).unwrap();
         assert_eq!(policy.config.overrides.len(), 1);
         assert!(policy.pending.is_empty());

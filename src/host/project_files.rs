@@ -6,11 +6,19 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::sources::SourceError;
-use crate::kernel::files::names::relative_name;
+use crate::kernel::files::names::{relative_name, shown};
 
 /// The folders of a project (and of a pack) that hold Lua code.
 pub const CODE_FOLDERS: [&str; 3] = ["tools", "recipes", "prelude"];
+
+/// A source file (the project's, a pack's) that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read {}: {source}", shown(path))]
+pub struct SourceError {
+    pub path: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProjectFiles {

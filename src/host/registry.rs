@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::sources::{Origin, SourceError, SourceFile, Sources};
+use super::project_files::SourceError;
+use super::sources::{Origin, SourceFile, Sources};
 use crate::kernel::{Actor, Call};
 use crate::lua::schema::Params;
 use crate::lua::tool::parse_tool;

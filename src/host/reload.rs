@@ -15,11 +15,10 @@ use super::project_files::{is_code_file, is_top_level_in, read_one};
 use super::registry::LoadProblem;
 use super::sources::{Origin, PackLayer, Sources};
 use super::{Generation, Host};
+use crate::kernel::scope::protected::LOCK_FILE;
 use crate::kernel::EventKind;
-use crate::lua::chunk::{compile, Chunk};
-
-/// The pseudo-file standing for the set of packs (a moved rein.lock).
-const LOCK: &str = "rein.lock";
+use crate::lua::chunk::Chunk;
+use crate::lua::require::compile;
 
 /// What one reload did ([`Host::reload`], or each reload of [`Host::watch`]): which files
 /// changed, which tools and recipes came, went or changed, and what was kept back.
@@ -126,7 +125,7 @@ impl Host {
                     let all: Vec<String> = plan.changes.keys().cloned().collect();
                     revert(&mut plan, &old, &all, &failure.message, &mut outcome);
                     if plan.packs.take().is_some() {
-                        keep(&old, LOCK, failure.message, &mut outcome);
+                        keep(&old, LOCK_FILE, failure.message, &mut outcome);
                     }
                     continue;
                 }
@@ -139,8 +138,8 @@ impl Host {
             }
             let before = (plan.changes.len(), plan.packs.is_some());
             for (blamed, problem) in &failures {
-                if blamed.iter().any(|f| f == LOCK) && plan.packs.take().is_some() {
-                    keep(&old, LOCK, problem.clone(), &mut outcome);
+                if blamed.iter().any(|f| f == LOCK_FILE) && plan.packs.take().is_some() {
+                    keep(&old, LOCK_FILE, problem.clone(), &mut outcome);
                 }
                 revert(&mut plan, &old, blamed, problem, &mut outcome);
             }
@@ -204,14 +203,14 @@ impl Host {
         let mut files: Vec<&String> = files.iter().collect();
         files.sort();
         files.dedup();
-        if self.packs_follow_lock && files.iter().any(|f| *f == LOCK) {
-            outcome.files.push(LOCK.to_string());
+        if self.packs_follow_lock && files.iter().any(|f| *f == LOCK_FILE) {
+            outcome.files.push(LOCK_FILE.to_string());
             match self.approved_packs() {
                 Ok((packs, _)) if same_packs(&packs, &old.sources) => {
                     outcome.files.pop();
                 }
                 Ok((packs, _)) => plan.packs = Some(packs),
-                Err(failure) => keep(old, LOCK, failure.message, outcome),
+                Err(failure) => keep(old, LOCK_FILE, failure.message, outcome),
             }
         }
         let (Some(root), Some(current)) = (old.sources.project_root(), old.sources.project_files()) else {
@@ -257,7 +256,7 @@ impl Host {
     fn swap(&self, old: &Generation, candidate: Generation, plan: &Plan, outcome: &mut ReloadOutcome) {
         outcome.loaded = plan.changes.keys().cloned().collect();
         if plan.packs.is_some() {
-            outcome.loaded.push(LOCK.to_string());
+            outcome.loaded.push(LOCK_FILE.to_string());
         }
         let loaded = outcome.loaded.clone();
         diff_names(old, &candidate, &loaded, outcome);
@@ -274,7 +273,7 @@ fn touched_by(sources: &Sources, file: &str, origin: Origin, plan: &Plan) -> Vec
         return vec![file.to_string()];
     }
     if origin == Origin::Pack && plan.packs.is_some() {
-        return vec![LOCK.to_string()];
+        return vec![LOCK_FILE.to_string()];
     }
     let Some(text) = sources.project_files().and_then(|f| f.get(file)) else { return Vec::new() };
     let modules = project_modules(sources, text);
@@ -329,7 +328,7 @@ fn blame(candidate: &Generation, problem: &LoadProblem, plan: &Plan) -> Vec<Stri
     }
     let mut all: Vec<String> = plan.changes.keys().cloned().collect();
     if plan.packs.is_some() {
-        all.push(LOCK.to_string());
+        all.push(LOCK_FILE.to_string());
     }
     all
 }
@@ -347,7 +346,7 @@ fn keep(old: &Generation, file: &str, problem: String, outcome: &mut ReloadOutco
     if outcome.kept.iter().any(|k| k.file == file) {
         return;
     }
-    let served_before = file == LOCK
+    let served_before = file == LOCK_FILE
         || old.sources.project_files().is_some_and(|f| f.get(file).is_some())
             && !old.registry.problems.iter().any(|p| p.file == file);
     let serving = if served_before { Serving::PreviousVersion } else { Serving::Nothing };
@@ -370,7 +369,7 @@ fn diff_names(old: &Generation, new: &Generation, files: &[String], outcome: &mu
             .collect()
     };
     let (old_names, new_names) = (names(old), names(new));
-    let packs_moved = files.iter().any(|f| f == LOCK);
+    let packs_moved = files.iter().any(|f| f == LOCK_FILE);
     for (name, file, origin) in &new_names {
         match old_names.iter().find(|(n, _, _)| n == name) {
             None => outcome.added.push(name.clone()),

@@ -8,8 +8,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::project_files::{is_top_level_in, ProjectFiles};
-use crate::kernel::files::names::shown;
+use super::project_files::{is_top_level_in, ProjectFiles, SourceError};
 use crate::kernel::PackGrant;
 use crate::lua::native::NativeModules;
 use crate::lua::{Chunk, Modules};
@@ -47,15 +46,6 @@ impl std::fmt::Display for Origin {
             Origin::Project => "project",
         })
     }
-}
-
-/// A source file that cannot be read.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot read {}: {source}", shown(path))]
-pub struct SourceError {
-    pub path: PathBuf,
-    #[source]
-    pub source: std::io::Error,
 }
 
 /// One Lua file and where it came from.

@@ -15,12 +15,12 @@ use super::project_files::{is_code_file, CODE_FOLDERS};
 use super::{Host, ReloadOutcome};
 use crate::error::{Code, Failure};
 use crate::kernel::files::names::relative_name;
+use crate::kernel::scope::protected::LOCK_FILE;
 
 /// Quiet time after the last change before reloading (editors write files in bursts).
 pub const SETTLE: Duration = Duration::from_millis(200);
 /// A burst that never goes quiet is reloaded after this long anyway.
 const LONGEST_BURST: Duration = Duration::from_secs(2);
-const LOCK_FILE: &str = "rein.lock";
 
 impl Host {
     /// Watches the project's code and rein.lock and reloads after each burst of changes,

@@ -75,9 +75,9 @@ pub enum KernelError {
     #[error("{command} was stopped: {reason}")]
     Stopped { command: String, reason: String },
 
-    /// A signing request refused before anything started (see `process::secrets`).
+    /// A signing request refused before anything started (see `secrets::signing`).
     #[error("{0}")]
-    Signing(#[from] crate::kernel::process::secrets::SecretsError),
+    Signing(#[from] crate::kernel::secrets::signing::SecretsError),
 
     #[error("cannot {op} {path}: {source}")]
     Io {

@@ -4,7 +4,9 @@
 //!
 //! - `call`: the per-call context (who acts, budgets, capture, listeners, read ledger)
 //! - `events`: what happens, typed, for the call's listeners
-//! - `scope`: where a path really points, and its class
+//! - `scope`: where a path really points, and its class; the protected names
+//! - `secrets`: what must never be shown; the signing passwords the kernel fills in
+//! - `digest`: the SHA-256 rein names content by
 //! - `files/`: read, write, list, lock, read ledger
 //! - `edit/`: exact replacements, candidates, the change, its diff, text shape
 //! - `process/`: running toolchain programs: spawn, capture, environment, redaction, discovery
@@ -13,6 +15,7 @@
 //! - `platform/`: every call that differs between Linux, macOS and Windows
 
 pub mod call;
+pub mod digest;
 pub mod edit;
 pub mod error;
 pub mod events;
@@ -33,6 +36,10 @@ pub use error::KernelError;
 pub use events::{CallId, Event, EventKind, Listener};
 pub use files::{ListOptions, ListOutput, ReadLedger, ReadOptions, ReadOutput, TextFile, WriteOutput};
 pub use journal::restore::FileChange;
+// What each operation is, as it names itself to `Kernel::journaled`: the kernel's vocabulary,
+// so the operations (files, edit, process) need not reach into the journal, which itself
+// writes through `files`.
+pub use journal::Action;
 pub use process::{RunOptions, SpawnSettings};
 pub use scope::{Access, PathClass, ResolvedPath, Scope};
 

@@ -1,5 +1,5 @@
 //! Running Lua for a call: a tool by name (from the host or from `rein.tool`), or a function
-//! (a recipe step), each inside its call's scope, with failures coming back as values.
+//! (a recipe step), each as part of its call, with failures coming back as values.
 
 use mlua::{Function, IntoLuaMulti, Lua, MultiValue, Table, Value};
 use serde_json::json;
@@ -8,7 +8,7 @@ use crate::error::{Code, Failure};
 use crate::kernel::events::Ended;
 use crate::kernel::{Call, EventKind};
 use crate::lua::limits::Breach;
-use crate::lua::{convert, failure, scope, state};
+use crate::lua::{convert, current_call, failure, state};
 
 /// Calls tool `name` as a child of `parent`: arguments validated, its own actor, its own
 /// `ctx`. A child deeper than the limits allow is a breach.
@@ -91,7 +91,7 @@ pub async fn function(
     let run = state::helpers(lua).run.clone();
     let mut call_args = args.into_lua_multi(lua).map_err(|e| internal("pass the arguments", e))?;
     call_args.push_front(Value::Function(function.clone()));
-    let outcome = scope::within(call, run.call_async::<MultiValue>(call_args)).await;
+    let outcome = current_call::within(call, run.call_async::<MultiValue>(call_args)).await;
     finish(lua, outcome)
 }
 

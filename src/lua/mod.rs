@@ -3,18 +3,20 @@
 //!
 //! - `runtime`: one Lua state (sandbox, bootstrap, limits) and the ways into it
 //! - `invoke`: running a tool or a function as part of a call, failures as values
-//! - `scope`: the call the running Lua belongs to
+//! - `current_call`: the call the running Lua belongs to
 //! - `state`: what natives reach (kernel, modules, limits, the loaded tools)
 //! - `api/`: the `rein` namespace, one module per area
 //! - `native/`: the embedder's own modules (`rein.<name>`), acting through the kernel
 //! - `tool`, `schema`: a tool's declaration and its parameter schema
-//! - `chunk`, `require`: Lua source, compiled as text; modules
+//! - `chunk`, `require`: Lua source; files compiled as text, each in its own environment, and
+//!   the modules they require
 //! - `limits`, `failure`, `convert`: budgets, errors across the boundary, JSON <-> Lua
 //! - `pattern`: Lua 5.4 patterns (`string.find` and friends) that the budget can stop
 
 pub mod api;
 pub mod chunk;
 pub mod convert;
+pub mod current_call;
 pub mod declaration;
 pub mod failure;
 pub mod invoke;
@@ -24,7 +26,6 @@ mod pattern;
 pub mod require;
 pub mod runtime;
 pub mod schema;
-pub mod scope;
 pub mod state;
 pub mod tool;
 

@@ -1,9 +1,16 @@
-//! rein's own `require`: modules come only from where the host says (prelude/ and the tools'
-//! folders of the built-ins, the packs and the project), never from the filesystem at large.
+//! Files compiled into environments of their own, and rein's own `require`: each file gets
+//! its own globals and its own copies of the modules it requires, and modules come only from
+//! where the host says (prelude/ and the tools' folders of the built-ins, the packs and the
+//! project), never from the filesystem at large. A file's `require` compiles what it asks for,
+//! so the two live here together.
 
-use mlua::{Lua, Table, Value};
+use mlua::{ChunkMode, Function, Lua, Table, Value};
 
-use crate::lua::{chunk, state};
+use crate::lua::chunk::Chunk;
+use crate::lua::state;
+
+/// The registry key of the read-only globals every chunk reads through.
+pub(crate) const GLOBALS: &str = "rein.globals";
 
 const CACHE_KEY: &str = "rein.modules";
 
@@ -38,7 +45,7 @@ pub fn require_from(lua: &Lua, cache: &Table, name: String) -> mlua::Result<Valu
         )));
     };
     cache.set(name.as_str(), LOADING)?;
-    let loaded = chunk::compile_sharing(lua, &file, cache.clone()).and_then(|chunk| chunk.call::<Value>(name.as_str()));
+    let loaded = compile_sharing(lua, &file, cache.clone()).and_then(|chunk| chunk.call::<Value>(name.as_str()));
     let value = match loaded {
         Ok(Value::Nil) => Value::Boolean(true),
         Ok(value) => value,
@@ -49,6 +56,33 @@ pub fn require_from(lua: &Lua, cache: &Table, name: String) -> mlua::Result<Valu
     };
     cache.set(name.as_str(), value.clone())?;
     Ok(value)
+}
+
+/// Compiles `chunk` in an environment of its own, so top-level globals of one file do not
+/// leak into another, with modules of its own: what it requires is loaded for it (and the
+/// modules it requires), so nothing it does to a module's table reaches another file.
+pub fn compile(lua: &Lua, chunk: &Chunk) -> mlua::Result<Function> {
+    compile_sharing(lua, chunk, lua.create_table()?)
+}
+
+/// [`compile`], sharing `modules` (loaded modules by name) with the file that required it.
+pub(crate) fn compile_sharing(lua: &Lua, chunk: &Chunk, modules: Table) -> mlua::Result<Function> {
+    let env = lua.create_table()?;
+    env.raw_set("require", lua.create_function(move |lua, name: String| require_from(lua, &modules, name))?)?;
+    let meta = lua.create_table()?;
+    // The read-only globals themselves (the globals table only forwards to them), so a
+    // global lookup costs one table index.
+    let globals = match lua.named_registry_value::<mlua::Value>(GLOBALS)? {
+        mlua::Value::Table(sealed) => sealed,
+        _ => lua.globals(),
+    };
+    meta.set("__index", globals)?;
+    env.set_metatable(Some(meta))?;
+    lua.load(chunk.text.as_str())
+        .set_name(format!("@{}", chunk.label))
+        .set_mode(ChunkMode::Text)
+        .set_environment(env)
+        .into_function()
 }
 
 /// Module names are dotted identifiers, so a name can never walk out of its folder.

@@ -8,12 +8,13 @@ use mlua::{ChunkMode, Function, Lua, LuaOptions, StdLib, Table, Value};
 use crate::error::Failure;
 use crate::kernel::call::CancellationToken;
 use crate::kernel::{Call, Kernel};
-use crate::lua::chunk::{self, Chunk, Modules};
+use crate::lua::chunk::{Chunk, Modules};
 use crate::lua::invoke::{self, internal};
 use crate::lua::limits::{self, Limits};
-use crate::lua::native::NativeModules;
+use crate::lua::native::{self, NativeModules};
+use crate::lua::require;
 use crate::lua::state::{Helpers, HostData, ToolTable};
-use crate::lua::{api, failure, pattern, scope};
+use crate::lua::{api, current_call, failure, pattern};
 
 const BOOTSTRAP: &str = include_str!("bootstrap.lua");
 
@@ -45,9 +46,11 @@ impl Runtime {
         let read = |name: &str| helpers.get::<Function>(name).map_err(|e| internal("read the bootstrap", e));
         let seal_globals = read("seal_globals")?;
         lua.set_app_data(Helpers { run: read("run")?, raising: read("raising")? });
-        api::install(&lua, natives).map_err(|e| internal("build the rein namespace", e))?;
+        let rein = api::install(&lua).map_err(|e| internal("build the rein namespace", e))?;
+        let raising = crate::lua::state::helpers(&lua).raising.clone();
+        native::install::install(&lua, &rein, &raising, natives).map_err(|e| internal("add the native modules", e))?;
         let sealed: Table = seal_globals.call(()).map_err(|e| internal("make the globals read-only", e))?;
-        lua.set_named_registry_value(chunk::GLOBALS, sealed).map_err(|e| internal("keep the globals", e))?;
+        lua.set_named_registry_value(require::GLOBALS, sealed).map_err(|e| internal("keep the globals", e))?;
         Ok(Runtime { lua })
     }
 
@@ -64,7 +67,8 @@ impl Runtime {
     pub fn load_declaration(&self, call: Call, file: &Chunk) -> Result<Value, Failure> {
         limits::begin(&self.lua, self.limits(), call.cancel_token().cloned())
             .map_err(|e| internal("start the budget", e))?;
-        let value = scope::within_sync(call, || chunk::compile(&self.lua, file).and_then(|f| f.call::<Value>(())));
+        let value =
+            current_call::within_sync(call, || require::compile(&self.lua, file).and_then(|f| f.call::<Value>(())));
         let result = match limits::tripped(&self.lua) {
             Some(breach) => Err(failure::breach_failure(breach)),
             None => value.map_err(|err| failure::from_mlua_error(&self.lua, &err)),

@@ -1,6 +1,6 @@
 //! What every native reaches through the Lua state's app data: the kernel, where modules come
 //! from, the limits, and the tools of this generation. All of it is fixed once the state is
-//! loaded; what changes per call travels in the call's scope (see `scope`).
+//! loaded; what changes per call travels with the call (see `current_call`).
 
 use std::sync::Arc;
 

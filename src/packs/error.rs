@@ -31,10 +31,30 @@ pub enum PackError {
     },
     #[error("rein.lock is not valid: {why}")]
     InvalidLock { why: String },
+    #[error("cannot read {}: {source}", shown(path))]
+    ReadLock {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl PackError {
     pub(crate) fn read(path: impl Into<PathBuf>, source: std::io::Error) -> PackError {
         PackError::Read { path: path.into(), source }
+    }
+}
+
+/// One code per kind of failure, wherever a pack is read (adding, installing, loading): a pack
+/// or rein.lock that cannot be used (or read, as for rein.toml) is configuration; a pack's file
+/// that cannot be read is the OS.
+impl From<PackError> for crate::error::Failure {
+    fn from(err: PackError) -> crate::error::Failure {
+        use crate::error::Code;
+        let code = match err {
+            PackError::Read { .. } => Code::IoError,
+            _ => Code::InvalidConfig,
+        };
+        crate::error::Failure::new(code, err.to_string())
     }
 }

@@ -19,6 +19,7 @@ use crate::error::{Code, Failure};
 use crate::kernel::files::names::shown;
 use crate::kernel::policy::Program;
 use crate::kernel::process::spawn::{self, SpawnRequest};
+use crate::kernel::scope::protected::GIT_DIR;
 use crate::kernel::Kernel;
 
 /// Config every git command of the installer runs with.
@@ -68,7 +69,7 @@ impl Source {
 
     /// A git repository: remote, or a local folder holding `.git`.
     pub fn is_git(&self) -> bool {
-        self.is_remote() || Path::new(&self.location).join(".git").exists()
+        self.is_remote() || Path::new(&self.location).join(GIT_DIR).exists()
     }
 
     /// Refuses what could steer git: option-like text, transports other than https, ssh and
@@ -233,7 +234,15 @@ async fn run(git: &Path, cwd: &Path, args: &[&str]) -> Result<String, Failure> {
         return Err(Failure::new(Code::Timeout, format!("{shown} took longer than {} s", GIT_DEADLINE.as_secs())));
     }
     if output.code != Some(0) {
-        return Err(Failure::new(Code::InvalidArgs, format!("{shown} failed: {}", output.stderr.trim())));
+        let said = output.stderr.trim();
+        return Err(Failure::new(
+            Code::PackFetchFailed,
+            format!(
+                "{shown} failed: {said}. Check that the pack's source is right and that you can reach it (`git ls-remote` \
+                 with the same URL), then run the command again"
+            ),
+        )
+        .with_details(serde_json::json!({"command": shown, "exit_code": output.code, "stderr": said})));
     }
     Ok(output.stdout.trim().to_string())
 }

@@ -9,9 +9,7 @@ use sha2::{Digest, Sha256};
 
 use super::PackError;
 use crate::kernel::files::names::slash_name;
-
-/// Folders that are never part of a pack's content.
-const SKIPPED: [&str; 1] = [".git"];
+use crate::kernel::scope::protected::is_git_dir;
 
 pub fn content_hash(dir: &Path) -> Result<String, PackError> {
     let mut files = Vec::new();
@@ -33,7 +31,8 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), PackEr
     let entries = std::fs::read_dir(dir).map_err(|e| PackError::read(dir, e))?;
     for entry in entries.flatten() {
         let path = entry.path();
-        if SKIPPED.iter().any(|s| entry.file_name() == *s) {
+        // git's folder is never part of a pack's content.
+        if is_git_dir(&entry.file_name().to_string_lossy()) {
             continue;
         }
         let kind = entry.file_type().map_err(|e| PackError::read(&path, e))?;
@@ -85,6 +84,10 @@ mod tests {
         let first = content_hash(dir.path()).unwrap();
         std::fs::create_dir_all(dir.path().join(".git")).unwrap();
         std::fs::write(dir.path().join(".git/HEAD"), "x").unwrap();
+        assert_eq!(content_hash(dir.path()).unwrap(), first);
+        // On macOS and Windows `.Git` is git's folder too: the hash must not depend on the OS.
+        std::fs::create_dir_all(dir.path().join(".Git")).unwrap();
+        std::fs::write(dir.path().join(".Git/HEAD"), "x").unwrap();
         assert_eq!(content_hash(dir.path()).unwrap(), first);
         std::fs::write(dir.path().join("tools/a.lua"), "return 2").unwrap();
         assert_ne!(content_hash(dir.path()).unwrap(), first);

@@ -1,11 +1,11 @@
-//! Installing a pack: checked (manifest, compatibility, symlinks), copied into a staging
-//! folder, verified by hash, made read-only, and moved into place in one rename — a failed
-//! install leaves nothing behind.
+//! Installing a pack in two steps. `stage` copies the source into a folder of rein's own under
+//! home (only files; a link that stays inside the pack is copied as a file), then reads the
+//! manifest and the content hash from that copy — so the permissions and the hash a person is
+//! shown are those of exactly the bytes that will be installed, whatever happens to the source
+//! afterwards. `install` makes the copy read-only, checks its hash again and moves it into
+//! place in one rename; a failed install leaves nothing behind.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use serde::Serialize;
 
 use super::hash::content_hash;
 use super::installed::install_dir;
@@ -13,37 +13,41 @@ use super::Manifest;
 use crate::error::{Code, Failure};
 use crate::kernel::files::names::shown;
 use crate::kernel::platform::perms::set_mode;
+use crate::kernel::scope::protected::is_git_dir;
 
-/// What `rein pack add` will install, shown to the person before they confirm.
-#[derive(Debug, Clone, Serialize)]
-pub struct Plan {
+/// A pack copied into home's staging folder, not installed yet; removed when dropped.
+#[derive(Debug)]
+pub struct Staged {
+    /// The manifest, as the copy holds it.
     pub manifest: Manifest,
-    pub source: String,
+    /// The copy's content hash.
     pub sha256: String,
-    #[serde(skip)]
-    pub dir: PathBuf,
+    folder: tempfile::TempDir,
 }
 
-pub fn plan(source: &Path) -> Result<Plan, Failure> {
+/// Copies the pack at `source` into `<home>/packs/.staging-*` and reads it from there.
+pub fn stage(home: &Path, source: &Path) -> Result<Staged, Failure> {
     let dir = std::fs::canonicalize(source)
         .map_err(|e| Failure::new(Code::InvalidArgs, format!("pack source {}: {e}", shown(source))))?;
-    let manifest = Manifest::load(&dir).map_err(|e| Failure::new(Code::InvalidArgs, e.to_string()))?;
-    manifest
-        .check_compatible(env!("CARGO_PKG_VERSION"))
-        .map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))?;
     check_links(&dir, &dir)?;
-    let sha256 = content_hash(&dir).map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
-    Ok(Plan { manifest, source: shown(&dir), sha256, dir })
+    let parent = home.join("packs");
+    std::fs::create_dir_all(&parent).map_err(|e| io(&parent, e))?;
+    let folder = tempfile::Builder::new().prefix(".staging-").tempdir_in(&parent).map_err(|e| io(&parent, e))?;
+    copy_tree(&dir, folder.path())?;
+    let manifest = Manifest::load(folder.path()).map_err(Failure::from)?;
+    manifest.check_compatible(env!("CARGO_PKG_VERSION")).map_err(Failure::from)?;
+    let sha256 = content_hash(folder.path()).map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
+    Ok(Staged { manifest, sha256, folder })
 }
 
 /// Symlinks that stay inside the pack are copied as files; any other is refused.
 fn check_links(root: &Path, dir: &Path) -> Result<(), Failure> {
-    for entry in std::fs::read_dir(dir).map_err(|e| Failure::new(Code::IoError, e.to_string()))?.flatten() {
+    for entry in std::fs::read_dir(dir).map_err(|e| io(dir, e))?.flatten() {
         let path = entry.path();
-        if entry.file_name() == ".git" {
+        if is_git_dir(&entry.file_name().to_string_lossy()) {
             continue;
         }
-        let kind = entry.file_type().map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
+        let kind = entry.file_type().map_err(|e| io(&path, e))?;
         if kind.is_symlink() {
             let target = std::fs::canonicalize(&path).ok();
             if !target.as_deref().is_some_and(|t| t.starts_with(root) && t.is_file()) {
@@ -67,17 +71,16 @@ fn check_links(root: &Path, dir: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Copies the plan into `<home>/packs/<name>/<sha256>/`, read-only. Idempotent.
-pub fn install(home: &Path, plan: &Plan) -> Result<PathBuf, Failure> {
-    let target = install_dir(home, &plan.manifest.name, &plan.sha256);
-    if target.is_dir() && content_hash(&target).ok().as_deref() == Some(plan.sha256.as_str()) {
+/// Moves the staged copy to `<home>/packs/<name>/<sha256>/`, read-only. Idempotent.
+pub fn install(home: &Path, staged: Staged) -> Result<PathBuf, Failure> {
+    let target = install_dir(home, &staged.manifest.name, &staged.sha256);
+    if target.is_dir() && content_hash(&target).ok().as_deref() == Some(staged.sha256.as_str()) {
         return Ok(target);
     }
     let parent = target.parent().expect("install dirs have a parent");
     std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
-    static N: AtomicU64 = AtomicU64::new(0);
-    let staging = parent.join(format!(".staging-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-    let result = stage(&plan.dir, &staging, &plan.sha256).and_then(|()| {
+    let staging = staged.folder.keep();
+    let result = settle(&staging, &staged.sha256).and_then(|()| {
         if target.exists() {
             make_writable(&target);
             std::fs::remove_dir_all(&target).map_err(|e| io(&target, e))?;
@@ -91,20 +94,26 @@ pub fn install(home: &Path, plan: &Plan) -> Result<PathBuf, Failure> {
     result.map(|()| target)
 }
 
-fn stage(source: &Path, staging: &Path, sha256: &str) -> Result<(), Failure> {
-    copy_tree(source, staging)?;
-    let copied = content_hash(staging).map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
-    if copied != sha256 {
-        return Err(Failure::new(Code::PackTampered, "the pack changed while it was being installed; try again"));
-    }
+/// Makes the staged copy read-only and checks it still holds what was hashed.
+fn settle(staging: &Path, sha256: &str) -> Result<(), Failure> {
     make_read_only(staging);
+    let now = content_hash(staging).map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
+    if now != sha256 {
+        return Err(Failure::new(
+            Code::PackTampered,
+            format!(
+                "the staged copy of the pack in {} changed before it was installed; nothing was installed, try again",
+                shown(staging)
+            ),
+        ));
+    }
     Ok(())
 }
 
 fn copy_tree(from: &Path, to: &Path) -> Result<(), Failure> {
     std::fs::create_dir_all(to).map_err(|e| io(to, e))?;
     for entry in std::fs::read_dir(from).map_err(|e| io(from, e))?.flatten() {
-        if entry.file_name() == ".git" {
+        if is_git_dir(&entry.file_name().to_string_lossy()) {
             continue;
         }
         let target = to.join(entry.file_name());
@@ -112,8 +121,13 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), Failure> {
         let meta = std::fs::metadata(entry.path()).map_err(|e| io(&entry.path(), e))?;
         if meta.is_dir() {
             copy_tree(&entry.path(), &target)?;
-        } else {
+        } else if meta.is_file() {
             std::fs::copy(entry.path(), &target).map_err(|e| io(&target, e))?;
+        } else {
+            return Err(Failure::new(
+                Code::InvalidArgs,
+                format!("{} is not a regular file; packs hold files only", shown(entry.path())),
+            ));
         }
     }
     Ok(())

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::hash::content_hash;
-use super::lock::LockedPack;
+use super::lockfile::LockedPack;
 use super::Manifest;
 use crate::error::{Code, Failure};
 
@@ -45,10 +45,10 @@ pub fn verify_one(home: &Path, locked: &LockedPack) -> Result<InstalledPack, Fai
         )
         .with_details(json!({"pack": locked.name, "expected_sha256": locked.sha256, "actual_sha256": actual, "dir": dir})));
     }
-    let manifest =
-        Manifest::load(&dir).map_err(|e| Failure::new(Code::InvalidConfig, format!("pack {}: {e}", locked.name)))?;
-    manifest
-        .check_compatible(env!("CARGO_PKG_VERSION"))
-        .map_err(|e| Failure::new(Code::InvalidConfig, e.to_string()))?;
+    let manifest = Manifest::load(&dir).map_err(|e| {
+        let failure = Failure::from(e);
+        Failure { message: format!("pack {}: {}", locked.name, failure.message), ..failure }
+    })?;
+    manifest.check_compatible(env!("CARGO_PKG_VERSION")).map_err(Failure::from)?;
     Ok(InstalledPack { dir, manifest })
 }

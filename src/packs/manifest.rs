@@ -15,6 +15,9 @@ use serde::{Deserialize, Serialize};
 
 use super::PackError;
 
+/// A pack's manifest, at its root.
+pub const MANIFEST_FILE: &str = "pack.toml";
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
@@ -31,7 +34,7 @@ pub struct Manifest {
 
 impl Manifest {
     pub fn load(dir: &Path) -> Result<Manifest, PackError> {
-        let text = std::fs::read_to_string(dir.join("pack.toml"))
+        let text = std::fs::read_to_string(dir.join(MANIFEST_FILE))
             .map_err(|source| PackError::NoManifest { dir: dir.to_path_buf(), source })?;
         let manifest: Manifest =
             toml::from_str(&text).map_err(|e| PackError::InvalidManifest { why: e.to_string() })?;

@@ -6,7 +6,7 @@ pub mod git;
 pub mod hash;
 pub mod install;
 pub mod installed;
-pub mod lock;
+pub mod lockfile;
 pub mod manifest;
 
 pub use error::PackError;

@@ -146,7 +146,7 @@ impl Engine<'_> {
                 format!("recipe {} has no step {from:?}; its steps: {}", self.spec.name, names.join(", ")),
             )
         })?;
-        let last = super::runs::latest(self.kernel.scope().workspace(), &self.spec.name).ok_or_else(|| {
+        let last = super::runs::latest(self.kernel, &self.spec.name).ok_or_else(|| {
             Failure::new(
                 Code::InvalidArgs,
                 format!("--from needs an earlier run of {}; run it once without --from", self.spec.name),

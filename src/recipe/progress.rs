@@ -3,10 +3,22 @@
 //! `hvigorw ended: exit 0 in 3.1 s` for programs. The CLI's display and the MCP server's
 //! notifications both word their lines here.
 
-use std::io::{IsTerminal, Write};
-use std::sync::Arc;
+use crate::kernel::{Event, EventKind};
 
-use crate::kernel::{Event, EventKind, Listener};
+impl Event {
+    /// A recipe step's progress line, as `rein recipe` and MCP progress notifications word
+    /// it: `[2/5] sign started`, `[2/5] sign verified in 1.2 s`; None for an event that is
+    /// not about a step.
+    pub fn step_line(&self) -> Option<String> {
+        step_line(self)
+    }
+
+    /// A program's progress line: `running hdc install …`, `hdc ended: exit 0 in 1.3 s`;
+    /// None for an event that is not about a program.
+    pub fn program_line(&self) -> Option<String> {
+        program_line(self)
+    }
+}
 
 /// A step's line when it starts (`[2/5] sign started`), when it ends (`[2/5] sign verified in
 /// 1.2 s`), or None for an event that is not about a step.
@@ -39,27 +51,6 @@ pub fn program_line(event: &Event) -> Option<String> {
 
 fn seconds(ms: u64) -> String {
     format!("{:.1} s", ms as f64 / 1000.0)
-}
-
-/// Step lines on stderr: plain lines, or one line rewritten in place on a terminal.
-pub fn stderr_steps() -> Listener {
-    let live = std::io::stderr().is_terminal();
-    Arc::new(move |event: &Event| {
-        let Some(line) = step_line(event) else { return };
-        let mut err = std::io::stderr().lock();
-        match (&event.kind, live) {
-            (EventKind::StepStarted { .. }, true) => {
-                let _ = write!(err, "\r\x1b[2K{} …", line.trim_end_matches(" started"));
-            }
-            (_, true) => {
-                let _ = writeln!(err, "\r\x1b[2K{line}");
-            }
-            (_, false) => {
-                let _ = writeln!(err, "{line}");
-            }
-        }
-        let _ = err.flush();
-    })
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Code, Failure};
-use crate::kernel::files::names::shown;
 use crate::kernel::journal::{Action, Outcome};
 use crate::kernel::secrets::Secrets;
 use crate::kernel::{FileChange, Kernel, KernelError};
@@ -43,8 +42,7 @@ pub enum AttemptStatus {
 /// let host = rein::Host::builder().workspace(workspace.path())
 /// #   .home(home.path())
 ///     .build()?;
-/// let quiet: rein::Listener = std::sync::Arc::new(|_: &rein::Event| {});
-/// let report = host.run_recipe_showing("greet", serde_json::json!({}), None, false, quiet)?;
+/// let report = host.run_recipe("greet", serde_json::json!({}), rein::RecipeOptions::default())?;
 /// assert_eq!(report.status, rein::RunStatus::Succeeded);
 /// assert_eq!(report.steps[0].status, rein::StepStatus::Verified);
 /// assert_eq!(report.steps[0].files[0].path, "hello.txt");
@@ -163,24 +161,8 @@ pub struct ApprovalRecord {
     pub decided_by: Value,
 }
 
-/// A run's report that cannot be read.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    #[error("no run {run_id:?}; `rein runs list` shows the runs")]
-    NoRun { run_id: String },
-    #[error("{} is not a rein report: {why}", shown(path))]
-    Invalid { path: PathBuf, why: String },
-}
-
-impl From<ReportError> for Failure {
-    fn from(err: ReportError) -> Failure {
-        Failure::new(Code::InvalidArgs, err.to_string())
-    }
-}
-
-pub fn runs_dir(workspace: &Path) -> PathBuf {
-    workspace.join(".rein/runs")
-}
+/// Where run reports are kept, relative to the workspace: `<RUNS_DIR>/<run-id>/report.json`.
+pub const RUNS_DIR: &str = ".rein/runs";
 
 impl Report {
     /// The report with every secret value of the run replaced (arguments, outputs, evidence,
@@ -197,22 +179,16 @@ impl Report {
     /// Writes report.json and report.md under `.rein/runs/<run-id>/`, through the kernel's
     /// folder handles (never through a link an agent put in `.rein/`).
     pub(crate) fn save(&self, kernel: &Kernel) -> Result<PathBuf, KernelError> {
-        let dir = Path::new(".rein/runs").join(&self.run_id);
+        let dir = Path::new(RUNS_DIR).join(&self.run_id);
         let json = serde_json::to_string_pretty(self).unwrap_or_default() + "\n";
         kernel.write_rein_file(&dir.join("report.json"), json.as_bytes())?;
         kernel.write_rein_file(&dir.join("report.md"), self.to_markdown().as_bytes())?;
         Ok(kernel.scope().workspace().join(dir))
     }
 
-    pub(crate) fn load(workspace: &Path, run_id: &str) -> Result<Report, ReportError> {
-        let path = runs_dir(workspace).join(run_id).join("report.json");
-        let text = std::fs::read_to_string(&path).map_err(|_| ReportError::NoRun { run_id: run_id.to_string() })?;
-        serde_json::from_str(&text).map_err(|e| ReportError::Invalid { path, why: e.to_string() })
-    }
-
     /// Where `report.json` of this run is.
     pub fn path(&self, workspace: &Path) -> PathBuf {
-        runs_dir(workspace).join(&self.run_id).join("report.json")
+        workspace.join(RUNS_DIR).join(&self.run_id).join("report.json")
     }
 
     /// What a succeeded run answers: the same for the CLI's --json and for MCP.

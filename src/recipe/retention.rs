@@ -14,9 +14,13 @@ use crate::error::{Code, Failure};
 use crate::kernel::journal::{preimage_name, Collected};
 use crate::kernel::Kernel;
 
+/// How long the saved copies a run's undo needs are kept: those of the last `runs` runs and
+/// of every run started in the last `days` days (default: 20 runs, 14 days).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Retention {
+    /// Keep what the last this many runs need.
     pub runs: usize,
+    /// Keep what runs started in the last this many days need (and every copy made in them).
     pub days: u64,
 }
 
@@ -49,7 +53,7 @@ impl Retention {
 /// Removes the saved copies no run inside `retention` needs.
 pub fn collect(kernel: &Kernel, retention: Retention) -> Result<Collected, Failure> {
     let now = SystemTime::now();
-    let reports = runs::list(kernel.scope().workspace());
+    let reports = runs::list(kernel);
     let count = reports.len();
     let keep: BTreeSet<String> = reports
         .iter()

@@ -1,41 +1,106 @@
-//! Past runs: listing them, and finding the latest run of a recipe (for `--from`).
+//! Past runs: listing them, reading one's report, and finding the latest run of a recipe (for
+//! `--from`). Reports are read through the kernel's folder handles: `.rein/` is in the
+//! workspace, where an agent may have put a link or a run id that walks out of it.
 
 use std::path::Path;
 
 use serde::Serialize;
 
-use super::report::{runs_dir, Report, RunStatus};
+use super::report::{Report, RunStatus, RUNS_DIR};
+use crate::error::{Code, Failure};
+use crate::kernel::Kernel;
 
-#[derive(Debug, Clone, Serialize)]
+/// One recorded run, as `rein runs list` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RunSummary {
+    /// The run's id (`rein runs show ID`, `rein undo ID`).
     pub run_id: String,
+    /// The recipe that ran.
     pub recipe: String,
+    /// How it ended.
     pub status: RunStatus,
+    /// When it started (RFC 3339, UTC).
     pub started: String,
+    /// How long it took.
     pub duration_ms: u64,
 }
 
-/// Every recorded run, oldest first (run ids sort by time).
-pub fn list(workspace: &Path) -> Vec<Report> {
-    let Ok(entries) = std::fs::read_dir(runs_dir(workspace)) else { return Vec::new() };
-    let mut ids: Vec<String> = entries.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+impl RunSummary {
+    fn of(report: Report) -> RunSummary {
+        RunSummary {
+            run_id: report.run_id,
+            recipe: report.recipe,
+            status: report.status,
+            started: report.started,
+            duration_ms: report.duration_ms,
+        }
+    }
+}
+
+/// Every recorded run, oldest first (run ids sort by time). A folder that holds no readable
+/// report is left out.
+pub fn list(kernel: &Kernel) -> Vec<Report> {
+    let mut ids = kernel.rein_dir_names(Path::new(RUNS_DIR)).unwrap_or_default();
+    ids.retain(|id| is_run_id(id));
     ids.sort();
-    ids.iter().filter_map(|id| Report::load(workspace, id).ok()).collect()
+    ids.iter().filter_map(|id| read(kernel, id).ok()).collect()
 }
 
-pub fn summaries(workspace: &Path) -> Vec<RunSummary> {
-    list(workspace)
-        .into_iter()
-        .map(|r| RunSummary {
-            run_id: r.run_id,
-            recipe: r.recipe,
-            status: r.status,
-            started: r.started,
-            duration_ms: r.duration_ms,
-        })
-        .collect()
+pub fn summaries(kernel: &Kernel) -> Vec<RunSummary> {
+    list(kernel).into_iter().map(RunSummary::of).collect()
 }
 
-pub fn latest(workspace: &Path, recipe: &str) -> Option<Report> {
-    list(workspace).into_iter().rev().find(|r| r.recipe == recipe)
+pub fn latest(kernel: &Kernel, recipe: &str) -> Option<Report> {
+    list(kernel).into_iter().rev().find(|r| r.recipe == recipe)
+}
+
+/// The report of run `run_id`, or of the latest run for `last`.
+pub fn load(kernel: &Kernel, run_id: &str) -> Result<Report, Failure> {
+    if run_id == "last" {
+        return list(kernel).pop().ok_or_else(|| {
+            Failure::new(Code::InvalidArgs, "there are no runs yet in this workspace; `rein recipe NAME` starts one")
+        });
+    }
+    if !is_run_id(run_id) {
+        return Err(no_run(run_id));
+    }
+    read(kernel, run_id)
+}
+
+fn read(kernel: &Kernel, run_id: &str) -> Result<Report, Failure> {
+    let rel = Path::new(RUNS_DIR).join(run_id).join("report.json");
+    let bytes = kernel.read_rein_file(&rel)?.ok_or_else(|| no_run(run_id))?;
+    // The parser's message could quote what the file holds; it is enough to say it is not a report.
+    serde_json::from_slice(&bytes).map_err(|_| {
+        Failure::new(
+            Code::InvalidArgs,
+            format!(
+                "{RUNS_DIR}/{run_id}/report.json is not a rein report (it does not read as one); `rein runs list` shows the runs"
+            ),
+        )
+    })
+}
+
+fn no_run(run_id: &str) -> Failure {
+    Failure::new(Code::InvalidArgs, format!("no run {run_id:?}; `rein runs list` shows the runs"))
+}
+
+/// What a run id looks like (`20261201T101502123-4242`): never a path.
+pub fn is_run_id(text: &str) -> bool {
+    (1..=64).contains(&text.len())
+        && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        && !text.starts_with('-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_ids_are_never_paths() {
+        assert!(is_run_id("20261201T101502123-4242"));
+        for bad in ["", "..", "../x", "a/b", "a\\b", ".hidden", "-rf", &"1".repeat(65)] {
+            assert!(!is_run_id(bad), "{bad:?}");
+        }
+    }
 }

@@ -408,6 +408,57 @@ pub fn in_terminal(command: &str, input: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Runs `command` under a pseudo-terminal like [`in_terminal`], but plays a person who reads
+/// first: once `prompt` is on the screen, `meanwhile` runs (e.g. an agent changing a file while
+/// the person reads), and only then is `answer` typed. What the screen showed, to the end.
+pub fn answer_in_terminal_after(command: &str, prompt: &str, meanwhile: impl FnOnce(), answer: &str) -> String {
+    use std::io::Read;
+    let mut child = Command::new("script")
+        .args(["-qec", command, "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn script");
+    let mut stdout = child.stdout.take().expect("stdout pipe");
+    let (chunks, screen_parts) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = stdout.read(&mut buf) {
+            if chunks.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let mut screen = Vec::new();
+    let read_until = |done: &dyn Fn(&str) -> bool, screen: &mut Vec<u8>| {
+        while !done(&String::from_utf8_lossy(screen)) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match screen_parts.recv_timeout(left) {
+                Ok(bytes) => screen.extend(bytes),
+                Err(_) => return false,
+            }
+        }
+        true
+    };
+    if !read_until(&|text| text.contains(prompt), &mut screen) {
+        kill(child.id());
+        panic!("{prompt:?} never showed within 60 s: {}", String::from_utf8_lossy(&screen));
+    }
+    meanwhile();
+    let mut stdin = child.stdin.take().expect("stdin pipe");
+    stdin.write_all(answer.as_bytes()).expect("type the answer");
+    // The screen ends when the command does (the reader thread then drops its sender).
+    read_until(&|_| false, &mut screen);
+    if std::time::Instant::now() >= deadline {
+        kill(child.id());
+        panic!("{command} did not end within 60 s of the answer: {}", String::from_utf8_lossy(&screen));
+    }
+    let _ = child.wait();
+    String::from_utf8_lossy(&screen).into_owned()
+}
+
 /// Runs git in `dir` with no user configuration, hooks or fsmonitor, as a fixed author;
 /// its trimmed stdout.
 pub fn git(dir: &std::path::Path, args: &[&str]) -> String {

@@ -1,6 +1,6 @@
 //! `rein doctor` for people: the config read, then a line per program.
 
-use rein::host::doctor::Diagnosis;
+use rein::Diagnosis;
 
 use super::style::{paint, status, BAD, DIM};
 

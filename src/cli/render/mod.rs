@@ -14,8 +14,8 @@ pub mod text;
 
 use serde_json::Value;
 
-use rein::host::registry::ToolInfo;
 use rein::Failure;
+use rein::ToolInfo;
 
 use style::{paint, BAD, DIM, HEAD};
 

@@ -3,6 +3,21 @@
 use serde_json::Value;
 
 use super::style::{paint, status, DIM, HEAD};
+
+const BOLD: &str = "\x1b[1m";
+const PLAIN: &str = "\x1b[0m";
+
+/// A pack change's question as the terminal shows it: what the pack gains (`+` lines) in bold.
+pub fn question(text: &str) -> String {
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| match line.strip_prefix("    + ") {
+            Some(gained) => format!("    {BOLD}+ {gained}{PLAIN}"),
+            None => line.to_string(),
+        })
+        .collect();
+    lines.join("\n")
+}
 use super::text::scalar_text;
 use crate::cli::args::PackAction;
 
@@ -98,5 +113,15 @@ fn verified(value: &Value) {
         let word = if ok { "ok" } else { "FAIL" };
         let why = p["message"].as_str().map(|m| format!(": {m}")).unwrap_or_default();
         anstream::println!("{}  {}{why}", status(word), scalar_text(&p["pack"]));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn gained_permissions_are_bold() {
+        let shown = super::question("Update pack x?\n    + hdc install\n      hvigorw\n    - hdc shell");
+        assert!(shown.contains("    \x1b[1m+ hdc install\x1b[0m"), "{shown:?}");
+        assert!(shown.contains("\n      hvigorw\n    - hdc shell"), "{shown:?}");
     }
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use rein::recipe::runs::RunSummary;
+use rein::RunSummary;
 
 use super::style::{paint, status, DIM, HEAD};
 use super::text::scalar_text;

@@ -12,12 +12,22 @@ use serde_json::{json, Map, Value};
 use super::{write_generated, TypesError};
 use crate::kernel::files::names::{relative_name, shown};
 
+/// What `rein types` did to the workspace's `.luarc.json` (`path`), pointing the editor at
+/// the stubs folder (`library`, as listed in `workspace.library`).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "snake_case", tag = "action")]
 pub enum LuarcOutcome {
+    /// There was none; rein wrote one.
+    #[allow(missing_docs)]
     Created { path: String, library: String },
+    /// It got the stubs folder added.
+    #[allow(missing_docs)]
     Updated { path: String, library: String },
+    /// It already pointed at the stubs.
+    #[allow(missing_docs)]
     Unchanged { path: String, library: String },
+    /// rein could not edit it (`why`); the folder must be added by hand.
+    #[allow(missing_docs)]
     LeftAlone { path: String, library: String, why: String },
 }
 

@@ -57,7 +57,9 @@ fn tables_stub(version: &str) -> String {
 pub struct Written {
     /// The stubs folder.
     pub dir: PathBuf,
+    /// The files written, relative to it.
     pub files: Vec<String>,
+    /// What was done to the workspace's `.luarc.json`.
     pub luarc: LuarcOutcome,
 }
 

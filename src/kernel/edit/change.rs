@@ -61,8 +61,8 @@ impl Change {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::digest::sha256_hex;
     use crate::kernel::edit::replace::{apply_edits, Edit};
-    use crate::kernel::files::sha256_hex;
 
     fn edit(old: &str, new: &str, all: bool) -> Edit {
         Edit { old_string: old.into(), new_string: new.into(), replace_all: all }

@@ -15,7 +15,6 @@ pub const MAX_DIFF_BYTES: usize = 256 * 1024;
 /// A unified diff (`--- a/<path>`, `+++ b/<path>`, hunks with 3 lines of context) from `before`
 /// to `after`, or an empty string when they are equal. Lines are shown without their "\n" or
 /// "\r\n"; invalid UTF-8 is shown lossily.
-#[cfg(test)]
 pub fn unified_diff(path: &str, before: &[u8], after: &[u8]) -> String {
     if before == after {
         return String::new();

@@ -3,11 +3,12 @@
 use serde::Serialize;
 
 use super::dir::{Dir, Kind};
+use crate::kernel::scope::protected::{GIT_DIR, REIN_DIR};
 use crate::kernel::{KernelError, Scope};
 
 /// Folders listed but never descended into: tool state and dependency caches. (`.rein` at the
 /// workspace root is not listed at all.)
-const NOT_DESCENDED: [&str; 6] = [".git", ".rein", "node_modules", "oh_modules", ".hvigor", "target"];
+const NOT_DESCENDED: [&str; 6] = [GIT_DIR, REIN_DIR, "node_modules", "oh_modules", ".hvigor", "target"];
 pub const MAX_DEPTH: usize = 16;
 
 #[derive(Debug, Clone, Copy)]
@@ -48,7 +49,7 @@ fn walk(scope: &Scope, dir: &Dir, depth: usize, max: usize, out: &mut ListOutput
             return Ok(());
         }
         // rein's own journal and run reports are not part of the project.
-        if name == ".rein" && here == scope.workspace() {
+        if name == REIN_DIR && here == scope.workspace() {
             continue;
         }
         let Ok(Some((file_type, size))) = dir.kind_of(&name) else { continue };

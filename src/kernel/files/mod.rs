@@ -12,7 +12,6 @@ pub mod write;
 use std::path::Path;
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 pub use ledger::ReadLedger;
 pub use list::{ListOptions, ListOutput};
@@ -20,8 +19,11 @@ pub use read::{ReadOptions, ReadOutput};
 
 use dir::{Dir, Place};
 
-use super::journal::Action;
-use super::{Access, Call, EventKind, Kernel, KernelError};
+use super::digest::sha256_hex;
+use super::{Access, Action, Call, EventKind, Kernel, KernelError};
+
+/// The largest file of rein's own (a run report) that rein reads back.
+const REIN_FILE_LIMIT: u64 = 64 * 1024 * 1024;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct WriteOutput {
@@ -141,10 +143,49 @@ impl Kernel {
     /// folders held open beneath the workspace. Not journaled: it is rein's record, not a
     /// change to the project.
     pub fn write_rein_file(&self, rel: &Path, content: &[u8]) -> Result<(), KernelError> {
-        let display = rel.display().to_string();
+        let display = rein_file_name(rel);
         let place = Place::beneath(&self.root, &self.root.path().join(rel), true)
             .map_err(|e| KernelError::io("open the folder of", &display, e))?;
         write::write_in(&place, &display, std::iter::once(content), || Ok(())).map(drop)
+    }
+
+    /// Reads `rel` (a file of rein's own under `.rein/`, e.g. a run report) through folders
+    /// held open beneath the workspace, following no link: `.rein/` is in the workspace, so an
+    /// agent may have put a link there to a file it could not read otherwise. None when it is
+    /// not there.
+    pub fn read_rein_file(&self, rel: &Path) -> Result<Option<Vec<u8>>, KernelError> {
+        let display = rein_file_name(rel);
+        let place = match Place::beneath(&self.root, &self.root.path().join(rel), false) {
+            Ok(place) => place,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(KernelError::io("open the folder of", &display, e)),
+        };
+        let file = match place.dir.open_read(&place.name) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(KernelError::io("read", &display, e)),
+        };
+        let meta = file.metadata().map_err(|e| KernelError::io("read", &display, e))?;
+        if !meta.is_file() || meta.len() > REIN_FILE_LIMIT {
+            return Err(KernelError::invalid(format!("{display} is not a file rein wrote; remove it")));
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        std::io::Read::read_to_end(&mut std::io::Read::take(file, REIN_FILE_LIMIT), &mut bytes)
+            .map_err(|e| KernelError::io("read", &display, e))?;
+        Ok(Some(bytes))
+    }
+
+    /// The names in `rel` (a folder of rein's own under `.rein/`), opened like
+    /// [`Kernel::read_rein_file`]; empty when it is not there.
+    pub fn rein_dir_names(&self, rel: &Path) -> Result<Vec<String>, KernelError> {
+        let display = rein_file_name(rel);
+        let dir = match self.root.open_beneath(rel) {
+            Ok(dir) => dir,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(KernelError::io("open", &display, e)),
+        };
+        let names = dir.names().map_err(|e| KernelError::io("list", &display, e))?;
+        Ok(names.into_iter().filter_map(|name| name.into_string().ok()).collect())
     }
 
     /// Keeps the current content of `place` (whose sha256 is `sha`) for undo.
@@ -198,16 +239,6 @@ impl Kernel {
     }
 }
 
-/// Lowercase hex SHA-256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    Sha256::digest(bytes)
-        .iter()
-        .flat_map(|byte| [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0x0f)]])
-        .map(char::from)
-        .collect()
-}
-
 /// The sha256 of the file at `place`, or None when there is none.
 pub(super) fn current_sha(place: &Place, display: &str) -> Result<Option<String>, KernelError> {
     let mut file = match place.dir.open_read(&place.name) {
@@ -232,6 +263,11 @@ pub(super) fn refuse_directory_syntax(requested: &str, display: &str) -> Result<
     Ok(())
 }
 
+/// How a file of rein's own is named in messages: `/`-joined, as on every OS.
+fn rein_file_name(rel: &Path) -> String {
+    names::slash_name(rel).unwrap_or_else(|| names::shown(rel))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,11 +282,5 @@ mod tests {
         }
         // A backslash ends a folder only where it is a separator.
         assert_eq!(refuse_directory_syntax(r"src\", "src").is_err(), cfg!(windows));
-    }
-
-    #[test]
-    fn sha256_is_lowercase_hex() {
-        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-        assert_eq!(sha256_hex(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     }
 }

@@ -9,6 +9,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::dir::Place;
+use crate::kernel::digest::sha256_hex;
 use crate::kernel::error::KernelError;
 
 pub const DEFAULT_LIMIT: usize = 2000;
@@ -140,7 +141,7 @@ pub fn read_optional_text(path: &Path) -> std::io::Result<Option<String>> {
 pub fn read_text(place: &Place, display: &str) -> Result<(String, String), KernelError> {
     let hint = "Read it in pieces with rein.fs.read and offset/limit.";
     let bytes = read_whole_text(place, display, WHOLE_READ_MAX_BYTES, hint)?;
-    let sha = format!("{:x}", Sha256::digest(&bytes));
+    let sha = sha256_hex(&bytes);
     Ok((String::from_utf8_lossy(&bytes).into_owned(), sha))
 }
 

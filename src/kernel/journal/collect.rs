@@ -14,12 +14,14 @@ use serde::Serialize;
 
 use super::{Journal, PREIMAGE_DIR};
 
-#[derive(Debug, Clone, Default, Serialize)]
+/// What collecting the journal's saved copies (pre-images) removed and kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Collected {
     /// The pre-images removed (their sha256 names).
     pub removed: Vec<String>,
     /// How many pre-images are left.
     pub kept: usize,
+    /// The bytes the removed copies took.
     pub bytes_freed: u64,
 }
 

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::{Action, Entry, Outcome};
-use crate::kernel::files::sha256_hex;
+use crate::kernel::digest::sha256_hex;
 use crate::kernel::files::{self, write};
 use crate::kernel::policy::DecidedBy;
 use crate::kernel::{Call, Kernel, KernelError};
@@ -43,11 +43,35 @@ pub fn net_changes(entries: &[Entry]) -> Vec<FileChange> {
     changes
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// What restoring did to one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Restored {
+    /// The file, relative to the workspace.
     pub path: String,
-    /// "restored", "removed" (it was created), or "unchanged" (already as before).
-    pub action: &'static str,
+    /// What was done to it.
+    pub action: RestoreAction,
+}
+
+/// What restoring a file did (`"restored"`, `"removed"`, `"unchanged"` in JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RestoreAction {
+    /// Its old bytes were put back.
+    Restored,
+    /// It did not exist before, so it was removed.
+    Removed,
+    /// It was already as before.
+    Unchanged,
+}
+
+impl std::fmt::Display for RestoreAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RestoreAction::Restored => "restored",
+            RestoreAction::Removed => "removed",
+            RestoreAction::Unchanged => "unchanged",
+        })
+    }
 }
 
 impl Kernel {
@@ -105,12 +129,12 @@ impl Kernel {
             entry.sha256_before = current.clone();
             entry.sha256_after = change.sha256_before.clone();
             if current == change.sha256_before {
-                return Ok(Restored { path: change.path.clone(), action: "unchanged" });
+                return Ok(Restored { path: change.path.clone(), action: RestoreAction::Unchanged });
             }
             let place = self.place(&resolved.real, &change.path, change.sha256_before.is_some())?;
             let Some(before) = &change.sha256_before else {
                 place.dir.remove_file(&place.name).map_err(|e| KernelError::io("remove", &change.path, e))?;
-                return Ok(Restored { path: change.path.clone(), action: "removed" });
+                return Ok(Restored { path: change.path.clone(), action: RestoreAction::Removed });
             };
             let preimage = change
                 .preimage
@@ -130,7 +154,7 @@ impl Kernel {
                 )));
             }
             write::write_in(&place, &change.path, std::iter::once(bytes.as_slice()), || Ok(()))?;
-            Ok(Restored { path: change.path.clone(), action: "restored" })
+            Ok(Restored { path: change.path.clone(), action: RestoreAction::Restored })
         })
     }
 }

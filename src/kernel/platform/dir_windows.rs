@@ -273,7 +273,10 @@ fn refuse_link(file: File) -> std::io::Result<File> {
 }
 
 fn not_a_directory(path: &Path) -> std::io::Error {
-    std::io::Error::new(std::io::ErrorKind::NotADirectory, format!("{} is not a directory", path.display()))
+    std::io::Error::new(
+        std::io::ErrorKind::NotADirectory,
+        format!("{} is not a directory", crate::kernel::files::names::shown(path)),
+    )
 }
 
 /// A FILETIME (100 ns since 1601-01-01) as a SystemTime.

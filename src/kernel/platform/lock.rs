@@ -32,7 +32,7 @@ pub fn lock(dir: &Dir) -> std::io::Result<Held> {
 pub fn key(path: &Path) -> OsString {
     let text = path.to_string_lossy();
     let text = if cfg!(windows) { text.to_lowercase() } else { text.into_owned() };
-    OsString::from(format!("{}.lock", crate::kernel::files::sha256_hex(text.as_bytes())))
+    OsString::from(format!("{}.lock", crate::kernel::digest::sha256_hex(text.as_bytes())))
 }
 
 #[cfg(unix)]

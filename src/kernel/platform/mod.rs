@@ -12,10 +12,7 @@
 //! - `alive`: whether a process still runs (for temp debris of killed writers)
 //! - `tree_unix` / `tree_windows`: a spawned program and everything it starts, stopped as one
 //!   (a process group and signals; a Job Object)
-//! - `tty`: the person's terminal (`/dev/tty`; `CONIN$`/`CONOUT$`)
 //! - `signals`: "stop" from the person (SIGINT/SIGTERM/SIGHUP; Ctrl-C/Ctrl-Break/close)
-//! - `windows_paths`: Windows path syntax as pure functions (parsed, compared and refused on
-//!   every OS, so their tables run in Linux CI)
 //!
 //! Linux is run and tested; macOS and Windows are type-checked in CI (`.ci/cross-check`), see
 //! README "Platforms".
@@ -36,10 +33,6 @@ pub mod strategy;
 mod tree_unix;
 #[cfg(windows)]
 mod tree_windows;
-pub mod tty;
-// Pure functions, compiled everywhere so their tables run on every OS; only Windows uses them.
-#[cfg_attr(not(windows), allow(dead_code))]
-pub mod windows_paths;
 
 #[cfg(unix)]
 pub use dir_unix::Dir;

@@ -15,6 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Program;
+use crate::kernel::scope::protected::is_protected_folder;
 
 /// Read and execute everywhere below these.
 const RUNTIME: [&str; 11] =
@@ -23,8 +24,6 @@ const RUNTIME: [&str; 11] =
 const DEVICES: [&str; 7] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/shm", "/dev/ptmx"];
 /// Temp directories every program may write, besides `$TMPDIR`.
 const TEMP: [&str; 2] = ["/tmp", "/var/tmp"];
-/// The workspace entries no program may write: rein's journal and state, and git's.
-const WORKSPACE_PROTECTED: [&str; 2] = [".rein", ".git"];
 /// Variables in the child's environment that name toolchain directories it reads.
 const TOOL_DIRS_ENV: [&str; 4] = ["DEVECO_SDK_HOME", "OHOS_BASE_SDK_HOME", "JAVA_HOME", "NODE_HOME"];
 
@@ -138,7 +137,7 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
     names.extend(table.workspace_dirs.iter().filter(|d| !entries.iter().any(|e| e == *d)));
     for name in names {
         let path = places.workspace.join(name);
-        if WORKSPACE_PROTECTED.contains(&name) || places.rein_home.starts_with(&path) {
+        if is_protected_folder(name) || places.rein_home.starts_with(&path) {
             continue;
         }
         if table.workspace_dirs.contains(&name) {
@@ -238,6 +237,18 @@ mod tests {
         assert!(p.read.contains(&PathBuf::from("/clt")) && p.read.contains(&PathBuf::from("/w/app")));
         assert!(!p.read.iter().any(|r| r == Path::new("/u") || r == Path::new("/")), "{p:?}");
         assert!(p.create.contains(&PathBuf::from("/u/.hvigor")) && p.create.contains(&PathBuf::from("/w/app/build")));
+    }
+
+    /// On a disk that ignores case (casefolded ext4, like macOS and Windows) `.GIT` is git's
+    /// folder: the profile reads the protected names as the scope does, in any case.
+    #[test]
+    fn protected_folders_in_another_case_are_not_writable() {
+        let env = vec![("HOME".to_string(), "/u".to_string())];
+        let entries: Vec<String> = [".GIT", ".Rein", "entry"].iter().map(|s| s.to_string()).collect();
+        let p = profile(&Program::Hvigorw, &places(&env, Path::new("/clt/bin/hvigorw")), &entries);
+        let writable = |path: &str| p.write.iter().chain(&p.write_no_link).any(|w| w == Path::new(path));
+        assert!(writable("/w/app/entry"), "{p:?}");
+        assert!(!writable("/w/app/.GIT") && !writable("/w/app/.Rein"), "{p:?}");
     }
 
     #[test]

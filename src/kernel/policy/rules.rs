@@ -21,6 +21,9 @@ use crate::kernel::files::names::shown;
 use crate::kernel::files::{read::read_optional_text, write};
 use crate::kernel::Access;
 
+/// The allow rules a person granted, in rein's home.
+pub const APPROVALS_FILE: &str = "approvals.toml";
+
 /// A program and one glob per argument: what rules and pack permissions match.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CommandPattern {

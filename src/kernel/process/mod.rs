@@ -9,22 +9,19 @@
 //! - `capture`: head-and-tail output capture
 //! - `confine`: Landlock confinement of each program (its profile: `policy::confinement`)
 //! - `env`: the environment a program sees
-//! - `redact`: secrets out of command lines and output
-//! - `secrets`: signing passwords the kernel fills in from the environment a person named
 
 pub mod capture;
 pub mod confine;
 pub mod discovery;
 pub mod env;
-pub mod redact;
-pub mod secrets;
 pub mod spawn;
 pub mod toolchain;
 
 use std::path::Path;
 use std::time::Duration;
 
-use redact::Redacted;
+use super::secrets::redact::Redacted;
+use super::secrets::signing;
 pub use spawn::OnLine;
 use spawn::{SpawnOutput, SpawnRequest, Stream};
 
@@ -45,7 +42,7 @@ const WHY_ASK: &str = "it changes a device, reaches the network or touches files
 pub struct SpawnSettings {
     pub toolchain: toolchain::Toolchain,
     pub pass_env: Vec<String>,
-    pub signing: secrets::SigningSecrets,
+    pub signing: signing::SigningSecrets,
     pub confine: confine::ConfineMode,
 }
 
@@ -76,7 +73,7 @@ pub fn deadline_of(program: &Program, args: &[String]) -> (Duration, Duration) {
 impl Kernel {
     /// What a script may know about a signing config's passwords: which variables, whether they
     /// are set and usable — never their values.
-    pub fn signing_status(&self, config: &str) -> secrets::SigningStatus {
+    pub fn signing_status(&self, config: &str) -> signing::SigningStatus {
         self.spawn.signing.status(config, &|name: &str| std::env::var(name).ok())
     }
 

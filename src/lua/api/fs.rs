@@ -7,7 +7,7 @@ use super::declare::{Area, Class, Field, Home, Make, Native, Param, Returns};
 use super::{options, outcome, take_field};
 use crate::error::{Code, Failure};
 use crate::kernel::{Edit, EditOptions, ListOptions, ReadOptions};
-use crate::lua::{scope, state};
+use crate::lua::{current_call, state};
 
 const PATH: Param = Param { name: "path", ty: "string", doc: "relative to the workspace root, or absolute" };
 
@@ -253,19 +253,19 @@ struct ListOpts {
 fn read(lua: &Lua, (path, opts): (String, Value)) -> mlua::Result<MultiValue> {
     let result = options::<ReadOpts>(lua, opts, "rein.fs.read").and_then(|o| {
         let opts = ReadOptions { offset: o.offset, limit: o.limit };
-        Ok(state::kernel(lua).read(&scope::current()?, &path, opts)?)
+        Ok(state::kernel(lua).read(&current_call::get()?, &path, opts)?)
     });
     outcome(lua, result)
 }
 
 fn read_text(lua: &Lua, path: String) -> mlua::Result<MultiValue> {
-    let result = scope::current().and_then(|call| Ok(state::kernel(lua).read_text(&call, &path)?));
+    let result = current_call::get().and_then(|call| Ok(state::kernel(lua).read_text(&call, &path)?));
     outcome(lua, result)
 }
 
 fn write(lua: &Lua, (path, content, opts): (String, mlua::String, Value)) -> mlua::Result<MultiValue> {
     let result = options::<WriteOpts>(lua, opts, "rein.fs.write").and_then(|o| {
-        let call = scope::current()?;
+        let call = current_call::get()?;
         Ok(state::kernel(lua).write(&call, &path, &content.as_bytes(), o.expected_sha256.as_deref())?)
     });
     outcome(lua, result)
@@ -286,7 +286,7 @@ fn edit(lua: &Lua, (path, old, new, opts): (String, String, String, Value)) -> m
     let result = replace_all.and_then(|replace_all| {
         let opts = options::<EditOptions>(lua, opts, "rein.fs.edit")?;
         let edit = Edit { old_string: old, new_string: new, replace_all };
-        Ok(state::kernel(lua).edit(&scope::current()?, &path, edit, &opts)?)
+        Ok(state::kernel(lua).edit(&current_call::get()?, &path, edit, &opts)?)
     });
     outcome(lua, result)
 }
@@ -294,7 +294,7 @@ fn edit(lua: &Lua, (path, old, new, opts): (String, String, String, Value)) -> m
 fn multi_edit(lua: &Lua, (path, edits, opts): (String, Value, Value)) -> mlua::Result<MultiValue> {
     let result = options::<Vec<Edit>>(lua, edits, "the edits of rein.fs.multi_edit").and_then(|edits| {
         let opts = options::<EditOptions>(lua, opts, "rein.fs.multi_edit")?;
-        Ok(state::kernel(lua).multi_edit(&scope::current()?, &path, &edits, &opts)?)
+        Ok(state::kernel(lua).multi_edit(&current_call::get()?, &path, &edits, &opts)?)
     });
     outcome(lua, result)
 }
@@ -302,18 +302,18 @@ fn multi_edit(lua: &Lua, (path, edits, opts): (String, Value, Value)) -> mlua::R
 fn list(lua: &Lua, (path, opts): (Option<String>, Value)) -> mlua::Result<MultiValue> {
     let result = options::<ListOpts>(lua, opts, "rein.fs.list").and_then(|o| {
         let opts = ListOptions { depth: o.depth.unwrap_or(1), max_entries: o.max_entries.unwrap_or(1000) };
-        Ok(state::kernel(lua).list(&scope::current()?, path.as_deref().unwrap_or("."), opts)?)
+        Ok(state::kernel(lua).list(&current_call::get()?, path.as_deref().unwrap_or("."), opts)?)
     });
     outcome(lua, result)
 }
 
 fn exists(lua: &Lua, path: String) -> mlua::Result<MultiValue> {
-    let result = scope::current().and_then(|call| Ok(state::kernel(lua).exists(&call, &path)?));
+    let result = current_call::get().and_then(|call| Ok(state::kernel(lua).exists(&call, &path)?));
     outcome(lua, result)
 }
 
 fn mkdir(lua: &Lua, path: String) -> mlua::Result<MultiValue> {
-    let result = scope::current().and_then(|call| Ok(state::kernel(lua).create_dir(&call, &path)?));
+    let result = current_call::get().and_then(|call| Ok(state::kernel(lua).create_dir(&call, &path)?));
     outcome(lua, result)
 }
 

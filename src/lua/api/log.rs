@@ -4,7 +4,7 @@
 use mlua::{Lua, Value, Variadic};
 
 use super::declare::{Area, Home, Make, Native, Param};
-use crate::lua::{convert, scope};
+use crate::lua::{convert, current_call};
 
 const MESSAGE: Param = Param { name: "message", ty: "any", doc: "shown with tostring" };
 const FIELDS: Param = Param { name: "fields", ty: "table?", doc: "structured fields, logged as JSON" };
@@ -58,7 +58,7 @@ fn describe(lua: &Lua, value: Value) -> mlua::Result<String> {
 }
 
 fn log(lua: &Lua, level: &str, message: &str, fields: Value) {
-    let call = scope::current_even_if_cancelled().ok();
+    let call = current_call::get_even_if_cancelled().ok();
     let tool = call.as_ref().and_then(|call| call.actor().map(|a| a.name.clone())).unwrap_or_default();
     let fields = if fields.is_nil() { String::new() } else { convert::lua_to_json(lua, fields).to_string() };
     let (message, fields) = match &call {

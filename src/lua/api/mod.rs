@@ -3,7 +3,7 @@
 //! namespace from that list and `rein types` writes the editor stubs from it. Each raising
 //! native returns `(true, value)` or `(false, failure)`; the bootstrap's `raising` wrapper
 //! turns the latter into a raised structured error, so scripts see `err.code` after `pcall`.
-//! Natives that act reach their call through `scope::current()` and the kernel through the
+//! Natives that act reach their call through `current_call::get()` and the kernel through the
 //! state.
 
 pub mod declare;
@@ -106,9 +106,9 @@ pub(crate) fn taken_names() -> Vec<&'static str> {
     names
 }
 
-/// Builds `rein`, `require` and `print` from the declarations, and the embedder's native
-/// modules, in a state whose bootstrap ran.
-pub(crate) fn install(lua: &Lua, natives: &crate::lua::native::NativeModules) -> mlua::Result<()> {
+/// Builds `rein`, `require` and `print` from the declarations, in a state whose bootstrap ran;
+/// returns `rein` (set as a global), for the embedder's native modules to join.
+pub(crate) fn install(lua: &Lua) -> mlua::Result<Table> {
     let raising = state::helpers(lua).raising.clone();
     let rein = lua.create_table()?;
     for area in areas() {
@@ -128,8 +128,8 @@ pub(crate) fn install(lua: &Lua, natives: &crate::lua::native::NativeModules) ->
             table.set(native.name, make(lua, &raising, native.make)?)?;
         }
     }
-    crate::lua::native::install::install(lua, &rein, &raising, natives)?;
-    lua.globals().set("rein", rein)
+    lua.globals().set("rein", &rein)?;
+    Ok(rein)
 }
 
 fn make(lua: &Lua, raising: &Function, make: Make) -> mlua::Result<Value> {

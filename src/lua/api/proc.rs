@@ -15,7 +15,7 @@ use super::{options, outcome, take_field};
 use crate::error::Failure;
 use crate::kernel::process::spawn::{StopReason, Stream};
 use crate::kernel::RunOptions;
-use crate::lua::{failure, scope, state};
+use crate::lua::{current_call, failure, state};
 
 pub const AREA: Area = Area {
     home: Home::Table("proc"),
@@ -126,7 +126,7 @@ async fn run(lua: Lua, (program, args, opts): (String, Vec<String>, Value)) -> m
         Ok(parsed) => parsed,
         Err(failure) => return outcome::<()>(&lua, Err(failure)),
     };
-    let call = match scope::current() {
+    let call = match current_call::get() {
         Ok(call) => call,
         Err(failure) => return outcome::<()>(&lua, Err(failure)),
     };

@@ -8,7 +8,7 @@ use mlua::{Function, Lua, MultiValue, Value};
 use super::declare::{Area, Class, Field, Home, Make, Native, Param, Returns};
 use super::outcome;
 use crate::error::{Code, Failure};
-use crate::lua::{failure, scope, state};
+use crate::lua::{current_call, failure, state};
 
 pub const AREA: Area = Area {
     home: Home::Rein,
@@ -59,7 +59,7 @@ pub async fn sleep(lua: Lua, ms: u64) -> mlua::Result<MultiValue> {
 /// Runs every function concurrently, each as part of the calling tool's call; returns a list
 /// of {ok, value} or {ok = false, error}.
 pub async fn parallel(lua: Lua, functions: Vec<Function>) -> mlua::Result<MultiValue> {
-    let call = match scope::current() {
+    let call = match current_call::get() {
         Ok(call) => call,
         Err(failure) => return outcome::<()>(&lua, Err(failure)),
     };
@@ -68,7 +68,7 @@ pub async fn parallel(lua: Lua, functions: Vec<Function>) -> mlua::Result<MultiV
     for function in functions {
         // Through `run`, so a structured failure comes back as the table it was.
         let thread = lua.create_thread(run.clone())?;
-        branches.push(scope::within(call.clone(), thread.into_async::<(bool, Value)>(function)?));
+        branches.push(current_call::within(call.clone(), thread.into_async::<(bool, Value)>(function)?));
     }
     let results = futures::future::join_all(branches).await;
     if let Err(failure) = super::awake(&lua) {

@@ -5,7 +5,7 @@ use mlua::{Lua, MultiValue, Value};
 
 use super::declare::{Area, Home, Make, Native, Param, Returns};
 use super::outcome;
-use crate::lua::{convert, invoke, scope};
+use crate::lua::{convert, current_call, invoke};
 
 pub const AREA: Area = Area {
     home: Home::Rein,
@@ -25,7 +25,7 @@ pub const AREA: Area = Area {
 
 pub async fn call(lua: Lua, (name, args): (String, Value)) -> mlua::Result<MultiValue> {
     let args = convert::lua_to_json(&lua, args);
-    let result = match scope::current() {
+    let result = match current_call::get() {
         Ok(parent) => invoke::tool(&lua, &parent, &name, &args).await,
         Err(failure) => Err(failure),
     };

@@ -6,11 +6,11 @@
 use mlua::{Function, Lua, MultiValue, Table, Value};
 use serde_json::json;
 
-use super::declare::{NativeFunction, NativeModules, NativeParam};
 use super::handle::NativeCall;
+use super::module::{NativeFunction, NativeModules, NativeParam};
 use crate::error::{Code, Failure};
 use crate::lua::api::{awake, outcome};
-use crate::lua::{convert, scope, state};
+use crate::lua::{convert, current_call, state};
 
 /// Adds every module of `natives` to `rein`.
 pub(crate) fn install(lua: &Lua, rein: &Table, raising: &Function, natives: &NativeModules) -> mlua::Result<()> {
@@ -34,7 +34,7 @@ fn make(lua: &Lua, path: String, function: NativeFunction) -> mlua::Result<Funct
                 Ok(args) => args,
                 Err(failure) => return outcome::<()>(&lua, Err(failure)),
             };
-            let call = match scope::current() {
+            let call = match current_call::get() {
                 Ok(call) => call,
                 Err(failure) => return outcome::<()>(&lua, Err(failure)),
             };

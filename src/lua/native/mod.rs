@@ -6,15 +6,15 @@
 //! writes or runs is checked by the same scope, approvals, pack permissions and journal as a
 //! script's own `rein.fs` and `rein.proc` calls. It never gets a path to open by itself.
 //!
-//! - `declare`: a module, its functions and their declared types
+//! - `module`: a module, its functions and their declared types
 //! - `handle`: what a native function may do, through the kernel
 //! - `install`: the functions in a Lua state, arguments checked against their declaration
 //! - `stubs`: the modules as lua-language-server stubs and selene globals
 
-mod declare;
 mod handle;
 pub(crate) mod install;
+mod module;
 pub(crate) mod stubs;
 
-pub use declare::{NativeFunction, NativeModule, NativeModules};
 pub use handle::NativeCall;
+pub use module::{NativeFunction, NativeModule, NativeModules};

@@ -1,7 +1,7 @@
 //! Native modules in the files `rein types` writes: lua-language-server stubs next to
 //! rein's own, and selene globals, from the modules' declarations.
 
-use super::declare::{NativeModule, NativeModules};
+use super::module::{NativeModule, NativeModules};
 use crate::lua::api::stubs::doc_lines;
 
 /// `rein.<module> = {}` and a stub per function, for every module.
@@ -62,7 +62,7 @@ pub fn selene_globals(natives: &NativeModules) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::declare::NativeFunction;
+    use super::super::module::NativeFunction;
     use super::*;
 
     #[test]

@@ -12,6 +12,7 @@
 
 mod lines;
 mod messages;
+mod reader;
 mod ready;
 mod writer;
 
@@ -75,7 +76,7 @@ impl LineTransport {
         let writer = Writer::task(outgoing, output);
         let (messages, received) = mpsc::channel(QUEUED_BATCHES);
         let parser = Parser::new(limit, queue.clone());
-        tokio::spawn(lines::read_async(input, Splitter::new(limit), parser, messages));
+        tokio::spawn(reader::read_async(input, Splitter::new(limit), parser, messages));
         LineTransport {
             input: received,
             batch: VecDeque::new(),
@@ -97,7 +98,7 @@ impl LineTransport {
         let spotter = cancels.clone();
         std::thread::Builder::new()
             .name("rein-stdin".to_string())
-            .spawn(move || lines::read_blocking(ready::Input::stdin(), splitter, parser, &spotter, messages))?;
+            .spawn(move || reader::read_blocking(ready::Input::stdin(), splitter, parser, &spotter, messages))?;
         Ok(LineTransport {
             input: received,
             batch: VecDeque::new(),

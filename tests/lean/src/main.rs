@@ -60,7 +60,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let listener: rein::Listener = std::sync::Arc::new(move |_: &rein::Event| {
         counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     });
-    let report = host.run_recipe_showing("greet", json!({}), None, false, listener)?;
+    let _listening = host.listen(listener);
+    let report = host.run_recipe("greet", json!({}), rein::RecipeOptions::default())?;
     if report.status != rein::RunStatus::Succeeded {
         return Err(format!("recipe greet did not succeed: {}", report.to_markdown()).into());
     }

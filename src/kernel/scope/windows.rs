@@ -1,12 +1,12 @@
 //! The scope on Windows: requested paths are read as Windows reads them
-//! (`platform::windows_paths`, table-tested on every OS), links and junctions are followed by
+//! (`scope::windows_paths`, table-tested on every OS), links and junctions are followed by
 //! asking the disk, and every real path is the verbatim form (`\\?\C:\...`) that Windows opens
 //! without rewriting. Type-checked in CI, not run (README "Platforms").
 
 use std::path::{Path, PathBuf};
 
-use super::{PathClass, ResolvedPath, ScopeError};
-use crate::kernel::platform::windows_paths::{self, Refused, Root, WinPath};
+use super::windows_paths::{self, Refused, Root, WinPath};
+use super::{ResolvedPath, ScopeError};
 
 /// `path` (already absolute: canonicalized, or built by `resolve`) as a WinPath.
 pub fn win(path: &Path) -> Result<WinPath, Refused> {
@@ -78,14 +78,6 @@ pub fn absolute_home(home: &Path) -> Result<PathBuf, ScopeError> {
     let parsed = windows_paths::parse(&long.to_string_lossy(), &base).map_err(refused)?;
     let real = windows_paths::resolve_links(&parsed, &link_of).map_err(refused)?;
     Ok(PathBuf::from(real.verbatim()))
-}
-
-pub fn classify(workspace: &Path, home: &Path, real: &Path) -> PathClass {
-    match (win(workspace), win(home), win(real)) {
-        (Ok(ws), Ok(home), Ok(real)) => windows_paths::classify(&ws, &home, &real),
-        // A path rein cannot read as Windows does is never inside anything.
-        _ => PathClass::Outside,
-    }
 }
 
 /// Relative to the workspace with `/` (as agents write paths), else the familiar `C:\...`.

@@ -2,12 +2,8 @@
 //! reaches a log, a journal, an error, a rule or a result, and scrubbed from what the program
 //! prints.
 
-use crate::kernel::secrets::Secrets;
-
-pub const REDACTED: &str = "***";
-
-/// Flags whose next argument is a secret.
-const SECRET_FLAGS: [&str; 4] = ["-keyPwd", "-keystorePwd", "-issuerKeyPwd", "-issuerKeystorePwd"];
+use super::scrub::{scrub_values, Secrets, REDACTED};
+use super::signing::PASSWORD_FLAGS;
 
 /// A command line with its secrets found once: what may be shown, and what to scrub.
 #[derive(Debug, Clone)]
@@ -35,7 +31,7 @@ impl Redacted {
                 hide_next = false;
                 continue;
             }
-            hide_next = SECRET_FLAGS.contains(&arg.as_str());
+            hide_next = PASSWORD_FLAGS.contains(&arg.as_str());
             shown.push(arg.clone());
         }
         let line = std::iter::once(program).chain(shown.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
@@ -69,10 +65,7 @@ impl Redacted {
 
     /// Removes every secret value from `text` (output of a program that echoed its arguments).
     pub fn scrub(&self, text: &str) -> String {
-        self.secrets
-            .iter()
-            .filter(|s| s.len() >= 3)
-            .fold(text.to_string(), |acc, secret| acc.replace(secret.as_str(), REDACTED))
+        scrub_values(text, &self.secrets)
     }
 }
 
@@ -90,5 +83,23 @@ mod tests {
         assert_eq!(redacted.args[2], REDACTED);
         assert_eq!(redacted.scrub("bad password s3cret! for 0000001BAD"), "bad password *** for ***");
         assert_eq!(redacted.rule_args(), ["sign-app", "-keyPwd", "*", "-inFile", "a.hap", "-keystorePwd", "*"]);
+    }
+
+    /// A password that contains the other (`-keyPwd pass -keystorePwd password`) is scrubbed
+    /// whole from output, not as `***word`.
+    #[test]
+    fn a_password_containing_another_is_scrubbed_whole() {
+        let args: Vec<String> = ["sign-app", "-keyPwd", "pass", "-keystorePwd", "password"].map(String::from).to_vec();
+        let redacted = Redacted::new("hap-sign-tool", &args);
+        assert_eq!(redacted.scrub("keystore password was password"), "keystore *** was ***");
+    }
+
+    /// Every flag hap-sign-tool takes a password with is hidden: the one list signing reads.
+    #[test]
+    fn every_password_flag_hides_its_value() {
+        for flag in PASSWORD_FLAGS {
+            let args: Vec<String> = ["sign-profile", flag, "s3cret"].map(String::from).to_vec();
+            assert_eq!(Redacted::new("hap-sign-tool", &args).args[2], REDACTED, "{flag}");
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The call a piece of Lua runs for. Every top-level call, nested `rein.tool` call and recipe
-//! step runs its Lua inside the scope of its own [`Call`]; the natives read it from there.
-//! The scope follows the future that polls the Lua (a task-local), so concurrent
+//! step runs its Lua as part of its own [`Call`]; the natives read it from here. The current
+//! call follows the future that polls the Lua (a task-local), so concurrent
 //! `rein.parallel` branches and nested calls each see their own call, whatever order they
 //! run and end in.
 
@@ -25,8 +25,8 @@ pub fn within_sync<R>(call: Call, f: impl FnOnce() -> R) -> R {
 
 /// The call the running Lua belongs to, for a native about to act: once the call is cancelled
 /// nothing more is done for it (CANCELLED; the budget stops the script at its next check).
-pub fn current() -> Result<Call, Failure> {
-    let call = current_even_if_cancelled()?;
+pub fn get() -> Result<Call, Failure> {
+    let call = get_even_if_cancelled()?;
     if call.is_cancelled() {
         return Err(Failure::new(Code::Cancelled, "the call was cancelled by its caller; nothing more is done for it"));
     }
@@ -34,7 +34,7 @@ pub fn current() -> Result<Call, Failure> {
 }
 
 /// The call the running Lua belongs to, cancelled or not (to scrub what a script logs).
-pub fn current_even_if_cancelled() -> Result<Call, Failure> {
+pub fn get_even_if_cancelled() -> Result<Call, Failure> {
     CALL.try_with(Call::clone).map_err(|_| {
         Failure::new(
             Code::LuaError,

@@ -7,11 +7,20 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
-use super::process::redact::REDACTED;
+/// What stands where a secret would show.
+pub const REDACTED: &str = "***";
 
 /// Shorter values are not scrubbed: replacing every `1` in a text would hide nothing and ruin
 /// the text (a tool should not accept a one-character secret anyway).
 const MIN_LEN: usize = 3;
+
+/// `text` with every one of `values` replaced by [`REDACTED`], longest first (so a secret that
+/// contains another is replaced whole), except values too short to scrub.
+pub fn scrub_values<'v>(text: &str, values: impl IntoIterator<Item = &'v String>) -> String {
+    let mut values: Vec<&String> = values.into_iter().filter(|v| v.len() >= MIN_LEN).collect();
+    values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+    values.iter().fold(text.to_string(), |acc, secret| acc.replace(secret.as_str(), REDACTED))
+}
 
 #[derive(Debug, Default)]
 pub struct Secrets {
@@ -41,8 +50,7 @@ impl Secrets {
 
     /// `text` with every secret value replaced by `***`.
     pub fn scrub(&self, text: &str) -> String {
-        let values = self.values.lock().unwrap_or_else(|e| e.into_inner());
-        values.iter().fold(text.to_string(), |acc, secret| acc.replace(secret.as_str(), REDACTED))
+        scrub_values(text, self.values.lock().unwrap_or_else(|e| e.into_inner()).iter())
     }
 
     /// Scrubs every string in `value`, keys included.

@@ -17,7 +17,8 @@
 
 use std::collections::VecDeque;
 
-use crate::kernel::scope::PathClass;
+use super::protected::{self, same_name};
+use super::PathClass;
 
 /// Symlink and junction hops allowed while resolving one path (as on Unix).
 const MAX_LINK_HOPS: usize = 40;
@@ -98,35 +99,6 @@ impl WinPath {
             Some(rest) => WinPath { root: base.root.clone(), parts: base.parts.iter().chain(rest).cloned().collect() },
             None => self.clone(),
         }
-    }
-}
-
-/// Whether two names may be the same name to the filesystem, folding every letter (for
-/// protected names, home and policy: a wider match only makes a path stricter). Besides case
-/// (NTFS, APFS), macOS compares names normalized (APFS, HFS+: `é` is `e` and U+0301), and
-/// HFS+ ignores some invisible code points (the list git checks for, utf8.c `next_hfs_char`).
-pub fn same_name(a: &str, b: &str) -> bool {
-    // Every path of every call is compared: ASCII names (nearly all) are their own NFD, hold
-    // no ignored code point and fold to ASCII, so they need none of the work below. A
-    // non-ASCII name may still fold to ASCII (`ı` to `I`, `K` to `K`): it takes the long way.
-    if a.is_ascii() && b.is_ascii() {
-        return a.eq_ignore_ascii_case(b);
-    }
-    use unicode_normalization::UnicodeNormalization;
-    let folded = |s: &str| s.nfd().filter(|c| !is_hfs_ignored(*c)).map(fold).collect::<Vec<char>>();
-    folded(a) == folded(b)
-}
-
-/// Code points HFS+ leaves out when it compares names (git, utf8.c `next_hfs_char`).
-fn is_hfs_ignored(c: char) -> bool {
-    matches!(c, '\u{200c}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{206a}'..='\u{206f}' | '\u{feff}')
-}
-
-fn fold(c: char) -> char {
-    let mut upper = c.to_uppercase();
-    match (upper.next(), upper.next()) {
-        (Some(u), None) => u,
-        _ => c,
     }
 }
 
@@ -338,22 +310,15 @@ fn is_device(name: &str) -> bool {
     (head == "COM" || head == "LPT") && stem.chars().count() == 4 && digit
 }
 
-/// The class of `real` (resolved), as `Scope::classify` decides on Unix: `.rein` at the
-/// workspace root and `.git` anywhere in it are protected, `rein.toml`/`rein.lock` at its root
-/// are policy, in any case; home beats workspace.
+/// The class of `real` (resolved), as `Scope::classify` decides on Unix: the protected names
+/// table first (`.rein` at the workspace root and `.git` anywhere in it are protected,
+/// `rein.toml`/`rein.lock` at its root are policy, in any case), then home beats workspace.
 pub fn classify(workspace: &WinPath, home: &WinPath, real: &WinPath) -> PathClass {
     // The stricter classes fold every letter, so a workspace or home spelled with letters
     // beyond ASCII (`C:\Users\José`) in another case keeps its class; only the looser
     // Workspace class needs the narrow match.
-    if let Some(rest) = strip_prefix_folded(real, workspace) {
-        if rest.first().is_some_and(|first| same_name(first, ".rein")) || rest.iter().any(|p| same_name(p, ".git")) {
-            return PathClass::Protected;
-        }
-        if let [only] = rest {
-            if same_name(only, "rein.toml") || same_name(only, "rein.lock") {
-                return PathClass::Policy;
-            }
-        }
+    if let Some(class) = strip_prefix_folded(real, workspace).and_then(protected::class_of) {
+        return class;
     }
     if strip_prefix_folded(real, home).is_some() {
         return PathClass::Home;

@@ -26,8 +26,9 @@ use crate::error::Code;
 const SIGNER: &str = "hap-sign-tool";
 /// hap-sign-tool methods that open a keystore.
 const SIGNING_METHODS: [&str; 2] = ["sign-app", "sign-profile"];
-/// Every hap-sign-tool flag whose value is a password.
-const PASSWORD_FLAGS: [&str; 4] = ["-keyPwd", "-keystorePwd", "-issuerKeyPwd", "-issuerKeystorePwd"];
+/// Every hap-sign-tool flag whose value is a password: the kernel refuses ciphertext there and
+/// fills two of them itself, and `redact` hides the value after each.
+pub const PASSWORD_FLAGS: [&str; 4] = ["-keyPwd", "-keystorePwd", "-issuerKeyPwd", "-issuerKeystorePwd"];
 
 /// Which environment variables hold one signing config's plaintext passwords.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

@@ -7,17 +7,22 @@ use serde::{Deserialize, Serialize};
 
 use super::PackError;
 use crate::kernel::files::read::read_optional_text;
+use crate::kernel::scope::protected::LOCK_FILE;
 
+/// A pack as rein.lock pins it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LockedPack {
+    /// The pack's name (kebab-case); its tools are `<name>.<tool>`.
     pub name: String,
+    /// Its version (semver), as its pack.toml says.
     pub version: String,
     /// A path or a git URL, as given to `rein pack add`.
     pub source: String,
     /// The full commit id for git sources; absent for a directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
+    /// The content hash of its files (see `rein pack verify`).
     pub sha256: String,
 }
 
@@ -30,8 +35,8 @@ pub struct Lock {
 
 impl Lock {
     pub fn load(workspace: &Path) -> Result<Lock, PackError> {
-        let path = workspace.join("rein.lock");
-        match read_optional_text(&path).map_err(|e| PackError::read(&path, e))? {
+        let path = workspace.join(LOCK_FILE);
+        match read_optional_text(&path).map_err(|source| PackError::ReadLock { path: path.clone(), source })? {
             None => Ok(Lock::default()),
             Some(text) => Lock::parse(&text),
         }

@@ -1,231 +1,60 @@
-//! Where a path really points, and which class of place that is. Every kernel operation
-//! resolves its path here first; the approval policy decides on the class.
+//! The scope on Unix (Linux, macOS): requested paths are made absolute from the workspace,
+//! `.` and `..` are resolved by text, then every symlink along the way is followed by asking
+//! the disk, through parts that do not exist yet and dangling links too.
 
-#[cfg(not(windows))]
+use std::borrow::Cow;
 use std::collections::VecDeque;
-#[cfg(not(windows))]
 use std::ffi::OsString;
-#[cfg(not(windows))]
-use std::path::Component;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use super::protected::{self, same_name};
+use super::{PathClass, ResolvedPath, ScopeError};
 
-#[cfg(not(windows))]
 /// Symlink hops allowed while resolving one path (the same bound as Linux's ELOOP).
 const MAX_SYMLINK_HOPS: usize = 40;
 
-#[cfg(not(windows))]
-/// The folder of the workspace that belongs to rein, not to the agent.
-const REIN_DIR: &str = ".rein";
-#[cfg(not(windows))]
-/// git's folder, wherever it is in the workspace (a nested repository's too).
-const GIT_DIR: &str = ".git";
-#[cfg(not(windows))]
-/// The project's policy files, at the workspace root.
-const POLICY_FILES: [&str; 2] = ["rein.toml", "rein.lock"];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PathClass {
-    Workspace,
-    Home,
-    Outside,
-    Protected,
-    /// rein.toml or rein.lock at the workspace root.
-    Policy,
+/// Resolves `requested` against `workspace` (relative paths start there) and classifies it.
+pub fn resolve(workspace: &Path, home: &Path, requested: &str) -> Result<ResolvedPath, ScopeError> {
+    let lexical = normalize_lexically(&absolute(Path::new(requested), workspace));
+    let real = resolve_real(&lexical)?;
+    let class = classify(workspace, home, &real);
+    Ok(ResolvedPath { requested: requested.to_string(), real, class })
 }
 
-impl PathClass {
-    pub fn describe(self) -> &'static str {
-        match self {
-            PathClass::Workspace => "inside the workspace",
-            PathClass::Home => "inside rein's home (its config and approvals)",
-            PathClass::Outside => "outside the workspace",
-            PathClass::Protected => "inside a .git/ folder or .rein/ of the workspace",
-            PathClass::Policy => "the project's policy file (rein.toml or rein.lock)",
-        }
+/// `home` made absolute (from the current folder) with its links followed.
+pub fn absolute_home(home: &Path) -> Result<PathBuf, ScopeError> {
+    resolve_real(&normalize_lexically(&absolute(home, &std::env::current_dir().unwrap_or_else(|_| "/".into()))))
+}
+
+/// Protected and Policy (the table in `protected`) beat Home beats Workspace: a home inside
+/// the workspace is still home.
+///
+/// The stricter classes compare names without case: macOS's default APFS (like Windows
+/// shares, or casefolded ext4) ignores it, so `.GIT` is git's folder there, `REIN.TOML` the
+/// policy file, and a workspace or home named in another case the same folder. On a
+/// case-sensitive disk this only makes an odd name stricter.
+pub fn classify(workspace: &Path, home: &Path, real: &Path) -> PathClass {
+    if let Some(class) = parts_after_folded(real, workspace).and_then(|rest| protected::class_of(&rest)) {
+        return class;
     }
+    if parts_after_folded(real, home).is_some() {
+        return PathClass::Home;
+    }
+    if real.starts_with(workspace) {
+        return PathClass::Workspace;
+    }
+    PathClass::Outside
 }
 
-/// Reading or writing a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Access {
-    /// Reading (listing a folder too).
-    Read,
-    /// Writing (creating, editing, making a folder).
-    Write,
-}
-
-impl Access {
-    /// `"read"` or `"write"`.
-    pub fn verb(self) -> &'static str {
-        match self {
-            Access::Read => "read",
-            Access::Write => "write",
-        }
+/// Relative to the workspace when inside it, else the whole path.
+pub fn display(workspace: &Path, real: &Path) -> String {
+    match real.strip_prefix(workspace) {
+        Ok(rest) if rest.as_os_str().is_empty() => ".".to_string(),
+        Ok(rest) => rest.to_string_lossy().into_owned(),
+        Err(_) => real.to_string_lossy().into_owned(),
     }
 }
 
-/// Why a path cannot be resolved.
-#[derive(Debug, thiserror::Error)]
-pub enum ScopeError {
-    #[error("path is empty; give a file path relative to the workspace")]
-    Empty,
-    #[error("path {shown:?} contains a NUL byte; remove it")]
-    NulByte { shown: String },
-    #[error("{path} has too many levels of symbolic links; fix the link cycle")]
-    LinkLoop { path: String },
-    #[error("cannot read the link {path}: {source}")]
-    ReadLink {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("workspace {path} cannot be used ({source}); pass --workspace with an existing directory")]
-    Workspace {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("workspace {path} is not a directory; pass --workspace with a project directory")]
-    WorkspaceNotADirectory { path: String },
-    /// A path the OS would read differently from the check (Windows: `kernel::platform::windows_paths`).
-    #[error("{why}")]
-    Refused { why: String },
-}
-
-/// A path after resolution: `real` has no `.`/`..` and no symlinks in any existing part.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResolvedPath {
-    /// What the caller asked for, as given.
-    pub requested: String,
-    pub real: PathBuf,
-    pub class: PathClass,
-}
-
-impl ResolvedPath {
-    /// How the path is shown to callers: relative to the workspace when inside it.
-    pub fn display(&self, scope: &Scope) -> String {
-        scope.display(&self.real)
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct Scope {
-    workspace: PathBuf,
-    home: PathBuf,
-}
-
-impl Scope {
-    /// `workspace` must exist; `home` may not exist yet.
-    pub fn new(workspace: &Path, home: &Path) -> Result<Scope, ScopeError> {
-        let workspace = std::fs::canonicalize(workspace)
-            .map_err(|source| ScopeError::Workspace { path: workspace.display().to_string(), source })?;
-        if !workspace.is_dir() {
-            return Err(ScopeError::WorkspaceNotADirectory { path: workspace.display().to_string() });
-        }
-        #[cfg(windows)]
-        let home = windows::absolute_home(home)?;
-        #[cfg(not(windows))]
-        let home = resolve_real(&normalize_lexically(&absolute(
-            home,
-            &std::env::current_dir().unwrap_or_else(|_| "/".into()),
-        )))?;
-        Ok(Scope { workspace, home })
-    }
-
-    pub fn workspace(&self) -> &Path {
-        &self.workspace
-    }
-
-    pub fn home(&self) -> &Path {
-        &self.home
-    }
-
-    /// Resolves `requested` (relative paths start at the workspace, never at the process's
-    /// current directory) and classifies where it really points.
-    pub fn resolve(&self, requested: &str) -> Result<ResolvedPath, ScopeError> {
-        if requested.is_empty() {
-            return Err(ScopeError::Empty);
-        }
-        if requested.contains('\0') {
-            return Err(ScopeError::NulByte { shown: requested.replace('\0', "\\0") });
-        }
-        self.resolve_checked(requested)
-    }
-
-    #[cfg(windows)]
-    fn resolve_checked(&self, requested: &str) -> Result<ResolvedPath, ScopeError> {
-        windows::resolve(&self.workspace, &self.home, requested)
-    }
-
-    #[cfg(not(windows))]
-    fn resolve_checked(&self, requested: &str) -> Result<ResolvedPath, ScopeError> {
-        let lexical = normalize_lexically(&absolute(Path::new(requested), &self.workspace));
-        let real = resolve_real(&lexical)?;
-        let class = self.classify(&real);
-        Ok(ResolvedPath { requested: requested.to_string(), real, class })
-    }
-
-    /// Protected and Policy beat Home beats Workspace: a home inside the workspace is still
-    /// home.
-    #[cfg(windows)]
-    pub fn classify(&self, real: &Path) -> PathClass {
-        windows::classify(&self.workspace, &self.home, real)
-    }
-
-    /// Protected and Policy beat Home beats Workspace: a home inside the workspace is still
-    /// home.
-    ///
-    /// The stricter classes compare names without case: macOS's default APFS (like Windows
-    /// shares, or casefolded ext4) ignores it, so `.GIT` is git's folder there, `REIN.TOML`
-    /// the policy file, and a workspace or home named in another case the same folder. On a
-    /// case-sensitive disk this only makes an odd name stricter.
-    #[cfg(not(windows))]
-    pub fn classify(&self, real: &Path) -> PathClass {
-        if let Some(parts) = parts_after_folded(real, &self.workspace) {
-            if parts.first().is_some_and(|first| same_folded(first, REIN_DIR))
-                || parts.iter().any(|p| same_folded(p, GIT_DIR))
-            {
-                return PathClass::Protected;
-            }
-            if let [only] = parts.as_slice() {
-                if POLICY_FILES.iter().any(|f| same_folded(only, f)) {
-                    return PathClass::Policy;
-                }
-            }
-        }
-        if parts_after_folded(real, &self.home).is_some() {
-            return PathClass::Home;
-        }
-        if real.starts_with(&self.workspace) {
-            return PathClass::Workspace;
-        }
-        PathClass::Outside
-    }
-
-    #[cfg(windows)]
-    pub fn display(&self, real: &Path) -> String {
-        windows::display(&self.workspace, real)
-    }
-
-    #[cfg(not(windows))]
-    pub fn display(&self, real: &Path) -> String {
-        match real.strip_prefix(&self.workspace) {
-            Ok(rest) if rest.as_os_str().is_empty() => ".".to_string(),
-            Ok(rest) => rest.to_string_lossy().into_owned(),
-            Err(_) => real.to_string_lossy().into_owned(),
-        }
-    }
-}
-
-#[cfg(windows)]
-#[path = "scope_windows.rs"]
-mod windows;
-
-#[cfg(not(windows))]
 fn absolute(path: &Path, base: &Path) -> PathBuf {
     if path.is_absolute() {
         path.to_path_buf()
@@ -234,9 +63,8 @@ fn absolute(path: &Path, base: &Path) -> PathBuf {
     }
 }
 
-#[cfg(not(windows))]
 /// Removes `.` and resolves `..` by text alone; `..` never climbs above `/`.
-pub fn normalize_lexically(path: &Path) -> PathBuf {
+fn normalize_lexically(path: &Path) -> PathBuf {
     let mut out = PathBuf::from("/");
     for component in path.components() {
         match component {
@@ -250,7 +78,6 @@ pub fn normalize_lexically(path: &Path) -> PathBuf {
     out
 }
 
-#[cfg(not(windows))]
 /// Follows every symlink along `path` (which must be absolute and lexically normal), like
 /// realpath, but also through parts that do not exist yet and through dangling links, so a
 /// link to a missing file outside the workspace still resolves to outside.
@@ -288,19 +115,12 @@ fn resolve_real(path: &Path) -> Result<PathBuf, ScopeError> {
     Ok(out)
 }
 
-/// Whether `a` is the name `b` on a disk that ignores case (every letter folds).
-#[cfg(not(windows))]
-fn same_folded(a: &std::ffi::OsStr, b: &str) -> bool {
-    crate::kernel::platform::windows_paths::same_name(&a.to_string_lossy(), b)
-}
-
 /// The names of `path` after `base` when it is `base` or inside it, compared without case.
-#[cfg(not(windows))]
-fn parts_after_folded<'a>(path: &'a Path, base: &Path) -> Option<Vec<&'a std::ffi::OsStr>> {
+fn parts_after_folded<'a>(path: &'a Path, base: &Path) -> Option<Vec<Cow<'a, str>>> {
     let mut path_parts = path.components();
     for base_part in base.components() {
         let same = match (base_part, path_parts.next()?) {
-            (Component::Normal(b), Component::Normal(p)) => same_folded(p, &b.to_string_lossy()),
+            (Component::Normal(b), Component::Normal(p)) => same_name(&p.to_string_lossy(), &b.to_string_lossy()),
             (b, p) => b == p,
         };
         if !same {
@@ -310,14 +130,13 @@ fn parts_after_folded<'a>(path: &'a Path, base: &Path) -> Option<Vec<&'a std::ff
     Some(
         path_parts
             .filter_map(|c| match c {
-                Component::Normal(name) => Some(name),
+                Component::Normal(name) => Some(name.to_string_lossy()),
                 _ => None,
             })
             .collect(),
     )
 }
 
-#[cfg(not(windows))]
 fn normal_parts(path: &Path) -> impl Iterator<Item = OsString> + '_ {
     path.components().filter_map(|c| match c {
         Component::Normal(name) => Some(name.to_os_string()),
@@ -325,7 +144,6 @@ fn normal_parts(path: &Path) -> impl Iterator<Item = OsString> + '_ {
     })
 }
 
-#[cfg(not(windows))]
 /// A link target's parts, keeping `..` so they are applied against the real parent.
 fn link_parts(target: &Path) -> Vec<OsString> {
     target
@@ -339,10 +157,11 @@ fn link_parts(target: &Path) -> Vec<OsString> {
 }
 
 // Unix only: these make symlinks with std::os::unix. The Windows rules are tables on every OS
-// (kernel/platform/windows_paths_tests.rs).
+// (kernel/scope/windows_paths_tests.rs).
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use crate::kernel::scope::Scope;
     use std::os::unix::fs::symlink;
 
     struct Fixture {

@@ -1,0 +1,153 @@
+//! Where a path really points, and which class of place that is. Every kernel operation
+//! resolves its path here first; the approval policy decides on the class.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub mod protected;
+#[cfg(not(windows))]
+mod unix;
+#[cfg(windows)]
+mod windows;
+// Pure functions, compiled everywhere so their tables run on every OS; only Windows uses them.
+#[cfg_attr(not(windows), allow(dead_code))]
+pub mod windows_paths;
+
+#[cfg(not(windows))]
+use unix as os;
+#[cfg(windows)]
+use windows as os;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PathClass {
+    Workspace,
+    Home,
+    Outside,
+    Protected,
+    /// rein.toml or rein.lock at the workspace root.
+    Policy,
+}
+
+impl PathClass {
+    pub fn describe(self) -> &'static str {
+        match self {
+            PathClass::Workspace => "inside the workspace",
+            PathClass::Home => "inside rein's home (its config and approvals)",
+            PathClass::Outside => "outside the workspace",
+            PathClass::Protected => "inside a .git/ folder or .rein/ of the workspace",
+            PathClass::Policy => "the project's policy file (rein.toml or rein.lock)",
+        }
+    }
+}
+
+/// Reading or writing a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    /// Reading (listing a folder too).
+    Read,
+    /// Writing (creating, editing, making a folder).
+    Write,
+}
+
+impl Access {
+    /// `"read"` or `"write"`.
+    pub fn verb(self) -> &'static str {
+        match self {
+            Access::Read => "read",
+            Access::Write => "write",
+        }
+    }
+}
+
+/// Why a path cannot be resolved.
+#[derive(Debug, thiserror::Error)]
+pub enum ScopeError {
+    #[error("path is empty; give a file path relative to the workspace")]
+    Empty,
+    #[error("path {shown:?} contains a NUL byte; remove it")]
+    NulByte { shown: String },
+    #[error("{path} has too many levels of symbolic links; fix the link cycle")]
+    LinkLoop { path: String },
+    #[error("cannot read the link {path}: {source}")]
+    ReadLink {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("workspace {path} cannot be used ({source}); pass --workspace with an existing directory")]
+    Workspace {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("workspace {path} is not a directory; pass --workspace with a project directory")]
+    WorkspaceNotADirectory { path: String },
+    /// A path the OS would read differently from the check (Windows: `kernel::scope::windows_paths`).
+    #[error("{why}")]
+    Refused { why: String },
+}
+
+/// A path after resolution: `real` has no `.`/`..` and no symlinks in any existing part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedPath {
+    /// What the caller asked for, as given.
+    pub requested: String,
+    pub real: PathBuf,
+    pub class: PathClass,
+}
+
+impl ResolvedPath {
+    /// How the path is shown to callers: relative to the workspace when inside it.
+    pub fn display(&self, scope: &Scope) -> String {
+        scope.display(&self.real)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Scope {
+    workspace: PathBuf,
+    home: PathBuf,
+}
+
+impl Scope {
+    /// `workspace` must exist; `home` may not exist yet.
+    pub fn new(workspace: &Path, home: &Path) -> Result<Scope, ScopeError> {
+        let workspace = std::fs::canonicalize(workspace)
+            .map_err(|source| ScopeError::Workspace { path: workspace.display().to_string(), source })?;
+        if !workspace.is_dir() {
+            return Err(ScopeError::WorkspaceNotADirectory { path: workspace.display().to_string() });
+        }
+        let home = os::absolute_home(home)?;
+        Ok(Scope { workspace, home })
+    }
+
+    pub fn workspace(&self) -> &Path {
+        &self.workspace
+    }
+
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
+    /// Resolves `requested` (relative paths start at the workspace, never at the process's
+    /// current directory) and classifies where it really points: Protected and Policy (the
+    /// table in `protected`) beat Home beats Workspace, so a home inside the workspace is
+    /// still home.
+    pub fn resolve(&self, requested: &str) -> Result<ResolvedPath, ScopeError> {
+        if requested.is_empty() {
+            return Err(ScopeError::Empty);
+        }
+        if requested.contains('\0') {
+            return Err(ScopeError::NulByte { shown: requested.replace('\0', "\\0") });
+        }
+        os::resolve(&self.workspace, &self.home, requested)
+    }
+
+    /// How `real` is shown to callers: relative to the workspace when inside it.
+    pub fn display(&self, real: &Path) -> String {
+        os::display(&self.workspace, real)
+    }
+}

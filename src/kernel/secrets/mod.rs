@@ -1,0 +1,13 @@
+//! Secrets: what rein must never show, and the signing passwords it fills in itself.
+//!
+//! - `scrub`: the values a call must never show ([`Secrets`]), scrubbed from everything that
+//!   leaves rein on the call's behalf
+//! - `redact`: secrets out of command lines and program output
+//! - `signing`: hap-sign-tool's password flags (the one list), and the signing passwords the
+//!   kernel fills in from the environment a person named
+
+pub mod redact;
+pub mod scrub;
+pub mod signing;
+
+pub use scrub::Secrets;
