@@ -355,6 +355,7 @@ fn make_blocking(fd: &std::os::fd::OwnedFd) {
 }
 
 #[test]
+// Linux only: pipe2 with O_NONBLOCK (a non-blocking pipe has no Windows counterpart for a child's stdio).
 #[cfg(target_os = "linux")]
 fn stdin_and_stdout_left_non_blocking_by_the_client_still_serve_every_call() {
     let ws = Workspace::new();

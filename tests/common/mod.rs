@@ -377,8 +377,8 @@ pub fn pin_local_pack(ws: &Workspace, name: &str, source: &Path) {
     ws.file(
         "rein.lock",
         format!(
-            "[[pack]]\nname = \"{name}\"\nversion = \"1.0.0\"\nsource = \"{}\"\nsha256 = \"{sha}\"\n",
-            source.display()
+            "[[pack]]\nname = \"{name}\"\nversion = \"1.0.0\"\nsource = {}\nsha256 = \"{sha}\"\n",
+            toml_path(source)
         ),
     );
     approve_policy(ws);
@@ -387,6 +387,14 @@ pub fn pin_local_pack(ws: &Workspace, name: &str, source: &Path) {
 /// Plays the person who reviews the project's policy files at a terminal and approves them as
 /// they are (`rein approvals policy`), as after hand-editing rein.toml or rein.lock.
 pub fn approve_policy(ws: &Workspace) {
+    if cfg!(windows) {
+        // No `script` there: the person's yes comes through the library, as an embedder's own
+        // interface would give it.
+        let host = rein::Host::builder().workspace(&ws.ws).home(&ws.home).build().expect("a host to review the policy");
+        let review = host.policy_review().expect("the policy review");
+        host.approve_policy(&review).expect("approving the policy files");
+        return;
+    }
     let command =
         format!("{REIN} --workspace {} --home {} --json approvals policy", ws.ws.display(), ws.home.display());
     let screen = in_terminal(&command, "yes\n");
