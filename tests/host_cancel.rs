@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{toml_path, Workspace};
+use crate::common::Workspace;
 use rein::{CancellationToken, Host};
 
 /// Far beyond what any test here waits: only the cancel can stop these calls in time.
@@ -101,7 +101,8 @@ fn sleeping_hdc(ws: &Workspace) -> String {
     std::fs::create_dir_all(hdc.parent().unwrap()).unwrap();
     std::fs::write(&hdc, format!("#!/bin/sh\nexec sleep {marker}\n")).unwrap();
     std::fs::set_permissions(&hdc, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::write(ws.home.join("config.toml"), format!("[toolchain]\nhdc = {}\n", toml_path(&hdc))).unwrap();
+    std::fs::write(ws.home.join("config.toml"), format!("[toolchain]\nhdc = {}\n", crate::common::toml_path(&hdc)))
+        .unwrap();
     marker
 }
 

@@ -1,7 +1,7 @@
 //! The journal records every decision and side effect, keeps the old content of replaced
 //! files, and never holds a secret.
 
-use crate::common::{run_json, sha256_hex, toml_path, Workspace};
+use crate::common::{sha256_hex, Workspace};
 use serde_json::{json, Value};
 
 fn entries(ws: &Workspace) -> Vec<Value> {
@@ -49,6 +49,7 @@ fn refusals_are_journaled_too() {
 #[cfg(unix)]
 #[test]
 fn spawns_are_journaled_without_secrets() {
+    use crate::common::{run_json, toml_path};
     let ws = Workspace::new();
     let bin = ws.root.join("bin");
     std::fs::create_dir_all(&bin).unwrap();

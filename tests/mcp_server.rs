@@ -4,15 +4,15 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::lab::{fakes_path, lab};
 use crate::common::{Workspace, REIN};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest, ElicitRequestParams,
-    ElicitResult, ElicitationAction, ErrorData, Implementation, ProgressNotificationParam, Request,
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ErrorData, Implementation, ProgressNotificationParam,
 };
-use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext, RunningService};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{json, Value};
@@ -423,11 +423,13 @@ async fn cancelling_a_tool_call_stops_its_program() {
     lab.scenario(json!({"hvigorw": {"sleep_ms": 600000}}));
     let session = connect(&lab.ws, &[], &fake_toolchain(&lab.ws.root), Person::Absent).await;
     let params = CallToolRequestParams::new("hvigor_build").with_arguments(Default::default());
-    let request = ClientRequest::CallToolRequest(Request::new(params));
-    let handle =
-        within("sending the call", session.client.send_cancellable_request(request, PeerRequestOptions::no_options()))
-            .await
-            .expect("the request is sent");
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(params));
+    let handle = within(
+        "sending the call",
+        session.client.send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options()),
+    )
+    .await
+    .expect("the request is sent");
     let hvigorw = hvigorw_pid(&lab.state.join("calls.log")).await;
     within("cancelling", handle.cancel(Some("changed my mind".into()))).await.expect("cancel sent");
     assert!(gone(hvigorw).await, "hvigorw {hvigorw} survived the cancellation");
@@ -443,11 +445,13 @@ async fn cancelling_a_recipe_stops_its_build_and_still_writes_the_report() {
     lab.scenario(json!({"hvigorw": {"sleep_ms": 600000}}));
     let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab.ws.root), Person::Absent).await;
     let params = CallToolRequestParams::new("recipe_build_verify").with_arguments(Default::default());
-    let request = ClientRequest::CallToolRequest(Request::new(params));
-    let handle =
-        within("sending the call", session.client.send_cancellable_request(request, PeerRequestOptions::no_options()))
-            .await
-            .expect("the request is sent");
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(params));
+    let handle = within(
+        "sending the call",
+        session.client.send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options()),
+    )
+    .await
+    .expect("the request is sent");
     let heard = session
         .progress_until("the build step's start and its build", |heard| {
             heard.iter().any(|p| p.message.as_deref() == Some("[1/1] build started"))
@@ -474,7 +478,7 @@ async fn cancelling_a_recipe_stops_its_build_and_still_writes_the_report() {
 /// The pid of the first hvigorw the fakes logged, once it has started.
 #[cfg(unix)]
 async fn hvigorw_pid(calls: &Path) -> i32 {
-    let until = Instant::now() + WAIT;
+    let until = std::time::Instant::now() + WAIT;
     loop {
         let text = std::fs::read_to_string(calls).unwrap_or_default();
         let pid = text
@@ -485,7 +489,7 @@ async fn hvigorw_pid(calls: &Path) -> i32 {
         if let Some(pid) = pid {
             return pid as i32;
         }
-        assert!(Instant::now() < until, "hvigorw never started ({})", calls.display());
+        assert!(std::time::Instant::now() < until, "hvigorw never started ({})", calls.display());
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -493,7 +497,7 @@ async fn hvigorw_pid(calls: &Path) -> i32 {
 /// The report of the one run under `runs`, once it is written with status "cancelled".
 #[cfg(unix)]
 async fn cancelled_report(runs: &Path) -> Value {
-    let until = Instant::now() + WAIT;
+    let until = std::time::Instant::now() + WAIT;
     loop {
         let reports: Vec<Value> = std::fs::read_dir(runs)
             .into_iter()
@@ -505,7 +509,7 @@ async fn cancelled_report(runs: &Path) -> Value {
         if let Some(report) = reports.iter().find(|r| r["status"] == "cancelled") {
             return report.clone();
         }
-        assert!(Instant::now() < until, "no cancelled report under {} (found {reports:?})", runs.display());
+        assert!(std::time::Instant::now() < until, "no cancelled report under {} (found {reports:?})", runs.display());
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -518,8 +522,8 @@ fn alive(pid: i32) -> bool {
 
 #[cfg(unix)]
 async fn gone(pid: i32) -> bool {
-    let until = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < until {
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while std::time::Instant::now() < until {
         let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
         if !alive(pid) || status.contains("State:\tZ") {
             return true;

@@ -370,7 +370,6 @@ pub fn copy_dir(from: &Path, to: &Path) {
 /// Pins the pack folder `source` (a `pack.toml` naming `name` at version 1.0.0) in the
 /// workspace's rein.lock and installs it into home by hand, as `rein pack add` would, then
 /// approves the policy files as a person would.
-#[cfg(unix)]
 pub fn pin_local_pack(ws: &Workspace, name: &str, source: &Path) {
     let sha = rein::packs::hash::content_hash(source).unwrap();
     copy_dir(source, &ws.home.join("packs").join(name).join(&sha));
