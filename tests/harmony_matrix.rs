@@ -6,10 +6,7 @@ use crate::common::lab::{lab, step};
 use serde_json::json;
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn three_devices_with_expect_log_and_reinstall_one_unauthorized() {
     let lab = lab();
     lab.devices(json!([{"key": "D1"}, {"key": "D2"}, {"key": "U1", "status": "Unauthorized"}]));
@@ -54,10 +51,7 @@ fn three_devices_with_expect_log_and_reinstall_one_unauthorized() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn every_device_passing_is_one_verified_run_with_each_launch_as_evidence() {
     let lab = lab();
     lab.devices(json!([{"key": "D1"}, {"key": "D2"}]));

@@ -10,10 +10,7 @@ const SIGNED: &str = "entry/build/default/outputs/default/entry-default-signed.h
 const UNSIGNED: &str = "entry/build/default/outputs/default/entry-default-unsigned.hap";
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn project_info_reads_the_json5_files() {
     let lab = lab();
     let info = lab.ok(&[], "project_info", json!({}));
@@ -25,10 +22,7 @@ fn project_info_reads_the_json5_files() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_build_returns_its_haps_and_runs_the_documented_command() {
     let lab = lab();
     let result = lab.build();
@@ -42,10 +36,7 @@ fn a_build_returns_its_haps_and_runs_the_documented_command() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn arkts_errors_come_back_structured_in_both_formats() {
     for format in ["new", "old"] {
         let lab = lab();
@@ -64,10 +55,7 @@ fn arkts_errors_come_back_structured_in_both_formats() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn each_build_failure_class_is_recognised() {
     for (fail, class) in [
         ("sdk_home", "sdk_home"),
@@ -85,10 +73,7 @@ fn each_build_failure_class_is_recognised() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_build_that_exits_zero_without_success_still_fails() {
     let lab = lab();
     lab.scenario(json!({"hvigorw": {"fail": "unknown", "exit_code": 0}}));
@@ -96,10 +81,7 @@ fn a_build_that_exits_zero_without_success_still_fails() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn device_list_reports_none_one_and_unauthorized() {
     let lab = lab();
     assert_eq!(lab.ok(&[], "device_list", json!({}))["devices"], json!([]));
@@ -112,10 +94,7 @@ fn device_list_reports_none_one_and_unauthorized() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn install_needs_approval_headless_and_succeeds_with_yes() {
     let lab = lab();
     lab.one_device();
@@ -128,10 +107,7 @@ fn install_needs_approval_headless_and_succeeds_with_yes() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn every_install_failure_is_reported_with_its_code_and_remedy_though_hdc_exits_zero() {
     let codes = [9568320, 9568322, 9568332, 9568263, 9568289, 9568297, 9568305, 9568347, 9568257];
     let lab = lab();
@@ -151,10 +127,7 @@ fn every_install_failure_is_reported_with_its_code_and_remedy_though_hdc_exits_z
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn real_install_failures_come_from_device_state() {
     let lab = lab();
     lab.one_device();
@@ -174,10 +147,7 @@ fn real_install_failures_come_from_device_state() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn hdc_fail_lines_are_device_errors_with_a_fix() {
     let lab = lab();
     lab.build();
@@ -195,10 +165,7 @@ fn hdc_fail_lines_are_device_errors_with_a_fix() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn launch_uses_project_defaults_and_proves_the_new_process() {
     let lab = lab();
     lab.one_device();
@@ -224,10 +191,7 @@ fn launch_uses_project_defaults_and_proves_the_new_process() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn launch_failures_carry_the_aa_code() {
     let lab = lab();
     lab.one_device();
@@ -238,10 +202,7 @@ fn launch_failures_carry_the_aa_code() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn screenshots_land_in_the_workspace() {
     let lab = lab();
     lab.one_device();
@@ -255,10 +216,7 @@ fn screenshots_land_in_the_workspace() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn doctor_finds_the_toolchain_on_path_with_versions() {
     let lab = lab();
     let mut cmd = lab.ws.command(&["doctor"]);
@@ -286,10 +244,7 @@ fn doctor_finds_the_toolchain_on_path_with_versions() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn doctor_says_what_is_missing_and_how_to_fix_it() {
     let lab = lab();
     let mut cmd = lab.ws.command(&["doctor"]);
@@ -316,10 +271,7 @@ fn doctor_says_what_is_missing_and_how_to_fix_it() {
 
 #[cfg(unix)]
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn doctor_shows_every_candidate_and_what_local_properties_names_without_running_it() {
     let lab = lab();
     // A real hdc where local.properties points: shown, and still not used.

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crate::common::lab::{fakes_path, lab};
 use crate::common::{Workspace, REIN};
+use rein::kernel::files::names::shown;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
     ElicitationAction, ErrorData, Implementation, ProgressNotificationParam,
@@ -310,7 +311,7 @@ async fn with_elicitation_the_person_decides() {
     assert_eq!(std::fs::read(&outside).unwrap(), b"approved\n");
     let questions = session.questions.lock().unwrap().clone();
     assert_eq!(questions.len(), 1, "{questions:?}");
-    assert!(questions[0].contains(&outside.display().to_string()), "the question names the path: {questions:?}");
+    assert!(questions[0].contains(&shown(&outside)), "the question names the path: {questions:?}");
     session.close().await;
 
     // "Always, this session": the same write again is not asked about again.
@@ -334,10 +335,7 @@ async fn with_elicitation_the_person_decides() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 async fn a_recipe_reports_progress_per_step_and_returns_its_report() {
     let lab = lab();
     let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab.ws.root), Person::Absent).await;
@@ -367,10 +365,7 @@ async fn a_recipe_reports_progress_per_step_and_returns_its_report() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 async fn a_recipe_asks_the_person_before_installing_and_launching() {
     let lab = lab();
     lab.one_device();
@@ -390,10 +385,7 @@ async fn a_recipe_asks_the_person_before_installing_and_launching() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 async fn a_failed_recipe_returns_the_arkts_errors_with_their_locations() {
     let lab = lab();
     let page = "entry/src/main/ets/pages/Index.ets";
@@ -652,6 +644,7 @@ async fn edits_need_a_read_in_this_connection_and_fail_on_a_stale_read() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 async fn a_build_call_reports_its_programs_as_progress() {
     let lab = lab();
     let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab.ws.root), Person::Absent).await;

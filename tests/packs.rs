@@ -101,10 +101,7 @@ fn pack_cli(ws: &Workspace, args: &str, answer: &str) -> String {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "plays the person at a terminal through util-linux `script` (a pseudo-terminal Windows has not)"
-)]
+#[cfg_attr(windows, ignore = "plays the person at a terminal through util-linux `script`, which Windows has not")]
 fn add_shows_permissions_needs_a_person_and_writes_the_lock() {
     let ws = Workspace::new();
     let source = pack_source(&ws, MANIFEST);
@@ -125,10 +122,7 @@ fn add_shows_permissions_needs_a_person_and_writes_the_lock() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "plays the person at a terminal through util-linux `script` (a pseudo-terminal Windows has not)"
-)]
+#[cfg_attr(windows, ignore = "plays the person at a terminal through util-linux `script`, which Windows has not")]
 fn update_moves_the_lock_and_remove_drops_the_pack() {
     let ws = Workspace::new();
     let source = pack_source(&ws, MANIFEST);
@@ -220,10 +214,7 @@ fn a_pack_may_run_only_what_it_declared() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "plays the person at a terminal through util-linux `script` (a pseudo-terminal Windows has not)"
-)]
+#[cfg_attr(windows, ignore = "plays the person at a terminal through util-linux `script`, which Windows has not")]
 fn a_pack_from_a_local_git_repository_is_pinned_to_its_commit() {
     let ws = Workspace::new();
     let repo = pack_source(&ws, MANIFEST);
@@ -249,10 +240,7 @@ fn a_pack_from_a_local_git_repository_is_pinned_to_its_commit() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "plays the person at a terminal through util-linux `script` (a pseudo-terminal Windows has not)"
-)]
+#[cfg_attr(windows, ignore = "plays the person at a terminal through util-linux `script`, which Windows has not")]
 fn a_failed_install_leaves_nothing_behind() {
     let ws = Workspace::new();
     let source = pack_source(&ws, MANIFEST);
@@ -285,10 +273,7 @@ fn special_files_in_a_pack_are_refused() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "plays the person at a terminal through util-linux `script` (a pseudo-terminal Windows has not)"
-)]
+#[cfg_attr(windows, ignore = "plays the person at a terminal through util-linux `script`, which Windows has not")]
 fn the_example_pack_installs_and_its_tool_and_recipe_load() {
     let ws = Workspace::new();
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/packs/device-lab");
@@ -317,8 +302,20 @@ fn hot_reload_serves_an_updated_pack_when_rein_lock_moves() {
     let _watcher = host.watch(move |outcome| tx.send(outcome).unwrap()).unwrap();
     std::fs::write(source.join("prelude/words.lua"), "return { hello = 'updated pack' }").unwrap();
     install(&ws, &source);
-    let outcome = rx.recv_timeout(std::time::Duration::from_secs(5)).expect("a reload after rein.lock moved");
-    assert!(outcome.applied, "{outcome:?}");
+    // The watcher watches the workspace, not the approvals in home: a reload that ran before
+    // the person's yes kept the old pack, and only the next change of rein.lock brings the new
+    // one in. Written again (the same text), it is a change after the yes in any order.
+    let lock = std::fs::read(ws.path("rein.lock")).unwrap();
+    std::fs::write(ws.path("rein.lock"), lock).unwrap();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let outcome = loop {
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        let outcome = rx.recv_timeout(left).expect("a reload that applies the moved rein.lock");
+        if outcome.applied {
+            break outcome;
+        }
+    };
+    assert!(outcome.files.contains(&"rein.lock".to_string()), "{outcome:?}");
     assert_eq!(host.call("team-kit.greet", json!({})).unwrap(), json!({"text": "updated pack"}));
 }
 
@@ -365,10 +362,7 @@ fn a_pack_recipe_is_held_to_the_pack_permissions_too() {
 /// The person reads the pack's permissions; meanwhile the pack's folder gains one. What is
 /// installed and locked is what they read.
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "plays the person at a terminal through util-linux `script` (a pseudo-terminal Windows has not)"
-)]
+#[cfg_attr(windows, ignore = "plays the person at a terminal through util-linux `script`, which Windows has not")]
 fn a_pack_changed_while_the_person_reads_installs_as_shown() {
     let ws = Workspace::new();
     let source = pack_source(&ws, MANIFEST);

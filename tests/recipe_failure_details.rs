@@ -6,10 +6,7 @@ use crate::common::lab::lab;
 use serde_json::json;
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_failed_build_lists_its_arkts_errors_everywhere() {
     let lab = lab();
     lab.one_device();
@@ -47,10 +44,7 @@ fn a_failed_build_lists_its_arkts_errors_everywhere() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "drives the fake toolchain (tests/fakes: sh and Python scripts), which Windows cannot run until the fakes are Rust"
-)]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_failed_install_carries_its_code_message_and_remedy() {
     let lab = lab();
     lab.one_device();

@@ -400,6 +400,27 @@ pub fn approve_policy(ws: &Workspace) {
     assert!(screen.contains("\"ok\":true"), "approving the policy files: {screen}");
 }
 
+/// Whether these tests run under Wine (its ntdll exports `wine_get_version`), for the few
+/// tests Wine cannot judge; each says so when it skips.
+#[cfg(windows)]
+pub fn under_wine() -> bool {
+    #[link(name = "kernel32")]
+    extern "system" {
+        fn GetModuleHandleA(name: *const u8) -> *mut std::ffi::c_void;
+        fn GetProcAddress(module: *mut std::ffi::c_void, name: *const u8) -> *mut std::ffi::c_void;
+    }
+    // SAFETY: NUL-terminated names; ntdll is loaded in every Windows process.
+    unsafe {
+        let ntdll = GetModuleHandleA(c"ntdll.dll".as_ptr().cast());
+        !ntdll.is_null() && !GetProcAddress(ntdll, c"wine_get_version".as_ptr().cast()).is_null()
+    }
+}
+
+#[cfg(not(windows))]
+pub fn under_wine() -> bool {
+    false
+}
+
 /// `path` as a TOML string, quoted and escaped: the `\` of a Windows path would otherwise
 /// start an escape.
 pub fn toml_path(path: &Path) -> String {

@@ -219,6 +219,14 @@ mod tests {
     fn a_file_another_handle_holds_open_is_replaced() {
         use std::io::Read;
         let dir = tempfile::tempdir().unwrap();
+        if !crate::kernel::platform::rename_windows::has_posix_rename(dir.path()) {
+            // Without it (Wine 8, Windows before 10 1709, FAT) a handle held for the whole
+            // write blocks it; the test below shows the bounded retry instead.
+            eprintln!(
+                "SKIPPED a_file_another_handle_holds_open_is_replaced: this system renames without POSIX semantics"
+            );
+            return;
+        }
         let p = dir.path().join("held.txt");
         std::fs::write(&p, b"old").unwrap();
         let mut held = File::open(&p).unwrap();
@@ -228,6 +236,25 @@ mod tests {
         held.read_to_string(&mut seen).unwrap();
         assert_eq!(seen, "old", "the open handle still reads the file it opened");
         drop(held);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temp debris");
+    }
+
+    /// Where Windows renames without POSIX semantics (Wine 8 too), a replace that a short-lived
+    /// handle blocks (a reader, an indexer) goes through once the handle closes.
+    #[cfg(windows)]
+    #[test]
+    fn a_replace_a_short_lived_handle_blocks_goes_through_once_it_closes() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("busy.txt");
+        std::fs::write(&p, b"old").unwrap();
+        let held = File::open(&p).unwrap();
+        let reader = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            drop(held);
+        });
+        assert!(!write_atomic(&p, "busy.txt", b"new").unwrap());
+        reader.join().unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temp debris");
     }
 

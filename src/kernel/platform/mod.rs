@@ -26,7 +26,7 @@ pub mod keep;
 pub mod lock;
 pub mod perms;
 #[cfg(windows)]
-mod rename_windows;
+pub(crate) mod rename_windows;
 pub mod signals;
 pub mod strategy;
 #[cfg(unix)]

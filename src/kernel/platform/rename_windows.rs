@@ -115,6 +115,19 @@ fn set_attributes(path: &[u16], attributes: u32) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Whether this Windows and the disk under `dir` rename with POSIX semantics (Windows 10 1709
+/// and later on NTFS; not Wine 8, whose NtSetInformationFile answers FileRenameInformationEx
+/// with STATUS_NOT_IMPLEMENTED). For tests that need it.
+#[cfg(test)]
+pub(crate) fn has_posix_rename(dir: &Path) -> bool {
+    let (from, to) = (dir.join(".posix-rename-probe.a"), dir.join(".posix-rename-probe.b"));
+    std::fs::write(&from, b"").and_then(|()| std::fs::write(&to, b"")).expect("probe files");
+    let supported = !posix_rename(&from, &to).is_err_and(|e| unsupported(&e));
+    let _ = std::fs::remove_file(&from);
+    let _ = std::fs::remove_file(&to);
+    supported
+}
+
 /// The rename class or one of its flags is not supported here.
 fn unsupported(e: &std::io::Error) -> bool {
     [ERROR_INVALID_PARAMETER, ERROR_NOT_SUPPORTED, ERROR_INVALID_FUNCTION].contains(&os_code(e))
