@@ -65,13 +65,16 @@ pub enum Code {
     IoError,
     /// The caller stopped the operation (cancellation, or a callback that failed).
     Cancelled,
+    /// `HDC_SERVER_NOT_RUNNING`: no hdc server answers on its port, and rein never lets a
+    /// program start one (`details.port`, `details.fix`).
+    HdcServerNotRunning,
     /// A code a tool raised for itself (`rein.error("BUILD_FAILED", ...)`).
     Tool(String),
 }
 
 impl Code {
     /// Every code rein itself produces.
-    pub const STABLE: [Code; 27] = [
+    pub const STABLE: [Code; 28] = [
         Code::InvalidArgs,
         Code::ToolNotFound,
         Code::FileNotFound,
@@ -99,6 +102,7 @@ impl Code {
         Code::InvalidConfig,
         Code::IoError,
         Code::Cancelled,
+        Code::HdcServerNotRunning,
     ];
 
     /// The code's text, as JSON output and the journal carry it: `"OLD_STRING_NOT_UNIQUE"`.
@@ -131,6 +135,7 @@ impl Code {
             Code::InvalidConfig => "INVALID_CONFIG",
             Code::IoError => "IO_ERROR",
             Code::Cancelled => "CANCELLED",
+            Code::HdcServerNotRunning => "HDC_SERVER_NOT_RUNNING",
             Code::Tool(code) => code,
         }
     }

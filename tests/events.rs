@@ -8,10 +8,7 @@ use serde_json::{json, Value};
 
 use crate::common::lab::fake;
 use crate::common::{toml_path, Workspace};
-use rein::kernel::events::{Ended, RunStatus, StepStatus};
-use rein::kernel::policy::{Answer, ApprovalRequest, Approver, Asked, DecidedBy};
-use rein::kernel::{Event, EventKind};
-use rein::Code;
+use rein::{Answer, ApprovalRequest, Approver, Asked, Code, DecidedBy, Ended, Event, EventKind, RunStatus, StepStatus};
 
 /// Answers yes once and remembers what it was asked, as an IDE's own dialog would.
 #[derive(Default)]
@@ -126,7 +123,7 @@ fn a_call_listener_hears_only_its_own_call_and_who_refused() {
     );
     let host = rein::Host::builder().workspace(&ws.ws).home(&ws.home).build().unwrap();
     let everything = host.subscribe();
-    let heard = |call: rein::kernel::Call| {
+    let heard = |call: rein::Call| {
         let (tx, rx) = std::sync::mpsc::channel();
         let call = call.with_listener(Arc::new(move |e: &Event| tx.send(e.clone()).unwrap()));
         (call, rx)

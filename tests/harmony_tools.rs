@@ -222,6 +222,7 @@ fn doctor_finds_the_toolchain_on_path_with_versions() {
     let mut cmd = lab.ws.command(&["doctor"]);
     cmd.env("PATH", fakes_path())
         .env("TMPDIR", lab.ws.root.join("tmp"))
+        .env(crate::common::lab::STATE_VAR, &lab.state)
         .env_remove("DEVECO_SDK_HOME")
         .env_remove("OHOS_BASE_SDK_HOME");
     let (status, out) = run_json(&mut cmd, None);

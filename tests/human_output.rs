@@ -7,7 +7,7 @@ use std::process::Command;
 
 use serde_json::json;
 
-use crate::common::lab::{fakes_path, lab, Lab, KEY};
+use crate::common::lab::{fakes_path, lab, Lab, KEY, STATE_VAR};
 use crate::common::{human, in_terminal, rein_json, Workspace, REIN};
 
 fn assert_no_json(what: &str, text: &str) {
@@ -20,7 +20,10 @@ fn assert_no_json(what: &str, text: &str) {
 /// `rein ARGS` as a person runs it in the lab (fakes on PATH), without `--json`.
 fn lab_human(lab: &Lab, args: &[&str]) -> (i32, String, String) {
     let mut cmd = lab.ws.human_command(args);
-    cmd.env("PATH", fakes_path()).env("TMPDIR", lab.ws.root.join("tmp")).env_remove("DEVECO_SDK_HOME");
+    cmd.env("PATH", fakes_path())
+        .env("TMPDIR", lab.ws.root.join("tmp"))
+        .env(STATE_VAR, &lab.state)
+        .env_remove("DEVECO_SDK_HOME");
     human(&mut cmd)
 }
 

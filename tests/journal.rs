@@ -53,7 +53,9 @@ fn spawns_are_journaled_without_secrets() {
     let ws = Workspace::new();
     let bin = ws.root.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
-    std::fs::write(bin.join("java"), "#!/bin/sh\necho \"signing with $*\"\nexit 0\n").unwrap();
+    // Prints what its argument file holds, as java reads it (the kernel runs `java @FILE`).
+    std::fs::write(bin.join("java"), "#!/bin/sh\necho \"signing with $(cat \"${1#@}\" | tr '\\n' ' ')\"\nexit 0\n")
+        .unwrap();
     std::fs::set_permissions(bin.join("java"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     std::fs::write(bin.join("hap-sign-tool.jar"), "").unwrap();
     std::fs::write(
@@ -82,5 +84,5 @@ fn spawns_are_journaled_without_secrets() {
     assert_eq!(spawn["target"], json!("hap-sign-tool sign-app -inFile a.hap -keyPwd *** -keystorePwd ***"));
     assert_eq!(spawn["exit_code"], json!(0));
     let (_, parsed) = run_json(&mut ws.command(&["call", "sign"]), None);
-    assert!(parsed["result"]["stdout"].as_str().unwrap().contains("-keyPwd ***"));
+    assert!(parsed["result"]["stdout"].as_str().unwrap().contains("\"-keyPwd\" \"***\""), "{parsed}");
 }

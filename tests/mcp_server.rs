@@ -108,6 +108,7 @@ pub(crate) async fn connect_serving(
     let mut cmd = tokio::process::Command::new(REIN);
     cmd.arg("--workspace").arg(&ws.ws).arg("--home").arg(&ws.home).args(flags).arg("serve").args(serve_flags);
     cmd.env_remove("REIN_HOME").env_remove("DEVECO_SDK_HOME");
+    cmd.env("OHOS_HDC_SERVER_PORT", crate::common::hdc_server_port().to_string());
     for (name, value) in env {
         cmd.env(name, value);
     }
@@ -120,9 +121,13 @@ pub(crate) async fn connect_serving(
     Session { client, questions, progress, events }
 }
 
-/// The fakes first on PATH, and TMPDIR pointing them at the lab's state.
+/// The fakes first on PATH, and `REIN_FAKE_STATE` pointing them at the lab's state.
 fn fake_toolchain(root: &Path) -> Vec<(&'static str, PathBuf)> {
-    vec![("PATH", PathBuf::from(fakes_path())), ("TMPDIR", root.join("tmp"))]
+    vec![
+        ("PATH", PathBuf::from(fakes_path())),
+        ("TMPDIR", root.join("tmp")),
+        (crate::common::lab::STATE_VAR, root.join("fake-state")),
+    ]
 }
 
 pub(crate) async fn within<F: std::future::Future>(what: &str, future: F) -> F::Output {

@@ -7,9 +7,7 @@ use serde_json::{json, Value};
 
 use crate::common::Workspace;
 use crate::events::fake_hdc_workspace;
-use rein::kernel::policy::DecidedBy;
-use rein::kernel::EventKind;
-use rein::Code;
+use rein::{Code, DecidedBy, EventKind};
 use rein::{NativeFunction, NativeModule};
 
 /// `rein.ide.save(path, text)`: writes through the kernel, as the call it serves.

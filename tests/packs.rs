@@ -302,21 +302,51 @@ fn hot_reload_serves_an_updated_pack_when_rein_lock_moves() {
     let _watcher = host.watch(move |outcome| tx.send(outcome).unwrap()).unwrap();
     std::fs::write(source.join("prelude/words.lua"), "return { hello = 'updated pack' }").unwrap();
     install(&ws, &source);
-    // The watcher watches the workspace, not the approvals in home: a reload that ran before
-    // the person's yes kept the old pack, and only the next change of rein.lock brings the new
-    // one in. Written again (the same text), it is a change after the yes in any order.
-    let lock = std::fs::read(ws.path("rein.lock")).unwrap();
-    std::fs::write(ws.path("rein.lock"), lock).unwrap();
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let outcome = loop {
-        let left = until.saturating_duration_since(std::time::Instant::now());
-        let outcome = rx.recv_timeout(left).expect("a reload that applies the moved rein.lock");
-        if outcome.applied {
-            break outcome;
-        }
-    };
-    assert!(outcome.files.contains(&"rein.lock".to_string()), "{outcome:?}");
+    // The lock is written, then approved: a reload may come between the two, serving nothing
+    // new yet (the moved entry waits for a person); the one after the approval serves it.
+    let applied = first_applied(&rx).expect("a reload serving the moved rein.lock");
+    assert!(applied.loaded.contains(&"rein.lock".to_string()), "{applied:?}");
     assert_eq!(host.call("team-kit.greet", json!({})).unwrap(), json!({"text": "updated pack"}));
+}
+
+/// The first reload that served something, within 10 s.
+fn first_applied(rx: &std::sync::mpsc::Receiver<rein::ReloadOutcome>) -> Option<rein::ReloadOutcome> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while let Ok(outcome) = rx.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now())) {
+        if outcome.applied {
+            return Some(outcome);
+        }
+    }
+    None
+}
+
+/// An agent moves rein.lock; the running server serves nothing new until a person approves
+/// it in another process (`rein approvals policy`), and then at once, without another edit.
+#[test]
+fn approving_rein_lock_elsewhere_is_served_by_a_running_host() {
+    let ws = Workspace::new();
+    let source = pack_source(&ws, MANIFEST);
+    install(&ws, &source);
+    let host = std::sync::Arc::new(rein::Host::builder().workspace(&ws.ws).home(&ws.home).build().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let _watcher = host.watch(move |outcome| tx.send(outcome).unwrap()).unwrap();
+    std::fs::write(source.join("prelude/words.lua"), "return { hello = 'approved later' }").unwrap();
+    let sha = content_hash(&source).unwrap();
+    crate::common::copy_dir(&source, &ws.home.join("packs/team-kit").join(&sha));
+    ws.file(
+        "rein.lock",
+        format!(
+            "[[pack]]\nname = \"team-kit\"\nversion = \"1.0.0\"\nsource = {}\nsha256 = \"{sha}\"\n",
+            toml_path(&source)
+        ),
+    );
+    let unapproved = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("a reload after rein.lock moved");
+    assert!(!unapproved.applied, "an unapproved lock serves nothing new: {unapproved:?}");
+    assert_eq!(host.call("team-kit.greet", json!({})).unwrap(), json!({"text": "hello from the pack"}));
+    crate::common::approve_policy(&ws);
+    let applied = first_applied(&rx).expect("a reload once a person approved the lock");
+    assert!(applied.loaded.contains(&"rein.lock".to_string()), "{applied:?}");
+    assert_eq!(host.call("team-kit.greet", json!({})).unwrap(), json!({"text": "approved later"}));
 }
 
 #[test]

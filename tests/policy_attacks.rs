@@ -17,17 +17,21 @@ fn recording_program(ws: &Workspace, name: &str) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let path = ws.root.join("bin").join(name);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let log = ws.root.join("calls.txt");
+    std::fs::create_dir_all(ws.root.join("record")).unwrap();
+    let log = ws.root.join("record/calls.txt");
     std::fs::write(&path, format!("#!/bin/sh\necho \"$*\" >> '{}'\necho \"$*\"\n", log.display())).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     path
 }
 
 fn calls(ws: &Workspace) -> String {
-    std::fs::read_to_string(ws.root.join("calls.txt")).unwrap_or_default()
+    std::fs::read_to_string(ws.root.join("record/calls.txt")).unwrap_or_default()
 }
 
+/// Home config.toml: `text`, and the recording program's log folder writable to programs.
 fn home_config(ws: &Workspace, text: &str) {
+    let record = ws.root.join("record");
+    let text = format!("{text}\n[spawn]\nwritable = [\"{}\"]\n", record.display());
     std::fs::write(ws.home.join("config.toml"), text).unwrap();
 }
 
@@ -84,7 +88,7 @@ fn device_commands_outside_the_allow_list_never_run_even_with_yes() {
     let out = run(&ws, &[], "hdc", &["-s", "10.0.0.5:8710", "list", "targets"]);
     assert_eq!(out["error"]["code"], json!("APPROVAL_REQUIRED"), "a remote hdc server asks: {out}");
     assert_eq!(run(&ws, &[], "hdc", &["shell", "hilog", "-x", "-T", "testTag"])["ok"], json!(true));
-    assert_eq!(calls(&ws), "shell hilog -x -T testTag\n");
+    assert_eq!(calls(&ws), "-p shell hilog -x -T testTag\n", "the one allowed command ran, with -p first");
 }
 
 #[test]

@@ -19,7 +19,11 @@ fn setup(hdc_body: &str) -> Workspace {
     let ws = Workspace::new();
     let bin = ws.root.join("bin");
     script(&bin.join("hdc"), hdc_body);
-    script(&bin.join("java"), "echo \"java $*\"; echo \"err $*\" >&2");
+    // Prints its command line, then what an argument file it was given holds (as java reads it).
+    script(
+        &bin.join("java"),
+        "echo \"java $*\"; echo \"err $*\" >&2; for a in \"$@\"; do case $a in @*) cat \"${a#@}\";; esac; done",
+    );
     std::fs::write(bin.join("hap-sign-tool.jar"), "").unwrap();
     std::fs::write(
         ws.home.join("config.toml"),
@@ -144,7 +148,9 @@ fn signing_passwords_never_appear_in_output_or_errors() {
     let (status, out) = call_run(&ws, "hap-sign-tool", &args);
     assert_eq!(status, 0, "{out}");
     let text = out.to_string();
-    assert!(text.contains("-jar"), "runs java -jar: {text}");
+    let stdout = out["result"]["stdout"].as_str().unwrap();
+    assert!(stdout.starts_with("java @"), "java's command line is only its argument file: {text}");
+    assert!(stdout.contains("\"-jar\""), "which holds -jar and the rest: {text}");
     assert!(!text.contains("hunter22") && !text.contains("pw-0042"), "{text}");
     let outside = ["sign-app", "-inFile", "/etc/passwd", "-keyPwd", "hunter22"];
     let (_, out) = call_run(&ws, "hap-sign-tool", &outside);

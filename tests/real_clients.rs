@@ -5,9 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::common::{Workspace, REIN};
+use crate::mcp_run_reports::failed_run;
 use crate::mcp_sessions::team_kit;
 
 const INSTALL: &str = "install the MCP clients with `bash .ci/clients` (CI does it in .ci/run)";
@@ -75,4 +76,38 @@ fn the_mcp_inspector_cli_sets_the_log_level_lists_and_calls() {
     let called = inspector(&ws, &["--method", "tools/call", "--tool-name", "team_kit__greet"]);
     assert_eq!(called["structuredContent"]["text"], "from the kit", "{called}");
     assert_eq!(called["isError"], false, "{called}");
+}
+
+#[test]
+fn the_python_sdk_reads_why_a_recipe_failed() {
+    let python = client("REIN_TEST_PYTHON", "venv/bin/python");
+    let ws = Workspace::new();
+    let run_id = failed_run(&ws);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/python_run_reports.py");
+    let out = Command::new(python)
+        .arg(script)
+        .args([REIN, ws.ws.to_str().unwrap(), ws.home.to_str().unwrap(), &run_id])
+        .env_remove("REIN_HOME")
+        .output()
+        .expect("run the Python SDK client");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("ok ")).count(), 9, "{stdout}");
+}
+
+#[test]
+fn the_mcp_inspector_cli_reads_a_run_report_as_a_resource_and_through_the_tool() {
+    let ws = Workspace::new();
+    let run_id = failed_run(&ws);
+    let uri = format!("rein://runs/{run_id}/report.md");
+    let listed = inspector(&ws, &["--method", "resources/list"]);
+    let uris: Vec<&str> = listed["resources"].as_array().unwrap().iter().filter_map(|r| r["uri"].as_str()).collect();
+    assert!(uris.contains(&uri.as_str()), "{listed}");
+    let read = inspector(&ws, &["--method", "resources/read", "--uri", &uri]);
+    let markdown = read["contents"][0]["text"].as_str().unwrap_or_default();
+    assert!(markdown.contains("BUILD_FAILED") && markdown.contains("declare REIN_X before using it"), "{read}");
+    let called = inspector(&ws, &["--method", "tools/call", "--tool-name", "run_reports", "--tool-arg", "run_id=last"]);
+    assert_eq!(called["isError"], false, "{called}");
+    assert_eq!(called["structuredContent"]["run_id"], json!(run_id), "{called}");
+    assert_eq!(called["content"][0]["text"].as_str(), Some(markdown), "the tool and the resource agree");
 }

@@ -18,6 +18,9 @@ mod concurrent_edits;
 // Not on Windows: Landlock confines programs on Linux only; its programs are sh and bash scripts.
 #[cfg(unix)]
 mod confinement;
+// Not on Windows: confinement beyond files (a keeper process, seccomp, sessions) is Linux's.
+#[cfg(target_os = "linux")]
+mod containment;
 mod edit_refusals;
 mod edit_round_trips;
 mod events;
@@ -36,9 +39,13 @@ mod lua_api;
 // Not on Windows: ends rein with kill(2) signals and plays the person through `script`.
 #[cfg(unix)]
 mod mcp_cancel;
+mod mcp_run_reports;
 mod mcp_server;
 mod mcp_sessions;
 mod native_modules;
+// Not on Windows: kills writers with SIGKILL and finds them through /proc.
+#[cfg(unix)]
+mod own_files_crash_safety;
 mod packs;
 // Not on Windows: plays the person at a terminal through `script`; its stand-in programs are /bin/sh scripts.
 #[cfg(unix)]
@@ -56,6 +63,9 @@ mod portable;
 // Not on Windows: runs /bin/sh scripts as programs.
 #[cfg(unix)]
 mod proc_api;
+// Not on Windows: what a program can reach (network, sockets, signals) is Linux's confinement.
+#[cfg(target_os = "linux")]
+mod reach;
 mod read_before_edit;
 // Not on Windows: the MCP clients (Python SDK, Inspector CLI) are installed by .ci/clients for Linux and started through bash.
 #[cfg(unix)]

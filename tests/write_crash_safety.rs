@@ -22,14 +22,14 @@ const CONTENT_BYTES: usize = 4 * 1024 * 1024;
 /// Every so many kills, a write runs to completion and must sweep all debris.
 const CLEAN_WRITE_EVERY: u64 = 25;
 /// Bound on any one wait for the writer.
-const WAIT_LIMIT: Duration = Duration::from_secs(30);
-const POLL: Duration = Duration::from_micros(100);
+pub(crate) const WAIT_LIMIT: Duration = Duration::from_secs(30);
+pub(crate) const POLL: Duration = Duration::from_micros(100);
 
 /// splitmix64: small, fast, good enough to spread kill moments.
-struct Prng(u64);
+pub(crate) struct Prng(u64);
 
 impl Prng {
-    fn new(seed: u64) -> Prng {
+    pub(crate) fn new(seed: u64) -> Prng {
         Prng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03)
     }
 
@@ -41,11 +41,11 @@ impl Prng {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n.max(1)
     }
 
-    fn duration_below(&mut self, max: Duration) -> Duration {
+    pub(crate) fn duration_below(&mut self, max: Duration) -> Duration {
         Duration::from_micros(self.below(max.as_micros() as u64 + 1))
     }
 }
@@ -93,7 +93,7 @@ impl Writer<'_> {
     }
 }
 
-fn wait_bounded(child: &mut Child) -> ExitStatus {
+pub(crate) fn wait_bounded(child: &mut Child) -> ExitStatus {
     let started = Instant::now();
     loop {
         if let Some(status) = child.try_wait().expect("try_wait") {

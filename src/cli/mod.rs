@@ -87,6 +87,14 @@ pub fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // No other process of the person (nor one rein runs unconfined) may read rein's memory or
+    // environment, where the signing passwords' variables live: /proc/<pid>/environ and mem
+    // then need CAP_SYS_PTRACE, which no program rein spawns holds (prctl(2) PR_SET_DUMPABLE).
+    // SAFETY: a prctl on this process, before any thread starts.
+    #[cfg(target_os = "linux")]
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
     let args = Cli::parse();
     logging::init(args.verbose);
     ExitCode::from(run(args))

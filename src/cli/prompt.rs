@@ -20,21 +20,15 @@ impl TerminalPrompt {
 
 impl Approver for TerminalPrompt {
     fn answer(&self, request: &ApprovalRequest) -> Answer {
-        let Ok(tty::Terminal { input, output: mut out }) = tty::open() else {
-            return Answer::No;
-        };
         let choices = if !offers_more(request) {
             "[y]es once / [n]o"
         } else {
             "[y]es once / [n]o / [a]lways this session / [p]ersist as a rule"
         };
-        let _ = write!(out, "\nrein wants to {}\n  ({})\nAllow? {choices}: ", request.what, request.why);
-        let _ = out.flush();
-        let mut line = String::new();
-        if BufReader::new(input).read_line(&mut line).is_err() {
-            return Answer::No;
+        match ask(&format!("\nrein wants to {}\n  ({})\nAllow? {choices}: ", request.what, request.why)) {
+            Ok(line) => parse_answer(&line, request),
+            Err(_) => Answer::No,
         }
-        parse_answer(&line, request)
     }
 
     fn name(&self) -> &'static str {
@@ -44,6 +38,20 @@ impl Approver for TerminalPrompt {
     fn is_person(&self) -> bool {
         true
     }
+}
+
+/// Puts `question` on the person's terminal and reads the line typed after it. Whatever was
+/// typed before is discarded first: a keystroke made before the question was shown — or input
+/// that something else put in the terminal's queue — never answers it.
+fn ask(question: &str) -> std::io::Result<String> {
+    let terminal = tty::open()?;
+    terminal.discard_typed_ahead()?;
+    let mut out = &terminal.output;
+    out.write_all(question.as_bytes())?;
+    out.flush()?;
+    let mut line = String::new();
+    BufReader::new(&terminal.input).read_line(&mut line)?;
+    Ok(line)
 }
 
 /// "Always" and "persist" are offered only where anyone may answer and a rule can say so.
@@ -72,11 +80,7 @@ pub fn confirm(question: &str, why_needed: &str) -> Result<(), Failure> {
     if !TerminalPrompt::available() {
         return Err(refused());
     }
-    let tty::Terminal { input, output: mut out } = tty::open().map_err(|_| refused())?;
-    let _ = write!(out, "{question}\nType yes to confirm: ");
-    let _ = out.flush();
-    let mut line = String::new();
-    BufReader::new(input).read_line(&mut line).map_err(|_| refused())?;
+    let line = ask(&format!("{question}\nType yes to confirm: ")).map_err(|_| refused())?;
     if line.trim() == "yes" {
         Ok(())
     } else {

@@ -292,6 +292,8 @@ pub(crate) fn configured_kernel_and_policy(
         pass_env: home_config.spawn.pass_env,
         confine: home_config.spawn.confine,
         signing: SigningSecrets::new(home_config.signing),
+        connect_ports: home_config.spawn.connect_ports,
+        writable: home_config.spawn.writable,
     };
     let kernel = kernel.with_spawn(spawn).with_gate(gate);
     Ok((kernel, policy))

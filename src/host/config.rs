@@ -17,6 +17,10 @@
 //! [spawn]
 //! pass_env = ["OHOS_SIGN_KEY"]   # exact names passed to programs despite looking secret
 //! confine = "auto"               # Landlock confinement: "auto", "require" (refuse without it), "off"
+//! writable = ["/srv/cache"]      # directories every confined program may also write
+//!
+//! [spawn.connect_ports]          # TCP ports a program may connect to besides its own
+//! ohpm = [8081]                  # (hvigorw, ohpm: 80 and 443; hdc: its server's port)
 //!
 //! [signing.default]   # hap-sign-tool passwords for build-profile.json5's signingConfig "default"
 //! keystore_password_env = "OHOS_STORE_PASSWORD"   # variables holding the plaintext; the kernel
@@ -82,6 +86,13 @@ pub struct SpawnConfig {
     /// OS confinement of spawned programs: "auto" (default), "require" or "off".
     #[serde(default)]
     pub confine: ConfineMode,
+    /// More TCP ports a program may connect to (a private registry, a proxy): name → ports.
+    #[serde(default)]
+    pub connect_ports: BTreeMap<String, Vec<u16>>,
+    /// Absolute directories every confined program may write (a shared cache; the test fakes'
+    /// state). Never one that holds your home, rein's home or the workspace.
+    #[serde(default)]
+    pub writable: Vec<PathBuf>,
 }
 
 impl HomeConfig {
@@ -93,6 +104,12 @@ impl HomeConfig {
             Some(text) => {
                 let config: HomeConfig =
                     toml::from_str(&text).map_err(|e| ConfigError::Home { path: path.clone(), why: e.to_string() })?;
+                if let Some(relative) = config.spawn.writable.iter().find(|p| !p.is_absolute()) {
+                    return Err(ConfigError::Home {
+                        path: path.clone(),
+                        why: format!("[spawn] writable: {} is not an absolute path", shown(relative)),
+                    });
+                }
                 for (name, env) in &config.signing {
                     env.check().map_err(|why| ConfigError::Home {
                         path: path.clone(),

@@ -77,9 +77,9 @@ impl Diagnosis {
 }
 
 /// The version argument each program understands (and the policy allows without asking).
+/// hdc prints its version for `-v` itself; `hdc version` asks its server, which may not run.
 fn version_args(program: &str) -> Vec<String> {
     let arg = match program {
-        "hdc" => "version",
         "hvigorw" | "git" => "--version",
         _ => "-v",
     };

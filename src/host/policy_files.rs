@@ -16,8 +16,11 @@ use std::path::{Path, PathBuf};
 use super::config::{ConfigError, ProjectConfig};
 use crate::error::Failure;
 use crate::kernel::digest::sha256_hex;
+use crate::kernel::files::names::shown;
 use crate::kernel::files::read::read_optional_text;
+use crate::kernel::files::write;
 use crate::kernel::scope::protected::{LOCK_FILE, PROJECT_FILE};
+use crate::kernel::KernelError;
 use crate::packs::lockfile::{Lock, LockedPack};
 
 /// What the project's policy is now, and what of its files waits for a person.
@@ -87,19 +90,40 @@ pub fn approve_lock_entries(workspace: &Path, home: &Path, entries: &[LockedPack
     record(workspace, home, LOCK_FILE, Some(&approved_lock.to_toml()))
 }
 
-/// Records `text` (None: the file is gone) as the approved `file` of `workspace`.
+/// Records `text` (None: the file is gone) as the approved `file` of `workspace`. Each file is
+/// replaced atomically and durably: a crash leaves the approval as it was or as it is now,
+/// never a torn copy (which could read as fewer deny rules).
 pub fn record(workspace: &Path, home: &Path, file: &str, text: Option<&str>) -> Result<(), Failure> {
     let store = store(home, workspace);
-    std::fs::create_dir_all(&store).map_err(|e| io(&store, e))?;
-    std::fs::write(store.join("workspace"), workspace.display().to_string()).map_err(|e| io(&store, e))?;
+    std::fs::create_dir_all(&store).map_err(|e| write_failed(&store, e))?;
+    write_atomic(&store.join("workspace"), workspace.display().to_string().as_bytes())?;
     let path = store.join(file);
     match text {
-        Some(text) => std::fs::write(&path, text).map_err(|e| io(&path, e)),
-        None => match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(&path, e)),
-            _ => std::fs::write(store.join(format!("{file}.absent")), "").map_err(|e| io(&path, e)),
-        },
+        Some(text) => write_atomic(&path, text.as_bytes()),
+        // The marker first: a crash between the two leaves the file, which wins over the
+        // marker (the old approval), never a missing file read as "never approved".
+        None => {
+            write_atomic(&store.join(format!("{file}.absent")), b"")?;
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(write_failed(&path, e)),
+                _ => Ok(()),
+            }
+        }
     }
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    match write::write_atomic(path, &shown(path), bytes) {
+        Ok(_) => Ok(()),
+        Err(KernelError::Io { source, .. }) => Err(write_failed(path, source)),
+        Err(other) => Err(other.into()),
+    }
+}
+
+/// Where home keeps what a person approved for `workspace` (watched: an approval made in
+/// another process is served at once).
+pub fn approved_dir(workspace: &Path, home: &Path) -> PathBuf {
+    store(home, workspace)
 }
 
 /// `<home>/policy/<sha256 of the workspace path, 16 hex digits>/`.
@@ -165,6 +189,14 @@ fn settle_lock(approved: &Lock, current: &Lock, pending: &mut Vec<String>) -> Lo
 
 fn io(path: &Path, err: std::io::Error) -> Failure {
     Failure::from(ConfigError::Read { path: path.to_path_buf(), source: err })
+}
+
+/// rein's home could not be written: the OS refused, as for any other file rein writes.
+fn write_failed(path: &Path, err: std::io::Error) -> Failure {
+    Failure::new(
+        crate::error::Code::IoError,
+        format!("cannot write {}: {err}; check that rein's home is writable", shown(path)),
+    )
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
-//! Watching the project's code (`.lua` under tools/, recipes/, prelude/) and rein.lock, and
-//! reloading once after each burst of changes (settle-and-drain, as WezTerm does).
+//! Watching the project's code (`.lua` under tools/, recipes/, prelude/), rein.lock and the
+//! rein.lock a person approved (in home), and reloading once after each burst of changes
+//! (settle-and-drain, as WezTerm does).
 //!
 //! Only content changes count (see `changes`): a file created, written, removed or renamed.
 //! Opening or reading a file is not a change — rein reads every file while it reloads, and
@@ -15,6 +16,7 @@ use super::project_files::{is_code_file, CODE_FOLDERS};
 use super::{Host, ReloadOutcome};
 use crate::error::{Code, Failure};
 use crate::kernel::files::names::relative_name;
+use crate::kernel::files::names::shown;
 use crate::kernel::scope::protected::LOCK_FILE;
 
 /// Quiet time after the last change before reloading (editors write files in bursts).
@@ -36,6 +38,13 @@ impl Host {
         let feed = Arc::new(ChangeFeed::start(tx)?);
         // The root itself, for rein.lock and for code folders created later.
         feed.watch(&root, false)?;
+        // What a person approved, kept in home: approving rein.lock (`rein approvals policy`,
+        // `rein pack …`, another process) changes the packs served as much as editing it.
+        let scope = self.kernel.scope();
+        let approved = super::policy_files::approved_dir(scope.workspace(), scope.home());
+        std::fs::create_dir_all(&approved)
+            .map_err(|e| Failure::new(Code::IoError, format!("cannot create {}: {e}", shown(&approved))))?;
+        feed.watch(&approved, false)?;
         for folder in CODE_FOLDERS.iter().map(|f| root.join(f)).filter(|d| d.is_dir()) {
             feed.watch(&folder, true)?;
         }
@@ -46,7 +55,11 @@ impl Host {
             .name("rein-watch".into())
             .spawn(move || {
                 while let Some(paths) = next_burst(&rx) {
-                    let files = changed_files(&paths, &root, &watching);
+                    let mut files = changed_files(&paths, &root, &watching);
+                    if paths.iter().any(|p| p.parent() == Some(approved.as_path()) && p.ends_with(LOCK_FILE)) {
+                        files.push(LOCK_FILE.to_string());
+                        files.dedup();
+                    }
                     if files.is_empty() {
                         continue;
                     }

@@ -60,6 +60,9 @@ pub enum KernelError {
     #[error("{program} cannot run confined ({why}) and home config.toml says [spawn] confine = \"require\". Run rein on a Linux kernel with Landlock (ABI 3 or newer, Linux 6.2+), or set confine = \"auto\" to run programs unconfined.")]
     Unconfinable { program: String, why: String },
 
+    #[error("no hdc server answers on 127.0.0.1:{port}, and rein never lets a program it runs start one (it would listen on the network and outlive the call). {fix}")]
+    HdcServerNotRunning { port: u16, fix: String },
+
     #[error("{program} was not found: {fix}.")]
     ToolchainNotFound { program: String, tried: Vec<String>, fix: String },
 
@@ -167,6 +170,7 @@ impl KernelError {
             KernelError::ApprovalDenied { .. } => Code::ApprovalDenied,
             KernelError::ProgramNotAllowed { .. } | KernelError::Unconfinable { .. } => Code::ProgramNotAllowed,
             KernelError::ToolchainNotFound { .. } => Code::ToolchainNotFound,
+            KernelError::HdcServerNotRunning { .. } => Code::HdcServerNotRunning,
             KernelError::Timeout { .. } => Code::Timeout,
             KernelError::Stopped { .. } => Code::Cancelled,
             KernelError::SpawnBudget => Code::BudgetExceeded,
@@ -209,6 +213,7 @@ impl KernelError {
             KernelError::ToolchainNotFound { program, tried, fix } => {
                 json!({"program": program, "tried": tried, "fix": fix})
             }
+            KernelError::HdcServerNotRunning { port, fix } => json!({"port": port, "fix": fix}),
             KernelError::Timeout { command, timeout_ms, output, .. } => {
                 json!({"command": command, "timeout_ms": timeout_ms, "output": output})
             }

@@ -31,6 +31,6 @@ pub mod tool;
 
 pub use chunk::{Chunk, Modules};
 pub use limits::Limits;
-pub use native::{NativeCall, NativeFunction, NativeModule};
+pub use native::{NativeCall, NativeFunction, NativeModule, NativeParam};
 pub use runtime::Runtime;
 pub use state::{CallableTool, ToolTable};

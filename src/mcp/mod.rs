@@ -1,5 +1,7 @@
 //! `rein serve`: every tool, and every recipe as `recipe_<name>`, offered to agents over MCP on
-//! stdin/stdout (rmcp). stdout is the protocol; logs go to stderr.
+//! stdin/stdout (rmcp), and past runs' reports (the tool `run_reports`, the resources
+//! `rein://runs/<run-id>/report.md` and `report.json`). stdout is the protocol; logs go to
+//! stderr.
 //!
 //! ```no_run
 //! let host = rein::Host::builder().workspace("/path/to/app");
@@ -17,6 +19,7 @@ mod json_text;
 mod logging;
 mod progress;
 mod recipes;
+mod runs;
 mod server;
 mod tools;
 mod transport;

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, LoggingLevel, PaginatedRequestParams,
+    CallToolRequestParams, CallToolResponse, Implementation, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, LoggingLevel, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
     ServerCapabilities, ServerConfig, SetLevelRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
@@ -19,14 +20,15 @@ use serde_json::{json, Value};
 
 use super::cancels::Cancels;
 use super::logging::ClientLog;
-use super::{approver, recipes, tools};
+use super::{approver, recipes, runs, tools};
 use crate::error::Failure;
 use crate::host::Host;
 
 const INSTRUCTIONS: &str = "rein drives a HarmonyOS/OpenHarmony project safely. Read files with \
 read_file and change them with exact edits (edit_file, multi_edit); every refusal carries a code \
 and says what to do next. recipe_* tools run verified multi-step workflows (build, sign, install, \
-launch) and write a report. Actions outside the workspace need a person's approval.";
+launch) and write a report; run_reports (and the resources rein://runs/<run-id>/report.md) reads a past \
+run's report: why it failed and what to do next. Actions outside the workspace need a person's approval.";
 
 #[derive(Clone)]
 pub struct ReinServer {
@@ -107,7 +109,12 @@ impl ReinServer {
 impl ServerHandler for ReinServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
-            ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_logging().build(),
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_logging()
+                .enable_resources()
+                .build(),
         )
         .with_server_info(Implementation::new("rein", env!("CARGO_PKG_VERSION")))
         .with_instructions(self.instructions())
@@ -135,8 +142,38 @@ impl ServerHandler for ReinServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let listed = self.host().map(|host| tools::list(host)).unwrap_or_default();
+        let mut listed = self.host().map(|host| tools::list(host)).unwrap_or_default();
+        if self.host().is_some_and(|host| serves_run_reports(host)) {
+            listed.push(runs::tool());
+        }
         Ok(ListToolsResult::with_all_items(listed))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(self.host().map(|host| runs::resources(host)).unwrap_or_default()))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(runs::templates()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let host = self.host.as_ref().map_err(|failure| {
+            ErrorData::resource_not_found(format!("rein could not start: {}", failure.message), None)
+        })?;
+        runs::read(host, &request.uri).map(Into::into)
     }
 
     async fn call_tool(
@@ -157,6 +194,9 @@ impl ServerHandler for ReinServer {
         };
         // Boxed: the call's future is large, and rmcp moves the handler's future into a task.
         let call = Box::pin(async {
+            if name == runs::TOOL && serves_run_reports(host) {
+                return runs::call(host, &args);
+            }
             match host.recipe_for(name) {
                 Some(recipe) => recipes::run(host, &recipe, args, &context).await,
                 None => match self.missing_pack(host, name) {
@@ -188,6 +228,12 @@ impl ReinServer {
             name.starts_with(&format!("{pack}.")) || name.starts_with(&format!("{mapped}__"))
         })
     }
+}
+
+/// Whether rein's own `run_reports` tool is served: unless the host serves a tool or recipe of
+/// that name (the project's name wins, as over a built-in).
+fn serves_run_reports(host: &Host) -> bool {
+    !host.has_tool(runs::TOOL) && host.recipe_for(runs::TOOL).is_none()
 }
 
 /// `ok`, or the code of the failure (for the log).

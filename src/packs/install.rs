@@ -12,6 +12,7 @@ use super::installed::install_dir;
 use super::Manifest;
 use crate::error::{Code, Failure};
 use crate::kernel::files::names::shown;
+use crate::kernel::files::write;
 use crate::kernel::platform::perms::set_mode;
 use crate::kernel::scope::protected::is_git_dir;
 
@@ -85,7 +86,8 @@ pub fn install(home: &Path, staged: Staged) -> Result<PathBuf, Failure> {
             make_writable(&target);
             std::fs::remove_dir_all(&target).map_err(|e| io(&target, e))?;
         }
-        std::fs::rename(&staging, &target).map_err(|e| io(&target, e))
+        std::fs::rename(&staging, &target).map_err(|e| io(&target, e))?;
+        write::sync_dir(parent).map_err(|e| io(parent, e))
     });
     if result.is_err() {
         make_writable(&staging);
@@ -94,8 +96,10 @@ pub fn install(home: &Path, staged: Staged) -> Result<PathBuf, Failure> {
     result.map(|()| target)
 }
 
-/// Makes the staged copy read-only and checks it still holds what was hashed.
+/// Makes the staged copy durable (before one rename puts it in place, so a crash leaves no
+/// pack or the whole pack) and read-only, and checks it still holds what was hashed.
 fn settle(staging: &Path, sha256: &str) -> Result<(), Failure> {
+    write::sync_tree(staging).map_err(|e| io(staging, e))?;
     make_read_only(staging);
     let now = content_hash(staging).map_err(|e| Failure::new(Code::IoError, e.to_string()))?;
     if now != sha256 {

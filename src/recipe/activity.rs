@@ -13,13 +13,13 @@ pub fn record_activity(report: &mut StepReport, entries: &[Entry]) {
         report.approvals.push(ApprovalRecord {
             action: entry.action,
             target: entry.target.clone(),
-            decided_by: serde_json::to_value(&entry.decided_by).unwrap_or(Value::Null),
+            decided_by: entry.decided_by.clone(),
         });
     }
     for entry in entries.iter().filter(|e| e.action == Action::Spawn) {
         report.commands.push(CommandRecord {
             command: entry.target.clone(),
-            decided_by: serde_json::to_value(&entry.decided_by).unwrap_or(Value::Null),
+            decided_by: entry.decided_by.clone(),
             result: entry.result.clone(),
             exit_code: entry.exit_code,
         });

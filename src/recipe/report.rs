@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::error::{Code, Failure};
 use crate::kernel::journal::{Action, Outcome};
+use crate::kernel::policy::DecidedBy;
 use crate::kernel::secrets::Secrets;
 use crate::kernel::{FileChange, Kernel, KernelError};
 
@@ -141,8 +142,10 @@ pub struct FailureSummary {
 pub struct CommandRecord {
     /// The command line (secret values replaced).
     pub command: String,
-    /// Who allowed or refused it: `"policy"`, `{"rule": …}`, `{"approver": …}` …
-    pub decided_by: Value,
+    /// Who allowed or refused it (`"policy"`, `{"rule": …}`, `{"approver": …}` … in JSON);
+    /// None when nobody was asked because it was refused before (a bad argument, say).
+    #[serde(default)]
+    pub decided_by: Option<DecidedBy>,
     /// Whether it ran: `"ok"` or the code that stopped it.
     pub result: Outcome,
     /// Its exit status, when it ran to its end.
@@ -158,7 +161,8 @@ pub struct ApprovalRecord {
     /// To what: a path, or a command line.
     pub target: String,
     /// Who allowed it (a rule, a session grant, the approver that answered).
-    pub decided_by: Value,
+    #[serde(default)]
+    pub decided_by: Option<DecidedBy>,
 }
 
 /// Where run reports are kept, relative to the workspace: `<RUNS_DIR>/<run-id>/report.json`.

@@ -7,14 +7,8 @@ use serde_json::Value;
 use crate::kernel::policy::DecidedBy;
 
 /// Who let an action through (or refused it), in words.
-pub fn decider(value: &Value) -> String {
-    let Ok(by) = serde_json::from_value::<DecidedBy>(value.clone()) else {
-        return match value {
-            Value::Null => "nobody recorded".to_string(),
-            Value::String(text) => text.clone(),
-            other => arguments(other),
-        };
-    };
+pub fn decider(by: &Option<DecidedBy>) -> String {
+    let Some(by) = by else { return "nobody recorded".to_string() };
     match by {
         DecidedBy::Policy => "rein's policy (no one was asked)".to_string(),
         DecidedBy::Rule(rule) => format!("rule `{rule}`"),
@@ -59,14 +53,19 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Who decided, as reports store it in JSON.
+    fn stored(value: Value) -> Option<DecidedBy> {
+        serde_json::from_value(value).expect("a decider as reports store it")
+    }
+
     #[test]
     fn deciders_are_named_in_words() {
-        assert_eq!(decider(&json!({"approver": "person"})), "a person at the terminal");
-        assert_eq!(decider(&json!({"approver": "--yes"})), "`--yes`");
-        assert_eq!(decider(&json!({"rule": "hdc install -r **/*.hap"})), "rule `hdc install -r **/*.hap`");
-        assert_eq!(decider(&json!("policy")), "rein's policy (no one was asked)");
-        assert_eq!(decider(&json!("session")), "an earlier \"always\" this session");
-        assert_eq!(decider(&Value::Null), "nobody recorded");
+        assert_eq!(decider(&stored(json!({"approver": "person"}))), "a person at the terminal");
+        assert_eq!(decider(&stored(json!({"approver": "--yes"}))), "`--yes`");
+        assert_eq!(decider(&stored(json!({"rule": "hdc install -r **/*.hap"}))), "rule `hdc install -r **/*.hap`");
+        assert_eq!(decider(&stored(json!("policy"))), "rein's policy (no one was asked)");
+        assert_eq!(decider(&stored(json!("session"))), "an earlier \"always\" this session");
+        assert_eq!(decider(&stored(Value::Null)), "nobody recorded");
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! A workspace wired to the fake HarmonyOS toolchain (tests/fakes): the fixture project, a
-//! fake-state directory reached through TMPDIR, and helpers to script devices and builds.
+//! fake-state directory the fakes find through `REIN_FAKE_STATE` (which the lab's home
+//! config.toml lets through to programs, `[spawn] pass_env`, and lets them write,
+//! `[spawn] writable`), and helpers to script devices and builds.
 
 use std::path::{Path, PathBuf};
 
@@ -8,6 +10,8 @@ use serde_json::{json, Value};
 use super::{copy_dir, run_json, toml_path, Workspace};
 
 pub const KEY: &str = "FMR0223C13000649";
+/// Where the fakes look for their state directory (tests/fakes/README.md).
+pub const STATE_VAR: &str = "REIN_FAKE_STATE";
 
 pub struct Lab {
     pub ws: Workspace,
@@ -41,14 +45,23 @@ pub fn fakes_path() -> String {
 pub fn lab() -> Lab {
     let ws = Workspace::new();
     copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hello-app"), &ws.ws);
-    let state = ws.root.join("tmp/rein-fake-state");
+    let state = ws.root.join("fake-state");
     std::fs::create_dir_all(&state).unwrap();
+    std::fs::create_dir_all(ws.root.join("tmp")).unwrap();
     let jar = ws.root.join("sdk/hap-sign-tool.jar");
     std::fs::create_dir_all(jar.parent().unwrap()).unwrap();
     std::fs::write(&jar, "").unwrap();
-    std::fs::write(ws.home.join("config.toml"), format!("[toolchain]\nhap_sign_tool_jar = {}\n", toml_path(&jar)))
-        .unwrap();
+    std::fs::write(ws.home.join("config.toml"), fakes_config(&jar, &state)).unwrap();
     Lab { ws, state }
+}
+
+/// The home config.toml of a lab: the jar, and the fakes' state directory passed and writable.
+pub fn fakes_config(jar: &Path, state: &Path) -> String {
+    format!(
+        "[toolchain]\nhap_sign_tool_jar = {}\n\n[spawn]\npass_env = [\"{STATE_VAR}\"]\nwritable = [{}]\n",
+        toml_path(jar),
+        toml_path(state)
+    )
 }
 
 impl Lab {
@@ -80,7 +93,7 @@ impl Lab {
         self.rein(&all)
     }
 
-    /// `rein --json ARGS...` with the fakes first on PATH and their state reached via TMPDIR.
+    /// `rein --json ARGS...` with the fakes first on PATH and their state in `REIN_FAKE_STATE`.
     pub fn rein(&self, all: &[&str]) -> (i32, Value) {
         run_json(&mut self.command(all), None)
     }
@@ -93,6 +106,7 @@ impl Lab {
         std::fs::create_dir_all(&user_home).unwrap();
         cmd.env("PATH", path)
             .env("TMPDIR", self.ws.root.join("tmp"))
+            .env(STATE_VAR, &self.state)
             .env("HOME", user_home)
             .env_remove("DEVECO_SDK_HOME");
         cmd
@@ -140,12 +154,18 @@ impl Lab {
         std::fs::read_to_string(self.ws.path(&format!(".rein/runs/{run_id}/report.md"))).unwrap()
     }
 
-    /// The programs the fakes were run as, in order, each as its argv joined with spaces.
+    /// The programs the fakes were run as, in order, each as its argv joined with spaces. For
+    /// hdc, the command after the `-p` rein puts first on every hdc command line (never start
+    /// a server: src/kernel/process/hdc_server.rs), which this checks is there.
     pub fn command_lines(&self, program: &str) -> Vec<String> {
         self.calls()
             .iter()
             .filter(|c| c["program"] == program)
             .map(|c| c["argv"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect::<Vec<_>>().join(" "))
+            .map(|line| match program {
+                "hdc" => line.strip_prefix("-p ").unwrap_or_else(|| panic!("hdc ran without -p: {line}")).to_string(),
+                _ => line,
+            })
             .collect()
     }
 

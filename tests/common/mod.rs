@@ -4,6 +4,8 @@
 #![allow(dead_code)]
 
 pub mod lab;
+#[cfg(target_os = "linux")]
+pub mod pty;
 pub mod real_tools;
 
 use std::collections::BTreeMap;
@@ -36,6 +38,7 @@ impl Workspace {
     /// A workspace whose temp directory lives under `parent` (e.g. outside `/tmp`, which every
     /// confined program may write).
     pub fn new_in(parent: &Path) -> Workspace {
+        serve_hdc_to_this_process();
         std::fs::create_dir_all(parent).expect("create the parent of the temp dir");
         let dir = tempfile::Builder::new().prefix("rein-it-").tempdir_in(parent).expect("create temp dir");
         let root = std::fs::canonicalize(dir.path()).expect("canonical temp dir");
@@ -82,6 +85,7 @@ impl Workspace {
         cmd.arg("--workspace").arg(&self.ws).arg("--home").arg(&self.home).arg("--json");
         cmd.args(args);
         cmd.env_remove("REIN_HOME").env_remove("REIN_LOG");
+        cmd.env("OHOS_HDC_SERVER_PORT", hdc_server_port().to_string());
         cmd
     }
 
@@ -91,6 +95,7 @@ impl Workspace {
         cmd.arg("--workspace").arg(&self.ws).arg("--home").arg(&self.home);
         cmd.args(args);
         cmd.env_remove("REIN_HOME").env_remove("REIN_LOG").env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
+        cmd.env("OHOS_HDC_SERVER_PORT", hdc_server_port().to_string());
         cmd
     }
 
@@ -130,6 +135,7 @@ impl Workspace {
     pub fn serve_command(&self) -> Command {
         let mut command = Command::new(REIN);
         command.arg("--workspace").arg(&self.ws).arg("--home").arg(&self.home).arg("serve").env_remove("REIN_LOG");
+        command.env("OHOS_HDC_SERVER_PORT", hdc_server_port().to_string());
         command
     }
 
@@ -139,6 +145,30 @@ impl Workspace {
 }
 
 /// Exit status the CLI contract promises for a refusal with `code`.
+/// The port of a stand-in for the hdc server the person started (rein checks that one answers
+/// before it runs hdc, and never lets hdc start one): a listener that accepts and closes, for the
+/// whole test run. The fake hdc itself never connects to it; real-hdc tests start a real server.
+pub fn hdc_server_port() -> u16 {
+    static PORT: std::sync::OnceLock<u16> = std::sync::OnceLock::new();
+    *PORT.get_or_init(|| {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port for the hdc stand-in");
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for connection in listener.incoming() {
+                drop(connection);
+            }
+        });
+        port
+    })
+}
+
+/// Hosts built in this test process (embedding tests) find the hdc stand-in through this
+/// process's own `OHOS_HDC_SERVER_PORT`, set once, at the first workspace a test makes.
+fn serve_hdc_to_this_process() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| std::env::set_var("OHOS_HDC_SERVER_PORT", hdc_server_port().to_string()));
+}
+
 pub fn exit_status_for(code: &str) -> i32 {
     match code {
         "INVALID_ARGS" | "TOOL_NOT_FOUND" | "TOOL_INVALID" | "INVALID_CONFIG" => 2,
@@ -387,7 +417,7 @@ pub fn pin_local_pack(ws: &Workspace, name: &str, source: &Path) {
 /// they are (`rein approvals policy`), as after hand-editing rein.toml or rein.lock.
 pub fn approve_policy(ws: &Workspace) {
     if cfg!(windows) {
-        // No `script` there: the person's yes comes through the library, as an embedder's own
+        // No terminal to play there: the person's yes comes through the library, as an embedder's own
         // interface would give it.
         let host = rein::Host::builder().workspace(&ws.ws).home(&ws.home).build().expect("a host to review the policy");
         let review = host.policy_review().expect("the policy review");
@@ -427,8 +457,12 @@ pub fn toml_path(path: &Path) -> String {
     toml::Value::String(path.to_string_lossy().into_owned()).to_string()
 }
 
-/// Runs `command` (a shell command line) under a pseudo-terminal (util-linux `script`),
-/// typing `input`: how tests play the person at the terminal.
+#[cfg(target_os = "linux")]
+pub use pty::in_terminal;
+
+/// Runs `command` under util-linux `script`, typing `input` at once (where there is no pty
+/// helper; these tests run on Linux).
+#[cfg(not(target_os = "linux"))]
 pub fn in_terminal(command: &str, input: &str) -> String {
     let mut cmd = Command::new("script");
     cmd.args(["-qec", command, "/dev/null"]);

@@ -17,6 +17,8 @@ use serde::Serialize;
 
 use crate::error::{Code, Failure};
 use crate::kernel::files::names::shown;
+use crate::kernel::files::write;
+use crate::kernel::KernelError;
 use crate::lua::api::{selene, stubs};
 use crate::lua::native::{self, NativeModules};
 
@@ -97,19 +99,20 @@ pub fn write_with(workspace: &Path, dir: &Path, natives: &NativeModules) -> Resu
     Ok(Written { dir: dir.to_path_buf(), files: written, luarc })
 }
 
-/// Writes `text` to `path` atomically (a temporary file renamed over it), with its folders;
-/// a file that already holds `text` is left as it is.
+/// Writes `text` to `path` with its folders, atomically and durably (the kernel's writer for
+/// rein's own files); a file that already holds `text` is left as it is.
 pub fn write_generated(path: &Path, text: &str) -> Result<(), TypesError> {
     if std::fs::read(path).is_ok_and(|bytes| bytes == text.as_bytes()) {
         return Ok(());
     }
     let failed = |source| TypesError::Write { path: path.to_path_buf(), source };
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(failed)?;
-    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(failed)?;
-    std::io::Write::write_all(&mut temp, text.as_bytes()).map_err(failed)?;
-    // A temporary file is private (0600); what rein writes here is for people and editors.
-    crate::kernel::platform::perms::set_mode(temp.path(), 0o644).map_err(failed)?;
-    temp.persist(path).map_err(|e| failed(e.error))?;
-    Ok(())
+    let path = std::path::absolute(path).map_err(failed)?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(failed)?;
+    }
+    match write::write_atomic(&path, &shown(&path), text.as_bytes()) {
+        Ok(_) => Ok(()),
+        Err(KernelError::Io { source, .. }) => Err(failed(source)),
+        Err(other) => Err(failed(std::io::Error::other(other.to_string()))),
+    }
 }

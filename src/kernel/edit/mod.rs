@@ -37,17 +37,26 @@ pub struct EditOptions {
     pub expected_sha256: Option<String>,
 }
 
+/// What an edit did (or, with `dry_run`, would do): the result `edit_file` and `multi_edit`
+/// give.
 #[derive(Debug, Clone, Serialize)]
 pub struct EditOutput {
+    /// The file, as the caller named it.
     pub path: String,
+    /// How many places were replaced (all edits together).
     pub replacements: usize,
+    /// Where each replacement was.
     pub locations: Vec<Location>,
     /// One report per edit, in order (only for multi-edits).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub edits: Option<Vec<EditReport>>,
+    /// The file's sha256 before the edit.
     pub sha256_before: String,
+    /// Its sha256 after (what it would be, for a dry run).
     pub sha256_after: String,
+    /// The change as a unified diff.
     pub diff: String,
+    /// Whether nothing was written.
     pub dry_run: bool,
 }
 

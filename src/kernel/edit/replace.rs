@@ -22,10 +22,15 @@ pub const MAX_COUNTED_OCCURRENCES: usize = 10_000;
 /// Nearest spans offered when `old_string` is not found.
 pub const MAX_CANDIDATES: usize = 3;
 
+/// One exact replacement: `old_string` must occur exactly once (or, with `replace_all`, at
+/// least once) and becomes `new_string`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Edit {
+    /// The text to find, exactly as it is in the file.
     pub old_string: String,
+    /// What it becomes.
     pub new_string: String,
+    /// Replace every occurrence instead of refusing a second one.
     #[serde(default)]
     pub replace_all: bool,
 }
@@ -34,7 +39,9 @@ pub struct Edit {
 /// taken in the buffer as it was just before this edit.
 #[derive(Debug, Clone, Serialize)]
 pub struct EditReport {
+    /// How many places it replaced.
     pub replacements: usize,
+    /// Where.
     pub locations: Vec<Location>,
 }
 

@@ -9,8 +9,11 @@ use serde::Serialize;
 /// (column counted in characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Location {
+    /// Byte offset in the file.
     pub offset: usize,
+    /// 1-based line.
     pub line: usize,
+    /// 1-based column, in characters.
     pub column: usize,
 }
 

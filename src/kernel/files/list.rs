@@ -11,23 +11,34 @@ use crate::kernel::{KernelError, Scope};
 const NOT_DESCENDED: [&str; 6] = [GIT_DIR, REIN_DIR, "node_modules", "oh_modules", ".hvigor", "target"];
 pub const MAX_DEPTH: usize = 16;
 
+/// How deep and how much to list.
 #[derive(Debug, Clone, Copy)]
 pub struct ListOptions {
+    /// How many folder levels below the listed one (at most [`MAX_DEPTH`]).
     pub depth: usize,
+    /// Stop after this many entries (the output says it was truncated).
     pub max_entries: usize,
 }
 
+/// One entry of a listing.
 #[derive(Debug, Clone, Serialize)]
 pub struct Entry {
+    /// Relative to the workspace.
     pub path: String,
+    /// `"file"`, `"dir"`, `"symlink"` or `"other"`.
     pub kind: &'static str,
+    /// Its size in bytes (files).
     pub size: u64,
 }
 
+/// A folder's listing: the result `list_dir` gives.
 #[derive(Debug, Clone, Serialize)]
 pub struct ListOutput {
+    /// The folder, as the caller named it.
     pub path: String,
+    /// Its entries, sorted.
     pub entries: Vec<Entry>,
+    /// Whether entries were left out (`max_entries`).
     pub truncated: bool,
 }
 

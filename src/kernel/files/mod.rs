@@ -25,18 +25,27 @@ use super::{Access, Action, Call, EventKind, Kernel, KernelError};
 /// The largest file of rein's own (a run report) that rein reads back.
 const REIN_FILE_LIMIT: u64 = 64 * 1024 * 1024;
 
+/// What a write did: the result `write_file` gives.
 #[derive(Debug, Clone, Serialize)]
 pub struct WriteOutput {
+    /// The file, as the caller named it.
     pub path: String,
+    /// How many bytes it holds now.
     pub bytes: usize,
+    /// Their sha256.
     pub sha256: String,
+    /// Whether the file is new.
     pub created: bool,
 }
 
+/// A whole text file, as read.
 #[derive(Debug, Clone, Serialize)]
 pub struct TextFile {
+    /// The file, as the caller named it.
     pub path: String,
+    /// Its text.
     pub text: String,
+    /// The sha256 of its bytes.
     pub sha256: String,
 }
 
@@ -190,7 +199,7 @@ impl Kernel {
 
     /// Keeps the current content of `place` (whose sha256 is `sha`) for undo.
     pub(super) fn keep_preimage(&self, place: &Place, display: &str, sha: &str) -> Result<String, KernelError> {
-        self.journal.keep_preimage(place, sha).map_err(|e| KernelError::io("keep the old content of", display, e))
+        self.journal.keep_preimage(place, display, sha)
     }
 
     /// Where `real` is: its folder held open from the workspace root (or from the filesystem's

@@ -22,23 +22,31 @@ pub const RANGED_READ_MAX_BYTES: u64 = 4 * 1024 * 1024 * 1024;
 /// How much of the start of a file decides whether it is binary.
 pub const SNIFF_BYTES: usize = 8 * 1024;
 
+/// Which lines to read (default: from the first, up to 2000).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReadOptions {
     /// 1-based first line.
     pub offset: Option<usize>,
+    /// How many lines at most.
     pub limit: Option<usize>,
 }
 
+/// Lines of a text file, numbered: the result `read_file` gives.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReadOutput {
+    /// The file, as the caller named it.
     pub path: String,
     /// `{n:>6}\t{line}` per line, joined by `\n`.
     pub content: String,
+    /// How many lines the file has.
     pub total_lines: usize,
+    /// The first line read (1-based).
     pub start_line: usize,
+    /// The last line read.
     pub end_line: usize,
     /// True when lines exist after `end_line` or a line was cut at MAX_LINE_CHARS.
     pub truncated: bool,
+    /// The sha256 of the whole file (what `expected_sha256` compares with).
     pub sha256: String,
 }
 

@@ -56,6 +56,26 @@ pub fn write_in<'c>(
     Ok(keep.is_none())
 }
 
+/// Makes a folder tree rein wrote whole (a pack being installed) durable before it is renamed
+/// into place: every file's bytes, then every folder's entries.
+pub fn sync_tree(dir: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            sync_tree(&entry.path())?;
+        } else {
+            // Windows flushes a file only through a handle that may write it.
+            std::fs::OpenOptions::new().read(true).write(cfg!(windows)).open(entry.path())?.sync_all()?;
+        }
+    }
+    sync_dir(dir)
+}
+
+/// Makes the entries of the folder `dir` durable (after a rename into it).
+pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    Dir::open_path(dir)?.sync()
+}
+
 fn fill<'c>(file: &mut File, content: impl Iterator<Item = &'c [u8]>, keep: Option<&Keep>) -> std::io::Result<()> {
     // Buffered, since a replace_all can yield many small pieces; big pieces go straight through.
     let mut out = std::io::BufWriter::with_capacity(1024 * 1024, &mut *file);

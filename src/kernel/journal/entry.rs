@@ -129,6 +129,12 @@ pub struct Entry {
     /// What a spawned program ran under: `landlock-abi<N>`, or `none: <why>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confinement: Option<String>,
+    /// How many processes a spawned program left running, killed when it ended or was stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stragglers_killed: Option<usize>,
+    /// The names of the first of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stragglers: Vec<String>,
 }
 
 impl Entry {
@@ -147,6 +153,8 @@ impl Entry {
             exit_code: None,
             duration_ms: None,
             confinement: None,
+            stragglers_killed: None,
+            stragglers: Vec::new(),
         }
     }
 

@@ -8,13 +8,16 @@ pub mod restore;
 
 use std::ffi::OsStr;
 use std::fs::File;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
+use crate::kernel::digest::sha256_hex;
 use crate::kernel::files::dir::{Dir, Place};
 use crate::kernel::files::names::shown;
+use crate::kernel::files::write;
+use crate::kernel::KernelError;
 
 pub use collect::{preimage_name, Collected};
 pub use entry::{Action, Entry, Outcome};
@@ -46,6 +49,13 @@ impl Journal {
 
     /// Appends one entry. A journal that cannot be written is reported on stderr, loudly, but
     /// does not undo what already happened.
+    ///
+    /// A log is appended to, not replaced (`files::write` would rewrite it whole per entry):
+    /// each entry is one line in one `write` to this process's own file, opened `O_APPEND`, so
+    /// a killed rein leaves every line it wrote, and a crash can tear only its file's last
+    /// line. Lines are not fsynced one by one (every call is journaled, reads too): a power cut
+    /// may lose the last ones, while the changes they record, their pre-images and the run
+    /// reports undo reads are each durable before rein answers.
     pub fn record(&self, mut entry: Entry) {
         entry.time = humantime::format_rfc3339_millis(SystemTime::now()).to_string();
         let path = self.path();
@@ -62,19 +72,33 @@ impl Journal {
         }
     }
 
-    /// Keeps the current content of `place` as the pre-image named by its sha256: a hard link
-    /// to the old inode (free, since the write replaces the file by rename), or a copy across
-    /// devices. Returns where it is, relative to the workspace.
-    pub fn keep_preimage(&self, place: &Place, sha256: &str) -> std::io::Result<String> {
-        let pre = self.root.create_beneath(Path::new(PREIMAGE_DIR))?;
+    /// Keeps the current content of `place` (`display`), whose sha256 is `sha256`, as the
+    /// pre-image named by it: a hard link to the old inode (free, since the write replaces the
+    /// file by rename), or a copy where there can be none (another device, a filesystem without
+    /// hard links). Either is durable before the change it makes undoable, and a copy is
+    /// written whole under a temporary name first, so a crash never leaves a torn pre-image
+    /// under a sha256 it does not have (later writes would trust it and undo would refuse it).
+    /// Returns where it is, relative to the workspace.
+    pub fn keep_preimage(&self, place: &Place, display: &str, sha256: &str) -> Result<String, KernelError> {
+        let kept = format!("{PREIMAGE_DIR}/{sha256}");
+        let failed = |e| KernelError::io("keep the old content of", display, e);
+        let pre = self.root.create_beneath(Path::new(PREIMAGE_DIR)).map_err(failed)?;
         let name = OsStr::new(sha256);
-        if pre.kind_of(name)?.is_none() && place.dir.hard_link(&place.name, &pre, name).is_err() {
-            let mut from = place.dir.open_read(&place.name)?;
-            let mut to = pre.create_new(name, 0o644)?;
-            std::io::copy(&mut from, &mut to)?;
-            to.sync_all()?;
+        if pre.kind_of(name).map_err(failed)?.is_some() {
+            return Ok(kept);
         }
-        Ok(format!("{PREIMAGE_DIR}/{sha256}"))
+        if place.dir.hard_link(&place.name, &pre, name).is_ok() {
+            pre.sync().map_err(failed)?;
+            return Ok(kept);
+        }
+        let mut bytes = Vec::new();
+        place.dir.open_read(&place.name).and_then(|mut file| file.read_to_end(&mut bytes)).map_err(failed)?;
+        if sha256_hex(&bytes) != sha256 {
+            return Err(failed(std::io::Error::other("it changed while rein was keeping it; try again")));
+        }
+        let copy = Place { dir: pre, name: name.to_os_string() };
+        write::write_in(&copy, &kept, std::iter::once(&bytes[..]), || Ok(()))?;
+        Ok(kept)
     }
 
     fn open_append(&self) -> std::io::Result<File> {

@@ -10,8 +10,10 @@
 //! - `perms`: Unix modes; Windows' read-only attribute and program extensions
 //! - `rename_windows`: replacing a file that others hold open (POSIX-semantics rename)
 //! - `alive`: whether a process still runs (for temp debris of killed writers)
-//! - `tree_unix` / `tree_windows`: a spawned program and everything it starts, stopped as one
-//!   (a process group and signals; a Job Object)
+//! - `tree_linux` / `tree_unix` / `tree_windows`: a spawned program and everything it starts,
+//!   stopped as one, nothing left running when it ends (Linux: a keeper process that is the
+//!   program's subreaper, `keeper`; macOS: a session and process group; Windows: a Job Object);
+//!   `tree` has what they share
 //! - `signals`: "stop" from the person (SIGINT/SIGTERM/SIGHUP; Ctrl-C/Ctrl-Break/close)
 //!
 //! Linux is run and tested; macOS and Windows are type-checked in CI (`.ci/cross-check`), see
@@ -23,12 +25,17 @@ mod dir_unix;
 #[cfg(windows)]
 mod dir_windows;
 pub mod keep;
+#[cfg(target_os = "linux")]
+mod keeper;
 pub mod lock;
 pub mod perms;
 #[cfg(windows)]
 pub(crate) mod rename_windows;
 pub mod signals;
 pub mod strategy;
+pub mod tree;
+#[cfg(target_os = "linux")]
+mod tree_linux;
 #[cfg(unix)]
 mod tree_unix;
 #[cfg(windows)]
@@ -39,8 +46,12 @@ pub use dir_unix::Dir;
 #[cfg(windows)]
 pub use dir_windows::Dir;
 pub use strategy::{LockWith, Replace, Resolve, Strategy};
+#[cfg(target_os = "linux")]
+pub use tree_linux::ProcessTree;
 #[cfg(unix)]
-pub use tree_unix::{ExitInfo, ProcessTree};
+pub use tree_unix::ExitInfo;
+#[cfg(all(unix, not(target_os = "linux")))]
+pub use tree_unix::ProcessTree;
 #[cfg(windows)]
 pub use tree_windows::{ExitInfo, ProcessTree};
 

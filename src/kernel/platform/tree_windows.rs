@@ -3,6 +3,9 @@
 //! child it starts can escape; terminating the job stops the whole tree, and closing rein's
 //! handle to it (`JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE`) does too when rein lets go unfinished.
 //!
+//! When the program ends, whatever it left running in the job is ended too: nothing outlives
+//! its spawn.
+//!
 //! Windows has no SIGTERM for console programs that rein could send to a tree, so "terminate"
 //! and "kill" both end the job at once: a program past its deadline gets no grace period.
 //! Type-checked in CI, not run (README "Platforms").
@@ -18,9 +21,12 @@ use windows_sys::Win32::System::Diagnostics::ToolHelp::{
     CreateToolhelp32Snapshot, Thread32First, Thread32Next, TH32CS_SNAPTHREAD, THREADENTRY32,
 };
 use windows_sys::Win32::System::JobObjects::{
-    AssignProcessToJobObject, CreateJobObjectW, JobObjectExtendedLimitInformation, SetInformationJobObject,
-    TerminateJobObject, JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
+    AssignProcessToJobObject, CreateJobObjectW, JobObjectBasicAccountingInformation, JobObjectExtendedLimitInformation,
+    QueryInformationJobObject, SetInformationJobObject, TerminateJobObject, JOBOBJECT_BASIC_ACCOUNTING_INFORMATION,
+    JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
 };
+
+use super::tree::{BeforeExec, Stragglers};
 use windows_sys::Win32::System::Threading::{OpenThread, ResumeThread, CREATE_SUSPENDED, THREAD_SUSPEND_RESUME};
 
 /// The exit code a terminated tree reports.
@@ -50,15 +56,20 @@ impl Drop for Job {
 
 impl ProcessTree {
     /// Makes `cmd`'s child start suspended, so it can join the job before it runs, and keeps
-    /// rein's own standard handles out of it.
-    pub fn prepare(cmd: &mut Command) {
+    /// rein's own standard handles out of it. Nothing runs in the child before the program here
+    /// (`before_exec` is never given on Windows).
+    pub fn prepare(cmd: &mut Command, before_exec: Option<BeforeExec>) -> std::io::Result<Pending> {
+        if before_exec.is_some() {
+            return Err(std::io::Error::other("Windows programs cannot run work before they start"));
+        }
         keep_own_stdio_from_children();
         cmd.creation_flags(CREATE_SUSPENDED);
+        Ok(Pending)
     }
 
     /// Puts the `child` just spawned (suspended) in a new job, then lets it run. On failure the
     /// child is killed: a program that cannot be contained does not run.
-    pub fn adopt(child: &Child) -> std::io::Result<ProcessTree> {
+    pub fn adopt(_pending: Pending, child: &Child) -> std::io::Result<ProcessTree> {
         let (Some(process), Some(pid)) = (child.raw_handle(), child.id()) else {
             return Err(std::io::Error::other("the program exited before it could join its job"));
         };
@@ -90,17 +101,37 @@ impl ProcessTree {
         }
     }
 
-    /// The program finished normally: close the job without ending what it left running (a
-    /// server it started, such as hdc's, lives on, as on Unix). If the kill-on-close limit
-    /// cannot be lifted, the handle is kept open instead, so the rest lives while rein does.
-    pub fn disarm(mut self) {
-        if let Some(job) = self.job.take() {
-            if set_limits(&job, 0).is_err() {
-                std::mem::forget(job);
-            }
-        }
+    /// The program ended: what it left running in the job is ended too, and counted.
+    pub fn finish(self) -> Stragglers {
+        let count = self.job.as_ref().map_or(0, active_processes);
+        self.kill();
+        Stragglers { count, names: Vec::new() }
     }
 }
+
+/// How many processes still run in the job.
+fn active_processes(job: &Job) -> usize {
+    let mut info = JOBOBJECT_BASIC_ACCOUNTING_INFORMATION::default();
+    // SAFETY: `info` is the structure the class names, of the size passed.
+    let ok = unsafe {
+        QueryInformationJobObject(
+            job.0,
+            JobObjectBasicAccountingInformation,
+            (&mut info as *mut JOBOBJECT_BASIC_ACCOUNTING_INFORMATION).cast(),
+            std::mem::size_of::<JOBOBJECT_BASIC_ACCOUNTING_INFORMATION>() as u32,
+            std::ptr::null_mut(),
+        )
+    };
+    if ok == 0 {
+        0
+    } else {
+        info.ActiveProcesses as usize
+    }
+}
+
+/// Nothing to carry from `prepare` to `adopt` here.
+#[derive(Debug)]
+pub struct Pending;
 
 impl Drop for ProcessTree {
     fn drop(&mut self) {

@@ -15,15 +15,20 @@
 use std::path::{Path, PathBuf};
 
 use super::Program;
-use crate::kernel::scope::protected::is_protected_folder;
+use crate::kernel::scope::protected;
 
 /// Read and execute everywhere below these.
-const RUNTIME: [&str; 11] =
-    ["/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/proc", "/sys", "/dev"];
-/// Devices every program may write (terminals, shared memory, the null sinks).
-const DEVICES: [&str; 7] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/shm", "/dev/ptmx"];
-/// Temp directories every program may write, besides `$TMPDIR`.
-const TEMP: [&str; 2] = ["/tmp", "/var/tmp"];
+const RUNTIME: [&str; 10] = ["/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/proc", "/sys"];
+/// The devices a program may open (never a terminal: no `/dev/tty`, `/dev/pts`, `/dev/ptmx`,
+/// no console, no input device), and never drive with `ioctl` (`IOCTL_DEV` is not granted).
+const DEVICES: [&str; 5] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
+/// hdc's server port when `OHOS_HDC_SERVER_PORT` does not name one (developtools_hdc
+/// `DEFAULT_PORT`; ../shared/toolchain/hdc/README.md).
+pub const HDC_DEFAULT_PORT: u16 = 8710;
+/// What hvigorw and ohpm fetch packages over (their registries: http and https).
+const REGISTRY_PORTS: [u16; 2] = [80, 443];
+/// Files that make a folder a hvigor module or an ohpm package.
+const MODULE_MARKERS: [&str; 2] = ["hvigorfile.ts", "oh-package.json5"];
 /// Variables in the child's environment that name toolchain directories it reads.
 const TOOL_DIRS_ENV: [&str; 4] = ["DEVECO_SDK_HOME", "OHOS_BASE_SDK_HOME", "JAVA_HOME", "NODE_HOME"];
 
@@ -40,27 +45,50 @@ struct Table {
     reads_everything: bool,
     /// Paths under `.rein/` it writes (git clones pack sources there).
     rein_write: &'static [&'static str],
+    /// Which TCP ports it may connect to.
+    network: Network,
 }
 
-const GENERIC: Table =
-    Table { home_write: &[], home_read: &[], workspace_dirs: &[], reads_everything: false, rein_write: &[] };
+/// The TCP ports a program may connect to (it may never bind one).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Network {
+    /// None (hap-sign-tool signs offline; git from scripts only reads local sources).
+    Nothing,
+    /// The package registries: http and https, plus what a person lists.
+    Registries,
+    /// Its own server on this machine: `OHOS_HDC_SERVER_PORT` or the port `-s` names.
+    HdcServer,
+}
 
-/// The per-program table. hvigor keeps its daemon and caches in `~/.hvigor` and runs ohpm
-/// (`~/.ohpm`); DevEco's generated signing material lives in `~/.ohos/config`; hdc's host key
+const GENERIC: Table = Table {
+    home_write: &[],
+    home_read: &[],
+    workspace_dirs: &[],
+    reads_everything: false,
+    rein_write: &[],
+    network: Network::Nothing,
+};
+
+/// The per-program table. hvigor keeps its caches in its user home (`HVIGOR_USER_HOME`, one
+/// per workspace, set by the kernel) and runs ohpm (`~/.ohpm`: ohpm's user-level `.ohpmrc` and
+/// cache, which no variable moves); DevEco's generated signing material lives in `~/.ohos/config`; hdc's host key
 /// lives in `~/.harmony`.
 fn table(program: &Program) -> Table {
     match program {
         Program::Hvigorw => Table {
-            home_write: &[".hvigor", ".ohpm"],
+            home_write: &[".ohpm"],
             home_read: &[".ohos/config"],
             workspace_dirs: &[".hvigor", "build", "oh_modules"],
+            network: Network::Registries,
             ..GENERIC
         },
-        Program::Ohpm => Table { home_write: &[".ohpm"], workspace_dirs: &["oh_modules"], ..GENERIC },
+        Program::Ohpm => {
+            Table { home_write: &[".ohpm"], workspace_dirs: &["oh_modules"], network: Network::Registries, ..GENERIC }
+        }
         Program::HapSignTool => Table { home_read: &[".ohos/config"], ..GENERIC },
         // hdc keeps the host key it authenticates with in ~/.harmony/hdckey (as two independent
         // hdc host implementations describe it; not verified against hdc's own source).
-        Program::Hdc => Table { home_write: &[".harmony"], ..GENERIC },
+        Program::Hdc => Table { home_write: &[".harmony"], network: Network::HdcServer, ..GENERIC },
         Program::Git => Table { reads_everything: true, rein_write: &[".rein/pack-src"], ..GENERIC },
         Program::Other(_) => GENERIC,
     }
@@ -81,18 +109,51 @@ pub struct SpawnPlaces<'a> {
     /// Whether a person approved this command (then its outside paths are writable; when the
     /// built-in policy allowed it alone, they are only readable).
     pub approved_by_person: bool,
+    /// The command line (hdc's `-s` names its server's port).
+    pub args: &'a [String],
+    /// More TCP ports a person lets this program connect to (home `[spawn.connect_ports]`).
+    pub extra_ports: &'a [u16],
+    /// Directories a person lets every program write (home `[spawn] writable`).
+    pub writable: &'a [PathBuf],
+    /// The hdc binary (and its real path): no other program may execute it.
+    pub hdc: &'a [PathBuf],
+    /// Protected entries below the workspace's top level (nested `.git`): never writable.
+    pub protected: &'a [PathBuf],
 }
 
 /// The paths a program may read (and execute) and write; missing ones are skipped when applied.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Profile {
     pub read: Vec<PathBuf>,
+    /// Device files it may read and write, without device `ioctl`s.
+    pub devices: Vec<PathBuf>,
     pub write: Vec<PathBuf>,
     /// Directories rein creates before the program starts (caches, fresh-project outputs).
     pub create: Vec<PathBuf>,
     /// Writable workspace entries: granted only if, when rein opens them, they are not links
     /// (one swapped in after rein listed the workspace would grant its target).
     pub write_no_link: Vec<PathBuf>,
+    /// TCP ports it may connect to (on any host); it may bind none.
+    pub connect_ports: Vec<u16>,
+    /// Paths a grant above them must leave out, and what they get instead.
+    pub carve: Vec<Carve>,
+}
+
+/// A path inside a granted directory that must get less than the directory: rein grants each
+/// sibling on the way down instead of the directory (Landlock only ever adds).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Carve {
+    pub path: PathBuf,
+    pub most: Most,
+}
+
+/// The most a carved path may get.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Most {
+    /// Read, but never execute (the hdc binary, for every other program).
+    ReadNoExecute,
+    /// Read and execute, never write.
+    Read,
 }
 
 /// The profile of `program` for this spawn. `entries` lists the workspace's top-level names.
@@ -124,8 +185,36 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
     let tool_dirs = TOOL_DIRS_ENV.iter().filter_map(|name| env(name)).map(PathBuf::from);
     p.read.extend(tool_dirs.filter(|dir| !guarded.iter().any(|g| g.starts_with(dir))));
     p.read.extend(path_dirs(env("PATH").unwrap_or_default(), user_home.as_deref(), &guarded));
-    p.write.extend(DEVICES.iter().chain(TEMP.iter()).map(PathBuf::from));
-    p.write.extend(env("TMPDIR").map(PathBuf::from));
+    p.devices.extend(DEVICES.iter().map(PathBuf::from));
+    // rein's private temp directory for this spawn (the shared ones are never granted).
+    p.write.extend(env("TMPDIR").map(PathBuf::from).filter(|t| !guarded.iter().any(|g| g.starts_with(t))));
+    p.write.extend(places.writable.iter().filter(|w| !guarded.iter().any(|g| g.starts_with(w))).cloned());
+    p.connect_ports = match table.network {
+        Network::Nothing => Vec::new(),
+        Network::Registries => REGISTRY_PORTS.to_vec(),
+        Network::HdcServer => vec![hdc_server_port(places.args, places.env)],
+    };
+    p.connect_ports.extend(places.extra_ports);
+    if *program != Program::Hdc {
+        p.carve.extend(places.hdc.iter().map(|path| Carve { path: path.clone(), most: Most::ReadNoExecute }));
+    }
+    p.carve.extend(places.protected.iter().map(|path| Carve { path: path.clone(), most: Most::Read }));
+    // A folder holding a nested repository (a module that is a git submodule) is granted entry by
+    // entry, so the program cannot create in it: make its build outputs first, as at the root.
+    let module_dirs = places.protected.iter().filter_map(|p| p.parent()).filter(|dir| {
+        MODULE_MARKERS.iter().any(|marker| dir.join(marker).exists()) && dir.starts_with(places.workspace)
+    });
+    for dir in module_dirs {
+        p.create.extend(table.workspace_dirs.iter().map(|name| dir.join(name)).filter(|d| !d.exists()));
+    }
+    // hvigor's own home for this workspace (the kernel sets HVIGOR_USER_HOME; ~/.hvigor, which
+    // DevEco Studio and other projects use, is not granted).
+    if *program == Program::Hvigorw {
+        if let Some(hvigor_home) = env("HVIGOR_USER_HOME").map(PathBuf::from).filter(|h| h.is_absolute()) {
+            p.write.push(hvigor_home.clone());
+            p.create.push(hvigor_home);
+        }
+    }
     if let Some(home) = &user_home {
         for cache in table.home_write {
             p.write.push(home.join(cache));
@@ -137,7 +226,7 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
     names.extend(table.workspace_dirs.iter().filter(|d| !entries.iter().any(|e| e == *d)));
     for name in names {
         let path = places.workspace.join(name);
-        if is_protected_folder(name) || places.rein_home.starts_with(&path) {
+        if protected::class_of(&[name]).is_some() || places.rein_home.starts_with(&path) {
             continue;
         }
         if table.workspace_dirs.contains(&name) {
@@ -193,6 +282,18 @@ fn install_dir(program: &Path) -> PathBuf {
     }
 }
 
+/// The port of the hdc server a command line talks to: `-s [host:]port` (before the command
+/// word), else `OHOS_HDC_SERVER_PORT` from the program's environment, else 8710
+/// (developtools_hdc src/host/main.cpp `ParseServerListenString`).
+pub fn hdc_server_port(args: &[String], env: &[(String, String)]) -> u16 {
+    let from_args = super::hdc::server_option(args).and_then(|value| {
+        let port = value.rsplit_once(':').map_or(value.as_str(), |(_, port)| port);
+        port.parse().ok()
+    });
+    let from_env = env.iter().find(|(name, _)| name == "OHOS_HDC_SERVER_PORT").and_then(|(_, v)| v.parse().ok());
+    from_args.or(from_env).unwrap_or(HDC_DEFAULT_PORT)
+}
+
 /// The absolute paths outside `workspace` an argument names (`/x`, or `key=/x`).
 pub fn outside_paths(args: &[String], workspace: &Path) -> Vec<PathBuf> {
     args.iter()
@@ -218,6 +319,11 @@ mod tests {
             env,
             outside_args: Vec::new(),
             approved_by_person: false,
+            args: &[],
+            extra_ports: &[],
+            writable: &[],
+            hdc: &[],
+            protected: &[],
         }
     }
 
@@ -228,17 +334,18 @@ mod tests {
             [".rein", ".git", ".reinhome", "entry", "hvigorfile.ts"].iter().map(|s| s.to_string()).collect();
         let p = profile(&Program::Hvigorw, &places(&env, Path::new("/clt/bin/hvigorw")), &entries);
         let writable = |path: &str| p.write.iter().chain(&p.write_no_link).any(|w| w == Path::new(path));
-        for allowed in ["/w/app/entry", "/w/app/hvigorfile.ts", "/w/app/build", "/u/.hvigor", "/t", "/tmp", "/dev/null"]
-        {
+        for allowed in ["/w/app/entry", "/w/app/hvigorfile.ts", "/w/app/build", "/u/.ohpm", "/t"] {
             assert!(writable(allowed), "{allowed} writable: {p:?}");
         }
-        for denied in ["/w/app", "/w/app/.rein", "/w/app/.git", "/w/app/.reinhome", "/u", "/u/.ssh", "/"] {
+        for denied in
+            ["/w/app", "/w/app/.rein", "/w/app/.git", "/w/app/.reinhome", "/u", "/u/.ssh", "/", "/tmp", "/var/tmp"]
+        {
             assert!(!writable(denied), "{denied} not writable: {p:?}");
         }
         assert!(p.write_no_link.iter().all(|w| w.starts_with("/w/app")), "{p:?}");
         assert!(p.read.contains(&PathBuf::from("/clt")) && p.read.contains(&PathBuf::from("/w/app")));
         assert!(!p.read.iter().any(|r| r == Path::new("/u") || r == Path::new("/")), "{p:?}");
-        assert!(p.create.contains(&PathBuf::from("/u/.hvigor")) && p.create.contains(&PathBuf::from("/w/app/build")));
+        assert!(p.create.contains(&PathBuf::from("/u/.ohpm")) && p.create.contains(&PathBuf::from("/w/app/build")));
     }
 
     /// On a disk that ignores case (casefolded ext4, like macOS and Windows) `.GIT` is git's

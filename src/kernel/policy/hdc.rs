@@ -199,28 +199,38 @@ fn split_command<'a>(args: &'a [&'a str]) -> Option<(&'a [&'a str], &'a str, &'a
 
 /// The global options, read as getopt reads them; an option rein does not pass is refused.
 fn global_options(options: &[&str]) -> Result<Vec<Global>, String> {
-    let mut globals = Vec::new();
+    read_options(options)?.into_iter().map(|(flag, value)| global(flag, value)).collect()
+}
+
+/// Each option flag before the command word with its value, as getopt reads them
+/// (`-t KEY`, `-tKEY`, `-vh`).
+fn read_options<'a>(options: &[&'a str]) -> Result<Vec<(char, Option<&'a str>)>, String> {
+    let mut read = Vec::new();
     let mut iter = options.iter();
     while let Some(arg) = iter.next() {
         let Some(flags) = arg.strip_prefix('-').filter(|f| !f.is_empty()) else {
             return Err(format!("`{arg}` before the hdc command is not an option"));
         };
         for (at, flag) in flags.char_indices() {
-            let value = if OPTIONS_WITH_VALUE.contains(flag) {
+            if OPTIONS_WITH_VALUE.contains(flag) {
                 let attached = &flags[at + flag.len_utf8()..];
                 let value = if attached.is_empty() { iter.next().copied() } else { Some(attached) };
-                let value = value.ok_or_else(|| format!("hdc option -{flag} needs a value"))?;
-                Some(value)
-            } else {
-                None
-            };
-            globals.push(global(flag, value)?);
-            if value.is_some() {
+                read.push((flag, Some(value.ok_or_else(|| format!("hdc option -{flag} needs a value"))?)));
                 break;
             }
+            read.push((flag, None));
         }
     }
-    Ok(globals)
+    Ok(read)
+}
+
+/// The server a command line names with `-s [ip:]port` before its command word (not a `-s`
+/// of the device command after it); None when it names none.
+pub fn server_option(args: &[String]) -> Option<String> {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let options = split_command(&args).map_or(args.as_slice(), |(options, _, _)| options);
+    let read = read_options(options).ok()?;
+    read.into_iter().find(|(flag, _)| *flag == 's').and_then(|(_, value)| value.map(String::from))
 }
 
 fn global(flag: char, value: Option<&str>) -> Result<Global, String> {

@@ -27,6 +27,7 @@ mod values;
 pub use approver::{Answer, ApprovalRequest, Approver, Asked, AssumeYes, Headless};
 pub use files::decide_file;
 pub use gate::{DecidedBy, Gate};
+pub use hdc::server_option as hdc_server_option;
 pub use programs::{decide_spawn, Program};
 pub use rules::{Rule, RuleFile, Subject};
 

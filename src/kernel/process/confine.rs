@@ -15,11 +15,26 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
+use crate::kernel::platform::tree::BeforeExec;
 use crate::kernel::policy::confinement::Profile;
 
 /// The oldest Landlock ABI rein confines with: ABI 3 is the first that controls truncation,
 /// and ABI 2 the first that lets a program rename files across directories.
 pub const MIN_ABI: i32 = 3;
+
+/// What confinement needs a newer Landlock ABI for, with the ABI and the Linux release that
+/// brought it (the kernel's Documentation/userspace-api/landlock.rst, "Previous limitations",
+/// and the landlock crate's `ABI` docs). Below the ABI that part is not confined.
+const PARTS: [(i32, &str); 3] = [
+    (4, "TCP bind and connect (Landlock ABI 4, Linux 6.7)"),
+    (5, "device ioctls such as TIOCSTI (ABI 5, Linux 6.10)"),
+    (6, "abstract unix sockets and signals to processes outside the program (ABI 6, Linux 6.12)"),
+];
+
+/// The parts of confinement a kernel with Landlock `abi` lacks.
+pub fn missing(abi: i32) -> Vec<&'static str> {
+    PARTS.iter().filter(|(needs, _)| abi < *needs).map(|(_, part)| *part).collect()
+}
 
 /// Home config.toml `[spawn] confine`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
@@ -46,7 +61,14 @@ impl Level {
     pub fn describe(&self, mode: ConfineMode) -> String {
         match (self, mode) {
             (_, ConfineMode::Off) => "off (home config.toml [spawn] confine = \"off\")".to_string(),
-            (Level::Landlock { abi }, _) => format!("landlock ABI {abi}: enforced"),
+            (Level::Landlock { abi }, mode) => match (missing(*abi), mode) {
+                (lacking, _) if lacking.is_empty() => format!("landlock ABI {abi}: enforced"),
+                (lacking, ConfineMode::Require) => format!(
+                    "landlock ABI {abi}: cannot confine {}; programs are refused ([spawn] confine = \"require\")",
+                    lacking.join("; ")
+                ),
+                (lacking, _) => format!("landlock ABI {abi}: enforced, except {} (not confined)", lacking.join("; ")),
+            },
             (Level::Unavailable(why), ConfineMode::Require) => {
                 format!("unavailable: {why}; programs are refused ([spawn] confine = \"require\")")
             }
@@ -77,6 +99,9 @@ impl Plan {
 pub fn decide(mode: ConfineMode, level: &Level) -> Plan {
     match (mode, level) {
         (ConfineMode::Off, _) => Plan::Unconfined("off in home config.toml ([spawn] confine = \"off\")".to_string()),
+        (ConfineMode::Require, Level::Landlock { abi }) if !missing(*abi).is_empty() => {
+            Plan::Refuse(format!("this kernel's Landlock ABI {abi} cannot confine {}", missing(*abi).join("; ")))
+        }
         (_, Level::Landlock { abi }) => Plan::Landlock { abi: *abi },
         (ConfineMode::Auto, Level::Unavailable(why)) => Plan::Unconfined(why.clone()),
         (ConfineMode::Require, Level::Unavailable(why)) => Plan::Refuse(why.clone()),
@@ -133,20 +158,41 @@ fn probe() -> Level {
     Level::Unavailable("Landlock exists only on Linux".to_string())
 }
 
-/// A ruleset ready to enforce in the child.
+/// What the child enforces just before it executes the program: the Landlock ruleset (when
+/// confined) and the capability drop (unless confinement is off).
 #[cfg(target_os = "linux")]
-pub struct Prepared(landlock::RulesetCreated);
+pub struct Prepared {
+    ruleset: Option<landlock::RulesetCreated>,
+    capabilities: super::privileges::CapabilityDrop,
+}
 
 #[cfg(not(target_os = "linux"))]
 pub struct Prepared(());
 
+/// Hardening without Landlock (a kernel without it, `confine = "auto"`): the program still holds
+/// no capability and no terminal.
+#[cfg(target_os = "linux")]
+pub fn harden_only() -> Option<Prepared> {
+    Some(Prepared { ruleset: None, capabilities: super::privileges::CapabilityDrop::probe() })
+}
+
+/// Elsewhere there is nothing to run in the child before the program (macOS: its own session
+/// only; Windows: its Job Object).
+#[cfg(not(target_os = "linux"))]
+pub fn harden_only() -> Option<Prepared> {
+    None
+}
+
 /// Creates the profile's directories rein makes before the program starts (caches, a fresh
-/// project's output directories), then opens every path and builds the ruleset. Paths that do
-/// not exist are left out (nothing can be created there).
+/// project's output directories), then opens every path and builds the ruleset: files (ABI 3+;
+/// devices without `IOCTL_DEV` from ABI 5), TCP (ABI 4+: no bind, connect only to the profile's
+/// ports), and the scopes (ABI 6+: abstract unix sockets and signals stay inside the program's
+/// own domain). Rights a kernel lacks are left out (best effort); `rein doctor` says which.
+/// Paths that do not exist are left out (nothing can be created there).
 #[cfg(target_os = "linux")]
 pub fn prepare(profile: &Profile) -> Result<Prepared, ConfineError> {
-    use landlock::{Access, AccessFs, CompatLevel, Compatible, PathBeneath, Ruleset, RulesetAttr};
-    use landlock::{RulesetCreatedAttr, ABI};
+    use landlock::{Access, AccessFs, AccessNet, CompatLevel, Compatible, NetPort, PathBeneath, Ruleset};
+    use landlock::{RulesetAttr, RulesetCreatedAttr, Scope, ABI};
 
     for dir in &profile.create {
         if !dir.exists() {
@@ -155,23 +201,34 @@ pub fn prepare(profile: &Profile) -> Result<Prepared, ConfineError> {
     }
     let abi = ABI::V5;
     let fail = |e: &dyn std::fmt::Display| ConfineError(e.to_string());
+    // Device files are opened, never driven: no IOCTL_DEV (no TIOCSTI, no USB transfers).
+    let device = AccessFs::from_all(abi) & !AccessFs::IoctlDev;
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(AccessFs::from_all(abi))
         .map_err(|e| fail(&e))?
+        .handle_access(AccessNet::from_all(ABI::V4))
+        .map_err(|e| fail(&e))?
+        .scope(Scope::from_all(ABI::V6))
+        .map_err(|e| fail(&e))?
         .create()
         .map_err(|e| fail(&e))?;
-    let grants = profile
+    let grants: Vec<super::carve::Grant> = profile
         .read
         .iter()
-        .map(|p| (p, AccessFs::from_read(abi), true))
-        .chain(profile.write.iter().map(|p| (p, AccessFs::from_all(abi), true)))
-        .chain(profile.write_no_link.iter().map(|p| (p, AccessFs::from_all(abi), false)));
-    for (path, access, follow) in grants {
-        let Some(fd) = open(path, follow) else { continue };
+        .map(|p| (p.clone(), AccessFs::from_read(abi), true))
+        .chain(profile.devices.iter().map(|p| (p.clone(), device, true)))
+        .chain(profile.write.iter().map(|p| (p.clone(), AccessFs::from_all(abi), true)))
+        .chain(profile.write_no_link.iter().map(|p| (p.clone(), AccessFs::from_all(abi), false)))
+        .collect();
+    for (path, access, follow) in super::carve::expand(grants, &profile.carve, abi) {
+        let Some(fd) = open(&path, follow) else { continue };
         ruleset = ruleset.add_rule(PathBeneath::new(fd, access)).map_err(|e| fail(&e))?;
     }
-    Ok(Prepared(ruleset))
+    for port in &profile.connect_ports {
+        ruleset = ruleset.add_rule(NetPort::new(*port, AccessNet::ConnectTcp)).map_err(|e| fail(&e))?;
+    }
+    Ok(Prepared { ruleset: Some(ruleset), capabilities: super::privileges::CapabilityDrop::probe() })
 }
 
 /// Opens `path` as a handle for a rule (`O_PATH`); a missing path, or a link when `follow` is
@@ -190,27 +247,32 @@ pub fn prepare(_profile: &Profile) -> Result<Prepared, ConfineError> {
     Err(ConfineError("Landlock exists only on Linux".to_string()))
 }
 
-/// Makes `cmd`'s child enforce `prepared` between fork and exec.
+/// The work the child does just before it executes the program: drop every capability (and
+/// set `no_new_privs`), enforce the ruleset, then filter system calls (`process::syscalls`).
 #[cfg(target_os = "linux")]
-pub fn install(cmd: &mut tokio::process::Command, prepared: Prepared) {
-    let mut ruleset = Some(prepared.0);
-    let enforce = move || -> std::io::Result<()> {
+pub fn before_exec(prepared: Prepared) -> BeforeExec {
+    let Prepared { ruleset, capabilities } = prepared;
+    let mut ruleset = Some(ruleset);
+    Box::new(move || -> std::io::Result<()> {
+        // SAFETY: between fork and exec; `apply` only makes system calls.
+        unsafe { capabilities.apply()? };
         let Some(ruleset) = ruleset.take() else { return Err(std::io::Error::from_raw_os_error(libc::EINVAL)) };
-        match ruleset.restrict_self() {
-            Ok(status) if status.ruleset != landlock::RulesetStatus::NotEnforced => Ok(()),
-            Ok(_) => Err(std::io::Error::from_raw_os_error(libc::EPERM)),
-            Err(_) => Err(std::io::Error::last_os_error()),
+        if let Some(ruleset) = ruleset {
+            match ruleset.restrict_self() {
+                Ok(status) if status.ruleset != landlock::RulesetStatus::NotEnforced => {}
+                Ok(_) => return Err(std::io::Error::from_raw_os_error(libc::EPERM)),
+                Err(_) => return Err(std::io::Error::last_os_error()),
+            }
         }
-    };
-    // SAFETY: `enforce` only makes two system calls (see the module comment); everything that
-    // allocates was done before the fork.
-    unsafe {
-        cmd.pre_exec(enforce);
-    }
+        // SAFETY: between fork and exec, after no_new_privs; one prctl.
+        unsafe { super::syscalls::install() }
+    })
 }
 
 #[cfg(not(target_os = "linux"))]
-pub fn install(_cmd: &mut tokio::process::Command, _prepared: Prepared) {}
+pub fn before_exec(_prepared: Prepared) -> BeforeExec {
+    Box::new(|| Ok(()))
+}
 
 #[cfg(test)]
 mod tests {
@@ -239,6 +301,16 @@ mod tests {
         assert!(open(&dir.path().join("link"), false).is_none());
         assert!(open(&dir.path().join("link"), true).is_some());
         assert!(open(&dir.path().join("missing"), true).is_none());
+    }
+
+    #[test]
+    fn require_refuses_a_kernel_that_lacks_a_part_and_doctor_names_it() {
+        let five = Level::Landlock { abi: 5 };
+        assert!(matches!(decide(ConfineMode::Require, &five), Plan::Refuse(why) if why.contains("ABI 6")));
+        assert_eq!(decide(ConfineMode::Auto, &five), Plan::Landlock { abi: 5 });
+        assert!(five.describe(ConfineMode::Auto).contains("except abstract unix sockets"));
+        assert!(Level::Landlock { abi: 3 }.describe(ConfineMode::Require).contains("TCP"));
+        assert_eq!(missing(7), Vec::<&str>::new());
     }
 
     #[test]

@@ -7,14 +7,29 @@
 //! - `discovery`: the places each OS keeps them (pure, table-tested for all three)
 //! - `spawn`: the runner (own process group, deadline, bounded output, line streaming)
 //! - `capture`: head-and-tail output capture
-//! - `confine`: Landlock confinement of each program (its profile: `policy::confinement`)
+//! - `confine`: Landlock confinement of each program (its profile: `policy::confinement`);
+//!   `carve` grants around a path that must get less than its directory
+//! - `privileges`: the capabilities a program never inherits (Linux)
+//! - `syscalls`: the system calls a program may not make (unix sockets, io_uring; Linux)
 //! - `env`: the environment a program sees
+//! - `hdc_server`: hdc never starts a server; its server must answer first
+//! - `java_args`: java's command line in an argument file, out of the process table
+//! - `profile`: what one spawn may reach (the places rein knows, for `policy::confinement`)
 
 pub mod capture;
+#[cfg(target_os = "linux")]
+mod carve;
 pub mod confine;
 pub mod discovery;
 pub mod env;
+pub mod hdc_server;
+mod java_args;
+#[cfg(target_os = "linux")]
+mod privileges;
+mod profile;
 pub mod spawn;
+#[cfg(target_os = "linux")]
+pub mod syscalls;
 pub mod toolchain;
 
 use std::path::Path;
@@ -26,8 +41,7 @@ pub use spawn::OnLine;
 use spawn::{SpawnOutput, SpawnRequest, Stream};
 
 use super::journal::{Action, Entry};
-use super::policy::confinement::{self, Profile, SpawnPlaces};
-use super::policy::{decide_spawn, ApprovalRequest, Asked, DecidedBy, Program, Rule, Subject};
+use super::policy::{decide_spawn, ApprovalRequest, Asked, Program, Rule, Subject};
 use super::{Call, EventKind, Kernel, KernelError, PathClass};
 
 /// Output kept per stream: the first and last half MiB.
@@ -44,14 +58,20 @@ pub struct SpawnSettings {
     pub pass_env: Vec<String>,
     pub signing: signing::SigningSecrets,
     pub confine: confine::ConfineMode,
+    /// More TCP ports a person lets a program connect to: program name → ports.
+    pub connect_ports: std::collections::BTreeMap<String, Vec<u16>>,
+    /// Directories a person lets every confined program write.
+    pub writable: Vec<std::path::PathBuf>,
 }
 
+/// How to run a program ([`NativeCall::run`](crate::NativeCall::run), `rein.proc.run`).
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     /// Working directory, relative to the workspace (default: the workspace root).
     pub cwd: Option<String>,
     /// May lower the program's default deadline, or raise it up to its cap.
     pub timeout_ms: Option<u64>,
+    /// What to write to its stdin (default: nothing; stdin is closed).
     pub stdin: Option<Vec<u8>>,
     /// Extra environment variables (they obey the same allow-list).
     pub env: Vec<(String, String)>,
@@ -106,6 +126,10 @@ impl Kernel {
         if let Some(output) = output {
             entry.exit_code = output.code;
             entry.duration_ms = Some(output.duration_ms);
+            if output.stragglers > 0 {
+                entry.stragglers_killed = Some(output.stragglers);
+                entry.stragglers = output.straggler_names.clone();
+            }
         }
         self.record(call, entry, &result);
         result
@@ -173,21 +197,44 @@ impl Kernel {
         };
         let mut env = env::child_env(std::env::vars(), &opts.env, &self.spawn.pass_env)?;
         env.retain(|(name, _)| !self.spawn.signing.withholds(name));
+        // A temp directory of its own, which rein removes after it (the shared ones are never
+        // granted: others' sockets and files live there).
+        let private_tmp = tempfile::Builder::new()
+            .prefix("rein-spawn-")
+            .tempdir()
+            .map_err(|e| KernelError::io("create a temp directory for", command.clone(), e))?;
+        env.retain(|(name, _)| name != "TMPDIR");
+        env.push(("TMPDIR".to_string(), private_tmp.path().display().to_string()));
+        if program == Program::Hdc {
+            hdc_server::check(&args, &env)?;
+        }
+        if program == Program::Hvigorw {
+            if let Some(home) = profile::hvigor_home(&env, self.scope.workspace()) {
+                env.retain(|(name, _)| name != "HVIGOR_USER_HOME");
+                env.push(("HVIGOR_USER_HOME".to_string(), home.display().to_string()));
+            }
+        }
         let confinement = match plan {
             confine::Plan::Landlock { .. } => {
                 let profile = self.confinement_profile(&program, &located, &args, &env, entry);
                 let prepared = confine::prepare(&profile)
                     .map_err(|e| KernelError::io("confine", command.clone(), std::io::Error::other(e.to_string())))?;
-                Some(prepared)
+                Some(confine::before_exec(prepared))
+            }
+            confine::Plan::Unconfined(_) if self.spawn.confine != confine::ConfineMode::Off => {
+                confine::harden_only().map(confine::before_exec)
             }
             _ => None,
         };
         let argv = match (&located.jar, &located.script) {
             (Some(jar), _) => {
-                ["-jar".to_string(), jar.display().to_string()].into_iter().chain(args.iter().cloned()).collect()
+                let file = java_args::write(private_tmp.path(), jar, &args)
+                    .map_err(|e| KernelError::io("write java's argument file for", command.clone(), e))?;
+                vec![format!("@{}", file.display())]
             }
             // DevEco's hvigorw.js, run by its bundled node (no shell, no cmd.exe on Windows).
             (None, Some(script)) => std::iter::once(script.display().to_string()).chain(args.iter().cloned()).collect(),
+            (None, None) if program == Program::Hdc => hdc_server::argv(args),
             (None, None) => args,
         };
         let request = SpawnRequest {
@@ -207,6 +254,7 @@ impl Kernel {
         let started = std::time::Instant::now();
         let mut scrubbed = |stream: Stream, line: &str| on_line(stream, &redacted.scrub(line));
         let ran = spawn::run_confined(&request, confinement, &mut scrubbed).await;
+        drop(private_tmp);
         let exited = |code, signal, timed_out, stopped, duration_ms| EventKind::ProgramExited {
             program: program.name().to_string(),
             code,
@@ -243,40 +291,6 @@ impl Kernel {
             });
         }
         Ok(output)
-    }
-
-    /// What `program` may reach on disk while it runs (see `policy::confinement`).
-    fn confinement_profile(
-        &self,
-        program: &Program,
-        located: &toolchain::Located,
-        args: &[String],
-        env: &[(String, String)],
-        entry: &Entry,
-    ) -> Profile {
-        let workspace = self.scope.workspace();
-        // A top-level link is never granted: opening it would grant its target (`~`, say).
-        let entries: Vec<String> = std::fs::read_dir(workspace)
-            .map(|dir| {
-                dir.flatten()
-                    .filter(|e| e.file_type().is_ok_and(|t| !t.is_symlink()))
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let approved_by_person =
-            matches!(entry.decided_by, Some(DecidedBy::Rule(_) | DecidedBy::Session | DecidedBy::Approver(_)));
-        let places = SpawnPlaces {
-            workspace,
-            rein_home: self.scope.home(),
-            program: &located.path,
-            // A script is read like a jar (never on Linux today: DevEco layouts are macOS/Windows).
-            jar: located.jar.as_deref().or(located.script.as_deref()),
-            env,
-            outside_args: confinement::outside_paths(args, workspace),
-            approved_by_person,
-        };
-        confinement::profile(program, &places, &entries)
     }
 
     /// Asks the gate for the policy's decision on running `program args` in `cwd` (path

@@ -1,7 +1,8 @@
-//! Running a toolchain program: argv only (never a shell), its own process tree (a process
-//! group on Unix, a Job Object on Windows: `platform::tree_*`), a cleared environment, a
-//! deadline after which the whole tree is stopped, and bounded output streamed line by line to
-//! the caller.
+//! Running a toolchain program: argv only (never a shell), its own process tree in a session
+//! of its own (Linux: a keeper process that is its subreaper; macOS: a process group; Windows: a
+//! Job Object: `platform::tree_*`), a cleared environment, a deadline after which the whole tree
+//! is stopped, bounded output streamed line by line to the caller — and when the program ends,
+//! nothing it started is left running.
 
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
@@ -12,8 +13,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
 
 use super::capture::Capture;
-use super::confine::{self, Prepared};
 use crate::kernel::files::names::shown;
+use crate::kernel::platform::tree::BeforeExec;
 use crate::kernel::platform::{ExitInfo, ProcessTree};
 
 /// Time between TERM and KILL when a program overstays its deadline.
@@ -43,17 +44,30 @@ pub enum Stream {
     Stderr,
 }
 
+/// How a program ended and what it printed (secrets replaced).
 #[derive(Debug, Clone, Serialize)]
 pub struct SpawnOutput {
+    /// Its exit code, when it exited.
     pub code: Option<i32>,
+    /// The signal that ended it, when one did.
     pub signal: Option<i32>,
+    /// What it printed on stdout.
     pub stdout: String,
+    /// What it printed on stderr.
     pub stderr: String,
+    /// Whether it overstayed its deadline and was stopped.
     pub timed_out: bool,
+    /// How long it ran.
     pub duration_ms: u64,
+    /// Whether output was dropped (see `dropped_bytes`).
     pub truncated: bool,
     /// Bytes of output not kept (the middle of a long output).
     pub dropped_bytes: u64,
+    /// Processes the program left running, killed when it ended (or was stopped).
+    pub stragglers: usize,
+    /// The names of the first of them, for the journal.
+    #[serde(skip)]
+    pub straggler_names: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -81,21 +95,22 @@ pub async fn run(request: &SpawnRequest, on_line: &mut OnLine<'_>) -> Result<Spa
     run_confined(request, None, on_line).await
 }
 
-/// [`run`], the child enforcing `confinement` (a ruleset prepared before the fork) before it
-/// executes the program.
+/// [`run`], the child doing `before_exec` (its confinement, prepared before the fork) just
+/// before it executes the program.
 pub async fn run_confined(
     request: &SpawnRequest,
-    confinement: Option<Prepared>,
+    before_exec: Option<BeforeExec>,
     on_line: &mut OnLine<'_>,
 ) -> Result<SpawnOutput, SpawnError> {
     let started = Instant::now();
     let program = shown(&request.program);
+    let start_error = |source| SpawnError::Start { program: program.clone(), source };
     let mut cmd = command(request);
-    if let Some(prepared) = confinement {
-        confine::install(&mut cmd, prepared);
-    }
-    let mut child = cmd.spawn().map_err(|source| SpawnError::Start { program: program.clone(), source })?;
-    let group = ProcessTree::adopt(&child).map_err(|source| SpawnError::Start { program: program.clone(), source })?;
+    // The whole tree is killed if the run is abandoned (cancelled, or an error): ProcessTree's
+    // Drop.
+    let pending = ProcessTree::prepare(&mut cmd, before_exec).map_err(start_error)?;
+    let mut child = cmd.spawn().map_err(start_error)?;
+    let group = ProcessTree::adopt(pending, &child).map_err(start_error)?;
     if let (Some(input), Some(mut stdin)) = (request.stdin.clone(), child.stdin.take()) {
         tokio::spawn(async move {
             // A program that exits without reading its input closes the pipe; that is its call.
@@ -109,7 +124,7 @@ pub async fn run_confined(
         Err(PumpError::Wait(source)) => return Err(SpawnError::Wait { program, source }),
         Err(PumpError::Stopped(reason)) => return Err(SpawnError::Stopped(reason)),
     };
-    group.disarm();
+    let stragglers = group.finish();
     let dropped = pump.out.dropped() + pump.err.dropped();
     Ok(SpawnOutput {
         code: status.code(),
@@ -120,6 +135,8 @@ pub async fn run_confined(
         duration_ms: started.elapsed().as_millis() as u64,
         truncated: dropped > 0,
         dropped_bytes: dropped,
+        stragglers: stragglers.count,
+        straggler_names: stragglers.names,
     })
 }
 
@@ -131,11 +148,7 @@ fn command(request: &SpawnRequest) -> Command {
         .envs(request.env.iter().map(|(k, v)| (k, v)))
         .stdin(if request.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    // The whole tree is killed if the run is abandoned (cancelled, or an error): ProcessTree's
-    // Drop.
-    ProcessTree::prepare(&mut cmd);
+        .stderr(Stdio::piped());
     cmd
 }
 

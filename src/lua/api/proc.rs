@@ -72,6 +72,11 @@ pub const AREA: Area = Area {
                 Field { name: "duration_ms", ty: "integer", doc: "" },
                 Field { name: "truncated", ty: "boolean", doc: "the middle of a long output was dropped" },
                 Field { name: "dropped_bytes", ty: "integer", doc: "how much of it" },
+                Field {
+                    name: "stragglers",
+                    ty: "integer",
+                    doc: "processes the program left running, killed when it ended (nothing outlives a spawn)",
+                },
             ],
         },
         Class {

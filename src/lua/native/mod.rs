@@ -17,4 +17,4 @@ mod module;
 pub(crate) mod stubs;
 
 pub use handle::NativeCall;
-pub use module::{NativeFunction, NativeModule, NativeModules};
+pub use module::{NativeFunction, NativeModule, NativeModules, NativeParam};

@@ -11,6 +11,7 @@ import sys
 import fake_device as dev
 import fake_hdc_file
 import fake_hdc_shell
+import fake_hdc_server
 import fakelib
 
 # Registered commands (main.cpp IsRegisterCommand): one- and two-word forms.
@@ -186,8 +187,10 @@ def run(argv, conf):
     elif name == "checkserver":
         fakelib.outln("Client version:%s, server version:%s" % (version, version))
     elif name == "kill":
-        fakelib.outln("Kill server finish")
-    elif name in ("start", "keygen", "discover", "any") or name.startswith("wait"):
+        fake_hdc_server.kill()
+    elif name == "start":
+        fake_hdc_server.start(opts)
+    elif name in ("keygen", "discover", "any") or name.startswith("wait"):
         pass  # `wait` returns at once: a fake device never takes time to appear
     elif name == "tconn":
         tconn(rest, devices)

@@ -316,7 +316,29 @@ def clean(root, profile):
     fakelib.outln(P + "Finished ::clean... after 1 ms")
 
 
+BUILD_SCRIPT = re.compile(r"/\*\s*REIN_FAKE_BUILD_SCRIPT\n(.*?)\*/", re.S)
+
+
+def run_build_script(root):
+    """Runs the project's code the way hvigor runs hvigorfile.ts: as a child of hvigorw, in the
+    project root, before the tasks. The fake cannot run TypeScript, so the code is a POSIX
+    shell script in a `/* REIN_FAKE_BUILD_SCRIPT ... */` comment of hvigorfile.ts (see the
+    README); its output goes to hvigorw's, and its exit status is ignored, as a plugin's
+    background work would be."""
+    import subprocess
+
+    try:
+        with open(os.path.join(root, "hvigorfile.ts"), encoding="utf-8") as f:
+            found = BUILD_SCRIPT.search(f.read())
+    except OSError:
+        return
+    if found:
+        sys.stdout.flush()
+        subprocess.run(["/bin/sh", "-c", found.group(1)], cwd=root, check=False)
+
+
 def build(root, args, conf):
+    run_build_script(root)
     daemon = "--no-daemon" not in args["flags"]
     if daemon:
         fakelib.outln(P + "hvigor client: Starting hvigor daemon.")

@@ -254,8 +254,61 @@ def java_version(conf, stream):
         fakelib.err(lines)
 
 
+ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "f": "\f"}
+
+
+def read_argument_file(path):
+    """The arguments in a launcher argument file (the `java` tool's manual, "java Command-Line
+    Argument Files"): separated by white space; a quoted argument (double or single quotes) may
+    hold white space, and inside quotes a backslash escapes the next character (`\\n` a newline).
+    """
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    args, i = [], 0
+    while i < len(text):
+        if text[i].isspace():
+            i += 1
+            continue
+        current = []
+        while i < len(text) and not text[i].isspace():
+            if text[i] in "\"'":
+                quote = text[i]
+                i += 1
+                while i < len(text) and text[i] != quote:
+                    if text[i] == "\\" and i + 1 < len(text):
+                        i += 1
+                        current.append(ESCAPES.get(text[i], text[i]))
+                    else:
+                        current.append(text[i])
+                    i += 1
+                i += 1
+            else:
+                current.append(text[i])
+                i += 1
+        args.append("".join(current))
+    return args
+
+
+def expand_argument_files(argv):
+    """`@file` arguments read in place, up to the main class or `-jar`: after those, an argument
+    starting with `@` is the program's own (as the real launcher does)."""
+    out = []
+    for i, a in enumerate(argv):
+        if a == "-jar" or (not a.startswith("-") and not a.startswith("@")):
+            return out + argv[i:]
+        out.extend(read_argument_file(a[1:]) if a.startswith("@") else [a])
+    return out
+
+
 def main(argv):
-    fakelib.start("java", argv)
+    raw = list(argv)
+    try:
+        argv = expand_argument_files(raw)
+    except OSError as e:
+        fakelib.start("java", raw)
+        fakelib.errln("Error: could not open `%s': %s" % (e.filename, e.strerror))
+        return 1
+    fakelib.start("java", argv, raw if argv != raw else None)
     conf = fakelib.scenario("java")
     argv = list(argv)
     i = 0

@@ -119,18 +119,28 @@ SPAM_BEGIN = b"REIN_FAKE_SPAM_BEGIN\n"
 SPAM_END = b"REIN_FAKE_SPAM_END\n"
 
 
-def log_call(program, argv):
-    append_line(
-        "calls.log",
-        {
-            "program": program,
-            "argv": list(argv),
-            "cwd": os.getcwd(),
-            "pid": os.getpid(),
-            "time": time.time(),
-            "env": dict(os.environ),
-        },
-    )
+def log_call(program, argv, raw_argv=None):
+    entry = {
+        "program": program,
+        "argv": list(argv),
+        "cwd": os.getcwd(),
+        "pid": os.getpid(),
+        "time": time.time(),
+        "env": dict(os.environ),
+    }
+    if raw_argv is not None:
+        entry["raw_argv"] = list(raw_argv)
+        entry["cmdline"] = read_cmdline()
+    append_line("calls.log", entry)
+
+
+def read_cmdline():
+    """This process's /proc/self/cmdline as other processes see it (None where there is none)."""
+    try:
+        with open("/proc/self/cmdline", "rb") as f:
+            return [a.decode("utf-8", "replace") for a in f.read().split(b"\0") if a]
+    except OSError:
+        return None
 
 
 def _setting(env_name, conf, key, default):
@@ -191,9 +201,10 @@ def common_behaviours(program, argv):
     time.sleep(sleep_ms / 1000.0)
 
 
-def start(program, argv):
-    """Every fake's first call: log, then the common behaviours."""
-    log_call(program, argv)
+def start(program, argv, raw_argv=None):
+    """Every fake's first call: log, then the common behaviours. `raw_argv` is what the program
+    was given when `argv` is what it made of it (java's argument files)."""
+    log_call(program, argv, raw_argv)
     common_behaviours(program, argv)
 
 
