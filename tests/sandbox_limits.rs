@@ -68,7 +68,9 @@ fn loop_in_a_coroutine_is_stopped() {
                  while true do co() end",
             ),
         ],
-        limits(),
+        // The instruction budget is what is tested: a wall clock far beyond it, so a slow
+        // machine (a debug build under Wine on a busy one took over 20 s) cannot reach it first.
+        Limits { wall_time: Duration::from_secs(300), ..limits() },
     );
     assert_breach(&host, "wrapped", "instructions");
     assert_breach(&host, "resumed", "instructions");
