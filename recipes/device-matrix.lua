@@ -3,13 +3,14 @@
 local deploy = require("harmony.deploy")
 
 -- One device's install and launch, as a row of the result.
-local function deploy_to(ctx, target)
-  local plan = ctx.outputs.preflight
+local function deploy_to(ctx, d)
+  local plan, target, server = ctx.outputs.preflight, d.key, deploy.server_of(d)
   local installed =
-    deploy.install(ctx, ctx.outputs.sign.hap, target, plan.bundle, ctx.args.reinstall)
-  local launched = deploy.launch(ctx, plan, target)
+    deploy.install(ctx, ctx.outputs.sign.hap, target, plan.bundle, ctx.args.reinstall, server)
+  local launched = deploy.launch(ctx, plan, target, server)
   return {
     target = target,
+    server = d.server,
     ok = true,
     pid = launched.pid,
     evidence = launched.evidence,
@@ -19,10 +20,11 @@ local function deploy_to(ctx, target)
   }
 end
 
-local function failed_row(target, err)
+local function failed_row(d, err)
   local details = type(err) == "table" and err.details or {}
   return {
-    target = target,
+    target = d.key,
+    server = d.server,
     ok = false,
     code = type(err) == "table" and err.code or "LUA_ERROR",
     message = type(err) == "table" and err.message or tostring(err),
@@ -34,7 +36,9 @@ end
 
 return {
   name = "device-matrix",
-  description = "What sign-install-launch does, on every connected device (or `targets`) at once: "
+  description = "What sign-install-launch does, on every connected device of every hdc server "
+    .. "that is the person's own (this machine's and the labs home config.toml names), or on "
+    .. "`targets`, at once: "
     .. "preflight, build and sign once, then install and a proven launch per device, "
     .. "concurrently. Fails if any device fails; the result and the report have a row per device.",
   params = {
@@ -89,11 +93,11 @@ return {
         for i, d in ipairs(now) do
           if d.usable then
             jobs[#jobs + 1] = function()
-              return deploy_to(ctx, d.key)
+              return deploy_to(ctx, d)
             end
             slots[#jobs] = i
           else
-            rows[i] = failed_row(d.key, {
+            rows[i] = failed_row(d, {
               code = "DEVICE_UNAVAILABLE",
               message = "device " .. d.key .. " is " .. d.status,
               details = { remedy = d.remedy, code = d.status:upper() },
@@ -101,7 +105,7 @@ return {
           end
         end
         for j, result in ipairs(rein.parallel(jobs)) do
-          rows[slots[j]] = result.ok and result.value or failed_row(now[slots[j]].key, result.error)
+          rows[slots[j]] = result.ok and result.value or failed_row(now[slots[j]], result.error)
         end
         local failed = {}
         for _, row in ipairs(rows) do

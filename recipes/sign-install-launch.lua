@@ -11,6 +11,11 @@ return {
     .. "uninstalls and retries once.",
   params = {
     target = { type = "string", optional = true, description = "Device connect key" },
+    server = {
+      type = "string",
+      optional = true,
+      description = "Only devices of this hdc server (device_list's `server`: local or a lab's name)",
+    },
     module = { type = "string", optional = true, description = "Module to build and launch" },
     product = { type = "string", default = "default" },
     expect_log = {
@@ -35,7 +40,8 @@ return {
         .. "that is).",
       run = function(ctx)
         local plan = deploy.project_and_signing(ctx.args)
-        plan.target = deploy.one_device(deploy.devices(ctx), ctx.args.target)
+        local key, d = deploy.one_device(deploy.devices(ctx, ctx.args.server), ctx.args.target)
+        plan.target, plan.server = key, deploy.server_of(d)
         return plan
       end,
       verify = function(_, out)
@@ -56,13 +62,16 @@ return {
       approvals = { "hdc install", "hdc uninstall (reinstall=true)" },
       run = function(ctx)
         local plan = ctx.outputs.preflight
-        return deploy.install(
-          ctx,
-          ctx.outputs.sign.hap,
-          plan.target,
-          plan.bundle,
-          ctx.args.reinstall
-        )
+        return deploy.with_screen_on(ctx, plan.target, plan.server, function()
+          return deploy.install(
+            ctx,
+            ctx.outputs.sign.hap,
+            plan.target,
+            plan.bundle,
+            ctx.args.reinstall,
+            plan.server
+          )
+        end)
       end,
       verify = function(_, out)
         return out.ok == true, out.evidence
@@ -73,7 +82,9 @@ return {
       approvals = { "hdc shell aa start", "hdc shell aa force-stop (when the app already runs)" },
       run = function(ctx)
         local plan = ctx.outputs.preflight
-        return deploy.launch(ctx, plan, plan.target)
+        return deploy.with_screen_on(ctx, plan.target, plan.server, function()
+          return deploy.launch(ctx, plan, plan.target, plan.server)
+        end)
       end,
       verify = function(ctx, out)
         for _, line in ipairs(out.lines) do

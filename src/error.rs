@@ -65,16 +65,21 @@ pub enum Code {
     IoError,
     /// The caller stopped the operation (cancellation, or a callback that failed).
     Cancelled,
+    /// `DEVICE_BUSY`: another rein run holds the device (`details.holder`: pid, workspace, since).
+    DeviceBusy,
     /// `HDC_SERVER_NOT_RUNNING`: no hdc server answers on its port, and rein never lets a
     /// program start one (`details.port`, `details.fix`).
     HdcServerNotRunning,
+    /// `PROTECTED_CREATED`: a program made a `.git` where it may write; rein stopped it and
+    /// removed what it made (`details.removed`).
+    ProtectedCreated,
     /// A code a tool raised for itself (`rein.error("BUILD_FAILED", ...)`).
     Tool(String),
 }
 
 impl Code {
     /// Every code rein itself produces.
-    pub const STABLE: [Code; 28] = [
+    pub const STABLE: [Code; 30] = [
         Code::InvalidArgs,
         Code::ToolNotFound,
         Code::FileNotFound,
@@ -102,7 +107,9 @@ impl Code {
         Code::InvalidConfig,
         Code::IoError,
         Code::Cancelled,
+        Code::DeviceBusy,
         Code::HdcServerNotRunning,
+        Code::ProtectedCreated,
     ];
 
     /// The code's text, as JSON output and the journal carry it: `"OLD_STRING_NOT_UNIQUE"`.
@@ -135,7 +142,9 @@ impl Code {
             Code::InvalidConfig => "INVALID_CONFIG",
             Code::IoError => "IO_ERROR",
             Code::Cancelled => "CANCELLED",
+            Code::DeviceBusy => "DEVICE_BUSY",
             Code::HdcServerNotRunning => "HDC_SERVER_NOT_RUNNING",
+            Code::ProtectedCreated => "PROTECTED_CREATED",
             Code::Tool(code) => code,
         }
     }

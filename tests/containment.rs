@@ -93,7 +93,7 @@ fn spawn_entries(workspace: &Path) -> Vec<Value> {
 
 #[test]
 fn nothing_a_build_starts_outlives_it_after_a_normal_exit() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     build_script(&lab, ESCAPERS);
     lab.build();
     let pids = escaper_pids(&lab);
@@ -105,7 +105,7 @@ fn nothing_a_build_starts_outlives_it_after_a_normal_exit() {
 
 #[test]
 fn nothing_a_build_starts_outlives_its_timeout() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     build_script(&lab, &format!("trap '' TERM\n{ESCAPERS}\nsleep 60\n"));
     let error = lab.failed(&[], "hvigor_build", json!({"timeout_ms": 3000}), "TIMEOUT");
     let pids = escaper_pids(&lab);
@@ -114,7 +114,7 @@ fn nothing_a_build_starts_outlives_its_timeout() {
 
 #[test]
 fn nothing_a_build_starts_outlives_a_cancelled_call() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     build_script(&lab, &format!("{ESCAPERS}\nsleep 60\n"));
     let mut rein = lab.command(&["call", "hvigor_build", "{}"]).spawn().unwrap();
     let started = Instant::now();
@@ -178,7 +178,7 @@ PY
 
 #[test]
 fn a_build_script_cannot_type_into_the_persons_terminal() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     let mut pty = Pty::new();
     build_script(&lab, &terminal_attack(&pty.slave_path, "id > PWNED\\n"));
     pty.start(&mut lab.command(&["call", "hvigor_build", "{}"]));
@@ -209,7 +209,7 @@ fn answer_no(lab: &Lab, pty: &mut Pty, outside: &Path) -> String {
 
 #[test]
 fn a_prompt_never_reads_what_was_typed_before_it_asked() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     let outside = lab.ws.root.join("outside.txt");
     let args = json!({"path": outside.display().to_string(), "content": "x"}).to_string();
     let mut pty = Pty::new();
@@ -221,7 +221,7 @@ fn a_prompt_never_reads_what_was_typed_before_it_asked() {
 
 #[test]
 fn nothing_a_build_leaves_behind_answers_a_prompt() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     let outside = lab.ws.root.join("outside.txt");
     let mut pty = Pty::new();
     build_script(&lab, &terminal_attack(&pty.slave_path, "p\\n"));

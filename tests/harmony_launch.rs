@@ -30,7 +30,7 @@ fn launch_failed(lab: &Lab, args: Value) -> (Value, Value, String) {
 #[test]
 #[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn the_stock_template_app_passes_with_pid_bound_evidence_and_no_marker() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     lab.one_device();
     lab.device(KEY, json!({"hilog": [EARLIER_ON_CREATE]}));
     let (_, report, md) = launched_ok(&lab, json!({}));
@@ -39,9 +39,13 @@ fn the_stock_template_app_passes_with_pid_bound_evidence_and_no_marker() {
     let evidence: Vec<&str> = launch["evidence"].as_array().unwrap().iter().map(|e| e.as_str().unwrap()).collect();
     assert!(
         evidence[0].starts_with("pid 2291 of com.example.hello started by this launch (device clock 2")
-            && evidence[0].ends_with("alive after 1000 ms; no fault log for this launch"),
+            && evidence[0].contains(
+                ", in the foreground (aa dump -l: state #FOREGROUND, app state #FOREGROUND), alive 3000 ms after it; \
+                 no fault log and no crash or freeze event for this launch (fault logs read; crash and freeze events read)"
+            ),
         "{evidence:?}"
     );
+    assert_eq!(launch["output"]["foreground"]["state"], json!("FOREGROUND"), "{launch:#}");
     assert_eq!(evidence.len(), 2, "the proof and the launched process's own line: {evidence:?}");
     assert!(evidence[1].ends_with(" 2291  2291 I A00000/testTag: Ability onCreate"), "{evidence:?}");
     assert!(!evidence.iter().any(|e| e.contains("1999")), "an earlier launch's line is no evidence");
@@ -55,6 +59,11 @@ fn the_stock_template_app_passes_with_pid_bound_evidence_and_no_marker() {
     assert!(after.iter().any(|c| c.ends_with("shell pidof com.example.hello")), "{hdc:#?}");
     assert!(after.iter().any(|c| c.contains("shell hidumper -s 1201 -a -p Faultlogger -m com.example.hello -t ")));
     assert!(after.iter().any(|c| c.ends_with("shell hilog -x -P 2291")), "{hdc:#?}");
+    // This image's aa has no -W: it said so, and the foreground came from aa dump -l.
+    assert!(hdc[start].contains("shell aa start -W -a EntryAbility -b com.example.hello"), "{hdc:#?}");
+    assert!(hdc[start + 1].contains("shell aa start -a EntryAbility -b com.example.hello"), "{hdc:#?}");
+    assert!(after.iter().any(|c| c.ends_with("shell aa dump -l")), "{hdc:#?}");
+    assert!(after.iter().any(|c| c.contains("shell hisysevent -l -o RELIABILITY -S 2")), "{hdc:#?}");
 }
 
 #[test]
@@ -63,7 +72,7 @@ fn an_earlier_on_create_line_never_passes_a_launch_that_crashes() {
     for crash in
         [json!({}), json!({"after_ms": 400, "error_name": "RangeError", "error_message": "Invalid array length"})]
     {
-        let lab = lab();
+        let Some(lab) = lab() else { return };
         lab.one_device();
         lab.device(KEY, json!({"hilog": [EARLIER_ON_CREATE], "crash_on_launch": {"com.example.hello": crash}}));
         let (out, failure, md) = launch_failed(&lab, json!({}));
@@ -85,7 +94,7 @@ fn an_earlier_on_create_line_never_passes_a_launch_that_crashes() {
 #[test]
 #[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_marker_before_the_launch_does_not_count() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     lab.one_device();
     // The clock is pinned, so a line of the very pid the launch gets, logged a minute before it,
     // is told apart by time alone; another pid's line by its pid.
@@ -114,7 +123,7 @@ fn a_marker_before_the_launch_does_not_count() {
 #[test]
 #[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_marker_on_a_line_of_the_new_pid_counts() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     lab.one_device();
     lab.device(KEY, json!({"hilog": ["01-01 00:00:01.000  1999  1999 I A00000/testTag: REIN_READY old"]}));
     lab.replace_in(
@@ -133,7 +142,7 @@ fn a_marker_on_a_line_of_the_new_pid_counts() {
 #[test]
 #[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn app_launch_stops_a_running_instance_and_proves_the_new_one() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     lab.one_device();
     lab.build();
     lab.ok(&["--yes"], "app_install", json!({"hap": SIGNED}));
@@ -157,7 +166,7 @@ fn app_launch_stops_a_running_instance_and_proves_the_new_one() {
 #[test]
 #[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_process_that_dies_without_a_fault_log_still_fails_the_launch() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     lab.one_device();
     lab.build();
     lab.ok(&["--yes"], "app_install", json!({"hap": SIGNED}));

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::common::lab::{fakes_path, lab};
+use crate::common::lab::{lab, Lab};
 use crate::common::{Workspace, REIN};
 use rein::kernel::files::names::shown;
 use rmcp::model::{
@@ -121,13 +121,10 @@ pub(crate) async fn connect_serving(
     Session { client, questions, progress, events }
 }
 
-/// The fakes first on PATH, and `REIN_FAKE_STATE` pointing them at the lab's state.
-fn fake_toolchain(root: &Path) -> Vec<(&'static str, PathBuf)> {
-    vec![
-        ("PATH", PathBuf::from(fakes_path())),
-        ("TMPDIR", root.join("tmp")),
-        (crate::common::lab::STATE_VAR, root.join("fake-state")),
-    ]
+/// What the lab's rein runs with: the fakes first on PATH, `REIN_FAKE_STATE` pointing them at
+/// the lab's state, the real JDK and the SDK holding the real hap-sign-tool.
+fn fake_toolchain(lab: &Lab) -> Vec<(&'static str, PathBuf)> {
+    lab.env()
 }
 
 pub(crate) async fn within<F: std::future::Future>(what: &str, future: F) -> F::Output {
@@ -342,8 +339,8 @@ async fn with_elicitation_the_person_decides() {
 #[tokio::test(flavor = "multi_thread")]
 #[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 async fn a_recipe_reports_progress_per_step_and_returns_its_report() {
-    let lab = lab();
-    let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab.ws.root), Person::Absent).await;
+    let Some(lab) = lab() else { return };
+    let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab), Person::Absent).await;
     let result = session.call("recipe_build_verify", json!({})).await;
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
     let structured = result.structured_content.clone().unwrap();
@@ -372,9 +369,9 @@ async fn a_recipe_reports_progress_per_step_and_returns_its_report() {
 #[tokio::test(flavor = "multi_thread")]
 #[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 async fn a_recipe_asks_the_person_before_installing_and_launching() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     lab.one_device();
-    let session = connect(&lab.ws, &[], &fake_toolchain(&lab.ws.root), Person::Answers("yes")).await;
+    let session = connect(&lab.ws, &[], &fake_toolchain(&lab), Person::Answers("yes")).await;
     let result = session.call("recipe_sign_install_launch", json!({})).await;
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
     let questions = session.questions.lock().unwrap().clone();
@@ -392,11 +389,11 @@ async fn a_recipe_asks_the_person_before_installing_and_launching() {
 #[tokio::test(flavor = "multi_thread")]
 #[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 async fn a_failed_recipe_returns_the_arkts_errors_with_their_locations() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     let page = "entry/src/main/ets/pages/Index.ets";
     let source = std::fs::read_to_string(lab.ws.path(page)).unwrap();
     std::fs::write(lab.ws.path(page), source.replacen("build() {", "build() {\n    REIN_FAKE_ARKTS_ERROR", 1)).unwrap();
-    let session = connect(&lab.ws, &[], &fake_toolchain(&lab.ws.root), Person::Absent).await;
+    let session = connect(&lab.ws, &[], &fake_toolchain(&lab), Person::Absent).await;
     let error = session.refused("recipe_build_verify", json!({}), "STEP_FAILED").await;
     let failure = &error["details"]["failure"];
     assert_eq!(failure["code"], "BUILD_FAILED", "{error}");
@@ -416,9 +413,9 @@ async fn a_failed_recipe_returns_the_arkts_errors_with_their_locations() {
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
 async fn cancelling_a_tool_call_stops_its_program() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     lab.scenario(json!({"hvigorw": {"sleep_ms": 600000}}));
-    let session = connect(&lab.ws, &[], &fake_toolchain(&lab.ws.root), Person::Absent).await;
+    let session = connect(&lab.ws, &[], &fake_toolchain(&lab), Person::Absent).await;
     let params = CallToolRequestParams::new("hvigor_build").with_arguments(Default::default());
     let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(params));
     let handle = within(
@@ -438,9 +435,9 @@ async fn cancelling_a_tool_call_stops_its_program() {
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
 async fn cancelling_a_recipe_stops_its_build_and_still_writes_the_report() {
-    let lab = lab();
+    let Some(lab) = lab() else { return };
     lab.scenario(json!({"hvigorw": {"sleep_ms": 600000}}));
-    let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab.ws.root), Person::Absent).await;
+    let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab), Person::Absent).await;
     let params = CallToolRequestParams::new("recipe_build_verify").with_arguments(Default::default());
     let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(params));
     let handle = within(
@@ -651,8 +648,8 @@ async fn edits_need_a_read_in_this_connection_and_fail_on_a_stale_read() {
 #[tokio::test(flavor = "multi_thread")]
 #[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 async fn a_build_call_reports_its_programs_as_progress() {
-    let lab = lab();
-    let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab.ws.root), Person::Absent).await;
+    let Some(lab) = lab() else { return };
+    let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab), Person::Absent).await;
     let result = session.call("hvigor_build", json!({})).await;
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
     let started = session.next_progress("the build's start").await;

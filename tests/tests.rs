@@ -21,14 +21,24 @@ mod confinement;
 // Not on Windows: confinement beyond files (a keeper process, seccomp, sessions) is Linux's.
 #[cfg(target_os = "linux")]
 mod containment;
+// Not on Windows: the rig runs the real Linux hdc server and daemon in network namespaces.
+#[cfg(target_os = "linux")]
+mod device_labs;
+// Not on Windows: the rig runs the real Linux hdc server and daemon in network namespaces.
+#[cfg(target_os = "linux")]
+mod device_leases;
 mod edit_refusals;
 mod edit_round_trips;
 mod events;
 mod examples;
+#[cfg(unix)]
+mod harmony_devices;
+mod harmony_foreground;
 mod harmony_launch;
 mod harmony_matrix;
 mod harmony_parsers;
 mod harmony_preflight;
+mod harmony_ready;
 mod harmony_signing;
 mod harmony_tools;
 mod host_cancel;
@@ -56,6 +66,9 @@ mod path_escapes;
 // Not on Windows: its stand-in hdc is a /bin/sh script.
 #[cfg(unix)]
 mod per_call;
+// Not on Windows: a .git a program plants is caught through inotify, under Landlock.
+#[cfg(target_os = "linux")]
+mod planted_git;
 // Not on Windows: its stand-in programs are sh and bash scripts.
 #[cfg(unix)]
 mod policy_attacks;
@@ -74,6 +87,12 @@ mod recipe_failure_details;
 // Not on Windows: drives the fake toolchain and watches its programs' pids through kill(2) and /proc.
 #[cfg(unix)]
 mod recipes;
+// Not on Windows: compares the fake hdc with the real Linux hdc the rig runs.
+#[cfg(target_os = "linux")]
+mod rig_fake_texts;
+// Not on Windows: the rig runs the real Linux hdc server and daemon in network namespaces.
+#[cfg(target_os = "linux")]
+mod rig_real_hdc;
 mod sandbox_escapes;
 mod sandbox_limits;
 // Not on Windows: the Unix process tree: /bin/sh scripts, process groups, signals, pids in /proc (Windows' Job Objects are run by spawn_stdio and under rein's other tests).

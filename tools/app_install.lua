@@ -1,5 +1,6 @@
 local hdc = require("harmony.hdc")
 local device = require("harmony.device")
+local readiness = require("harmony.readiness")
 
 return {
   name = "app_install",
@@ -9,6 +10,11 @@ return {
   params = {
     hap = { type = "string", description = "Path of the signed .hap, relative to the workspace" },
     target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
+    server = {
+      type = "string",
+      optional = true,
+      description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
+    },
     replace = {
       type = "boolean",
       default = true,
@@ -28,11 +34,18 @@ return {
       table.insert(argv, "-r")
     end
     table.insert(argv, args.hap)
-    local text = device.run_checked(args.target, argv)
+    local target = device.pick(args.target, args.server)
+    local ready = readiness.ensure(target)
+    local text = device.run_checked(target, argv)
     local result = hdc.parse_install(text)
     if not result.ok then
       device.fail("INSTALL_FAILED", "install", result, text)
     end
-    return { ok = true, hap = args.hap, evidence = "install bundle successfully." }
+    return {
+      ok = true,
+      hap = args.hap,
+      ready = ready.evidence,
+      evidence = "install bundle successfully.",
+    }
   end,
 }

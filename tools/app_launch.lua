@@ -1,5 +1,7 @@
 local project = require("harmony.project")
 local launch = require("harmony.launch")
+local device = require("harmony.device")
+local readiness = require("harmony.readiness")
 
 --- Bundle, ability and module: the arguments, else the project's (the module's main ability).
 local function resolve(args)
@@ -15,12 +17,15 @@ end
 
 return {
   name = "app_launch",
-  description = "Start an ability (hdc shell aa start -a ABILITY -b BUNDLE [-m MODULE]; defaults "
-    .. "from the project) and prove that this launch runs: a new pid from pidof, alive after "
-    .. "settle_ms, no fault log for it, and with expect_log a line of that pid showing the text. "
-    .. "A running instance is force-stopped first. Returns pid, launched_at (device clock) and "
-    .. "the log lines as evidence; fails with LAUNCH_FAILED (aa code and remedy), APP_CRASHED "
-    .. "(details.crash: the fault log's first lines) or VERIFY_FAILED (marker not seen).",
+  description = "Start an ability (hdc shell aa start [-W] -a ABILITY -b BUNDLE [-m MODULE]; "
+    .. "defaults from the project) and prove that this launch runs: a new pid from pidof, the "
+    .. "ability in the foreground (aa start -W, else aa dump -l), and after settle_ms more the "
+    .. "process alive with no fault log and no crash or freeze event for it; with expect_log a "
+    .. "line of that pid showing the text. A running instance is force-stopped first. Returns "
+    .. "pid, launched_at (device clock), foreground and the log lines as evidence; fails with "
+    .. "LAUNCH_FAILED (aa code and remedy; no process; never in the foreground: details.state), "
+    .. "APP_CRASHED (details.crash: the fault log's first lines; details.event), APP_FROZEN (an "
+    .. "APP_FREEZE names it) or VERIFY_FAILED (marker not seen; a <private> near-miss says so).",
   params = {
     bundle = {
       type = "string",
@@ -38,6 +43,11 @@ return {
       description = "Module name (default: the entry module)",
     },
     target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
+    server = {
+      type = "string",
+      optional = true,
+      description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
+    },
     expect_log = {
       type = "string",
       optional = true,
@@ -46,12 +56,13 @@ return {
     wait_ms = {
       type = "integer",
       default = 10000,
-      description = "How long to wait for the process and the log text",
+      description = "How long to wait for the process, its foreground and the log text",
     },
     settle_ms = {
       type = "integer",
-      default = 1000,
-      description = "How long the process must stay alive",
+      default = 3000,
+      description = "How long after the foreground the process must stay alive with no crash or "
+        .. "freeze on record (the first page's life)",
     },
   },
   run = function(args)
@@ -59,8 +70,10 @@ return {
     if not bundle or not ability then
       rein.error("INVALID_ARGS", "no bundle or ability given and none found in the project")
     end
+    local target = device.pick(args.target, args.server)
+    local ready = readiness.ensure(target)
     local proof = launch.start_and_prove({
-      target = args.target,
+      target = target,
       bundle = bundle,
       ability = ability,
       module = module,
@@ -69,6 +82,7 @@ return {
       settle_ms = args.settle_ms,
     })
     proof.ok = true
+    proof.ready = ready.evidence
     proof.bundle, proof.ability, proof.module = bundle, ability, module
     return proof
   end,

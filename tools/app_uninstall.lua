@@ -13,10 +13,15 @@ return {
       description = "Bundle name (default: the project's)",
     },
     target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
+    server = {
+      type = "string",
+      optional = true,
+      description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
+    },
   },
   run = function(args)
     local bundle = project.bundle(args.bundle)
-    local text = device.run_checked(args.target, { "uninstall", bundle })
+    local text = device.run_checked(device.pick(args.target, args.server), { "uninstall", bundle })
     local result = hdc.parse_uninstall(text)
     if not result.ok then
       device.fail("UNINSTALL_FAILED", "uninstall", result, text)

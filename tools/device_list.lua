@@ -1,17 +1,14 @@
-local hdc = require("harmony.hdc")
 local device = require("harmony.device")
 
 return {
   name = "device_list",
-  description = "List connected devices (hdc list targets -v): key, connection, status, name. "
-    .. "Unauthorized or offline devices carry the fix in `remedy`. [] when none is connected.",
+  description = "List connected devices (hdc list targets -v) of this machine's hdc server and "
+    .. "of every lab server home config.toml names: key, connection, status, name, server (local "
+    .. "or the lab's name). Unauthorized or offline devices carry the fix in `remedy`; a lab that "
+    .. "cannot be reached says why in `servers`. No devices: [].",
   params = {},
   run = function()
-    local text = device.run(nil, { "list", "targets", "-v" })
-    local targets, fail = hdc.parse_targets(text, true)
-    if fail then
-      rein.error("DEVICE_UNAVAILABLE", fail.message .. ". " .. fail.remedy, fail)
-    end
-    return { devices = rein.json.array(targets) }
+    local devices, servers = device.list()
+    return { devices = rein.json.array(devices), servers = rein.json.array(servers) }
   end,
 }

@@ -19,6 +19,11 @@ return {
     pid = { type = "integer", optional = true, description = "Keep this process's lines only" },
     lines = { type = "integer", default = 200, description = "Keep the last N matching lines" },
     target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
+    server = {
+      type = "string",
+      optional = true,
+      description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
+    },
   },
   run = function(args)
     local argv = { "shell", "hilog", "-x" }
@@ -30,7 +35,7 @@ return {
       table.insert(argv, "-P")
       table.insert(argv, tostring(args.pid))
     end
-    local text = device.run_checked(args.target, argv)
+    local text = device.run_checked(device.pick(args.target, args.server), argv)
     local entries = hilog.parse(
       text,
       { grep = args.grep, level = args.level, tag = args.tag, pid = args.pid, lines = args.lines }

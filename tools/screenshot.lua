@@ -10,12 +10,18 @@ return {
   params = {
     out = { type = "string", description = "Where to save the .jpeg, relative to the workspace" },
     target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
+    server = {
+      type = "string",
+      optional = true,
+      description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
+    },
   },
   run = function(args)
     if not args.out:match("%.jpe?g$") then
       rein.error("INVALID_ARGS", "out must end in .jpeg or .jpg")
     end
-    local shot_text = device.run_checked(args.target, { "shell", "snapshot_display", "-f", REMOTE })
+    local at = device.pick(args.target, args.server)
+    local shot_text = device.run_checked(at, { "shell", "snapshot_display", "-f", REMOTE })
     local shot = hdc.parse_snapshot(shot_text)
     if not shot.ok then
       rein.error("SCREENSHOT_FAILED", "snapshot_display failed: " .. shot_text, shot)
@@ -26,7 +32,7 @@ return {
     if folder and folder ~= "" then
       rein.fs.mkdir(folder)
     end
-    local recv_text = device.run_checked(args.target, { "file", "recv", REMOTE, args.out })
+    local recv_text = device.run_checked(at, { "file", "recv", REMOTE, args.out })
     local transfer = hdc.parse_file_transfer(recv_text)
     if not transfer.ok then
       rein.error("SCREENSHOT_FAILED", "file recv failed: " .. recv_text, transfer)

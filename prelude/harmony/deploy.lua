@@ -36,13 +36,30 @@ local function find(devices, key)
   return nil
 end
 
--- The devices `hdc list targets -v` shows now.
-function M.devices(ctx)
-  return ctx:tool("device_list", {}).devices
+-- The devices `hdc list targets -v` shows now, on every server that is the person's own (or
+-- on `server` alone: `local` or a lab's name from device_list).
+function M.devices(ctx, server)
+  local all = ctx:tool("device_list", {}).devices
+  if not server then
+    return all
+  end
+  local on = {}
+  for _, d in ipairs(all) do
+    if d.server == server then
+      on[#on + 1] = d
+    end
+  end
+  return on
+end
+
+-- The server a tool is told about for device `d` (nil for this machine's).
+function M.server_of(d)
+  return d and d.server ~= "local" and d.server or nil
 end
 
 -- The one device to use: `target` when given (it must be listed and authorized), else the only
--- usable device. Raises DEVICE_UNAVAILABLE with the remedy.
+-- usable device; its key, and second the device as listed. Raises DEVICE_UNAVAILABLE with the
+-- remedy.
 function M.one_device(devices, target)
   if target then
     local d = find(devices, target)
@@ -66,14 +83,14 @@ function M.one_device(devices, target)
         { target = target }
       )
     end
-    return target
+    return target, d
   end
   local usable, others = {}, {}
   for _, d in ipairs(devices) do
     table.insert(USABLE[d.status] and usable or others, d)
   end
   if #usable == 1 and #others == 0 then
-    return usable[1].key
+    return usable[1].key, usable[1]
   end
   if #devices == 0 then
     unavailable(
@@ -98,7 +115,7 @@ function M.one_device(devices, target)
   )
 end
 
--- Every target to deploy to, each `{ key, usable, status, remedy? }`: `targets` when given
+-- Every target to deploy to, each `{ key, server, usable, status, remedy? }`: `targets` when given
 -- (each must be listed), else every listed device. Raises DEVICE_UNAVAILABLE when none is
 -- usable.
 function M.matrix_devices(devices, targets)
@@ -124,8 +141,13 @@ function M.matrix_devices(devices, targets)
   end
   local out, usable = rein.json.array({}), 0
   for _, d in ipairs(rows) do
-    out[#out + 1] =
-      { key = d.key, status = d.status, usable = USABLE[d.status] == true, remedy = d.remedy }
+    out[#out + 1] = {
+      key = d.key,
+      server = d.server,
+      status = d.status,
+      usable = USABLE[d.status] == true,
+      remedy = d.remedy,
+    }
     usable = usable + (USABLE[d.status] and 1 or 0)
   end
   if usable == 0 then
@@ -237,8 +259,8 @@ end
 
 -- Installs `hap` on `target`; with `reinstall`, an install refused for another signature or a
 -- downgrade uninstalls `bundle` and installs once more.
-function M.install(ctx, hap, target, bundle, reinstall)
-  local args = { hap = hap, target = target }
+function M.install(ctx, hap, target, bundle, reinstall, server)
+  local args = { hap = hap, target = target, server = server }
   local ok, result = pcall(ctx.tool, ctx, "app_install", args)
   if ok then
     return result
@@ -254,19 +276,36 @@ function M.install(ctx, hap, target, bundle, reinstall)
       .. code
       .. "; uninstalling and retrying once"
   )
-  ctx:tool("app_uninstall", { bundle = bundle, target = target })
+  ctx:tool("app_uninstall", { bundle = bundle, target = target, server = server })
   local again = ctx:tool("app_install", args)
   again.reinstalled = true
   return again
 end
 
+-- How long a recipe's device step keeps the screen on (the device's own timeout comes back
+-- when the step ends, however it ends).
+M.SCREEN_ON_MS = 600000
+
+-- Runs `fn()` with the screen of `target` kept on (the tools `fn` runs check the device is
+-- booted, woken and not locked), then restores the device's screen-off timeout, also when `fn` failed.
+function M.with_screen_on(ctx, target, server, fn)
+  ctx:tool("device_ready", { target = target, server = server, keep_screen_on_ms = M.SCREEN_ON_MS })
+  local ok, result = pcall(fn)
+  ctx:tool("device_ready", { target = target, server = server, restore_screen_timeout = true })
+  if not ok then
+    error(result, 0)
+  end
+  return result
+end
+
 -- A proven launch (app_launch) with the recipe's arguments.
-function M.launch(ctx, plan, target)
+function M.launch(ctx, plan, target, server)
   return ctx:tool("app_launch", {
     bundle = plan.bundle,
     ability = plan.ability,
     module = plan.module,
     target = target,
+    server = server,
     expect_log = ctx.args.expect_log,
     wait_ms = ctx.args.wait_ms,
   })

@@ -116,10 +116,17 @@ local function verbose_target(fields)
   return nil
 end
 
+-- A connect key as hdc prints one: a serial or `host:port` (letters, digits, `.`, `:`, `_`,
+-- `-`; the kernel's ConnectKey), at most 64 characters. A line whose first field is anything
+-- else (`'/…/python311.zip',` from a failing wrapper) is no device.
+local function connect_key(key)
+  return #key <= 64 and key:find("^[%w.:_%-]+$") ~= nil and key:sub(1, 1) ~= "-"
+end
+
 local function target_of(line, verbose)
   local fields = fields_of(line)
   local key = fields[1]
-  if key == "" or key:find("%s") then
+  if not connect_key(key) then
     return nil
   end
   local target
@@ -141,14 +148,43 @@ end
 -- `verbose` nil: detect the -v form from the line.
 function M.parse_targets(output, verbose)
   local targets = {}
+  local fail = M.fail_line(output)
+  if fail then
+    return targets, fail
+  end
   for _, line in ipairs(text.lines(output)) do
     line = line:gsub("\r$", "")
     local t = text.trim(line)
     if t ~= "" and t:sub(1, 1) ~= "[" then
-      targets[#targets + 1] = target_of(line, verbose)
+      local target = target_of(line, verbose)
+      if not target then
+        return {}, M.not_a_target(line, output)
+      end
+      targets[#targets + 1] = target
     end
   end
-  return targets, M.fail_line(output)
+  return targets, nil
+end
+
+-- What a program printed, for a message: its last 400 characters, or that it printed nothing.
+function M.printed(output)
+  local t = text.trim(output or "")
+  return t == "" and "nothing" or ("`" .. text.tail(t, 400) .. "`")
+end
+
+-- A `list targets` line that is no connect key: whatever printed it is not hdc's device list,
+-- so no line of it is a device.
+function M.not_a_target(line, output)
+  return {
+    ok = false,
+    code = "NOT_A_TARGET",
+    message = "`hdc list targets` printed a line that is not a connect key: `"
+      .. text.trim(line)
+      .. "` (all it printed: "
+      .. M.printed(output)
+      .. ")",
+    remedy = remedies.hdc.NOT_HDC,
+  }
 end
 
 -- "[Info]App install path:<path>[, queuesize:0], msg:…" → path (nil when empty).

@@ -68,6 +68,9 @@ M.hdc = {
   SERVER_UNREACHABLE = "the hdc server is not reachable (port 8710 taken?): run `hdc kill -r`, "
     .. "or set OHOS_HDC_SERVER_PORT to a free port",
   HDC_FAIL = "hdc refused the command: read the message, check device_list, and retry",
+  NOT_HDC = "the hdc rein runs did not behave as hdc does (the real client always exits 0 and "
+    .. "lists one connect key a line): check which hdc `rein doctor` shows, point home "
+    .. "config.toml [toolchain] hdc at the SDK's toolchains/hdc, and run `hdc list targets` by hand",
 }
 
 -- Device states from `hdc list targets`.
@@ -104,6 +107,26 @@ M.launch = {
     .. "ones installed (project_info); a slow device may need a larger wait_ms",
   marker = "the app runs but never logged that text in this launch: check expect_log against what "
     .. "the app logs (hilog_read with pid), or leave expect_log out to prove the launch by its process",
+  private = "a device prints <private> for every argument logged without {public}: log the value "
+    .. "with %{public}s (or %{public}d), e.g. hilog.info(0x0000, 'testTag', '%{public}s', text), "
+    .. "rebuild and launch again",
+  not_foreground = "the app's process runs but its first page never came up (blocked main thread, "
+    .. "a page that never loads, a window that failed): read details.log and hilog_read, check "
+    .. "loadContent's page path and what onCreate/aboutToAppear wait on; a slow device may need a "
+    .. "larger wait_ms",
+  frozen = "the app's main thread was blocked long enough for the system to record an APP_FREEZE: "
+    .. "find what onCreate, onWindowStageCreate, aboutToAppear or build wait on (a sync call, a "
+    .. "loop, a lock), move it off the main thread, rebuild and launch again; crash_scan shows the "
+    .. "freeze record",
+}
+
+-- A device not ready for an install or a launch.
+M.ready = {
+  booting = "wait until the device has finished booting (its home screen shows), then retry; "
+    .. "device_ready checks it",
+  locked = "unlock the device's screen by hand (swipe up, enter the PIN), or switch the lock "
+    .. "screen off on a test device (Settings > Biometrics & password > Lock screen password off), "
+    .. "then retry",
 }
 
 -- hvigorw failure classes.

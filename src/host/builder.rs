@@ -11,7 +11,7 @@ use super::sources::{PackLayer, Sources};
 use super::Host;
 use crate::error::{Code, Failure};
 use crate::kernel::policy::rules::APPROVALS_FILE;
-use crate::kernel::policy::{Approver, Gate, Headless, RuleFile};
+use crate::kernel::policy::{Approver, Gate, HdcServers, Headless, RuleFile};
 use crate::kernel::process::toolchain;
 use crate::kernel::secrets::signing::SigningSecrets;
 use crate::kernel::{Kernel, Listener, PackGrant, ReadLedger, SpawnSettings};
@@ -287,11 +287,14 @@ pub(crate) fn configured_kernel_and_policy(
     let rules = RuleFile::load(&rules_path).map_err(|e| config(e.to_string()))?;
     let policy = policy_files::load(kernel.scope().workspace(), kernel.scope().home())?;
     let gate = Gate::new(approver, rules_path, rules, policy.config.deny.clone());
+    let labs = home_config.devices.into_iter().map(|(name, d)| (name, d.server)).collect();
     let spawn = SpawnSettings {
         toolchain,
         pass_env: home_config.spawn.pass_env,
         confine: home_config.spawn.confine,
         signing: SigningSecrets::new(home_config.signing),
+        servers: HdcServers::new(env("OHOS_HDC_SERVER_PORT").as_deref(), labs),
+        lease_wait: home_config.lease.wait_s.map(std::time::Duration::from_secs),
         connect_ports: home_config.spawn.connect_ports,
         writable: home_config.spawn.writable,
     };

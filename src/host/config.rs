@@ -25,6 +25,12 @@
 //! [signing.default]   # hap-sign-tool passwords for build-profile.json5's signingConfig "default"
 //! keystore_password_env = "OHOS_STORE_PASSWORD"   # variables holding the plaintext; the kernel
 //! key_password_env = "OHOS_KEY_PASSWORD"          # reads them at spawn time, scripts never do
+//!
+//! [devices.lab]       # another machine's hdc server: its devices are judged like local ones
+//! server = "lab.example.com:8710"
+//!
+//! [lease]
+//! wait_s = 30         # how long a run waits for a device another run holds
 //! ```
 
 use std::collections::BTreeMap;
@@ -76,6 +82,40 @@ pub struct HomeConfig {
     /// Signing config name (build-profile.json5) → the variables holding its passwords.
     #[serde(default)]
     pub signing: BTreeMap<String, SigningEnv>,
+    /// A name a person gives a lab → its hdc server.
+    #[serde(default)]
+    pub devices: BTreeMap<String, DeviceServer>,
+    #[serde(default)]
+    pub lease: LeaseConfig,
+}
+
+/// `[devices.<name>]`: another machine's hdc server (`hdc -s host:port`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceServer {
+    pub server: String,
+}
+
+/// `[lease]`: how device leases wait.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeaseConfig {
+    /// Seconds a run waits for a device another run holds, before DEVICE_BUSY.
+    pub wait_s: Option<u64>,
+}
+
+impl DeviceServer {
+    /// `host:port`, with a port hdc can use, and a name that is not the local server's.
+    fn check(&self, name: &str) -> Result<(), String> {
+        if name == "local" {
+            return Err("`local` is the name of this machine's own hdc server; pick another".into());
+        }
+        let port = self.server.rsplit_once(':').map(|(host, port)| (host.trim(), port));
+        match port {
+            Some((host, port)) if !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0) => Ok(()),
+            _ => Err(format!("server = \"{}\" is not host:port (e.g. \"lab.example.com:8710\")", self.server)),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -114,6 +154,12 @@ impl HomeConfig {
                     env.check().map_err(|why| ConfigError::Home {
                         path: path.clone(),
                         why: format!("[signing.{name}]: {why}"),
+                    })?;
+                }
+                for (name, device) in &config.devices {
+                    device.check(name).map_err(|why| ConfigError::Home {
+                        path: path.clone(),
+                        why: format!("[devices.{name}]: {why}"),
                     })?;
                 }
                 Ok(config)

@@ -16,6 +16,7 @@ pub use tokio_util::sync::CancellationToken;
 
 use super::files::ReadLedger;
 use super::journal::Entry;
+use super::lease::Leases;
 pub use super::policy::packs::PackGrant;
 use super::secrets::Secrets;
 
@@ -86,6 +87,9 @@ pub struct Call {
     /// Shared by the whole tree of calls: a secret one tool received stays out of what its
     /// callers show too.
     secrets: Arc<Secrets>,
+    /// The devices the tree holds (`lease`): taken by the first program that changes one,
+    /// released when the last call of the tree is gone.
+    leases: Arc<Leases>,
 }
 
 impl std::fmt::Debug for Call {
@@ -226,6 +230,10 @@ impl Call {
     /// The values this call tree must never show (add the arguments tools declare secret).
     pub(crate) fn secrets(&self) -> &Secrets {
         &self.secrets
+    }
+
+    pub(crate) fn leases(&self) -> &Leases {
+        &self.leases
     }
 }
 

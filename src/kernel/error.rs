@@ -66,6 +66,14 @@ pub enum KernelError {
     #[error("{program} was not found: {fix}.")]
     ToolchainNotFound { program: String, tried: Vec<String>, fix: String },
 
+    #[error("{command} made {} where it may write: a git repository, whose hooks and config (core.fsmonitor) git would run unconfined. rein stopped it and {}. A build never needs one: find what made it in the project's build scripts (hvigorfile.ts, package scripts) or its dependencies, and do not trust this build's output.", planted_paths(planted), planted_fate(planted))]
+    ProtectedCreated {
+        command: String,
+        planted: Vec<crate::kernel::process::planted::Planted>,
+        /// What the program printed, when it ran to its end (a stopped one has none).
+        output: Option<Box<crate::kernel::process::spawn::SpawnOutput>>,
+    },
+
     #[error("{command} did not finish within {timeout_ms} ms and was stopped with its child processes. Pass a larger timeout_ms (at most {cap_ms}) or find out why it hangs (the output so far is in details).")]
     Timeout { command: String, timeout_ms: u64, cap_ms: u64, output: Box<crate::kernel::process::spawn::SpawnOutput> },
 
@@ -78,6 +86,10 @@ pub enum KernelError {
     #[error("{command} was stopped: {reason}")]
     Stopped { command: String, reason: String },
 
+    /// Another run holds the device (see `lease`).
+    #[error("device {device} is in use by another rein run{}; waited {} s for it. Wait until that run ends (or stop it), or let rein wait longer: [lease] wait_s in home config.toml", holder_text(holder), waited_ms / 1000)]
+    DeviceBusy { device: String, holder: Option<crate::kernel::lease::Holder>, waited_ms: u64 },
+
     /// A signing request refused before anything started (see `secrets::signing`).
     #[error("{0}")]
     Signing(#[from] crate::kernel::secrets::signing::SecretsError),
@@ -89,6 +101,17 @@ pub enum KernelError {
         #[source]
         source: std::io::Error,
     },
+}
+
+fn planted_paths(planted: &[crate::kernel::process::planted::Planted]) -> String {
+    planted.iter().map(|p| p.path.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+fn planted_fate(planted: &[crate::kernel::process::planted::Planted]) -> String {
+    match planted.iter().filter(|p| !p.removed && p.kind != "gone").map(|p| p.path.as_str()).collect::<Vec<_>>() {
+        failed if failed.is_empty() => "removed what it made".to_string(),
+        failed => format!("could not remove {}: remove them yourself before running git there", failed.join(", ")),
+    }
 }
 
 fn access_verb(access: Access) -> &'static str {
@@ -172,8 +195,10 @@ impl KernelError {
             KernelError::ToolchainNotFound { .. } => Code::ToolchainNotFound,
             KernelError::HdcServerNotRunning { .. } => Code::HdcServerNotRunning,
             KernelError::Timeout { .. } => Code::Timeout,
+            KernelError::ProtectedCreated { .. } => Code::ProtectedCreated,
             KernelError::Stopped { .. } => Code::Cancelled,
             KernelError::SpawnBudget => Code::BudgetExceeded,
+            KernelError::DeviceBusy { .. } => Code::DeviceBusy,
             KernelError::Signing(refused) => refused.code(),
             KernelError::Io { .. } => Code::IoError,
         }
@@ -217,8 +242,14 @@ impl KernelError {
             KernelError::Timeout { command, timeout_ms, output, .. } => {
                 json!({"command": command, "timeout_ms": timeout_ms, "output": output})
             }
+            KernelError::ProtectedCreated { command, planted, output } => {
+                json!({"command": command, "removed": planted, "output": output})
+            }
             KernelError::Stopped { command, reason } => json!({"command": command, "reason": reason}),
             KernelError::SpawnBudget => json!({"limit": "spawns"}),
+            KernelError::DeviceBusy { device, holder, waited_ms } => {
+                json!({"device": device, "holder": holder, "waited_ms": waited_ms})
+            }
             KernelError::Signing(refused) => refused.details(),
             KernelError::Io { op, path, source } => {
                 json!({"path": path, "operation": op, "os_error": source.to_string()})
@@ -239,6 +270,14 @@ impl KernelError {
             }
             other => other,
         }
+    }
+}
+
+/// ` (pid P, workspace W, since T)` for a known holder.
+fn holder_text(holder: &Option<crate::kernel::lease::Holder>) -> String {
+    match holder {
+        Some(h) => format!(" (pid {}, workspace {}, since {})", h.pid, h.workspace, h.since),
+        None => String::new(),
     }
 }
 

@@ -21,6 +21,7 @@ pub mod error;
 pub mod events;
 pub mod files;
 pub mod journal;
+pub mod lease;
 pub mod platform;
 pub mod policy;
 pub mod process;

@@ -1,13 +1,18 @@
-//! A workspace wired to the fake HarmonyOS toolchain (tests/fakes): the fixture project, a
-//! fake-state directory the fakes find through `REIN_FAKE_STATE` (which the lab's home
-//! config.toml lets through to programs, `[spawn] pass_env`, and lets them write,
-//! `[spawn] writable`), and helpers to script devices and builds.
+//! A workspace wired to the fake HarmonyOS toolchain (tests/fakes): the fixture project with
+//! real signing material (made by the real hap-sign-tool, `signing.rs`), a fake-state
+//! directory the fakes find through `REIN_FAKE_STATE` (which the lab's home config.toml lets
+//! through to programs, `[spawn] pass_env`, and lets them write, `[spawn] writable`), and
+//! helpers to script devices and builds. Signing is real: rein's hap-sign-tool is the real jar
+//! run by the real java, and so is the fake hvigorw's SignHap.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::{copy_dir, run_json, toml_path, Workspace};
+use super::signing::{self, Material};
+use super::{copy_dir, real_tools, run_json, toml_path, Workspace};
 
 pub const KEY: &str = "FMR0223C13000649";
 /// Where the fakes look for their state directory (tests/fakes/README.md).
@@ -16,7 +21,13 @@ pub const STATE_VAR: &str = "REIN_FAKE_STATE";
 pub struct Lab {
     pub ws: Workspace,
     pub state: PathBuf,
+    pub material: &'static Material,
+    /// What every rein command of this lab gets besides (a test rig's network, `rig.rs`).
+    pub around: Option<Around>,
 }
+
+/// A change to every command a lab runs.
+pub type Around = Arc<dyn Fn(&mut Command) + Send + Sync>;
 
 /// The folder of the fake toolchain's programs. Tests find the fakes only through this,
 /// [`fake`] and [`fakes_path`], so the fakes can take another form where sh and Python scripts
@@ -30,36 +41,49 @@ pub fn fake(name: &str) -> PathBuf {
     fakes_bin().join(name)
 }
 
-/// The fakes first on PATH, then the test's PATH without what lives in the user's home: the
-/// fakes start with the system's python (a confined program cannot run a pyenv shim in `~`, and
-/// a python started through one names the shim as `sys.executable`).
+/// The fakes first on PATH, then the device side of the fakes (`rein-fake-device`, which the
+/// fake hdc runs its device commands with), then the test's PATH without what lives in the
+/// user's home: the fakes start with the system's python (a confined program cannot run a
+/// pyenv shim in `~`, and a python started through one names the shim as `sys.executable`).
 pub fn fakes_path() -> String {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let test_path = std::env::var_os("PATH").unwrap_or_default();
     let system = std::env::split_paths(&test_path).filter(|d| home.as_ref().is_none_or(|home| !d.starts_with(home)));
-    let joined =
-        std::env::join_paths(std::iter::once(fakes_bin()).chain(system)).expect("PATH entries without separators");
+    let fakes = [fakes_bin(), real_tools::fake_device_dir().to_path_buf()];
+    let joined = std::env::join_paths(fakes.into_iter().chain(system)).expect("PATH entries without separators");
     joined.to_string_lossy().into_owned()
 }
 
-pub fn lab() -> Lab {
+/// The name of the running test (the test harness names each test's thread after it).
+pub fn test_name() -> String {
+    std::thread::current().name().unwrap_or("a test").to_string()
+}
+
+/// The fixture in a fresh workspace, with real signing material in place of its placeholder
+/// files; `None` (after saying why) when the real hap-sign-tool cannot run here.
+pub fn lab() -> Option<Lab> {
+    let material = signing::material(&test_name())?;
     let ws = Workspace::new();
     copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hello-app"), &ws.ws);
+    for file in ["debug.p12", "debug.cer", "debug.p7b"] {
+        std::fs::copy(material.dir.join(file), ws.path("signing").join(file)).unwrap();
+    }
     let state = ws.root.join("fake-state");
     std::fs::create_dir_all(&state).unwrap();
     std::fs::create_dir_all(ws.root.join("tmp")).unwrap();
-    let jar = ws.root.join("sdk/hap-sign-tool.jar");
-    std::fs::create_dir_all(jar.parent().unwrap()).unwrap();
-    std::fs::write(&jar, "").unwrap();
-    std::fs::write(ws.home.join("config.toml"), fakes_config(&jar, &state)).unwrap();
-    Lab { ws, state }
+    std::fs::write(ws.home.join("config.toml"), fakes_config(material, &state)).unwrap();
+    let lab = Lab { ws, state, material, around: None };
+    lab.deveco_decrypts();
+    Some(lab)
 }
 
-/// The home config.toml of a lab: the jar, and the fakes' state directory passed and writable.
-pub fn fakes_config(jar: &Path, state: &Path) -> String {
+/// The home config.toml of a lab: the real jar and java, and the fakes' state directory passed
+/// and writable. It ends in `[toolchain]`'s table is closed: more sections may follow.
+pub fn fakes_config(material: &Material, state: &Path) -> String {
     format!(
-        "[toolchain]\nhap_sign_tool_jar = {}\n\n[spawn]\npass_env = [\"{STATE_VAR}\"]\nwritable = [{}]\n",
-        toml_path(jar),
+        "[toolchain]\nhap_sign_tool_jar = {}\njava = {}\n\n[spawn]\npass_env = [\"{STATE_VAR}\"]\nwritable = [{}]\n",
+        toml_path(&material.jar),
+        toml_path(&material.java),
         toml_path(state)
     )
 }
@@ -70,11 +94,11 @@ impl Lab {
     }
 
     pub fn device(&self, key: &str, state: Value) {
-        std::fs::write(self.state.join(format!("device-{key}.json")), state.to_string()).unwrap();
+        std::fs::write(self.state.join(device_file(key)), state.to_string()).unwrap();
     }
 
     pub fn read_device(&self, key: &str) -> Value {
-        serde_json::from_str(&std::fs::read_to_string(self.state.join(format!("device-{key}.json"))).unwrap()).unwrap()
+        serde_json::from_str(&std::fs::read_to_string(self.state.join(device_file(key))).unwrap()).unwrap()
     }
 
     pub fn scenario(&self, scenario: Value) {
@@ -93,23 +117,105 @@ impl Lab {
         self.rein(&all)
     }
 
-    /// `rein --json ARGS...` with the fakes first on PATH and their state in `REIN_FAKE_STATE`.
+    /// `rein --json ARGS...` with the fakes first on PATH and their state reached via TMPDIR.
     pub fn rein(&self, all: &[&str]) -> (i32, Value) {
         run_json(&mut self.command(all), None)
     }
 
-    pub fn command(&self, all: &[&str]) -> std::process::Command {
-        let mut cmd = self.ws.command(all);
-        let path = fakes_path();
-        // A user home of its own: confined programs get their caches (~/.hvigor …) made there.
-        let user_home = self.ws.root.join("user");
-        std::fs::create_dir_all(&user_home).unwrap();
-        cmd.env("PATH", path)
-            .env("TMPDIR", self.ws.root.join("tmp"))
-            .env(STATE_VAR, &self.state)
-            .env("HOME", user_home)
-            .env_remove("DEVECO_SDK_HOME");
+    pub fn command(&self, all: &[&str]) -> Command {
+        self.command_in(&self.ws.ws, all)
+    }
+
+    /// [`Lab::command`] on another workspace `ws` (another worktree) with this lab's home.
+    pub fn command_in(&self, ws: &Path, all: &[&str]) -> Command {
+        let mut cmd = Command::new(super::REIN);
+        cmd.arg("--workspace").arg(ws).arg("--home").arg(&self.ws.home).arg("--json").args(all);
+        cmd.env_remove("REIN_HOME").env_remove("REIN_LOG");
+        cmd.envs(self.env()).env_remove("DEVECO_SDK_HOME");
+        if let Some(around) = &self.around {
+            around(&mut cmd);
+        }
         cmd
+    }
+
+    /// The lab's rein TMPDIR (the fakes' state lives in it).
+    pub fn tmp(&self) -> PathBuf {
+        self.ws.root.join("tmp")
+    }
+
+    /// Names a program in home config.toml's `[toolchain]` (as the person who owns home would).
+    pub fn toolchain(&self, program: &str, path: &Path) {
+        let file = self.ws.home.join("config.toml");
+        let config = std::fs::read_to_string(&file).unwrap();
+        let named = format!("[toolchain]\n{program} = {}\n", toml_path(path));
+        std::fs::write(file, config.replacen("[toolchain]\n", &named, 1)).unwrap();
+    }
+
+    /// Appends `text` to home config.toml (as the person who owns home would).
+    pub fn configure(&self, text: &str) {
+        let path = self.ws.home.join("config.toml");
+        let mut config = std::fs::read_to_string(&path).unwrap_or_default();
+        config.push_str(text);
+        std::fs::write(path, config).unwrap();
+    }
+
+    /// The environment rein runs with in this lab: the fakes first on PATH, TMPDIR (where the
+    /// fakes keep their state), a user home of its own (confined programs get their caches,
+    /// ~/.hvigor …, made there; DevEco's material is there), the real JDK, and an SDK holding
+    /// the real hap-sign-tool (where the fake hvigorw finds it, as hvigor does).
+    pub fn env(&self) -> Vec<(&'static str, PathBuf)> {
+        std::fs::create_dir_all(self.user_home()).unwrap();
+        vec![
+            ("PATH", PathBuf::from(fakes_path())),
+            ("TMPDIR", self.tmp()),
+            (STATE_VAR, self.state.clone()),
+            ("HOME", self.user_home()),
+            ("JAVA_HOME", self.material.java_home.clone()),
+            ("OHOS_BASE_SDK_HOME", self.material.sdk.clone()),
+        ]
+    }
+
+    /// The user home the lab's programs get (`HOME`).
+    pub fn user_home(&self) -> PathBuf {
+        self.ws.root.join("user")
+    }
+
+    /// What DevEco's material under `~/.ohos/config` lets hvigor decrypt: the fixture's
+    /// ciphertext passwords are the material's plaintext ones (tests/fakes/README.md "hvigorw").
+    fn deveco_decrypts(&self) {
+        let profile = std::fs::read_to_string(self.ws.path("build-profile.json5")).unwrap();
+        let cipher = |field: &str| {
+            let at = profile.find(&format!("\"{field}\"")).unwrap_or_else(|| panic!("no {field} in the fixture"));
+            profile[at..].split('"').nth(3).unwrap().to_string()
+        };
+        let known =
+            json!({cipher("storePassword"): signing::STORE_PASSWORD, cipher("keyPassword"): signing::KEY_PASSWORD});
+        let dir = self.user_home().join(".ohos/config/material");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("passwords.json"), known.to_string()).unwrap();
+    }
+
+    /// The real hap-sign-tool's `verify-app` of a workspace package: its output (stdout then
+    /// stderr); `verify-app success` when the signature holds.
+    pub fn verify_app(&self, rel: &str) -> String {
+        let out_dir = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new(&self.material.java)
+            .arg("-jar")
+            .arg(&self.material.jar)
+            .args(["verify-app", "-inFile"])
+            .arg(self.ws.path(rel))
+            .arg("-outCertChain")
+            .arg(out_dir.path().join("chain.cer"))
+            .arg("-outProfile")
+            .arg(out_dir.path().join("profile.p7b"))
+            .output()
+            .unwrap();
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    }
+
+    /// Who the device says signed a package signed with the lab's material.
+    pub fn signer(&self) -> &'static str {
+        &self.material.signer
     }
 
     pub fn ok(&self, flags: &[&str], tool: &str, args: Value) -> Value {
@@ -169,9 +275,21 @@ impl Lab {
             .collect()
     }
 
+    /// The command lines (as the journal shows them, secrets redacted) of every `program` rein
+    /// started: spawns that ran, not ones refused before the program started.
+    pub fn ran(&self, program: &str) -> Vec<String> {
+        super::journal_text(&self.ws.ws)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|e| e["action"] == "spawn" && e.get("exit_code").is_some())
+            .filter_map(|e| e["target"].as_str().map(String::from))
+            .filter(|target| target.split(' ').next() == Some(program))
+            .collect()
+    }
+
     /// Edits the device's state file (created with defaults by the fakes) in place.
     pub fn edit_device(&self, key: &str, edit: impl FnOnce(&mut Value)) {
-        let path = self.state.join(format!("device-{key}.json"));
+        let path = self.state.join(device_file(key));
         let mut state: Value =
             std::fs::read_to_string(&path).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(json!({}));
         edit(&mut state);
@@ -184,6 +302,14 @@ impl Lab {
         assert!(text.contains(from), "{rel} has no {from:?}");
         std::fs::write(self.ws.path(rel), text.replacen(from, to, 1)).unwrap();
     }
+}
+
+/// `device-<key>.json`, every character of the key but `A-Za-z0-9._-` turned into `_`, as the
+/// fakes name it (tests/fakes/README.md "State directory").
+pub fn device_file(key: &str) -> String {
+    let safe: String =
+        key.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+    format!("device-{safe}.json")
 }
 
 /// The step called `name` of a report.

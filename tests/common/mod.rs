@@ -7,6 +7,9 @@ pub mod lab;
 #[cfg(target_os = "linux")]
 pub mod pty;
 pub mod real_tools;
+#[cfg(target_os = "linux")]
+pub mod rig;
+pub mod signing;
 
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -72,3 +72,46 @@ pub fn hdc_dir(test: &str) -> Option<PathBuf> {
     });
     found.map_err(|why| unavailable(test, &format!("the real hdc: {why}"))).ok()
 }
+
+/// The folder holding `rein-fake-device` (tests/fakes/device, the device side of the fakes),
+/// built for this run: `cargo test` builds it as a default member of the workspace; a run of
+/// this package alone (`cargo test --test integration`) builds it here, once, so it is never
+/// stale. `REIN_FAKE_DEVICE_DIR` names a folder holding a build instead (cross-built tests).
+pub fn fake_device_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        if let Some(dir) = std::env::var_os("REIN_FAKE_DEVICE_DIR") {
+            return PathBuf::from(dir);
+        }
+        let exe = std::env::current_exe().expect("the test binary's path");
+        // target/<profile>/deps/<test binary>
+        let dir = exe.parent().and_then(Path::parent).expect("target/<profile>").to_path_buf();
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+        let mut build = Command::new(cargo);
+        build.args(["build", "--quiet", "-p", "rein-fake-device", "--manifest-path"]).arg(manifest);
+        if dir.ends_with("release") {
+            build.arg("--release");
+        }
+        if let Err(why) = runs(&mut build) {
+            let program = dir.join(format!("rein-fake-device{}", std::env::consts::EXE_SUFFIX));
+            assert!(program.exists(), "building rein-fake-device failed and there is none: {why}");
+        }
+        dir
+    })
+}
+
+/// The real hdc's folder, once this machine can also hold a test rig (`rig.rs`): network,
+/// mount and UTS namespaces, which need root (CI runs as root). `None` (after saying why) when
+/// not.
+pub fn rig(test: &str) -> Option<PathBuf> {
+    let dir = hdc_dir(test)?;
+    let probe = runs(Command::new("unshare").args(["--net", "--mount", "--uts", "true"]));
+    match probe {
+        Ok(()) => Some(dir),
+        Err(why) => {
+            unavailable(test, &format!("the test rig needs network and mount namespaces (root): {why}"));
+            None
+        }
+    }
+}

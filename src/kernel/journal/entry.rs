@@ -135,6 +135,9 @@ pub struct Entry {
     /// The names of the first of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stragglers: Vec<String>,
+    /// The git repositories a spawned program made where it may write, which rein removed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub planted: Vec<Planted>,
 }
 
 impl Entry {
@@ -155,6 +158,7 @@ impl Entry {
             confinement: None,
             stragglers_killed: None,
             stragglers: Vec::new(),
+            planted: Vec::new(),
         }
     }
 
@@ -178,4 +182,21 @@ impl Entry {
     pub fn was_approved(&self) -> bool {
         self.decision == Verdict::Allowed && self.decided_by.as_ref().is_some_and(|by| *by != DecidedBy::Policy)
     }
+}
+
+/// A `.git` a spawned program made where it may write, and what rein did with it
+/// (`process::planted`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Planted {
+    /// Where it was: relative to the workspace inside it, else absolute.
+    pub path: String,
+    /// `folder`, `file`, `link` or `other`; `gone` when it was moved away before the sweep.
+    pub kind: String,
+    /// Where it pointed git: a link's target, or a `.git` file's first line (`gitdir: …`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points_to: Option<String>,
+    /// Whether rein removed it (false: already gone, or removing failed: `error`).
+    pub removed: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }

@@ -76,6 +76,63 @@ fn lock_exclusive(file: &File) -> std::io::Result<()> {
     Ok(())
 }
 
+/// How a lock is held: by one holder, or by many together (that exclude an exclusive one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Exclusive,
+    Shared,
+}
+
+/// Takes a lock on `file` without waiting: false when another open file holds a conflicting
+/// one (in this process too). The lock lasts until `file` is closed, also when its process
+/// dies.
+#[cfg(unix)]
+pub fn try_lock(file: &File, mode: Mode) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    let op = match mode {
+        Mode::Exclusive => libc::LOCK_EX,
+        Mode::Shared => libc::LOCK_SH,
+    } | libc::LOCK_NB;
+    loop {
+        // SAFETY: flock on a descriptor we own; the lock is released when `file` is closed.
+        if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
+            return Ok(true);
+        }
+        let err = std::io::Error::last_os_error();
+        match err.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EWOULDBLOCK) => return Ok(false),
+            _ => return Err(err),
+        }
+    }
+}
+
+/// Takes a lock on `file` without waiting: false when another handle holds a conflicting one.
+/// The lock lasts until `file` is closed, also when its process dies.
+#[cfg(windows)]
+pub fn try_lock(file: &File, mode: Mode) -> std::io::Result<bool> {
+    use std::os::windows::io::AsRawHandle;
+    use windows_sys::Win32::Foundation::ERROR_LOCK_VIOLATION;
+    use windows_sys::Win32::Storage::FileSystem::{LockFileEx, LOCKFILE_EXCLUSIVE_LOCK, LOCKFILE_FAIL_IMMEDIATELY};
+    use windows_sys::Win32::System::IO::OVERLAPPED;
+    let flags = match mode {
+        Mode::Exclusive => LOCKFILE_EXCLUSIVE_LOCK,
+        Mode::Shared => 0,
+    } | LOCKFILE_FAIL_IMMEDIATELY;
+    let mut overlapped = OVERLAPPED::default();
+    // SAFETY: locks the whole range of a handle we own, failing at once when it is taken;
+    // released when the handle is closed.
+    let ok = unsafe { LockFileEx(file.as_raw_handle(), flags, 0, u32::MAX, u32::MAX, &mut overlapped) };
+    if ok != 0 {
+        return Ok(true);
+    }
+    let err = std::io::Error::last_os_error();
+    if err.raw_os_error() == Some(ERROR_LOCK_VIOLATION as i32) {
+        return Ok(false);
+    }
+    Err(err)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

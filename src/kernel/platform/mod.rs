@@ -14,6 +14,8 @@
 //!   stopped as one, nothing left running when it ends (Linux: a keeper process that is the
 //!   program's subreaper, `keeper`; macOS: a session and process group; Windows: a Job Object);
 //!   `tree` has what they share
+//! - `name_watch_linux`: a name appearing anywhere in directory trees (Linux inotify), for the
+//!   repositories a confined program plants (`process::planted`)
 //! - `signals`: "stop" from the person (SIGINT/SIGTERM/SIGHUP; Ctrl-C/Ctrl-Break/close)
 //!
 //! Linux is run and tested; macOS and Windows are type-checked in CI (`.ci/cross-check`), see
@@ -28,6 +30,8 @@ pub mod keep;
 #[cfg(target_os = "linux")]
 mod keeper;
 pub mod lock;
+#[cfg(target_os = "linux")]
+pub mod name_watch_linux;
 pub mod perms;
 #[cfg(windows)]
 pub(crate) mod rename_windows;

@@ -95,8 +95,38 @@ impl ProcessTree {
 
 impl Drop for ProcessTree {
     fn drop(&mut self) {
-        // Closing the control pipe kills the tree (the keeper reads end of file).
         self.kill();
+        // Then wait until the keeper is gone: it closes the report only once it has reaped
+        // everything in the tree, so what runs after an abandoned spawn (the sweep for planted
+        // repositories, the next call) never meets the program still running. SIGKILL ends a
+        // tree within milliseconds; the bound is for a process stuck in the kernel (a dead NFS
+        // server), which rein then leaves to the keeper.
+        wait_for_end_of_file(&self.report, KEEPER_GONE_WITHIN);
+    }
+}
+
+/// How long an abandoned spawn's keeper may take to end the tree.
+const KEEPER_GONE_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Reads and drops what `report` holds until its end of file, or until `within` has passed.
+fn wait_for_end_of_file(report: &File, within: std::time::Duration) {
+    let deadline = std::time::Instant::now() + within;
+    let mut buf = [0u8; 512];
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let mut fd = libc::pollfd { fd: report.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        // SAFETY: polls one descriptor this tree owns, through a live struct.
+        let ready = unsafe { libc::poll(&mut fd, 1, left.as_millis().min(i32::MAX as u128) as i32) };
+        if ready == 0 || left.is_zero() {
+            return;
+        }
+        if ready < 0 {
+            continue;
+        }
+        // SAFETY: reads into a live stack buffer from a descriptor this tree owns.
+        if unsafe { libc::read(report.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } <= 0 {
+            return;
+        }
     }
 }
 

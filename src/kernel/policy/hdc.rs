@@ -5,6 +5,7 @@
 //! that flash, wipe or reboot a device are refused; everything else is refused unless a
 //! person's rule names it.
 
+use super::hdc_servers::{HdcServers, ServerKind};
 use super::hdc_shell;
 use super::shapes::{self, Captured, Part, Shape, Verdict};
 use super::shell_words;
@@ -95,16 +96,16 @@ const OPTIONS_WITH_VALUE: &str = "sdetloiL";
 #[derive(Debug, PartialEq, Eq)]
 enum Global {
     /// `-t KEY`: which device.
-    Target,
-    /// `-s ADDR`: which hdc server; a loopback server is local.
-    Server { loopback: bool },
+    Target(String),
+    /// `-s ADDR`: which hdc server.
+    Server(String),
     /// `-l N`: log level.
     LogLevel,
     /// `-v`, `-h`: print and exit.
     Informational,
 }
 
-pub fn decide(args: &[String], classify: &dyn Fn(&str) -> PathClass) -> Decision {
+pub fn decide(args: &[String], classify: &dyn Fn(&str) -> PathClass, servers: &HdcServers) -> Decision {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     if args.contains(&"-cwd") {
         return Decision::Deny("`-cwd` moves where hdc reads and writes local files; rein refuses it".into());
@@ -120,7 +121,8 @@ pub fn decide(args: &[String], classify: &dyn Fn(&str) -> PathClass) -> Decision
         Ok(globals) => globals,
         Err(reason) => return Decision::Deny(reason),
     };
-    let remote_server = globals.contains(&Global::Server { loopback: false });
+    let unnamed_server =
+        globals.iter().any(|g| matches!(g, Global::Server(addr) if servers.kind(addr) == ServerKind::Unnamed));
     let decision = match command {
         "shell" => decide_shell(rest),
         c if DESTRUCTIVE.contains(&c) => {
@@ -129,8 +131,9 @@ pub fn decide(args: &[String], classify: &dyn Fn(&str) -> PathClass) -> Decision
         c => decide_host_command(c, rest, classify),
     };
     match decision {
-        // A server elsewhere is another machine's hdc: whatever it may do, a person decides.
-        Decision::Allow if remote_server => Decision::Ask,
+        // A server nobody named is another machine's hdc (or a tunnel to one): whatever it may
+        // do, a person decides.
+        Decision::Allow if unnamed_server => Decision::Ask,
         other => other,
     }
 }
@@ -235,8 +238,8 @@ pub fn server_option(args: &[String]) -> Option<String> {
 
 fn global(flag: char, value: Option<&str>) -> Result<Global, String> {
     match (flag, value) {
-        ('t', Some(key)) if Kind::ConnectKey.accepts(key) => Ok(Global::Target),
-        ('s', Some(addr)) => Ok(Global::Server { loopback: is_loopback_server(addr) }),
+        ('t', Some(key)) if Kind::ConnectKey.accepts(key) => Ok(Global::Target(key.to_string())),
+        ('s', Some(addr)) => Ok(Global::Server(addr.to_string())),
         ('l', Some(level)) if Kind::Number.accepts(level) => Ok(Global::LogLevel),
         ('v' | 'h', None) => Ok(Global::Informational),
         (flag, Some(value)) => Err(format!("hdc option -{flag} {value} is not one rein passes to hdc")),
@@ -244,16 +247,48 @@ fn global(flag: char, value: Option<&str>) -> Result<Global, String> {
     }
 }
 
-/// hdc reads `-s` as a port (then 127.0.0.1) or `ip:port` (`FormatServerListenString`).
-fn is_loopback_server(addr: &str) -> bool {
-    match addr.rsplit_once(':') {
-        None => Kind::Number.accepts(addr),
-        Some((host, port)) => {
-            let host = host.trim_start_matches('[').trim_end_matches(']');
-            Kind::Number.accepts(port)
-                && host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback() || ip.to_canonical().is_loopback())
+/// The device an hdc command line is for, when it names a device command: the server (`-s`,
+/// else the local one) and the target (`-t`, else whichever single device the server has).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceOf {
+    pub server: Option<String>,
+    pub target: Option<String>,
+}
+
+/// The hdc commands that act on a device (the rest talk to the server: list, tconn, version …).
+const DEVICE_COMMANDS: [&str; 13] = [
+    "shell",
+    "shell -",
+    "install",
+    "uninstall",
+    "file send",
+    "file recv",
+    "hilog",
+    "fport",
+    "rport",
+    "jpid",
+    "track-jpid",
+    "bugreport",
+    "keygen",
+];
+
+/// [`DeviceOf`] for a command line hdc would run on a device; None for one that does not, or
+/// that rein would not pass.
+pub fn device_of(args: &[String]) -> Option<DeviceOf> {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (options, command, rest) = split_command(&args)?;
+    if !DEVICE_COMMANDS.contains(&command) || (command == "fport" && rest.first() == Some(&"ls")) {
+        return None;
+    }
+    let mut device = DeviceOf { server: None, target: None };
+    for global in global_options(options).ok()? {
+        match global {
+            Global::Target(key) => device.target = Some(key),
+            Global::Server(addr) => device.server = Some(addr),
+            Global::LogLevel | Global::Informational => {}
         }
     }
+    Some(device)
 }
 
 /// Every shape rein allows or asks about, for README's approval table.

@@ -37,6 +37,43 @@ pub const SHAPES: &[Shape] = &[
     Shape { parts: &[Part::Word("pidof"), Part::Value(Kind::Bundle)], verdict: Verdict::Allow },
     Shape { parts: &[Part::Word("param"), Part::Word("get"), Part::Value(Kind::Param)], verdict: Verdict::Allow },
     Shape { parts: &[Part::Word("date")], verdict: Verdict::Allow },
+    // hiview's history of RELIABILITY events (crashes, freezes) since a time: it only reads
+    // (`hiviewdfx_hisysevent` frameworks/native/hisysevent_tool.cpp; `-r` would subscribe and
+    // never end, so it is absent).
+    Shape {
+        parts: &[
+            Part::Word("hisysevent"),
+            Part::Word("-l"),
+            Part::Word("-o"),
+            Part::Word("RELIABILITY"),
+            Part::Word("-S"),
+            Part::Value(Kind::EventTime),
+        ],
+        verdict: Verdict::Allow,
+    },
+    // The lock screen's state (`theme_screenlock_mgr` services/src/screenlock_system_ability.cpp
+    // `RegisterDumpCommand`): it only reads.
+    Shape {
+        parts: &[
+            Part::Word("hidumper"),
+            Part::Word("-s"),
+            Part::Word("ScreenlockService"),
+            Part::Word("-a"),
+            Part::Word("-all"),
+        ],
+        verdict: Verdict::Allow,
+    },
+    // Turns the screen on, as the power key does (`powermgr_power_manager`
+    // utils/shell/src/power_shell_command.cpp `RunAsWakeupCommand`); nothing else changes.
+    Shape { parts: &[Part::Word("power-shell"), Part::Word("wakeup")], verdict: Verdict::Allow },
+    // The screen-off timeout a recipe overrides while it works and restores after (`-r` gives
+    // back the device's own setting): the screen stays lit, nothing else changes, so it is not
+    // asked on top of the install or launch it serves.
+    Shape {
+        parts: &[Part::Word("power-shell"), Part::Word("timeout"), Part::Word("-o"), Part::Value(Kind::Number)],
+        verdict: Verdict::Allow,
+    },
+    Shape { parts: &[Part::Word("power-shell"), Part::Word("timeout"), Part::Word("-r")], verdict: Verdict::Allow },
     Shape { parts: &[Part::Word("date"), Part::Value(Kind::DateFormat)], verdict: Verdict::Allow },
     // hiview's Faultlogger plugin lists and prints fault logs; only these queries, which read.
     Shape {
@@ -54,6 +91,9 @@ pub const SHAPES: &[Shape] = &[
             Part::Word("aa"),
             Part::Word("start"),
             Part::Options(&[
+                // -W waits until the ability is in the foreground (ability_command.cpp
+                // StartAbilityWithWait); an aa without it answers "fail: unknown option.".
+                Opt { flag: "-W", value: None, required: false },
                 Opt { flag: "-a", value: Some(Kind::Name), required: true },
                 Opt { flag: "-b", value: Some(Kind::Bundle), required: true },
                 Opt { flag: "-m", value: Some(Kind::Name), required: false },

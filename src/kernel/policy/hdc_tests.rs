@@ -7,7 +7,7 @@ fn verdict(line: &str) -> &'static str {
 
 fn verdict_of(args: &[String]) -> &'static str {
     let classify = |p: &str| if p.starts_with('/') { PathClass::Outside } else { PathClass::Workspace };
-    label(&decide(args, &classify))
+    label(&decide(args, &classify, &HdcServers::default()))
 }
 
 /// `hdc shell` with the device command as ONE argument, as tools often pass it.
@@ -247,4 +247,39 @@ fn hdc_commands_and_options_outside_the_table_are_refused() {
     assert_eq!(verdict_of(&["install", "-r", "x.hap", "-u 100"].map(String::from)), "rule");
     assert_eq!(verdict_of(&["shell", "pidof", "com.x; reboot"].map(String::from)), "deny");
     assert_eq!(verdict_of(&["shell", "pidof", ""].map(String::from)), "deny");
+}
+
+#[test]
+fn named_lab_servers_are_judged_like_the_local_one_and_unnamed_ones_ask() {
+    let classify = |_: &str| PathClass::Workspace;
+    let servers = HdcServers::new(Some("27710"), vec![("lab".into(), "127.0.0.1:27720".into())]);
+    let cases = [
+        ("list targets -v", "allow"),
+        ("-s 27710 list targets -v", "allow"),
+        ("-s 127.0.0.1:27720 list targets -v", "allow"),
+        ("-s 127.0.0.1:27720 -t 127.0.0.1:27778 shell hilog -x", "allow"),
+        ("-s 127.0.0.1:27720 -t 127.0.0.1:27778 install -r x.hap", "ask"),
+        // A loopback port nobody named may be a tunnel to another machine's server.
+        ("-s 127.0.0.1:27730 list targets -v", "ask"),
+        ("-s 8710 list targets -v", "ask"),
+        ("-s 127.0.0.1:27720 target boot", "deny"),
+    ];
+    for (line, expected) in cases {
+        assert_eq!(label(&decide(&words(line), &classify, &servers)), expected, "{line}");
+    }
+}
+
+#[test]
+fn device_commands_name_their_server_and_target() {
+    let of = |line: &str| device_of(&words(line));
+    let device = |server: Option<&str>, target: Option<&str>| {
+        Some(DeviceOf { server: server.map(String::from), target: target.map(String::from) })
+    };
+    assert_eq!(of("-t K install -r x.hap"), device(None, Some("K")));
+    assert_eq!(of("-s 127.0.0.1:27720 -tK shell aa start -a A -b B"), device(Some("127.0.0.1:27720"), Some("K")));
+    assert_eq!(of("uninstall com.x"), device(None, None));
+    assert_eq!(of("file recv /data/local/tmp/x a"), device(None, None));
+    for line in ["list targets -v", "version", "tconn 127.0.0.1:5555", "fport ls", "-t K -x shell ls"] {
+        assert_eq!(of(line), None, "{line}");
+    }
 }

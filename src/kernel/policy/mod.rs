@@ -9,6 +9,7 @@ mod files;
 pub mod gate;
 mod git;
 mod hdc;
+pub mod hdc_servers;
 mod hdc_shell;
 mod hvigor;
 mod ohpm;
@@ -28,6 +29,8 @@ pub use approver::{Answer, ApprovalRequest, Approver, Asked, AssumeYes, Headless
 pub use files::decide_file;
 pub use gate::{DecidedBy, Gate};
 pub use hdc::server_option as hdc_server_option;
+pub use hdc::{device_of, DeviceOf};
+pub use hdc_servers::HdcServers;
 pub use programs::{decide_spawn, Program};
 pub use rules::{Rule, RuleFile, Subject};
 

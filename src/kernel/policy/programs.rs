@@ -6,7 +6,7 @@ use serde::Serialize;
 
 #[cfg(test)]
 use super::shapes::Verdict;
-use super::{git, hdc, hvigor, ohpm, sign, Decision};
+use super::{git, hdc, hvigor, ohpm, sign, Decision, HdcServers};
 use crate::kernel::scope::PathClass;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -53,18 +53,19 @@ impl std::fmt::Display for Program {
 }
 
 /// Decides one spawn. `cwd` is where it would run; `classify` tells where a path argument
-/// points.
+/// points; `servers` which hdc servers are the person's own.
 pub fn decide_spawn(
     program: &Program,
     args: &[String],
     cwd: PathClass,
     classify: &dyn Fn(&str) -> PathClass,
+    servers: &HdcServers,
 ) -> Decision {
     if cwd != PathClass::Workspace {
         return Decision::Deny(format!("{program} may only run inside the workspace, not {}", cwd.describe()));
     }
     match program {
-        Program::Hdc => hdc::decide(args, classify),
+        Program::Hdc => hdc::decide(args, classify, servers),
         Program::Hvigorw => hvigor::decide(args, classify),
         Program::HapSignTool => sign::decide(args, classify),
         Program::Ohpm => ohpm::decide(args),
@@ -93,7 +94,7 @@ mod tests {
     fn verdict(program: Program, line: &str, cwd: PathClass) -> &'static str {
         let args: Vec<String> = line.split_whitespace().map(String::from).collect();
         let classify = |p: &str| if p.starts_with('/') { PathClass::Outside } else { PathClass::Workspace };
-        match decide_spawn(&program, &args, cwd, &classify) {
+        match decide_spawn(&program, &args, cwd, &classify, &HdcServers::default()) {
             Decision::Allow => "allow",
             Decision::Ask | Decision::AskPerson | Decision::AskPersonAtTerminal => "ask",
             Decision::Deny(_) | Decision::DenyUnlessRule(_) => "deny",

@@ -16,8 +16,14 @@ const FILE_ROWS: [(&str, &str); 5] = [
 ];
 
 const TAIL_ROWS: [(&str, &str); 6] = [
-    ("`hdc -t <key> …`, `hdc -s <port> …`, `hdc -s 127.0.0.1:<port> …`, `hdc -l <n> …`", "as the command that follows"),
-    ("`hdc -s <another host>:<port> …` (another machine's hdc server)", "ask, whatever the command"),
+    (
+        "`hdc -t <key> …`, `hdc -l <n> …`; `hdc -s` to this machine's server (`OHOS_HDC_SERVER_PORT`, default 8710, on loopback) or to a server home config.toml names (`[devices.<name>] server`)",
+        "as the command that follows",
+    ),
+    (
+        "`hdc -s <any other server> …` (another machine's hdc server, or a loopback port nobody named: it may tunnel anywhere)",
+        "ask, whatever the command",
+    ),
     (
         "`hdc target boot`, `target mount`, `flash`, `erase`, `format`, `update`, `smode`, `tmode`, `sideload`; `-cwd`; an option before the hdc command other than `-t`, `-s`, `-l`; a device command line with any shell syntax (`;` `&&` `|` `$( )` backquotes, redirection, variables, globs, escapes, comments)",
         "deny",

@@ -30,6 +30,8 @@ pub enum Kind {
     ConnectKey,
     /// A `date` output format: `+` and letters, digits, `%`, `:`, `.`, `-`, `_`, space.
     DateFormat,
+    /// A device local time as `hisysevent -S` reads it: `YYYY-MM-DD HH:MM:SS`.
+    EventTime,
     /// A path on this machine, classed by scope (the caller judges the class).
     LocalPath,
     /// An ohpm package: `name` or `@scope/name`, optionally `@version`.
@@ -53,6 +55,7 @@ impl Kind {
             Kind::FaultLogQuery => "\"-p Faultlogger [-m <bundle>] [-t <stamp>] [-f <log>]\"",
             Kind::ConnectKey => "<key>",
             Kind::DateFormat => "+<format>",
+            Kind::EventTime => "\"<YYYY-MM-DD HH:MM:SS>\"",
             Kind::LocalPath => "<path>",
             Kind::Package => "<package>",
         }
@@ -84,6 +87,7 @@ impl Kind {
                     && value.starts_with('+')
                     && value[1..].chars().all(|c| c.is_ascii_alphanumeric() || "%:.-_ ".contains(c))
             }
+            Kind::EventTime => event_time(value),
             Kind::LocalPath => !value.is_empty() && !value.starts_with('-') && !value.contains('\0'),
             Kind::Package => package(value),
         }
@@ -138,6 +142,13 @@ fn faultlog_query(value: &str) -> bool {
 }
 
 /// A plain file name directly under `dir` (no `..`, no further folders).
+/// `YYYY-MM-DD HH:MM:SS` and nothing else (hisysevent_tool.cpp `ParseTimeStampFromArgs`).
+fn event_time(value: &str) -> bool {
+    let shape = "dddd-dd-dd dd:dd:dd";
+    value.len() == shape.len()
+        && value.chars().zip(shape.chars()).all(|(c, s)| if s == 'd' { c.is_ascii_digit() } else { c == s })
+}
+
 fn file_under(value: &str, dir: &str) -> bool {
     value.strip_prefix(dir).is_some_and(|name| {
         !name.is_empty()
@@ -186,6 +197,10 @@ mod tests {
             (Kind::ConnectKey, "-s", false),
             (Kind::DateFormat, "+%m-%d %H:%M:%S", true),
             (Kind::DateFormat, "+%s;reboot", false),
+            (Kind::EventTime, "2025-06-15 10:00:00", true),
+            (Kind::EventTime, "2025-06-15 10:00:00;reboot", false),
+            (Kind::EventTime, "2025-06-15", false),
+            (Kind::EventTime, "-r", false),
         ];
         for (kind, value, expected) in cases {
             assert_eq!(kind.accepts(value), *expected, "{kind:?} {value:?}");

@@ -33,7 +33,13 @@ const PARTS: [(i32, &str); 3] = [
 
 /// The parts of confinement a kernel with Landlock `abi` lacks.
 pub fn missing(abi: i32) -> Vec<&'static str> {
-    PARTS.iter().filter(|(needs, _)| abi < *needs).map(|(_, part)| *part).collect()
+    let lacking = PARTS.iter().filter(|(needs, _)| abi < *needs).map(|(_, part)| *part);
+    #[cfg(target_os = "linux")]
+    let lacking = lacking.chain(
+        (!super::syscalls::AVAILABLE)
+            .then_some("unix sockets and io_uring (no system-call filter for this architecture)"),
+    );
+    lacking.collect()
 }
 
 /// Home config.toml `[spawn] confine`.
@@ -184,7 +190,17 @@ pub fn harden_only() -> Option<Prepared> {
 }
 
 /// Creates the profile's directories rein makes before the program starts (caches, a fresh
-/// project's output directories), then opens every path and builds the ruleset: files (ABI 3+;
+/// project's output directories).
+pub fn make_dirs(profile: &Profile) -> Result<(), ConfineError> {
+    for dir in &profile.create {
+        if !dir.exists() {
+            std::fs::create_dir_all(dir).map_err(|e| ConfineError(format!("cannot create {}: {e}", dir.display())))?;
+        }
+    }
+    Ok(())
+}
+
+/// Opens every path of the profile and builds the ruleset (after [`make_dirs`]): files (ABI 3+;
 /// devices without `IOCTL_DEV` from ABI 5), TCP (ABI 4+: no bind, connect only to the profile's
 /// ports), and the scopes (ABI 6+: abstract unix sockets and signals stay inside the program's
 /// own domain). Rights a kernel lacks are left out (best effort); `rein doctor` says which.
@@ -194,11 +210,6 @@ pub fn prepare(profile: &Profile) -> Result<Prepared, ConfineError> {
     use landlock::{Access, AccessFs, AccessNet, CompatLevel, Compatible, NetPort, PathBeneath, Ruleset};
     use landlock::{RulesetAttr, RulesetCreatedAttr, Scope, ABI};
 
-    for dir in &profile.create {
-        if !dir.exists() {
-            std::fs::create_dir_all(dir).map_err(|e| ConfineError(format!("cannot create {}: {e}", dir.display())))?;
-        }
-    }
     let abi = ABI::V5;
     let fail = |e: &dyn std::fmt::Display| ConfineError(e.to_string());
     // Device files are opened, never driven: no IOCTL_DEV (no TIOCSTI, no USB transfers).

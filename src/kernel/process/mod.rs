@@ -14,6 +14,7 @@
 //! - `env`: the environment a program sees
 //! - `hdc_server`: hdc never starts a server; its server must answer first
 //! - `java_args`: java's command line in an argument file, out of the process table
+//! - `planted`: the `.git` a confined program makes where it may write, stopped and removed
 //! - `profile`: what one spawn may reach (the places rein knows, for `policy::confinement`)
 
 pub mod capture;
@@ -24,6 +25,7 @@ pub mod discovery;
 pub mod env;
 pub mod hdc_server;
 mod java_args;
+pub mod planted;
 #[cfg(target_os = "linux")]
 mod privileges;
 mod profile;
@@ -41,7 +43,8 @@ pub use spawn::OnLine;
 use spawn::{SpawnOutput, SpawnRequest, Stream};
 
 use super::journal::{Action, Entry};
-use super::policy::{decide_spawn, ApprovalRequest, Asked, Program, Rule, Subject};
+use super::policy::hdc_servers::normalize;
+use super::policy::{decide_spawn, device_of, ApprovalRequest, Asked, Decision, HdcServers, Program, Rule, Subject};
 use super::{Call, EventKind, Kernel, KernelError, PathClass};
 
 /// Output kept per stream: the first and last half MiB.
@@ -62,6 +65,10 @@ pub struct SpawnSettings {
     pub connect_ports: std::collections::BTreeMap<String, Vec<u16>>,
     /// Directories a person lets every confined program write.
     pub writable: Vec<std::path::PathBuf>,
+    /// The hdc servers that are the person's own (the local one and home config's labs).
+    pub servers: HdcServers,
+    /// How long a call waits for a device another run holds (default `lease::DEFAULT_WAIT`).
+    pub lease_wait: Option<Duration>,
 }
 
 /// How to run a program ([`NativeCall::run`](crate::NativeCall::run), `rein.proc.run`).
@@ -91,6 +98,11 @@ pub fn deadline_of(program: &Program, args: &[String]) -> (Duration, Duration) {
 }
 
 impl Kernel {
+    /// The hdc servers that are the person's own (`policy::hdc_servers`).
+    pub fn hdc_servers(&self) -> &HdcServers {
+        &self.spawn.servers
+    }
+
     /// What a script may know about a signing config's passwords: which variables, whether they
     /// are set and usable — never their values.
     pub fn signing_status(&self, config: &str) -> signing::SigningStatus {
@@ -116,11 +128,22 @@ impl Kernel {
             }
         };
         let redacted = Redacted::new(program, &args).with_secrets(call.secrets());
-        let mut entry = Entry::new(Action::Spawn, &redacted.line);
-        let result = self.run_checked(call, Program::parse(program), args, &redacted, opts, on_line, &mut entry).await;
+        let mut record = Unrecorded {
+            kernel: self,
+            call,
+            entry: Some(Entry::new(Action::Spawn, &redacted.line)),
+            planted: Default::default(),
+        };
+        let planted = record.planted.clone();
+        let entry = record.entry.as_mut().expect("recorded only below");
+        let result =
+            self.run_checked(call, Program::parse(program), args, &redacted, opts, on_line, entry, planted).await;
+        let mut entry = record.entry.take().expect("recorded only here");
+        entry.planted = std::mem::take(&mut *record.planted.lock().unwrap_or_else(|e| e.into_inner()));
         let output = match &result {
             Ok(output) => Some(output),
             Err(KernelError::Timeout { output, .. }) => Some(output.as_ref()),
+            Err(KernelError::ProtectedCreated { output: Some(output), .. }) => Some(output.as_ref()),
             Err(_) => None,
         };
         if let Some(output) = output {
@@ -145,6 +168,7 @@ impl Kernel {
         opts: RunOptions,
         on_line: &mut OnLine<'_>,
         entry: &mut Entry,
+        planted: planted::Found,
     ) -> Result<SpawnOutput, KernelError> {
         let command = redacted.line.clone();
         let Some(found) = self.spawn.toolchain.get(&program) else {
@@ -178,9 +202,12 @@ impl Kernel {
             }
             _ => {}
         }
-        self.authorize_spawn(call, &program, &args, redacted, &cwd, entry)?;
+        let decision = self.authorize_spawn(call, &program, &args, redacted, &cwd, entry)?;
         if !call.take_spawn() {
             return Err(KernelError::SpawnBudget);
+        }
+        if program == Program::Hdc && decision != Decision::Allow {
+            self.lease_device(call, &args).await?;
         }
         let (default, cap) = deadline_of(&program, &args);
         let timeout = match opts.timeout_ms.map(Duration::from_millis) {
@@ -214,17 +241,22 @@ impl Kernel {
                 env.push(("HVIGOR_USER_HOME".to_string(), home.display().to_string()));
             }
         }
-        let confinement = match plan {
+        let (confinement, oversight) = match plan {
             confine::Plan::Landlock { .. } => {
-                let profile = self.confinement_profile(&program, &located, &args, &env, entry);
-                let prepared = confine::prepare(&profile)
-                    .map_err(|e| KernelError::io("confine", command.clone(), std::io::Error::other(e.to_string())))?;
-                Some(confine::before_exec(prepared))
+                let mut profile = self.confinement_profile(&program, &located, &args, &env, entry);
+                let cannot = |e: confine::ConfineError| {
+                    KernelError::io("confine", command.clone(), std::io::Error::other(e.to_string()))
+                };
+                confine::make_dirs(&profile).map_err(cannot)?;
+                let oversight =
+                    planted::oversee(&mut profile, private_tmp.path(), self.scope.workspace(), planted.clone());
+                let prepared = confine::prepare(&profile).map_err(cannot)?;
+                (Some(confine::before_exec(prepared)), oversight)
             }
             confine::Plan::Unconfined(_) if self.spawn.confine != confine::ConfineMode::Off => {
-                confine::harden_only().map(confine::before_exec)
+                (confine::harden_only().map(confine::before_exec), spawn::Oversight::default())
             }
-            _ => None,
+            _ => (None, spawn::Oversight::default()),
         };
         let argv = match (&located.jar, &located.script) {
             (Some(jar), _) => {
@@ -253,7 +285,7 @@ impl Kernel {
         });
         let started = std::time::Instant::now();
         let mut scrubbed = |stream: Stream, line: &str| on_line(stream, &redacted.scrub(line));
-        let ran = spawn::run_confined(&request, confinement, &mut scrubbed).await;
+        let ran = spawn::run_confined(&request, confinement, oversight, &mut scrubbed).await;
         drop(private_tmp);
         let exited = |code, signal, timed_out, stopped, duration_ms| EventKind::ProgramExited {
             program: program.name().to_string(),
@@ -263,6 +295,19 @@ impl Kernel {
             stopped,
             duration_ms,
         };
+        // The sweep ran as the tree ended (spawn::Oversight): what it removed fails the call.
+        let made = planted.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if !made.is_empty() {
+            let output = ran.ok().map(|mut output| {
+                output.stdout = redacted.scrub(&output.stdout);
+                output.stderr = redacted.scrub(&output.stderr);
+                Box::new(output)
+            });
+            let elapsed = started.elapsed().as_millis() as u64;
+            let code = output.as_ref().and_then(|o| o.code);
+            call.emit(|| exited(code, None, false, Some("it made a git repository".to_string()), elapsed));
+            return Err(KernelError::ProtectedCreated { command, planted: made, output });
+        }
         let mut output = match ran {
             Ok(output) => {
                 call.emit(|| exited(output.code, output.signal, output.timed_out, None, output.duration_ms));
@@ -293,8 +338,19 @@ impl Kernel {
         Ok(output)
     }
 
+    /// Holds the device an hdc command changes for the rest of the call (see `lease`).
+    async fn lease_device(&self, call: &Call, args: &[String]) -> Result<(), KernelError> {
+        let Some(device) = device_of(args) else { return Ok(()) };
+        let local = format!("127.0.0.1:{}", self.spawn.servers.local_port());
+        let server = device.server.as_deref().map(normalize).unwrap_or(local);
+        let wait = self.spawn.lease_wait.unwrap_or(super::lease::DEFAULT_WAIT);
+        let home = self.scope.home();
+        super::lease::take(call, home, self.scope.workspace(), &server, &device, wait).await
+    }
+
     /// Asks the gate for the policy's decision on running `program args` in `cwd` (path
-    /// arguments are judged from `cwd`), noting in `entry` who decided.
+    /// arguments are judged from `cwd`), noting in `entry` who decided; the decision, once
+    /// settled.
     fn authorize_spawn(
         &self,
         call: &Call,
@@ -303,13 +359,13 @@ impl Kernel {
         redacted: &Redacted,
         cwd: &super::ResolvedPath,
         entry: &mut Entry,
-    ) -> Result<(), KernelError> {
+    ) -> Result<Decision, KernelError> {
         let classify = |p: &str| {
             let joined =
                 if Path::new(p).is_absolute() { p.to_string() } else { cwd.real.join(p).display().to_string() };
             self.scope.resolve(&joined).map(|r| r.class).unwrap_or(PathClass::Outside)
         };
-        let decision = decide_spawn(program, args, cwd.class, &classify);
+        let decision = decide_spawn(program, args, cwd.class, &classify, &self.spawn.servers);
         let request = ApprovalRequest {
             what: redacted.line.clone(),
             why: WHY_ASK.to_string(),
@@ -317,15 +373,35 @@ impl Kernel {
             rule: Some(Rule::for_command(program.name(), redacted.rule_args())),
         };
         let subject = Subject::Spawn { program: program.name(), args };
-        match self.gate.settle(call, decision, &subject, request) {
+        match self.gate.settle(call, decision.clone(), &subject, request) {
             Ok(by) => {
                 entry.decided_by = Some(by);
-                Ok(())
+                Ok(decision)
             }
             Err(refusal) => {
                 entry.decided_by = Some(refusal.by.clone());
                 Err(refusal.into_spawn_error(redacted.line.clone(), WHY_ASK.to_string()))
             }
         }
+    }
+}
+
+/// A spawn's journal entry until it is recorded: when the call is dropped half-way (cancelled),
+/// the entry is recorded as it drops — after the spawn's process tree, which the spawn's future
+/// held and has killed and swept by then — so the journal shows every program that ran.
+struct Unrecorded<'a> {
+    kernel: &'a Kernel,
+    call: &'a Call,
+    entry: Option<Entry>,
+    planted: planted::Found,
+}
+
+impl Drop for Unrecorded<'_> {
+    fn drop(&mut self) {
+        let Some(mut entry) = self.entry.take() else { return };
+        entry.planted = std::mem::take(&mut *self.planted.lock().unwrap_or_else(|e| e.into_inner()));
+        let cancelled: Result<(), KernelError> =
+            Err(KernelError::Stopped { command: entry.target.clone(), reason: "the call was cancelled".to_string() });
+        self.kernel.record(self.call, entry, &cancelled);
     }
 }

@@ -4,7 +4,9 @@
 //! is stopped, bounded output streamed line by line to the caller — and when the program ends,
 //! nothing it started is left running.
 
+use std::future::Future;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -89,28 +91,58 @@ pub struct StopReason(pub String);
 /// Receives each output line as it arrives; an error stops the program.
 pub type OnLine<'a> = dyn FnMut(Stream, &str) -> Result<(), StopReason> + Send + 'a;
 
+/// What watches a spawn from outside its process tree (the kernel's watch for planted
+/// repositories, `process::planted`).
+#[derive(Default)]
+pub struct Oversight {
+    /// Resolves when the program must be stopped, with why.
+    pub stop: Option<Pin<Box<dyn Future<Output = StopReason> + Send>>>,
+    /// Runs once the program and everything it started have ended, however the run ends: an
+    /// exit, a timeout, a stop, or the run dropped half-way (a cancelled call).
+    pub after_end: Option<Box<dyn FnOnce() + Send>>,
+}
+
+/// The process tree, and what runs once it is gone. Fields drop in order: the tree first
+/// (killed, and on Linux waited for), then `after_end`.
+struct Tree {
+    tree: Option<ProcessTree>,
+    after_end: Option<Box<dyn FnOnce() + Send>>,
+}
+
+impl Drop for Tree {
+    fn drop(&mut self) {
+        drop(self.tree.take());
+        if let Some(after_end) = self.after_end.take() {
+            after_end();
+        }
+    }
+}
+
 /// Runs the request to completion (or its deadline). `on_line` sees every output line as it
 /// arrives; returning an error stops the program.
 pub async fn run(request: &SpawnRequest, on_line: &mut OnLine<'_>) -> Result<SpawnOutput, SpawnError> {
-    run_confined(request, None, on_line).await
+    run_confined(request, None, Oversight::default(), on_line).await
 }
 
 /// [`run`], the child doing `before_exec` (its confinement, prepared before the fork) just
-/// before it executes the program.
+/// before it executes the program, under `oversight`.
 pub async fn run_confined(
     request: &SpawnRequest,
     before_exec: Option<BeforeExec>,
+    oversight: Oversight,
     on_line: &mut OnLine<'_>,
 ) -> Result<SpawnOutput, SpawnError> {
     let started = Instant::now();
     let program = shown(&request.program);
     let start_error = |source| SpawnError::Start { program: program.clone(), source };
     let mut cmd = command(request);
+    let Oversight { stop, after_end } = oversight;
+    let mut tree = Tree { tree: None, after_end };
     // The whole tree is killed if the run is abandoned (cancelled, or an error): ProcessTree's
     // Drop.
     let pending = ProcessTree::prepare(&mut cmd, before_exec).map_err(start_error)?;
     let mut child = cmd.spawn().map_err(start_error)?;
-    let group = ProcessTree::adopt(pending, &child).map_err(start_error)?;
+    let group = tree.tree.insert(ProcessTree::adopt(pending, &child).map_err(start_error)?);
     if let (Some(input), Some(mut stdin)) = (request.stdin.clone(), child.stdin.take()) {
         tokio::spawn(async move {
             // A program that exits without reading its input closes the pipe; that is its call.
@@ -118,13 +150,13 @@ pub async fn run_confined(
         });
     }
     let mut pump = Pump::new(request.output_limit);
-    let status = pump.drive(&mut child, &group, request.timeout, on_line).await;
+    let status = pump.drive(&mut child, group, request.timeout, stop, on_line).await;
     let status = match status {
         Ok(status) => status,
         Err(PumpError::Wait(source)) => return Err(SpawnError::Wait { program, source }),
         Err(PumpError::Stopped(reason)) => return Err(SpawnError::Stopped(reason)),
     };
-    let stragglers = group.finish();
+    let stragglers = tree.tree.take().expect("the tree is there until here").finish();
     let dropped = pump.out.dropped() + pump.err.dropped();
     Ok(SpawnOutput {
         code: status.code(),
@@ -182,8 +214,10 @@ impl Pump {
         child: &mut Child,
         group: &ProcessTree,
         timeout: Duration,
+        stop: Option<Pin<Box<dyn Future<Output = StopReason> + Send>>>,
         on_line: &mut OnLine<'_>,
     ) -> Result<ExitStatus, PumpError> {
+        let mut stop = stop.unwrap_or_else(|| Box::pin(std::future::pending()));
         let mut stdout = child.stdout.take();
         let mut stderr = child.stderr.take();
         let (mut out_buf, mut err_buf) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
@@ -213,6 +247,9 @@ impl Pump {
                 _ = tokio::time::sleep_until(kill_at) => {
                     group.kill();
                     kill_at = far;
+                }
+                reason = &mut stop => {
+                    return Err(PumpError::Stopped(reason));
                 }
                 _ = tokio::time::sleep_until(pipes_until) => {
                     // The program is gone but something it started still holds the pipes.

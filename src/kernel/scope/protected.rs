@@ -62,6 +62,7 @@ pub fn class_of<S: AsRef<str>>(rest: &[S]) -> Option<PathClass> {
 
 /// Whether `name`, an entry of the workspace root, is a protected folder (`.rein`, `.git`):
 /// nothing in it is the project's.
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn is_protected_folder(name: &str) -> bool {
     class_of(&[name]) == Some(PathClass::Protected)
 }

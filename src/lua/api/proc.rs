@@ -38,6 +38,13 @@ pub const AREA: Area = Area {
         params: &[Param { name: "config", ty: "string", doc: "a signingConfig of build-profile.json5, e.g. \"default\"" }],
         returns: &[Returns { ty: "rein.proc.SigningStatus", doc: "" }],
         make: Make::Raising(|lua| lua.create_function(signing_status)),
+    },
+    Native {
+        name: "hdc_servers",
+        doc: "The hdc servers that are the person's own: this machine's (`local`, at the port OHOS_HDC_SERVER_PORT names, else 8710) and the labs home config.toml names (`[devices.<name>] server`). hdc commands to them are judged as the commands are; to any other server (`hdc -s`), they ask.",
+        params: &[],
+        returns: &[Returns { ty: "rein.proc.HdcServer[]", doc: "local first" }],
+        make: Make::Raising(|lua| lua.create_function(hdc_servers)),
     }],
     classes: &[
         Class {
@@ -90,6 +97,15 @@ pub const AREA: Area = Area {
             ],
         },
         Class {
+            name: "rein.proc.HdcServer",
+            doc: "",
+            fields: &[
+                Field { name: "name", ty: "string", doc: "`local`, or the lab's name in home config.toml" },
+                Field { name: "server", ty: "string", doc: "host:port, as `hdc -s` takes it" },
+                Field { name: "is_local", ty: "boolean", doc: "this machine's own server (rein passes no -s)" },
+            ],
+        },
+        Class {
             name: "rein.proc.SigningSecret",
             doc: "Where one password comes from, never its value.",
             fields: &[
@@ -103,6 +119,26 @@ pub const AREA: Area = Area {
 
 fn signing_status(lua: &Lua, config: String) -> mlua::Result<MultiValue> {
     outcome(lua, Ok(state::kernel(lua).signing_status(&config)))
+}
+
+#[derive(serde::Serialize)]
+struct HdcServer {
+    name: String,
+    server: String,
+    is_local: bool,
+}
+
+fn hdc_servers(lua: &Lua, (): ()) -> mlua::Result<MultiValue> {
+    let kernel = state::kernel(lua);
+    let servers = kernel.hdc_servers();
+    let local =
+        HdcServer { name: "local".into(), server: format!("127.0.0.1:{}", servers.local_port()), is_local: true };
+    let labs = servers.named().iter().map(|(name, server)| HdcServer {
+        name: name.clone(),
+        server: server.clone(),
+        is_local: false,
+    });
+    outcome(lua, Ok(std::iter::once(local).chain(labs).collect::<Vec<_>>()))
 }
 
 #[derive(Default, Deserialize)]

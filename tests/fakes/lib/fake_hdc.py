@@ -10,7 +10,6 @@ import sys
 
 import fake_device as dev
 import fake_hdc_file
-import fake_hdc_shell
 import fake_hdc_server
 import fakelib
 
@@ -129,6 +128,8 @@ def select_device(key, devices):
 
 
 def list_targets(devices, verbose):
+    """The server's answer; with none, the real build prints `[Empty]\r\n`, and with -v
+    `[Empty]\r\thdc\n` (observed, tests/fakes/README.md "Where the real tools differed")."""
     if verbose:
         lines = ["%s\t\t%s\t%s\t%s\thdc" % (d["key"], d["conn"], d["status"], d["name"]) for d in devices]
     else:
@@ -138,7 +139,10 @@ def list_targets(devices, verbose):
                 lines.append(d["key"])
             elif d["status"] == "Unauthorized":
                 lines.append("%s\tUnauthorized" % d["key"])
-    fakelib.outln("\n".join(lines) if lines else "[Empty]")
+    if lines:
+        fakelib.outln("\n".join(lines))
+    else:
+        fakelib.out("[Empty]\r\thdc\n" if verbose else "[Empty]\r\n")
 
 
 def tconn(rest, devices):
@@ -147,19 +151,21 @@ def tconn(rest, devices):
         ip = target.split(":", 1)[0]
         parts = ip.split(".")
         if len(parts) != 4 or not all(p.isdigit() and int(p) < 256 for p in parts):
-            fakelib.outln("[E001104]:IP address incorrect")
+            fakelib.outln("[Fail][E001104]:IP address incorrect")
             return
-    if fakelib.scenario("hdc").get("tconn_fail"):
-        fakelib.outln("[Fail]Connect failed")
-        return
+    failed = fakelib.scenario("hdc").get("tconn_fail")
     for d in devices:
         if d["key"] == target and d["status"] == "Connected":
-            fakelib.outln("[Info]Target is connected, repeat operation")
+            fakelib.out("[Info]Target is connected, repeat operation\r\n")
             return
     devices = [d for d in devices if d["key"] != target]
-    devices.append({"key": target, "status": "Connected", "conn": "TCP", "name": "localhost"})
+    if failed:
+        # The server keeps the key it could not reach, as an Offline target (observed).
+        devices.append({"key": target, "status": "Offline", "conn": "TCP", "name": "unknown..."})
+    else:
+        devices.append({"key": target, "status": "Connected", "conn": "TCP", "name": "localhost"})
     dev.save_devices(devices)
-    fakelib.outln("Connect OK")
+    fakelib.out("[Fail]Connect failed\r\n" if failed else "Connect OK\r\n")
 
 
 def run(argv, conf):
@@ -187,7 +193,8 @@ def run(argv, conf):
     elif name == "checkserver":
         fakelib.outln("Client version:%s, server version:%s" % (version, version))
     elif name == "kill":
-        fake_hdc_server.kill()
+        # client.cpp KillMethodByUv: `kill -r` restarts the server and says nothing.
+        fake_hdc_server.kill(quiet="-r" in rest)
     elif name == "start":
         fake_hdc_server.start(opts)
     elif name in ("keygen", "discover", "any") or name.startswith("wait"):
@@ -195,67 +202,71 @@ def run(argv, conf):
     elif name == "tconn":
         tconn(rest, devices)
     elif name == "fport" and rest[:1] == ["ls"]:
-        fakelib.outln("[Empty]")
+        fakelib.out("[Empty]\r\n")
     elif name in DEVICE_COMMANDS or name == "fport":
         device, failure = select_device(opts.get("t"), devices)
         if failure:
-            fakelib.outln(failure)
+            # The server's EchoClient ends a message with "\r\n" (server_for_client.cpp).
+            fakelib.out(failure + "\r\n")
             return
-        state = dev.load(device["key"], conf)
-        run_on_device(name, rest, device, state, conf)
-        dev.save(device["key"], state)
+        run_on_device(name, rest, device["key"], conf)
     else:
         fakelib.outln("Unknown operation command...")
         fakelib.err(USAGE)
 
 
-def run_on_device(name, rest, device, state, conf):
+def run_on_device(name, rest, key, conf):
     if name == "install":
-        install(rest, state, conf)
+        install(rest, key, conf)
     elif name == "uninstall":
-        uninstall(rest, state, conf)
+        uninstall(rest, key, conf)
     elif name == "file send":
-        fake_hdc_file.send(rest, state, conf)
+        fake_hdc_file.send(rest, key, conf)
     elif name == "file recv":
-        fake_hdc_file.recv(rest, state, conf)
+        fake_hdc_file.recv(rest, key, conf)
     elif name == "shell":
-        shell(rest, device, state, conf)
+        shell(rest, key)
     elif name == "hilog":
-        fake_hdc_shell.run(["hilog", "-x"] + rest, device, state, conf)
+        fakelib.out(dev.run(key, ["hilog", "-x"] + rest))
     elif name == "fport":
-        fakelib.outln("Forwardport result:OK")
+        fakelib.out("Forwardport result:OK\r\n")
     elif name == "target boot":
-        state["running"] = []
+        dev.run(key, ["reboot"])
     # target mount, smode, tmode, jpid, ...: accepted silently
 
 
-def shell(rest, device, state, conf):
+def shell(rest, key):
     if rest[:1] == ["-b"]:
         rest = rest[2:]
-    # The client joins its arguments into one command line that the device shell splits, so
-    # `shell "aa start -a A -b B"` and `shell aa start -a A -b B` run the same command. Among
-    # several arguments, one holding a space is wrapped in double quotes first (main.cpp
-    # SplitOptionAndCommand), so `-a "-p Faultlogger -l"` reaches the device as one word.
-    # (A single argument is taken as the whole command line, as hdc's docs use it: GUESS.)
-    if len(rest) == 1:
-        line = rest[0]
-    else:
-        line = " ".join('"%s"' % a if " " in a else a for a in rest)
+    elif rest[:1] and rest[0].startswith("-"):
+        # The client knows -b alone (observed: `hdc shell -x`).
+        fakelib.outln("[Fail][E003003] Unsupport shell option: %s" % rest[0])
+        return
+    # The client joins its arguments with spaces and wraps each one holding a space in double
+    # quotes, escaping nothing (main.cpp SplitOptionAndCommand); the daemon strips one pair of
+    # quotes enclosing the whole line and runs it with /bin/sh -c (observed on the real build,
+    # shared/HARMONY.md). So `shell "aa start -a A -b B"` runs aa, and among several arguments
+    # `-a "-p Faultlogger -l"` reaches the device as one word.
+    line = " ".join('"%s"' % a if " " in a else a for a in rest)
+    if len(line) >= 2 and line[0] == '"' and line[-1] == '"':
+        line = line[1:-1]
     try:
         words = shlex.split(line)
     except ValueError:
         words = line.split()
     if words:
-        fake_hdc_shell.run(words, device, state, conf)
+        fakelib.out(dev.run(key, words))
 
 
 # ---------------------------------------------------------------------------------------------
-# app install / uninstall
+# app install / uninstall: the host sends each package, the daemon runs `bm install [OPTIONS]
+# -p <package>` and sends back bm's output with every "\n" made a space (developtools_hdc
+# src/daemon/daemon_app.cpp PackageShell, AsyncInstallFinish); the client prints one line per
+# package and `AppMod finish` (src/host/host_app.cpp CheckInstallContinue, printed by the
+# client: "\n"); uninstall is printed by the server ("\r\n", server_for_client.cpp).
 
 
 def _app_line(mode, path, msg, conf):
-    if conf.get("install_trailing_space"):
-        msg += " "
     if conf.get("install_format") == "old":
         return "[Info]App %s path:%s, queuesize:0, msg:%s" % (mode, path, msg)
     return "[Info]App %s path:%s msg:%s" % (mode, path, msg)
@@ -276,63 +287,28 @@ def _install_queue(paths):
     return list(reversed(sorted(set(queue))))
 
 
-def install(rest, state, conf):
-    paths = [a for a in rest if not a.startswith("-")]
-    queue = _install_queue(paths)
+def install(rest, key, conf):
+    options = [a for a in rest if a.startswith("-")]
+    queue = _install_queue([a for a in rest if not a.startswith("-")])
     if not queue:
         fakelib.outln("[Fail][E006001] Not any installation package was found")
         return
     for shown, path in queue:
         if not os.path.isfile(path):
-            fakelib.outln("[Fail]Error opening file: no such file or directory, path:%s" % path)
+            fakelib.out(fake_hdc_file.open_failed(path, master=True))
             return
-        fakelib.outln(_app_line("install", shown, install_one(path, state), conf))
+        msg = dev.run(key, ["bm", "install"] + options + ["-p", path]).replace("\n", " ")
+        fakelib.outln(_app_line("install", shown, msg, conf))
     fakelib.outln("AppMod finish")
 
 
-def _install_failure(code, state):
-    message = state.get("install_error_message") or dev.INSTALL_ERRORS.get(code, "install failed.")
-    return "error: failed to install bundle. code:%d error: %s" % (code, message)
-
-
-def install_one(path, state):
-    hap = fakelib.read_hap(path)
-    forced = state.get("install_error")
-    if forced:
-        return _install_failure(int(forced), state)
-    if hap is None:
-        return _install_failure(9568337, state)
-    if not hap.get("signed"):
-        return _install_failure(9568320, state)
-    need = dev.sdk_api(hap.get("compatibleSdkVersion"))
-    have = dev.sdk_api(state["params"].get("const.ohos.apiversion"))
-    if need and have and need > have:
-        return _install_failure(9568297, state)
-    bundle = hap.get("bundleName")
-    old = state["installed"].get(bundle)
-    if old:
-        if old.get("signer") != hap.get("signer"):
-            return _install_failure(9568332, state)
-        if int(hap.get("versionCode", 0)) < int(old.get("versionCode", 0)):
-            return _install_failure(9568263, state)
-    entry = {k: hap.get(k) for k in ("versionCode", "versionName", "signer", "abilities", "mainAbility", "module", "buildMode")}
-    entry["hap"] = path
-    state["installed"][bundle] = entry
-    state["running"] = [r for r in state["running"] if r.get("bundle") != bundle]
-    return "install bundle successfully."
-
-
-def uninstall(rest, state, conf):
+def uninstall(rest, key, conf):
+    options = [a for a in rest if a.startswith("-")]
     bundles = [a for a in rest if not a.startswith("-")]
     bundle = bundles[-1] if bundles else ""
-    if bundle in state["installed"]:
-        del state["installed"][bundle]
-        state["running"] = [r for r in state["running"] if r.get("bundle") != bundle]
-        msg = "uninstall bundle successfully."
-    else:
-        msg = "error: failed to uninstall bundle. code:%d error: %s" % dev.UNINSTALL_MISSING
-    fakelib.outln(_app_line("uninstall", "", msg, conf))
-    fakelib.outln("AppMod finish")
+    msg = dev.run(key, ["bm", "uninstall"] + options + ["-n", bundle]).replace("\n", " ")
+    fakelib.out(_app_line("uninstall", "", msg, conf) + "\r\n")
+    fakelib.out("AppMod finish\r\n")
 
 
 def main(argv):

@@ -52,7 +52,7 @@ def start(opts):
         connection.close()
 
 
-def kill():
+def kill(quiet=False):
     pid = fakelib.read_json("hdc-server.pid", None)
     if pid:
         try:
@@ -60,4 +60,5 @@ def kill():
         except OSError:
             pass
         fakelib.write_json("hdc-server.pid", None)
-    fakelib.outln("Kill server finish")
+    if not quiet:
+        fakelib.outln("Kill server finish")

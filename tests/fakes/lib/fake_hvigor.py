@@ -1,4 +1,5 @@
-"""Fake `hvigorw`: reads the project's JSON5 files, writes fake HAPs, fails like the real one.
+"""Fake `hvigorw`: reads the project's JSON5 files, writes real HAP zips (signed by the real
+hap-sign-tool when the product has a signingConfig), fails like the real one.
 
 Every console line starts with `> hvigor ` except the ArkTS error body; a failure ends with
 `> hvigor ERROR: BUILD FAILED in ... ` and exit 255, a success with `BUILD SUCCESSFUL in ...`.
@@ -9,6 +10,8 @@ import re
 import shutil
 import sys
 
+import fake_hap
+import fake_hvigor_sign
 import fake_json5
 import fakelib
 
@@ -164,13 +167,6 @@ def arkts_blocks(markers, conf):
     return wl, el, len(errors), len(warns)
 
 
-def java_available():
-    home = os.environ.get("JAVA_HOME")
-    if home and os.access(os.path.join(home, "bin", "java"), os.X_OK):
-        return True
-    return shutil.which("java") is not None
-
-
 def config_failures(conf, daemon):
     fail = conf.get("fail")
     if fail == "daemon" and daemon:
@@ -211,18 +207,15 @@ def build_module(root, module, target, ctx):
         fakelib.outln(line)
     fakelib.outln(P + "Finished %sCompileArkTS... after 2 s 117 ms" % tag)
     fakelib.outln(P + "Finished %sPackageHap... after 95 ms" % tag)
-    hap = hap_json(ctx, mod, src)
     outdir = os.path.join(src, "build", ctx["product"], "outputs", target)
     os.makedirs(outdir, exist_ok=True)
     base = os.path.join(outdir, "%s-%s" % (name, target))
-    fakelib.write_hap(base + "-unsigned.hap", hap)
+    module = fake_hap.module_json(ctx["app"], mod, dict(ctx["product_config"], buildMode=ctx["build_mode"]))
+    fake_hap.write(base + "-unsigned.hap", module, abilities_logs(mod, src))
     signed = base + "-signed.hap"
-    sign = sign_hap(root, tag, ctx)
-    if sign is None:
-        if os.path.exists(signed):
-            os.remove(signed)
-    else:
-        fakelib.write_hap(signed, dict(hap, signed=True, signer=sign))
+    if os.path.exists(signed):
+        os.remove(signed)
+    sign_hap(root, tag, ctx, base + "-unsigned.hap", signed)
     fakelib.outln(P + "Finished %sSignHap... after 4 ms" % tag)
     fakelib.outln(P + "Finished :%s:assembleHap... after 1 ms" % name)
 
@@ -257,55 +250,46 @@ def on_create_logs(path):
     for level, domain, tag, fmt, arg in HILOG_CALL.findall(text[body_start:end]):
         domain = consts.get(domain, domain)
         domain = int(domain, 0) if re.match(r"^(0x[0-9a-fA-F]+|\d+)$", domain) else 0
-        message = re.sub(r"%\{public\}[sd]|%[sd]", lambda _: arg, fmt) if arg else fmt
+        # A device prints "<private>" for an argument without {public} (hiviewdfx_hilog
+        # interfaces/js/kits/napi/src/hilog/src/hilog_napi_base.cpp ParseLogContent, PRIV_STR).
+        private = lambda m: arg if m.group(0).startswith("%{public}") else "<private>"
+        message = re.sub(r"%\{public\}[sd]|%\{private\}[sd]|%[sd]", private, fmt) if arg else fmt
         logs.append({"level": LEVELS[level], "domain": domain, "tag": tag, "message": message})
     return logs
 
 
-def hap_json(ctx, mod, src):
-    app = ctx["app"]
-    abilities = []
+def abilities_logs(mod, src):
+    """Each ability's onCreate lines, read from its source (the fake compiler's output)."""
+    logs = {}
     for a in mod.get("abilities") or []:
-        ability = {"name": a.get("name"), "exported": bool(a.get("exported", False)), "srcEntry": a.get("srcEntry")}
-        logs = on_create_logs(os.path.join(src, "src", "main", a.get("srcEntry") or ""))
-        if logs is not None:
-            ability["onCreateLogs"] = logs
-        abilities.append(ability)
-    return {
-        "bundleName": app.get("bundleName"),
-        "versionCode": app.get("versionCode"),
-        "versionName": app.get("versionName"),
-        "module": mod.get("name"),
-        "moduleType": mod.get("type"),
-        "mainAbility": mod.get("mainElement"),
-        "abilities": abilities,
-        "deviceTypes": mod.get("deviceTypes"),
-        "compatibleSdkVersion": ctx["sdk"],
-        "product": ctx["product"],
-        "buildMode": ctx["build_mode"],
-        "signed": False,
-        "signer": None,
-    }
+        found = on_create_logs(os.path.join(src, "src", "main", a.get("srcEntry") or ""))
+        if found is not None:
+            logs[a.get("name")] = found
+    return logs
 
 
-def sign_hap(root, tag, ctx):
-    """The signer when the product has a signing config, else None (with the real warning)."""
+def sign_hap(root, tag, ctx, unsigned, signed):
+    """Signs with the product's signingConfig (the real hap-sign-tool, see fake_hvigor_sign), or
+    prints the real warning when the product has none."""
     config = ctx["signing"]
     if config is None:
         fakelib.outln(P + "WARN: Will skip sign 'hos_hap'. No signingConfigs profile is configured in current project.")
         fakelib.outln("             If needed, configure the signingConfigs in %s." % os.path.join(root, "build-profile.json5"))
-        return None
+        return
     failed = P + "ERROR: Failed %sSignHap... " % tag
     if ctx["conf"].get("fail") == "signing":
         raise Failed([failed, P + "ERROR: Unsupported state or unable to authenticate data"])
-    if ctx["conf"].get("fail") == "java_missing" or not java_available():
+    if ctx["conf"].get("fail") == "java_missing":
         raise Failed([failed, P + "ERROR: Error Code: 00308018 Unknown Error", "spawn java ENOENT"])
     material = config.get("material") or {}
     for key in ("storeFile", "certpath", "profile"):
         path = os.path.join(root, material.get(key) or "")
         if not material.get(key) or not os.path.isfile(path):
             raise Failed([failed, P + "ERROR: The signing material file does not exist: %s" % path])
-    return fakelib.signer_for(material["storeFile"], material.get("keyAlias", ""))
+    try:
+        fake_hvigor_sign.sign(root, material, unsigned, signed)
+    except fake_hvigor_sign.SignFailed as e:
+        raise Failed([failed] + e.lines)
 
 
 def clean(root, profile):
@@ -357,9 +341,9 @@ def build(root, args, conf):
     for task in args["tasks"]:
         if task not in TASKS:
             raise Failed([P + "ERROR: Task '%s' was not found in the project." % task])
-    sdk = next(p.get("compatibleSdkVersion") for p in products if p.get("name") == product)
     ctx = {
-        "conf": conf, "app": app, "product": product, "build_mode": build_mode, "sdk": sdk,
+        "conf": conf, "app": app, "product": product, "build_mode": build_mode,
+        "product_config": next(p for p in products if p.get("name") == product),
         "signing": signing_config(profile, product), "markers": None,
     }
     for task in args["tasks"]:
