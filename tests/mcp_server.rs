@@ -2,7 +2,7 @@
 //! it: initialize, tools/list with schemas, each file tool, refusals as isError results with
 //! their code, approvals with and without elicitation, recipe progress, and cancellation.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -471,7 +471,7 @@ async fn cancelling_a_recipe_stops_its_build_and_still_writes_the_report() {
 
 /// The pid of the first hvigorw the fakes logged, once it has started.
 #[cfg(unix)]
-async fn hvigorw_pid(calls: &Path) -> i32 {
+async fn hvigorw_pid(calls: &std::path::Path) -> i32 {
     let until = std::time::Instant::now() + WAIT;
     loop {
         let text = std::fs::read_to_string(calls).unwrap_or_default();
@@ -490,7 +490,7 @@ async fn hvigorw_pid(calls: &Path) -> i32 {
 
 /// The report of the one run under `runs`, once it is written with status "cancelled".
 #[cfg(unix)]
-async fn cancelled_report(runs: &Path) -> Value {
+async fn cancelled_report(runs: &std::path::Path) -> Value {
     let until = std::time::Instant::now() + WAIT;
     loop {
         let reports: Vec<Value> = std::fs::read_dir(runs)
