@@ -24,6 +24,7 @@ fn tools_lists_every_built_in_with_origin_and_schema() {
             "app_stop",
             "app_uninstall",
             "device_list",
+            "device_ready",
             "edit_file",
             "hap_sign",
             "hilog_read",
