@@ -55,5 +55,5 @@ fn devices_of_a_named_lab_server_are_listed_judged_like_local_ones_and_deployed_
     }
     // The lab's device was reached through its own server: rein passed -s for it.
     let journal = crate::common::journal_text(&lab.ws.ws);
-    assert!(journal.contains(&format!("hdc -s {} -t {} install", remote.server(), remote.key)), "{journal}");
+    assert!(journal.contains(&format!("hdc -p -s {} -t {} install", remote.server(), remote.key)), "{journal}");
 }

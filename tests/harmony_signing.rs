@@ -2,8 +2,6 @@
 //! DevEco's ciphertext. The kernel takes the plaintext from the environment variables a person
 //! names in home config.toml, and the password appears nowhere rein writes.
 
-use std::time::Duration;
-
 use crate::common::lab::{lab, step, Lab};
 use crate::common::output_within;
 use crate::common::signing::{KEY_PASSWORD, STORE_PASSWORD};
@@ -37,7 +35,7 @@ fn rein_with(lab: &Lab, store: Option<&str>, key: Option<&str>, args: &[&str]) -
             None => cmd.env_remove(name),
         };
     }
-    let out = output_within(&mut cmd, None, Duration::from_secs(120));
+    let out = output_within(&mut cmd, None, crate::common::CALL_TIMEOUT);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let value: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     (out.status.code().unwrap(), value, String::from_utf8_lossy(&out.stderr).into_owned())
@@ -193,4 +191,59 @@ fn the_kernel_refuses_ciphertext_and_misused_signing_from_any_script() {
     let misuse = lab.ok(&[], "sneaky", json!({"how": "hdc"}));
     assert_eq!(misuse["code"], json!("INVALID_ARGS"), "{misuse}");
     assert!(lab.ran("hap-sign-tool").is_empty() && lab.command_lines("hdc").is_empty(), "nothing started");
+}
+
+/// A `java` that records what it was started with — its argument count, its first argument, the
+/// mode of the argument file it names, and whether the passwords are in its own command line or
+/// environment — into `$REIN_FAKE_STATE/java-seen`, then runs the real java with them.
+const RECORDING_JAVA: &str = r#"#!/bin/sh
+file="${1#@}"
+{
+  echo "count $#"
+  echo "first $1"
+  echo "mode $(stat -c %a "$file" 2>&1)"
+  if tr '\0' ' ' < /proc/$$/cmdline | grep -q -e "$STORE" -e "$KEY"; then echo "cmdline has a password"; fi
+  if grep -q -e "$STORE" -e "$KEY" /proc/$$/environ; then echo "environ has a password"; fi
+} > "$REIN_FAKE_STATE/java-seen"
+exec "$REAL_JAVA" "$@"
+"#;
+
+#[test]
+fn the_real_signer_signs_confined_from_an_argument_file_only_it_can_read() {
+    let Some(lab) = configured() else { return };
+    lab.build();
+    std::fs::remove_file(lab.ws.path(SIGNED)).unwrap();
+    // The recording java, where a person's [toolchain] java would be; it looks for the
+    // passwords (given to it through the variables rein passes on, as a person would list them).
+    let java = lab.ws.root.join("jdk/bin/java");
+    std::fs::create_dir_all(java.parent().unwrap()).unwrap();
+    let script = RECORDING_JAVA
+        .replace("$STORE", STORE_PASSWORD)
+        .replace("$KEY", KEY_PASSWORD)
+        .replace("$REAL_JAVA", &lab.material.java.display().to_string());
+    std::fs::write(&java, script).unwrap();
+    std::fs::set_permissions(&java, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let config = lab.ws.home.join("config.toml");
+    let named = format!("java = \"{}\"\n", lab.material.java.display());
+    let text = std::fs::read_to_string(&config).unwrap().replace(&named, &format!("java = \"{}\"\n", java.display()));
+    std::fs::write(&config, text).unwrap();
+    let (status, out, stderr) = sign(&lab, Some(STORE_PASSWORD), Some(KEY_PASSWORD));
+    assert_eq!(status, 0, "{out}\n{stderr}");
+    // The real jar signed: its own verify-app accepts the package it wrote.
+    assert!(lab.verify_app(SIGNED).contains("verify-app success"), "{}", lab.verify_app(SIGNED));
+    let seen = std::fs::read_to_string(lab.state.join("java-seen")).expect("the recording java ran");
+    assert!(seen.starts_with("count 1\nfirst @"), "java got one argument, an argument file: {seen}");
+    assert!(seen.contains("mode 600\n"), "the argument file is the person's alone: {seen}");
+    assert!(!seen.contains("has a password"), "no password in java's command line or environment: {seen}");
+    let file = seen.lines().find_map(|l| l.strip_prefix("first @")).unwrap();
+    assert!(!std::path::Path::new(file).exists(), "the argument file is removed with the spawn: {file}");
+    let spawn = crate::common::journal_text(&lab.ws.ws)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .rfind(|e| e["action"] == "spawn")
+        .unwrap();
+    if let rein::kernel::process::confine::Level::Landlock { .. } = rein::kernel::process::confine::level() {
+        assert!(spawn["confinement"].as_str().unwrap().starts_with("landlock-abi"), "it ran confined: {spawn}");
+    }
+    assert_nowhere(&lab, &[STORE_PASSWORD, KEY_PASSWORD], &[("stdout", &out.to_string()), ("stderr", &stderr)]);
 }

@@ -132,10 +132,16 @@ Started T, took S s. Arguments: attempts = 1, module = entry
 - ran `hvigorw --mode module -p product=default -p buildMode=debug -p module=entry@default assembleHap --no-daemon` — approved by rein's policy (no one was asked), ok
 
 ## install
-- approval: spawn `hdc install -r {hap}` allowed by `--yes`
-- approval: spawn `hdc install -r {hap}` allowed by `--yes`
-- ran `hdc install -r {hap}` — approved by `--yes`, ok
-- ran `hdc install -r {hap}` — approved by `--yes`, ok"
+- approval: spawn `hdc -p install -r {hap}` allowed by `--yes`
+- approval: spawn `hdc -p install -r {hap}` allowed by `--yes`
+- ran `hdc -p shell param get bootevent.boot.completed` — approved by rein's policy (no one was asked), ok
+- ran `hdc -p shell power-shell wakeup` — approved by rein's policy (no one was asked), ok
+- ran `hdc -p shell hidumper -s ScreenlockService -a -all` — approved by rein's policy (no one was asked), ok
+- ran `hdc -p install -r {hap}` — approved by `--yes`, ok
+- ran `hdc -p shell param get bootevent.boot.completed` — approved by rein's policy (no one was asked), ok
+- ran `hdc -p shell power-shell wakeup` — approved by rein's policy (no one was asked), ok
+- ran `hdc -p shell hidumper -s ScreenlockService -a -all` — approved by rein's policy (no one was asked), ok
+- ran `hdc -p install -r {hap}` — approved by `--yes`, ok"
     );
     let shown = normalised(&report, &run_id);
     assert!(shown.starts_with(&expected), "report.md:\n{shown}\n--- expected to start with ---\n{expected}");

@@ -32,7 +32,7 @@ const PATTERN: &str = r#"return { name = "pattern", description = "spins in the 
 "#;
 
 /// `rein serve` on pipes; its stderr (at debug level) in `log`.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     input: Option<ChildStdin>,
     replies: mpsc::Receiver<Value>,
@@ -40,7 +40,7 @@ struct Server {
 }
 
 impl Server {
-    fn start(ws: &Workspace) -> Server {
+    pub(crate) fn start(ws: &Workspace) -> Server {
         let log = ws.root.join("serve.log");
         let mut child = ws
             .serve_command()
@@ -68,13 +68,13 @@ impl Server {
         server
     }
 
-    fn send(&mut self, message: Value) {
+    pub(crate) fn send(&mut self, message: Value) {
         let input = self.input.as_mut().expect("stdin open");
         writeln!(input, "{message}").expect("write to rein serve");
         input.flush().expect("flush");
     }
 
-    fn call(&mut self, id: i64, tool: &str) {
+    pub(crate) fn call(&mut self, id: i64, tool: &str) {
         self.send(
             json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": {}}}),
         );
@@ -87,7 +87,7 @@ impl Server {
 
     /// The response to `id`, within `limit`; a response to any other request before it (to a
     /// cancelled call) fails the test.
-    fn reply_to(&mut self, id: i64, limit: Duration) -> Value {
+    pub(crate) fn reply_to(&mut self, id: i64, limit: Duration) -> Value {
         let until = Instant::now() + limit;
         loop {
             let left = until.saturating_duration_since(Instant::now());
@@ -104,7 +104,7 @@ impl Server {
     }
 
     /// Closes stdin and waits for the server to exit; the responses it sent meanwhile.
-    fn finish(&mut self) -> Vec<Value> {
+    pub(crate) fn finish(&mut self) -> Vec<Value> {
         drop(self.input.take());
         let until = Instant::now() + WAIT;
         while self.child.try_wait().expect("wait").is_none() {
@@ -139,13 +139,29 @@ fn outcomes(ws: &Workspace, tool: &str) -> Vec<String> {
 }
 
 /// Waits until `path` exists: the script is running (and holds the server's worker).
-fn wait_for(path: PathBuf) {
+pub(crate) fn wait_for(path: PathBuf) {
     let until = Instant::now() + WAIT;
     while !path.exists() {
         assert!(Instant::now() < until, "{} never appeared: the tool did not start", path.display());
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// Loops in C: one Lua instruction, 2^63 element moves.
+const MOVE_ALL: &str = r#"return { name = "move", description = "moves every index there is",
+  run = function() rein.fs.write("started-move.txt", "x"); table.move({}, 1, math.maxinteger, 1) end }
+"#;
+/// Once the cancel stops the coroutine, Lua closes it: the handler spins on a thread whose
+/// hooks the budget error switched off.
+const CLOSE_SPIN: &str = r#"return { name = "close", description = "a <close> handler that spins",
+  run = function()
+    rein.fs.write("started-close.txt", "x")
+    coroutine.wrap(function()
+      local guard <close> = setmetatable({}, { __close = function() while true do end end })
+      while true do end
+    end)()
+  end }
+"#;
 
 const SPINNING_RECIPE: &str = r#"return { name = "spinner", description = "a step that spins", steps = {
   { name = "spin", run = function() rein.fs.write("started-recipe.txt", "x"); while true do end end },
@@ -157,6 +173,8 @@ fn workspace() -> Workspace {
     ws.file("tools/spin.lua", SPIN);
     ws.file("tools/pattern.lua", PATTERN);
     ws.file("recipes/spinner.lua", SPINNING_RECIPE);
+    ws.file("tools/move.lua", MOVE_ALL);
+    ws.file("tools/close.lua", CLOSE_SPIN);
     ws
 }
 
@@ -255,4 +273,51 @@ fn a_cancelled_recipe_step_spinning_in_the_vm_frees_the_server_and_is_reported()
     assert_eq!(reports.len(), 1, "{reports:?}");
     assert_eq!(reports[0]["status"], "cancelled", "{}", reports[0]);
     assert_eq!(reports[0]["steps"][0]["status"], "cancelled", "{}", reports[0]);
+}
+
+/// Calls `tool`, cancels it once it runs and asks for another call: the call is answered, and
+/// the stopped one either sent nothing (cancelled) or, stopped by its budget before the cancel
+/// arrived, a BUDGET_EXCEEDED result. Returns what the log says stopped it.
+fn the_next_call_is_answered_after(tool: &str) -> Vec<String> {
+    let ws = workspace();
+    let mut server = Server::start(&ws);
+    server.call(1, tool);
+    wait_for(ws.path(&format!("started-{tool}.txt")));
+    server.cancel(1);
+    server.call(2, "list_dir");
+    let until = Instant::now() + ANSWERED_WITHIN;
+    let reply = loop {
+        let left = until.saturating_duration_since(Instant::now());
+        let reply = server.replies.recv_timeout(left).unwrap_or_else(|_| {
+            panic!(
+                "no response to the next call within {ANSWERED_WITHIN:?}: {tool} holds the server\n{}",
+                server.log_text()
+            )
+        });
+        match reply.get("id") {
+            Some(id) if id == &json!(2) => break reply,
+            Some(id) if id == &json!(1) => {
+                let code = &reply["result"]["structuredContent"]["code"];
+                assert_eq!(code, "BUDGET_EXCEEDED", "only a budget's own stop answers the call: {reply}");
+            }
+            _ => {}
+        }
+    };
+    assert_eq!(reply["result"]["isError"], json!(false), "{reply}");
+    server.finish();
+    drop(server);
+    outcomes(&ws, tool)
+}
+
+#[test]
+fn a_library_function_looping_in_c_does_not_hold_the_server() {
+    // Its 2^63 moves are charged before the first: it stops at once, by its budget or, when
+    // the cancel came first, by the cancel.
+    let stopped = the_next_call_is_answered_after("move");
+    assert!(matches!(stopped.as_slice(), [o] if o == "BUDGET_EXCEEDED" || o == "CANCELLED"), "{stopped:?}");
+}
+
+#[test]
+fn a_close_handler_run_after_a_cancel_does_not_hold_the_server() {
+    assert_eq!(the_next_call_is_answered_after("close"), ["CANCELLED"]);
 }

@@ -128,3 +128,32 @@ fn a_repository_that_was_there_before_stays_and_is_not_writable() {
     assert_eq!(spawn["result"], json!("ok"), "{spawn}");
     assert!(spawn.get("planted").is_none(), "{spawn}");
 }
+
+#[test]
+fn a_folder_made_a_repository_without_the_name_loses_its_head_and_keeps_its_files() {
+    // git takes any folder with a HEAD, objects/ and refs/ for a repository; with core.worktree
+    // and core.fsmonitor in its config, `git status` there runs the command. Here the build makes
+    // the project's own `entry/src/main` one, around the project's files.
+    let script = r#"
+cd entry/src/main && mkdir -p objects refs && printf 'ref: refs/heads/main\n' > HEAD
+printf '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch %s #"\n' "$PWNED" > config
+sleep 30
+echo survived > ../survived
+"#;
+    let Some((lab, pwned)) = planting_lab(script) else { return };
+    lab.ws.file("entry/src/main/ets/pages/Index.ets", "// the project's page\n");
+    let error = lab.failed(&[], "hvigor_build", json!({}), "PROTECTED_CREATED");
+    let removed = &error["details"]["removed"][0];
+    assert_eq!(removed["path"], json!("entry/src/main"), "{error}");
+    assert_eq!(removed["kind"], json!("repository"), "{error}");
+    assert_eq!(removed["removed"], json!(true), "{error}");
+    assert!(!lab.ws.path("entry/src/main/HEAD").exists(), "{error}");
+    assert!(!lab.ws.path("entry/src/survived").exists(), "the build was stopped at its plant");
+    assert_eq!(
+        std::fs::read_to_string(lab.ws.path("entry/src/main/ets/pages/Index.ets")).unwrap(),
+        "// the project's page\n"
+    );
+    assert!(!persons_git_ran_the_plant(&lab, "entry/src/main/HEAD", &pwned), "the planted fsmonitor ran");
+    let spawn = spawn_entries(&lab.ws.ws).pop().expect("the build's journal entry");
+    assert_eq!(spawn["planted"][0]["kind"], json!("repository"), "the journal names it: {spawn}");
+}

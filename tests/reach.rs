@@ -134,17 +134,42 @@ fn a_build_script_reaches_no_network_socket_process_or_device() {
         return;
     }
     let Some(lab) = lab() else { return };
-    let _targets = targets(&lab);
-    build_script(&lab, ATTACK);
+    let text = attack(&lab);
+    let expected: Vec<(String, String)> = CONFINED.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    assert_eq!(outcomes(&lab), expected, "{text}");
+}
+
+/// Runs [`ATTACK`] through `hvigor_build` against live targets; what it wrote.
+fn attack(lab: &Lab) -> String {
+    let _targets = targets(lab);
+    build_script(lab, ATTACK);
     let (status, out) = {
         let mut cmd = lab.command(&["call", "hvigor_build", "{}"]);
         cmd.env("REIN_T_SECRET", "in rein's environment");
         crate::common::run_json(&mut cmd, None)
     };
     assert_eq!(status, 0, "{out}");
-    let text = std::fs::read_to_string(lab.ws.path("build/reach.txt")).unwrap();
-    let expected: Vec<(String, String)> = CONFINED.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
-    assert_eq!(outcomes(&lab), expected, "{text}");
+    std::fs::read_to_string(lab.ws.path("build/reach.txt")).unwrap()
+}
+
+/// The same attack with confinement off reaches every target: each denial above is the
+/// confinement's doing, not a probe that cannot succeed (`run_dir` was denied by the file rules
+/// before this confinement existed too; only root reads a non-dumpable rein's environment).
+#[test]
+fn the_same_attack_unconfined_reaches_everything_so_the_test_can_fail() {
+    let Some(lab) = lab() else { return };
+    let config = lab.ws.home.join("config.toml");
+    let text = std::fs::read_to_string(&config).unwrap().replacen("[spawn]\n", "[spawn]\nconfine = \"off\"\n", 1);
+    std::fs::write(&config, text).unwrap();
+    let text = attack(&lab);
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    for (name, outcome) in outcomes(&lab) {
+        if !root && (name == "rein_environ" || name == "capabilities") {
+            continue;
+        }
+        assert_eq!(outcome, "ok", "{name} is reachable unconfined: {text}");
+    }
 }
 
 /// An hdc that tries its own server, another port and a bind, and prints what happened.
@@ -189,6 +214,15 @@ fn hdc_reaches_its_own_server_and_nothing_else() {
     assert!(stdout.contains("other denied 13"), "and no other port: {stdout}");
     assert!(stdout.contains("bind denied 13"), "and binds none: {stdout}");
     assert!(stdout.contains(&format!("argv -p shell param get {port}")), "hdc never starts a server: {stdout}");
+    // The journal shows the command line hdc really got, not the one the script gave.
+    let ran = stdout.lines().find_map(|l| l.strip_prefix("argv ")).unwrap();
+    let journal = crate::common::journal_text(&lab.ws.ws);
+    let spawn: serde_json::Value = journal
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .rfind(|e: &serde_json::Value| e["action"] == "spawn")
+        .unwrap();
+    assert_eq!(spawn["target"], json!(format!("hdc {ran}")), "the journal shows what ran: {spawn}");
 }
 
 #[test]

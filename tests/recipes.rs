@@ -43,7 +43,10 @@ fn sign_install_launch_proves_each_step() {
     assert_eq!(step(&report, "install")["evidence"], json!(["install bundle successfully."]));
     let commands = step(&report, "install")["commands"].as_array().unwrap().clone();
     let install = commands.iter().find(|c| c["command"].as_str().unwrap().contains(" install ")).unwrap();
-    assert!(install["command"].as_str().unwrap().starts_with(&format!("hdc -t {KEY} install -r")));
+    assert!(
+        install["command"].as_str().unwrap().starts_with(&format!("hdc -p -t {KEY} install -r")),
+        "the report shows the command as it ran"
+    );
     assert_eq!(install["decided_by"], json!({"approver": "--yes"}));
     let approvals = step(&report, "install")["approvals"].as_array().unwrap().clone();
     assert_eq!(approvals.len(), 1, "{approvals:?}");
@@ -112,7 +115,7 @@ fn reinstall_uninstalls_and_retries_once_on_a_signer_mismatch() {
         .filter(|c| c.contains(" install ") || c.contains(" uninstall "))
         .collect();
     assert_eq!(commands.len(), 3, "{commands:?}");
-    assert!(commands[1].starts_with(&format!("hdc -t {KEY} uninstall com.example.hello")), "{commands:?}");
+    assert!(commands[1].starts_with(&format!("hdc -p -t {KEY} uninstall com.example.hello")), "{commands:?}");
 }
 
 #[test]

@@ -12,6 +12,8 @@
 #[cfg(unix)]
 mod approvals;
 mod authoring;
+#[cfg(unix)]
+mod cli_cancel;
 mod cli_contract;
 mod common;
 mod concurrent_edits;
@@ -93,9 +95,12 @@ mod rig_fake_texts;
 // Not on Windows: the rig runs the real Linux hdc server and daemon in network namespaces.
 #[cfg(target_os = "linux")]
 mod rig_real_hdc;
+mod sandbox_c_work;
 mod sandbox_escapes;
 mod sandbox_limits;
 // Not on Windows: the Unix process tree: /bin/sh scripts, process groups, signals, pids in /proc (Windows' Job Objects are run by spawn_stdio and under rein's other tests).
+#[cfg(unix)]
+mod side_by_side;
 #[cfg(unix)]
 mod spawn_process;
 mod spawn_stdio;
@@ -104,5 +109,7 @@ mod spawn_stdio;
 mod swap_race;
 mod tool_checks;
 // Not on Windows: kills writers with SIGKILL and finds them through /proc.
+#[cfg(unix)]
+mod watchdog;
 #[cfg(unix)]
 mod write_crash_safety;

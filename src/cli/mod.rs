@@ -212,7 +212,7 @@ fn call(host: &Host, out: &Output, tool: &str, args: Option<&str>) -> u8 {
         Ok(args) => args,
         Err(failure) => return out.failure(&failure),
     };
-    match host.call(tool, args) {
+    match call_until_stopped(host, tool, args) {
         Ok(result) if out.json => out.success(&result),
         Ok(result) => {
             render::result(&result);
@@ -220,6 +220,29 @@ fn call(host: &Host, out: &Output, tool: &str, args: Option<&str>) -> u8 {
         }
         Err(failure) => out.failure(&failure),
     }
+}
+
+/// Calls `tool`; Ctrl-C (SIGINT, SIGTERM, SIGHUP) cancels it, as a cancel over MCP does: the
+/// script stops at its next budget check, its programs are killed, and the call ends with
+/// CANCELLED. The signals are heard on a thread of their own, so a script that never waits is
+/// stopped too.
+fn call_until_stopped(host: &Host, tool: &str, args: Value) -> Result<Value, Failure> {
+    let cancel = rein::CancellationToken::new();
+    let stopper = cancel.clone();
+    let listen = move || {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_io().build() else { return };
+        if runtime.block_on(rein::stop_requested()).is_ok() {
+            stopper.cancel();
+        }
+    };
+    if let Err(e) = std::thread::Builder::new().name("rein-stop".to_string()).spawn(listen) {
+        eprintln!("warning: Ctrl-C will not cancel the call: cannot start the thread that hears it: {e}");
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::new(Code::InvalidConfig, format!("cannot start the async runtime: {e}")))?;
+    runtime.block_on(host.call_with(host.new_call().with_cancel(cancel), tool, args))
 }
 
 pub(crate) fn parse_args(text: Option<&str>) -> Result<Value, Failure> {

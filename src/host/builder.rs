@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::config::HomeConfig;
+use super::config::{HomeConfig, LuaConfig};
 use super::generation::Generation;
 use super::policy_files::{self, PolicyFiles};
 use super::sources::{PackLayer, Sources};
@@ -47,6 +47,8 @@ pub struct HostBuilder {
     workspace: Option<PathBuf>,
     home: Option<PathBuf>,
     limits: Limits,
+    /// Lua states per generation, when the embedder chose (else home config, else 4).
+    lua_states: Option<usize>,
     project_code: bool,
     /// Where the project's tools/, recipes/ and prelude/ are, when not the workspace.
     code_from: Option<PathBuf>,
@@ -67,6 +69,7 @@ impl Default for HostBuilder {
             workspace: None,
             home: None,
             limits: Limits::default(),
+            lua_states: None,
             project_code: true,
             code_from: None,
             sources: None,
@@ -96,6 +99,13 @@ impl HostBuilder {
     /// The limits of each call's Lua (default: [`Limits::default`]).
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// How many calls run side by side: Lua states per generation (default: home config's
+    /// `[lua] states`, else 4; at least 1). A recipe holds one state for its whole run.
+    pub fn lua_states(mut self, states: usize) -> Self {
+        self.lua_states = Some(states.max(1));
         self
     }
 
@@ -192,7 +202,8 @@ impl HostBuilder {
             None => std::env::current_dir().map_err(|e| config(format!("cannot read the current directory: {e}")))?,
         };
         let home = self.home.unwrap_or_else(default_home);
-        let (kernel, policy) = configured_kernel_and_policy(&workspace, &home, self.approver)?;
+        let (kernel, policy, home_config) = configured_kernel_and_policy(&workspace, &home, self.approver)?;
+        let states = self.lua_states.or(home_config.lua.states).unwrap_or(LuaConfig::DEFAULT_STATES);
         let follow_lock = self.sources.is_none() && self.code_from.is_none() && self.project_code;
         let mut skipped = Vec::new();
         let sources = match (self.sources, &self.code_from, self.project_code) {
@@ -218,7 +229,7 @@ impl HostBuilder {
         for listener in self.listeners {
             subscribers.add(listener);
         }
-        let generation = Generation::load(&kernel, &sources, self.limits, 1)?;
+        let generation = Generation::load(&kernel, &sources, self.limits, states, 1)?;
         let executor = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -228,6 +239,7 @@ impl HostBuilder {
             sources,
             packs_follow_lock: follow_lock,
             limits: self.limits,
+            states,
             reads: self.read_before_edit.then(|| Arc::new(ReadLedger::new())),
             policy_pending: policy.pending,
             current: std::sync::RwLock::new(Arc::new(generation)),
@@ -270,7 +282,7 @@ fn source_failure(err: super::project_files::SourceError) -> Failure {
 /// A kernel with everything home and the project configure: the toolchain, the environment a
 /// person lets through, the approval rules, the project's deny rules, and `approver`.
 pub(crate) fn configured_kernel(workspace: &Path, home: &Path, approver: Arc<dyn Approver>) -> Result<Kernel, Failure> {
-    configured_kernel_and_policy(workspace, home, approver).map(|(kernel, _)| kernel)
+    configured_kernel_and_policy(workspace, home, approver).map(|(kernel, _, _)| kernel)
 }
 
 /// [`configured_kernel`], and the project's policy files it read (as a person approved them).
@@ -278,7 +290,7 @@ pub(crate) fn configured_kernel_and_policy(
     workspace: &Path,
     home: &Path,
     approver: Arc<dyn Approver>,
-) -> Result<(Kernel, PolicyFiles), Failure> {
+) -> Result<(Kernel, PolicyFiles, HomeConfig), Failure> {
     let kernel = Kernel::new(workspace, home).map_err(|e| config(e.to_string()))?;
     let home_config = HomeConfig::load(kernel.scope().home())?;
     let env = |name: &str| std::env::var(name).ok();
@@ -287,19 +299,19 @@ pub(crate) fn configured_kernel_and_policy(
     let rules = RuleFile::load(&rules_path).map_err(|e| config(e.to_string()))?;
     let policy = policy_files::load(kernel.scope().workspace(), kernel.scope().home())?;
     let gate = Gate::new(approver, rules_path, rules, policy.config.deny.clone());
-    let labs = home_config.devices.into_iter().map(|(name, d)| (name, d.server)).collect();
+    let labs = home_config.devices.iter().map(|(name, d)| (name.clone(), d.server.clone())).collect();
     let spawn = SpawnSettings {
         toolchain,
-        pass_env: home_config.spawn.pass_env,
+        pass_env: home_config.spawn.pass_env.clone(),
         confine: home_config.spawn.confine,
-        signing: SigningSecrets::new(home_config.signing),
+        signing: SigningSecrets::new(home_config.signing.clone()),
         servers: HdcServers::new(env("OHOS_HDC_SERVER_PORT").as_deref(), labs),
         lease_wait: home_config.lease.wait_s.map(std::time::Duration::from_secs),
-        connect_ports: home_config.spawn.connect_ports,
-        writable: home_config.spawn.writable,
+        connect_ports: home_config.spawn.connect_ports.clone(),
+        writable: home_config.spawn.writable.clone(),
     };
     let kernel = kernel.with_spawn(spawn).with_gate(gate);
-    Ok((kernel, policy))
+    Ok((kernel, policy, home_config))
 }
 
 /// Whether `tools/<name>.lua` names a file directly in its folder.

@@ -31,6 +31,9 @@
 //!
 //! [lease]
 //! wait_s = 30         # how long a run waits for a device another run holds
+//!
+//! [lua]
+//! states = 4          # calls that run side by side (Lua states per generation, 1 to 64)
 //! ```
 
 use std::collections::BTreeMap;
@@ -82,11 +85,36 @@ pub struct HomeConfig {
     /// Signing config name (build-profile.json5) → the variables holding its passwords.
     #[serde(default)]
     pub signing: BTreeMap<String, SigningEnv>,
+    #[serde(default)]
+    pub lua: LuaConfig,
     /// A name a person gives a lab → its hdc server.
     #[serde(default)]
     pub devices: BTreeMap<String, DeviceServer>,
     #[serde(default)]
     pub lease: LeaseConfig,
+}
+
+/// How scripts run.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LuaConfig {
+    /// Lua states per generation: how many calls run side by side (default
+    /// [`LuaConfig::DEFAULT_STATES`]; each may use the call's memory ceiling).
+    pub states: Option<usize>,
+}
+
+impl LuaConfig {
+    pub const DEFAULT_STATES: usize = 4;
+    pub const MAX_STATES: usize = 64;
+
+    fn check(&self) -> Result<(), String> {
+        match self.states {
+            Some(n) if !(1..=Self::MAX_STATES).contains(&n) => {
+                Err(format!("[lua] states = {n}: give a number from 1 to {}", Self::MAX_STATES))
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 /// `[devices.<name>]`: another machine's hdc server (`hdc -s host:port`).
@@ -144,6 +172,7 @@ impl HomeConfig {
             Some(text) => {
                 let config: HomeConfig =
                     toml::from_str(&text).map_err(|e| ConfigError::Home { path: path.clone(), why: e.to_string() })?;
+                config.lua.check().map_err(|why| ConfigError::Home { path: path.clone(), why })?;
                 if let Some(relative) = config.spawn.writable.iter().find(|p| !p.is_absolute()) {
                     return Err(ConfigError::Home {
                         path: path.clone(),

@@ -1,6 +1,6 @@
-//! One generation of tools and recipes: a fresh Lua state with everything loaded into it.
+//! One generation of tools and recipes: fresh Lua states with everything loaded into them.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::json;
 
@@ -8,28 +8,46 @@ use super::registry::{self, RecipeEntry, Registry};
 use super::sources::Sources;
 use crate::error::{Code, Failure};
 use crate::kernel::Kernel;
+use crate::lua::pool::{Build, Pool};
 use crate::lua::{Limits, Runtime};
 
 pub struct Generation {
     pub number: u64,
     /// Where this generation's code came from (which packs, at which hashes).
     pub sources: Arc<Sources>,
-    pub runtime: Runtime,
     pub registry: Registry,
-    /// One call at a time per Lua state.
-    pub gate: tokio::sync::Mutex<()>,
+    /// The Lua states serving it, each with every tool and recipe loaded: calls run side by
+    /// side, each on a state of its own.
+    pub pool: Pool,
 }
 
 impl Generation {
+    /// Loads `sources` into a first Lua state (the pool builds up to `states` as calls need
+    /// them, each loading the same files).
     pub fn load(
         kernel: &Arc<Kernel>,
         sources: &Arc<Sources>,
         limits: Limits,
+        states: usize,
         number: u64,
     ) -> Result<Generation, Failure> {
-        let runtime = Runtime::new(kernel.clone(), sources.clone(), sources.natives(), limits)?;
-        let registry = registry::load(&runtime, sources);
-        Ok(Generation { number, sources: sources.clone(), runtime, registry, gate: tokio::sync::Mutex::new(()) })
+        let first: Arc<OnceLock<Registry>> = Arc::default();
+        let build: Build = {
+            let (kernel, sources, first) = (kernel.clone(), sources.clone(), first.clone());
+            Arc::new(move |meter| {
+                let mut runtime = Runtime::new(kernel.clone(), sources.clone(), sources.natives(), limits, meter)?;
+                let registry = registry::load(&mut runtime, &sources);
+                match first.get() {
+                    None => drop(first.set(registry)),
+                    Some(expected) if expected.same_definitions(&registry) => {}
+                    Some(_) => return Err(loaded_differently()),
+                }
+                Ok(runtime)
+            })
+        };
+        let pool = Pool::start(states, build)?;
+        let registry = first.get().cloned().ok_or_else(loaded_differently)?;
+        Ok(Generation { number, sources: sources.clone(), registry, pool })
     }
 
     /// The recipe called `name`, by its own name or its MCP name (`recipe_build_verify`).
@@ -49,4 +67,11 @@ impl Generation {
                 .with_details(json!({"recipe": name, "suggestions": suggestions, "available": known}))
         })
     }
+}
+
+fn loaded_differently() -> Failure {
+    Failure::new(
+        Code::LuaError,
+        "a new Lua state did not load the same tools and recipes as the first one of this generation (does a file read files or the clock while it loads?); it is not used. Make tool and recipe files declare the same things every time they load",
+    )
 }

@@ -39,6 +39,7 @@ mod watch;
 use std::path::Path;
 use std::sync::Arc;
 
+use futures::future::LocalBoxFuture;
 use serde_json::{json, Value};
 
 pub use approval_rules::ApprovalRules;
@@ -52,8 +53,10 @@ pub use subscribers::Subscription;
 pub use watch::Watcher;
 
 use crate::error::{Code, Failure};
+use crate::kernel::call::CancellationToken;
 use crate::kernel::{Call, Event, Kernel, Listener, ReadLedger};
-use crate::lua::Limits;
+use crate::lua::{Limits, Runtime};
+use crate::recipe::spec::RecipeCodes;
 use crate::recipe::{Engine, RecipeOptions, Report};
 use registry::{LoadProblem, ToolInfo};
 use sources::Sources;
@@ -89,6 +92,8 @@ pub struct Host {
     /// Whether a changed rein.lock changes the packs served (not for checks' scratch hosts).
     packs_follow_lock: bool,
     limits: Limits,
+    /// Lua states per generation (calls that run side by side).
+    states: usize,
     /// This host's session: what it read, when changes need an earlier read.
     reads: Option<Arc<ReadLedger>>,
     /// Changes to rein.toml and rein.lock a person has not approved (not served).
@@ -151,6 +156,12 @@ impl Host {
     /// short), until the returned Subscription is dropped.
     pub fn listen(&self, listener: Listener) -> Subscription {
         self.subscribers.listen(listener)
+    }
+
+    /// How the journal names the approver this host asks (unless a call brings its own).
+    #[cfg(feature = "mcp")]
+    pub(crate) fn approver_name(&self) -> &'static str {
+        self.kernel.approver_name()
     }
 
     /// The generation serving now (tools, recipes and the Lua state that runs them).
@@ -233,7 +244,7 @@ impl Host {
             .spec
             .steps
             .iter()
-            .map(|s| json!({"name": s.name, "description": s.description, "approvals": s.approvals, "retry_max": s.retry_max, "timeout_s": s.timeout_s, "verified": s.verify.is_some()}))
+            .map(|s| json!({"name": s.name, "description": s.description, "approvals": s.approvals, "retry_max": s.retry_max, "timeout_s": s.timeout_s, "verified": s.verified}))
             .collect();
         Ok(
             json!({"recipe": name, "description": entry.spec.description, "budget": entry.spec.budget, "params": entry.info.schema, "steps": steps}),
@@ -290,24 +301,22 @@ impl Host {
             )
             .with_details(json!({"tool": name, "file": problem.file})));
         }
-        let cancel = call.cancel_token().cloned();
-        let work = async {
-            let _turn = generation.gate.lock().await;
-            generation.runtime.call(&call, name, &args).await
+        let (call, _stop_if_dropped) = stopped_if_dropped(call);
+        let result = match generation.pool.lease(call.cancel_token()).await {
+            Ok(lease) => {
+                let (job_call, tool) = (call.clone(), name.to_string());
+                lease
+                    .run(move |runtime: &mut Runtime| -> LocalBoxFuture<'_, _> {
+                        Box::pin(async move { runtime.call(&job_call, &tool, &args).await })
+                    })
+                    .await
+                    .and_then(|result| result)
+            }
+            Err(failure) => Err(failure),
         };
-        let result = match cancel {
-            None => work.await,
-            // A script spinning in the VM sees the cancel at its next budget check; a call
-            // waiting (on a program, a sleep, its turn) is dropped here, and the programs it
-            // started are killed with it. The runtime puts the state back as the call is
-            // dropped, while it still holds its turn (select! drops `work`, and so lets go of
-            // the turn, before its branch runs: clearing the state there could clear the
-            // budget of the next call, already started on another thread).
-            Some(token) => tokio::select! {
-                biased;
-                () = token.cancelled() => Err(cancelled(name)),
-                result = work => result,
-            },
+        let result = match result {
+            Err(failure) if failure.code == Code::Cancelled && call.is_cancelled() => Err(cancelled(name)),
+            other => other,
         };
         scrubbed(&call, result)
     }
@@ -316,7 +325,8 @@ impl Host {
     /// it. A call made
     /// `with_cancel(token)` is cancelled like [`Host::call_with`], and the run still ends
     /// cleanly: the step's programs stopped, its changes rolled back, the report written with
-    /// status `cancelled`.
+    /// status `cancelled`. The run holds one of the generation's Lua states until it ends;
+    /// other calls run on the others meanwhile.
     pub async fn run_recipe_with(
         &self,
         call: Call,
@@ -326,10 +336,22 @@ impl Host {
     ) -> Result<Report, Failure> {
         let generation = self.generation();
         let entry = generation.recipe_entry(name)?;
-        let _turn = generation.gate.lock().await;
-        let call = call.acting_as(entry.actor.clone());
-        let engine = Engine { runtime: &generation.runtime, kernel: &self.kernel, spec: &entry.spec, call };
-        engine.run(args, opts).await
+        let (call, _stop_if_dropped) = stopped_if_dropped(call.acting_as(entry.actor.clone()));
+        let lease = generation.pool.lease(call.cancel_token()).await?;
+        let (kernel, spec, recipe) = (self.kernel.clone(), entry.spec.clone(), entry.info.name.clone());
+        lease
+            .run(move |runtime: &mut Runtime| -> LocalBoxFuture<'_, _> {
+                Box::pin(async move {
+                    let code =
+                        runtime.lua().app_data_ref::<RecipeCodes>().and_then(|codes| codes.0.get(&recipe).cloned());
+                    let code = code.ok_or_else(|| {
+                        Failure::new(Code::LuaError, format!("recipe {recipe} is not loaded in this Lua state"))
+                    })?;
+                    Engine { runtime, kernel: &kernel, spec: &spec, code, call }.run(args, opts).await
+                })
+            })
+            .await
+            .and_then(|result| result)
     }
 
     fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
@@ -344,6 +366,14 @@ impl Host {
         }
         Ok(())
     }
+}
+
+/// `call` with a cancel of its own, cancelled when the returned guard is dropped (by an
+/// embedder giving up on the call, say): the Lua state stops the call's script instead of
+/// running it on for nobody. The caller's own token still cancels it.
+fn stopped_if_dropped(call: Call) -> (Call, tokio_util::sync::DropGuard) {
+    let token = call.cancel_token().map_or_else(CancellationToken::new, CancellationToken::child_token);
+    (call.with_cancel(token.clone()), token.drop_guard())
 }
 
 fn cancelled(tool: &str) -> Failure {

@@ -12,7 +12,7 @@ use crate::kernel::{Actor, Call};
 use crate::lua::schema::Params;
 use crate::lua::tool::parse_tool;
 use crate::lua::{CallableTool, Runtime, ToolTable};
-use crate::recipe::spec::{parse_recipe, RecipeSpec};
+use crate::recipe::spec::{parse_recipe, RecipeCode, RecipeCodes, RecipeSpec};
 
 /// A tool or recipe as `rein tools` and MCP clients see it.
 #[derive(Debug, Clone, Serialize)]
@@ -93,8 +93,9 @@ struct Loaded<T> {
     value: T,
 }
 
-/// Loads every tool and recipe of `sources` into `runtime` and installs the winning tools.
-pub fn load(runtime: &Runtime, sources: &Sources) -> Registry {
+/// Loads every tool and recipe of `sources` into `runtime` and installs the winners there
+/// (their functions stay in that state; the registry holds what everyone may read).
+pub fn load(runtime: &mut Runtime, sources: &Sources) -> Registry {
     let mut registry = Registry::default();
     let tools =
         layered(sources.tool_files(), "tools/", &mut registry.problems, |file| load_tool(runtime, sources, file));
@@ -108,12 +109,16 @@ pub fn load(runtime: &Runtime, sources: &Sources) -> Registry {
     runtime.set_tools(table.clone());
     let recipes =
         layered(sources.recipe_files(), "recipes/", &mut registry.problems, |file| load_recipe(runtime, sources, file));
+    let mut codes = RecipeCodes::default();
     for (name, loaded) in recipes {
-        let (spec, actor) = loaded.value;
+        let (spec, code, actor) = loaded.value;
+        codes.0.insert(name.clone(), code);
         registry.recipes.insert(name, RecipeEntry { info: loaded.info, spec, actor });
     }
     assign_mcp_names(&mut registry, &mut table);
+    codes.0.retain(|name, _| registry.recipes.contains_key(name));
     runtime.set_tools(table);
+    runtime.lua().set_app_data(codes);
     registry
 }
 
@@ -213,7 +218,7 @@ fn layered<T>(
     files: Result<Vec<SourceFile>, SourceError>,
     folder: &str,
     problems: &mut Vec<LoadProblem>,
-    load_one: impl Fn(&SourceFile) -> Result<Loaded<T>, LoadProblem>,
+    mut load_one: impl FnMut(&SourceFile) -> Result<Loaded<T>, LoadProblem>,
 ) -> BTreeMap<String, Loaded<T>> {
     let files = match files {
         Ok(files) => files,
@@ -270,12 +275,12 @@ fn problem_for(file: &SourceFile, message: String) -> LoadProblem {
 
 /// Runs a declaration file: its top-level code acts as the file (and its pack), so a pack's
 /// permissions bound even what it does while loading.
-fn declaration(runtime: &Runtime, sources: &Sources, file: &SourceFile) -> Result<mlua::Value, LoadProblem> {
+fn declaration(runtime: &mut Runtime, sources: &Sources, file: &SourceFile) -> Result<mlua::Value, LoadProblem> {
     let loader = Call::new().acting_as(actor_of(sources, file, &file.label));
     runtime.load_declaration(loader, &file.chunk()).map_err(|failure| problem_for(file, failure.message))
 }
 
-fn load_tool(runtime: &Runtime, sources: &Sources, file: &SourceFile) -> Result<Loaded<CallableTool>, LoadProblem> {
+fn load_tool(runtime: &mut Runtime, sources: &Sources, file: &SourceFile) -> Result<Loaded<CallableTool>, LoadProblem> {
     let value = declaration(runtime, sources, file)?;
     let spec = parse_tool(runtime.lua(), value).map_err(|e| problem_for(file, e.to_string()))?;
     let name = namespaced(file, &spec.name);
@@ -285,16 +290,16 @@ fn load_tool(runtime: &Runtime, sources: &Sources, file: &SourceFile) -> Result<
 }
 
 fn load_recipe(
-    runtime: &Runtime,
+    runtime: &mut Runtime,
     sources: &Sources,
     file: &SourceFile,
-) -> Result<Loaded<(RecipeSpec, Actor)>, LoadProblem> {
+) -> Result<Loaded<(RecipeSpec, RecipeCode, Actor)>, LoadProblem> {
     let value = declaration(runtime, sources, file)?;
-    let mut spec = parse_recipe(runtime.lua(), value).map_err(|e| problem_for(file, e.to_string()))?;
+    let (mut spec, code) = parse_recipe(runtime.lua(), value).map_err(|e| problem_for(file, e.to_string()))?;
     spec.name = namespaced(file, &spec.name);
     let info = info_of(file, &spec.name, &spec.description, &spec.params, serde_json::Value::Null);
     let actor = actor_of(sources, file, &spec.name);
-    Ok(Loaded { info, value: (spec, actor) })
+    Ok(Loaded { info, value: (spec, code, actor) })
 }
 
 /// `name` acting, with the permissions of the pack `file` comes from.
@@ -326,6 +331,16 @@ fn info_of(file: &SourceFile, name: &str, description: &str, params: &Params, ch
 }
 
 impl Registry {
+    /// Whether `other` (another Lua state's load of the same sources) serves the same tools and
+    /// recipes from the same files, with the same problems.
+    pub(crate) fn same_definitions(&self, other: &Registry) -> bool {
+        let tools = |r: &Registry| r.tools.values().map(|t| (t.name.clone(), t.file.clone())).collect::<Vec<_>>();
+        let recipes =
+            |r: &Registry| r.recipes.values().map(|e| (e.info.name.clone(), e.info.file.clone())).collect::<Vec<_>>();
+        let problems = |r: &Registry| r.problems.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+        tools(self) == tools(other) && recipes(self) == recipes(other) && problems(self) == problems(other)
+    }
+
     /// The problem that makes `name` unusable, if its definition failed.
     pub fn problem_for(&self, name: &str) -> Option<&LoadProblem> {
         self.problems.iter().find(|p| p.tool.as_deref() == Some(name))

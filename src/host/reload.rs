@@ -18,7 +18,7 @@ use super::{Generation, Host};
 use crate::kernel::scope::protected::LOCK_FILE;
 use crate::kernel::EventKind;
 use crate::lua::chunk::Chunk;
-use crate::lua::require::compile;
+use crate::lua::require::check_syntax;
 
 /// What one reload did ([`Host::reload`], or each reload of [`Host::watch`]): which files
 /// changed, which tools and recipes came, went or changed, and what was kept back.
@@ -119,7 +119,7 @@ impl Host {
         let mut plan = self.plan(&old, files, &mut outcome);
         while !plan.is_empty() {
             let sources = Arc::new(plan.sources(&old.sources));
-            let candidate = match Generation::load(&self.kernel, &sources, self.limits, old.number + 1) {
+            let candidate = match Generation::load(&self.kernel, &sources, self.limits, self.states, old.number + 1) {
                 Ok(candidate) => candidate,
                 Err(failure) => {
                     let all: Vec<String> = plan.changes.keys().cloned().collect();
@@ -288,9 +288,8 @@ fn load_failures(old: &Generation, candidate: &Generation, plan: &Plan) -> Vec<(
     for rel in plan.changed_modules() {
         let Some(Some(text)) = plan.changes.get(rel) else { continue };
         let chunk = Chunk { label: rel.clone(), text: text.clone() };
-        if let Err(err) = compile(candidate.runtime.lua(), &chunk) {
-            failures
-                .push((vec![rel.clone()], crate::lua::failure::from_mlua_error(candidate.runtime.lua(), &err).message));
+        if let Err(failure) = check_syntax(&chunk) {
+            failures.push((vec![rel.clone()], failure.message));
         }
     }
     for problem in &candidate.registry.problems {

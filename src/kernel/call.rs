@@ -8,6 +8,7 @@
 //! its parent. Nothing here is shared between calls that did not derive from each other, so
 //! concurrent calls (parallel branches, another generation after a reload) cannot cross wires.
 
+use std::fs::File;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -16,8 +17,8 @@ pub use tokio_util::sync::CancellationToken;
 
 use super::files::ReadLedger;
 use super::journal::Entry;
-use super::lease::Leases;
 pub use super::policy::packs::PackGrant;
+use super::policy::Approver;
 use super::secrets::Secrets;
 
 /// One tool or recipe in the chain of a call.
@@ -47,6 +48,22 @@ impl Actor {
     /// Whether the embedding program gave this tool or recipe (`HostBuilder::tool_source`).
     pub fn is_embedders(&self) -> bool {
         self.embedder
+    }
+}
+
+/// The leases a call tree holds; dropping the last clone of the tree releases them.
+#[derive(Debug, Default)]
+pub struct Leases {
+    held: Mutex<Vec<(String, Vec<File>)>>,
+}
+
+impl Leases {
+    pub(super) fn holds(&self, key: &str) -> bool {
+        self.held.lock().unwrap_or_else(|e| e.into_inner()).iter().any(|(k, _)| k == key)
+    }
+
+    pub(super) fn keep(&self, key: String, files: Vec<File>) {
+        self.held.lock().unwrap_or_else(|e| e.into_inner()).push((key, files));
     }
 }
 
@@ -87,6 +104,9 @@ pub struct Call {
     /// Shared by the whole tree of calls: a secret one tool received stays out of what its
     /// callers show too.
     secrets: Arc<Secrets>,
+    /// Who answers this call's questions instead of the host's approver (an MCP request asks
+    /// the person behind its own client), for the whole tree.
+    approver: Option<Arc<dyn Approver>>,
     /// The devices the tree holds (`lease`): taken by the first program that changes one,
     /// released when the last call of the tree is gone.
     leases: Arc<Leases>,
@@ -157,6 +177,18 @@ impl Call {
     /// The token that cancels this call, if it can be cancelled.
     pub fn cancel_token(&self) -> Option<&CancellationToken> {
         self.cancel.as_ref()
+    }
+
+    /// The questions of this call and of every call derived from it go to `approver` instead
+    /// of the host's (a server with a client per request: each call asks its own person).
+    pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Call {
+        self.approver = Some(approver);
+        self
+    }
+
+    /// Who answers this call's questions, when not the host's approver.
+    pub(crate) fn approver(&self) -> Option<&Arc<dyn Approver>> {
+        self.approver.as_ref()
     }
 
     /// At most `spawns` programs for this call and everything derived from it (None: no limit).

@@ -16,7 +16,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -38,22 +38,6 @@ pub struct Holder {
     /// When the lease was taken (UTC, RFC 3339).
     pub since: String,
     pub device: String,
-}
-
-/// The leases a call tree holds; dropping the last clone of the tree releases them.
-#[derive(Debug, Default)]
-pub struct Leases {
-    held: Mutex<Vec<(String, Vec<File>)>>,
-}
-
-impl Leases {
-    fn holds(&self, key: &str) -> bool {
-        self.held.lock().unwrap_or_else(|e| e.into_inner()).iter().any(|(k, _)| k == key)
-    }
-
-    fn keep(&self, key: String, files: Vec<File>) {
-        self.held.lock().unwrap_or_else(|e| e.into_inner()).push((key, files));
-    }
 }
 
 /// The device as one name: `<server>/<target>` (`local` for the local server, `*` for "the

@@ -97,6 +97,12 @@ impl Kernel {
         &self.spawn.toolchain
     }
 
+    /// How the journal names the approver a call without one of its own asks.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn approver_name(&self) -> &'static str {
+        self.gate.approver_name()
+    }
+
     /// The OS confinement spawned programs run under, as `rein doctor` shows it.
     pub fn confinement(&self) -> String {
         process::confine::level().describe(self.spawn.confine)

@@ -45,6 +45,37 @@ coroutine.close = function(co)
   return rethrow_if_tripped(co_close(co))
 end
 
+-- A coroutine's body runs inside a pcall of its own (Lua's, which can yield). An error the
+-- budget hook raises leaves the thread it escapes from with hooks off (Lua turns them back on
+-- only where a pcall catches it), and coroutine.wrap or coroutine.close would then run the
+-- body's <close> handlers on that thread unmetered. Caught here, the handlers run with hooks on,
+-- at once, and the error goes on (see lua/meter/hook.rs).
+local co_create, co_wrap = coroutine.create, coroutine.wrap
+local yieldable_pcall = natives.yieldable_pcall
+local function passed_on(ok, ...)
+  if ok then
+    return ...
+  end
+  error((...), 0)
+end
+local function guarded(body)
+  return function(...)
+    return passed_on(yieldable_pcall(body, ...))
+  end
+end
+coroutine.create = function(body)
+  if type(body) ~= "function" then
+    return co_create(body)
+  end
+  return co_create(guarded(body))
+end
+coroutine.wrap = function(body)
+  if type(body) ~= "function" then
+    return co_wrap(body)
+  end
+  return co_wrap(guarded(body))
+end
+
 -- Finalizers run with hooks off, so no budget could stop one that loops: scripts get none.
 setmetatable = function(t, mt)
   if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
@@ -53,6 +84,7 @@ setmetatable = function(t, mt)
   return raw_setmetatable(t, mt)
 end
 
+local charge, bytes_per_unit = natives.charge, natives.bytes_per_unit
 local raw_collectgarbage = collectgarbage
 local allowed_gc = { count = true, collect = true, step = true }
 collectgarbage = function(opt, ...)
@@ -60,32 +92,17 @@ collectgarbage = function(opt, ...)
   if not allowed_gc[opt] then
     error('collectgarbage("' .. tostring(opt) .. '") is not available to scripts', 2)
   end
+  if opt ~= "count" then
+    -- A collection walks the whole heap in C: paid for by its size, like what C builds.
+    charge(raw_collectgarbage("count") * 1024 / bytes_per_unit)
+  end
   return raw_collectgarbage(opt, ...)
 end
 
 dofile, loadfile, string.dump = nil, nil, nil
 
--- The budget hook does not run inside C, so the library functions that build big strings
--- charge the bytes they build (one instruction a byte) before they build them; the memory
--- ceiling bounds any one of them.
-local charge = natives.charge
-local raw_rep, raw_concat = string.rep, table.concat
-string.rep = function(s, n, sep)
-  local count = tonumber(n)
-  if count and count > 0 then
-    charge(#tostring(s) * count + (sep ~= nil and #tostring(sep) * (count - 1) or 0))
-  end
-  return raw_rep(s, n, sep)
-end
-table.concat = function(list, sep, i, j)
-  local joined = raw_concat(list, sep, i, j)
-  charge(#joined)
-  return joined
-end
--- `..`, string.format, upper, lower and reverse are not charged: each builds at most the memory
--- ceiling (the allocator refuses more before anything is copied), a loop of them is stopped by
--- the instruction count, the clock or a cancel at the next hook, and wrapping them here would
--- make their error messages name this file instead of the script's line.
+-- The budget hook does not run inside C: what C builds is charged by the allocator, and the
+-- library functions that loop in C without building anything are metered in C (lua/meter/).
 
 -- Read-only views. Nothing one script does may change what another sees: the globals, the
 -- standard library tables and `rein` are seen through proxies that refuse writes, whose
@@ -148,6 +165,10 @@ load = function(chunk, name, mode, env)
   end
   if env == nil then
     env = raw_setmetatable({}, { __index = globals })
+  end
+  if type(chunk) == "string" then
+    -- Compiling runs in C: paid for by the chunk's size.
+    charge(#chunk / bytes_per_unit)
   end
   return raw_load(chunk, name, "t", env)
 end

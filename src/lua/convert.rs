@@ -23,7 +23,7 @@ pub fn lua_to_json(lua: &Lua, value: Value) -> serde_json::Value {
 /// Lua -> JSON by hand rather than through serde: mlua's deserializer skips `rein.json.null`
 /// inside arrays when unsupported values are allowed, which would shift array elements.
 pub fn try_lua_to_json(lua: &Lua, value: Value) -> mlua::Result<serde_json::Value> {
-    let ceiling = crate::lua::limits::memory_ceiling(lua).unwrap_or(crate::lua::Limits::default().memory_bytes);
+    let ceiling = crate::lua::meter::memory_ceiling(lua).unwrap_or(crate::lua::Limits::default().memory_bytes);
     let mut walk = Walk { seen: Vec::new(), left: ceiling.saturating_mul(2) };
     Ok(to_json(lua, &value, &mut walk)?.unwrap_or(serde_json::Value::Null))
 }

@@ -6,7 +6,8 @@ use serde_json::json;
 
 use crate::error::{Code, Failure};
 use crate::lua::convert;
-use crate::lua::limits::{self, Breach};
+use crate::lua::limits::Breach;
+use crate::lua::meter;
 
 /// The message Lua uses for every allocation failure.
 const LUA_OUT_OF_MEMORY: &str = "not enough memory";
@@ -35,7 +36,7 @@ pub fn to_lua_table(lua: &Lua, failure: &Failure) -> mlua::Result<Value> {
 
 /// Whatever a script raised, as a Failure. A tripped budget wins over what the script saw.
 pub fn from_lua_error(lua: &Lua, value: Value) -> Failure {
-    if let Some(breach) = limits::tripped(lua) {
+    if let Some(breach) = meter::tripped(lua) {
         return breach_failure(breach);
     }
     match value {
@@ -72,10 +73,10 @@ fn from_error_table(lua: &Lua, table: mlua::Table) -> Failure {
 fn from_message(lua: &Lua, message: &str) -> Failure {
     if message == LUA_OUT_OF_MEMORY {
         let memory = limits_memory(lua);
-        return breach_failure(limits::trip(lua, Breach::Memory(memory)));
+        return breach_failure(meter::trip(lua, Breach::Memory(memory)));
     }
     if message.contains("stack overflow") {
-        return breach_failure(limits::trip(lua, Breach::StackDepth));
+        return breach_failure(meter::trip(lua, Breach::StackDepth));
     }
     Failure::new(Code::LuaError, message.to_string())
 }
@@ -85,7 +86,7 @@ fn limits_memory(lua: &Lua) -> usize {
 }
 
 pub fn from_mlua_error(lua: &Lua, err: &mlua::Error) -> Failure {
-    if let Some(breach) = limits::tripped(lua) {
+    if let Some(breach) = meter::tripped(lua) {
         return breach_failure(breach);
     }
     match err {
@@ -98,8 +99,8 @@ pub fn from_mlua_error(lua: &Lua, err: &mlua::Error) -> Failure {
                 None => Failure::new(Code::LuaError, inner.to_string()),
             },
         },
-        mlua::Error::MemoryError(_) => breach_failure(limits::trip(lua, Breach::Memory(limits_memory(lua)))),
-        mlua::Error::StackError => breach_failure(limits::trip(lua, Breach::StackDepth)),
+        mlua::Error::MemoryError(_) => breach_failure(meter::trip(lua, Breach::Memory(limits_memory(lua)))),
+        mlua::Error::StackError => breach_failure(meter::trip(lua, Breach::StackDepth)),
         mlua::Error::RuntimeError(message) => from_message(lua, message),
         mlua::Error::SyntaxError { message, .. } => Failure::new(Code::LuaError, format!("syntax error: {message}")),
         other => Failure::new(Code::LuaError, other.to_string()),

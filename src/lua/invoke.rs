@@ -91,7 +91,12 @@ pub async fn function(
     let run = state::helpers(lua).run.clone();
     let mut call_args = args.into_lua_multi(lua).map_err(|e| internal("pass the arguments", e))?;
     call_args.push_front(Value::Function(function.clone()));
-    let outcome = current_call::within(call, run.call_async::<MultiValue>(call_args)).await;
+    // A fresh thread each call, never one kept for reuse (mlua would, with a thread pool): a
+    // budget error raised before `run` reaches its xpcall leaves its thread with hooks off, and
+    // the next call on that thread would run without a budget.
+    let thread = lua.create_thread(run).map_err(|e| internal("start the call's thread", e))?;
+    let work = thread.into_async::<MultiValue>(call_args).map_err(|e| internal("start the call", e))?;
+    let outcome = current_call::within(call, work).await;
     finish(lua, outcome)
 }
 

@@ -1,18 +1,15 @@
-//! Per-call limits for Lua code: an instruction budget and a wall-clock deadline checked by a
-//! *global* hook (so coroutines and async calls are covered too), and a memory ceiling.
+//! Per-call limits for Lua code: an instruction budget, a wall-clock deadline and a memory
+//! ceiling. The state's meter (`lua::meter`, which also has the functions natives charge with) counts against them: a count hook on every
+//! thread (so coroutines and async calls are covered too), and what work in C costs, since
+//! the hook never runs inside C.
 //!
 //! The same checks stop a call whose caller cancelled it (an MCP `notifications/cancelled`):
-//! a script spinning in the VM is stopped within [`HOOK_EVERY`] instructions of the cancel;
-//! inside the pattern engine within its check interval (16,384 matching steps); both well under
-//! a millisecond. `string.rep` and `table.concat` charge (and so check) for what they build. The slow
-//! case is `..` (and `string.format`): one instruction that may copy up to the memory ceiling,
-//! so a loop of them near the ceiling reaches the next check after a few hundred copies
-//! (0.66–0.76 s measured at the 64 MiB default on a 2-core machine).
+//! a script spinning in the VM within [`HOOK_EVERY`] instructions of the cancel, the pattern
+//! engine within its check interval (16,384 matching steps), a library function at its next
+//! charge (each block it allocates, or before it loops). README "Limits" has the table of what
+//! bounds each library function.
 
-use std::time::{Duration, Instant};
-
-use mlua::{HookTriggers, Lua, VmState};
-use tokio_util::sync::CancellationToken;
+use std::time::Duration;
 
 /// How often the hook runs. Small enough to stop a loop (or a cancelled call) promptly, large
 /// enough to cost little.
@@ -95,99 +92,3 @@ impl std::fmt::Display for Breach {
 }
 
 impl std::error::Error for Breach {}
-
-/// The budget of the call in progress, kept in the state's app data.
-#[derive(Debug)]
-pub struct Budget {
-    limits: Limits,
-    deadline: Instant,
-    used: u64,
-    tripped: Option<Breach>,
-    /// The call's cancel (`kernel::Call::cancel_token`), checked with the clock.
-    cancel: Option<CancellationToken>,
-}
-
-impl Budget {
-    pub fn new(limits: Limits, cancel: Option<CancellationToken>) -> Budget {
-        Budget { limits, deadline: Instant::now() + limits.wall_time, used: 0, tripped: None, cancel }
-    }
-
-    /// Records the first breach; later ones do not overwrite it.
-    pub fn trip(&mut self, breach: Breach) -> Breach {
-        *self.tripped.get_or_insert(breach)
-    }
-
-    fn tick(&mut self) -> Option<Breach> {
-        self.spend(u64::from(HOOK_EVERY))
-    }
-
-    /// Counts `units` instructions' worth of work (the hook's, or work done in C on the
-    /// script's behalf) and checks the clock and the cancel.
-    fn spend(&mut self, units: u64) -> Option<Breach> {
-        if self.tripped.is_none() {
-            self.used = self.used.saturating_add(units);
-            if self.cancel.as_ref().is_some_and(CancellationToken::is_cancelled) {
-                self.tripped = Some(Breach::Cancelled);
-            } else if self.used > self.limits.instructions {
-                self.tripped = Some(Breach::Instructions(self.limits.instructions));
-            } else if Instant::now() > self.deadline {
-                self.tripped = Some(Breach::WallTime(self.limits.wall_time));
-            }
-        }
-        self.tripped
-    }
-}
-
-/// Installs the hook once per state. Once a budget is tripped the hook raises on every run,
-/// so a script that catches the error only meets it again.
-pub fn install_hook(lua: &Lua) -> mlua::Result<()> {
-    lua.set_global_hook(HookTriggers::new().every_nth_instruction(HOOK_EVERY), |lua, _debug| {
-        let breach = lua.app_data_mut::<Budget>().and_then(|mut budget| budget.tick());
-        match breach {
-            Some(breach) => Err(mlua::Error::external(breach)),
-            None => Ok(VmState::Continue),
-        }
-    })
-}
-
-/// Starts a fresh budget and memory ceiling for a top-level call, which `cancel` stops.
-pub fn begin(lua: &Lua, limits: Limits, cancel: Option<CancellationToken>) -> mlua::Result<()> {
-    lua.set_app_data(Budget::new(limits, cancel));
-    lua.set_memory_limit(lua.used_memory().saturating_add(limits.memory_bytes))?;
-    Ok(())
-}
-
-/// Ends the call: returns the breach if one happened, and gives back memory a breach left.
-pub fn end(lua: &Lua) -> Option<Breach> {
-    let breach = lua.remove_app_data::<Budget>().and_then(|b| b.tripped);
-    let _ = lua.set_memory_limit(0);
-    if breach.is_some() {
-        let _ = lua.gc_collect();
-        let _ = lua.gc_collect();
-    }
-    breach
-}
-
-/// Charges work a library function does in C (bytes it builds) against the instruction
-/// budget, and checks the clock: the hook does not run inside C. Also called whenever the
-/// script wakes from waiting (`rein.sleep`, `rein.parallel`, a program, another tool).
-pub fn charge(lua: &Lua, units: u64) -> Option<Breach> {
-    lua.app_data_mut::<Budget>().and_then(|mut budget| budget.spend(units))
-}
-
-/// The memory ceiling of the call in progress, if one is: for what natives build in Rust,
-/// out of the engine's allocator.
-pub fn memory_ceiling(lua: &Lua) -> Option<usize> {
-    lua.app_data_ref::<Budget>().map(|budget| budget.limits.memory_bytes)
-}
-
-pub fn trip(lua: &Lua, breach: Breach) -> Breach {
-    match lua.app_data_mut::<Budget>() {
-        Some(mut budget) => budget.trip(breach),
-        None => breach,
-    }
-}
-
-pub fn tripped(lua: &Lua) -> Option<Breach> {
-    lua.app_data_ref::<Budget>().and_then(|b| b.tripped)
-}

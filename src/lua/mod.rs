@@ -2,6 +2,9 @@
 //! call the kernel with the call they run for.
 //!
 //! - `runtime`: one Lua state (sandbox, bootstrap, limits) and the ways into it
+//! - `pool`: a generation's states, each on a thread of its own, lent one call at a time, and
+//!   the watchdog that gives up a stuck one
+//! - `meter`: what a call's Lua spent, counted by the hook, the allocator and the library
 //! - `invoke`: running a tool or a function as part of a call, failures as values
 //! - `current_call`: the call the running Lua belongs to
 //! - `state`: what natives reach (kernel, modules, limits, the loaded tools)
@@ -21,8 +24,10 @@ pub mod declaration;
 pub mod failure;
 pub mod invoke;
 pub mod limits;
+pub mod meter;
 pub mod native;
 mod pattern;
+pub mod pool;
 pub mod require;
 pub mod runtime;
 pub mod schema;

@@ -85,6 +85,19 @@ pub(crate) fn compile_sharing(lua: &Lua, chunk: &Chunk, modules: Table) -> mlua:
         .into_function()
 }
 
+/// Whether `chunk` compiles (without running it, in a state of its own): the syntax error,
+/// with its file:line, if not.
+pub fn check_syntax(chunk: &Chunk) -> Result<(), crate::error::Failure> {
+    let lua = Lua::new_with(mlua::StdLib::NONE, mlua::LuaOptions::new())
+        .map_err(|e| crate::lua::invoke::internal("create a Lua state", e))?;
+    lua.load(chunk.text.as_str())
+        .set_name(format!("@{}", chunk.label))
+        .set_mode(ChunkMode::Text)
+        .into_function()
+        .map(drop)
+        .map_err(|err| crate::lua::failure::from_mlua_error(&lua, &err))
+}
+
 /// Module names are dotted identifiers, so a name can never walk out of its folder.
 pub fn valid_module_name(name: &str) -> bool {
     !name.is_empty()

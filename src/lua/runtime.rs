@@ -1,5 +1,6 @@
 //! One sandboxed Lua state: only table/string/math/utf8/coroutine plus the `rein` namespace,
-//! per-call limits, and the tools loaded into it.
+//! per-call limits, and the tools loaded into it. Its calls take it mutably: one call at a time
+//! (a pool of them, `lua::pool`, runs calls side by side).
 
 use std::sync::Arc;
 
@@ -10,7 +11,9 @@ use crate::kernel::call::CancellationToken;
 use crate::kernel::{Call, Kernel};
 use crate::lua::chunk::{Chunk, Modules};
 use crate::lua::invoke::{self, internal};
-use crate::lua::limits::{self, Limits};
+use crate::lua::limits::{Breach, Limits};
+use crate::lua::meter::allocator::MeteredAllocator;
+use crate::lua::meter::{self, Meter};
 use crate::lua::native::{self, NativeModules};
 use crate::lua::require;
 use crate::lua::state::{Helpers, HostData, ToolTable};
@@ -20,21 +23,37 @@ const BOOTSTRAP: &str = include_str!("bootstrap.lua");
 
 pub struct Runtime {
     lua: Lua,
+    /// What the call in progress spent; shared with the hook, the allocator and the metered
+    /// library functions.
+    meter: Arc<Meter>,
+    /// Dropped after `lua` (fields drop in order), switched off before it closes.
+    allocator: Box<MeteredAllocator>,
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.allocator.switch_off();
+    }
 }
 
 impl Runtime {
-    /// A state whose `rein` also holds the embedder's `natives` (`rein.<module>`).
+    /// A state whose `rein` also holds the embedder's `natives` (`rein.<module>`), its calls
+    /// counted by `meter`.
     pub fn new(
         kernel: Arc<Kernel>,
         modules: Arc<dyn Modules>,
         natives: &NativeModules,
         limits: Limits,
+        meter: Arc<Meter>,
     ) -> Result<Runtime, Failure> {
         let libs = StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8 | StdLib::COROUTINE;
         let lua = Lua::new_with(libs, LuaOptions::new()).map_err(|e| internal("create the Lua state", e))?;
         lua.set_app_data(HostData { kernel, modules, limits });
         lua.set_app_data(ToolTable::default());
-        limits::install_hook(&lua).map_err(|e| internal("install the budget hook", e))?;
+        lua.set_app_data(meter.clone());
+        meter::hook::install(&lua, &meter).map_err(|e| internal("install the budget hook", e))?;
+        meter::library::install(&lua, &meter).map_err(|e| internal("meter the library", e))?;
+        let allocator = MeteredAllocator::new(&lua, meter.clone()).map_err(|e| internal("meter the allocator", e))?;
         let strings: Table = lua.globals().get("string").map_err(|e| internal("read the string table", e))?;
         pattern::install(&lua, &strings).map_err(|e| internal("install the pattern functions", e))?;
         let helpers: Table = lua
@@ -51,7 +70,7 @@ impl Runtime {
         native::install::install(&lua, &rein, &raising, natives).map_err(|e| internal("add the native modules", e))?;
         let sealed: Table = seal_globals.call(()).map_err(|e| internal("make the globals read-only", e))?;
         lua.set_named_registry_value(require::GLOBALS, sealed).map_err(|e| internal("keep the globals", e))?;
-        Ok(Runtime { lua })
+        Ok(Runtime { lua, meter, allocator })
     }
 
     pub fn lua(&self) -> &Lua {
@@ -64,26 +83,30 @@ impl Runtime {
 
     /// Runs a declaration file (a tool or a recipe) within the limits, as `call` (which says
     /// whose file it is); returns what it returned.
-    pub fn load_declaration(&self, call: Call, file: &Chunk) -> Result<Value, Failure> {
-        limits::begin(&self.lua, self.limits(), call.cancel_token().cloned())
-            .map_err(|e| internal("start the budget", e))?;
+    pub fn load_declaration(&mut self, call: Call, file: &Chunk) -> Result<Value, Failure> {
+        self.begin(self.limits(), call.cancel_token().cloned()).map_err(|e| internal("start the budget", e))?;
         let value =
             current_call::within_sync(call, || require::compile(&self.lua, file).and_then(|f| f.call::<Value>(())));
-        let result = match limits::tripped(&self.lua) {
+        let result = match self.meter.tripped() {
             Some(breach) => Err(failure::breach_failure(breach)),
             None => value.map_err(|err| failure::from_mlua_error(&self.lua, &err)),
         };
-        limits::end(&self.lua);
+        self.end();
         result
     }
 
-    pub fn set_tools(&self, tools: ToolTable) {
+    pub fn set_tools(&mut self, tools: ToolTable) {
         self.lua.set_app_data(tools);
     }
 
     /// Calls tool `name` as part of `call`, with a fresh budget; the state is healthy
     /// afterwards whatever the script did.
-    pub async fn call(&self, call: &Call, name: &str, args: &serde_json::Value) -> Result<serde_json::Value, Failure> {
+    pub async fn call(
+        &mut self,
+        call: &Call,
+        name: &str,
+        args: &serde_json::Value,
+    ) -> Result<serde_json::Value, Failure> {
         let cancel = call.cancel_token().cloned();
         self.budgeted_with(self.limits(), cancel, invoke::tool(&self.lua, call, name, args)).await
     }
@@ -91,7 +114,7 @@ impl Runtime {
     /// Calls a Lua function (a recipe step's `run` or `verify`) as part of `call`, with a
     /// fresh budget whose wall clock is `wall_time`; returns every value it returned.
     pub async fn call_function(
-        &self,
+        &mut self,
         call: Call,
         function: &Function,
         args: impl mlua::IntoLuaMulti,
@@ -102,7 +125,10 @@ impl Runtime {
         self.budgeted_with(limits, cancel, invoke::function(&self.lua, call, function, args)).await
     }
 
-    /// Runs `work` under a fresh budget of `limits`, which `cancel` (the call's) also stops.
+    /// Runs `work` under a fresh budget of `limits`, which `cancel` (the call's) also stops. A
+    /// script in the VM meets its deadline or cancel at its next check; one waiting (on a
+    /// program, a sleep, another tool) is dropped at the deadline or the cancel, and the
+    /// programs it started are killed with it.
     async fn budgeted_with<T>(
         &self,
         limits: Limits,
@@ -111,14 +137,52 @@ impl Runtime {
     ) -> Result<T, Failure> {
         if cancel.as_ref().is_some_and(CancellationToken::is_cancelled) {
             // Cancelled while it waited for its turn: it never starts.
-            return Err(failure::breach_failure(limits::Breach::Cancelled));
+            return Err(failure::breach_failure(Breach::Cancelled));
         }
-        limits::begin(&self.lua, limits, cancel).map_err(|e| internal("start the budget", e))?;
-        let result = TripOnDrop { lua: &self.lua, work: Some(Box::pin(work)) }.await;
-        match limits::end(&self.lua) {
+        self.begin(limits, cancel.clone()).map_err(|e| internal("start the budget", e))?;
+        let deadline = tokio::time::Instant::now() + limits.wall_time;
+        let cancelled = async {
+            match &cancel {
+                Some(token) => token.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
+        let work = TripOnDrop { runtime: self, work: Some(Box::pin(work)) };
+        let result = tokio::select! {
+            result = work => result,
+            () = cancelled => {
+                self.meter.trip(Breach::Cancelled);
+                Err(failure::breach_failure(Breach::Cancelled))
+            }
+            () = tokio::time::sleep_until(deadline) => {
+                self.meter.trip(Breach::WallTime(limits.wall_time));
+                Err(failure::breach_failure(Breach::WallTime(limits.wall_time)))
+            }
+        };
+        match self.end() {
             Some(breach) => Err(failure::breach_failure(breach)),
             None => result,
         }
+    }
+
+    /// Starts a call's budget: its limits, its memory ceiling, the metered allocator.
+    fn begin(&self, limits: Limits, cancel: Option<CancellationToken>) -> mlua::Result<()> {
+        self.meter.begin(limits, cancel);
+        self.lua.set_memory_limit(self.lua.used_memory().saturating_add(limits.memory_bytes))?;
+        self.allocator.switch_on();
+        Ok(())
+    }
+
+    /// Ends the call: returns the breach if one happened, and gives back memory a breach left.
+    fn end(&self) -> Option<Breach> {
+        self.allocator.switch_off();
+        let breach = self.meter.end();
+        let _ = self.lua.set_memory_limit(0);
+        if breach.is_some() {
+            let _ = self.lua.gc_collect();
+            let _ = self.lua.gc_collect();
+        }
+        breach
     }
 }
 
@@ -131,7 +195,7 @@ impl Runtime {
 /// caller that cleared it after letting go could clear the budget of the next call, already
 /// running on another thread.
 struct TripOnDrop<'a, F: std::future::Future> {
-    lua: &'a mlua::Lua,
+    runtime: &'a Runtime,
     work: Option<std::pin::Pin<Box<F>>>,
 }
 
@@ -151,9 +215,9 @@ impl<F: std::future::Future> std::future::Future for TripOnDrop<'_, F> {
 impl<F: std::future::Future> Drop for TripOnDrop<'_, F> {
     fn drop(&mut self) {
         if let Some(work) = self.work.take() {
-            limits::trip(self.lua, limits::Breach::Cancelled);
+            self.runtime.meter.trip(Breach::Cancelled);
             drop(work);
-            limits::end(self.lua);
+            self.runtime.end();
         }
     }
 }

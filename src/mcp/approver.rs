@@ -4,6 +4,7 @@
 //! person could run. `--yes` plays no part here.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema, EnumSchema};
@@ -34,25 +35,80 @@ pub struct ElicitingApprover;
 
 impl Approver for ElicitingApprover {
     fn answer(&self, request: &ApprovalRequest) -> Answer {
-        if request.who == Asked::PersonAtTerminal {
-            return Answer::No;
-        }
-        let Ok(context) = CALL.try_with(Clone::clone) else { return Answer::No };
-        if !context.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
-            return Answer::No;
-        }
-        // `answer` is synchronous and runs inside the call's task: lend this worker thread to
-        // the wait, so the runtime keeps serving the client (and its reply) meanwhile.
-        match Handle::try_current() {
-            Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
-                tokio::task::block_in_place(|| handle.block_on(ask(&context, request)))
-            }
-            _ => Answer::No,
+        match CALL.try_with(Clone::clone) {
+            Ok(context) => ask_on_this_thread(&context, request),
+            // A call's script runs on a Lua state's own thread, outside the request's task: the
+            // server gives such calls a `ClientApprover` (`for_request`), which asks instead.
+            Err(_) => Answer::No,
         }
     }
 
     fn name(&self) -> &'static str {
-        "mcp elicitation"
+        NAME
+    }
+}
+
+const NAME: &str = "mcp elicitation";
+
+/// The approver of one request's call, when the host asks through elicitation: it asks the
+/// person behind that request's client from whichever thread the call's script runs on.
+pub(crate) struct ClientApprover {
+    context: RequestContext<RoleServer>,
+    /// The server's runtime, which drives the question while the script's thread waits.
+    server: Handle,
+}
+
+/// The approver for the call serving `context`, if the host asks through elicitation (an
+/// embedder serving a host built with another approver keeps it). Call on the server's runtime.
+pub(crate) fn for_request(host: &crate::Host, context: &RequestContext<RoleServer>) -> Option<Arc<ClientApprover>> {
+    (host.approver_name() == NAME)
+        .then(|| Arc::new(ClientApprover { context: context.clone(), server: Handle::current() }))
+}
+
+impl Approver for ClientApprover {
+    fn answer(&self, request: &ApprovalRequest) -> Answer {
+        let on_a_server_worker =
+            Handle::try_current().is_ok_and(|handle| handle.runtime_flavor() == RuntimeFlavor::MultiThread);
+        if on_a_server_worker {
+            return ask_on_this_thread(&self.context, request);
+        }
+        // Waiting below on any other thread could be waiting on the runtime that must bring
+        // the answer.
+        if !crate::lua::pool::on_state_thread() || !offers_elicitation(&self.context, request) {
+            return Answer::No;
+        }
+        // A Lua state's thread, whose own runtime runs only this call: it waits for the answer
+        // the server's runtime brings (the client's reply arrives there).
+        let (answered, answer) = std::sync::mpsc::channel();
+        let (context, request) = (self.context.clone(), request.clone());
+        self.server.spawn(async move {
+            let _ = answered.send(ask(&context, &request).await);
+        });
+        answer.recv().unwrap_or(Answer::No)
+    }
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+}
+
+fn offers_elicitation(context: &RequestContext<RoleServer>, request: &ApprovalRequest) -> bool {
+    request.who != Asked::PersonAtTerminal
+        && context.peer.supported_elicitation_modes().contains(&ElicitationMode::Form)
+}
+
+/// Asks from a thread of the server's runtime.
+fn ask_on_this_thread(context: &RequestContext<RoleServer>, request: &ApprovalRequest) -> Answer {
+    if !offers_elicitation(context, request) {
+        return Answer::No;
+    }
+    // `answer` is synchronous and runs inside the call's task: lend this worker thread to
+    // the wait, so the runtime keeps serving the client (and its reply) meanwhile.
+    match Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(|| handle.block_on(ask(context, request)))
+        }
+        _ => Answer::No,
     }
 }
 

@@ -22,7 +22,10 @@ pub async fn run(host: &Host, recipe: &str, args: Value, context: &RequestContex
     let progress = Arc::new(PeerProgress::start(context));
     // The engine watches the token: a cancel stops the step's programs, rolls the step back
     // and still writes the report, so the run is awaited to its end.
-    let call = host.new_call().with_listener(progress.listener(Shows::Steps)).with_cancel(context.ct.clone());
+    let mut call = host.new_call().with_listener(progress.listener(Shows::Steps)).with_cancel(context.ct.clone());
+    if let Some(approver) = super::approver::for_request(host, context) {
+        call = call.with_approver(approver);
+    }
     let outcome = host.run_recipe_with(call, recipe, args, RecipeOptions::default()).await;
     // The call (and with it the listener's hold on the progress) ended with the run.
     if let Ok(progress) = Arc::try_unwrap(progress) {

@@ -33,10 +33,13 @@ fn tool(name: String, description: &str, schema: &Value) -> Tool {
 /// Programs the call runs (a build, an install) are reported as progress notifications.
 pub async fn call(host: &Host, name: &str, args: Value, context: &RequestContext<RoleServer>) -> CallToolResult {
     let progress = std::sync::Arc::new(super::progress::PeerProgress::start(context));
-    let call = host
+    let mut call = host
         .new_call()
         .with_listener(progress.listener(super::progress::Shows::Programs))
         .with_cancel(context.ct.clone());
+    if let Some(approver) = super::approver::for_request(host, context) {
+        call = call.with_approver(approver);
+    }
     // The host stops the call when the token is cancelled (see Host::call_with).
     let outcome = host.call_with(call, name, args).await;
     if let Ok(progress) = std::sync::Arc::try_unwrap(progress) {

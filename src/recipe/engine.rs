@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::activity::{record_activity, summarise};
 use super::context::{evidence_of, make_ctx};
 use super::report::{Attempt, AttemptStatus, Report, RunStatus, StepReport, StepStatus};
-use super::spec::{read_verdict, RecipeSpec, StepSpec};
+use super::spec::{read_verdict, RecipeCode, RecipeSpec, StepCode, StepSpec};
 use crate::error::{Code, Failure};
 use crate::kernel::journal::restore::net_changes;
 use crate::kernel::journal::Entry;
@@ -30,9 +30,12 @@ pub struct RecipeOptions {
 }
 
 pub struct Engine<'a> {
-    pub runtime: &'a Runtime,
+    /// The Lua state the run holds for all its steps.
+    pub runtime: &'a mut Runtime,
     pub kernel: &'a Kernel,
     pub spec: &'a RecipeSpec,
+    /// The recipe's functions in that state.
+    pub code: RecipeCode,
     /// The call the run is part of, with the recipe acting (and its pack, if any); its
     /// listeners hear the run, its steps and everything they do.
     pub call: Call,
@@ -48,6 +51,13 @@ struct Run<'a> {
     deadline: Option<Instant>,
 }
 
+/// One attempt of one step: the step, its functions in the run's Lua state, which attempt.
+struct Try<'s> {
+    spec: &'s StepSpec,
+    code: &'s StepCode,
+    number: u32,
+}
+
 /// How one attempt ended.
 enum Outcome {
     Verified {
@@ -60,7 +70,7 @@ enum Outcome {
 }
 
 impl Engine<'_> {
-    pub async fn run(&self, args: Value, opts: RecipeOptions) -> Result<Report, Failure> {
+    pub async fn run(&mut self, args: Value, opts: RecipeOptions) -> Result<Report, Failure> {
         let args = self.spec.params.validate(&args)?;
         for secret in self.spec.params.secret_values(&args) {
             self.call.secrets().add(&secret);
@@ -92,7 +102,8 @@ impl Engine<'_> {
             let (number, name) = (index + 1, step.name.clone());
             self.call.emit(|| EventKind::StepStarted { recipe: recipe.clone(), step: name.clone(), number, total });
             let outputs = outputs_of(&report);
-            let step_report = self.run_step(&run, step, &outputs).await;
+            let code = self.code.steps[index].clone();
+            let step_report = self.run_step(&run, step, &code, &outputs).await;
             let (status, duration_ms) = (step_report.status, step_report.duration_ms);
             self.call.emit(|| EventKind::StepEnded {
                 recipe: recipe.clone(),
@@ -174,7 +185,7 @@ impl Engine<'_> {
         Ok(index)
     }
 
-    async fn run_step(&self, run: &Run<'_>, step: &StepSpec, outputs: &Value) -> StepReport {
+    async fn run_step(&mut self, run: &Run<'_>, step: &StepSpec, code: &StepCode, outputs: &Value) -> StepReport {
         let started = Instant::now();
         let mut report = skipped_step(&step.name, StepStatus::Failed);
         let mut last_signature: Option<String> = None;
@@ -183,7 +194,8 @@ impl Engine<'_> {
             // Everything this attempt journals (and nothing any other call does) is kept for
             // its report and its rollback.
             let (attempt_call, captured) = run.call.capturing();
-            let outcome = self.attempt(run, attempt_call, step, outputs, number).await;
+            let attempt = Try { spec: step, code, number };
+            let outcome = self.attempt(run, attempt_call, &attempt, outputs).await;
             let entries = captured.take();
             record_activity(&mut report, &entries);
             let duration_ms = attempt_started.elapsed().as_millis() as u64;
@@ -232,8 +244,8 @@ impl Engine<'_> {
         report
     }
 
-    async fn attempt(&self, run: &Run<'_>, call: Call, step: &StepSpec, outputs: &Value, number: u32) -> Outcome {
-        let step_limit = step.timeout_s.map(Duration::from_secs);
+    async fn attempt(&mut self, run: &Run<'_>, call: Call, step: &Try<'_>, outputs: &Value) -> Outcome {
+        let step_limit = step.spec.timeout_s.map(Duration::from_secs);
         let budget_left = run.deadline.map(|d| d.saturating_duration_since(Instant::now()));
         let (limit, is_budget) = match (step_limit, budget_left) {
             (Some(s), Some(b)) if b < s => (Some(b), true),
@@ -246,7 +258,8 @@ impl Engine<'_> {
         // embedder's own); a script in the VM sees it at its next budget check, a step waiting
         // on a program is dropped here.
         let cancel = call.cancel_token().cloned();
-        let work = self.execute(run, call, step, outputs, number, wall_time);
+        let time_budget = self.spec.budget.time_s.unwrap_or_default();
+        let work = self.execute(run, call, step, outputs, wall_time);
         let timer = async {
             match limit {
                 Some(limit) => tokio::time::sleep(limit).await,
@@ -265,9 +278,9 @@ impl Engine<'_> {
             _ = cancelled => Outcome::Stopped(Failure::new(Code::Cancelled, "the run was cancelled; the step's processes were stopped and its changes rolled back")),
             outcome = work => return outcome,
             _ = timer => if is_budget {
-                Outcome::Stopped(Failure::new(Code::BudgetExceeded, format!("the recipe's time budget of {} s is spent", self.spec.budget.time_s.unwrap_or_default())).with_details(json!({"limit": "time"})))
+                Outcome::Stopped(Failure::new(Code::BudgetExceeded, format!("the recipe's time budget of {time_budget} s is spent")).with_details(json!({"limit": "time"})))
             } else {
-                Outcome::Failed(Failure::new(Code::Timeout, format!("step {} ran longer than its timeout_s", step.name)))
+                Outcome::Failed(Failure::new(Code::Timeout, format!("step {} ran longer than its timeout_s", step.spec.name)))
             },
         };
         // The step's future was dropped mid-way: its processes were killed by their guards,
@@ -276,30 +289,29 @@ impl Engine<'_> {
     }
 
     async fn execute(
-        &self,
+        &mut self,
         run: &Run<'_>,
         call: Call,
-        step: &StepSpec,
+        step: &Try<'_>,
         outputs: &Value,
-        number: u32,
         wall_time: Duration,
     ) -> Outcome {
-        let lua = self.runtime.lua();
-        let ctx = match make_ctx(lua, run.args, outputs, &step.name, run.run_id, number) {
+        let lua = self.runtime.lua().clone();
+        let ctx = match make_ctx(&lua, run.args, outputs, &step.spec.name, run.run_id, step.number) {
             Ok(ctx) => ctx,
             Err(e) => {
                 return Outcome::Failed(Failure::new(Code::LuaError, format!("cannot build the step context: {e}")))
             }
         };
-        let output = match self.runtime.call_function(call.clone(), &step.run, ctx.clone(), wall_time).await {
+        let output = match self.runtime.call_function(call.clone(), &step.code.run, ctx.clone(), wall_time).await {
             Ok(values) => values.into_iter().next().unwrap_or(Value::Null),
             Err(failure) => return outcome_of(failure),
         };
         let mut evidence = evidence_of(&ctx);
-        if let Some(verify) = &step.verify {
-            let out = convert::json_to_lua(lua, &output).unwrap_or(mlua::Value::Nil);
+        if let Some(verify) = &step.code.verify {
+            let out = convert::json_to_lua(&lua, &output).unwrap_or(mlua::Value::Nil);
             let verdict = match self.runtime.call_function(call, verify, (ctx.clone(), out), wall_time).await {
-                Ok(values) => read_verdict(&step.name, values),
+                Ok(values) => read_verdict(&step.spec.name, values),
                 Err(failure) => return outcome_of(failure),
             };
             match verdict {

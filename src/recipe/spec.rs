@@ -20,13 +20,15 @@ use crate::lua::declaration::{only_fields, optional, required, wrong, SpecError}
 use crate::lua::schema::Params;
 use crate::lua::tool::parse_params;
 
+/// A step as data (what `--explain` shows and the engine schedules); its functions are in the
+/// [`RecipeCode`] of the Lua state that loaded it.
 #[derive(Debug, Clone)]
 pub struct StepSpec {
     pub name: String,
     /// What the step checks or does, for `--explain` (a preflight says what it checks).
     pub description: Option<String>,
-    pub run: Function,
-    pub verify: Option<Function>,
+    /// Whether it declares a `verify`.
+    pub verified: bool,
     /// Extra attempts after the first.
     pub retry_max: u32,
     pub timeout_s: Option<u64>,
@@ -49,10 +51,27 @@ pub struct RecipeSpec {
     pub steps: Vec<StepSpec>,
 }
 
+/// A step's functions, in the Lua state that loaded its recipe.
+#[derive(Debug, Clone)]
+pub struct StepCode {
+    pub run: Function,
+    pub verify: Option<Function>,
+}
+
+/// A recipe's functions, step by step, in the Lua state that loaded it.
+#[derive(Debug, Clone)]
+pub struct RecipeCode {
+    pub steps: Vec<StepCode>,
+}
+
+/// The recipes' functions of one Lua state, by recipe name (the state's app data).
+#[derive(Debug, Clone, Default)]
+pub struct RecipeCodes(pub std::collections::HashMap<String, RecipeCode>);
+
 pub const RECIPE_FIELDS: [&str; 6] = ["name", "description", "params", "budget", "steps", "checks"];
 pub const STEP_FIELDS: [&str; 7] = ["name", "description", "run", "verify", "retry", "timeout_s", "approvals"];
 
-pub fn parse_recipe(lua: &Lua, value: Value) -> Result<RecipeSpec, SpecError> {
+pub fn parse_recipe(lua: &Lua, value: Value) -> Result<(RecipeSpec, RecipeCode), SpecError> {
     let Value::Table(table) = value else {
         let shape = "{ name, description, steps }";
         return Err(SpecError::NotATable { kind: "recipe", shape, got: value.type_name() });
@@ -73,10 +92,12 @@ pub fn parse_recipe(lua: &Lua, value: Value) -> Result<RecipeSpec, SpecError> {
         },
     };
     let steps_table: Table = required(&table, &what, "steps", "a list of steps")?;
-    let mut steps = Vec::new();
+    let (mut steps, mut code) = (Vec::new(), Vec::new());
     for (i, step) in steps_table.sequence_values::<Table>().enumerate() {
         let step = step.map_err(|_| wrong(&what, &format!("step {}", i + 1), "a table"))?;
-        steps.push(parse_step(&step, &name, i + 1)?);
+        let (spec, functions) = parse_step(&step, &name, i + 1)?;
+        steps.push(spec);
+        code.push(functions);
     }
     if steps.is_empty() {
         return Err(SpecError::NoSteps { recipe: name });
@@ -85,10 +106,10 @@ pub fn parse_recipe(lua: &Lua, value: Value) -> Result<RecipeSpec, SpecError> {
     if let Some(dup) = steps.iter().find(|s| !seen.insert(s.name.clone())) {
         return Err(SpecError::DuplicateStep { recipe: name, step: dup.name.clone() });
     }
-    Ok(RecipeSpec { name, description, params, budget, steps })
+    Ok((RecipeSpec { name, description, params, budget, steps }, RecipeCode { steps: code }))
 }
 
-fn parse_step(step: &Table, recipe: &str, number: usize) -> Result<StepSpec, SpecError> {
+fn parse_step(step: &Table, recipe: &str, number: usize) -> Result<(StepSpec, StepCode), SpecError> {
     only_fields(step, &STEP_FIELDS, &format!("recipe {recipe}, step {number}"))?;
     let name: String = required(step, &format!("recipe {recipe}: step {number}"), "name", "a string")?;
     let what = format!("recipe {recipe}: step {name}");
@@ -101,7 +122,9 @@ fn parse_step(step: &Table, recipe: &str, number: usize) -> Result<StepSpec, Spe
     };
     let timeout_s: Option<u64> = optional(step, &what, "timeout_s", "an integer")?;
     let approvals: Option<Vec<String>> = optional(step, &what, "approvals", "a list of strings")?;
-    Ok(StepSpec { name, description, run, verify, retry_max, timeout_s, approvals: approvals.unwrap_or_default() })
+    let approvals = approvals.unwrap_or_default();
+    let spec = StepSpec { name, description, verified: verify.is_some(), retry_max, timeout_s, approvals };
+    Ok((spec, StepCode { run, verify }))
 }
 
 pub fn valid_recipe_name(name: &str) -> bool {

@@ -207,8 +207,9 @@ pub fn run_json(cmd: &mut Command, stdin: Option<&[u8]>) -> (i32, Value) {
     run_json_within(cmd, stdin, CALL_TIMEOUT)
 }
 
-/// Bound on one `rein` run, so a hang fails the test with a message instead of stalling it.
-pub const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// Bound on one `rein` run, so a hang fails the test with a message instead of stalling it;
+/// generous, as a loaded machine (several builds on two cores, java signing) can take minutes.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Like [`run_json`], with an explicit bound on how long rein may take.
 pub fn run_json_within(cmd: &mut Command, stdin: Option<&[u8]>, timeout: Duration) -> (i32, Value) {

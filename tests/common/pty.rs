@@ -150,10 +150,10 @@ pub fn in_terminal(command: &str, input: &str) -> String {
     shell.args(["-c", command]).env("OHOS_HDC_SERVER_PORT", super::hdc_server_port().to_string());
     let mut pty = Pty::spawn(&mut shell);
     for (asked, line) in input.split_inclusive('\n').enumerate() {
-        if !pty.wait_for_questions(asked + 1, Duration::from_secs(60)) {
+        if !pty.wait_for_questions(asked + 1, Duration::from_secs(180)) {
             break;
         }
         pty.type_text(line);
     }
-    pty.finish(Duration::from_secs(60)).1
+    pty.finish(Duration::from_secs(180)).1
 }

@@ -14,7 +14,7 @@ pub const MAX_DEPTH: usize = 16;
 /// How deep and how much to list.
 #[derive(Debug, Clone, Copy)]
 pub struct ListOptions {
-    /// How many folder levels below the listed one (at most [`MAX_DEPTH`]).
+    /// How many folder levels below the listed one (at most 16, `MAX_DEPTH`).
     pub depth: usize,
     /// Stop after this many entries (the output says it was truncated).
     pub max_entries: usize,

@@ -184,13 +184,16 @@ impl Entry {
     }
 }
 
-/// A `.git` a spawned program made where it may write, and what rein did with it
+/// A repository (a `.git`, or a folder git takes for one) a spawned program made where it may
+/// write, and what rein did with it
 /// (`process::planted`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Planted {
     /// Where it was: relative to the workspace inside it, else absolute.
     pub path: String,
-    /// `folder`, `file`, `link` or `other`; `gone` when it was moved away before the sweep.
+    /// `folder`, `file`, `link` or `other`; `repository` for a folder git takes for one without
+    /// the name (`HEAD`, `objects/`, `refs/`), of which only its `HEAD` is removed; `gone` when
+    /// it was moved away (or stopped being one) before the sweep.
     pub kind: String,
     /// Where it pointed git: a link's target, or a `.git` file's first line (`gitdir: …`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -17,6 +17,7 @@
 //! - `name_watch_linux`: a name appearing anywhere in directory trees (Linux inotify), for the
 //!   repositories a confined program plants (`process::planted`)
 //! - `signals`: "stop" from the person (SIGINT/SIGTERM/SIGHUP; Ctrl-C/Ctrl-Break/close)
+//! - `threads`: a thread's id, and the lowest priority for one rein gave up on
 //!
 //! Linux is run and tested; macOS and Windows are type-checked in CI (`.ci/cross-check`), see
 //! README "Platforms".
@@ -37,6 +38,7 @@ pub mod perms;
 pub(crate) mod rename_windows;
 pub mod signals;
 pub mod strategy;
+pub mod threads;
 pub mod tree;
 #[cfg(target_os = "linux")]
 mod tree_linux;

@@ -1,4 +1,5 @@
-//! Watching directory trees for a name appearing anywhere in them (Linux, inotify(7)): every
+//! Watching directory trees for a name appearing anywhere in them, or a directory becoming one
+//! of a kind (a repository without the name: `HEAD`, `objects/`, `refs/`) (Linux, inotify(7)): every
 //! directory is watched for `IN_CREATE` and `IN_MOVED_TO`; a directory that appears is watched
 //! and then read, so what was made in it before its watch is found too; a full event queue
 //! (`IN_Q_OVERFLOW`) reads every tree again. Links are never followed, and an entry with the
@@ -22,9 +23,18 @@ const MOST_WATCHED: usize = 100_000;
 const MASK: WatchMask =
     WatchMask::CREATE.union(WatchMask::MOVED_TO).union(WatchMask::ONLYDIR).union(WatchMask::DONT_FOLLOW);
 
-/// Whether a name is the one watched for.
-pub type IsWanted = fn(&OsStr) -> bool;
-/// Told each entry with the wanted name: found by the first walk (`existing` true) or after.
+/// What is watched for.
+#[derive(Clone, Copy)]
+pub struct Wanted {
+    /// Entries with this name are reported and never entered.
+    pub name: fn(&OsStr) -> bool,
+    /// Directories this says yes to are reported (and entered).
+    pub dir: fn(&Path) -> bool,
+    /// Names whose appearance can make their directory one `dir` says yes to.
+    pub makes_dir: fn(&OsStr) -> bool,
+}
+
+/// Told each wanted entry or directory: found by the first walk (`existing` true) or after.
 pub type OnFound = Box<dyn FnMut(&Path, bool) + Send>;
 
 /// A running watch; dropping it stops it.
@@ -36,7 +46,7 @@ impl NameWatch {
     /// Walks `roots` (reporting the wanted entries already there, `existing`), then watches
     /// them from a thread of its own until dropped. `None` when inotify cannot be had (the
     /// person's instances are used up): then nothing watches, and the walk still reported.
-    pub fn start(roots: Vec<PathBuf>, wanted: IsWanted, mut on_found: OnFound) -> Option<NameWatch> {
+    pub fn start(roots: Vec<PathBuf>, wanted: Wanted, mut on_found: OnFound) -> Option<NameWatch> {
         let mut trees = Trees { dirs: HashMap::new(), wanted };
         let Ok(mut inotify) = Inotify::init() else {
             for root in &roots {
@@ -69,7 +79,7 @@ impl Drop for NameWatch {
 /// The watched directories.
 struct Trees {
     dirs: HashMap<WatchDescriptor, PathBuf>,
-    wanted: IsWanted,
+    wanted: Wanted,
 }
 
 impl Trees {
@@ -106,7 +116,13 @@ impl Trees {
             }
             let (appeared, overflowed) = self.read(&mut inotify, &mut buffer);
             for (path, is_dir) in appeared {
-                if path.file_name().is_some_and(self.wanted) {
+                let name = path.file_name().unwrap_or_default();
+                if (self.wanted.makes_dir)(name) {
+                    if let Some(dir) = path.parent().filter(|dir| (self.wanted.dir)(dir)) {
+                        on_found(dir, false);
+                    }
+                }
+                if (self.wanted.name)(name) {
                     on_found(&path, false);
                 } else if is_dir {
                     self.look_in(&mut inotify, &path, &mut |found| on_found(found, false));
@@ -149,22 +165,24 @@ impl Trees {
 }
 
 /// Walks `root` without following links: `dir(path)` for every directory (`root` too),
-/// `found(path)` for every entry named as wanted (never entered). Iterative: any depth a path
-/// can name.
-pub fn walk(root: &Path, wanted: IsWanted, dir: &mut dyn FnMut(&Path), found: &mut dyn FnMut(&Path)) {
+/// `found(path)` for every entry named as wanted (never entered) and every directory wanted.
+/// Iterative: any depth a path can name.
+pub fn walk(root: &Path, wanted: Wanted, dir: &mut dyn FnMut(&Path), found: &mut dyn FnMut(&Path)) {
     if !std::fs::symlink_metadata(root).is_ok_and(|m| m.is_dir()) {
         return;
     }
-    dir(root);
     let mut pending = vec![root.to_path_buf()];
     while let Some(next) = pending.pop() {
+        dir(&next);
+        if (wanted.dir)(&next) {
+            found(&next);
+        }
         let Ok(entries) = std::fs::read_dir(&next) else { continue };
         for entry in entries.flatten() {
             let path = entry.path();
-            if wanted(&entry.file_name()) {
+            if (wanted.name)(&entry.file_name()) {
                 found(&path);
             } else if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                dir(&path);
                 pending.push(path);
             }
         }
@@ -188,9 +206,7 @@ mod tests {
     use std::sync::{Arc, Mutex};
     use std::time::{Duration, Instant};
 
-    fn is_git(name: &OsStr) -> bool {
-        name == ".git"
-    }
+    const GIT: Wanted = Wanted { name: |name| name == ".git", dir: |_| false, makes_dir: |_| false };
 
     /// Waits (bounded) until `seen` holds `want`.
     fn wait_for(seen: &Arc<Mutex<Vec<(PathBuf, bool)>>>, want: &Path) -> bool {
@@ -215,7 +231,7 @@ mod tests {
         let record = seen.clone();
         let watch = NameWatch::start(
             vec![root.clone()],
-            is_git,
+            GIT,
             Box::new(move |path, existing| record.lock().unwrap().push((path.to_path_buf(), existing))),
         )
         .expect("inotify");

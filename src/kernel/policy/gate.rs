@@ -105,6 +105,12 @@ impl Gate {
         Ok(())
     }
 
+    /// How the journal names the approver asked when a call brings none of its own.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn approver_name(&self) -> &'static str {
+        self.approver.name()
+    }
+
     /// The policy's decision, with the person's rules, this session's grants and the approver
     /// where it asks. Call [`Gate::bounds`] first. `call` hears the question, when the policy
     /// has one, and who answered it.
@@ -129,19 +135,26 @@ impl Gate {
             });
         }
         let what = call.secrets().scrub(&request.what);
-        let settled = self.settled(decision, subject, request);
+        let approver = call.approver().unwrap_or(&self.approver).as_ref();
+        let settled = self.settled(approver, decision, subject, request);
         if asks {
             let (allowed, by) = match &settled {
                 Ok(by) => (true, by.clone()),
                 Err(refusal) => (false, refusal.by.clone()),
             };
-            let person = matches!(by, DecidedBy::Approver(_)) && self.approver.is_person();
+            let person = matches!(by, DecidedBy::Approver(_)) && approver.is_person();
             call.emit(|| EventKind::ApprovalAnswered { what, allowed, by, person });
         }
         settled
     }
 
-    fn settled(&self, decision: Decision, subject: &Subject, request: ApprovalRequest) -> Result<DecidedBy, Refusal> {
+    fn settled(
+        &self,
+        approver: &dyn Approver,
+        decision: Decision,
+        subject: &Subject,
+        request: ApprovalRequest,
+    ) -> Result<DecidedBy, Refusal> {
         match decision {
             Decision::Allow => Ok(DecidedBy::Policy),
             Decision::Deny(reason) => Err(denied(DecidedBy::Policy, reason)),
@@ -152,9 +165,9 @@ impl Gate {
                     Err(denied(DecidedBy::Policy, format!("{reason}; a person can allow it with `{grant}`")))
                 }
             },
-            Decision::AskPerson => self.ask(&ApprovalRequest { who: Asked::Person, rule: None, ..request }),
+            Decision::AskPerson => self.ask(approver, &ApprovalRequest { who: Asked::Person, rule: None, ..request }),
             Decision::AskPersonAtTerminal => {
-                self.ask(&ApprovalRequest { who: Asked::PersonAtTerminal, rule: None, ..request })
+                self.ask(approver, &ApprovalRequest { who: Asked::PersonAtTerminal, rule: None, ..request })
             }
             Decision::Ask => {
                 if let Some(rule) = lock(&self.rules).find(subject) {
@@ -163,14 +176,14 @@ impl Gate {
                 if lock(&self.session).iter().any(|rule| rule.matches(subject)) {
                     return Ok(DecidedBy::Session);
                 }
-                self.ask(&request)
+                self.ask(approver, &request)
             }
         }
     }
 
-    fn ask(&self, request: &ApprovalRequest) -> Result<DecidedBy, Refusal> {
-        let by = DecidedBy::Approver(self.approver.name().to_string());
-        match self.approver.answer(request) {
+    fn ask(&self, approver: &dyn Approver, request: &ApprovalRequest) -> Result<DecidedBy, Refusal> {
+        let by = DecidedBy::Approver(approver.name().to_string());
+        match approver.answer(request) {
             Answer::Once => Ok(by),
             Answer::Session => {
                 lock(&self.session).extend(request.rule.clone());
@@ -184,7 +197,7 @@ impl Gate {
                 Ok(by)
             }
             Answer::Refused => Err(denied(by, "a person said no".into())),
-            Answer::No if self.approver.is_person() => Err(denied(by, "a person said no".into())),
+            Answer::No if approver.is_person() => Err(denied(by, "a person said no".into())),
             Answer::No => {
                 let grant = match request.who {
                     Asked::Anyone => request.rule.as_ref().map(Rule::grant_command),

@@ -269,6 +269,14 @@ impl Kernel {
             (None, None) if program == Program::Hdc => hdc_server::argv(args),
             (None, None) => args,
         };
+        // The journal and the events show the command as it runs: hdc with the `-p` put first.
+        let shown = match program {
+            Program::Hdc => hdc_server::argv(redacted.args.clone()),
+            _ => redacted.args.clone(),
+        };
+        let command =
+            std::iter::once(program.name()).chain(shown.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
+        entry.target = command.clone();
         let request = SpawnRequest {
             program: located.path,
             args: argv,
@@ -280,7 +288,7 @@ impl Kernel {
         };
         call.emit(|| EventKind::ProgramSpawned {
             program: program.name().to_string(),
-            argv: redacted.args.clone(),
+            argv: shown,
             command: command.clone(),
         });
         let started = std::time::Instant::now();

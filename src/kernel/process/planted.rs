@@ -80,7 +80,7 @@ mod watch {
     use std::sync::{Arc, Mutex};
 
     use super::Planted;
-    use crate::kernel::platform::name_watch_linux::{walk, NameWatch};
+    use crate::kernel::platform::name_watch_linux::{walk, NameWatch, Wanted};
     use crate::kernel::process::spawn::StopReason;
     use crate::kernel::scope::protected;
 
@@ -88,6 +88,24 @@ mod watch {
     fn is_git(name: &OsStr) -> bool {
         protected::is_git_dir(&name.to_string_lossy())
     }
+
+    /// Whether git takes `dir` itself for a repository, as it does any folder it searches (git
+    /// `setup.c` `is_git_directory`: a `HEAD`, and `objects/` and `refs/` there or in the
+    /// repository a `commondir` file names). Such a folder needs no `.git` name: with a
+    /// `core.worktree` and `core.fsmonitor` in its `config`, `git status` run in it runs the
+    /// command (tried with git 2.47). Looser than git (any `HEAD` with any of the three) only
+    /// catches more.
+    fn is_repository(dir: &Path) -> bool {
+        std::fs::symlink_metadata(dir.join("HEAD")).is_ok()
+            && ["objects", "refs", "commondir"].iter().any(|part| std::fs::symlink_metadata(dir.join(part)).is_ok())
+    }
+
+    /// Names whose appearance can make their folder a repository.
+    fn makes_repository(name: &OsStr) -> bool {
+        ["HEAD", "objects", "refs", "commondir"].iter().any(|part| name == *part)
+    }
+
+    const REPOSITORIES: Wanted = Wanted { name: is_git, dir: is_repository, makes_dir: makes_repository };
 
     /// What the watch thread and the spawn share.
     #[derive(Default)]
@@ -118,7 +136,7 @@ mod watch {
             let shown_from = workspace.clone();
             let watch = NameWatch::start(
                 roots.clone(),
-                is_git,
+                REPOSITORIES,
                 Box::new(move |path, existing| {
                     let mut seen = shared.lock().unwrap_or_else(|e| e.into_inner());
                     if existing {
@@ -148,7 +166,7 @@ mod watch {
             let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
             let mut found = Vec::new();
             for root in &self.roots {
-                walk(root, is_git, &mut |_| {}, &mut |git| {
+                walk(root, REPOSITORIES, &mut |_| {}, &mut |git| {
                     if !seen.before.contains(git) {
                         found.push(git.to_path_buf());
                     }
@@ -179,8 +197,25 @@ mod watch {
     }
 
     /// What `path` is and where it pointed git, then removes it: a link or file by its name, a
-    /// folder with everything in it (std's `remove_dir_all` follows no link).
+    /// folder with everything in it (std's `remove_dir_all` follows no link). A folder that is a
+    /// repository under another name keeps everything but its `HEAD`, without which git takes
+    /// it for none (the folder may be the project's own, made a repository around its files).
     fn remove(path: &Path, workspace: &Path) -> Planted {
+        if !path.file_name().is_some_and(is_git) {
+            let head = path.join("HEAD");
+            let removed = match std::fs::symlink_metadata(&head) {
+                Ok(m) if m.is_dir() => std::fs::remove_dir_all(&head),
+                _ => std::fs::remove_file(&head),
+            };
+            let (removed, error) = (removed.is_ok(), removed.err().map(|e| e.to_string()));
+            return Planted {
+                path: shown(path, workspace),
+                kind: "repository".into(),
+                points_to: None,
+                removed,
+                error,
+            };
+        }
         let (kind, points_to) = match std::fs::symlink_metadata(path) {
             Ok(m) if m.file_type().is_symlink() => {
                 ("link", std::fs::read_link(path).ok().map(|t| t.display().to_string()))
@@ -232,7 +267,16 @@ mod watch {
             std::os::unix::fs::symlink(dir.path().join("home"), ws.join("entry/.github")).unwrap();
             std::fs::create_dir_all(ws.join("entry/deep")).unwrap();
             std::os::unix::fs::symlink(dir.path().join("home"), ws.join("entry/deep/.git")).unwrap();
+            // A folder made a repository without the name, around a file of the project's.
+            std::fs::create_dir_all(ws.join("entry/src/main/objects")).unwrap();
+            std::fs::write(ws.join("entry/src/main/page.ets"), "page").unwrap();
+            std::fs::write(ws.join("entry/src/main/HEAD"), "ref: refs/heads/main\n").unwrap();
             let planted = watch.sweep();
+            let repository = planted.iter().find(|p| p.path == "entry/src/main").unwrap();
+            assert_eq!((repository.kind.as_str(), repository.removed), ("repository", true));
+            assert!(!ws.join("entry/src/main/HEAD").exists() && ws.join("entry/src/main/page.ets").exists());
+            assert!(ws.join("entry/src/main/objects").is_dir(), "only its HEAD goes");
+            let planted: Vec<Planted> = planted.into_iter().filter(|p| p.kind != "repository").collect();
             let by_path = |p: &str| planted.iter().find(|x| x.path == p).unwrap_or_else(|| panic!("{p}: {planted:?}"));
             assert_eq!(by_path("entry/src/.GIT").kind, "folder");
             assert_eq!(by_path("entry/src/main/.git").points_to.as_deref(), Some("gitdir: /home/x/.git"));

@@ -21,7 +21,7 @@ use mlua::{Function, IntoLuaMulti, Lua, MultiValue, Table, Value};
 use serde::Serialize;
 
 use crate::error::{Code, Failure};
-use crate::lua::{convert, failure, limits, require, state};
+use crate::lua::{convert, failure, limits, meter, require, state};
 use declare::{Area, Class, Field, Home, Make, Native, Param, Returns};
 
 /// Every area, in the order the stubs show them.
@@ -90,6 +90,8 @@ pub(crate) fn bootstrap_natives(lua: &Lua) -> mlua::Result<Table> {
     let natives = lua.create_table()?;
     natives.set("budget_tripped", lua.create_function(budget_tripped)?)?;
     natives.set("charge", lua.create_function(charge)?)?;
+    natives.set("bytes_per_unit", crate::lua::meter::BYTES_PER_UNIT)?;
+    natives.set("yieldable_pcall", crate::lua::meter::hook::yieldable_pcall(lua)?)?;
     Ok(natives)
 }
 
@@ -158,7 +160,7 @@ fn raise_error(lua: &Lua, (code, message, details): (String, Option<String>, Val
 
 /// `charge(units)`: counts work done in C against the budget; raises once it is spent.
 fn charge(lua: &Lua, units: f64) -> mlua::Result<()> {
-    match limits::charge(lua, units.max(0.0) as u64) {
+    match meter::charge(lua, units.max(0.0) as u64) {
         Some(breach) => Err(mlua::Error::external(breach)),
         None => Ok(()),
     }
@@ -166,7 +168,7 @@ fn charge(lua: &Lua, units: f64) -> mlua::Result<()> {
 
 /// The script woke from waiting: the clock may have run out meanwhile.
 pub(crate) fn awake(lua: &Lua) -> Result<(), Failure> {
-    match limits::charge(lua, 0) {
+    match meter::check(lua) {
         Some(breach) => Err(failure::breach_failure(breach)),
         None => Ok(()),
     }
@@ -174,7 +176,7 @@ pub(crate) fn awake(lua: &Lua) -> Result<(), Failure> {
 
 /// Asked by the bootstrap's pcall wrappers: must this error travel on, uncaught?
 fn budget_tripped(lua: &Lua, err: Value) -> mlua::Result<bool> {
-    if limits::tripped(lua).is_some() {
+    if meter::tripped(lua).is_some() {
         return Ok(true);
     }
     // Lua reports an allocation failure with exactly this message; a script that caught it
@@ -182,7 +184,7 @@ fn budget_tripped(lua: &Lua, err: Value) -> mlua::Result<bool> {
     if let Value::String(s) = &err {
         if s.as_bytes() == b"not enough memory".as_slice() {
             let memory = state::limits(lua).memory_bytes;
-            limits::trip(lua, limits::Breach::Memory(memory));
+            meter::trip(lua, limits::Breach::Memory(memory));
             return Ok(true);
         }
     }

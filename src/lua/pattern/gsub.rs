@@ -147,18 +147,18 @@ fn add_value(
 }
 
 /// The result is built in Rust, out of the memory ceiling's sight: each 64 KiB it grows is
-/// charged (one step a byte, like `string.rep`) and it may not outgrow the ceiling. Returns
+/// charged (by its size, like what C builds) and it may not outgrow the ceiling. Returns
 /// how much is charged so far.
 fn charge_growth(lua: &Lua, len: usize, charged: usize, all: bool) -> Result<usize, Raise> {
     const EVERY: usize = 64 * 1024;
     if !all && len < charged + EVERY {
         return Ok(charged);
     }
-    if let Some(memory) = limits::memory_ceiling(lua).filter(|&memory| len > memory) {
-        let breach = limits::trip(lua, limits::Breach::Memory(memory));
+    if let Some(memory) = crate::lua::meter::memory_ceiling(lua).filter(|&memory| len > memory) {
+        let breach = crate::lua::meter::trip(lua, limits::Breach::Memory(memory));
         return Err(Raise::Host(mlua::Error::external(breach)));
     }
-    if limits::charge(lua, (len - charged) as u64).is_some() {
+    if crate::lua::meter::charge(lua, crate::lua::meter::for_bytes((len - charged) as u64)).is_some() {
         return Err(stopped(lua));
     }
     Ok(len)

@@ -66,7 +66,7 @@ fn answer(lua: &Lua, outcome: Outcome) -> mlua::Result<MultiValue> {
 
 /// The budget ran out while matching: the breach the meter recorded.
 fn stopped(lua: &Lua) -> Raise {
-    let breach = limits::tripped(lua).unwrap_or(limits::Breach::Instructions(0));
+    let breach = crate::lua::meter::tripped(lua).unwrap_or(limits::Breach::Instructions(0));
     Raise::Host(mlua::Error::external(breach))
 }
 
@@ -79,7 +79,7 @@ fn raise(lua: &Lua, err: MatchError) -> Raise {
 
 /// Counts `steps` against the budget; false once it is spent (or the clock ran out).
 fn meter(lua: &Lua) -> impl FnMut(u64) -> bool + '_ {
-    move |steps| limits::charge(lua, steps).is_none()
+    move |steps| crate::lua::meter::charge(lua, steps).is_none()
 }
 
 fn to_values(lua: &Lua, captures: Vec<Capture<'_>>) -> mlua::Result<MultiValue> {
@@ -114,9 +114,9 @@ fn find(lua: &Lua, args: &MultiValue, find: bool) -> Outcome {
     let plain = args.get(3).is_some_and(|v| !matches!(v, Value::Nil | Value::Boolean(false)));
     if find && (plain || !has_specials(pat)) {
         let found = memchr::memmem::find(&src[init..], pat);
-        // One step a byte scanned: to the end of the match, or of the subject.
+        // Paid for by the bytes scanned: to the end of the match, or of the subject.
         let scanned = found.map_or(src.len() - init, |at| at + pat.len());
-        if limits::charge(lua, scanned as u64 + 1).is_some() {
+        if crate::lua::meter::charge(lua, crate::lua::meter::for_bytes(scanned as u64) + 1).is_some() {
             return Err(stopped(lua));
         }
         return match found {
