@@ -29,7 +29,14 @@ impl<F: Fn(&str) -> bool + Send + Sync> Approver for AskTheUser<F> {
         if request.who == Asked::PersonAtTerminal {
             return Answer::No;
         }
-        let question = format!("rein wants to {} ({}). Allow it once?", request.what, request.why);
+        // The whole question: what a yes means is in `context` (the program as found, where it
+        // runs, outside paths as they resolve, what it may then write). rein's texts are safe
+        // to show as they are; `rein::visible` escapes any other text the same way.
+        let mut question = format!("rein wants to {} ({})", request.what, request.why);
+        for line in &request.context {
+            question.push_str(&format!("\n  {line}"));
+        }
+        question.push_str("\nAllow it once?");
         if (self.ask)(&question) {
             Answer::Once
         } else {

@@ -2,6 +2,7 @@ return {
   name = "build-verify",
   description = "Build the project's HAPs with hvigorw and prove it: BUILD SUCCESSFUL and at "
     .. "least one .hap. On ArkTS errors the failure carries the structured error list.",
+  annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     module = { type = "string", optional = true, description = "Build only this module" },
     product = { type = "string", default = "default" },

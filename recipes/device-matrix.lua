@@ -41,6 +41,7 @@ return {
     .. "`targets`, at once: "
     .. "preflight, build and sign once, then install and a proven launch per device, "
     .. "concurrently. Fails if any device fails; the result and the report have a row per device.",
+  annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     targets = {
       type = "array",

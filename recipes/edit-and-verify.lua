@@ -2,6 +2,7 @@ return {
   name = "edit-and-verify",
   description = "Apply exact edits to one file and prove them with a real build; if the build "
     .. "fails, the edits are rolled back byte for byte and the ArkTS errors are reported.",
+  annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     path = { type = "string", description = "File to edit, relative to the workspace" },
     edits = {

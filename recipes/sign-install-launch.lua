@@ -9,6 +9,7 @@ return {
     .. "after a settle with no fault log, and with expect_log a line of that pid showing the "
     .. "text. With reinstall=true an install refused for a different signature or a downgrade "
     .. "uninstalls and retries once.",
+  annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     target = { type = "string", optional = true, description = "Device connect key" },
     server = {

@@ -49,7 +49,8 @@
 //!   [`PackCheck`], [`LockedPack`]), [`Host::policy_review`] and [`Host::approve_policy`]
 //!   ([`PolicyReview`], [`ReviewedFile`]), [`ApprovalRules`] in [`default_home`]
 //! - for a program's own front end: [`stop_requested`], [`Event::step_line`],
-//!   [`closest_names`], [`did_you_mean`]; [`authoring`] for tool authors' tooling
+//!   [`closest_names`], [`did_you_mean`]; [`visible`] (text a person can trust: what a screen
+//!   would act on or hide, shown escaped); [`authoring`] for tool authors' tooling
 //!
 //! The `rein` command is a client of exactly this API (`tests/cli_public` compiles it against
 //! rein without access to anything else).
@@ -99,6 +100,7 @@ pub mod packs;
 #[cfg(not(feature = "internals"))]
 mod packs;
 mod recipe;
+pub mod visible;
 
 pub use error::{closest_names, did_you_mean, Code, Failure};
 pub use host::checks::CheckOutcome;
@@ -126,7 +128,8 @@ pub use kernel::{
 pub use lua::{Limits, NativeCall, NativeFunction, NativeModule, NativeParam};
 pub use packs::lockfile::LockedPack;
 pub use recipe::report::{
-    ApprovalRecord, Attempt, AttemptStatus, CommandRecord, FailureSummary, Report, RunStatus, StepReport, StepStatus,
+    ApprovalRecord, Attempt, AttemptStatus, CommandEnd, CommandRecord, FailureSummary, Report, RunStatus, StepReport,
+    StepStatus,
 };
 pub use recipe::retention::Retention;
 pub use recipe::runs::RunSummary;

@@ -42,6 +42,7 @@ fn headless_install_is_refused_with_the_grant_command() {
     assert_eq!(out["error"]["code"], json!("APPROVAL_REQUIRED"));
     assert_eq!(out["error"]["details"]["grant"], json!("rein approvals grant hdc install -r x.hap"));
     assert!(out["error"]["message"].as_str().unwrap().contains("rein approvals grant hdc install -r x.hap"));
+    assert!(out["error"]["message"].as_str().unwrap().contains("again with --yes"), "the CLI has --yes: {out}");
 }
 
 #[test]
@@ -161,8 +162,9 @@ fn a_policy_file_changed_while_the_person_reads_is_not_approved() {
         "yes\n",
     );
     assert!(screen.contains("+team-kit = \"../team-kit\""), "the review shows the file's diff: {screen}");
-    assert!(screen.contains("STALE_FILE"), "changed after it was shown: {screen}");
-    assert!(screen.contains("review it again"), "{screen}");
+    assert!(screen.contains("rein.toml changed after it was shown, so nothing was approved"), "{screen}");
+    assert!(screen.contains("+read_file = \"team-kit.read_file\""), "shown again as it is now: {screen}");
+    assert!(screen.contains("APPROVAL_DENIED"), "the second question was not answered: {screen}");
     // Nothing was approved: both the pack and the override still wait for a person.
     let (_, doctor) = run_json(&mut ws.command(&["doctor"]), None);
     let report = if doctor["ok"] == true { &doctor["result"] } else { &doctor["error"]["details"] };

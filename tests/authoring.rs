@@ -282,6 +282,10 @@ fn a_new_pack_passes_check_and_test_and_installs_as_generated() {
     for file in ["pack.toml", "README.md", "tools/hello.lua"] {
         assert!(pack.join(file).is_file(), "{file}: {out}");
     }
+    for empty in ["recipes", "prelude"] {
+        assert!(!pack.join(empty).exists(), "no empty {empty}/ that git would not keep: {out}");
+    }
+    assert!(!out.contains("recipes/"), "nothing listed that was not made: {out}");
     let in_pack = |args: &[&str]| {
         let mut cmd = Command::new(REIN);
         cmd.arg("--workspace").arg(&pack).arg("--home").arg(&ws.home).arg("--json").args(args);
@@ -402,12 +406,10 @@ fn the_fakes_readme_points_a_home_at_the_fakes_as_it_says() {
     };
     let ws = Workspace::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("tests/fakes/README.md")).unwrap();
-    let section = readme.split("## Pointing a rein home at the fakes").nth(1).expect("the section");
-    let script = section.split("```sh\n").nth(1).and_then(|s| s.split("```").next()).expect("its shell block");
+    let script = crate::common::shell_block("tests/fakes/README.md", "## Pointing a rein home at the fakes");
     let bin = Path::new(REIN).parent().unwrap();
     let mut cmd = Command::new("bash");
-    cmd.args(["-euo", "pipefail", "-c", script])
+    cmd.args(["-euo", "pipefail", "-c", &script])
         .current_dir(root)
         .env("PATH", format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default()))
         .env("TMPDIR", &ws.root)

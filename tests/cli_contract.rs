@@ -23,6 +23,7 @@ fn tools_lists_every_built_in_with_origin_and_schema() {
             "app_launch",
             "app_stop",
             "app_uninstall",
+            "crash_scan",
             "device_list",
             "device_ready",
             "edit_file",
@@ -86,6 +87,24 @@ fn check_fails_with_the_broken_file_named() {
     assert_eq!(status, 1);
     assert_eq!(out["error"]["code"], json!("TOOL_INVALID"));
     assert_eq!(out["error"]["details"]["problems"][0]["file"], json!("tools/broken.lua"));
+}
+
+#[test]
+fn calling_a_tool_whose_file_does_not_load_is_tool_invalid_with_the_file_and_line() {
+    let ws = Workspace::new();
+    // The file name is not the tool's name: the name it declares is what a caller uses.
+    ws.file("tools/greeting.lua", "return {\n  name = \"greet\",\n  description = \"d\",\n  oops oops\n}\n");
+    let (status, out) = rein_json(&ws, &["call", "greet", "{}"]);
+    assert_eq!((status, out["error"]["code"].as_str()), (2, Some("TOOL_INVALID")), "{out}");
+    let message = out["error"]["message"].as_str().unwrap();
+    assert!(message.contains("tools/greeting.lua:4"), "where it broke: {message}");
+    assert_eq!(out["error"]["details"]["file"], json!("tools/greeting.lua"));
+
+    // A name no file declares: unknown, and the broken file is named, since it may be the one.
+    let (status, out) = rein_json(&ws, &["call", "hello", "{}"]);
+    assert_eq!((status, out["error"]["code"].as_str()), (2, Some("TOOL_NOT_FOUND")), "{out}");
+    assert!(out["error"]["message"].as_str().unwrap().contains("1 file did not load (tools/greeting.lua:4)"), "{out}");
+    assert_eq!(out["error"]["details"]["not_loaded"], json!(["tools/greeting.lua:4"]));
 }
 
 #[test]

@@ -7,6 +7,8 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use rein::kernel::policy::confinement::{profile, SpawnPlaces};
+use rein::kernel::policy::Program;
 use rein::kernel::process::confine::{level, Level};
 use serde_json::{json, Value};
 
@@ -76,10 +78,50 @@ struct Setup {
     other: PathBuf,
 }
 
-/// A workspace outside `/tmp` (every confined program may write `/tmp`), a fake user home with
-/// a shell profile and an ssh key, another project next to it, and a hvigorw that is `SCRIPT`.
+/// A folder for the test's tree (workspace, fake user home, other project) that no confined
+/// program may write through a grant of its own: the temp folders are granted whole (or,
+/// once each spawn has a private one, that one), so a tree under `/tmp` — a clone in `/tmp`,
+/// whose target folder is there too — would prove nothing. Asks the profile itself what it
+/// grants, so the test holds wherever the clone is and whatever temp folders programs get.
+fn outside_every_grant() -> PathBuf {
+    let nowhere = Path::new("/nonexistent-rein-test");
+    let env = vec![("HOME".to_string(), nowhere.join("user").display().to_string())];
+    let places = SpawnPlaces {
+        workspace: &nowhere.join("ws"),
+        rein_home: &nowhere.join("home"),
+        program: &nowhere.join("bin/hvigorw"),
+        jar: None,
+        env: &env,
+        outside_args: Vec::new(),
+        approved_by_person: false,
+        args: &[],
+        extra_ports: &[],
+        writable: &[],
+        hdc: &[],
+        protected: &[],
+        hvigor_reads_signing_material: false,
+    };
+    let profile = profile(&Program::Hvigorw, &places, &[]);
+    let granted = |dir: &Path| {
+        let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        profile
+            .write
+            .iter()
+            .chain(&profile.write_no_link)
+            .any(|grant| real.starts_with(grant) || dir.starts_with(grant))
+    };
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let candidates = [Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR"))), home.map(|h| h.join(".cache/rein-tests"))];
+    candidates.into_iter().flatten().find(|dir| !granted(dir)).unwrap_or_else(|| {
+        panic!("no folder outside what confined programs may write ({:?}): set HOME outside them", profile.write)
+    })
+}
+
+/// A workspace no confined program may write by a temp grant (see [`outside_every_grant`]), a
+/// fake user home with a shell profile and an ssh key, another project next to it, and a
+/// hvigorw that is `SCRIPT`.
 fn setup(confine: &str) -> Setup {
-    let ws = Workspace::new_in(Path::new(env!("CARGO_TARGET_TMPDIR")));
+    let ws = Workspace::new_in(&outside_every_grant());
     let user_home = ws.root.join("user");
     std::fs::create_dir_all(user_home.join(".ssh")).unwrap();
     std::fs::write(user_home.join(".bashrc"), BASHRC).unwrap();

@@ -63,7 +63,7 @@ fn the_approver_example_writes_outside_the_workspace_only_with_the_users_yes() {
     let (stdout, stderr) = (text(&yes.stdout), text(&yes.stderr));
     assert!(yes.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stderr.contains("rein wants to write "), "the question went to the program's UI: {stderr}");
-    assert!(stderr.contains("(it is outside the workspace). Allow it once? [y/N]"), "{stderr}");
+    assert!(stderr.contains("(it is outside the workspace)\nAllow it once? [y/N]"), "{stderr}");
     assert!(stdout.starts_with("wrote 28 bytes to "), "{stdout}");
 
     let no = run_example("approver", &[], "n\n");
@@ -105,4 +105,78 @@ fn the_native_module_example_writes_inside_and_is_refused_outside() {
     assert!(stdout.contains("[ide] notes/todo.md:1 (15 bytes), asked by jot\n"), "{stdout}");
     assert!(stdout.contains("saved: {\"bytes\":15,\"path\":\"notes/todo.md\"}\n"), "{stdout}");
     assert!(stdout.contains("outside the workspace: APPROVAL_REQUIRED ("), "{stdout}");
+}
+
+/// README's "Without a device": the bundled example, the fake toolchain and a fresh home run
+/// the main recipe as written (the `cargo build` line aside: this test's rein is already built),
+/// with the real java and hap-sign-tool jar (fake-env finds the jar as `real_tools` does).
+#[cfg(unix)]
+#[test]
+fn the_readme_runs_the_main_recipe_on_the_example_without_a_device() {
+    if crate::common::real_tools::hap_sign_tool(&crate::common::lab::test_name()).is_none() {
+        return;
+    }
+    let ws = Workspace::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let block = crate::common::shell_block("README.md", "### Without a device");
+    let (build, script) = block.split_once('\n').expect("more than one line");
+    assert!(build.starts_with("cargo build && export PATH="), "the first line builds rein: {build}");
+    // fake-env starts the fake hdc's stand-in server; it goes when the script ends, however.
+    let script = format!("trap 'hdc kill >/dev/null 2>&1 || true' EXIT\n{script}");
+    let bin = Path::new(crate::common::REIN).parent().unwrap();
+    // `cargo build` builds the device fakes beside rein; this test's rein-fake-device is the lab's.
+    let device = crate::common::real_tools::fake_device_dir();
+    let fresh_home = ws.root.join("newcomer");
+    std::fs::create_dir_all(&fresh_home).unwrap();
+    let mut cmd = Command::new("bash");
+    cmd.args(["-euo", "pipefail", "-c", &script])
+        .current_dir(root)
+        .env("PATH", format!("{}:{}:{}", bin.display(), device.display(), std::env::var("PATH").unwrap_or_default()))
+        .env("HOME", &fresh_home)
+        .env("TMPDIR", &ws.root)
+        .env_remove("REIN_HOME")
+        .env_remove("REIN_LOG");
+    // fake-env's signing material is a dozen JVM starts, then the whole recipe runs: a bound
+    // for a loaded machine, not a speed check.
+    let done = crate::common::output_within(&mut cmd, None, std::time::Duration::from_secs(300));
+    let (out, err) = (text(&done.stdout), text(&done.stderr));
+    assert_eq!(done.status.code(), Some(0), "the README's commands run as written:\n{out}\n{err}");
+    assert!(out.contains("`sign-install-launch`: **succeeded**"), "{out}");
+    assert!(out.contains("| 5 | launch | verified |"), "{out}");
+    assert!(!fresh_home.join(".ohos").exists(), "fake-env leaves the person's DevEco material alone");
+}
+
+/// fake-env without the real jar or java: it says what to install or set, writes nothing, and
+/// the README's `eval` fails too (its stdout is `false`).
+#[cfg(unix)]
+#[test]
+fn fake_env_says_what_to_install_when_the_jar_or_java_is_missing() {
+    let ws = Workspace::new();
+    let fake_env = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes/bin/fake-env");
+    let scratch = ws.root.join("try");
+    // The interpreter itself (the python3 on PATH may be a shim that needs more of PATH), alone
+    // in a folder: a PATH without java.
+    let exe = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().expect("python3");
+    let only_python = ws.root.join("only-python");
+    std::fs::create_dir_all(&only_python).unwrap();
+    let python = only_python.join("python3");
+    std::os::unix::fs::symlink(text(&exe.stdout).trim(), &python).unwrap();
+    let run = |jar: &Path, path: &str| {
+        let mut cmd = Command::new(&python);
+        cmd.arg(&fake_env).args(["--app", "examples/hello-app"]).arg(&scratch);
+        cmd.current_dir(env!("CARGO_MANIFEST_DIR")).env(crate::common::real_tools::HAP_SIGN_TOOL_VAR, jar);
+        cmd.env("PATH", path).env_remove("JAVA_HOME").env("HOME", &ws.root);
+        crate::common::human(&mut cmd)
+    };
+    let missing = ws.root.join("no.jar");
+    let (status, out, err) = run(&missing, &std::env::var("PATH").unwrap_or_default());
+    assert_eq!((status, out.as_str()), (1, "false\n"), "{err}");
+    let want = format!("fake-env: REIN_REAL_HAP_SIGN_TOOL={} is not a file: set it to", missing.display());
+    assert!(err.starts_with(&want), "{err}");
+    // A jar that is there, and no java anywhere on PATH.
+    std::fs::write(&missing, "").unwrap();
+    let (status, out, err) = run(&missing, &only_python.display().to_string());
+    assert_eq!((status, out.as_str()), (1, "false\n"), "{err}");
+    assert!(err.starts_with("fake-env: no java on PATH: install Java 17 or newer"), "{err}");
+    assert!(!scratch.exists(), "nothing is made before java and the jar are found");
 }

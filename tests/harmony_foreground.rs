@@ -4,18 +4,8 @@
 //! page. A first-page crash, a frozen app and an app that never comes up all fail, each saying
 //! what was seen.
 
-use crate::common::lab::{lab, step, Lab, KEY};
+use crate::common::lab::{installed_lab, lab, step, Lab, KEY};
 use serde_json::{json, Value};
-
-const SIGNED: &str = "entry/build/default/outputs/default/entry-default-signed.hap";
-
-fn installed_lab() -> Option<Lab> {
-    let lab = lab()?;
-    lab.one_device();
-    lab.build();
-    lab.ok(&["--yes"], "app_install", json!({"hap": SIGNED}));
-    Some(lab)
-}
 
 fn set(lab: &Lab, field: &str, value: Value) {
     lab.edit_device(KEY, |state| state[field] = value);
@@ -92,6 +82,8 @@ fn the_window_after_the_foreground_is_settable() {
     set(&lab, "crash_on_launch", json!({"com.example.hello": {"after_ms": 2500}}));
     let error = lab.failed(&["--yes"], "app_launch", json!({"settle_ms": 4000}), "APP_CRASHED");
     assert_eq!(error["details"]["pid"], json!(2291), "{error}");
+    // A crash well after a short window (not 2.5 s, which a loaded machine's launch outlasts).
+    set(&lab, "crash_on_launch", json!({"com.example.hello": {"after_ms": 60000}}));
     let proof = lab.ok(
         &["--yes"],
         "app_launch",
@@ -124,4 +116,54 @@ fn a_marker_hidden_as_private_says_to_log_it_with_public() {
     // The report still shows the launch it did prove.
     let report = lab.report(&out);
     assert_eq!(step(&report, "launch")["status"], json!("failed"));
+}
+
+#[test]
+fn crash_scan_reports_a_crash_after_a_proven_launch_and_the_recipe_helper_fails_on_it() {
+    let Some(lab) = installed_lab() else { return };
+    let proof = lab.ok(&["--yes"], "app_launch", json!({"settle_ms": 500}));
+    let since = proof["launched_at"].as_str().unwrap().to_string();
+    let clean = lab.ok(&[], "crash_scan", json!({"since": since, "pid": proof["pid"]}));
+    assert_eq!((clean["clean"].clone(), clean["alive"].clone()), (json!(true), json!(true)), "{clean}");
+    // After the proof, the app crashes (its process is due now: the device reaps it on the next
+    // command and records the crash).
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64();
+    lab.edit_device(KEY, |state| {
+        state["running"][0]["crash"] = json!({"error_name": "RangeError"});
+        state["running"][0]["dies_at"] = json!(now);
+    });
+    let scan = lab.ok(&[], "crash_scan", json!({"since": since, "pid": proof["pid"]}));
+    assert_eq!((scan["clean"].clone(), scan["alive"].clone()), (json!(false), json!(false)), "{scan}");
+    assert_eq!(scan["crashes"][0]["event"], json!("JS_ERROR"), "{scan}");
+    assert_eq!(scan["crashes"][0]["reason"], json!("RangeError"), "{scan}");
+    assert!(scan["fault_logs"][0]["file"].as_str().unwrap().starts_with("jscrash-com.example.hello-"), "{scan}");
+    assert_eq!(scan["bundle"], json!("com.example.hello"), "the project's bundle by default");
+
+    // A recipe that acts on the app after its launch checks it is still up: here its action
+    // ends the process.
+    lab.ws.file(
+        "recipes/launch-then-act.lua",
+        r#"local deploy = require("harmony.deploy")
+return {
+  name = "launch-then-act",
+  description = "launch, act, check",
+  steps = {
+    { name = "launch", run = function(ctx) return ctx:tool("app_launch", { settle_ms = 500 }) end },
+    {
+      name = "act",
+      run = function(ctx)
+        ctx:tool("app_stop", {})
+        return deploy.still_alive(ctx, ctx.outputs.launch, "com.example.hello")
+      end,
+    },
+  },
+}
+"#,
+    );
+    let (status, out) = lab.recipe(&["--yes"], "launch-then-act", json!({}));
+    assert_eq!(status, 1, "{out}");
+    let failure = &lab.report(&out)["failure"];
+    assert_eq!((failure["step"].as_str(), failure["code"].as_str()), (Some("act"), Some("APP_CRASHED")), "{failure:#}");
+    assert!(failure["message"].as_str().unwrap().contains("is gone"), "{failure:#}");
+    assert_eq!(failure["details"]["alive"], json!(false), "{failure:#}");
 }

@@ -3,18 +3,8 @@
 //! DEVICE_NOT_READY; a recipe keeps the screen on while it works and restores the timeout after,
 //! also when a step failed.
 
-use crate::common::lab::{lab, Lab, KEY};
+use crate::common::lab::{installed_lab, lab, KEY, SIGNED_HAP as SIGNED};
 use serde_json::json;
-
-const SIGNED: &str = "entry/build/default/outputs/default/entry-default-signed.hap";
-
-fn installed_lab() -> Option<Lab> {
-    let lab = lab()?;
-    lab.one_device();
-    lab.build();
-    lab.ok(&["--yes"], "app_install", json!({"hap": SIGNED}));
-    Some(lab)
-}
 
 #[test]
 fn a_locked_device_is_device_locked_with_what_to_do_and_nothing_starts() {

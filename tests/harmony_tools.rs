@@ -250,6 +250,40 @@ fn doctor_finds_the_toolchain_on_path_with_versions() {
 
 #[test]
 #[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
+fn doctor_only_looks_it_creates_nothing_in_the_project_or_a_home() {
+    let Some(lab) = lab() else { return };
+    lab.ws.file("local.properties", "sdk.dir=/opt/sdk\n");
+    let user_home = lab.ws.root.join("user");
+    std::fs::create_dir_all(&user_home).unwrap();
+    let places = [&lab.ws.ws, &lab.ws.home, &user_home];
+    let before: Vec<_> = places.iter().map(|p| crate::common::Snapshot::take(p)).collect();
+    let doctor = |home: &std::path::Path, flags: &[&str]| {
+        let mut cmd = std::process::Command::new(crate::common::REIN);
+        cmd.arg("--workspace").arg(&lab.ws.ws).arg("--home").arg(home).args(flags);
+        cmd.env("PATH", fakes_path())
+            .env("TMPDIR", lab.ws.root.join("tmp"))
+            .env("HOME", &user_home)
+            .env_remove("DEVECO_SDK_HOME")
+            .env_remove("OHOS_BASE_SDK_HOME")
+            .env_remove("REIN_HOME");
+        crate::common::output_within(&mut cmd, None, crate::common::CALL_TIMEOUT)
+    };
+    for flags in [&["--json", "doctor"][..], &["doctor"][..]] {
+        let out = doctor(&lab.ws.home, flags);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("5.18.4"), "it still reads hvigorw's version");
+    }
+    for snapshot in &before {
+        snapshot.assert_unchanged("rein doctor");
+    }
+    assert!(!lab.ws.path(".rein").exists(), "no .rein/ (journal, pack sources) made in the project");
+    let fresh_home = lab.ws.root.join("never-made-home");
+    doctor(&fresh_home, &["doctor"]);
+    assert!(!fresh_home.exists(), "a rein home that did not exist is not made");
+}
+
+#[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn doctor_says_what_is_missing_and_how_to_fix_it() {
     let Some(lab) = lab() else { return };
     // Only the jar is named: java, like every other program, is looked for and not found.
@@ -286,7 +320,7 @@ fn doctor_shows_every_candidate_and_what_local_properties_names_without_running_
     let hdc = lab.ws.outside_file("deveco/sdk/default/openharmony/toolchains/hdc", "#!/bin/sh\n");
     std::fs::set_permissions(&hdc, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let sdk = lab.ws.root.join("deveco/sdk/default");
-    lab.ws.file("local.properties", format!("sdk.dir={}\nnodejs.dir=/opt/node\n", sdk.display()));
+    lab.ws.file("local.properties", format!("sdk.dir={}\nnodejs.dir=/opt/node\nhwsdk.dir=/opt/hwsdk\n", sdk.display()));
     let mut cmd = lab.ws.command(&["doctor"]);
     cmd.env("PATH", "/nonexistent")
         .env("DEVECO_SDK_HOME", "/nowhere/clt/sdk")
@@ -301,7 +335,13 @@ fn doctor_shows_every_candidate_and_what_local_properties_names_without_running_
     );
     assert_eq!(
         details["candidates"]["hvigorw"],
-        json!(["/nowhere/clt/bin/hvigorw (DEVECO_SDK_HOME)", "/nowhere/clt/hvigor/bin/hvigorw (DEVECO_SDK_HOME)"])
+        json!([
+            "/nowhere/clt/bin/hvigorw (DEVECO_SDK_HOME)",
+            "/nowhere/clt/hvigor/bin/hvigorw (DEVECO_SDK_HOME)",
+            "/nowhere/clt/tools/node/bin/node /nowhere/clt/tools/hvigor/bin/hvigorw.js (DEVECO_SDK_HOME)",
+            "/nowhere/clt/tools/hvigor/bin/hvigorw (DEVECO_SDK_HOME)"
+        ]),
+        "the command-line tools' places, then those of a DevEco whose sdk DEVECO_SDK_HOME may be"
     );
     let named = details["from_local_properties"].as_array().expect("local.properties read").clone();
     assert!(
@@ -310,6 +350,10 @@ fn doctor_shows_every_candidate_and_what_local_properties_names_without_running_
             .unwrap()
             .starts_with("node: /opt/node/bin/node (the project's local.properties; not run")),
         "{named:?}"
+    );
+    assert!(
+        named.iter().any(|n| n.as_str().unwrap().starts_with("hdc: /opt/hwsdk/default/openharmony/toolchains/hdc (")),
+        "hwsdk.dir is read as sdk.dir is: {named:?}"
     );
     let hdc = details["programs"].as_array().unwrap().iter().find(|p| p["program"] == "hdc").unwrap().clone();
     assert_eq!(hdc["found"], json!(false), "local.properties never makes a program runnable");

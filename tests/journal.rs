@@ -1,7 +1,7 @@
 //! The journal records every decision and side effect, keeps the old content of replaced
 //! files, and never holds a secret.
 
-use crate::common::{sha256_hex, Workspace};
+use crate::common::{run_json, sha256_hex, Workspace};
 use serde_json::{json, Value};
 
 fn entries(ws: &Workspace) -> Vec<Value> {
@@ -85,4 +85,39 @@ fn spawns_are_journaled_without_secrets() {
     assert_eq!(spawn["exit_code"], json!(0));
     let (_, parsed) = run_json(&mut ws.command(&["call", "sign"]), None);
     assert!(parsed["result"]["stdout"].as_str().unwrap().contains("\"-keyPwd\" \"***\""), "{parsed}");
+}
+
+/// A run's report lies in the workspace's `.rein/`, which an agent able to write the
+/// workspace can forge: one naming a file outside the workspace (or in rein's home) must not
+/// get `rein undo` to remove or rewrite it without a person's yes.
+#[test]
+fn undo_of_a_forged_report_touches_nothing_outside_without_a_person() {
+    let ws = Workspace::new();
+    ws.file(
+        "recipes/touch.lua",
+        r#"return { name = "touch", description = "writes a.txt", steps = { { name = "write", run = function() rein.fs.write("a.txt", "a\n") end } } }"#,
+    );
+    let (status, out) = run_json(&mut ws.command(&["recipe", "touch"]), None);
+    assert_eq!(status, 0, "{out}");
+    let run_id = out["result"]["run_id"].as_str().unwrap().to_string();
+    let victim = ws.outside_file("outside/victim.txt", "keep me\n");
+    let approvals = ws.home.join("approvals.toml");
+    std::fs::write(&approvals, "").unwrap();
+    // `--yes` answers what anyone may answer (a path outside, as for write_file); never for home.
+    for (target, flag_sets) in [(&victim, vec![&[][..]]), (&approvals, vec![&[][..], &["--yes"][..]])] {
+        // As if the run had created `target`: undo would remove it.
+        let path = ws.path(&format!(".rein/runs/{run_id}/report.json"));
+        let mut report: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let now = sha256_hex(&std::fs::read(target).unwrap());
+        report["steps"][0]["files"] = json!([{"path": target, "sha256_before": null, "sha256_after": now}]);
+        std::fs::write(&path, report.to_string()).unwrap();
+        for flags in flag_sets {
+            let mut args: Vec<&str> = flags.to_vec();
+            args.extend(["undo", run_id.as_str()]);
+            let (status, out) = run_json(&mut ws.command(&args), None);
+            assert_ne!(status, 0, "undo {flags:?} of {} ran: {out}", target.display());
+            assert_eq!(out["error"]["code"], json!("APPROVAL_REQUIRED"), "{out}");
+            assert!(target.exists(), "{} was removed by undo {flags:?}", target.display());
+        }
+    }
 }

@@ -288,6 +288,7 @@ async fn without_elicitation_a_write_outside_needs_approval_and_yes_is_not_honou
         let grant = error["details"]["grant"].as_str().unwrap_or_else(|| panic!("a grant command: {error}"));
         assert!(grant.starts_with("rein approvals grant"), "{grant}");
         assert!(error["message"].as_str().unwrap().contains(grant), "the message gives the command: {error}");
+        assert!(!error["message"].as_str().unwrap().contains("--yes"), "rein serve ignores --yes: {error}");
         assert!(!outside.exists(), "nothing was written (flags {flags:?})");
         assert!(session.questions.lock().unwrap().is_empty(), "nobody was asked");
         session.close().await;

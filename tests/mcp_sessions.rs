@@ -295,6 +295,29 @@ async fn rein_toml_changes_over_mcp_ask_a_person_and_hand_edits_wait_for_one() {
 }
 
 #[test]
+fn a_session_logs_nothing_of_rmcp_on_stderr_unless_logs_are_asked_for() {
+    let ws = Workspace::new();
+    let mut input = String::new();
+    input.push_str(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#);
+    input.push_str("\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    input.push_str(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_dir","arguments":{}}}"#);
+    input.push('\n');
+    let stderr_of = |flags: &[&str]| {
+        let mut cmd = std::process::Command::new(crate::common::REIN);
+        cmd.arg("--workspace").arg(&ws.ws).arg("--home").arg(&ws.home).args(flags).arg("serve").env_remove("REIN_LOG");
+        let out = crate::common::output_within(&mut cmd, Some(input.as_bytes()), Duration::from_secs(60));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("\"id\":1"), "the call was answered");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let quiet = stderr_of(&[]);
+    for noise in ["INFO", "InitializeRequestParams", "peer_info"] {
+        assert!(!quiet.contains(noise), "no {noise} by default: {quiet}");
+    }
+    let verbose = stderr_of(&["-v"]);
+    assert!(verbose.contains("INFO"), "-v shows info lines: {verbose}");
+}
+
+#[test]
 fn a_client_that_closes_stdin_right_after_its_requests_still_gets_every_response() {
     if crate::common::under_wine() {
         // Under Wine 8 some runs lose the responses still queued when rein exits (241 of 301

@@ -29,8 +29,16 @@ fn pack_source(ws: &Workspace, manifest: &str) -> PathBuf {
     dir
 }
 
-/// Installs `source` as rein would: under home/packs/<name>/<sha>/ with a rein.lock entry.
+/// Installs `source` as rein would: under home/packs/<name>/<sha>/ with a rein.lock entry,
+/// approved by a person.
 fn install(ws: &Workspace, source: &Path) -> String {
+    let sha = install_unapproved(ws, source);
+    crate::common::approve_policy(ws);
+    sha
+}
+
+/// [`install`], the new rein.lock not approved yet (as an agent would leave it).
+fn install_unapproved(ws: &Workspace, source: &Path) -> String {
     let sha = content_hash(source).unwrap();
     let dir = ws.home.join("packs/team-kit").join(&sha);
     crate::common::copy_dir(source, &dir);
@@ -41,7 +49,6 @@ fn install(ws: &Workspace, source: &Path) -> String {
             toml_path(source)
         ),
     );
-    crate::common::approve_policy(ws);
     sha
 }
 
@@ -331,15 +338,7 @@ fn approving_rein_lock_elsewhere_is_served_by_a_running_host() {
     let (tx, rx) = std::sync::mpsc::channel();
     let _watcher = host.watch(move |outcome| tx.send(outcome).unwrap()).unwrap();
     std::fs::write(source.join("prelude/words.lua"), "return { hello = 'approved later' }").unwrap();
-    let sha = content_hash(&source).unwrap();
-    crate::common::copy_dir(&source, &ws.home.join("packs/team-kit").join(&sha));
-    ws.file(
-        "rein.lock",
-        format!(
-            "[[pack]]\nname = \"team-kit\"\nversion = \"1.0.0\"\nsource = {}\nsha256 = \"{sha}\"\n",
-            toml_path(&source)
-        ),
-    );
+    install_unapproved(&ws, &source);
     let unapproved = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("a reload after rein.lock moved");
     assert!(!unapproved.applied, "an unapproved lock serves nothing new: {unapproved:?}");
     assert_eq!(host.call("team-kit.greet", json!({})).unwrap(), json!({"text": "hello from the pack"}));

@@ -74,9 +74,13 @@ fn sync_installs_the_locked_commit_byte_for_byte_into_a_fresh_home_and_never_mov
     let (_, out) = rein_json_home(&ws, &fresh, &["doctor"]);
     // Without a toolchain doctor fails (TOOLCHAIN_NOT_FOUND) but still reports the policy.
     let report = if out["ok"] == true { &out["result"] } else { &out["error"]["details"] };
-    assert!(report["policy_pending"].to_string().contains("rein pack sync"), "names the command: {out}");
+    let warning = report["policy_warning"].as_str().unwrap_or_default();
+    assert!(warning.contains("`rein pack sync`"), "names the command: {out}");
+    assert_eq!(warning.matches("`rein ").count(), 1, "one command: {warning}");
     let (status, out) = rein_json_home(&ws, &fresh, &["call", "team-kit.greet"]);
     assert_ne!(status, 0, "an unapproved pack is not served: {out}");
+    assert_eq!(out["error"]["details"]["fix"], json!("rein pack sync"), "says what to run: {out}");
+    assert!(out["error"]["message"].as_str().unwrap().contains("`rein pack sync`"), "{out}");
 
     let screen = pack_at_terminal(&ws, &fresh, "", "sync", "yes\n");
     let synced = last_json(&screen);
@@ -89,6 +93,11 @@ fn sync_installs_the_locked_commit_byte_for_byte_into_a_fresh_home_and_never_mov
     assert_eq!(std::fs::read(ws.path("rein.lock")).unwrap(), lock_before, "sync never moves the lock");
     let (status, out) = rein_json_home(&ws, &fresh, &["call", "team-kit.greet"]);
     assert_eq!((status, out["result"]["text"].clone()), (0, json!("first")), "{out}");
+    // The person confirmed the lock's packs: nothing of them waits any more, so no warning.
+    let (_, out) = rein_json_home(&ws, &fresh, &["doctor"]);
+    let report = if out["ok"] == true { &out["result"] } else { &out["error"]["details"] };
+    assert_eq!(report["policy_pending"], json!([]), "{out}");
+    assert_eq!(report["policy_warning"], Value::Null, "{out}");
     // Again: nothing to do.
     let again = last_json(&pack_at_terminal(&ws, &fresh, "", "sync", ""));
     assert_eq!(again["result"]["synced"][0]["installed"], json!(false), "{again}");
@@ -97,6 +106,11 @@ fn sync_installs_the_locked_commit_byte_for_byte_into_a_fresh_home_and_never_mov
     let (status, out) = rein_json_home(&ws, &other, &["pack", "sync"]);
     assert_eq!((status, out["error"]["code"].as_str()), (1, Some("APPROVAL_REQUIRED")), "{out}");
     assert!(!other.join("packs/team-kit").exists());
+    // ... and says which packs wait and what a person must run, so a CI job can say so too.
+    assert_eq!(out["error"]["details"]["packs"][0]["name"], json!("team-kit"), "{out}");
+    assert_eq!(out["error"]["details"]["packs"][0]["sha256"], json!(locked_sha), "{out}");
+    let message = out["error"]["message"].as_str().unwrap();
+    assert!(message.contains("team-kit") && message.contains("`rein pack sync`"), "{message}");
 }
 
 fn rein_json_home(ws: &Workspace, home: &Path, args: &[&str]) -> (i32, Value) {
@@ -149,6 +163,32 @@ fn update_marks_the_permissions_the_pack_gains() {
     assert!(screen.contains("      hdc list targets"), "{screen}");
     assert_eq!(last_json(&screen)["error"]["code"], json!("APPROVAL_DENIED"), "{screen}");
     assert_eq!(rein_json(&ws, &["call", "team-kit.greet"]).1["result"]["text"], json!("first"), "not updated");
+}
+
+#[test]
+fn sync_after_a_teammates_update_marks_the_permissions_the_pack_gains() {
+    let ws = Workspace::new();
+    let (repo, _) = pack_repo(&ws, "first");
+    pack_at_terminal(&ws, &ws.home, "", &format!("add {}", repo.display()), "yes\n");
+    // A teammate syncs, then updates the pack to a version that may install apps.
+    let teammate = ws.root.join("teammate-home");
+    std::fs::create_dir_all(&teammate).unwrap();
+    let synced = last_json(&pack_at_terminal(&ws, &teammate, "", "sync", "yes\n"));
+    assert_eq!(synced["ok"], json!(true), "{synced}");
+    pack_repo_with(
+        &ws,
+        "second",
+        &MANIFEST.replace("[\"hdc list targets\"]", "[\"hdc list targets\", \"hdc install\"]"),
+    );
+    let updated = last_json(&pack_at_terminal(&ws, &teammate, "", "update team-kit", "yes\n"));
+    assert_eq!(updated["ok"], json!(true), "{updated}");
+    // Back in the first home, sync shows what the moved lock lets the pack run now.
+    let screen = pack_at_terminal(&ws, &ws.home, "", "sync", "no\n");
+    assert!(screen.contains("as rein.lock pins it now (this project used sha256"), "{screen}");
+    assert!(screen.contains("\x1b[1m+ hdc install\x1b[0m"), "the new permission is marked in bold: {screen:?}");
+    assert!(screen.contains("      hdc list targets"), "{screen}");
+    assert_eq!(last_json(&screen)["error"]["code"], json!("APPROVAL_DENIED"), "{screen}");
+    assert_eq!(rein_json(&ws, &["call", "team-kit.greet"]).1["result"]["text"], json!("first"), "not installed");
 }
 
 /// A home whose git config (which git would read without rein's hardening) and a repository

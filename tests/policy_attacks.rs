@@ -132,6 +132,40 @@ fn git_through_a_script_runs_nothing_a_repository_or_an_option_could_start() {
     assert!(!ws.path(".rein/pack-src").exists() && !ws.path("copy").exists());
 }
 
+/// rein fetches packs itself, into its home, never through a script. A script's `git clone`
+/// of a repository outside the workspace into rein's own folder would copy it where the agent
+/// reads (protected paths are readable) without anyone being asked.
+#[test]
+fn git_through_a_script_cannot_copy_an_outside_repository_into_the_workspace() {
+    let ws = Workspace::new();
+    let git = Command::new("sh").args(["-c", "command -v git"]).output().unwrap();
+    let git = String::from_utf8_lossy(&git.stdout).trim().to_string();
+    assert!(!git.is_empty(), "these tests need git on PATH");
+    home_config(&ws, &format!("[programs]\ngit = \"{git}\"\n"));
+    runner(&ws);
+    let private = ws.root.join("private");
+    std::fs::create_dir_all(&private).unwrap();
+    std::fs::write(private.join("secret.txt"), "private key material\n").unwrap();
+    crate::common::git(&private, &["init", "--quiet"]);
+    crate::common::git(&private, &["add", "secret.txt"]);
+    crate::common::git(&private, &["commit", "--quiet", "-m", "secret"]);
+    let source = private.display().to_string();
+    let attacks: [&[&str]; 3] = [
+        &["clone", "--quiet", &source, ".rein/pack-src/loot"],
+        &["-C", ".rein/pack-src/loot", "checkout", "--quiet", "HEAD"],
+        &["-C", ".rein/pack-src/loot", "rev-parse", "HEAD"],
+    ];
+    for attack in attacks {
+        for flags in [&[][..], &["--yes"][..]] {
+            let out = run(&ws, flags, "git", attack);
+            assert_eq!(out["error"]["code"], json!("APPROVAL_DENIED"), "git {attack:?} {flags:?}: {out}");
+        }
+    }
+    assert!(!ws.path(".rein/pack-src").exists(), "nothing was copied into the workspace");
+    let (_, out) = rein_json(&ws, &["call", "read_file", r#"{"path":".rein/pack-src/loot/secret.txt"}"#]);
+    assert_eq!(out["error"]["code"], json!("FILE_NOT_FOUND"), "{out}");
+}
+
 #[test]
 fn scripts_cannot_choose_the_environment_that_picks_a_program() {
     let ws = Workspace::new();

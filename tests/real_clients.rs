@@ -25,20 +25,10 @@ fn client(env: &str, installed: &str) -> PathBuf {
 
 #[test]
 fn the_python_sdk_lists_calls_sets_the_log_level_and_hears_a_refusal() {
-    let python = client("REIN_TEST_PYTHON", "venv/bin/python");
     let ws = Workspace::new();
     team_kit(&ws);
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/python_sdk.py");
     let outside = ws.root.join("outside/no.txt");
-    let out = Command::new(python)
-        .arg(script)
-        .args([REIN, ws.ws.to_str().unwrap(), ws.home.to_str().unwrap(), outside.to_str().unwrap()])
-        .env_remove("REIN_HOME")
-        .output()
-        .expect("run the Python SDK client");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(stdout.lines().filter(|l| l.starts_with("ok ")).count(), 10, "{stdout}");
+    python_sdk(&ws, "python_sdk.py", outside.to_str().unwrap(), 10);
     assert!(!outside.exists());
 }
 
@@ -80,19 +70,25 @@ fn the_mcp_inspector_cli_sets_the_log_level_lists_and_calls() {
 
 #[test]
 fn the_python_sdk_reads_why_a_recipe_failed() {
-    let python = client("REIN_TEST_PYTHON", "venv/bin/python");
     let ws = Workspace::new();
     let run_id = failed_run(&ws);
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/python_run_reports.py");
+    python_sdk(&ws, "python_run_reports.py", &run_id, 9);
+}
+
+/// Runs `tests/clients/SCRIPT REIN WS HOME LAST` with the official Python SDK; it must pass
+/// and print `ok …` for each of its `checks`.
+fn python_sdk(ws: &Workspace, script: &str, last: &str, checks: usize) {
+    let python = client("REIN_TEST_PYTHON", "venv/bin/python");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients").join(script);
     let out = Command::new(python)
         .arg(script)
-        .args([REIN, ws.ws.to_str().unwrap(), ws.home.to_str().unwrap(), &run_id])
+        .args([REIN, ws.ws.to_str().unwrap(), ws.home.to_str().unwrap(), last])
         .env_remove("REIN_HOME")
         .output()
         .expect("run the Python SDK client");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(stdout.lines().filter(|l| l.starts_with("ok ")).count(), 9, "{stdout}");
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("ok ")).count(), checks, "{stdout}");
 }
 
 #[test]
@@ -110,4 +106,21 @@ fn the_mcp_inspector_cli_reads_a_run_report_as_a_resource_and_through_the_tool()
     assert_eq!(called["isError"], false, "{called}");
     assert_eq!(called["structuredContent"]["run_id"], json!(run_id), "{called}");
     assert_eq!(called["content"][0]["text"].as_str(), Some(markdown), "the tool and the resource agree");
+}
+
+#[test]
+fn the_mcp_inspector_cli_gets_every_built_in_tools_annotations() {
+    let ws = Workspace::new();
+    let listed = inspector(&ws, &["--method", "tools/list"]);
+    let tools = listed["tools"].as_array().unwrap();
+    for tool in tools {
+        for hint in ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] {
+            assert!(tool["annotations"][hint].is_boolean(), "{} has {hint}: {tool}", tool["name"]);
+        }
+    }
+    let named = |name: &str| tools.iter().find(|t| t["name"] == name).cloned().unwrap_or_else(|| panic!("{name}"));
+    assert_eq!(named("read_file")["annotations"]["readOnlyHint"], true);
+    assert_eq!(named("run_reports")["annotations"]["readOnlyHint"], true);
+    assert_eq!(named("app_uninstall")["annotations"]["destructiveHint"], true);
+    assert_eq!(named("recipe_sign_install_launch")["annotations"]["openWorldHint"], true);
 }

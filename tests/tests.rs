@@ -12,6 +12,7 @@
 #[cfg(unix)]
 mod approvals;
 mod authoring;
+// Not on Windows: sends rein SIGINT and SIGTERM.
 #[cfg(unix)]
 mod cli_cancel;
 mod cli_contract;
@@ -33,6 +34,7 @@ mod edit_refusals;
 mod edit_round_trips;
 mod events;
 mod examples;
+// Not on Windows: its stand-in hdc programs are /bin/sh scripts.
 #[cfg(unix)]
 mod harmony_devices;
 mod harmony_foreground;
@@ -43,11 +45,17 @@ mod harmony_preflight;
 mod harmony_ready;
 mod harmony_signing;
 mod harmony_tools;
+// Not on Windows: the rig runs the real Linux hdc server and daemon in network namespaces.
+#[cfg(target_os = "linux")]
+mod hdc_quoting;
 mod host_cancel;
 mod hot_reload;
 mod human_output;
 mod journal;
 mod lua_api;
+// Not on Windows yet: new, not yet tried under Wine.
+#[cfg(unix)]
+mod mcp_annotations;
 // Not on Windows: ends rein with kill(2) signals and plays the person through `script`.
 #[cfg(unix)]
 mod mcp_cancel;
@@ -89,25 +97,40 @@ mod recipe_failure_details;
 // Not on Windows: drives the fake toolchain and watches its programs' pids through kill(2) and /proc.
 #[cfg(unix)]
 mod recipes;
+// Not on Windows: its stand-in programs are /bin/sh scripts with Unix modes.
+#[cfg(unix)]
+mod report_wording;
 // Not on Windows: compares the fake hdc with the real Linux hdc the rig runs.
 #[cfg(target_os = "linux")]
 mod rig_fake_texts;
 // Not on Windows: the rig runs the real Linux hdc server and daemon in network namespaces.
 #[cfg(target_os = "linux")]
 mod rig_real_hdc;
+// Not on Windows: its judges are Debian's chromium and xmllint, which .ci/run installs on Linux.
+#[cfg(target_os = "linux")]
+mod run_report_formats;
 mod sandbox_c_work;
 mod sandbox_escapes;
 mod sandbox_limits;
+// Not on Windows: plays the person at a pseudo-terminal.
+#[cfg(unix)]
+mod shown_to_people;
 // Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]
 mod side_by_side;
 // Not on Windows: the Unix process tree: /bin/sh scripts, process groups, signals, pids in /proc (Windows' Job Objects are run by spawn_stdio and under rein's other tests).
 #[cfg(unix)]
 mod spawn_process;
+// Not on Windows: what a build script must not learn is kept from it by Linux's containment.
+#[cfg(target_os = "linux")]
+mod spawn_secrets;
 mod spawn_stdio;
 // Not on Windows: swaps a folder for a symlink, which Wine 8 cannot make.
 #[cfg(unix)]
 mod swap_race;
+// Not on Windows: plays the person at a pseudo-terminal.
+#[cfg(target_os = "linux")]
+mod terminal_prompt;
 mod tool_checks;
 // Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]

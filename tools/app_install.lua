@@ -7,6 +7,7 @@ return {
   description = "Install a HAP on a device (hdc install -r). hdc exits 0 even on failure, so "
     .. "success is read from 'install bundle successfully.'; a failure is INSTALL_FAILED with "
     .. "the bm error code (e.g. 9568332), its message and the remedy.",
+  annotations = { read_only = false, destructive = true, idempotent = true, open_world = true },
   params = {
     hap = { type = "string", description = "Path of the signed .hap, relative to the workspace" },
     target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },

@@ -6,6 +6,7 @@ return {
   name = "app_stop",
   description = "Force-stop an app (hdc shell aa force-stop BUNDLE). Succeeds only on 'force "
     .. "stop process successfully.'; otherwise STOP_FAILED.",
+  annotations = { read_only = false, destructive = true, idempotent = true, open_world = true },
   params = {
     bundle = {
       type = "string",

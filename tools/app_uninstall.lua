@@ -6,6 +6,7 @@ return {
   name = "app_uninstall",
   description = "Uninstall an app (hdc uninstall BUNDLE). Succeeds only on 'uninstall bundle "
     .. "successfully.'; otherwise UNINSTALL_FAILED with the code and a remedy.",
+  annotations = { read_only = false, destructive = true, idempotent = true, open_world = true },
   params = {
     bundle = {
       type = "string",

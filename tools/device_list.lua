@@ -6,6 +6,7 @@ return {
     .. "of every lab server home config.toml names: key, connection, status, name, server (local "
     .. "or the lab's name). Unauthorized or offline devices carry the fix in `remedy`; a lab that "
     .. "cannot be reached says why in `servers`. No devices: [].",
+  annotations = { read_only = true, destructive = false, idempotent = true, open_world = true },
   params = {},
   run = function()
     local devices, servers = device.list()

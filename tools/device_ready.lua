@@ -9,6 +9,7 @@ return {
     .. "screen on that long (power-shell timeout -o); with restore_screen_timeout it only brings "
     .. "the device's own timeout back (power-shell timeout -r). Fails with "
     .. "DEVICE_NOT_READY (still booting) or DEVICE_LOCKED (unlock it: rein cannot).",
+  annotations = { read_only = false, destructive = false, idempotent = true, open_world = true },
   params = {
     target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
     server = {

@@ -6,6 +6,7 @@ return {
     .. "(or every occurrence with replace_all). Never guesses: a missing or repeated old_string "
     .. "is refused with the nearest candidates or every location. Returns replacements, "
     .. "locations, sha256 before/after and a unified diff.",
+  annotations = { read_only = false, destructive = true, idempotent = false, open_world = false },
   params = {
     path = p.path,
     old_string = {

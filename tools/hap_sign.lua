@@ -29,17 +29,17 @@ end
 return {
   name = "hap_sign",
   description = "Sign a HAP with hap-sign-tool sign-app, using the material of a signingConfig in "
-    .. "build-profile.json5 (or the given files). The passwords never pass through scripts: the "
-    .. "kernel reads them from the environment variables home config.toml [signing.<config>] "
+    .. "build-profile.json5 (or the given certificate and profile). The passwords never pass "
+    .. "through scripts: the kernel reads them from the environment variables home config.toml "
+    .. "[signing.<config>] names, and gives them only with the keystore and key alias that config "
     .. "names. DevEco's ciphertext passwords are refused before java starts "
     .. "(SIGNING_NOT_CONFIGURED, with what to configure). Succeeds only on exit 0 and 'sign-app "
     .. "success'; otherwise SIGN_FAILED with the tool's error codes and a remedy.",
+  annotations = { read_only = false, destructive = true, idempotent = true, open_world = false },
   params = {
     hap = { type = "string", description = "The unsigned .hap" },
     out = { type = "string", optional = true, description = "Output path (default: *-signed.hap)" },
     signing_config = { type = "string", default = "default", description = "signingConfig name" },
-    keystore = { type = "string", optional = true, description = "Overrides material.storeFile" },
-    key_alias = { type = "string", optional = true, description = "Overrides material.keyAlias" },
     cert = { type = "string", optional = true, description = "Overrides material.certpath" },
     profile = { type = "string", optional = true, description = "Overrides material.profile" },
     sign_alg = { type = "string", optional = true, description = "Overrides material.signAlg" },
@@ -48,11 +48,13 @@ return {
     local name = args.signing_config
     local material = project.signing_material(name)
     local m = material or {}
+    -- The kernel fills in the passwords only with the keystore and alias the config names.
+    local status = rein.proc.signing_status(name)
     local files = {
-      keyAlias = args.key_alias or m.keyAlias,
+      keyAlias = status.key_alias or m.keyAlias,
       certpath = args.cert or m.certpath,
       profile = args.profile or m.profile,
-      storeFile = args.keystore or m.storeFile,
+      storeFile = status.keystore or m.storeFile,
     }
     for key, value in pairs(files) do
       if not value or value == "" then

@@ -7,6 +7,7 @@ return {
     .. "{time, pid, tid, level, domain, tag, message}. Filter by substring, minimum level, tag or "
     .. "pid; keep the last `lines` entries. The buffer holds earlier launches' lines too: pass the "
     .. "pid app_launch returned to see this launch only.",
+  annotations = { read_only = true, destructive = false, idempotent = true, open_world = true },
   params = {
     grep = { type = "string", optional = true, description = "Keep lines containing this text" },
     level = {

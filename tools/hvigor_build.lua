@@ -40,6 +40,7 @@ return {
     .. "prints BUILD SUCCESSFUL and no COMPILE RESULT:FAIL. Returns the .hap paths (signed and "
     .. "unsigned); on failure BUILD_FAILED with ArkTS errors {file, line, column, code, message} "
     .. "and a failure class with a one-line remedy.",
+  annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     module = {
       type = "string",

@@ -3,6 +3,7 @@ return {
   description = "List a directory: each entry's path (relative to the workspace), kind "
     .. "(file, dir, symlink, other) and size. depth > 1 descends into subdirectories, "
     .. "except .git, node_modules, oh_modules, .hvigor and target (rein's own .rein is not listed).",
+  annotations = { read_only = true, destructive = false, idempotent = true, open_world = false },
   params = {
     path = {
       type = "string",

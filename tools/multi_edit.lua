@@ -5,6 +5,7 @@ return {
   description = "Apply several exact replacements to one file, in order, all or nothing: if any "
     .. "edit is refused, nothing is written and the error names the edit (edit_index). Each "
     .. "edit sees the result of the ones before it.",
+  annotations = { read_only = false, destructive = true, idempotent = false, open_world = false },
   params = {
     path = p.path,
     edits = {

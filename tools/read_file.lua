@@ -5,6 +5,7 @@ return {
   description = "Read a UTF-8 text file as numbered lines (`     N\\tline`). Returns content, "
     .. "total_lines, start_line, end_line, truncated and the sha256 of the whole file (pass it "
     .. "as expected_sha256 to an edit to refuse stale writes). Large files: page with offset/limit.",
+  annotations = { read_only = true, destructive = false, idempotent = true, open_world = false },
   params = {
     path = p.path,
     offset = {

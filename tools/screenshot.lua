@@ -7,6 +7,7 @@ return {
   name = "screenshot",
   description = "Take a screenshot of the device (snapshot_display) and copy it into the "
     .. "workspace (hdc file recv). Returns the local path, width and height.",
+  annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     out = { type = "string", description = "Where to save the .jpeg, relative to the workspace" },
     target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },

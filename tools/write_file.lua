@@ -5,6 +5,7 @@ return {
   description = "Create or replace a whole file, atomically (the file holds the old or the new "
     .. "bytes, never a mix). Prefer edit_file to change part of a file. Returns bytes, sha256 "
     .. "and whether the file was created.",
+  annotations = { read_only = false, destructive = true, idempotent = true, open_world = false },
   params = {
     path = p.path,
     content = { type = "string", description = "The complete new content" },

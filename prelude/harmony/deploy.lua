@@ -298,6 +298,42 @@ function M.with_screen_on(ctx, target, server, fn)
   return result
 end
 
+-- For a recipe that acts on the app after its launch: the launched process is still running
+-- and no crash or freeze of the app is on record since the launch (crash_scan over
+-- `proof.launched_at`), else APP_CRASHED / APP_FROZEN with what was found. `proof` is
+-- app_launch's result; returns the scan.
+function M.still_alive(ctx, proof, bundle, target, server)
+  local scan = ctx:tool("crash_scan", {
+    since = proof.launched_at,
+    bundle = bundle,
+    pid = proof.pid,
+    target = target,
+    server = server,
+  })
+  if scan.clean then
+    return scan
+  end
+  local details = {
+    bundle = bundle,
+    pid = proof.pid,
+    alive = scan.alive,
+    crashes = scan.crashes,
+    freezes = scan.freezes,
+    fault_logs = scan.fault_logs,
+  }
+  if #scan.crashes == 0 and #scan.fault_logs == 0 and #scan.freezes > 0 then
+    details.remedy = remedies.launch.frozen
+    rein.error("APP_FROZEN", bundle .. " froze after its launch. " .. details.remedy, details)
+  end
+  details.remedy = remedies.launch.crashed
+  local what = scan.alive == false and (" (pid " .. proof.pid .. " is gone)") or ""
+  rein.error(
+    "APP_CRASHED",
+    bundle .. " crashed after its launch" .. what .. ". " .. details.remedy,
+    details
+  )
+end
+
 -- A proven launch (app_launch) with the recipe's arguments.
 function M.launch(ctx, plan, target, server)
   return ctx:tool("app_launch", {

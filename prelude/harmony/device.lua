@@ -62,11 +62,20 @@ function M.run(device, args, opts)
   return text, result
 end
 
+--- "<message>. <remedy>", without a second full stop when the message has one (bm's messages
+--- end with "." already: `install sign info inconsistent.`).
+local function with_remedy(message, remedy)
+  if message:match("[.!?]$") then
+    return message .. " " .. remedy
+  end
+  return message .. ". " .. remedy
+end
+
 --- Raises DEVICE_UNAVAILABLE when the output is one of hdc's [Fail] lines.
 function M.check(text)
   local fail = hdc_parse.fail_line(text)
   if fail then
-    rein.error("DEVICE_UNAVAILABLE", fail.message .. ". " .. fail.remedy, fail)
+    rein.error("DEVICE_UNAVAILABLE", with_remedy(fail.message, fail.remedy), fail)
   end
 end
 
@@ -76,7 +85,7 @@ function M.fail(code, what, result, text)
   local number = result.code and (" " .. result.code) or ""
   local message = what .. " failed" .. number .. ": " .. (result.message or text)
   if result.remedy then
-    message = message .. ". " .. result.remedy
+    message = with_remedy(message, result.remedy)
   end
   rein.error(code, message, result)
 end

@@ -8,7 +8,7 @@ use rein::{Access, ApprovalRules, Code, Failure, Host, Rule};
 
 use super::args::ApprovalsAction;
 use super::output::Output;
-use crate::kernel::files::names::shown;
+use super::screen::say;
 
 /// `approvals policy` needs the project (a host); the rules are home's alone.
 pub fn run(
@@ -40,25 +40,38 @@ pub fn run(
 }
 
 /// Shows what of rein.toml and rein.lock waits for a person, with each file's diff, and
-/// approves exactly what was shown when they say yes.
+/// approves exactly what was shown when they say yes. Files that changed while the person
+/// read are not approved: they are shown again, as they are now, for a new yes.
 fn policy(host: &Host) -> Result<Value, Failure> {
-    let review = host.policy_review()?;
-    if review.is_empty() {
-        return Ok(json!({"pending": [], "approved": []}));
+    let mut review = host.policy_review()?;
+    let mut changed = None;
+    while !review.is_empty() {
+        let question = match changed.take() {
+            Some(why) => format!("{why}\nThis is what they hold now.\n\n{}", review.text()),
+            None => review.text(),
+        };
+        super::prompt::confirm(&question, "approving the project's policy files")
+            .map_err(|failure| failure.with_details(json!({"pending": review.pending()})))?;
+        match host.approve_policy(&review) {
+            Ok(()) => return Ok(json!({"pending": [], "approved": review.pending()})),
+            Err(failure) if failure.code == Code::StaleFile => {
+                let file = failure.details["path"].as_str().unwrap_or("a policy file").to_string();
+                changed = Some(format!("\n{file} changed after it was shown, so nothing was approved."));
+                review = host.policy_review()?;
+            }
+            Err(failure) => return Err(failure),
+        }
     }
-    super::prompt::confirm(&review.text(), "approving the project's policy files")
-        .map_err(|failure| failure.with_details(json!({"pending": review.pending()})))?;
-    host.approve_policy(&review)?;
-    Ok(json!({"pending": [], "approved": review.pending()}))
+    Ok(json!({"pending": [], "approved": []}))
 }
 
 fn print_policy(value: &Value) {
     let approved = value["approved"].as_array().cloned().unwrap_or_default();
     if approved.is_empty() {
-        println!("rein.toml and rein.lock are served as they are; nothing waits for approval");
+        say!("rein.toml and rein.lock are served as they are; nothing waits for approval");
     }
     for change in approved {
-        println!("approved: {}", change.as_str().unwrap_or_default());
+        say!("approved: {}", change.as_str().unwrap_or_default());
     }
 }
 
@@ -74,11 +87,11 @@ fn listing(rules: &[Rule]) -> Value {
 fn print_rules(value: &Value) {
     let rules = value["rules"].as_array().cloned().unwrap_or_default();
     if rules.is_empty() {
-        println!("no rules");
+        say!("no rules");
     }
     for rule in rules {
         let text = rule["grant"].as_str().unwrap_or("").trim_start_matches("rein approvals grant ").to_string();
-        println!("{:>3}  {text}", rule["number"]);
+        say!("{:>3}  {text}", rule["number"]);
     }
 }
 
@@ -90,7 +103,7 @@ fn grant(
 ) -> Result<Value, Failure> {
     let rule = rule_from(glob, access, command)?;
     rules.check(&rule)?;
-    let question = format!("Add this rule to {}?\n  {}", shown(rules.path()), rule.describe());
+    let question = format!("Add this rule to {}?\n  {}", rein::visible::path(rules.path()), rule.describe());
     super::prompt::confirm(&question, "granting a rule")?;
     Ok(listing(&rules.grant(rule)?))
 }

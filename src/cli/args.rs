@@ -185,14 +185,33 @@ pub enum ApprovalsAction {
     Policy,
 }
 
+/// How `rein runs show` prints a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    // Plain comments: documented variants would turn `runs show --help` into clap's long
+    // layout, where arguments lose their one-line help.
+    // report.md, for people at a terminal.
+    Md,
+    // report.json.
+    Json,
+    // report.html: one self-contained page with the screenshot.
+    Html,
+    // JUnit XML: a testsuite for the run, a testcase per step.
+    Junit,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum RunsAction {
     /// Every recorded run, oldest first.
     List,
-    /// One run's report (report.md, or the JSON with --json).
+    /// One run's report: report.md (the default), its JSON, the page report.html, or JUnit
+    /// XML for CI (`rein runs show last --format junit > rein-junit.xml`).
     Show {
         /// The run, as `rein runs list` shows it, or `last` for the latest.
         run_id: String,
+        /// md, json, html or junit.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Md)]
+        format: ReportFormat,
     },
     /// Remove the saved copies (pre-images) no run inside the undo window needs. Done after
     /// every run with the defaults; runs outside the window keep their reports but can no

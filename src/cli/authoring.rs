@@ -11,7 +11,7 @@ use rein::{Code, Failure};
 
 use super::args::NewWhat;
 use super::output::Output;
-use crate::kernel::files::names::shown;
+use super::screen::{say, tell};
 
 const TOOL: &str = include_str!("templates/tool.lua");
 const RECIPE: &str = include_str!("templates/recipe.lua");
@@ -28,7 +28,7 @@ pub fn types(workspace: &Path, dir: Option<&Path>, out: &Output) -> u8 {
     match authoring::write_types(workspace, &dir) {
         Ok(written) if out.json => out.success(&written),
         Ok(written) => {
-            println!("wrote {} files to {}", written.files.len(), shown(&written.dir));
+            say!("wrote {} files to {}", written.files.len(), rein::visible::path(&written.dir));
             print_luarc(&written.luarc);
             0
         }
@@ -38,10 +38,10 @@ pub fn types(workspace: &Path, dir: Option<&Path>, out: &Output) -> u8 {
 
 fn print_luarc(outcome: &LuarcOutcome) {
     match outcome {
-        LuarcOutcome::Created { path, library } => println!("created {path} (workspace.library: {library})"),
-        LuarcOutcome::Updated { path, library } => println!("added {library} to workspace.library in {path}"),
-        LuarcOutcome::Unchanged { path, .. } => println!("{path} already points at them"),
-        LuarcOutcome::LeftAlone { path, why, .. } => eprintln!("warning: left {path} as it is: {why}"),
+        LuarcOutcome::Created { path, library } => say!("created {path} (workspace.library: {library})"),
+        LuarcOutcome::Updated { path, library } => say!("added {library} to workspace.library in {path}"),
+        LuarcOutcome::Unchanged { path, .. } => say!("{path} already points at them"),
+        LuarcOutcome::LeftAlone { path, why, .. } => tell!("warning: left {path} as it is: {why}"),
     }
 }
 
@@ -59,10 +59,10 @@ impl Made {
 
     fn print(&self) {
         for path in &self.created {
-            println!("created  {path}");
+            say!("created  {path}");
         }
         for path in &self.kept {
-            println!("kept     {path} (it exists)");
+            say!("kept     {path} (it exists)");
         }
     }
 }
@@ -88,9 +88,9 @@ pub fn init(workspace: &Path, out: &Output) -> u8 {
         return out.success(&result);
     }
     made.print();
-    println!("wrote the editor stubs to {TYPES_DIR}/");
+    say!("wrote the editor stubs to {TYPES_DIR}/");
     print_luarc(&written.luarc);
-    println!("next: `rein check`, `rein test`, then `rein new tool NAME` or `rein new recipe NAME`");
+    say!("next: `rein check`, `rein test`, then `rein new tool NAME` or `rein new recipe NAME`");
     0
 }
 
@@ -123,7 +123,7 @@ fn new_tool(workspace: &Path, name: &str) -> Result<Made, Failure> {
     let rel = format!("tools/{name}.lua");
     refuse_taken(workspace, &rel)?;
     if is_built_in("tools", name) {
-        eprintln!("note: the project's {name} replaces the built-in tool of that name (`rein tools` shows origins)");
+        tell!("note: the project's {name} replaces the built-in tool of that name (`rein tools` shows origins)");
     }
     let mut made = Made::default();
     file(workspace, &rel, &TOOL.replace("__NAME__", name), &mut made)?;
@@ -138,7 +138,7 @@ fn new_recipe(workspace: &Path, name: &str) -> Result<Made, Failure> {
     let rel = format!("recipes/{name}.lua");
     refuse_taken(workspace, &rel)?;
     if is_built_in("recipes", name) {
-        eprintln!("note: the project's {name} replaces the built-in recipe of that name");
+        tell!("note: the project's {name} replaces the built-in recipe of that name");
     }
     let mut made = Made::default();
     file(workspace, &rel, &RECIPE.replace("__NAME__", name), &mut made)?;
@@ -172,9 +172,8 @@ fn fill_pack(root: &Path, name: &str) -> Result<Made, Failure> {
     for (rel, text) in &files {
         file(root, rel, text, &mut Made::default())?;
     }
-    dir(root, "recipes", &mut Made::default())?;
-    dir(root, "prelude", &mut Made::default())?;
-    made.created.push(format!("{name}/ (pack.toml, README.md, tools/hello.lua, recipes/, prelude/)"));
+    // No empty recipes/ or prelude/: git would not keep them, and the README says where they go.
+    made.created.push(format!("{name}/ (pack.toml, README.md, tools/hello.lua)"));
     Ok(made)
 }
 
@@ -196,8 +195,11 @@ fn bad_name(kind: &str, name: &str, rule: &str, suggestion: &str) -> Failure {
 fn refuse_taken(base: &Path, rel: &str) -> Result<(), Failure> {
     let path = base.join(rel);
     if path.symlink_metadata().is_ok() {
-        return Err(Failure::new(Code::InvalidArgs, format!("{} exists; pick another name, or edit it", shown(&path)))
-            .with_details(json!({"path": path})));
+        return Err(Failure::new(
+            Code::InvalidArgs,
+            format!("{} exists; pick another name, or edit it", rein::visible::path(&path)),
+        )
+        .with_details(json!({"path": path})));
     }
     Ok(())
 }
@@ -229,5 +231,5 @@ fn file(base: &Path, rel: &str, text: &str, made: &mut Made) -> Result<(), Failu
 }
 
 fn io_failure(path: &Path, err: std::io::Error) -> Failure {
-    Failure::new(Code::IoError, format!("cannot create {}: {err}", shown(path)))
+    Failure::new(Code::IoError, format!("cannot create {}: {err}", rein::visible::path(path)))
 }

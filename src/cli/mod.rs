@@ -18,6 +18,7 @@ mod prompt;
 mod recipes;
 mod reference;
 mod render;
+mod screen;
 mod serve;
 mod tty;
 
@@ -32,9 +33,9 @@ use serde_json::{json, Value};
 
 use rein::{Approver, AssumeYes, Code, Failure, Headless, Host, HostBuilder, Serving};
 
-use crate::kernel::files::names::shown;
 use args::{Cli, Command};
 use output::Output;
+use screen::{say, tell};
 
 fn watch(host: Host, out: &Output) -> u8 {
     let host = Arc::new(host);
@@ -44,32 +45,38 @@ fn watch(host: Host, out: &Output) -> u8 {
             return;
         }
         if json {
-            println!("{}", json!({"reload": outcome}));
+            say!("{}", screen::json(&json!({"reload": outcome})));
             return;
         }
         if outcome.applied {
-            let mut changes = vec![format!("loaded {}", outcome.loaded.join(", "))];
+            let mut changes = Vec::new();
+            if !outcome.loaded.is_empty() {
+                changes.push(format!("loaded {}", outcome.loaded.join(", ")));
+            }
+            if !outcome.deleted.is_empty() {
+                changes.push(format!("deleted {}", outcome.deleted.join(", ")));
+            }
             if !outcome.added.is_empty() {
                 changes.push(format!("added {}", outcome.added.join(", ")));
             }
             if !outcome.removed.is_empty() {
                 changes.push(format!("removed {}", outcome.removed.join(", ")));
             }
-            println!("generation {}: {}", outcome.generation, changes.join("; "));
+            say!("generation {}: {}", outcome.generation, changes.join("; "));
         }
         for kept in &outcome.kept {
             let serving = match kept.serving {
                 Serving::PreviousVersion => "its last good version serves",
                 Serving::Nothing => "nothing of it serves",
             };
-            eprintln!("kept back {} ({serving}): {}", kept.file, kept.problem);
+            tell!("kept back {} ({serving}): {}", kept.file, kept.problem);
         }
     });
     let _watcher = match watcher {
         Ok(watcher) => watcher,
         Err(failure) => return out.failure(&failure),
     };
-    eprintln!("watching tools/, recipes/ and prelude/ of {} (Ctrl-C to stop)", shown(host.workspace()));
+    tell!("watching tools/, recipes/ and prelude/ of {} (Ctrl-C to stop)", rein::visible::path(host.workspace()));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
     if let Ok(runtime) = runtime {
         let _ = runtime.block_on(rein::stop_requested());
@@ -105,8 +112,10 @@ fn run(cli: Cli) -> u8 {
     let workspace = cli.workspace.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
     let writes_workspace = matches!(cli.command, Command::Types { .. } | Command::Init | Command::New { .. });
     if writes_workspace && !workspace.is_dir() {
-        let message =
-            format!("workspace {} is not a folder; create it first or pass --workspace DIR", shown(workspace));
+        let message = format!(
+            "workspace {} is not a folder; create it first or pass --workspace DIR",
+            rein::visible::path(workspace)
+        );
         return out.failure(&Failure::new(Code::InvalidConfig, message));
     }
     match &cli.command {
@@ -138,8 +147,8 @@ fn run(cli: Cli) -> u8 {
         Ok(host) => host,
         Err(failure) => return out.failure(&failure),
     };
-    for pending in host.policy_pending() {
-        eprintln!("warning: {pending}; rein serves the approved policy until a person runs `rein approvals policy`");
+    if let Some(warning) = host.policy_warning() {
+        tell!("warning: {warning}");
     }
     match &cli.command {
         Command::Tools => tools(&host, &out),
@@ -201,7 +210,7 @@ fn tools(host: &Host, out: &Output) -> u8 {
     render::tool_table(&host.tools());
     let recipes = host.recipes();
     if !recipes.is_empty() {
-        println!();
+        say!();
         render::tool_table(&recipes);
     }
     0
@@ -236,7 +245,7 @@ fn call_until_stopped(host: &Host, tool: &str, args: Value) -> Result<Value, Fai
         }
     };
     if let Err(e) = std::thread::Builder::new().name("rein-stop".to_string()).spawn(listen) {
-        eprintln!("warning: Ctrl-C will not cancel the call: cannot start the thread that hears it: {e}");
+        tell!("warning: Ctrl-C will not cancel the call: cannot start the thread that hears it: {e}");
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -276,7 +285,7 @@ fn check(host: &Host, out: &Output) -> u8 {
         if out.json {
             return out.success(&json!({"tools": host.tools().len(), "recipes": host.recipes().len(), "problems": []}));
         }
-        println!("{} tools and {} recipes loaded, no problems", host.tools().len(), host.recipes().len());
+        say!("{} tools and {} recipes loaded, no problems", host.tools().len(), host.recipes().len());
         return 0;
     }
     let count = match problems.len() {
@@ -305,13 +314,15 @@ fn doctor(host: &Host, out: &Output) -> u8 {
         "candidates": diagnosis.candidates,
         "from_local_properties": diagnosis.from_local_properties,
         "confinement": host.confinement(),
-        "policy_pending": host.policy_pending()
+        "policy_pending": host.policy_pending(),
+        "policy_warning": host.policy_warning(),
     });
     if !out.json {
         render::doctor::print(&diagnosis);
-        println!("{:<14} {}", "confinement", host.confinement());
+        say!("{:<14} {}", "confinement", host.confinement());
+        let command = host.policy_review_command();
         for pending in host.policy_pending() {
-            println!("{:<14} waiting for a person (`rein approvals policy`): {pending}", "policy");
+            say!("{:<14} waiting for a person (`{command}`): {pending}", "policy");
         }
     }
     let missing: Vec<&str> = diagnosis.missing_needed().iter().map(|p| p.program.as_str()).collect();
@@ -342,13 +353,13 @@ fn test(host: &Host, out: &Output, name: Option<&str>) -> u8 {
     if !out.json {
         for o in &outcomes {
             match &o.problem {
-                None => anstream::println!("{}    {} check {}", render::style::status("ok"), o.tool, o.check),
+                None => say!("{}    {} check {}", render::style::status("ok"), o.tool, o.check),
                 Some(problem) => {
-                    anstream::println!("{}  {} check {}: {problem}", render::style::status("FAIL"), o.tool, o.check)
+                    say!("{}  {} check {}: {problem}", render::style::status("FAIL"), o.tool, o.check)
                 }
             }
         }
-        println!("{} passed, {} failed", outcomes.len() - failed, failed);
+        say!("{} passed, {} failed", outcomes.len() - failed, failed);
     }
     if failed == 0 {
         return if out.json { out.success(&json!({"checks": outcomes})) } else { 0 };

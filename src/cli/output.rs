@@ -3,9 +3,10 @@
 use serde::Serialize;
 use serde_json::json;
 
-use rein::{Failure, LoadProblem};
+use rein::{Code, Failure, LoadProblem};
 
 use super::render;
+use super::screen::{self, say, tell};
 
 pub struct Output {
     pub json: bool,
@@ -13,13 +14,14 @@ pub struct Output {
 
 impl Output {
     pub fn success<T: Serialize>(&self, result: &T) -> u8 {
-        println!("{}", json!({"ok": true, "result": result}));
+        say!("{}", screen::json(&json!({"ok": true, "result": result})));
         0
     }
 
     pub fn failure(&self, failure: &Failure) -> u8 {
+        let failure = &with_yes_hint(failure.clone());
         if self.json {
-            println!("{}", json!({"ok": false, "error": failure}));
+            say!("{}", screen::json(&json!({"ok": false, "error": failure})));
         } else {
             render::failure(failure);
         }
@@ -36,7 +38,30 @@ impl Output {
         let problem = render::style::paint(render::style::WARN, "problem");
         for p in problems {
             let at = p.line.map(|line| format!("{}:{line}", p.file)).unwrap_or_else(|| p.file.clone());
-            anstream::eprintln!("{at}: {problem}: {}", p.message);
+            tell!("{at}: {problem}: {}", p.message);
         }
     }
+}
+
+/// What the command line adds to a refusal nobody could answer: `--yes` (which only the CLI
+/// has) would have answered it. Only where a rule could allow it too (`details.grant`): what
+/// only a person may allow, `--yes` never does.
+pub fn with_yes_hint(mut failure: Failure) -> Failure {
+    let refusal = match failure.code {
+        Code::ApprovalRequired => &failure.details,
+        Code::StepFailed => &failure.details["failure"],
+        _ => return failure,
+    };
+    let code = refusal.get("code").and_then(|c| c.as_str());
+    let grant = match failure.code {
+        Code::ApprovalRequired => refusal.get("grant"),
+        _ if code == Some(Code::ApprovalRequired.as_str()) => refusal.pointer("/details/grant"),
+        _ => None,
+    };
+    if grant.is_some_and(|g| g.is_string()) {
+        failure
+            .message
+            .push_str(" Or run this rein command again with --yes, which answers yes to what the policy asks about.");
+    }
+    failure
 }

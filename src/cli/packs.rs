@@ -62,12 +62,18 @@ fn add(packs: &Packs, source: &str) -> Result<Value, Failure> {
 /// teammate starting from the lock. Never moves the lock.
 fn sync(packs: &Packs) -> Result<Value, Failure> {
     let mut synced = Vec::new();
+    let mut waiting = Vec::new();
     for locked in packs.list()? {
         if packs.is_ready(&locked)? {
             synced.push(json!({"pack": locked.name, "sha256": locked.sha256, "installed": false, "reason": "already installed"}));
-            continue;
+        } else {
+            waiting.push(locked);
         }
-        needs_person(INSTALLING)?;
+    }
+    if !waiting.is_empty() && !super::prompt::TerminalPrompt::available() {
+        return Err(sync_needs_person(&waiting));
+    }
+    for locked in waiting {
         let change = packs.plan_install(&locked)?;
         let why = if change.kind() == &rein::PackChangeKind::Use { "using a pack in this project" } else { INSTALLING };
         confirm(&change, why)?;
@@ -82,6 +88,22 @@ fn sync(packs: &Packs) -> Result<Value, Failure> {
         });
     }
     Ok(json!({"synced": synced}))
+}
+
+/// Headless, `rein pack sync` installs nothing; it says which packs wait, so a CI job can say
+/// what a person must run, and where.
+fn sync_needs_person(waiting: &[rein::LockedPack]) -> Failure {
+    let named: Vec<String> =
+        waiting.iter().map(|p| format!("{} {} from {} (sha256 {})", p.name, p.version, p.source, p.sha256)).collect();
+    Failure::new(
+        Code::ApprovalRequired,
+        format!(
+            "rein.lock pins {} this rein home does not serve: {}. Installing a pack writes rein's home, so a person confirms it at a terminal: nothing was fetched or installed. A person runs `rein pack sync` in a terminal in this project",
+            if waiting.len() == 1 { "a pack" } else { "packs" },
+            named.join("; ")
+        ),
+    )
+    .with_details(json!({"packs": waiting, "fix": "rein pack sync"}))
 }
 
 fn update(packs: &Packs, only: Option<&str>) -> Result<Value, Failure> {

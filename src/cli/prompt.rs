@@ -1,11 +1,11 @@
 //! The person at the controlling terminal: answering the policy's questions (`y`, `n`,
 //! always this session, persist as a rule), and confirming what only a person may do.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 
 use rein::{Answer, ApprovalRequest, Approver, Asked, Code, Failure};
 
-use super::tty;
+use super::{screen, tty};
 
 /// Asks the person at the controlling terminal (`/dev/tty`; Windows `CONIN$`/`CONOUT$`), so
 /// piped stdin/stdout and an agent's output parsing are never involved.
@@ -25,7 +25,7 @@ impl Approver for TerminalPrompt {
         } else {
             "[y]es once / [n]o / [a]lways this session / [p]ersist as a rule"
         };
-        match ask(&format!("\nrein wants to {}\n  ({})\nAllow? {choices}: ", request.what, request.why)) {
+        match ask(&question(request, choices)) {
             Ok(line) => parse_answer(&line, request),
             Err(_) => Answer::No,
         }
@@ -40,6 +40,24 @@ impl Approver for TerminalPrompt {
     }
 }
 
+/// The whole question: what would happen, why rein asks, what a yes means, the choices.
+fn question(request: &ApprovalRequest, choices: &str) -> String {
+    let mut text =
+        format!("\nrein wants to {}\n  ({})\n", rein::visible::line(&request.what), rein::visible::line(&request.why));
+    for line in &request.context {
+        text.push_str(&format!("  {}\n", rein::visible::line(line)));
+    }
+    // "Always" and "persist" allow what this rule matches, not only this one command.
+    if let Some(rule) = request.rule.as_ref().filter(|_| offers_more(request)) {
+        text.push_str(&format!(
+            "  [a] or [p] allow what this rule matches: {}\n",
+            rein::visible::line(&rule.describe())
+        ));
+    }
+    text.push_str(&format!("Allow? {choices}: "));
+    text
+}
+
 /// Puts `question` on the person's terminal and reads the line typed after it. Whatever was
 /// typed before is discarded first: a keystroke made before the question was shown — or input
 /// that something else put in the terminal's queue — never answers it.
@@ -47,8 +65,7 @@ fn ask(question: &str) -> std::io::Result<String> {
     let terminal = tty::open()?;
     terminal.discard_typed_ahead()?;
     let mut out = &terminal.output;
-    out.write_all(question.as_bytes())?;
-    out.flush()?;
+    screen::write(&mut out, question)?;
     let mut line = String::new();
     BufReader::new(&terminal.input).read_line(&mut line)?;
     Ok(line)
@@ -96,7 +113,21 @@ mod tests {
     fn request(person_only: bool) -> ApprovalRequest {
         let rule = Some(Rule::for_command("hdc", vec!["install".into()]));
         let who = if person_only { Asked::Person } else { Asked::Anyone };
-        ApprovalRequest { what: "hdc install".into(), why: "device".into(), who, rule }
+        ApprovalRequest { what: "hdc install".into(), why: "device".into(), context: Vec::new(), who, rule }
+    }
+
+    #[test]
+    fn the_question_shows_everything_escaped() {
+        let mut asked = request(true);
+        asked.what = "write /x/a\u{1b}[2J\u{202e}".into();
+        asked.context = vec!["runs /usr/bin/hdc".into(), "in /w\r/fake".into()];
+        let shown = question(&asked, "[y]es");
+        assert_eq!(
+            shown,
+            "\nrein wants to write /x/a\\u{1b}[2J\\u{202e}\n  (device)\n  runs /usr/bin/hdc\n  in /w\\r/fake\nAllow? [y]es: "
+        );
+        let offered = question(&request(false), "[y]es");
+        assert!(offered.contains("  [a] or [p] allow what this rule matches: hdc install\n"), "{offered}");
     }
 
     #[test]

@@ -4,9 +4,9 @@ use serde_json::json;
 
 use rein::{CancellationToken, Failure, Host, RecipeOptions, Report, Retention};
 
-use super::args::RunsAction;
+use super::args::{ReportFormat, RunsAction};
 use super::output::Output;
-use crate::kernel::files::names::shown;
+use super::screen::{say, tell};
 
 pub fn run(host: &Host, out: &Output, name: &str, args: Option<&str>, explain: bool, from: Option<String>) -> u8 {
     if explain {
@@ -58,15 +58,22 @@ fn finished(host: &Host, out: &Output, report: &Report) -> u8 {
     match report.as_failure(workspace) {
         None if out.json => out.success(&report.summary(workspace)),
         None => {
-            print!("{}", report.to_markdown());
-            eprintln!("report: {}", shown(report.path(workspace).with_extension("md")));
+            super::screen::print(&report.to_markdown());
+            tell!("report: {}", rein::visible::path(report.path(workspace).with_extension("md")));
             0
         }
+        Some(failure) if out.json => out.failure(&failure),
         Some(failure) => {
-            if !out.json {
-                print!("{}", report.to_markdown());
-            }
-            out.failure(&failure)
+            // The report on stdout says what failed and what to do; stderr only points at it.
+            super::screen::print(&report.to_markdown());
+            let code = report.failure.as_ref().map_or(String::new(), |f| format!(" {}", f.code));
+            let saved = report.path(workspace).with_extension("md");
+            let line = format!("{}{code}; the report above says what to do.", report.failed_at());
+            let line =
+                super::output::with_yes_hint(Failure::new(failure.code.clone(), line).with_details(failure.details));
+            super::render::failure_line(&line.code, &line.message);
+            tell!("report: {}", rein::visible::path(&saved));
+            1
         }
     }
 }
@@ -81,10 +88,17 @@ pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
             super::render::recipe::runs(&list);
             0
         }
-        RunsAction::Show { run_id } => match host.run_report(run_id) {
+        RunsAction::Show { run_id, format } => match host.run_report(run_id) {
             Ok(report) if out.json => out.success(&report),
             Ok(report) => {
-                print!("{}", report.to_markdown());
+                // Every form escapes what the run recorded for where it goes (markup::escape
+                // for the page and the XML), and the screen what a terminal would act on.
+                match format {
+                    ReportFormat::Md => super::screen::print(&report.to_markdown()),
+                    ReportFormat::Json => say!("{}", super::screen::json_pretty(&report)),
+                    ReportFormat::Html => super::screen::print(&host.run_report_page(&report)),
+                    ReportFormat::Junit => super::screen::print(&report.to_junit()),
+                }
                 0
             }
             Err(failure) => out.failure(&failure),
@@ -94,7 +108,7 @@ pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
             match host.prune_runs(retention) {
                 Ok(collected) if out.json => out.success(&json!({"retention": retention, "collected": collected})),
                 Ok(collected) => {
-                    println!(
+                    say!(
                         "removed {} saved copies ({} bytes), kept {}",
                         collected.removed.len(),
                         collected.bytes_freed,
@@ -113,7 +127,7 @@ pub fn undo(host: &Host, out: &Output, run_id: &str, force: bool) -> u8 {
         Ok(undone) if out.json => out.success(&undone),
         Ok(undone) => {
             for r in undone.restored {
-                println!("{} {}", r.action, r.path);
+                say!("{} {}", r.action, r.path);
             }
             0
         }

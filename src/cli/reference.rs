@@ -45,6 +45,6 @@ fn print(bytes: Vec<u8>, key: &str, out: &Output) -> u8 {
     if out.json {
         return out.success(&json!({ key: text }));
     }
-    print!("{text}");
+    super::screen::print(&text);
     0
 }

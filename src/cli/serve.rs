@@ -3,10 +3,11 @@
 
 use super::args::{Cli, Command};
 use super::render;
+use super::screen::tell;
 
 pub fn run(cli: &Cli) -> u8 {
     if cli.yes {
-        eprintln!("rein serve: --yes is ignored; over MCP only a person answering the client's question approves");
+        tell!("rein serve: --yes is ignored; over MCP only a person answering the client's question approves");
     }
     keep_freed_memory();
     let read_before_edit = !matches!(cli.command, Command::Serve { no_read_before_edit: true });

@@ -309,6 +309,7 @@ pub(crate) fn configured_kernel_and_policy(
         lease_wait: home_config.lease.wait_s.map(std::time::Duration::from_secs),
         connect_ports: home_config.spawn.connect_ports.clone(),
         writable: home_config.spawn.writable.clone(),
+        hvigor_reads_signing_material: home_config.spawn.hvigor_reads_signing_material,
     };
     let kernel = kernel.with_spawn(spawn).with_gate(gate);
     Ok((kernel, policy, home_config))

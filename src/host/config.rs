@@ -18,6 +18,7 @@
 //! pass_env = ["OHOS_SIGN_KEY"]   # exact names passed to programs despite looking secret
 //! confine = "auto"               # Landlock confinement: "auto", "require" (refuse without it), "off"
 //! writable = ["/srv/cache"]      # directories every confined program may also write
+//! hvigor_reads_signing_material = false  # true: hvigorw (and every hvigorfile.ts) reads ~/.ohos/config
 //!
 //! [spawn.connect_ports]          # TCP ports a program may connect to besides its own
 //! ohpm = [8081]                  # (hvigorw, ohpm: 80 and 443; hdc: its server's port)
@@ -63,6 +64,8 @@ pub enum ConfigError {
     },
     #[error("{} is not valid: {why}. Fix the file (see README: home config).", shown(.path))]
     Home { path: PathBuf, why: String },
+    #[error("rein.toml is not valid: {problem}")]
+    Control { problem: String },
     #[error("rein.toml is not valid: {why}. A project may only add [[deny]] rules, list [packs] and set [overrides]; allow rules live in rein's home and only a person adds them")]
     Project { why: String },
 }
@@ -161,6 +164,11 @@ pub struct SpawnConfig {
     /// state). Never one that holds your home, rein's home or the workspace.
     #[serde(default)]
     pub writable: Vec<PathBuf>,
+    /// Lets hvigorw read DevEco's signing material in `~/.ohos/config` (so it can sign with
+    /// build-profile.json5's ciphertext passwords). Off by default: the project's
+    /// `hvigorfile.ts` runs inside hvigorw and would read it too (README "Signing passwords").
+    #[serde(default)]
+    pub hvigor_reads_signing_material: bool,
 }
 
 impl HomeConfig {
@@ -223,6 +231,9 @@ impl ProjectConfig {
     }
 
     pub fn parse(text: &str) -> Result<ProjectConfig, ConfigError> {
+        if let Some(problem) = crate::kernel::policy::controls::policy_file_problem(text) {
+            return Err(ConfigError::Control { problem });
+        }
         let config: ProjectConfig = toml::from_str(text).map_err(|e| ConfigError::Project { why: e.to_string() })?;
         for rule in &config.deny {
             rule.check().map_err(|e| ConfigError::Project { why: e.to_string() })?;

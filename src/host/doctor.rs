@@ -1,15 +1,16 @@
 //! `rein doctor`: which config.toml was read; which toolchain programs were found, where and
 //! how, and their versions; for each missing one, every place looked at and what to do — and
-//! whether a built-in tool needs it.
+//! whether a built-in tool needs it. It only looks: nothing in the project or a home changes.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 use serde::Serialize;
 
 use super::sources::builtin_files;
 use crate::kernel::files::names::shown;
 use crate::kernel::process::discovery::{self, Os};
-use crate::kernel::{Call, Kernel, RunOptions};
+use crate::kernel::{Call, Kernel};
 
 /// What [`Host::doctor`](crate::Host::doctor) found: the home config read, and every
 /// toolchain program.
@@ -120,22 +121,47 @@ pub async fn examine(kernel: &Kernel, call: &Call) -> Diagnosis {
     let path = kernel.scope().home().join(super::config::CONFIG_FILE);
     let config = ConfigFile { read: path.is_file(), path: shown(&path) };
     let candidates = kernel.toolchain().candidates.clone();
-    Diagnosis { config, programs, candidates, from_local_properties: local_properties(kernel, call) }
+    Diagnosis { config, programs, candidates, from_local_properties: local_properties(kernel) }
 }
 
-/// The project's `local.properties` candidates, read through the kernel (scope, journal).
-fn local_properties(kernel: &Kernel, call: &Call) -> Vec<String> {
-    let Ok(file) = kernel.read_text(call, "local.properties") else { return Vec::new() };
-    let props = discovery::parse_local_properties(&file.text);
+/// The project's `local.properties` candidates.
+fn local_properties(kernel: &Kernel) -> Vec<String> {
+    let Some(text) = read_local_properties(kernel.scope().workspace()) else { return Vec::new() };
+    let props = discovery::parse_local_properties(&text);
     discovery::from_local_properties(Os::current(), &props)
         .into_iter()
         .map(|(name, candidate)| format!("{name}: {candidate}"))
         .collect()
 }
 
+/// The largest local.properties read (DevEco writes two or three lines).
+const LOCAL_PROPERTIES_MAX: u64 = 64 * 1024;
+
+/// `local.properties`, read only when it is a plain file at the project's root (an agent may
+/// write the project: a link, a FIFO or a huge file is left alone), and not journaled — doctor
+/// changes nothing, not even the journal.
+fn read_local_properties(workspace: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(workspace.join("local.properties")).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > LOCAL_PROPERTIES_MAX {
+        return None;
+    }
+    let mut text = String::new();
+    file.take(LOCAL_PROPERTIES_MAX).read_to_string(&mut text).ok()?;
+    Some(text)
+}
+
+/// The version a program prints, run so that it changes nothing (see `Kernel::look`).
 async fn version_of(kernel: &Kernel, call: &Call, program: &str) -> (Option<String>, Option<String>) {
-    let opts = RunOptions { timeout_ms: Some(20_000), ..Default::default() };
-    match kernel.run(call, program, version_args(program), opts, &mut |_, _| Ok(())).await {
+    match kernel.look(call, program, version_args(program), 20_000).await {
         Ok(out) => {
             let line = out.stdout.lines().chain(out.stderr.lines()).map(str::trim).find(|l| !l.is_empty());
             match line {

@@ -63,10 +63,47 @@ impl Generation {
             let known: Vec<&String> = self.registry.recipes.keys().collect();
             let suggestions = crate::error::closest_names(name, known.iter().map(|n| n.as_str()));
             let hint = crate::error::did_you_mean(&suggestions);
-            Failure::new(Code::ToolNotFound, format!("no recipe named {name:?}.{hint} `rein tools` lists the recipes."))
-                .with_details(json!({"recipe": name, "suggestions": suggestions, "available": known}))
+            let failure = Failure::new(
+                Code::ToolNotFound,
+                format!("no recipe named {name:?}.{hint} `rein tools` lists the recipes."),
+            )
+            .with_details(json!({"recipe": name, "suggestions": suggestions, "available": known}));
+            self.explain_not_found(failure, "recipes")
         })
     }
+
+    /// A TOOL_NOT_FOUND explained: a tool or recipe of a pack rein.lock pins that this
+    /// generation does not serve (not installed in this home, or not approved for the
+    /// project) says to run `rein pack sync`; any other names the files of `folder` that did
+    /// not load, since the name may be in one.
+    pub fn explain_not_found(&self, failure: Failure, folder: &str) -> Failure {
+        if failure.code != Code::ToolNotFound {
+            return failure;
+        }
+        let asked = failure.details.get("tool").or(failure.details.get("recipe")).and_then(|n| n.as_str());
+        let pack = asked.and_then(pack_of).filter(|pack| !self.sources.packs().any(|p| &p.name == pack));
+        let locked = self.sources.project_root().and_then(|root| crate::packs::lockfile::Lock::load(root).ok());
+        match (asked, pack, locked) {
+            (Some(name), Some(pack), Some(lock)) if lock.get(&pack).is_some() => Failure::new(
+                Code::ToolNotFound,
+                format!(
+                    "{name:?} comes from pack {pack}, which rein.lock pins but this rein home does not serve (not installed, or not approved for this project yet); a person runs `rein pack sync` at a terminal to install the locked version"
+                ),
+            )
+            .with_details(json!({"name": name, "pack": pack, "fix": "rein pack sync"})),
+            _ => self.registry.explain_not_found(failure, folder),
+        }
+    }
+}
+
+/// The pack a tool or recipe name belongs to: `team-kit.greet`, or as MCP names it,
+/// `team_kit__greet` and `recipe_team_kit__clean_run`.
+fn pack_of(name: &str) -> Option<String> {
+    if let Some((pack, _)) = name.split_once('.') {
+        return Some(pack.to_string());
+    }
+    let name = name.strip_prefix("recipe_").unwrap_or(name);
+    name.split_once("__").map(|(pack, _)| pack.replace('_', "-"))
 }
 
 fn loaded_differently() -> Failure {
@@ -74,4 +111,17 @@ fn loaded_differently() -> Failure {
         Code::LuaError,
         "a new Lua state did not load the same tools and recipes as the first one of this generation (does a file read files or the clock while it loads?); it is not used. Make tool and recipe files declare the same things every time they load",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pack_of;
+
+    #[test]
+    fn a_name_says_its_pack_in_either_spelling() {
+        assert_eq!(pack_of("team-kit.greet").as_deref(), Some("team-kit"));
+        assert_eq!(pack_of("team_kit__greet").as_deref(), Some("team-kit"));
+        assert_eq!(pack_of("recipe_team_kit__clean_run").as_deref(), Some("team-kit"));
+        assert_eq!(pack_of("read_file"), None);
+    }
 }

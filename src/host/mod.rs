@@ -204,6 +204,18 @@ impl Host {
         &self.policy_pending
     }
 
+    /// The one warning a person reads when [`Host::policy_pending`] is not empty, in words,
+    /// naming the one command that settles it; None when nothing waits.
+    pub fn policy_warning(&self) -> Option<String> {
+        policy_files::warning(&self.policy_pending)
+    }
+
+    /// The one command that settles what waits: `rein pack sync` when all of it is packs the
+    /// project adds, else `rein approvals policy`.
+    pub fn policy_review_command(&self) -> &'static str {
+        policy_files::review_command(&self.policy_pending)
+    }
+
     /// Tool and recipe files that failed to load or clash.
     pub fn problems(&self) -> Vec<LoadProblem> {
         self.generation().registry.problems.clone()
@@ -318,7 +330,7 @@ impl Host {
             Err(failure) if failure.code == Code::Cancelled && call.is_cancelled() => Err(cancelled(name)),
             other => other,
         };
-        scrubbed(&call, result)
+        scrubbed(&call, result.map_err(|failure| generation.explain_not_found(failure, "tools")))
     }
 
     /// Runs a recipe as part of `call` (from [`Host::new_call`]); the call's listeners hear

@@ -11,10 +11,11 @@
 //! A workspace rein has never seen has approved nothing: its packs and overrides wait for a
 //! person's first approval; its deny rules apply at once.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::config::{ConfigError, ProjectConfig};
-use crate::error::Failure;
+use crate::error::{Code, Failure};
 use crate::kernel::digest::sha256_hex;
 use crate::kernel::files::names::shown;
 use crate::kernel::files::read::read_optional_text;
@@ -78,7 +79,9 @@ pub fn approved_text(workspace: &Path, home: &Path, file: &str) -> Result<Option
 }
 
 /// Records these entries of rein.lock as approved (a person confirmed installing them at a
-/// terminal), leaving the rest of what was approved as it was.
+/// terminal), with the lines of rein.toml's `[packs]` that name them from the same source,
+/// leaving the rest of what was approved as it was: after `rein pack sync` nothing of these
+/// packs waits.
 pub fn approve_lock_entries(workspace: &Path, home: &Path, entries: &[LockedPack]) -> Result<(), Failure> {
     let mut approved_lock = match approved(&store(home, workspace), LOCK_FILE)? {
         Some(text) => Lock::parse(&text)?,
@@ -87,7 +90,29 @@ pub fn approve_lock_entries(workspace: &Path, home: &Path, entries: &[LockedPack
     for entry in entries {
         approved_lock.upsert(entry.clone());
     }
-    record(workspace, home, LOCK_FILE, Some(&approved_lock.to_toml()))
+    record(workspace, home, LOCK_FILE, Some(&approved_lock.to_toml()))?;
+    approve_pack_lines(workspace, home, entries)
+}
+
+/// Adds to the approved rein.toml the `[packs]` lines of the current one that name `entries`
+/// from their locked source.
+fn approve_pack_lines(workspace: &Path, home: &Path, entries: &[LockedPack]) -> Result<(), Failure> {
+    let current = ProjectConfig::parse(&current_text(workspace, PROJECT_FILE)?.unwrap_or_default())?;
+    let listed: Vec<&LockedPack> = entries.iter().filter(|e| current.packs.get(&e.name) == Some(&e.source)).collect();
+    if listed.is_empty() {
+        return Ok(());
+    }
+    let approved = approved(&store(home, workspace), PROJECT_FILE)?.unwrap_or_default();
+    let mut doc: toml_edit::DocumentMut = approved
+        .parse()
+        .map_err(|e| Failure::new(Code::InvalidConfig, format!("the approved copy of rein.toml is not valid: {e}")))?;
+    let Some(packs) = doc.entry("packs").or_insert(toml_edit::table()).as_table_mut() else {
+        return Err(Failure::new(Code::InvalidConfig, "the approved copy of rein.toml: `packs` must be a table"));
+    };
+    for entry in listed {
+        packs.insert(&entry.name, toml_edit::value(entry.source.clone()));
+    }
+    record(workspace, home, PROJECT_FILE, Some(&doc.to_string()))
 }
 
 /// Records `text` (None: the file is gone) as the approved `file` of `workspace`. Each file is
@@ -140,17 +165,56 @@ fn approved(store: &Path, file: &str) -> Result<Option<String>, Failure> {
     read_optional_text(&store.join(file)).map_err(|e| io(&store.join(file), e))
 }
 
+/// How a pack the project adds reads in `pending`: in rein.toml's [packs], and in rein.lock.
+const TOML_ADDS_PACK: &str = "rein.toml's [packs] adds ";
+const LOCK_ADDS_PACK: &str = "rein.lock adds pack ";
+
+/// The one command that settles what waits: `rein pack sync` when all of it is packs the
+/// project adds (a teammate's first checkout: sync installs what the lock pins, and a person
+/// confirms it), else `rein approvals policy`.
+pub fn review_command(pending: &[String]) -> &'static str {
+    let adds_packs = |p: &String| p.starts_with(TOML_ADDS_PACK) || p.starts_with(LOCK_ADDS_PACK);
+    if !pending.is_empty() && pending.iter().all(adds_packs) && pending.iter().any(|p| p.starts_with(LOCK_ADDS_PACK)) {
+        "rein pack sync"
+    } else {
+        "rein approvals policy"
+    }
+}
+
+/// The one warning a person reads when policy changes wait for them, in words, naming the one
+/// command that settles them; None when nothing waits.
+pub fn warning(pending: &[String]) -> Option<String> {
+    if pending.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "rein.toml or rein.lock changed in ways a person has not approved ({}); until a person runs `{}` at a terminal, rein serves the policy last approved, plus every deny rule",
+        pending.join("; "),
+        review_command(pending)
+    ))
+}
+
+/// What changed in one table of rein.toml (`[packs]`, `[overrides]`), in words, one change
+/// each: `rein.toml's [packs] adds team-kit = "../team-kit"`.
+fn table_changes(table: &str, approved: &BTreeMap<String, String>, current: &BTreeMap<String, String>) -> Vec<String> {
+    let mut said = Vec::new();
+    for (name, value) in current {
+        match approved.get(name) {
+            None => said.push(format!("adds {name} = {value:?}")),
+            Some(old) if old != value => said.push(format!("changes {name} from {old:?} to {value:?}")),
+            Some(_) => {}
+        }
+    }
+    for name in approved.keys().filter(|name| !current.contains_key(*name)) {
+        said.push(format!("removes {name}"));
+    }
+    said.into_iter().map(|change| format!("rein.toml's [{table}] {change}")).collect()
+}
+
 fn settle_config(approved: ProjectConfig, current: ProjectConfig) -> (ProjectConfig, Vec<String>) {
     let mut pending = Vec::new();
-    if current.overrides != approved.overrides {
-        pending.push(format!(
-            "rein.toml [overrides] changed: {:?} (approved: {:?})",
-            current.overrides, approved.overrides
-        ));
-    }
-    if current.packs != approved.packs {
-        pending.push(format!("rein.toml [packs] changed: {:?} (approved: {:?})", current.packs, approved.packs));
-    }
+    pending.extend(table_changes("overrides", &approved.overrides, &current.overrides));
+    pending.extend(table_changes("packs", &approved.packs, &current.packs));
     for removed in approved.deny.iter().filter(|rule| !current.deny.contains(rule)) {
         pending.push(format!("rein.toml: the deny rule `{}` was removed", removed.describe()));
     }
@@ -172,19 +236,23 @@ fn settle_lock(approved: &Lock, current: &Lock, pending: &mut Vec<String>) -> Lo
         match approved.get(&pack.name) {
             Some(same) if same == pack => effective.packs.push(pack.clone()),
             Some(other) => pending.push(format!(
-                "rein.lock moves pack {} from sha256 {} to {} (not approved; still serving the approved one)",
-                pack.name, other.sha256, pack.sha256
+                "rein.lock moves pack {} from content {} to {} (the approved one still serves)",
+                pack.name,
+                short(&other.sha256),
+                short(&pack.sha256)
             )),
-            None => pending.push(format!(
-                "rein.lock adds pack {} (not approved; not loaded; `rein pack sync` at a terminal installs and approves it)",
-                pack.name
-            )),
+            None => pending.push(format!("{LOCK_ADDS_PACK}{} (not loaded until approved)", pack.name)),
         }
         if let Some(old) = approved.get(&pack.name).filter(|same| *same != pack) {
             effective.packs.push(old.clone());
         }
     }
     effective
+}
+
+/// The first 12 hex digits of a sha256, as people compare them.
+fn short(sha256: &str) -> &str {
+    &sha256[..sha256.len().min(12)]
 }
 
 fn io(path: &Path, err: std::io::Error) -> Failure {
@@ -225,7 +293,10 @@ mod tests {
         let policy = load(&ws, &home).unwrap();
         assert!(policy.config.overrides.is_empty(), "not approved, not served");
         assert_eq!(policy.config.deny.len(), 1, "the deny rule still applies");
-        assert!(policy.pending[0].contains("[overrides]"), "{:?}", policy.pending);
+        assert_eq!(policy.pending, [r#"rein.toml's [overrides] adds list_dir = "kit.list_dir""#], "in words");
+        let warning = warning(&policy.pending).unwrap();
+        assert_eq!(warning.matches("`rein").count(), 1, "one command: {warning}");
+        assert!(!warning.contains('{'), "no raw maps: {warning}");
         record(&ws, &home, PROJECT_FILE, current_text(&ws, PROJECT_FILE).unwrap().as_deref()).unwrap();
         let policy = load(&ws, &home).unwrap();
         assert_eq!(policy.config.overrides.len(), 1);

@@ -14,8 +14,8 @@ use super::Host;
 use crate::error::{Code, Failure};
 use crate::kernel::digest::sha256_hex;
 use crate::kernel::edit::diff::unified_diff;
-use crate::kernel::files::names::shown;
 use crate::kernel::scope::protected::{LOCK_FILE, PROJECT_FILE};
+use crate::visible;
 
 /// The project's policy files as they wait for a person ([`Host::policy_review`]). Show
 /// [`PolicyReview::text`] (or [`PolicyReview::pending`] and each file's diff) to the person,
@@ -50,7 +50,9 @@ impl PolicyReview {
         &self.workspace
     }
 
-    /// Each change that waits for a person, in words; empty when nothing waits.
+    /// Each change that waits for a person, in words; empty when nothing waits. These hold the
+    /// files' own texts: show [`PolicyReview::text`], or pass each through
+    /// [`visible::line`](crate::visible::line).
     pub fn pending(&self) -> &[String] {
         &self.pending
     }
@@ -66,17 +68,19 @@ impl PolicyReview {
     }
 
     /// What to show the person before they approve: each change in words, then each file's
-    /// diff from what they approved before.
+    /// diff from what they approved before — everything a screen would act on or hide shown
+    /// escaped ([`visible`](crate::visible)), so the person reads what the files hold.
     pub fn text(&self) -> String {
+        let pending: Vec<_> = self.pending.iter().map(|change| visible::line(change)).collect();
         let mut text = format!(
             "The project's policy files changed in ways a person has not approved:\n  {}\n",
-            self.pending.join("\n  ")
+            pending.join("\n  ")
         );
         for file in self.files.iter().filter(|f| !f.diff.is_empty()) {
             text.push('\n');
-            text.push_str(&file.diff);
+            text.push_str(&visible::lines(&file.diff));
         }
-        text.push_str(&format!("\nApprove rein.toml and rein.lock of {} as shown?", shown(&self.workspace)));
+        text.push_str(&format!("\nApprove rein.toml and rein.lock of {} as shown?", visible::path(&self.workspace)));
         text
     }
 }
@@ -84,6 +88,24 @@ impl PolicyReview {
 impl Host {
     /// The project's rein.toml and rein.lock as a person would review them: what waits for
     /// approval (rein serves the approved versions until then) and each file's diff.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let workspace = tempfile::tempdir()?;
+    /// # let home = tempfile::tempdir()?;
+    /// // An agent pointed a built-in tool at a pack's.
+    /// std::fs::write(workspace.path().join("rein.toml"), "[overrides]\nlist_dir = \"kit.list_dir\"\n")?;
+    /// let host = rein::Host::builder().workspace(workspace.path())
+    /// #   .home(home.path())
+    ///     .build()?;
+    /// let review = host.policy_review()?;
+    /// assert!(review.pending()[0].contains("[overrides]"));
+    /// // Show review.text() to the person; with their yes, exactly what it showed is approved:
+    /// host.approve_policy(&review)?;
+    /// assert!(host.policy_review()?.is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn policy_review(&self) -> Result<PolicyReview, Failure> {
         let (workspace, home) = (self.workspace(), self.kernel.scope().home());
         let current: Vec<Option<String>> = [PROJECT_FILE, LOCK_FILE]
@@ -111,7 +133,7 @@ impl Host {
         if review.workspace != workspace {
             return Err(Failure::new(
                 Code::InvalidArgs,
-                format!("this review is of {}, not of {}", shown(&review.workspace), shown(workspace)),
+                format!("this review is of {}, not of {}", visible::path(&review.workspace), visible::path(workspace)),
             ));
         }
         for file in &review.files {

@@ -8,7 +8,9 @@ use serde::Serialize;
 
 use super::project_files::SourceError;
 use super::sources::{Origin, SourceFile, Sources};
+use crate::error::{Code, Failure};
 use crate::kernel::{Actor, Call};
+use crate::lua::annotations::Annotations;
 use crate::lua::schema::Params;
 use crate::lua::tool::parse_tool;
 use crate::lua::{CallableTool, Runtime, ToolTable};
@@ -36,6 +38,9 @@ pub struct ToolInfo {
     /// The checks it declares (`rein test`), as written; `null` when none.
     #[serde(skip_serializing_if = "serde_json::Value::is_null")]
     pub checks: serde_json::Value,
+    /// What it says about its effects, as MCP clients get them (`annotations`).
+    #[serde(skip_serializing_if = "Annotations::is_empty")]
+    pub annotations: Annotations,
 }
 
 /// A file that did not give a usable tool or recipe.
@@ -265,12 +270,32 @@ fn layered<T>(
     winners
 }
 
-/// A broken file is blamed on the name its file name suggests, so calling that name reports
-/// the breakage instead of silently running an older definition.
+/// A broken file is blamed on the name it declares (`name = "greet"`), or else the name its
+/// file name suggests, so calling that name reports the breakage (TOOL_INVALID, with the file
+/// and line) instead of an unknown tool or an older definition.
 fn problem_for(file: &SourceFile, message: String) -> LoadProblem {
-    let stem = file.rel.rsplit('/').next().and_then(|n| n.strip_suffix(".lua")).map(|stem| namespaced(file, stem));
+    let stem = file.rel.rsplit('/').next().and_then(|n| n.strip_suffix(".lua"));
+    let name = declared_name(&file.text).or(stem).map(|name| namespaced(file, name));
     let (line, message) = super::locate::locate(&file.label, &file.text, &message);
-    LoadProblem { line, ..LoadProblem::new(file.label.clone(), stem, message) }
+    LoadProblem { line, ..LoadProblem::new(file.label.clone(), name, message) }
+}
+
+/// The first `name = "…"` of a declaration file that reads as a tool or recipe name; the file
+/// did not load, so its text is all there is to go by.
+fn declared_name(text: &str) -> Option<&str> {
+    text.match_indices("name").find_map(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+            return None;
+        }
+        let rest = text[at + 4..].trim_start().strip_prefix('=')?.trim_start();
+        let quote = rest.chars().next().filter(|q| *q == '"' || *q == '\'')?;
+        let value = &rest[1..rest[1..].find(quote)? + 1];
+        let first = value.chars().next()?;
+        let valid = first.is_ascii_lowercase()
+            && value.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
+        valid.then_some(value)
+    })
 }
 
 /// Runs a declaration file: its top-level code acts as the file (and its pack), so a pack's
@@ -284,7 +309,8 @@ fn load_tool(runtime: &mut Runtime, sources: &Sources, file: &SourceFile) -> Res
     let value = declaration(runtime, sources, file)?;
     let spec = parse_tool(runtime.lua(), value).map_err(|e| problem_for(file, e.to_string()))?;
     let name = namespaced(file, &spec.name);
-    let info = info_of(file, &name, &spec.description, &spec.params, spec.checks.clone());
+    let mut info = info_of(file, &name, &spec.description, &spec.params, spec.checks.clone());
+    info.annotations = spec.annotations;
     let actor = actor_of(sources, file, &name);
     Ok(Loaded { info, value: CallableTool { params: spec.params, run: spec.run, actor } })
 }
@@ -297,7 +323,8 @@ fn load_recipe(
     let value = declaration(runtime, sources, file)?;
     let (mut spec, code) = parse_recipe(runtime.lua(), value).map_err(|e| problem_for(file, e.to_string()))?;
     spec.name = namespaced(file, &spec.name);
-    let info = info_of(file, &spec.name, &spec.description, &spec.params, serde_json::Value::Null);
+    let mut info = info_of(file, &spec.name, &spec.description, &spec.params, serde_json::Value::Null);
+    info.annotations = spec.annotations;
     let actor = actor_of(sources, file, &spec.name);
     Ok(Loaded { info, value: (spec, code, actor) })
 }
@@ -327,6 +354,7 @@ fn info_of(file: &SourceFile, name: &str, description: &str, params: &Params, ch
         overrides: None,
         schema: params.json_schema(),
         checks,
+        annotations: Annotations::default(),
     }
 }
 
@@ -346,6 +374,36 @@ impl Registry {
         self.problems.iter().find(|p| p.tool.as_deref() == Some(name))
     }
 
+    /// Where each file of `folder` (`tools`, `recipes`) that did not load broke
+    /// (`tools/x.lua:5`), for a caller looking for a name that is not served.
+    pub fn broken_files(&self, folder: &str) -> Vec<String> {
+        let inside = format!("{folder}/");
+        self.problems
+            .iter()
+            .filter(|p| p.file.starts_with(&inside) || p.file.contains(&format!("/{inside}")))
+            .map(|p| p.line.map_or_else(|| p.file.clone(), |line| format!("{}:{line}", p.file)))
+            .collect()
+    }
+
+    /// A TOOL_NOT_FOUND that also names the files that did not load: the tool may be in one.
+    pub fn explain_not_found(&self, mut failure: Failure, folder: &str) -> Failure {
+        let broken = self.broken_files(folder);
+        if failure.code != Code::ToolNotFound || broken.is_empty() {
+            return failure;
+        }
+        let files = broken.join(", ");
+        let (one, these) = if broken.len() == 1 { ("file", "it") } else { ("files", "one of them") };
+        failure.message = format!(
+            "{} {} {one} did not load ({files}); if {these} defines it, fix it: `rein check` says what is wrong.",
+            failure.message,
+            broken.len()
+        );
+        if let Some(details) = failure.details.as_object_mut() {
+            details.insert("not_loaded".into(), serde_json::json!(broken));
+        }
+        failure
+    }
+
     /// The tool `name` stands for: its own name, or its MCP name (`team_kit__greet` for
     /// `team-kit.greet`).
     pub fn tool_named(&self, name: &str) -> Option<&ToolInfo> {
@@ -361,6 +419,15 @@ impl Registry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_broken_file_is_blamed_on_the_name_it_declares() {
+        assert_eq!(declared_name("return {\n  name = \"greet\",\n  oops\n}"), Some("greet"));
+        assert_eq!(declared_name("local x = { filename = 'a' }\nreturn { name = 'ship-it' }"), Some("ship-it"));
+        assert_eq!(declared_name("return { name = nil }"), None);
+        assert_eq!(declared_name("return { name = \"Not A Name\" }"), None);
+        assert_eq!(declared_name("return {"), None);
+    }
 
     #[test]
     fn mcp_names_are_stable_and_match_what_clients_accept() {

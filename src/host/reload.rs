@@ -32,6 +32,8 @@ pub struct ReloadOutcome {
     pub files: Vec<String>,
     /// Of those, the ones now served.
     pub loaded: Vec<String>,
+    /// Of those, the ones deleted (their tools and recipes are in `removed`).
+    pub deleted: Vec<String>,
     /// Tools and recipes served now that were not before.
     pub added: Vec<String>,
     /// Tools and recipes no longer served.
@@ -110,6 +112,7 @@ impl Host {
             applied: false,
             files: Vec::new(),
             loaded: Vec::new(),
+            deleted: Vec::new(),
             added: Vec::new(),
             removed: Vec::new(),
             updated: Vec::new(),
@@ -254,12 +257,14 @@ impl Host {
     }
 
     fn swap(&self, old: &Generation, candidate: Generation, plan: &Plan, outcome: &mut ReloadOutcome) {
-        outcome.loaded = plan.changes.keys().cloned().collect();
+        let (present, deleted): (Vec<_>, Vec<_>) = plan.changes.iter().partition(|(_, text)| text.is_some());
+        outcome.loaded = present.into_iter().map(|(file, _)| file.clone()).collect();
+        outcome.deleted = deleted.into_iter().map(|(file, _)| file.clone()).collect();
         if plan.packs.is_some() {
             outcome.loaded.push(LOCK_FILE.to_string());
         }
-        let loaded = outcome.loaded.clone();
-        diff_names(old, &candidate, &loaded, outcome);
+        let changed: Vec<String> = outcome.loaded.iter().chain(&outcome.deleted).cloned().collect();
+        diff_names(old, &candidate, &changed, outcome);
         outcome.applied = true;
         outcome.generation = candidate.number;
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(candidate);

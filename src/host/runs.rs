@@ -33,6 +33,12 @@ impl Host {
         runs::load(&self.kernel, run_id)
     }
 
+    /// A run's report as the page report.html holds, rendered again from report.json and the
+    /// screenshot and UI tree in the run's folder.
+    pub fn run_report_page(&self, report: &Report) -> String {
+        report.to_html(&crate::recipe::runs::embedded(&self.kernel, report))
+    }
+
     /// Removes the saved copies (pre-images) that no run inside `retention` needs for its
     /// undo. Runs outside it keep their reports but can no longer be undone. Every recipe run
     /// does this with [`Retention::default`] when it ends.
@@ -44,11 +50,13 @@ impl Host {
     /// Without `force`, a file changed since the run refuses the whole undo with `STALE_FILE`
     /// before anything is touched; with it, those later changes are lost.
     ///
-    /// The run's record lies in the workspace's `.rein/`, and restoring puts back rein's own
-    /// earlier writes without asking anyone again: call it for a person, never for an agent.
+    /// The run's record lies in the workspace's `.rein/`, where an agent may write: each file
+    /// is allowed as a write of it would be (your approver is asked about a file outside the
+    /// workspace, a protected one or one in rein's home; one refusal and nothing is touched).
+    /// Call it for a person, never for an agent.
     pub fn undo(&self, run_id: &str, force: bool) -> Result<Undone, Failure> {
         let report = self.run_report(run_id)?;
-        match self.kernel.restore(&self.new_call(), &report.file_changes(), force) {
+        match self.kernel.undo(&self.new_call(), &report.file_changes(), force) {
             Ok(restored) => Ok(Undone { run_id: report.run_id, restored }),
             Err(err) => {
                 let mut failure = Failure::from(err);

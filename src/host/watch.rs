@@ -20,7 +20,7 @@ use crate::kernel::files::names::shown;
 use crate::kernel::scope::protected::LOCK_FILE;
 
 /// Quiet time after the last change before reloading (editors write files in bursts).
-pub const SETTLE: Duration = Duration::from_millis(200);
+pub const SETTLE: Duration = Duration::from_millis(100);
 /// A burst that never goes quiet is reloaded after this long anyway.
 const LONGEST_BURST: Duration = Duration::from_secs(2);
 

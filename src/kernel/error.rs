@@ -54,6 +54,9 @@ pub enum KernelError {
     #[error("{command} is refused: {reason}.")]
     ApprovalDenied { command: String, reason: String },
 
+    #[error("{program}: {argument} holds a control character ({shown}), which no {program} command needs and which a person's screen would act on instead of showing. Give it without control characters")]
+    ControlInArgument { program: String, argument: String, position: usize, shown: String },
+
     #[error("{program} is not a program rein may run. Tools may run hvigorw, hdc, ohpm and hap-sign-tool, and programs a person lists under [programs] in home config.toml.")]
     ProgramNotAllowed { program: String },
 
@@ -136,9 +139,7 @@ fn approval_hint(class: PathClass) -> &'static str {
 
 fn grant_hint(grant: Option<&str>) -> String {
     match grant {
-        Some(grant) => {
-            format!(" Nobody could be asked here: a person can allow it with `{grant}`, or run rein with --yes.")
-        }
+        Some(grant) => format!(" Nobody could be asked here: a person can allow it with `{grant}`."),
         None => " Only a person can allow it, answering rein's question (at its terminal prompt, or for workspace files through the MCP client); not --yes, not a rule.".to_string(),
     }
 }
@@ -177,7 +178,7 @@ impl KernelError {
 
     pub fn code(&self) -> Code {
         match self {
-            KernelError::InvalidArgs { .. } => Code::InvalidArgs,
+            KernelError::InvalidArgs { .. } | KernelError::ControlInArgument { .. } => Code::InvalidArgs,
             KernelError::ApprovalRequired { .. } => Code::ApprovalRequired,
             KernelError::FileNotFound { .. } => Code::FileNotFound,
             KernelError::NotAFile { .. } => Code::NotAFile,
@@ -233,6 +234,9 @@ impl KernelError {
                 json!({"command": command, "why": why, "grant": grant})
             }
             KernelError::ApprovalDenied { command, reason } => json!({"command": command, "reason": reason}),
+            KernelError::ControlInArgument { program, argument, position, shown } => {
+                json!({"program": program, "argument": argument, "position": position, "character": shown})
+            }
             KernelError::ProgramNotAllowed { program } => json!({"program": program}),
             KernelError::Unconfinable { program, why } => json!({"program": program, "confinement": why}),
             KernelError::ToolchainNotFound { program, tried, fix } => {

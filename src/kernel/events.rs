@@ -244,7 +244,7 @@ pub enum Serving {
 pub enum RunStatus {
     /// Only while it runs; a saved report never says so.
     Running,
-    /// Every step was verified.
+    /// Every step ended well: verified, or done where the step declares no verify.
     Succeeded,
     /// A step failed; the steps after it were skipped.
     Failed,
@@ -258,6 +258,8 @@ pub enum RunStatus {
 pub enum StepStatus {
     /// It ran and its verify passed.
     Verified,
+    /// It ran to its end without an error, but declares no verify: nothing proved it worked.
+    Done,
     /// Its last attempt failed (and was rolled back).
     Failed,
     /// A step before it failed.
@@ -283,11 +285,19 @@ impl std::fmt::Display for StepStatus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             StepStatus::Verified => "verified",
+            StepStatus::Done => "done (no verify)",
             StepStatus::Failed => "failed",
             StepStatus::Skipped => "skipped",
             StepStatus::Reused => "reused",
             StepStatus::Cancelled => "cancelled",
         })
+    }
+}
+
+impl StepStatus {
+    /// Whether the run goes on after it: verified, done (no verify) or reused.
+    pub fn ended_well(self) -> bool {
+        matches!(self, StepStatus::Verified | StepStatus::Done | StepStatus::Reused)
     }
 }
 

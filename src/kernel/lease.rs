@@ -159,7 +159,7 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         let (first, second) = (Call::new(), Call::new());
         take_within(&first, home.path(), Some("A"), Duration::ZERO).await.unwrap();
-        let nested = first.acting_as(super::super::call::Actor::new("app_install", None));
+        let nested = first.acting_as(crate::kernel::Actor::new("app_install", None));
         take_within(&nested, home.path(), Some("A"), Duration::ZERO).await.expect("the tree holds it already");
         take_within(&second, home.path(), Some("B"), Duration::ZERO).await.expect("another device is free");
         let busy = take_within(&second, home.path(), Some("A"), Duration::from_millis(300)).await.unwrap_err();

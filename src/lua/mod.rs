@@ -10,14 +10,18 @@
 //! - `state`: what natives reach (kernel, modules, limits, the loaded tools)
 //! - `api/`: the `rein` namespace, one module per area
 //! - `native/`: the embedder's own modules (`rein.<name>`), acting through the kernel
-//! - `tool`, `schema`: a tool's declaration and its parameter schema
+//! - `tool`, `schema`, `annotations`: a tool's declaration, its parameter schema and what it
+//!   says about its effects
+//! - `compiled`: the host's own cache of what it compiled (bytecode by file and text)
 //! - `chunk`, `require`: Lua source; files compiled as text, each in its own environment, and
 //!   the modules they require
 //! - `limits`, `failure`, `convert`: budgets, errors across the boundary, JSON <-> Lua
 //! - `pattern`: Lua 5.4 patterns (`string.find` and friends) that the budget can stop
 
+pub mod annotations;
 pub mod api;
 pub mod chunk;
+pub(crate) mod compiled;
 pub mod convert;
 pub mod current_call;
 pub mod declaration;

@@ -78,11 +78,7 @@ pub(crate) fn compile_sharing(lua: &Lua, chunk: &Chunk, modules: Table) -> mlua:
     };
     meta.set("__index", globals)?;
     env.set_metatable(Some(meta))?;
-    lua.load(chunk.text.as_str())
-        .set_name(format!("@{}", chunk.label))
-        .set_mode(ChunkMode::Text)
-        .set_environment(env)
-        .into_function()
+    crate::lua::compiled::load(lua, &chunk.label, &chunk.text, Some(env))
 }
 
 /// Whether `chunk` compiles (without running it, in a state of its own): the syntax error,

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use mlua::{ChunkMode, Function, Lua, LuaOptions, StdLib, Table, Value};
+use mlua::{Function, Lua, LuaOptions, StdLib, Table, Value};
 
 use crate::error::Failure;
 use crate::kernel::call::CancellationToken;
@@ -17,7 +17,7 @@ use crate::lua::meter::{self, Meter};
 use crate::lua::native::{self, NativeModules};
 use crate::lua::require;
 use crate::lua::state::{Helpers, HostData, ToolTable};
-use crate::lua::{api, current_call, failure, pattern};
+use crate::lua::{api, compiled, current_call, failure, pattern};
 
 const BOOTSTRAP: &str = include_str!("bootstrap.lua");
 
@@ -56,11 +56,9 @@ impl Runtime {
         let allocator = MeteredAllocator::new(&lua, meter.clone()).map_err(|e| internal("meter the allocator", e))?;
         let strings: Table = lua.globals().get("string").map_err(|e| internal("read the string table", e))?;
         pattern::install(&lua, &strings).map_err(|e| internal("install the pattern functions", e))?;
-        let helpers: Table = lua
-            .load(BOOTSTRAP)
-            .set_name("@<rein>/bootstrap.lua")
-            .set_mode(ChunkMode::Text)
-            .call(api::bootstrap_natives(&lua).map_err(|e| internal("prepare the bootstrap", e))?)
+        let bootstrap_natives = api::bootstrap_natives(&lua).map_err(|e| internal("prepare the bootstrap", e))?;
+        let helpers: Table = compiled::load(&lua, "<rein>/bootstrap.lua", BOOTSTRAP, None)
+            .and_then(|bootstrap| bootstrap.call(bootstrap_natives))
             .map_err(|e| internal("run the bootstrap", e))?;
         let read = |name: &str| helpers.get::<Function>(name).map_err(|e| internal("read the bootstrap", e));
         let seal_globals = read("seal_globals")?;

@@ -1,9 +1,11 @@
-//! A tool as a Lua file declares it: `return { name, description, params, run, checks? }`.
+//! A tool as a Lua file declares it:
+//! `return { name, description, params, run, checks?, annotations? }`.
 
 use std::collections::BTreeMap;
 
 use mlua::{Function, Lua, LuaSerdeExt, Value};
 
+use crate::lua::annotations::{self, Annotations};
 use crate::lua::convert;
 use crate::lua::declaration::{only_fields, optional, required, serde_reason, wrong, SpecError};
 use crate::lua::schema::{Param, Params};
@@ -16,10 +18,12 @@ pub struct ToolSpec {
     pub run: Function,
     /// Examples `{args, expect}` the tool carries for `rein test` (kept as declared).
     pub checks: serde_json::Value,
+    /// What it says about its effects (MCP's tool annotations).
+    pub annotations: Annotations,
 }
 
 /// The fields a tool table may have.
-pub const KNOWN_FIELDS: [&str; 5] = ["name", "description", "params", "run", "checks"];
+pub const KNOWN_FIELDS: [&str; 6] = ["name", "description", "params", "run", "checks", "annotations"];
 const WHAT: &str = "the tool table";
 
 /// Reads the table a tool file returned.
@@ -42,7 +46,8 @@ pub fn parse_tool(lua: &Lua, value: Value) -> Result<ToolSpec, SpecError> {
     let run: Function = required(&table, WHAT, "run", "a function(args, ctx)")?;
     let params = parse_params(lua, optional(&table, &what, "params", "a table of parameters")?, &what)?;
     let checks = convert::lua_to_json(lua, table.get::<Value>("checks").unwrap_or(Value::Nil));
-    Ok(ToolSpec { name, description, params, run, checks })
+    let annotations = annotations::parse(lua, table.get::<Value>("annotations").unwrap_or(Value::Nil), &what)?;
+    Ok(ToolSpec { name, description, params, run, checks, annotations })
 }
 
 /// `params = { field = { type, description?, ... } }` of a tool or recipe. Each parameter is

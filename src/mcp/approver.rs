@@ -13,6 +13,7 @@ use rmcp::RoleServer;
 use tokio::runtime::{Handle, RuntimeFlavor};
 
 use crate::kernel::policy::{Answer, ApprovalRequest, Approver, Asked};
+use crate::visible;
 
 /// How long a question may wait for the person before it counts as No.
 const ASK_TIMEOUT: Duration = Duration::from_secs(10 * 60);
@@ -116,7 +117,7 @@ async fn ask(context: &RequestContext<RoleServer>, request: &ApprovalRequest) ->
     let offers_session = request.who == Asked::Anyone && request.rule.is_some();
     let params = ElicitRequestParams::FormElicitationParams {
         meta: None,
-        message: format!("rein wants to {}\n({})", request.what, request.why),
+        message: message(request),
         requested_schema: question(offers_session),
     };
     tokio::select! {
@@ -135,6 +136,20 @@ async fn ask(context: &RequestContext<RoleServer>, request: &ApprovalRequest) ->
         },
         _ = context.ct.cancelled() => Answer::No,
     }
+}
+
+/// The question's text: what would happen, why rein asks and what a yes means, everything a
+/// screen would act on or hide shown escaped (an MCP client shows it to the person as it is).
+fn message(request: &ApprovalRequest) -> String {
+    let mut text = format!("rein wants to {}\n({})", visible::line(&request.what), visible::line(&request.why));
+    for line in &request.context {
+        text.push_str(&format!("\n{}", visible::line(line)));
+    }
+    // "Always" allows what the rule matches for the session, not only this one command.
+    if let Some(rule) = request.rule.as_ref().filter(|_| request.who == Asked::Anyone) {
+        text.push_str(&format!("\n\"Always\" allows what this rule matches: {}", visible::line(&rule.describe())));
+    }
+    text
 }
 
 fn question(offers_session: bool) -> ElicitationSchema {
@@ -175,9 +190,41 @@ mod tests {
 
     #[test]
     fn without_a_call_in_scope_nobody_is_asked() {
-        let request =
-            ApprovalRequest { what: "write /x".into(), why: "outside".into(), who: Asked::Anyone, rule: None };
+        let request = ApprovalRequest {
+            what: "write /x".into(),
+            why: "outside".into(),
+            context: Vec::new(),
+            who: Asked::Anyone,
+            rule: None,
+        };
         assert_eq!(ElicitingApprover.answer(&request), Answer::No);
+    }
+
+    #[test]
+    fn the_message_shows_everything_escaped() {
+        let request = ApprovalRequest {
+            what: "write /x/\u{202e}fdp.exe".into(),
+            why: "outside".into(),
+            context: vec!["in /w\u{1b}[2K".into()],
+            who: Asked::Anyone,
+            rule: None,
+        };
+        assert_eq!(message(&request), "rein wants to write /x/\\u{202e}fdp.exe\n(outside)\nin /w\\u{1b}[2K");
+    }
+
+    #[test]
+    fn the_message_says_what_always_allows() {
+        let request = ApprovalRequest {
+            what: "hdc install -r x.hap".into(),
+            why: "device".into(),
+            context: Vec::new(),
+            who: Asked::Anyone,
+            rule: Some(crate::kernel::policy::Rule::for_command("hdc", vec!["install".into(), "-r\u{1b}".into()])),
+        };
+        let text = message(&request);
+        assert!(text.ends_with("\n\"Always\" allows what this rule matches: hdc install $'-r\\x1b'"), "{text}");
+        let person_only = ApprovalRequest { who: Asked::Person, ..request };
+        assert!(!message(&person_only).contains("Always"));
     }
 
     #[test]

@@ -12,6 +12,7 @@ use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use serde_json::{json, Value};
 
 use crate::kernel::EventKind;
+use crate::visible;
 
 /// The least severe level the client wants (by default: info and above).
 pub struct ClientLog {
@@ -66,12 +67,20 @@ pub fn reload_message(kind: &EventKind) -> Option<(LoggingLevel, Value)> {
         EventKind::ReloadAccepted { generation, loaded, kept, problems, .. } if !kept.is_empty() => {
             let files: Vec<&str> = kept.iter().map(|k| k.file.as_str()).collect();
             let message = format!("reloaded, but kept back {}: {}", files.join(", "), problems.join("; "));
+            let message = visible::line(&message);
             let data = json!({"message": message, "generation": generation, "loaded": loaded, "kept": kept, "problems": problems});
             Some((LoggingLevel::Error, data))
         }
         EventKind::ReloadAccepted { generation, loaded, added, removed, updated, .. } => {
+            let mut said = Vec::new();
+            if !loaded.is_empty() {
+                said.push(format!("reloaded {}", loaded.join(", ")));
+            }
+            if !removed.is_empty() {
+                said.push(format!("no longer serving {}", removed.join(", ")));
+            }
             let data = json!({
-                "message": format!("reloaded {}", loaded.join(", ")),
+                "message": visible::line(&said.join("; ")),
                 "generation": generation,
                 "loaded": loaded,
                 "added": added,
@@ -82,6 +91,7 @@ pub fn reload_message(kind: &EventKind) -> Option<(LoggingLevel, Value)> {
         }
         EventKind::ReloadRejected { generation, kept, problems } => {
             let message = format!("reload rejected, the old version keeps serving: {}", problems.join("; "));
+            let message = visible::line(&message);
             let data =
                 json!({"message": message, "generation": generation, "loaded": [], "kept": kept, "problems": problems});
             Some((LoggingLevel::Error, data))

@@ -50,12 +50,8 @@ pub fn serve_stdio(builder: HostBuilder) -> Result<(), Failure> {
     let server = match builder.approver(Arc::new(ElicitingApprover)).build_lenient() {
         Ok((host, mut notices)) => {
             // The agent may have edited rein.toml or rein.lock itself; say what waits for a person.
-            notices.extend(host.policy_pending().iter().map(|pending| {
-                Failure::new(
-                    Code::ApprovalRequired,
-                    format!("{pending}; rein serves the approved policy until a person runs `rein approvals policy`"),
-                )
-            }));
+            let waiting = host.policy_warning();
+            notices.extend(waiting.map(|warning| Failure::new(Code::ApprovalRequired, warning)));
             ReinServer::serving(Ok(Arc::new(host)), notices)
         }
         Err(failure) => ReinServer::serving(Err(failure), Vec::new()),

@@ -81,7 +81,8 @@ impl PeerProgress {
         }
         count.last = at;
         if let Some((token, tx)) = &self.sender {
-            let mut params = ProgressNotificationParam::new(token.clone(), at).with_message(message);
+            let mut params = ProgressNotificationParam::new(token.clone(), at)
+                .with_message(crate::visible::line(&message).into_owned());
             if let Some(total) = count.total {
                 params = params.with_total(total);
             }

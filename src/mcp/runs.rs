@@ -2,17 +2,17 @@
 //! `rein://runs/<run-id>/report.md` (and `report.json`), so an agent can read why a recipe
 //! failed — step by step, with each failure's code, location and remedy — without a shell.
 //!
-//! Undoing a run and pruning the saved copies are not offered: undo puts back, without asking
-//! anyone, files named by records in the workspace's `.rein/` (which an agent may have written),
-//! and pruning removes the person's way back. Both stay with a person (`rein undo`, `rein runs
-//! prune`, or an embedder's own UI).
+//! Undoing a run and pruning the saved copies are not offered: undo rewrites the files a record
+//! in the workspace's `.rein/` names (which an agent may have written) without the
+//! read-before-edit a session is held to, and pruning removes the person's way back. Both stay
+//! with a person (`rein undo`, `rein runs prune`, or an embedder's own UI).
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::model::{
     CallToolResult, ContentBlock, ErrorData, JsonObject, ReadResourceResult, Resource, ResourceContents,
-    ResourceTemplate, Tool,
+    ResourceTemplate, Tool, ToolAnnotations,
 };
 use serde_json::{json, Value};
 
@@ -51,6 +51,7 @@ pub fn tool() -> Tool {
          changed, and for a failed run the failing step's code, location and what to do next. Read-only.",
         Arc::new(schema),
     )
+    .annotate(ToolAnnotations::from_raw(None, Some(true), Some(false), Some(true), Some(false)))
 }
 
 /// Answers a call of the tool.

@@ -4,28 +4,47 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde_json::{json, Value};
 
 use crate::error::Failure;
+use crate::host::registry::ToolInfo;
 use crate::host::Host;
+use crate::lua::annotations::Annotations;
 
 /// Every tool, then every recipe, under its MCP name (`team_kit__greet`,
 /// `recipe_build_verify`; see [`crate::host::registry::mcp_name`]).
 pub fn list(host: &Host) -> Vec<Tool> {
-    let tools = host.tools().into_iter().map(|t| tool(t.mcp_name, &t.description, &t.schema));
-    let recipes = host.recipes().into_iter().map(|r| tool(r.mcp_name, &r.description, &r.schema));
-    tools.chain(recipes).collect()
+    host.tools().into_iter().chain(host.recipes()).map(tool).collect()
 }
 
-fn tool(name: String, description: &str, schema: &Value) -> Tool {
-    let schema = match schema {
-        Value::Object(object) => object.clone(),
+fn tool(info: ToolInfo) -> Tool {
+    let schema = match info.schema {
+        Value::Object(object) => object,
         _ => JsonObject::from_iter([("type".to_string(), json!("object"))]),
     };
-    Tool::new(Cow::Owned(name), description.to_string(), Arc::new(schema))
+    let tool = Tool::new(Cow::Owned(info.mcp_name), info.description, Arc::new(schema));
+    match hints(&info.annotations) {
+        Some(hints) => tool.annotate(hints),
+        None => tool,
+    }
+}
+
+/// What a tool declared, as MCP's `ToolAnnotations`; nothing when it declared nothing (an
+/// empty object would say no more than its absence).
+pub fn hints(annotations: &Annotations) -> Option<ToolAnnotations> {
+    if annotations.is_empty() {
+        return None;
+    }
+    Some(ToolAnnotations::from_raw(
+        None,
+        annotations.read_only,
+        annotations.destructive,
+        annotations.idempotent,
+        annotations.open_world,
+    ))
 }
 
 /// Calls a tool; a cancelled request drops the call, and with it every process it started (a
@@ -64,12 +83,13 @@ pub fn success(value: Value) -> CallToolResult {
 }
 
 /// An `isError` result: `{code, message, details}` as `structuredContent`, and text that starts
-/// with the code (then the message, the details, and `more` — e.g. a recipe's report).
+/// with the code (then the message, the details as compact JSON like a result's, and `more` —
+/// e.g. a recipe's report).
 pub fn refusal(failure: &Failure, more: Option<&str>) -> CallToolResult {
     let mut text = format!("{}: {}", failure.code, failure.message);
     if !failure.details.is_null() {
         text.push_str("\n\ndetails: ");
-        text.push_str(&serde_json::to_string_pretty(&failure.details).unwrap_or_default());
+        text.push_str(&super::json_text::compact(&failure.details));
     }
     if let Some(more) = more {
         text.push_str("\n\n");
@@ -93,7 +113,7 @@ mod tests {
         assert_eq!(result.is_error, Some(true));
         let text = &result.content[0].as_text().unwrap().text;
         assert!(text.starts_with("OLD_STRING_NOT_UNIQUE: 3 matches"), "{text}");
-        assert!(text.contains("\"count\": 3"), "{text}");
+        assert!(text.ends_with("details: {\"count\":3}"), "compact, as results are: {text}");
         assert_eq!(result.structured_content.unwrap()["details"]["count"], 3);
     }
 

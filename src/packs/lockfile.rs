@@ -43,6 +43,9 @@ impl Lock {
     }
 
     pub fn parse(text: &str) -> Result<Lock, PackError> {
+        if let Some(why) = crate::kernel::policy::controls::policy_file_problem(text) {
+            return Err(PackError::InvalidLock { why });
+        }
         toml::from_str(text).map_err(|e| PackError::InvalidLock { why: e.to_string() })
     }
 

@@ -16,14 +16,7 @@ pub fn record_activity(report: &mut StepReport, entries: &[Entry]) {
             decided_by: entry.decided_by.clone(),
         });
     }
-    for entry in entries.iter().filter(|e| e.action == Action::Spawn) {
-        report.commands.push(CommandRecord {
-            command: entry.target.clone(),
-            decided_by: entry.decided_by.clone(),
-            result: entry.result.clone(),
-            exit_code: entry.exit_code,
-        });
-    }
+    report.commands.extend(entries.iter().filter(|e| e.action == Action::Spawn).map(CommandRecord::of));
     for change in net_changes(entries) {
         match report.files.iter_mut().find(|f| f.path == change.path) {
             Some(existing) => existing.sha256_after = change.sha256_after,
@@ -59,11 +52,23 @@ pub fn summarise(step: &str, failure: &Failure, entries: &[Entry]) -> FailureSum
     FailureSummary {
         step: step.to_string(),
         code: failure.code.clone(),
-        message: failure.message.clone(),
+        message: without_remedy(&failure.message, remedy.as_deref()),
         location,
         remedy,
         command,
         details,
+    }
+}
+
+/// A tool's message often ends with its remedy (`install failed 9568332: …. uninstall it
+/// first`); the summary carries the remedy on its own, so the message stops before it.
+fn without_remedy(message: &str, remedy: Option<&str>) -> String {
+    match remedy.and_then(|r| message.strip_suffix(r)) {
+        Some(rest) if !rest.trim().is_empty() => {
+            let rest = rest.trim_end().trim_end_matches(['.', ':', ';', ',']).trim_end();
+            format!("{rest}.")
+        }
+        _ => message.to_string(),
     }
 }
 
@@ -75,4 +80,20 @@ fn first_error_location(details: &Value) -> Option<String> {
         Some(column) => format!("{file}:{line}:{column}"),
         None => format!("{file}:{line}"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_ending_with_its_remedy_stops_before_it() {
+        let remedy = "uninstall it first (app_uninstall), then install again";
+        let message = format!("install failed 9568332: install sign info inconsistent.. {remedy}");
+        assert_eq!(without_remedy(&message, Some(remedy)), "install failed 9568332: install sign info inconsistent.");
+        assert_eq!(without_remedy(&format!("no device. {remedy}"), Some(remedy)), "no device.");
+        assert_eq!(without_remedy("the build failed", Some(remedy)), "the build failed", "no remedy in it");
+        assert_eq!(without_remedy(remedy, Some(remedy)), remedy, "nothing but the remedy: kept");
+        assert_eq!(without_remedy("x", None), "x");
+    }
 }

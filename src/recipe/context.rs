@@ -28,7 +28,7 @@ pub fn make_ctx(
     ctx.set("step", step)?;
     ctx.set("run_id", run_id)?;
     ctx.set("attempt", attempt)?;
-    lua.load(CTX_METHODS).set_name("@<rein>/recipe_ctx.lua").call(ctx)
+    crate::lua::compiled::load(lua, "<rein>/recipe_ctx.lua", CTX_METHODS, None)?.call(ctx)
 }
 
 pub fn evidence_of(ctx: &Table) -> Vec<String> {

@@ -60,9 +60,11 @@ struct Try<'s> {
 
 /// How one attempt ended.
 enum Outcome {
-    Verified {
+    /// It ran to its end: its verify passed (`verified`), or it declares none.
+    Ended {
         output: Value,
         evidence: Vec<String>,
+        verified: bool,
     },
     Failed(Failure),
     /// Stops the whole run: cancelled, or the run's time budget is spent.
@@ -113,7 +115,7 @@ impl Engine<'_> {
                 status,
                 duration_ms,
             });
-            let failed = step_report.status != StepStatus::Verified;
+            let failed = !step_report.status.ended_well();
             let failure = step_report.attempts.last().and_then(|a| a.failure.clone());
             report.steps.push(step_report);
             if failed {
@@ -136,8 +138,7 @@ impl Engine<'_> {
         let (status, duration_ms) = (report.status, report.duration_ms);
         self.call.emit(|| EventKind::RecipeEnded { recipe, run_id: run_id.clone(), status, duration_ms });
         let report = report.scrubbed(self.call.secrets());
-        report
-            .save(self.kernel)
+        super::runs::save(&report, self.kernel)
             .map_err(|e| Failure::new(Code::IoError, format!("cannot write the run report: {e}")))?;
         // The run is over, so older runs' saved copies may go; failing to collect them costs
         // disk, not this run's result.
@@ -164,10 +165,7 @@ impl Engine<'_> {
             )
         })?;
         for step in &self.spec.steps[..index] {
-            let earlier = last
-                .steps
-                .iter()
-                .find(|s| s.name == step.name && matches!(s.status, StepStatus::Verified | StepStatus::Reused));
+            let earlier = last.steps.iter().find(|s| s.name == step.name && s.status.ended_well());
             let Some(earlier) = earlier else {
                 return Err(Failure::new(
                     Code::InvalidArgs,
@@ -200,14 +198,13 @@ impl Engine<'_> {
             record_activity(&mut report, &entries);
             let duration_ms = attempt_started.elapsed().as_millis() as u64;
             let failure = match outcome {
-                Outcome::Verified { output, evidence } => {
-                    report.attempts.push(Attempt {
-                        number,
-                        status: AttemptStatus::Verified,
-                        duration_ms,
-                        failure: None,
-                    });
-                    report.status = StepStatus::Verified;
+                Outcome::Ended { output, evidence, verified } => {
+                    let (attempt, step) = match verified {
+                        true => (AttemptStatus::Verified, StepStatus::Verified),
+                        false => (AttemptStatus::Done, StepStatus::Done),
+                    };
+                    report.attempts.push(Attempt { number, status: attempt, duration_ms, failure: None });
+                    report.status = step;
                     report.output = output;
                     report.evidence = evidence;
                     report.duration_ms = started.elapsed().as_millis() as u64;
@@ -308,23 +305,24 @@ impl Engine<'_> {
             Err(failure) => return outcome_of(failure),
         };
         let mut evidence = evidence_of(&ctx);
-        if let Some(verify) = &step.code.verify {
-            let out = convert::json_to_lua(&lua, &output).unwrap_or(mlua::Value::Nil);
-            let verdict = match self.runtime.call_function(call, verify, (ctx.clone(), out), wall_time).await {
-                Ok(values) => read_verdict(&step.spec.name, values),
-                Err(failure) => return outcome_of(failure),
-            };
-            match verdict {
-                Ok(said) => evidence.extend(said),
-                Err(failure) => {
-                    let mut details = failure.details.clone();
-                    details["output"] = output;
-                    return Outcome::Failed(failure.with_details(details));
-                }
+        let Some(verify) = &step.code.verify else {
+            return Outcome::Ended { output, evidence, verified: false };
+        };
+        let out = convert::json_to_lua(&lua, &output).unwrap_or(mlua::Value::Nil);
+        let verdict = match self.runtime.call_function(call, verify, (ctx.clone(), out), wall_time).await {
+            Ok(values) => read_verdict(&step.spec.name, values),
+            Err(failure) => return outcome_of(failure),
+        };
+        match verdict {
+            Ok(said) => evidence.extend(said),
+            Err(failure) => {
+                let mut details = failure.details.clone();
+                details["output"] = output;
+                return Outcome::Failed(failure.with_details(details));
             }
-            evidence = merge(evidence, evidence_of(&ctx));
         }
-        Outcome::Verified { output, evidence }
+        evidence = merge(evidence, evidence_of(&ctx));
+        Outcome::Ended { output, evidence, verified: true }
     }
 
     /// Puts back what the attempt changed (the restore is journaled as part of the run, not of
@@ -373,6 +371,7 @@ fn skipped_step(name: &str, status: StepStatus) -> StepReport {
         approvals: Vec::new(),
         files: Vec::new(),
         rolled_back: Vec::new(),
+        attachments: Vec::new(),
     }
 }
 

@@ -4,15 +4,21 @@
 //! - `spec`: a recipe as its Lua file declares it (and the verify contract)
 //! - `engine`: running it (attempts, rollback, budgets, cancellation)
 //! - `context`, `activity`: a step's `ctx`, and what a step did read from its journal entries
-//! - `report`, `details_md`, `runs`, `progress`: what a run leaves (a failure's details in
-//!   markdown), past runs, progress as it goes
+//! - `report`, `markdown`, `details_md`, `runs`, `progress`: what a run leaves (report.json,
+//!   report.md, a failure's details in markdown), past runs, progress as it goes
+//! - `html`, `junit`, `markup`: the same report as one self-contained page and as JUnit XML,
+//!   with everything a run recorded escaped
 //! - `retention`: how long the saved copies an undo needs are kept
-//! - `wording`: who approved and a run's arguments, in words for the report
+//! - `wording`: who approved, how a command ended and a run's arguments, in words for the report
 
 mod activity;
 mod context;
 mod details_md;
 pub mod engine;
+mod html;
+mod junit;
+mod markdown;
+pub mod markup;
 pub mod progress;
 pub mod report;
 pub mod retention;

@@ -8,10 +8,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Code, Failure};
-use crate::kernel::journal::{Action, Outcome};
+use crate::kernel::journal::{Action, Entry, Outcome, Verdict};
 use crate::kernel::policy::DecidedBy;
 use crate::kernel::secrets::Secrets;
-use crate::kernel::{FileChange, Kernel, KernelError};
+use crate::kernel::FileChange;
 
 /// How a run and a step ended: the same words the event stream uses.
 pub use crate::kernel::events::{RunStatus, StepStatus};
@@ -22,6 +22,8 @@ pub use crate::kernel::events::{RunStatus, StepStatus};
 pub enum AttemptStatus {
     /// It ran and its verify passed.
     Verified,
+    /// It ran to its end; the step declares no verify, so nothing proved it worked.
+    Done,
     /// It failed (see the attempt's `failure`); its changes were rolled back.
     Failed,
 }
@@ -45,7 +47,7 @@ pub enum AttemptStatus {
 ///     .build()?;
 /// let report = host.run_recipe("greet", serde_json::json!({}), rein::RecipeOptions::default())?;
 /// assert_eq!(report.status, rein::RunStatus::Succeeded);
-/// assert_eq!(report.steps[0].status, rein::StepStatus::Verified);
+/// assert_eq!(report.steps[0].status, rein::StepStatus::Done); // no verify: done, not proven
 /// assert_eq!(report.steps[0].files[0].path, "hello.txt");
 /// assert!(report.to_markdown().contains("greet"));
 /// # Ok(())
@@ -97,6 +99,41 @@ pub struct StepReport {
     pub files: Vec<FileChange>,
     /// Files put back because the step failed.
     pub rolled_back: Vec<String>,
+    /// Files in the run's folder that show what the step did (the launched app's screenshot
+    /// and UI tree), as report.html and the JUnit XML show them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
+}
+
+/// A file a step saved in the run's folder as evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attachment {
+    /// What it is.
+    pub kind: AttachmentKind,
+    /// Where it is, relative to the workspace (`.rein/runs/<run-id>/screenshot.jpeg`).
+    pub path: String,
+}
+
+/// What an attachment shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttachmentKind {
+    /// The device's screen (`snapshot_display`), a JPEG.
+    Screenshot,
+    /// The UI tree (`uitest dumpLayout`), its JSON.
+    UiTree,
+    /// The UI tree in the compact text form agents read (`ui_dump`).
+    UiText,
+}
+
+impl std::fmt::Display for AttachmentKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            AttachmentKind::Screenshot => "screenshot",
+            AttachmentKind::UiTree => "ui tree",
+            AttachmentKind::UiText => "ui tree (text)",
+        })
+    }
 }
 
 /// One attempt of a step.
@@ -137,7 +174,8 @@ pub struct FailureSummary {
     pub details: Value,
 }
 
-/// A program a step ran (or tried to).
+/// A program a step ran (or tried to), and how that ended — never more than happened: a
+/// program that exited 255 is `exited` with `exit_code` 255, a refused one is `refused`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CommandRecord {
     /// The command line (secret values replaced).
@@ -146,11 +184,70 @@ pub struct CommandRecord {
     /// None when nobody was asked because it was refused before (a bad argument, say).
     #[serde(default)]
     pub decided_by: Option<DecidedBy>,
-    /// Whether it ran: `"ok"` or the code that stopped it.
-    pub result: Outcome,
-    /// Its exit status, when it ran to its end.
+    /// How it ended.
+    pub result: CommandEnd,
+    /// The code that stopped it, when it was refused or did not run to its end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<Code>,
+    /// Its exit status, when it ran to its end (0 is success to the HarmonyOS tools; hdc
+    /// exits 0 even when an install fails, which the tool reading its output judges).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
+    /// The signal that ended it, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+}
+
+/// How a command of a step ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CommandEnd {
+    /// It ran to its end; `exit_code` says how.
+    Exited,
+    /// A signal ended it (`signal`).
+    Killed,
+    /// It never started: `decided_by` refused it (`code`: APPROVAL_DENIED, APPROVAL_REQUIRED,
+    /// PROGRAM_NOT_ALLOWED …).
+    Refused,
+    /// It did not run to its end, or could not start: `code` says why (TIMEOUT, CANCELLED,
+    /// TOOLCHAIN_NOT_FOUND, IO_ERROR …).
+    Failed,
+}
+
+impl<'de> Deserialize<'de> for CommandEnd {
+    /// Reports written before rein told these apart said `"ok"` (it ran) or a code.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<CommandEnd, D::Error> {
+        Ok(match String::deserialize(deserializer)?.as_str() {
+            "exited" | "ok" => CommandEnd::Exited,
+            "killed" => CommandEnd::Killed,
+            "refused" => CommandEnd::Refused,
+            _ => CommandEnd::Failed,
+        })
+    }
+}
+
+impl CommandRecord {
+    /// The record of one journaled spawn.
+    pub(crate) fn of(entry: &Entry) -> CommandRecord {
+        let code = match &entry.result {
+            Outcome::Ok => None,
+            Outcome::Failed(code) => Some(code.clone()),
+        };
+        let result = match (&code, entry.decision) {
+            (Some(_), Verdict::Refused) => CommandEnd::Refused,
+            (Some(_), _) => CommandEnd::Failed,
+            (None, _) if entry.exit_code.is_none() && entry.signal.is_some() => CommandEnd::Killed,
+            (None, _) => CommandEnd::Exited,
+        };
+        CommandRecord {
+            command: entry.target.clone(),
+            decided_by: entry.decided_by.clone(),
+            result,
+            code,
+            exit_code: entry.exit_code,
+            signal: entry.signal,
+        }
+    }
 }
 
 /// Something a step did that someone other than the policy allowed.
@@ -180,16 +277,6 @@ impl Report {
         serde_json::from_value(value).unwrap_or(self)
     }
 
-    /// Writes report.json and report.md under `.rein/runs/<run-id>/`, through the kernel's
-    /// folder handles (never through a link an agent put in `.rein/`).
-    pub(crate) fn save(&self, kernel: &Kernel) -> Result<PathBuf, KernelError> {
-        let dir = Path::new(RUNS_DIR).join(&self.run_id);
-        let json = serde_json::to_string_pretty(self).unwrap_or_default() + "\n";
-        kernel.write_rein_file(&dir.join("report.json"), json.as_bytes())?;
-        kernel.write_rein_file(&dir.join("report.md"), self.to_markdown().as_bytes())?;
-        Ok(kernel.scope().workspace().join(dir))
-    }
-
     /// Where `report.json` of this run is.
     pub fn path(&self, workspace: &Path) -> PathBuf {
         workspace.join(RUNS_DIR).join(&self.run_id).join("report.json")
@@ -212,11 +299,22 @@ impl Report {
             _ => Code::StepFailed,
         };
         let message = match &self.failure {
-            Some(f) => format!("recipe {} {} at step {}: {} {}", self.recipe, self.status, f.step, f.code, f.message),
+            Some(f) => {
+                let what_to_do = f.remedy.as_ref().map(|r| format!(" What to do: {r}")).unwrap_or_default();
+                format!("{} {} {}{what_to_do}", self.failed_at(), f.code, f.message)
+            }
             None => format!("recipe {} {}", self.recipe, self.status),
         };
         let details = serde_json::json!({"run_id": self.run_id, "status": self.status, "failure": self.failure, "report": self.path(workspace)});
         Some(Failure::new(code, message).with_details(details))
+    }
+
+    /// `recipe NAME failed at step STEP:` (or cancelled), the start of the failure's message.
+    pub fn failed_at(&self) -> String {
+        match &self.failure {
+            Some(f) => format!("recipe {} {} at step {}:", self.recipe, self.status, f.step),
+            None => format!("recipe {} {}:", self.recipe, self.status),
+        }
     }
 
     /// Every file the run changed, with its first "before" and last "after".
@@ -229,67 +327,5 @@ impl Report {
             }
         }
         all
-    }
-
-    /// The report as `report.md` shows it to a reviewer.
-    pub fn to_markdown(&self) -> String {
-        let mut md = format!("# rein run {} — `{}`: **{}**\n\n", self.run_id, self.recipe, self.status);
-        md.push_str(&format!(
-            "Started {}, took {:.1} s. Arguments: {}\n\n",
-            self.started,
-            self.duration_ms as f64 / 1000.0,
-            super::wording::arguments(&self.args)
-        ));
-        if let Some(f) = &self.failure {
-            md.push_str(&format!("**Failed at step `{}`**: {} — {}\n", f.step, f.code, f.message));
-            if let Some(location) = &f.location {
-                md.push_str(&format!("- where: {location}\n"));
-            }
-            if let Some(remedy) = &f.remedy {
-                md.push_str(&format!("- what to do: {remedy}\n"));
-            }
-            md.push_str(&super::details_md::render(&f.details));
-            md.push('\n');
-        }
-        md.push_str("| # | step | status | time | attempts |\n|---|---|---|---|---|\n");
-        for (i, s) in self.steps.iter().enumerate() {
-            md.push_str(&format!(
-                "| {} | {} | {} | {:.1} s | {} |\n",
-                i + 1,
-                s.name,
-                s.status,
-                s.duration_ms as f64 / 1000.0,
-                s.attempts.len()
-            ));
-        }
-        for s in self.steps.iter().filter(|s| !s.commands.is_empty() || !s.files.is_empty() || !s.evidence.is_empty()) {
-            md.push_str(&format!("\n## {}\n", s.name));
-            for e in &s.evidence {
-                md.push_str(&format!("- evidence: `{e}`\n"));
-            }
-            for a in &s.approvals {
-                let by = super::wording::decider(&a.decided_by);
-                md.push_str(&format!("- approval: {} `{}` allowed by {by}\n", a.action, a.target));
-            }
-            for c in &s.commands {
-                let by = super::wording::decider(&c.decided_by);
-                md.push_str(&format!("- ran `{}` — approved by {by}, {}\n", c.command, c.result));
-            }
-            for f in &s.files {
-                let before = f.sha256_before.as_deref().map_or("new".to_string(), |h| h[..12.min(h.len())].to_string());
-                md.push_str(&format!(
-                    "- changed `{}`: {before} → {}\n",
-                    f.path,
-                    &f.sha256_after[..12.min(f.sha256_after.len())]
-                ));
-            }
-            for r in &s.rolled_back {
-                md.push_str(&format!("- rolled back `{r}`\n"));
-            }
-        }
-        if self.steps.iter().any(|s| !s.files.is_empty()) {
-            md.push_str(&format!("\nUndo every file this run changed: `rein undo {}`\n", self.run_id));
-        }
-        md
     }
 }

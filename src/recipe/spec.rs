@@ -49,6 +49,8 @@ pub struct RecipeSpec {
     pub params: Params,
     pub budget: Budget,
     pub steps: Vec<StepSpec>,
+    /// What it says about its effects (MCP's tool annotations).
+    pub annotations: crate::lua::annotations::Annotations,
 }
 
 /// A step's functions, in the Lua state that loaded its recipe.
@@ -68,7 +70,7 @@ pub struct RecipeCode {
 #[derive(Debug, Clone, Default)]
 pub struct RecipeCodes(pub std::collections::HashMap<String, RecipeCode>);
 
-pub const RECIPE_FIELDS: [&str; 6] = ["name", "description", "params", "budget", "steps", "checks"];
+pub const RECIPE_FIELDS: [&str; 7] = ["name", "description", "params", "budget", "steps", "checks", "annotations"];
 pub const STEP_FIELDS: [&str; 7] = ["name", "description", "run", "verify", "retry", "timeout_s", "approvals"];
 
 pub fn parse_recipe(lua: &Lua, value: Value) -> Result<(RecipeSpec, RecipeCode), SpecError> {
@@ -106,7 +108,9 @@ pub fn parse_recipe(lua: &Lua, value: Value) -> Result<(RecipeSpec, RecipeCode),
     if let Some(dup) = steps.iter().find(|s| !seen.insert(s.name.clone())) {
         return Err(SpecError::DuplicateStep { recipe: name, step: dup.name.clone() });
     }
-    Ok((RecipeSpec { name, description, params, budget, steps }, RecipeCode { steps: code }))
+    let annotations =
+        crate::lua::annotations::parse(lua, table.get::<Value>("annotations").unwrap_or(Value::Nil), &what)?;
+    Ok((RecipeSpec { name, description, params, budget, steps, annotations }, RecipeCode { steps: code }))
 }
 
 fn parse_step(step: &Table, recipe: &str, number: usize) -> Result<(StepSpec, StepCode), SpecError> {

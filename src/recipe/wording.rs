@@ -1,10 +1,17 @@
 //! Words for what the journal records as data, so reports read as sentences: who approved a
-//! command (`a person at the terminal`, `--yes`, `rule hdc install -r **/*.hap`) and a run's
-//! arguments (`reinstall = true, target = FMR0223`) — never `null` or a JSON object.
+//! command (`a person at the terminal`, `--yes`, `rule hdc install -r **/*.hap`), how a command
+//! ended (`exited 255`, `refused by a person at the terminal`) and a run's arguments
+//! (`reinstall = true, target = FMR0223`) — never `null` or a JSON object, and never more than
+//! happened.
 
 use serde_json::Value;
 
+use super::report::{CommandEnd, CommandRecord};
+use crate::error::Code;
 use crate::kernel::policy::DecidedBy;
+
+/// How the approver that never asks anyone names itself (`Headless`).
+const HEADLESS: &str = "headless";
 
 /// Who let an action through (or refused it), in words.
 pub fn decider(by: &Option<DecidedBy>) -> String {
@@ -20,8 +27,67 @@ pub fn decider(by: &Option<DecidedBy>) -> String {
             "--yes" => "`--yes`".to_string(),
             "mcp elicitation" => "a person in the MCP client".to_string(),
             "person (confirmed `rein pack`)" => "a person confirming `rein pack`".to_string(),
+            HEADLESS => "no one (nobody could be asked)".to_string(),
             other => other.to_string(),
         },
+    }
+}
+
+/// One program a step ran or tried to run, as a sentence: `ran `x` — allowed by …; exited 0`,
+/// `did not run `x` — refused by a person at the terminal (APPROVAL_DENIED)`.
+pub fn command(record: &CommandRecord) -> String {
+    let cmd = &record.command;
+    let by = decider(&record.decided_by);
+    let code = record.code.as_ref().map_or("", Code::as_str);
+    match record.result {
+        CommandEnd::Exited => match record.exit_code {
+            Some(0) => format!("ran `{cmd}` — allowed by {by}; exited 0"),
+            Some(status) => format!("ran `{cmd}` — allowed by {by}; **exited {status}**"),
+            None => format!("ran `{cmd}` — allowed by {by}; its exit status was not recorded"),
+        },
+        CommandEnd::Killed => {
+            let signal = record.signal.map_or("a signal".to_string(), |s| format!("signal {s}"));
+            format!("ran `{cmd}` — allowed by {by}; **killed by {signal}**")
+        }
+        CommandEnd::Refused => format!("did not run `{cmd}` — {} ({code})", refusal(record)),
+        CommandEnd::Failed if record.decided_by.is_none() => format!("did not run `{cmd}`: {code}"),
+        CommandEnd::Failed => format!("ran `{cmd}` — allowed by {by}; **it did not run to its end: {code}**"),
+    }
+}
+
+/// Who refused a command, and how: a person or a rule said no, or nobody who could allow it
+/// was there.
+fn refusal(record: &CommandRecord) -> String {
+    let approver = match &record.decided_by {
+        Some(DecidedBy::Approver(name)) => Some(name.as_str()),
+        _ => None,
+    };
+    match (record.code.as_ref(), approver) {
+        (Some(Code::ApprovalRequired), Some(HEADLESS)) => "it needed approval and nobody could be asked".to_string(),
+        (Some(Code::ApprovalRequired), _) => {
+            format!("it needed a person's approval, which {} cannot give", decider(&record.decided_by))
+        }
+        _ => format!("refused by {}", decider(&record.decided_by)),
+    }
+}
+
+/// The steps that ran without a verify: nothing proved they worked.
+pub fn unverified(steps: &[&str]) -> String {
+    let named: Vec<String> = steps.iter().map(|s| format!("`{s}`")).collect();
+    match named.len() {
+        1 => format!("Step {} declares no verify: it ran to its end, but nothing proved it worked.", named[0]),
+        _ => format!(
+            "Steps {} declare no verify: they ran to their end, but nothing proved they worked.",
+            named.join(", ")
+        ),
+    }
+}
+
+/// Why a step did not run: the step that failed before it, or the cancel.
+pub fn skipped(report: &super::report::Report) -> String {
+    match &report.failure {
+        Some(f) => format!("did not run: step {} {} before it", f.step, report.status),
+        None => format!("did not run: the run {}", report.status),
     }
 }
 
@@ -66,6 +132,55 @@ mod tests {
         assert_eq!(decider(&stored(json!("policy"))), "rein's policy (no one was asked)");
         assert_eq!(decider(&stored(json!("session"))), "an earlier \"always\" this session");
         assert_eq!(decider(&stored(Value::Null)), "nobody recorded");
+    }
+
+    fn record(decided_by: Value, result: CommandEnd, code: Option<Code>, exit_code: Option<i32>) -> CommandRecord {
+        let decided_by = stored(decided_by);
+        CommandRecord { command: "hvigorw clean".into(), decided_by, result, code, exit_code, signal: None }
+    }
+
+    #[test]
+    fn a_command_reads_as_what_happened() {
+        let policy = json!("policy");
+        assert_eq!(
+            command(&record(policy.clone(), CommandEnd::Exited, None, Some(255))),
+            "ran `hvigorw clean` — allowed by rein's policy (no one was asked); **exited 255**"
+        );
+        assert_eq!(
+            command(&record(policy.clone(), CommandEnd::Exited, None, Some(0))),
+            "ran `hvigorw clean` — allowed by rein's policy (no one was asked); exited 0"
+        );
+        let killed = CommandRecord { signal: Some(9), ..record(policy.clone(), CommandEnd::Killed, None, None) };
+        assert!(command(&killed).ends_with("; **killed by signal 9**"), "{}", command(&killed));
+        assert_eq!(
+            command(&record(json!({"approver": "person"}), CommandEnd::Refused, Some(Code::ApprovalDenied), None)),
+            "did not run `hvigorw clean` — refused by a person at the terminal (APPROVAL_DENIED)"
+        );
+        assert_eq!(
+            command(&record(json!({"approver": "headless"}), CommandEnd::Refused, Some(Code::ApprovalRequired), None)),
+            "did not run `hvigorw clean` — it needed approval and nobody could be asked (APPROVAL_REQUIRED)"
+        );
+        assert_eq!(
+            command(&record(json!({"approver": "--yes"}), CommandEnd::Refused, Some(Code::ApprovalRequired), None)),
+            "did not run `hvigorw clean` — it needed a person's approval, which `--yes` cannot give (APPROVAL_REQUIRED)"
+        );
+        assert_eq!(
+            command(&record(
+                json!({"project": "hdc uninstall"}),
+                CommandEnd::Refused,
+                Some(Code::ApprovalDenied),
+                None
+            )),
+            "did not run `hvigorw clean` — refused by the project's deny rule `hdc uninstall` (APPROVAL_DENIED)"
+        );
+        assert_eq!(
+            command(&record(policy, CommandEnd::Failed, Some(Code::Timeout), None)),
+            "ran `hvigorw clean` — allowed by rein's policy (no one was asked); **it did not run to its end: TIMEOUT**"
+        );
+        assert_eq!(
+            command(&record(Value::Null, CommandEnd::Failed, Some(Code::ToolchainNotFound), None)),
+            "did not run `hvigorw clean`: TOOLCHAIN_NOT_FOUND"
+        );
     }
 
     #[test]

@@ -12,13 +12,7 @@ import sys
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-
-
-def check(condition, what, detail=""):
-    if not condition:
-        print(f"FAILED {what}: {detail}", flush=True)
-        sys.exit(1)
-    print(f"ok {what}", flush=True)
+from python_sdk import check
 
 
 async def main(rein, workspace, home, run_id):

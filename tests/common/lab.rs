@@ -17,6 +17,9 @@ use super::{copy_dir, real_tools, run_json, toml_path, Workspace};
 pub const KEY: &str = "FMR0223C13000649";
 /// Where the fakes look for their state directory (tests/fakes/README.md).
 pub const STATE_VAR: &str = "REIN_FAKE_STATE";
+/// Home config.toml's line by which a person lets hvigorw (and so the project's build script)
+/// read DevEco's signing material in `~/.ohos/config`: the lab's fixture signs in its build.
+pub const HVIGOR_SIGNS: &str = "hvigor_reads_signing_material = true\n";
 
 pub struct Lab {
     pub ws: Workspace,
@@ -77,11 +80,24 @@ pub fn lab() -> Option<Lab> {
     Some(lab)
 }
 
+/// The entry HAP the fake hvigorw builds and signs in a lab, relative to the workspace.
+pub const SIGNED_HAP: &str = "entry/build/default/outputs/default/entry-default-signed.hap";
+
+/// A lab with one device on which the fixture app is built, signed and installed: where the
+/// launch and readiness tests start.
+pub fn installed_lab() -> Option<Lab> {
+    let lab = lab()?;
+    lab.one_device();
+    lab.build();
+    lab.ok(&["--yes"], "app_install", serde_json::json!({"hap": SIGNED_HAP}));
+    Some(lab)
+}
+
 /// The home config.toml of a lab: the real jar and java, and the fakes' state directory passed
 /// and writable. It ends in `[toolchain]`'s table is closed: more sections may follow.
 pub fn fakes_config(material: &Material, state: &Path) -> String {
     format!(
-        "[toolchain]\nhap_sign_tool_jar = {}\njava = {}\n\n[spawn]\npass_env = [\"{STATE_VAR}\"]\nwritable = [{}]\n",
+        "[toolchain]\nhap_sign_tool_jar = {}\njava = {}\n\n[spawn]\npass_env = [\"{STATE_VAR}\"]\nwritable = [{}]\n{HVIGOR_SIGNS}",
         toml_path(&material.jar),
         toml_path(&material.java),
         toml_path(state)

@@ -474,6 +474,15 @@ pub fn in_terminal(command: &str, input: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The first `sh` block after `heading` in the repository's `file` (README.md,
+/// tests/fakes/README.md): commands a reader is told to run, for a test to run as written.
+pub fn shell_block(file: &str, heading: &str) -> String {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
+    let section = text.split(heading).nth(1).unwrap_or_else(|| panic!("{file} has a section {heading:?}"));
+    let block = section.split("```sh\n").nth(1).and_then(|s| s.split("```").next());
+    block.unwrap_or_else(|| panic!("{file}: {heading:?} has a shell block")).to_string()
+}
+
 /// Runs `command` under a pseudo-terminal like [`in_terminal`], but plays a person who reads
 /// first: once `prompt` is on the screen, `meanwhile` runs (e.g. an agent changing a file while
 /// the person reads), and only then is `answer` typed. What the screen showed, to the end.
@@ -515,6 +524,8 @@ pub fn answer_in_terminal_after(command: &str, prompt: &str, meanwhile: impl FnO
     meanwhile();
     let mut stdin = child.stdin.take().expect("stdin pipe");
     stdin.write_all(answer.as_bytes()).expect("type the answer");
+    // Nothing more is typed: a second question reads the end of input, as with `in_terminal`.
+    drop(stdin);
     // The screen ends when the command does (the reader thread then drops its sender).
     read_until(&|_| false, &mut screen);
     if std::time::Instant::now() >= deadline {

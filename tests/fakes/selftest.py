@@ -11,6 +11,7 @@ import concurrent.futures
 import json
 import os
 import shutil
+import socket
 import signal
 import subprocess
 import sys
@@ -47,6 +48,9 @@ class Env:
         self.state = os.path.join(root, "state")
         self.proj = os.path.join(root, "hello-app")
         os.makedirs(self.state)
+        # An SDK folder for hvigorw (DEVECO_SDK_HOME): without one it stops with 00303217.
+        self.sdk = os.path.join(root, "sdk")
+        os.makedirs(self.sdk)
         shutil.copytree(FIXTURE, self.proj)
         self.unsigned()
 
@@ -67,6 +71,7 @@ class Env:
         for k in list(e):
             if k.startswith("REIN_FAKE_") and k != "REIN_FAKE_STATE" or k == "DEVECO_SDK_HOME":
                 del e[k]
+        e["DEVECO_SDK_HOME"] = self.sdk
         e.update(extra or {})
         return e
 
@@ -168,6 +173,45 @@ def hdc_without_devices(e):
     out, err = e.run("hdc", "frobnicate")
     eq(out, "Unknown operation command...\n")
     has(err, "list targets")
+
+
+@case
+def hdc_kill_signals_only_its_own_server(e):
+    # findings/09: programs rein runs may write the state folder ([spawn] writable), so a pid
+    # written there must never be what `hdc kill` signals.
+    victim = subprocess.Popen(["sleep", "60"])
+    try:
+        e.write("hdc-server.pid", victim.pid)
+        eq(e.hdc("kill"), "Kill server finish\n")
+        try:
+            victim.wait(2)
+            raise AssertionError("hdc kill signalled a pid written into the state folder")
+        except subprocess.TimeoutExpired:
+            pass
+    finally:
+        victim.kill()
+        victim.wait()
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    listener.close()
+    env = {"OHOS_HDC_SERVER_PORT": str(port)}
+    e.run("hdc", "start", env=env)
+    eq(answers(port), True, "the stand-in server listens")
+    eq(os.path.exists(os.path.join(e.root, ".state.hdc-server.json")), True, "its pid is kept beside the state")
+    e.run("hdc", "kill", env=env)
+    deadline = time.time() + 10
+    while answers(port) and time.time() < deadline:
+        time.sleep(0.05)
+    eq(answers(port), False, "hdc kill stops the stand-in server")
+
+
+def answers(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
 
 
 @case
@@ -562,6 +606,13 @@ def hvigor_failure_classes(e):
     e.write("scenario.json", {})
     out, _ = e.run("hvigorw", *BUILD_CMD, env={"DEVECO_SDK_HOME": "/nonexistent/sdk"}, code=255)
     has(out, "Invalid value of 'DEVECO_SDK_HOME'")
+    # No SDK given at all (no DEVECO_SDK_HOME, local.properties or OHOS_BASE_SDK_HOME): 00303217.
+    out, _ = e.run("hvigorw", *BUILD_CMD, env={"DEVECO_SDK_HOME": "", "OHOS_BASE_SDK_HOME": ""}, code=255)
+    has(out, "ERROR: 00303217 Configuration Error: Invalid value of 'DEVECO_SDK_HOME'")
+    with open(e.path("local.properties"), "w") as f:
+        f.write("hwsdk.dir=%s\n" % e.sdk)
+    e.run("hvigorw", *BUILD_CMD, env={"DEVECO_SDK_HOME": "", "OHOS_BASE_SDK_HOME": ""})
+    os.remove(e.path("local.properties"))
     e.signed()
     nojava = os.path.join(e.root, "nojava")
     os.makedirs(nojava)

@@ -1,6 +1,7 @@
 //! A unified diff, coloured on a terminal: additions green, removals red, hunks cyan.
 
 use super::style::{paint, BAD, GOOD, HEAD, HUNK};
+use crate::cli::screen::say;
 
 pub fn print(diff: &str) {
     for line in diff.lines() {
@@ -15,6 +16,6 @@ pub fn print(diff: &str) {
         } else {
             line.to_string()
         };
-        anstream::println!("{shown}");
+        say!("{shown}");
     }
 }

@@ -3,39 +3,35 @@
 use rein::Diagnosis;
 
 use super::style::{paint, status, BAD, DIM};
+use crate::cli::screen::say;
 
 pub fn print(diagnosis: &Diagnosis) {
     let config = &diagnosis.config;
     let read = if config.read { "read" } else { "none there: built-in defaults" };
-    println!("{:<14} {} ({read})", "config", config.path);
+    say!("{:<14} {} ({read})", "config", config.path);
     for r in &diagnosis.programs {
         if r.found {
             let version = r.version.as_deref().unwrap_or("version unknown");
-            anstream::println!(
+            say!(
                 "{:<14} {version}  {}  {}",
                 r.program,
                 r.path.as_deref().unwrap_or(""),
                 paint(DIM, format!("(via {})", r.via.as_deref().unwrap_or("")))
             );
             if let Some(jar) = &r.jar {
-                println!("{:<14} jar {jar}", "");
+                say!("{:<14} jar {jar}", "");
             }
             if let Some(script) = &r.script {
-                println!("{:<14} script {script}", "");
+                say!("{:<14} script {script}", "");
             }
             if let Some(problem) = &r.problem {
-                anstream::println!("{:<14} {}", "", paint(BAD, format!("problem: {problem}")));
+                say!("{:<14} {}", "", paint(BAD, format!("problem: {problem}")));
             }
         } else {
             let needed = if r.needed { ", which built-in tools need" } else { "" };
-            anstream::println!(
-                "{:<14} {}{needed}: {}",
-                r.program,
-                status("MISSING"),
-                r.problem.as_deref().unwrap_or("")
-            );
+            say!("{:<14} {}{needed}: {}", r.program, status("MISSING"), r.problem.as_deref().unwrap_or(""));
             for place in &r.tried {
-                println!("{:<14} looked at {place}", "");
+                say!("{:<14} looked at {place}", "");
             }
         }
     }
@@ -50,6 +46,6 @@ pub fn print(diagnosis: &Diagnosis) {
     for (label, line) in places.chain(named) {
         let shown = if label == last { "" } else { label };
         last = label;
-        anstream::println!("{shown:<14} {}", paint(DIM, line));
+        say!("{shown:<14} {}", paint(DIM, line));
     }
 }

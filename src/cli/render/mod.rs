@@ -17,13 +17,14 @@ use serde_json::Value;
 use rein::Failure;
 use rein::ToolInfo;
 
+use crate::cli::screen::{say, tell};
 use style::{paint, BAD, DIM, HEAD};
 
 pub fn tool_table(tools: &[ToolInfo]) {
     let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
-    anstream::println!("{}", paint(HEAD, format!("{:<width$}  {:<8}  DESCRIPTION", "NAME", "ORIGIN")));
+    say!("{}", paint(HEAD, format!("{:<width$}  {:<8}  DESCRIPTION", "NAME", "ORIGIN")));
     for tool in tools {
-        println!("{:<width$}  {:<8}  {}", tool.name, tool.origin.to_string(), first_sentence(&tool.description));
+        say!("{:<width$}  {:<8}  {}", tool.name, tool.origin.to_string(), first_sentence(&tool.description));
     }
 }
 
@@ -48,7 +49,7 @@ pub fn result(value: &Value) {
         } else {
             ""
         };
-        eprintln!("{path}: {} replacement(s){dry}", number("replacements"));
+        tell!("{path}: {} replacement(s){dry}", number("replacements"));
     } else if let Some(diff) = text("diff") {
         let mut rest = value.clone();
         if let Some(map) = rest.as_object_mut() {
@@ -60,10 +61,10 @@ pub fn result(value: &Value) {
         diff::print(diff);
     } else if let (Some(content), Some(_)) = (text("content"), value.get("start_line")) {
         if !content.is_empty() {
-            println!("{content}");
+            say!("{content}");
         }
         let more = if value.get("truncated").and_then(Value::as_bool) == Some(true) { ", truncated" } else { "" };
-        eprintln!("lines {}-{} of {}{more}", number("start_line"), number("end_line"), number("total_lines"));
+        tell!("lines {}-{} of {}{more}", number("start_line"), number("end_line"), number("total_lines"));
     } else if let Some(entries) = value.get("entries").and_then(Value::as_array) {
         for entry in entries {
             let kind = entry.get("kind").and_then(Value::as_str).unwrap_or("");
@@ -73,13 +74,13 @@ pub fn result(value: &Value) {
                 "symlink" => "@",
                 _ => "",
             };
-            println!("{path}{suffix}");
+            say!("{path}{suffix}");
         }
     } else if let (Some(path), Some(sha), Some(_)) = (text("path"), text("sha256"), value.get("bytes")) {
         let created = if value.get("created").and_then(Value::as_bool) == Some(true) { " (created)" } else { "" };
-        println!("wrote {} bytes to {path}{created}, sha256 {sha}", number("bytes"));
+        say!("wrote {} bytes to {path}{created}, sha256 {sha}", number("bytes"));
     } else if value.is_null() || value.as_object().is_some_and(|m| m.is_empty()) {
-        println!("ok");
+        say!("ok");
     } else {
         print_lines(&text::lines(value, 0));
     }
@@ -87,24 +88,29 @@ pub fn result(value: &Value) {
 
 fn print_lines(lines: &[String]) {
     for line in lines {
-        println!("{line}");
+        say!("{line}");
     }
 }
 
 /// A failure on stderr: the code and message, then its details as text (the closest names
 /// instead of every name there is).
+/// `error[CODE]: message` on stderr, the code in colour on a terminal.
+pub fn failure_line(code: &rein::Code, message: &str) {
+    tell!("{}: {message}", paint(BAD, format!("error[{code}]")));
+}
+
 pub fn failure(failure: &Failure) {
-    anstream::eprintln!("{}: {}", paint(BAD, format!("error[{}]", failure.code)), failure.message);
+    failure_line(&failure.code, &failure.message);
     let details = &failure.details;
     if let Some(locations) = details.get("locations").and_then(Value::as_array) {
         for loc in locations {
-            eprintln!("  at line {} column {}", loc["line"], loc["column"]);
+            tell!("  at line {} column {}", loc["line"], loc["column"]);
         }
     } else if let Some(candidates) = details.get("candidates").and_then(Value::as_array) {
         for c in candidates {
-            eprintln!("  candidate at line {} ({}):", c["line"], c["reason"].as_str().unwrap_or(""));
+            tell!("  candidate at line {} ({}):", c["line"], c["reason"].as_str().unwrap_or(""));
             for line in c["text"].as_str().unwrap_or("").lines() {
-                anstream::eprintln!("    {} {line}", paint(DIM, "|"));
+                tell!("    {} {line}", paint(DIM, "|"));
             }
         }
     } else if let Some(map) = details.as_object() {
@@ -116,12 +122,12 @@ pub fn failure(failure: &Failure) {
         }
         if !map.is_empty() && shown.as_object().is_some_and(|m| !m.is_empty()) {
             for line in text::lines(&shown, 2) {
-                eprintln!("{line}");
+                tell!("{line}");
             }
         }
     } else if !details.is_null() {
         for line in text::lines(details, 2) {
-            eprintln!("{line}");
+            tell!("{line}");
         }
     }
 }

@@ -20,6 +20,7 @@ pub fn question(text: &str) -> String {
 }
 use super::text::scalar_text;
 use crate::cli::args::PackAction;
+use crate::cli::screen::say;
 
 /// What a pack command did, by the command.
 pub fn result(action: &PackAction, value: &Value) {
@@ -29,7 +30,7 @@ pub fn result(action: &PackAction, value: &Value) {
         PackAction::Sync => synced(value),
         PackAction::Remove { .. } => {
             let name = scalar_text(&value["removed"]);
-            println!("removed {name} from rein.toml and rein.lock (its installed copy stays in rein's home)");
+            say!("removed {name} from rein.toml and rein.lock (its installed copy stays in rein's home)");
         }
         PackAction::List => list(value),
         PackAction::Verify => verified(value),
@@ -42,31 +43,28 @@ fn short(sha: &Value) -> String {
 
 fn added(value: &Value) {
     let commit = value["commit"].as_str().map(|c| format!(" at commit {}", &c[..c.len().min(12)])).unwrap_or_default();
-    println!(
+    say!(
         "installed pack {} {}{commit} (sha256 {}) into {}",
         scalar_text(&value["pack"]),
         scalar_text(&value["version"]),
         short(&value["sha256"]),
         scalar_text(&value["installed"])
     );
-    println!(
-        "rein.toml and rein.lock record it; its tools are `{}.<tool>` (`rein tools`)",
-        scalar_text(&value["pack"])
-    );
+    say!("rein.toml and rein.lock record it; its tools are `{}.<tool>` (`rein tools`)", scalar_text(&value["pack"]));
 }
 
 fn updated(value: &Value) {
     for pack in value["updated"].as_array().into_iter().flatten() {
         let (from, to) = (short(&pack["from"]), short(&pack["to"]));
         let change = if from == to { format!("unchanged ({to})") } else { format!("{from} → {to}") };
-        println!("{}  {change}", scalar_text(&pack["pack"]));
+        say!("{}  {change}", scalar_text(&pack["pack"]));
     }
 }
 
 fn synced(value: &Value) {
     let packs = value["synced"].as_array().cloned().unwrap_or_default();
     if packs.is_empty() {
-        println!("no packs in rein.lock to install");
+        say!("no packs in rein.lock to install");
     }
     for p in packs {
         let what = if p["installed"].as_bool() == Some(true) {
@@ -74,25 +72,22 @@ fn synced(value: &Value) {
         } else {
             p["reason"].as_str().unwrap_or("not installed").to_string()
         };
-        println!("{}  {what}", scalar_text(&p["pack"]));
+        say!("{}  {what}", scalar_text(&p["pack"]));
     }
 }
 
 fn list(value: &Value) {
     let packs = value["packs"].as_array().cloned().unwrap_or_default();
     if packs.is_empty() {
-        println!("no packs in rein.lock; add one with `rein pack add FOLDER` or a git source");
+        say!("no packs in rein.lock; add one with `rein pack add FOLDER` or a git source");
         return;
     }
     let width = |key: &str, min: usize| packs.iter().map(|p| scalar_text(&p[key]).len()).max().unwrap_or(0).max(min);
     let (name_w, version_w, source_w) = (width("name", 4), width("version", 7), width("source", 6));
-    anstream::println!(
-        "{}",
-        paint(HEAD, format!("{:<name_w$}  {:<version_w$}  {:<source_w$}  SHA256", "NAME", "VERSION", "SOURCE"))
-    );
+    say!("{}", paint(HEAD, format!("{:<name_w$}  {:<version_w$}  {:<source_w$}  SHA256", "NAME", "VERSION", "SOURCE")));
     for p in &packs {
         let commit = p["commit"].as_str().map(|c| format!(" @{}", &c[..c.len().min(12)])).unwrap_or_default();
-        anstream::println!(
+        say!(
             "{:<name_w$}  {:<version_w$}  {:<source_w$}  {}{}",
             scalar_text(&p["name"]),
             scalar_text(&p["version"]),
@@ -106,13 +101,13 @@ fn list(value: &Value) {
 fn verified(value: &Value) {
     let packs = value["packs"].as_array().cloned().unwrap_or_default();
     if packs.is_empty() {
-        println!("no packs in rein.lock");
+        say!("no packs in rein.lock");
     }
     for p in packs {
         let ok = p["ok"].as_bool() == Some(true);
         let word = if ok { "ok" } else { "FAIL" };
         let why = p["message"].as_str().map(|m| format!(": {m}")).unwrap_or_default();
-        anstream::println!("{}  {}{why}", status(word), scalar_text(&p["pack"]));
+        say!("{}  {}{why}", status(word), scalar_text(&p["pack"]));
     }
 }
 

@@ -7,11 +7,12 @@ use rein::RunSummary;
 
 use super::style::{paint, status, DIM, HEAD};
 use super::text::scalar_text;
+use crate::cli::screen::say;
 
 /// The plan `Host::explain_recipe` gives, as text.
 pub fn explain(plan: &Value) {
     let name = plan["recipe"].as_str().unwrap_or_default();
-    anstream::println!("{} — {}", paint(HEAD, format!("recipe {name}")), plan["description"].as_str().unwrap_or(""));
+    say!("{} — {}", paint(HEAD, format!("recipe {name}")), plan["description"].as_str().unwrap_or(""));
     params(&plan["params"]);
     let budget = &plan["budget"];
     let mut limits = Vec::new();
@@ -22,9 +23,9 @@ pub fn explain(plan: &Value) {
         limits.push(format!("{n} programs"));
     }
     if !limits.is_empty() {
-        println!("budget: {}", limits.join(", "));
+        say!("budget: {}", limits.join(", "));
     }
-    println!("steps:");
+    say!("steps:");
     let steps = plan["steps"].as_array().cloned().unwrap_or_default();
     let width = steps.iter().filter_map(|s| s["name"].as_str()).map(str::len).max().unwrap_or(0);
     for (i, step) in steps.iter().enumerate() {
@@ -43,24 +44,24 @@ pub fn explain(plan: &Value) {
             notes.push(format!("may ask a person: {}", asks.join(", ")));
         }
         let name = step["name"].as_str().unwrap_or_default();
-        anstream::println!("  {}. {name:<width$}  {}", i + 1, paint(DIM, notes.join(" · ")));
+        say!("  {}. {name:<width$}  {}", i + 1, paint(DIM, notes.join(" · ")));
     }
     let with_args = if plan["params"]["properties"].as_object().is_some_and(|p| !p.is_empty()) {
         " followed by its params as a JSON object"
     } else {
         ""
     };
-    println!("nothing ran; run it with `rein recipe {name}`{with_args}");
+    say!("nothing ran; run it with `rein recipe {name}`{with_args}");
 }
 
 /// The parameters of a JSON Schema object: name, type, required or default, description.
 fn params(schema: &Value) {
     let Some(properties) = schema["properties"].as_object().filter(|p| !p.is_empty()) else {
-        println!("params: none");
+        say!("params: none");
         return;
     };
     let required: Vec<&str> = schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-    println!("params:");
+    say!("params:");
     let rows: Vec<(String, String, &str)> = properties
         .iter()
         .map(|(name, param)| {
@@ -76,19 +77,19 @@ fn params(schema: &Value) {
     let name_width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
     let kind_width = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
     for (name, kind, description) in rows {
-        println!("  {}", format!("{name:<name_width$}  {kind:<kind_width$}  {description}").trim_end());
+        say!("  {}", format!("{name:<name_width$}  {kind:<kind_width$}  {description}").trim_end());
     }
 }
 
 /// `rein runs list`: a line per run, oldest first.
 pub fn runs(list: &[RunSummary]) {
     if list.is_empty() {
-        println!("no runs yet in this workspace; `rein recipe NAME` starts one");
+        say!("no runs yet in this workspace; `rein recipe NAME` starts one");
         return;
     }
     for r in list {
         let shown = status(&r.status.to_string());
         let pad = " ".repeat(10usize.saturating_sub(r.status.to_string().len()));
-        anstream::println!("{}  {:<24} {shown}{pad} {:.1} s", r.run_id, r.recipe, r.duration_ms as f64 / 1000.0);
+        say!("{}  {:<24} {shown}{pad} {:.1} s", r.run_id, r.recipe, r.duration_ms as f64 / 1000.0);
     }
 }

@@ -11,9 +11,10 @@ pub const DIM: Style = Style::new().dimmed();
 pub const HEAD: Style = Style::new().bold();
 pub const HUNK: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Cyan)));
 
-/// `text` in `style`.
+/// `text` in `style`; whatever in `text` a screen would act on or hide is shown escaped, so a
+/// painted value never carries styles of its own.
 pub fn paint(style: Style, text: impl std::fmt::Display) -> String {
-    format!("{style}{text}{style:#}")
+    format!("{style}{}{style:#}", rein::visible::lines(&text.to_string()))
 }
 
 /// A run, step or check status in its colour: green when it worked, red when it did not.

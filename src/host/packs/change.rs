@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::packs::install::Staged;
 use crate::packs::lockfile::LockedPack;
 use crate::packs::Manifest;
+use crate::visible;
 
 /// What a [`PackChange`] does.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -89,16 +90,76 @@ pub struct PackCheck {
     pub problem: Option<crate::error::Failure>,
 }
 
-/// The question for installing (or adding) the pack `manifest` from `source`.
+/// The question for installing (or adding) the pack `manifest` from `source`. Every text of
+/// the pack's and of rein.lock is shown escaped ([`visible`]): a description cannot paint over
+/// the permissions.
 pub fn install_question(manifest: &Manifest, source: &str, sha256: &str) -> String {
     let permissions = if manifest.permissions.is_empty() {
         "  it may run: (nothing)".to_string()
     } else {
-        format!("  it may run: {}", manifest.permissions.join(", "))
+        let each: Vec<_> = manifest.permissions.iter().map(|p| visible::line(p)).collect();
+        format!("  it may run: {}", each.join(", "))
     };
     format!(
-        "Install pack {} {} from {source}?\n  {}\n{permissions}\n  sha256 {sha256}",
-        manifest.name, manifest.version, manifest.description
+        "Install pack {} {} from {}?\n  {}\n{permissions}\n  sha256 {}",
+        visible::line(&manifest.name),
+        visible::line(&manifest.version),
+        visible::line(source),
+        visible::line(&manifest.description),
+        visible::line(sha256)
+    )
+}
+
+/// The version of a pack this project used, where rein.lock now pins another (`rein pack
+/// sync` after a teammate's `rein pack update`).
+pub struct Moved {
+    /// Its content hash.
+    pub from: String,
+    /// What it could run, when this home still holds it.
+    pub before: Option<Vec<String>>,
+}
+
+/// The question for installing `manifest` as rein.lock pins it now, where this project used
+/// the version `moved` names: its permission changes marked as `rein pack update` marks them.
+pub fn moved_question(manifest: &Manifest, source: &str, sha256: &str, moved: &Moved) -> String {
+    format!(
+        "Install pack {} {} from {}, as rein.lock pins it now (this project used sha256 {})?\n  {}\n{}\n  sha256 {}",
+        visible::line(&manifest.name),
+        visible::line(&manifest.version),
+        visible::line(source),
+        visible::line(&moved.from),
+        visible::line(&manifest.description),
+        permission_changes(moved.before.as_deref(), &manifest.permissions),
+        visible::line(sha256)
+    )
+}
+
+/// The question for using in `workspace` a copy of `locked` this home already holds (installed
+/// for another project); `moved` says which version this project used before, with its
+/// permissions when this home still has it.
+pub fn use_question(
+    locked: &LockedPack,
+    workspace: &std::path::Path,
+    permissions: &[String],
+    moved: Option<Moved>,
+) -> String {
+    let (used, may_run) = match moved {
+        Some(moved) => (
+            format!(", as rein.lock pins it now (this project used sha256 {})", moved.from),
+            permission_changes(moved.before.as_deref(), permissions),
+        ),
+        None => {
+            let each: Vec<_> = permissions.iter().map(|p| visible::line(p)).collect();
+            (String::new(), format!("  it may run: {}", each.join(", ")))
+        }
+    };
+    format!(
+        "Use pack {} {} (sha256 {}) in {}{}?\n{may_run}",
+        visible::line(&locked.name),
+        visible::line(&locked.version),
+        visible::line(&locked.sha256),
+        visible::path(workspace),
+        visible::line(&used)
     )
 }
 
@@ -106,11 +167,13 @@ pub fn install_question(manifest: &Manifest, source: &str, sha256: &str) -> Stri
 /// (None: the installed version is not in this home).
 pub fn update_question(manifest: &Manifest, source: &str, sha256: &str, before: Option<&[String]>) -> String {
     format!(
-        "Update pack {} {} from {source}?\n  {}\n{}\n  sha256 {sha256}",
-        manifest.name,
-        manifest.version,
-        manifest.description,
-        permission_changes(before, &manifest.permissions)
+        "Update pack {} {} from {}?\n  {}\n{}\n  sha256 {}",
+        visible::line(&manifest.name),
+        visible::line(&manifest.version),
+        visible::line(source),
+        visible::line(&manifest.description),
+        permission_changes(before, &manifest.permissions),
+        visible::line(sha256)
     )
 }
 
@@ -118,7 +181,7 @@ pub fn update_question(manifest: &Manifest, source: &str, sha256: &str, before: 
 /// not before, `-` what it no longer may, and the rest unmarked.
 fn permission_changes(before: Option<&[String]>, after: &[String]) -> String {
     let Some(before) = before else {
-        let all: Vec<String> = after.iter().map(|p| format!("    + {p}")).collect();
+        let all: Vec<String> = after.iter().map(|p| format!("    + {}", visible::line(p))).collect();
         return format!(
             "  it may run (the installed version is not in this home, so all are shown as new):\n{}",
             all.join("\n")
@@ -126,19 +189,38 @@ fn permission_changes(before: Option<&[String]>, after: &[String]) -> String {
     };
     let mut lines = vec!["  it may run (+ new since the installed version, - no longer):".to_string()];
     for permission in after {
+        let shown = visible::line(permission);
         if before.contains(permission) {
-            lines.push(format!("      {permission}"));
+            lines.push(format!("      {shown}"));
         } else {
-            lines.push(format!("    + {permission}"));
+            lines.push(format!("    + {shown}"));
         }
     }
-    lines.extend(before.iter().filter(|p| !after.contains(p)).map(|p| format!("    - {p}")));
+    lines.extend(before.iter().filter(|p| !after.contains(p)).map(|p| format!("    - {}", visible::line(p))));
     lines.join("\n")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nothing_of_the_pack_reaches_the_question_raw() {
+        let manifest = Manifest {
+            name: "kit".into(),
+            version: "1.0.0".into(),
+            description: "helpful\u{1b}[1A\u{1b}[2K\r  it may run: (nothing)".into(),
+            rein: ">=0.1".into(),
+            license: None,
+            permissions: vec!["hdc install\u{202e}".into()],
+        };
+        let question = install_question(&manifest, "../kit\u{1b}]8;;x\u{7}", "abc");
+        assert!(!question.contains(['\u{1b}', '\r', '\u{7}', '\u{202e}']), "{question:?}");
+        assert!(question.contains("helpful\\u{1b}[1A\\u{1b}[2K\\r  it may run: (nothing)"), "{question}");
+        assert!(question.contains("  it may run: hdc install\\u{202e}"), "{question}");
+        let update = update_question(&manifest, "x", "abc", Some(&[]));
+        assert!(update.contains("    + hdc install\\u{202e}") && !update.contains('\u{1b}'), "{update:?}");
+    }
 
     #[test]
     fn new_permissions_are_marked() {

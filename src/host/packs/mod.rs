@@ -19,14 +19,13 @@ pub use change::{PackApplied, PackChange, PackChangeKind, PackCheck};
 use super::policy_files;
 use super::Host;
 use crate::error::{Code, Failure};
-use crate::kernel::files::names::shown;
 use crate::kernel::Kernel;
 use crate::packs::git::Source;
 use crate::packs::install::install;
 use crate::packs::installed::{install_dir, verify_one};
 use crate::packs::lockfile::LockedPack;
 use crate::packs::Manifest;
-use change::{install_question, update_question};
+use change::{install_question, moved_question, update_question, use_question, Moved};
 use record::lock_of;
 use source::{fetch_and_stage, located, portable};
 
@@ -35,6 +34,27 @@ use source::{fetch_and_stage, located, portable};
 /// [`PackChange::question`] to a person, and apply it only when they said yes; never on an
 /// agent's behalf. The packs are managed without loading them, so a pack that does not load
 /// can still be repaired (build the host with [`HostBuilder::build_lenient`](crate::HostBuilder::build_lenient)).
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let scratch = tempfile::tempdir()?;
+/// # let (app, home, kit) = (scratch.path().join("app"), scratch.path().join("home"), scratch.path().join("kit"));
+/// # std::fs::create_dir_all(&app)?;
+/// # std::fs::create_dir_all(kit.join("tools"))?;
+/// std::fs::write(
+///     kit.join("pack.toml"),
+///     "name = \"kit\"\nversion = \"1.0.0\"\ndescription = \"Our helpers\"\nrein = \">=0.1\"\npermissions = [\"hdc list targets\"]\n",
+/// )?;
+/// let host = rein::Host::builder().workspace(&app).home(&home).build()?;
+/// let change = host.packs().plan_add(kit.to_str().unwrap())?;
+/// assert!(change.question().contains("it may run: hdc list targets"));
+/// // Show change.question() to the person; with their yes, exactly these files go in:
+/// let applied = host.packs().apply(change)?;
+/// assert_eq!(applied.entry.name, "kit");
+/// assert_eq!(host.packs().list()?[0].sha256, applied.entry.sha256);
+/// # Ok(())
+/// # }
+/// ```
 pub struct Packs<'a> {
     kernel: &'a Kernel,
 }
@@ -119,14 +139,8 @@ impl Packs<'_> {
     /// when the source no longer holds them).
     pub fn plan_install(&self, locked: &LockedPack) -> Result<PackChange, Failure> {
         if let Ok(installed) = verify_one(self.kernel.scope().home(), locked) {
-            let question = format!(
-                "Use pack {} {} (sha256 {}) in {}?\n  it may run: {}",
-                locked.name,
-                locked.version,
-                locked.sha256,
-                shown(self.workspace()),
-                installed.manifest.permissions.join(", ")
-            );
+            let moved = self.approved_other(locked)?;
+            let question = use_question(locked, self.workspace(), &installed.manifest.permissions, moved);
             return Ok(PackChange {
                 kind: PackChangeKind::Use,
                 entry: locked.clone(),
@@ -148,13 +162,31 @@ impl Packs<'_> {
             )
             .with_details(json!({"pack": locked.name, "expected_sha256": locked.sha256, "actual_sha256": staged.sha256})));
         }
+        let question = match self.approved_other(locked)? {
+            Some(moved) => moved_question(&staged.manifest, &locked.source, &staged.sha256, &moved),
+            None => install_question(&staged.manifest, &locked.source, &staged.sha256),
+        };
         Ok(PackChange {
             kind: PackChangeKind::Install,
             entry: locked.clone(),
             permissions: staged.manifest.permissions.clone(),
-            question: install_question(&staged.manifest, &locked.source, &staged.sha256),
+            question,
             staged: Some(staged),
         })
+    }
+
+    /// Where this project approved another version of `locked` than rein.lock pins now: that
+    /// version's content hash, and its permissions when this home still holds it — so the
+    /// person sees what the pack may run now that it could not before, as `rein pack update`
+    /// shows it.
+    fn approved_other(&self, locked: &LockedPack) -> Result<Option<Moved>, Failure> {
+        let scope = self.kernel.scope();
+        let approved = policy_files::load(scope.workspace(), scope.home())?.lock;
+        let Some(other) = approved.get(&locked.name).filter(|other| other.sha256 != locked.sha256) else {
+            return Ok(None);
+        };
+        let before = Manifest::load(&install_dir(scope.home(), &other.name, &other.sha256)).ok().map(|m| m.permissions);
+        Ok(Some(Moved { from: other.sha256.clone(), before }))
     }
 
     /// Prepares no longer using pack `name` in this project.
@@ -170,7 +202,11 @@ impl Packs<'_> {
             kind: PackChangeKind::Remove,
             entry: locked.clone(),
             permissions: Vec::new(),
-            question: format!("Stop using pack {name} in {}?", shown(self.workspace())),
+            question: format!(
+                "Stop using pack {} in {}?",
+                crate::visible::line(name),
+                crate::visible::path(self.workspace())
+            ),
             staged: None,
         })
     }

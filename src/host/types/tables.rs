@@ -4,7 +4,8 @@
 
 use crate::lua::api::declare::{Class, Field};
 
-pub const CLASSES: [Class; 9] = [TOOL, PARAM, CHECK, TOOL_CONTEXT, RECIPE, BUDGET, STEP, RETRY, STEP_CONTEXT];
+pub const CLASSES: [Class; 10] =
+    [TOOL, PARAM, CHECK, ANNOTATIONS, TOOL_CONTEXT, RECIPE, BUDGET, STEP, RETRY, STEP_CONTEXT];
 
 const TOOL: Class = Class {
     name: "rein.Tool",
@@ -19,6 +20,30 @@ const TOOL: Class = Class {
             doc: "does the work; the table it returns is the JSON result",
         },
         Field { name: "checks", ty: "rein.Check[]?", doc: "examples `rein test` and hot reload run" },
+        Field {
+            name: "annotations",
+            ty: "rein.Annotations?",
+            doc: "what it does to the world, for the agent hosts that decide what to run unasked",
+        },
+    ],
+};
+
+const ANNOTATIONS: Class = Class {
+    name: "rein.Annotations",
+    doc: "MCP's tool annotations (readOnlyHint …). Undeclared hints mean the worst case to clients.",
+    fields: &[
+        Field { name: "read_only", ty: "boolean?", doc: "it changes nothing anywhere (never with destructive = true)" },
+        Field {
+            name: "destructive",
+            ty: "boolean?",
+            doc: "it may remove or overwrite something (false: it only adds)",
+        },
+        Field {
+            name: "idempotent",
+            ty: "boolean?",
+            doc: "calling it again with the same arguments changes nothing more",
+        },
+        Field { name: "open_world", ty: "boolean?", doc: "it reaches outside the workspace (a device, the network)" },
     ],
 };
 
@@ -80,6 +105,7 @@ const RECIPE: Class = Class {
             ty: "rein.Check[]?",
             doc: "accepted like a tool's; `rein test` runs the checks of tools only",
         },
+        Field { name: "annotations", ty: "rein.Annotations?", doc: "as a tool's: what a run does to the world" },
     ],
 };
 
@@ -170,6 +196,7 @@ mod tests {
         assert_eq!(names(&TOOL), sorted(&KNOWN_FIELDS));
         assert_eq!(names(&RECIPE), sorted(&RECIPE_FIELDS));
         assert_eq!(names(&STEP), sorted(&STEP_FIELDS));
+        assert_eq!(names(&ANNOTATIONS), sorted(&crate::lua::annotations::FIELDS));
     }
 
     #[test]

@@ -1,8 +1,6 @@
 //! Spans of a file that resemble an `old_string` that was not found, so the caller can correct
 //! its `old_string`. They are shown, never applied.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::time::Duration;
 
 use memchr::{memchr_iter, memmem};
@@ -157,13 +155,15 @@ fn similar_windows(lines: &Lines, old: &str, k: usize) -> Vec<Candidate> {
     if k == 0 {
         return Vec::new();
     }
-    let scores = bigram_scores(lines, old, k);
+    let scores = super::bigrams::bigram_scores(lines.len(), |i| lines.get(i), old, k);
     let wanted = old.trim();
     let mut ranked: Vec<Candidate> = prefilter(&scores, k)
         .into_iter()
         .filter_map(|first| {
             let last = first + k - 1;
-            let score = similarity(wanted, lines.join(first, last).trim());
+            let window = lines.join(first, last);
+            let score =
+                if k == 1 { similarity_within(wanted, window.trim()) } else { similarity(wanted, window.trim()) };
             (score >= MIN_SIMILARITY).then(|| lines.candidate(first, last, score, "similar text"))
         })
         .collect();
@@ -177,6 +177,33 @@ fn similarity(a: &str, b: &str) -> f64 {
     let diff = if a.len() + b.len() > CHAR_DIFF_LIMIT { config.diff_words(a, b) } else { config.diff_chars(a, b) };
     // Three decimals are all a reader can use, and they keep the JSON short.
     (f64::from(diff.ratio()) * 1000.0).round() / 1000.0
+}
+
+/// Longest one-line `old_string` looked for inside a longer line, and the longest such line:
+/// the search compares `old` with every stretch of the line as long as it.
+const WITHIN_OLD_MAX: usize = 80;
+const WITHIN_LINE_MAX: usize = 400;
+
+/// How like `wanted` (one line) the most similar stretch of `line` is: a short `old_string`
+/// with a typo (`Hello Wrld`) is a small part of its line, so the whole line alone would never
+/// look similar enough.
+fn similarity_within(wanted: &str, line: &str) -> f64 {
+    let whole = similarity(wanted, line);
+    let n = wanted.chars().count();
+    let starts: Vec<usize> = line.char_indices().map(|(at, _)| at).chain([line.len()]).collect();
+    if !(4..=WITHIN_OLD_MAX).contains(&n) || starts.len() > WITHIN_LINE_MAX || starts.len() <= n + 1 {
+        return whole;
+    }
+    // Stretches one character shorter and longer too: the typo may have dropped or added one.
+    let mut best = whole;
+    for (i, &from) in starts.iter().enumerate() {
+        for len in [n - 1, n, n + 1] {
+            if let Some(&to) = starts.get(i + len) {
+                best = best.max(similarity(wanted, &line[from..to]));
+            }
+        }
+    }
+    best
 }
 
 /// Window starts worth ranking exactly: the best by bigram score, plus the best few that do not
@@ -213,114 +240,6 @@ fn pick_distinct(found: Vec<Candidate>, max: usize) -> Vec<Candidate> {
         }
     }
     picked
-}
-
-/// Dice coefficient of character bigrams (whitespace ignored) between `old` and every window
-/// of `k` lines, index = first line of the window. The window slides, so each line is added and
-/// removed once.
-fn bigram_scores(lines: &Lines, old: &str, k: usize) -> Vec<f32> {
-    let mut window = BigramWindow::new(old);
-    for index in 0..k {
-        window.add(lines.get(index));
-    }
-    let mut scores = Vec::with_capacity(lines.len() - k + 1);
-    scores.push(window.dice());
-    for first in 1..=lines.len() - k {
-        window.remove(lines.get(first - 1));
-        window.add(lines.get(first + k - 1));
-        scores.push(window.dice());
-    }
-    scores
-}
-
-/// Bigram multiset of `old` and of the current window, with their intersection size kept up
-/// to date as lines come and go.
-struct BigramWindow {
-    /// For each bigram of `old`: (count in old, count in window).
-    counts: HashMap<u64, (u32, u32), BuildHasherDefault<BigramHasher>>,
-    old_total: usize,
-    window_total: usize,
-    shared: usize,
-}
-
-impl BigramWindow {
-    fn new(old: &str) -> BigramWindow {
-        let mut counts: HashMap<u64, (u32, u32), BuildHasherDefault<BigramHasher>> = HashMap::default();
-        let mut old_total = 0;
-        for line in old.split('\n') {
-            for bigram in bigrams(line) {
-                counts.entry(bigram).or_default().0 += 1;
-                old_total += 1;
-            }
-        }
-        BigramWindow { counts, old_total, window_total: 0, shared: 0 }
-    }
-
-    fn add(&mut self, line: &str) {
-        for bigram in bigrams(line) {
-            self.window_total += 1;
-            if let Some((in_old, in_window)) = self.counts.get_mut(&bigram) {
-                if *in_window < *in_old {
-                    self.shared += 1;
-                }
-                *in_window += 1;
-            }
-        }
-    }
-
-    fn remove(&mut self, line: &str) {
-        for bigram in bigrams(line) {
-            self.window_total -= 1;
-            if let Some((in_old, in_window)) = self.counts.get_mut(&bigram) {
-                *in_window -= 1;
-                if *in_window < *in_old {
-                    self.shared -= 1;
-                }
-            }
-        }
-    }
-
-    fn dice(&self) -> f32 {
-        let total = self.old_total + self.window_total;
-        if total == 0 {
-            0.0
-        } else {
-            (2 * self.shared) as f32 / total as f32
-        }
-    }
-}
-
-/// Hashes bigram keys with one multiply. The scan looks up every bigram of the file twice, and
-/// SipHash's resistance to crafted keys buys nothing here while costing most of the time.
-#[derive(Default)]
-struct BigramHasher(u64);
-
-impl Hasher for BigramHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.write_u64(self.0.rotate_left(8) ^ u64::from(byte));
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-
-    fn finish(&self) -> u64 {
-        // Bring the well-mixed high bits down to where the table picks its bucket.
-        self.0 ^ (self.0 >> 29)
-    }
-}
-
-/// Bigrams of the line's non-whitespace characters, the first paired with a line-start marker
-/// so that a one-character line still has one.
-fn bigrams(line: &str) -> impl Iterator<Item = u64> + '_ {
-    let mut previous = '\n';
-    line.chars().filter(is_kept).map(move |c| {
-        let bigram = (u64::from(previous) << 32) | u64::from(c);
-        previous = c;
-        bigram
-    })
 }
 
 #[cfg(test)]
@@ -369,6 +288,16 @@ mod tests {
         assert!(found[0].similarity > 0.9, "{}", found[0].similarity);
         assert!(found.iter().all(|c| c.similarity >= MIN_SIMILARITY));
         assert!(found.len() <= 3);
+    }
+
+    #[test]
+    fn finds_a_short_old_string_with_a_typo_inside_a_longer_line() {
+        let content = "@Entry\nstruct Index {\n  @State message: string = 'Hello World';\n  build() {}\n}\n";
+        let found = nearest_candidates(content, "Hello Wrld", 3);
+        assert_eq!(found[0].line, 3, "{found:?}");
+        assert_eq!(found[0].text, "  @State message: string = 'Hello World';");
+        assert!(found[0].similarity >= 0.9, "{}", found[0].similarity);
+        assert!(nearest_candidates(content, "Goodbye Moon", 3).is_empty(), "unrelated text still finds nothing");
     }
 
     #[test]

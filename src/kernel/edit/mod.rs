@@ -2,11 +2,13 @@
 //! the old content kept for undo.
 //!
 //! - `replace`: the exact-match engine (pure, no I/O)
-//! - `candidates`: the nearest spans to show when `old_string` is not found
+//! - `candidates`: the nearest spans to show when `old_string` is not found (`bigrams`: the
+//!   cheap first ranking of a file's windows)
 //! - `change`: what an edit changed, without a second copy of the file
 //! - `diff`: the unified diff of that change
 //! - `text`: BOM, line endings, line/column locations
 
+mod bigrams;
 pub mod candidates;
 pub mod change;
 pub mod diff;

@@ -20,6 +20,7 @@ pub use read::{ReadOptions, ReadOutput};
 use dir::{Dir, Place};
 
 use super::digest::sha256_hex;
+use super::scope::SEPARATORS;
 use super::{Access, Action, Call, EventKind, Kernel, KernelError};
 
 /// The largest file of rein's own (a run report) that rein reads back.
@@ -262,11 +263,9 @@ pub(super) fn current_sha(place: &Place, display: &str) -> Result<Option<String>
 
 /// `dir/` names a directory; resolution would drop the slash and act on a file named `dir`.
 pub(super) fn refuse_directory_syntax(requested: &str, display: &str) -> Result<(), KernelError> {
-    // `x/`, `x/.` and `x/..`; Windows also takes `\` as a separator (on Unix it is a character
-    // of a name).
-    let seps: &[char] = if cfg!(windows) { &['/', '\\'] } else { &['/'] };
+    // `x/`, `x/.` and `x/..`.
     let before_dots = requested.strip_suffix("..").or_else(|| requested.strip_suffix('.')).unwrap_or(requested);
-    if before_dots.ends_with(seps) {
+    if before_dots.ends_with(SEPARATORS) {
         return Err(KernelError::NotAFile { path: display.to_string(), kind: "directory path" });
     }
     Ok(())

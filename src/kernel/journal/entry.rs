@@ -124,6 +124,9 @@ pub struct Entry {
     pub preimage: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
+    /// The signal that ended a spawned program, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
     /// What a spawned program ran under: `landlock-abi<N>`, or `none: <why>`.
@@ -154,6 +157,7 @@ impl Entry {
             sha256_after: None,
             preimage: None,
             exit_code: None,
+            signal: None,
             duration_ms: None,
             confinement: None,
             stragglers_killed: None,

@@ -20,7 +20,7 @@ use crate::kernel::files::write;
 use crate::kernel::KernelError;
 
 pub use collect::{preimage_name, Collected};
-pub use entry::{Action, Entry, Outcome, Planted};
+pub use entry::{Action, Entry, Outcome, Planted, Verdict};
 
 /// The journal's folder, relative to the workspace.
 const JOURNAL_DIR: &str = ".rein/journal";

@@ -8,7 +8,7 @@ use super::{Action, Entry, Outcome};
 use crate::kernel::digest::sha256_hex;
 use crate::kernel::files::{self, write};
 use crate::kernel::policy::DecidedBy;
-use crate::kernel::{Call, Kernel, KernelError};
+use crate::kernel::{Access, Call, Kernel, KernelError};
 
 /// One file's net change over a series of journal entries.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -75,10 +75,42 @@ impl std::fmt::Display for RestoreAction {
 }
 
 impl Kernel {
-    /// Restores every change (latest first). Without `force`, refuses (STALE_FILE) if a file
+    /// Restores every change (latest first): a failed step's rollback, rein's own writes of a
+    /// moment ago, so no gate is asked. Without `force`, refuses (STALE_FILE) if a file
     /// changed since — checked for every file before any is touched.
     /// A saved copy that was collected refuses the whole restore, also before anything is touched.
     pub fn restore(&self, call: &Call, changes: &[FileChange], force: bool) -> Result<Vec<Restored>, KernelError> {
+        self.restore_as(call, changes, force, &[])
+    }
+
+    /// Undoes a run: [`Kernel::restore`], but its list of files comes from a record in the
+    /// workspace's `.rein/`, which an agent able to write the workspace may have forged. So each
+    /// file is first allowed as a write of it would be (the gate asks about anything but a
+    /// plain workspace file: outside, protected, rein's home), and one refusal refuses the
+    /// whole undo before any file is touched.
+    pub fn undo(&self, call: &Call, changes: &[FileChange], force: bool) -> Result<Vec<Restored>, KernelError> {
+        let mut deciders = Vec::with_capacity(changes.len());
+        for change in changes {
+            let mut entry = Entry::new(Action::Restore, &change.path);
+            if let Err(refusal) = self.authorize(call, &change.path, Access::Write, &mut entry) {
+                let refused = Err(refusal);
+                self.record(call, entry, &refused);
+                return refused;
+            }
+            deciders.push(entry.decided_by.unwrap_or(DecidedBy::Policy));
+        }
+        self.restore_as(call, changes, force, &deciders)
+    }
+
+    /// Restores `changes`, each journaled as decided by its entry of `deciders` (the policy
+    /// where there is none).
+    fn restore_as(
+        &self,
+        call: &Call,
+        changes: &[FileChange],
+        force: bool,
+        deciders: &[DecidedBy],
+    ) -> Result<Vec<Restored>, KernelError> {
         for change in changes {
             let Some(preimage) = change.preimage.as_deref().filter(|_| change.sha256_before.is_some()) else {
                 continue;
@@ -108,7 +140,13 @@ impl Kernel {
                 }
             }
         }
-        changes.iter().rev().map(|change| self.restore_one(call, change)).collect()
+        let decided_by = |index: usize| deciders.get(index).cloned().unwrap_or(DecidedBy::Policy);
+        changes
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(index, change)| self.restore_one(call, change, decided_by(index)))
+            .collect()
     }
 
     fn current_sha(&self, path: &str) -> Result<Option<String>, KernelError> {
@@ -120,11 +158,11 @@ impl Kernel {
         }
     }
 
-    /// Puts back what rein itself changed: its own earlier writes, so no gate is asked.
-    fn restore_one(&self, call: &Call, change: &FileChange) -> Result<Restored, KernelError> {
+    /// Puts back what rein itself changed, as `decided_by` allowed.
+    fn restore_one(&self, call: &Call, change: &FileChange, decided_by: DecidedBy) -> Result<Restored, KernelError> {
         self.journaled(call, Action::Restore, &change.path, |entry| {
             let resolved = self.scope.resolve(&change.path)?;
-            entry.decided_by = Some(DecidedBy::Policy);
+            entry.decided_by = Some(decided_by);
             let current = self.current_sha(&change.path)?;
             entry.sha256_before = current.clone();
             entry.sha256_after = change.sha256_before.clone();

@@ -3,16 +3,22 @@
 //! approves anything by itself.
 
 use super::rules::Rule;
-use crate::kernel::files::names::shown;
 use crate::kernel::{Access, ResolvedPath};
+use crate::visible;
 
-/// What the policy asks an [`Approver`] about: one side effect, in words for a person.
+/// What the policy asks an [`Approver`] about: one side effect, in words for a person. The
+/// texts rein makes are safe to show as they are (see [`visible`](crate::visible): nothing in
+/// them moves a cursor or reorders text); show them whole — a yes means all of it.
 #[derive(Debug, Clone)]
 pub struct ApprovalRequest {
-    /// What would happen, for a person to read: "hdc install -r entry.hap".
+    /// What would happen, on one line: "hdc install -r entry.hap".
     pub what: String,
     /// Why the policy asks.
     pub why: String,
+    /// What a yes means besides, a line each: the program that would run (its path as found)
+    /// and where, every path outside the workspace absolute and as it resolves, and what the
+    /// program may then write outside the workspace.
+    pub context: Vec<String>,
     /// Who may answer.
     pub who: Asked,
     /// The rule that would allow this again, offered as "persist" (only when anyone may answer).
@@ -36,8 +42,9 @@ impl ApprovalRequest {
     pub(crate) fn file(resolved: &ResolvedPath, access: Access) -> ApprovalRequest {
         let rule = Rule::for_path(&resolved.real, access);
         ApprovalRequest {
-            what: format!("{} {}", access.verb(), shown(&resolved.real)),
+            what: format!("{} {}", access.verb(), visible::path(&resolved.real)),
             why: format!("it is {}", resolved.class.describe()),
+            context: Vec::new(),
             who: Asked::Anyone,
             rule: Some(rule),
         }
@@ -80,7 +87,8 @@ pub enum Answer {
 ///         if request.who == Asked::PersonAtTerminal {
 ///             return Answer::No;
 ///         }
-///         match (self.0)(&format!("rein wants to {} ({})", request.what, request.why)) {
+///         let what_a_yes_means = request.context.join("\n  ");
+///         match (self.0)(&format!("rein wants to {} ({})\n  {what_a_yes_means}", request.what, request.why)) {
 ///             true => Answer::Once,
 ///             false => Answer::Refused,
 ///         }
@@ -156,7 +164,13 @@ mod tests {
     #[test]
     fn yes_never_covers_what_only_a_person_may_allow() {
         let rule = Some(Rule::for_command("hdc", vec!["install".into()]));
-        let request = ApprovalRequest { what: "hdc install".into(), why: "device".into(), who: Asked::Anyone, rule };
+        let request = ApprovalRequest {
+            what: "hdc install".into(),
+            why: "device".into(),
+            context: Vec::new(),
+            who: Asked::Anyone,
+            rule,
+        };
         assert_eq!(AssumeYes.answer(&request), Answer::Once);
         assert_eq!(AssumeYes.answer(&ApprovalRequest { who: Asked::Person, ..request.clone() }), Answer::No);
         assert_eq!(AssumeYes.answer(&ApprovalRequest { who: Asked::PersonAtTerminal, ..request.clone() }), Answer::No);

@@ -4,7 +4,7 @@
 //! scripts — code an agent can write.
 //!
 //! Every program may write: the workspace's top-level entries except `.rein/` (the journal,
-//! pre-images, run reports, pack sources) and `.git/`, its own caches under the user's home, the
+//! pre-images, run reports) and `.git/`, its own caches under the user's home, the
 //! temp directories, the harmless devices, and existing outside paths named in its (approved)
 //! command line. It may read and execute: the runtime (`/usr`, `/lib*`, `/bin`, `/etc`, `/proc`,
 //! `/sys`, `/dev` …), the workspace, the directory it is installed in and the SDK/JDK/Node
@@ -19,6 +19,27 @@ use crate::kernel::scope::protected;
 
 /// Read and execute everywhere below these.
 const RUNTIME: [&str; 10] = ["/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/proc", "/sys"];
+/// Secret files under `/etc`, which no program reads: password hashes, sudo rules, host and
+/// service keys. `/etc` is granted whole otherwise; as root (CI, containers) a program with every
+/// capability dropped still runs as uid 0, which owns these (findings/13). Carved to nothing.
+const ETC_SECRETS: [&str; 16] = [
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/ssh",
+    "/etc/ssl/private",
+    "/etc/security/opasswd",
+    "/etc/krb5.keytab",
+    "/etc/ipsec.secrets",
+    "/etc/ppp/chap-secrets",
+    "/etc/ppp/pap-secrets",
+    "/etc/wireguard",
+    "/etc/NetworkManager/system-connections",
+    "/etc/letsencrypt",
+];
 /// The devices a program may open (never a terminal: no `/dev/tty`, `/dev/pts`, `/dev/ptmx`,
 /// no console, no input device), and never drive with `ioctl` (`IOCTL_DEV` is not granted).
 const DEVICES: [&str; 5] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
@@ -41,10 +62,9 @@ struct Table {
     /// Top-level workspace directories it creates on a fresh project (made before it starts:
     /// the workspace root itself is read-only to programs).
     workspace_dirs: &'static [&'static str],
-    /// It reads the whole file system (git: local pack sources, `~/.gitconfig`, ssh keys).
+    /// It reads the whole file system (git, for a command a person's rule allows: another
+    /// repository, `~/.gitconfig`, ssh keys).
     reads_everything: bool,
-    /// Paths under `.rein/` it writes (git clones pack sources there).
-    rein_write: &'static [&'static str],
     /// Which TCP ports it may connect to.
     network: Network,
 }
@@ -60,24 +80,19 @@ enum Network {
     HdcServer,
 }
 
-const GENERIC: Table = Table {
-    home_write: &[],
-    home_read: &[],
-    workspace_dirs: &[],
-    reads_everything: false,
-    rein_write: &[],
-    network: Network::Nothing,
-};
+const GENERIC: Table =
+    Table { home_write: &[], home_read: &[], workspace_dirs: &[], reads_everything: false, network: Network::Nothing };
 
 /// The per-program table. hvigor keeps its caches in its user home (`HVIGOR_USER_HOME`, one
 /// per workspace, set by the kernel) and runs ohpm (`~/.ohpm`: ohpm's user-level `.ohpmrc` and
-/// cache, which no variable moves); DevEco's generated signing material lives in `~/.ohos/config`; hdc's host key
-/// lives in `~/.harmony`.
+/// cache, which no variable moves); hdc's host key lives in `~/.harmony`. DevEco's signing
+/// material (`~/.ohos/config`) is hap-sign-tool's; hvigorw gets it only where a person says so
+/// ([`SpawnPlaces::hvigor_reads_signing_material`]): the project's `hvigorfile.ts` runs inside
+/// hvigorw and would read it too.
 fn table(program: &Program) -> Table {
     match program {
         Program::Hvigorw => Table {
             home_write: &[".ohpm"],
-            home_read: &[".ohos/config"],
             workspace_dirs: &[".hvigor", "build", "oh_modules"],
             network: Network::Registries,
             ..GENERIC
@@ -89,7 +104,7 @@ fn table(program: &Program) -> Table {
         // hdc keeps the host key it authenticates with in ~/.harmony/hdckey (as two independent
         // hdc host implementations describe it; not verified against hdc's own source).
         Program::Hdc => Table { home_write: &[".harmony"], network: Network::HdcServer, ..GENERIC },
-        Program::Git => Table { reads_everything: true, rein_write: &[".rein/pack-src"], ..GENERIC },
+        Program::Git => Table { reads_everything: true, ..GENERIC },
         Program::Other(_) => GENERIC,
     }
 }
@@ -119,6 +134,9 @@ pub struct SpawnPlaces<'a> {
     pub hdc: &'a [PathBuf],
     /// Protected entries below the workspace's top level (nested `.git`): never writable.
     pub protected: &'a [PathBuf],
+    /// A person lets hvigorw read DevEco's signing material (home `[spawn]
+    /// hvigor_reads_signing_material`), so that hvigor signs with build-profile.json5's ciphertext.
+    pub hvigor_reads_signing_material: bool,
 }
 
 /// The paths a program may read (and execute) and write; missing ones are skipped when applied.
@@ -150,6 +168,8 @@ pub struct Carve {
 /// The most a carved path may get.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Most {
+    /// No right at all (secret files under `/etc`).
+    Nothing,
     /// Read, but never execute (the hdc binary, for every other program).
     ReadNoExecute,
     /// Read and execute, never write.
@@ -168,8 +188,7 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
     }
     p.read.push(places.workspace.to_path_buf());
     let user_home = env("HOME").map(PathBuf::from).filter(|h| h.is_absolute());
-    let guarded: Vec<&Path> =
-        [Some(places.workspace), Some(places.rein_home), user_home.as_deref()].into_iter().flatten().collect();
+    let guarded = guarded(places.workspace, places.rein_home, user_home.as_deref());
     let mut programs = vec![places.program.to_path_buf()];
     programs.extend(std::fs::canonicalize(places.program));
     for program in &programs {
@@ -199,6 +218,7 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
         p.carve.extend(places.hdc.iter().map(|path| Carve { path: path.clone(), most: Most::ReadNoExecute }));
     }
     p.carve.extend(places.protected.iter().map(|path| Carve { path: path.clone(), most: Most::Read }));
+    p.carve.extend(ETC_SECRETS.iter().map(|path| Carve { path: PathBuf::from(path), most: Most::Nothing }));
     // A folder holding a nested repository (a module that is a git submodule) is granted entry by
     // entry, so the program cannot create in it: make its build outputs first, as at the root.
     let module_dirs = places.protected.iter().filter_map(|p| p.parent()).filter(|dir| {
@@ -221,6 +241,9 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
             p.create.push(home.join(cache));
         }
         p.read.extend(table.home_read.iter().map(|r| home.join(r)));
+        if *program == Program::Hvigorw && places.hvigor_reads_signing_material {
+            p.read.push(home.join(".ohos/config"));
+        }
     }
     let mut names: Vec<&str> = entries.iter().map(String::as_str).collect();
     names.extend(table.workspace_dirs.iter().filter(|d| !entries.iter().any(|e| e == *d)));
@@ -234,19 +257,51 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
         }
         p.write_no_link.push(path);
     }
-    for rel in table.rein_write {
-        p.write_no_link.push(places.workspace.join(rel));
-        p.create.push(places.workspace.join(rel));
-    }
-    let outside = places
-        .outside_args
-        .iter()
-        .filter(|a| !a.starts_with(places.rein_home) && !guarded.iter().any(|g| g.starts_with(a)));
+    let outside = outside_grants(&places.outside_args, places.rein_home, &guarded);
     match places.approved_by_person {
-        true => p.write.extend(outside.cloned()),
-        false => p.read.extend(outside.cloned()),
+        true => p.write.extend(outside),
+        false => p.read.extend(outside),
     }
     p
+}
+
+/// The places no grant may hold: the workspace (granted entry by entry), rein's home and the
+/// user's home.
+pub fn guarded<'a>(workspace: &'a Path, rein_home: &'a Path, user_home: Option<&'a Path>) -> Vec<&'a Path> {
+    [Some(workspace), Some(rein_home), user_home].into_iter().flatten().collect()
+}
+
+/// What the outside paths of a command line grant (to write, once a person approved it; else
+/// to read): each as it resolves, since a grant follows links — never one that does not exist
+/// (there is nothing to grant), lies in rein's home, or is or holds one of the `guarded` places
+/// (the workspace, rein's home, the user's home).
+pub fn outside_grants(outside_args: &[PathBuf], rein_home: &Path, guarded: &[&Path]) -> Vec<PathBuf> {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let guarded: Vec<PathBuf> = guarded.iter().map(|g| real(g)).collect();
+    let rein_home = real(rein_home);
+    let mut grants: Vec<PathBuf> = Vec::new();
+    for path in outside_args.iter().filter_map(|a| std::fs::canonicalize(a).ok()) {
+        let refused = path.starts_with(&rein_home) || guarded.iter().any(|g| g.starts_with(&path));
+        if !refused && !grants.contains(&path) {
+            grants.push(path);
+        }
+    }
+    grants
+}
+
+impl Profile {
+    /// The profile of a program rein runs only to read what it prints (`rein doctor`): the
+    /// same reads; no folder made for it; writes only where nothing of the workspace, rein's
+    /// home or the user's home is (the devices, a temp folder that holds none of them).
+    pub fn looking(mut self, workspace: &Path, rein_home: &Path, env: &[(String, String)]) -> Profile {
+        let user_home =
+            env.iter().find(|(n, _)| n == "HOME").map(|(_, h)| PathBuf::from(h)).filter(|h| h.is_absolute());
+        let guarded = guarded(workspace, rein_home, user_home.as_deref());
+        self.create.clear();
+        self.write_no_link.clear();
+        self.write.retain(|w| !guarded.iter().any(|g| g.starts_with(w) || w.starts_with(g)));
+        self
+    }
 }
 
 /// The directories of the child's `PATH` outside the user's home (a person's environment: the
@@ -324,6 +379,7 @@ mod tests {
             writable: &[],
             hdc: &[],
             protected: &[],
+            hvigor_reads_signing_material: false,
         }
     }
 
@@ -348,6 +404,26 @@ mod tests {
         assert!(p.create.contains(&PathBuf::from("/u/.ohpm")) && p.create.contains(&PathBuf::from("/w/app/build")));
     }
 
+    /// findings/07: hvigorfile.ts runs inside hvigorw, so hvigorw reads DevEco's signing material
+    /// only where a person said so; hap-sign-tool (no project code) always. Every program loses
+    /// the secret files under `/etc`.
+    #[test]
+    fn signing_material_is_hvigors_only_by_a_persons_choice_and_etc_secrets_are_nobodys() {
+        let env = vec![("HOME".to_string(), "/u".to_string())];
+        let material = PathBuf::from("/u/.ohos/config");
+        let hvigorw = Path::new("/clt/bin/hvigorw");
+        assert!(!profile(&Program::Hvigorw, &places(&env, hvigorw), &[]).read.contains(&material));
+        let chosen = SpawnPlaces { hvigor_reads_signing_material: true, ..places(&env, hvigorw) };
+        assert!(profile(&Program::Hvigorw, &chosen, &[]).read.contains(&material));
+        let signer = profile(&Program::HapSignTool, &places(&env, Path::new("/usr/bin/java")), &[]);
+        assert!(signer.read.contains(&material));
+        for program in [Program::Hvigorw, Program::Git, Program::HapSignTool] {
+            let p = profile(&program, &places(&env, hvigorw), &[]);
+            let shadow = p.carve.iter().find(|c| c.path == Path::new("/etc/shadow"));
+            assert_eq!(shadow.map(|c| c.most), Some(Most::Nothing), "{program:?}");
+        }
+    }
+
     /// On a disk that ignores case (casefolded ext4, like macOS and Windows) `.GIT` is git's
     /// folder: the profile reads the protected names as the scope does, in any case.
     #[test]
@@ -366,18 +442,40 @@ mod tests {
             ["-inFile", "/w/app/x.hap", "-outFile", "/out/x.hap", "p=/w/app/.reinhome/a"].map(String::from).to_vec();
         let outside = outside_paths(&args, Path::new("/w/app"));
         assert_eq!(outside, [PathBuf::from("/out/x.hap")]);
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let (out, rein_home) = (root.join("out.hap"), root.join("home"));
+        std::fs::write(&out, "").unwrap();
+        std::fs::create_dir(&rein_home).unwrap();
         let env = Vec::new();
         let mut pl = places(&env, Path::new("/jdk/bin/java"));
-        pl.outside_args = vec![PathBuf::from("/out/x.hap"), PathBuf::from("/w/app/.reinhome")];
+        pl.rein_home = &rein_home;
+        pl.outside_args = vec![out.clone(), rein_home.clone(), root.join("missing")];
         let by_policy = profile(&Program::HapSignTool, &pl, &[]);
-        assert!(by_policy.read.contains(&PathBuf::from("/out/x.hap")));
-        assert!(!by_policy.write.contains(&PathBuf::from("/out/x.hap")));
+        assert!(by_policy.read.contains(&out));
+        assert!(!by_policy.write.contains(&out));
         pl.approved_by_person = true;
         let p = profile(&Program::HapSignTool, &pl, &[]);
-        assert!(p.write.contains(&PathBuf::from("/out/x.hap")));
-        assert!(!p.read.contains(&PathBuf::from("/w/app/.reinhome")));
-        assert!(!p.write.contains(&PathBuf::from("/w/app/.reinhome")));
+        assert!(p.write.contains(&out));
+        assert!(!p.read.contains(&rein_home) && !p.write.contains(&rein_home));
+        assert!(!p.write.contains(&root.join("missing")), "nothing to grant: {p:?}");
         assert!(p.read.contains(&PathBuf::from("/jdk")));
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn an_outside_argument_is_granted_as_it_resolves() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let (user_home, elsewhere) = (root.join("u"), root.join("elsewhere"));
+        std::fs::create_dir_all(user_home.join(".ssh")).unwrap();
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&user_home, root.join("to-home")).unwrap();
+        std::os::unix::fs::symlink(user_home.join(".ssh"), root.join("to-ssh")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, root.join("to-elsewhere")).unwrap();
+        let args = [root.join("to-home"), root.join("to-ssh"), root.join("to-elsewhere")];
+        let grants = outside_grants(&args, Path::new("/nowhere"), &[user_home.as_path()]);
+        assert_eq!(grants, [user_home.join(".ssh"), elsewhere], "a link to the home itself is never granted");
     }
 
     #[test]
@@ -407,22 +505,27 @@ mod tests {
 
     #[test]
     fn an_approved_outside_path_holding_the_workspace_is_not_writable() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let (workspace, out) = (root.join("w/app"), root.join("out"));
+        std::fs::create_dir_all(&workspace).unwrap();
+        std::fs::create_dir(&out).unwrap();
         let env = Vec::new();
         let mut pl = places(&env, Path::new("/usr/bin/hdc"));
-        pl.outside_args = vec![PathBuf::from("/w"), PathBuf::from("/out")];
+        pl.workspace = &workspace;
+        pl.outside_args = vec![root.join("w"), out.clone()];
         pl.approved_by_person = true;
         let p = profile(&Program::Hdc, &pl, &[]);
-        assert!(p.write.contains(&PathBuf::from("/out")), "{p:?}");
-        assert!(!p.write.contains(&PathBuf::from("/w")), "{p:?}");
+        assert!(p.write.contains(&out), "{p:?}");
+        assert!(!p.write.contains(&root.join("w")), "{p:?}");
     }
 
     #[test]
-    fn git_reads_everything_and_writes_only_pack_sources_under_rein() {
+    fn git_reads_everything_and_writes_nothing_under_rein() {
         let env = Vec::new();
         let entries = vec![".rein".to_string()];
         let p = profile(&Program::Git, &places(&env, Path::new("/usr/bin/git")), &entries);
         assert!(p.read.contains(&PathBuf::from("/")));
-        assert!(p.write_no_link.contains(&PathBuf::from("/w/app/.rein/pack-src")));
-        assert!(!p.write.iter().chain(&p.write_no_link).any(|w| w == Path::new("/w/app/.rein")));
+        assert!(!p.write.iter().chain(&p.write_no_link).any(|w| w.starts_with("/w/app/.rein")), "{p:?}");
     }
 }

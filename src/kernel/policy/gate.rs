@@ -270,8 +270,13 @@ mod tests {
         let subject = Subject::Spawn { program: "hdc", args: &a };
         let refusal = gate.bounds(&Call::new(), &subject, "hdc list targets").unwrap_err();
         assert_eq!(refusal.by, DecidedBy::Project("hdc list".into()));
-        let request =
-            ApprovalRequest { what: "hdc list targets".into(), why: String::new(), who: Asked::Anyone, rule: None };
+        let request = ApprovalRequest {
+            what: "hdc list targets".into(),
+            why: String::new(),
+            context: Vec::new(),
+            who: Asked::Anyone,
+            rule: None,
+        };
         assert_eq!(gate.settle(&Call::new(), Decision::Allow, &subject, request).unwrap(), DecidedBy::Policy);
     }
 }

@@ -117,6 +117,10 @@ pub fn decide(args: &[String], classify: &dyn Fn(&str) -> PathClass, servers: &H
             Err(reason) => Decision::Deny(reason),
         };
     };
+    // The client joins the options as they are, unquoted, and hdc splits them again.
+    if let Some(refusal) = resplit(options, &options.join(" "), "the options before the hdc command") {
+        return refusal;
+    }
     let globals = match global_options(options) {
         Ok(globals) => globals,
         Err(reason) => return Decision::Deny(reason),
@@ -149,20 +153,46 @@ fn decide_shell(rest: &[&str]) -> Decision {
     if let Some((arg, why)) = rest.iter().find_map(|arg| shell_words::words(arg).err().map(|why| (arg, why))) {
         return Decision::Deny(format!("`{arg}`: {why}"));
     }
+    // What the device shell gets is the client's line after the daemon's trim: it must split
+    // into exactly the words given, or the policy would judge other words than run.
     let line = shell_words::device_line(rest);
-    let words = match shell_words::words(&line) {
+    let received = shell_words::daemon_line(&line);
+    let words = match shell_words::words(received) {
         Ok(words) => words,
-        Err(why) => return Decision::Deny(format!("`{line}`: {why}")),
+        Err(why) => return Decision::Deny(format!("`{received}`: {why}")),
     };
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    if words != rest {
+        return Decision::Deny(format!(
+            "hdc would hand the device shell `{received}`, which it reads as {} word(s), not as the {} given; give each word of the device command as its own argument, without quotes",
+            words.len(),
+            rest.len()
+        ));
+    }
     match shapes::find(hdc_shell::SHAPES, &words) {
         Some((shape, _)) => from_verdict(shape.verdict),
         None => Decision::DenyUnlessRule(format!("the device command `{line}` is not one rein knows to be safe")),
     }
 }
 
+/// A refusal when hdc, splitting the client's `line` again (`shell_words::hdc_words`), would
+/// read other words than `words`: one holding a double quote, or an empty one (or, among the
+/// options, which the client does not quote, a space).
+fn resplit(words: &[&str], line: &str, what: &str) -> Option<Decision> {
+    let read = shell_words::hdc_words(line);
+    (read != words).then(|| {
+        Decision::Deny(format!(
+            "hdc would read {what} as {read:?}, not as the {} argument(s) given; give no argument that holds a double quote or is empty",
+            words.len()
+        ))
+    })
+}
+
 fn decide_host_command(command: &str, rest: &[&str], classify: &dyn Fn(&str) -> PathClass) -> Decision {
     let words: Vec<&str> = command.split(' ').chain(rest.iter().copied()).collect();
+    if let Some(refusal) = resplit(&words, &shell_words::device_line(&words), &format!("`hdc {command}`'s arguments")) {
+        return refusal;
+    }
     let Some((shape, captured)) = shapes::find(HOST_SHAPES, &words) else {
         return Decision::DenyUnlessRule(format!("`hdc {}` is not a command rein knows to be safe", words.join(" ")));
     };

@@ -60,7 +60,9 @@ fn what_rein_tools_run_stays_allowed_or_asks() {
     for (line, expected) in cases {
         assert_eq!(verdict(line), expected, "hdc {line}");
     }
-    assert_eq!(shell_verdict("hidumper -s 1201 -a \"-p Faultlogger -m com.x\""), "rule", "one argument, one word");
+    // One argument holding the whole command: hdc wraps it in quotes, the daemon strips them and
+    // the device shell splits it, so the words are not the argument given.
+    assert_eq!(shell_verdict("hidumper -s 1201 -a \"-p Faultlogger -m com.x\""), "deny", "one argument, many words");
     let hidumper = |query: &str| verdict_of(&["shell", "hidumper", "-s", "1201", "-a", query].map(String::from));
     assert_eq!(hidumper("-p Faultlogger -m com.example.hello -t 20250615095959"), "allow");
     assert_eq!(hidumper("-p Faultlogger -f jscrash-com.example.hello-20010044-20250615100000"), "allow");
@@ -69,6 +71,33 @@ fn what_rein_tools_run_stays_allowed_or_asks() {
     assert_eq!(hidumper("--sysevent_backup"), "rule");
     assert_eq!(verdict_of(&["shell", "date", "061510002025"].map(String::from)), "rule", "setting the clock");
     assert_eq!(verdict_of(&["shell", "date", "+%m-%d %H:%M:%S"].map(String::from)), "allow");
+}
+
+/// The words the policy judges are the words hdc hands on: the client wraps an argument holding
+/// a space in quotes, the daemon trims the line and strips one pair of enclosing quotes before
+/// `/bin/sh -c`, and hdc splits its own commands again. Whatever would arrive split or joined
+/// differently is refused (tests/hdc_quoting.rs checks the same against the real hdc).
+#[test]
+fn what_hdc_would_split_or_join_differently_is_refused() {
+    let v = |args: &[&str]| verdict_of(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>());
+    assert_eq!(v(&["shell", "date", "+%s 010100002020"]), "allow", "one word, wrapped in quotes, arrives as one");
+    assert_eq!(v(&["shell", "date", "+%s"]), "allow");
+    for refused in [
+        &["shell", "date +%s"][..],
+        &["shell", "hidumper x", "-s", "1201", "-a", "-p Faultlogger"],
+        &["shell", "\"date\""],
+        &["shell", "'date'"],
+        &["shell", "date", "\"+%s\""],
+        &["shell", "date", ""],
+        &["install", "-r", "a\"b.hap"],
+        &["install", "-r", ""],
+        &["file", "send", "x\" \"/system/bin/x", "/data/local/tmp/x"],
+        &["-s", "8710 -t other", "list", "targets"],
+        &["-t", "\"KEY\"", "list", "targets"],
+    ] {
+        assert_eq!(v(refused), "deny", "hdc {refused:?}");
+    }
+    assert_eq!(v(&["file", "send", "my notes.txt", "/data/local/tmp/x"]), "ask", "a space is wrapped and read back");
 }
 
 /// Every attack of issue 11, and more: refused outright ("deny") or needing a person's exact

@@ -5,6 +5,7 @@
 
 pub mod approver;
 pub mod confinement;
+pub mod controls;
 mod files;
 pub mod gate;
 mod git;

@@ -69,7 +69,7 @@ pub fn decide_spawn(
         Program::Hvigorw => hvigor::decide(args, classify),
         Program::HapSignTool => sign::decide(args, classify),
         Program::Ohpm => ohpm::decide(args),
-        Program::Git => git::decide(args, classify),
+        Program::Git => git::decide(args),
         Program::Other(name) => Decision::DenyUnlessRule(format!(
             "{name} has no built-in policy; a person can allow it with `rein approvals grant {name} ...`"
         )),

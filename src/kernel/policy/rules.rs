@@ -19,7 +19,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::kernel::files::names::shown;
 use crate::kernel::files::{read::read_optional_text, write};
+use crate::kernel::secrets::scrub::REDACTED;
 use crate::kernel::Access;
+use crate::visible;
 
 /// The allow rules a person granted, in rein's home.
 pub const APPROVALS_FILE: &str = "approvals.toml";
@@ -161,15 +163,43 @@ impl Rule {
     }
 }
 
+/// `program args…` as a person reads it and a POSIX shell reads it back: each word quoted as
+/// it needs (see [`shell_quote`]), so where one argument ends shows, and nothing in them acts
+/// on the screen. A redacted secret (`***`) stays bare.
+pub fn command_line(program: &str, args: &[String]) -> String {
+    let quote = |word: &str| if word == REDACTED { word.to_string() } else { shell_quote(word) };
+    std::iter::once(quote(program)).chain(args.iter().map(|a| quote(a))).collect::<Vec<_>>().join(" ")
+}
+
 fn glob_matches(pattern: &str, text: &str) -> bool {
     let options =
         glob::MatchOptions { case_sensitive: true, require_literal_separator: true, require_literal_leading_dot: true };
     glob::Pattern::new(pattern).is_ok_and(|p| p.matches_with(text, options))
 }
 
+/// `word` as a POSIX shell reads it back, and as a person can read it: plain words bare, others
+/// in single quotes, and a word holding a character a screen would act on or hide
+/// ([`visible::is_hidden`]) in ANSI-C quotes (`$'\x1b…\u202e'`, which bash and zsh read
+/// back exactly) — never raw.
 fn shell_quote(word: &str) -> String {
     if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=@:,+".contains(c)) {
         word.to_string()
+    } else if word.chars().any(visible::is_hidden) {
+        let mut quoted = String::from("$'");
+        for c in word.chars() {
+            match c {
+                '\\' | '\'' => {
+                    quoted.push('\\');
+                    quoted.push(c);
+                }
+                c if !visible::is_hidden(c) => quoted.push(c),
+                c if c.is_ascii() => quoted.push_str(&format!("\\x{:02x}", c as u32)),
+                c if (c as u32) <= 0xffff => quoted.push_str(&format!("\\u{:04x}", c as u32)),
+                c => quoted.push_str(&format!("\\U{:08x}", c as u32)),
+            }
+        }
+        quoted.push('\'');
+        quoted
     } else {
         format!("'{}'", word.replace('\'', "'\\''"))
     }
@@ -291,6 +321,26 @@ mod tests {
         let rule = Rule::for_path(Path::new("/outside/*"), Access::Write);
         assert!(rule.matches(&Subject::File { path: Path::new("/outside/*"), access: Access::Write }));
         assert!(!rule.matches(&Subject::File { path: Path::new("/outside/.bashrc"), access: Access::Write }));
+    }
+
+    #[test]
+    fn a_rule_never_shows_what_a_screen_would_act_on() {
+        let rule = spawn_rule("hdc", &["shell", "\u{1b}[2J\rx", "it's\u{202e}", "\\"]);
+        assert_eq!(rule.describe(), "hdc shell $'\\x1b[2J\\x0dx' $'it\\'s\\u202e' '\\'");
+        let tag = spawn_rule("x", &["\u{e0041}"]);
+        assert_eq!(tag.describe(), "x $'\\U000e0041'");
+    }
+
+    #[test]
+    fn a_command_line_shows_where_each_argument_ends() {
+        let args: Vec<String> =
+            ["-keyAlias", "debugKey -outFile entry/x.hap", "-keyPwd", "***", "-outFile", "/home/me/.bashrc"]
+                .map(String::from)
+                .to_vec();
+        assert_eq!(
+            command_line("hap-sign-tool", &args),
+            "hap-sign-tool -keyAlias 'debugKey -outFile entry/x.hap' -keyPwd *** -outFile /home/me/.bashrc"
+        );
     }
 
     #[test]

@@ -21,9 +21,45 @@ pub enum ShellSyntax {
     Empty,
 }
 
-/// The text the device shell receives for `hdc shell ARGS...`.
+/// The text the hdc client sends for its arguments (after `shell`, or a whole command): each
+/// argument that holds a space wrapped in double quotes, nothing escaped, joined by spaces
+/// (`developtools_hdc` src/host/main.cpp, `SplitOptionAndCommand`).
 pub fn device_line(args: &[&str]) -> String {
     args.iter().map(|a| if a.contains(' ') { format!("\"{a}\"") } else { a.to_string() }).collect::<Vec<_>>().join(" ")
+}
+
+/// What hdc's daemon hands `/bin/sh -c` for the client's `line`: `Base::ShellCmdTrim`
+/// (src/common/base.cpp) trims spaces, tabs and line breaks from both ends (`WHITE_SPACES`,
+/// src/common/define.h), then strips one pair of double quotes that begin and end it.
+pub fn daemon_line(line: &str) -> &str {
+    let trimmed = line.trim_matches([' ', '\t', '\n', '\r']);
+    match trimmed.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        Some(inner) => inner,
+        None => trimmed,
+    }
+}
+
+/// The words hdc reads back from the client's `line` for its own commands and options
+/// (`Base::SplitCommandToArgs`, src/common/base.cpp): split at spaces, tabs and line breaks
+/// outside double quotes; a double quote opens or closes a quoted part and is dropped;
+/// nothing is escaped.
+pub fn hdc_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current: Option<String> = None;
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                current.get_or_insert_with(String::new);
+            }
+            c if quoted => current.get_or_insert_with(String::new).push(c),
+            ' ' | '\t' | '\n' | '\r' => words.extend(current.take()),
+            c => current.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(current);
+    words
 }
 
 /// Characters that have no meaning to a POSIX shell outside quotes (besides letters and digits).
@@ -92,6 +128,16 @@ mod tests {
         assert_eq!(words("'reboot'").unwrap(), ["reboot"]);
         assert_eq!(words("date \"+%m-%d %H:%M:%S\"").unwrap(), ["date", "+%m-%d %H:%M:%S"]);
         assert_eq!(device_line(&["hidumper", "-a", "-p Faultlogger"]), "hidumper -a \"-p Faultlogger\"");
+    }
+
+    #[test]
+    fn hdc_reads_back_what_its_client_sent_as_hdc_does() {
+        assert_eq!(daemon_line("\"date +%s\""), "date +%s", "one pair of enclosing quotes goes");
+        assert_eq!(daemon_line(" date \"+%s x\"\t"), "date \"+%s x\"");
+        assert_eq!(daemon_line("\"a b\" \"c d\""), "a b\" \"c d");
+        assert_eq!(hdc_words("install -r \"my app.hap\""), ["install", "-r", "my app.hap"]);
+        assert_eq!(hdc_words("send a\"b c\"d  \"\" e"), ["send", "ab cd", "", "e"]);
+        assert_eq!(hdc_words("a\tb\nc"), ["a", "b", "c"]);
     }
 
     #[test]

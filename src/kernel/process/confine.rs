@@ -8,8 +8,6 @@
 //! `landlock_restrict_self(fd)` — two system calls — and builds its result from plain values
 //! (`io::Error::last_os_error` does not allocate). Failures are reported as a raw OS error.
 
-#[cfg(target_os = "linux")]
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
@@ -232,25 +230,14 @@ pub fn prepare(profile: &Profile) -> Result<Prepared, ConfineError> {
         .chain(profile.write.iter().map(|p| (p.clone(), AccessFs::from_all(abi), true)))
         .chain(profile.write_no_link.iter().map(|p| (p.clone(), AccessFs::from_all(abi), false)))
         .collect();
-    for (path, access, follow) in super::carve::expand(grants, &profile.carve, abi) {
-        let Some(fd) = open(&path, follow) else { continue };
-        ruleset = ruleset.add_rule(PathBeneath::new(fd, access)).map_err(|e| fail(&e))?;
+    for rule in super::carve::expand(grants, &profile.carve, abi) {
+        let rule_of = |e: &dyn std::fmt::Display| ConfineError(format!("{}: {e}", rule.path.display()));
+        ruleset = ruleset.add_rule(PathBeneath::new(rule.handle, rule.access)).map_err(|e| rule_of(&e))?;
     }
     for port in &profile.connect_ports {
         ruleset = ruleset.add_rule(NetPort::new(*port, AccessNet::ConnectTcp)).map_err(|e| fail(&e))?;
     }
     Ok(Prepared { ruleset: Some(ruleset), capabilities: super::privileges::CapabilityDrop::probe() })
-}
-
-/// Opens `path` as a handle for a rule (`O_PATH`); a missing path, or a link when `follow` is
-/// false, gives none. The rule holds this very handle, so a later swap changes nothing.
-#[cfg(target_os = "linux")]
-fn open(path: &Path, follow: bool) -> Option<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let flags = libc::O_PATH | libc::O_CLOEXEC | if follow { 0 } else { libc::O_NOFOLLOW };
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(flags).open(path).ok()?;
-    let is_link = file.metadata().map_or(true, |m| m.file_type().is_symlink());
-    (!is_link).then_some(file)
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -300,18 +287,6 @@ mod tests {
         assert!(matches!(decide(ConfineMode::Off, &seven), Plan::Unconfined(_)));
         assert_eq!(decide(ConfineMode::Auto, &seven).journal(), "landlock-abi7");
         assert_eq!(decide(ConfineMode::Auto, &none).journal(), "none: this kernel has no Landlock");
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn workspace_grants_never_follow_a_link() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("entry")).unwrap();
-        std::os::unix::fs::symlink("/", dir.path().join("link")).unwrap();
-        assert!(open(&dir.path().join("entry"), false).is_some());
-        assert!(open(&dir.path().join("link"), false).is_none());
-        assert!(open(&dir.path().join("link"), true).is_some());
-        assert!(open(&dir.path().join("missing"), true).is_none());
     }
 
     #[test]

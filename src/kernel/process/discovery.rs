@@ -20,8 +20,12 @@
 //!   script only, unverified].
 //! - hvigorw runs through DevEco's bundled node (`node hvigorw.js`), as the IDE itself does
 //!   [OBS, HARMONY.md §1], which on Windows also avoids `cmd.exe` and its argument rules.
-//! - A project's `local.properties` names `sdk.dir` and `nodejs.dir` (Java properties, `\\` for
-//!   `\`) [OBS: DevEco-generated files and build scripts in public repositories].
+//! - A project's `local.properties` names `sdk.dir` (OpenHarmony), `hwsdk.dir` (HarmonyOS) and
+//!   `nodejs.dir` (Java properties, `\\` for `\`) [OBS: DevEco-generated files and build scripts
+//!   in public repositories; shared/HARMONY.md "Windows installs"].
+//! - DevEco Studio on another drive: its installer sets the user variable
+//!   `DevEco Studio=<root>\bin`, whose parent is the install [OBS: hdc_py `_which_hdc`,
+//!   shared/HARMONY.md "Windows installs"]; `DEVECO_SDK_HOME=<root>\sdk` leads to it as well.
 
 use std::fmt;
 
@@ -100,6 +104,11 @@ pub fn candidates(os: Os, env: &dyn Fn(&str) -> Option<String>) -> Vec<(&'static
     if let Some(java_home) = set("JAVA_HOME") {
         out.push(("java", plain(join(os, &java_home, &["bin", &os.program("java", "exe")]), "JAVA_HOME")));
     }
+    // `DEVECO_SDK_HOME=<DevEco>/sdk` on any drive: that DevEco's own hvigor, node and java are
+    // beside it (after JAVA_HOME: a java the person chose wins).
+    if let Some(root) = set("DEVECO_SDK_HOME").and_then(|sdk| parent(os, &sdk)) {
+        out.extend(deveco_tools(os, &root, "DEVECO_SDK_HOME"));
+    }
     for (root, via) in deveco_roots(os, &set) {
         out.extend(deveco_candidates(os, &root, &via));
     }
@@ -142,8 +151,17 @@ fn deveco_roots(os: Os, env: &dyn Fn(&str) -> Option<String>) -> Vec<(String, St
             roots
         }
         Os::Windows => {
+            let mut roots = Vec::new();
+            // The installer sets the user variable `DevEco Studio=<root>\bin` (sometimes with a
+            // trailing `;`); hdc_py's `_which_hdc` takes its parent the same way. It wins over
+            // Program Files: DevEco is often on another drive.
+            if let Some(bin) = env("DevEco Studio") {
+                if let Some(root) = parent(os, bin.trim_end_matches(';')) {
+                    roots.push((root, "the DevEco Studio user variable".to_string()));
+                }
+            }
             let program_files = env("ProgramFiles").unwrap_or_else(|| r"C:\Program Files".to_string());
-            let mut roots = vec![(join(os, &program_files, &["Huawei", "DevEco Studio"]), "DevEco Studio".to_string())];
+            roots.push((join(os, &program_files, &["Huawei", "DevEco Studio"]), "DevEco Studio".to_string()));
             if let Some(local) = env("LOCALAPPDATA") {
                 roots.push((join(os, &local, &["Huawei", "DevEco Studio"]), "DevEco Studio (user)".into()));
                 roots.push((join(os, &local, &["Programs", "DevEco Studio"]), "DevEco Studio (user)".into()));
@@ -155,6 +173,13 @@ fn deveco_roots(os: Os, env: &dyn Fn(&str) -> Option<String>) -> Vec<(String, St
 
 /// The programs inside one DevEco Studio install.
 fn deveco_candidates(os: Os, root: &str, via: &str) -> Vec<(&'static str, Candidate)> {
+    let mut out = deveco_tools(os, root, via);
+    out.extend(sdk_candidates(os, &join(os, root, &["sdk"]), via));
+    out
+}
+
+/// DevEco Studio's own tools (hvigor through its node, ohpm, its java), without its SDK.
+fn deveco_tools(os: Os, root: &str, via: &str) -> Vec<(&'static str, Candidate)> {
     let node = match os {
         Os::Windows => join(os, root, &["tools", "node", "node.exe"]),
         _ => join(os, root, &["tools", "node", "bin", "node"]),
@@ -164,7 +189,7 @@ fn deveco_candidates(os: Os, root: &str, via: &str) -> Vec<(&'static str, Candid
         Os::Macos => join(os, root, &["jbr", "Contents", "Home", "bin", "java"]),
         _ => join(os, root, &["jbr", "bin", &os.program("java", "exe")]),
     };
-    let mut out = vec![
+    vec![
         (
             "hvigorw",
             Candidate { program: node, script: Some(join(os, &hvigor_bin, &["hvigorw.js"])), via: via.to_string() },
@@ -172,15 +197,16 @@ fn deveco_candidates(os: Os, root: &str, via: &str) -> Vec<(&'static str, Candid
         ("hvigorw", plain(join(os, &hvigor_bin, &[&os.program("hvigorw", "bat")]), via)),
         ("ohpm", plain(join(os, root, &["tools", "ohpm", "bin", &os.program("ohpm", "bat")]), via)),
         ("java", plain(java, via)),
-    ];
-    out.extend(sdk_candidates(os, &join(os, root, &["sdk"]), via));
-    out
+    ]
 }
 
-/// What a project's `local.properties` says: `sdk.dir` and `nodejs.dir`.
+/// What a project's `local.properties` says: `sdk.dir` (OpenHarmony projects), `hwsdk.dir`
+/// (HarmonyOS projects: the HarmonyOS SDK hvigor reads when DEVECO_SDK_HOME is unset) and
+/// `nodejs.dir`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LocalProperties {
     pub sdk_dir: Option<String>,
+    pub hwsdk_dir: Option<String>,
     pub nodejs_dir: Option<String>,
 }
 
@@ -196,6 +222,7 @@ pub fn parse_local_properties(text: &str) -> LocalProperties {
         let (key, value) = (line[..at].trim(), unescape(line[at + 1..].trim()));
         match key {
             "sdk.dir" => props.sdk_dir = Some(value),
+            "hwsdk.dir" => props.hwsdk_dir = Some(value),
             "nodejs.dir" => props.nodejs_dir = Some(value),
             _ => {}
         }
@@ -227,7 +254,7 @@ fn unescape(value: &str) -> String {
 pub fn from_local_properties(os: Os, props: &LocalProperties) -> Vec<(&'static str, Candidate)> {
     const VIA: &str = "the project's local.properties; not run: set it in home config.toml [toolchain]";
     let mut out = Vec::new();
-    if let Some(sdk) = &props.sdk_dir {
+    for sdk in [&props.sdk_dir, &props.hwsdk_dir].into_iter().flatten() {
         // DevEco writes `sdk.dir` as `<sdk>` or `<sdk>/default`; both are tried.
         let sdk = match sdk.trim_end_matches(['/', '\\']).strip_suffix("default") {
             Some(stripped) => stripped.trim_end_matches(['/', '\\']).to_string(),

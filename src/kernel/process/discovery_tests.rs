@@ -27,8 +27,12 @@ fn linux_command_line_tools() {
             "ohpm: /opt/clt/bin/ohpm (DEVECO_SDK_HOME)",
             "ohpm: /opt/clt/ohpm/bin/ohpm (DEVECO_SDK_HOME)",
             "java: /usr/lib/jvm/17/bin/java (JAVA_HOME)",
+            "hvigorw: /opt/clt/tools/node/bin/node /opt/clt/tools/hvigor/bin/hvigorw.js (DEVECO_SDK_HOME)",
+            "hvigorw: /opt/clt/tools/hvigor/bin/hvigorw (DEVECO_SDK_HOME)",
+            "ohpm: /opt/clt/tools/ohpm/bin/ohpm (DEVECO_SDK_HOME)",
+            "java: /opt/clt/jbr/bin/java (DEVECO_SDK_HOME)",
         ],
-        "no DevEco Studio places on Linux"
+        "no DevEco Studio places on Linux but the one DEVECO_SDK_HOME may be inside"
     );
     assert!(table(Os::Linux, &[]).is_empty());
 }
@@ -72,6 +76,10 @@ fn windows_program_files_and_per_user_installs() {
         r"ohpm: C:\clt\ohpm\bin\ohpm.bat (DEVECO_SDK_HOME)".into(),
         r"hdc: C:\ohos\12\toolchains\hdc.exe (OHOS_BASE_SDK_HOME)".into(),
         r"hap-sign-tool.jar: C:\ohos\12\toolchains\lib\hap-sign-tool.jar (OHOS_BASE_SDK_HOME)".into(),
+        r"hvigorw: C:\clt\tools\node\node.exe C:\clt\tools\hvigor\bin\hvigorw.js (DEVECO_SDK_HOME)".into(),
+        r"hvigorw: C:\clt\tools\hvigor\bin\hvigorw.bat (DEVECO_SDK_HOME)".into(),
+        r"ohpm: C:\clt\tools\ohpm\bin\ohpm.bat (DEVECO_SDK_HOME)".into(),
+        r"java: C:\clt\jbr\bin\java.exe (DEVECO_SDK_HOME)".into(),
     ];
     for (root, via) in [
         (r"D:\Apps\Huawei\DevEco Studio", "DevEco Studio"),
@@ -129,4 +137,57 @@ fn local_properties_candidates_are_shown_never_run() {
     assert_eq!(got[0].1, "/Applications/DevEco-Studio.app/Contents/sdk/default/openharmony/toolchains/hdc");
     assert_eq!(got[2], ("node", "/opt/node/bin/node".to_string()));
     assert!(from_local_properties(Os::Macos, &mac).iter().all(|(_, c)| c.via.contains("not run")));
+}
+
+#[test]
+fn windows_deveco_on_another_drive_through_its_user_variable() {
+    // DevEco's installer sets the user variable `DevEco Studio=<root>\bin` (hdc_py `_which_hdc`
+    // takes its parent); the install need not be under Program Files.
+    let got = table(Os::Windows, &[("DevEco Studio", r"E:\Huawei\DevEco Studio\bin;"), ("ProgramFiles", r"C:\PF")]);
+    let root = r"E:\Huawei\DevEco Studio";
+    assert_eq!(
+        got[..3],
+        [
+            format!(
+                r"hvigorw: {root}\tools\node\node.exe {root}\tools\hvigor\bin\hvigorw.js (the DevEco Studio user variable)"
+            ),
+            format!(r"hvigorw: {root}\tools\hvigor\bin\hvigorw.bat (the DevEco Studio user variable)"),
+            format!(r"ohpm: {root}\tools\ohpm\bin\ohpm.bat (the DevEco Studio user variable)"),
+        ],
+        "{got:#?}"
+    );
+    assert!(got.iter().any(|c| c == &format!(r"java: {root}\jbr\bin\java.exe (the DevEco Studio user variable)")));
+    assert!(
+        got.iter().any(|c| c.starts_with(r"hvigorw: C:\PF\Huawei\DevEco Studio\tools")),
+        "Program Files still tried"
+    );
+}
+
+#[test]
+fn deveco_sdk_home_leads_to_the_deveco_it_belongs_to() {
+    // DEVECO_SDK_HOME=<DevEco>\sdk on any drive: DevEco's own hvigor, node and java sit beside it.
+    let got = table(Os::Windows, &[("DEVECO_SDK_HOME", r"F:\DevEco Studio\sdk")]);
+    let root = r"F:\DevEco Studio";
+    for want in [
+        format!(r"hvigorw: {root}\tools\node\node.exe {root}\tools\hvigor\bin\hvigorw.js (DEVECO_SDK_HOME)"),
+        format!(r"java: {root}\jbr\bin\java.exe (DEVECO_SDK_HOME)"),
+        format!(r"hdc: {root}\sdk\default\openharmony\toolchains\hdc.exe (DEVECO_SDK_HOME)"),
+    ] {
+        assert!(got.contains(&want), "{want} in {got:#?}");
+    }
+}
+
+#[test]
+fn local_properties_hwsdk_dir_is_read_like_sdk_dir() {
+    let props = parse_local_properties("hwsdk.dir=D\\:\\\\DevEco Studio\\\\sdk\n");
+    assert_eq!(props.hwsdk_dir.as_deref(), Some(r"D:\DevEco Studio\sdk"));
+    let got: Vec<String> =
+        from_local_properties(Os::Windows, &props).into_iter().map(|(n, c)| format!("{n}: {}", c.program)).collect();
+    assert_eq!(
+        got,
+        [
+            r"hdc: D:\DevEco Studio\sdk\default\openharmony\toolchains\hdc.exe",
+            r"hap-sign-tool.jar: D:\DevEco Studio\sdk\default\openharmony\toolchains\lib\hap-sign-tool.jar",
+        ]
+    );
 }

@@ -8,7 +8,8 @@
 //! - `spawn`: the runner (own process group, deadline, bounded output, line streaming)
 //! - `capture`: head-and-tail output capture
 //! - `confine`: Landlock confinement of each program (its profile: `policy::confinement`);
-//!   `carve` grants around a path that must get less than its directory
+//!   `carve` grants around a path that must get less than its directory, walking folders by
+//!   handle (`handles`)
 //! - `privileges`: the capabilities a program never inherits (Linux)
 //! - `syscalls`: the system calls a program may not make (unix sockets, io_uring; Linux)
 //! - `env`: the environment a program sees
@@ -16,25 +17,32 @@
 //! - `java_args`: java's command line in an argument file, out of the process table
 //! - `planted`: the `.git` a confined program makes where it may write, stopped and removed
 //! - `profile`: what one spawn may reach (the places rein knows, for `policy::confinement`)
+//! - `turns`: a program whose command line holds a secret runs alone
+//! - `question`: what a person is told about a program before their yes
 
 pub mod capture;
 #[cfg(target_os = "linux")]
 mod carve;
 pub mod confine;
+mod deveco_env;
 pub mod discovery;
 pub mod env;
+#[cfg(target_os = "linux")]
+mod handles;
 pub mod hdc_server;
 mod java_args;
 pub mod planted;
 #[cfg(target_os = "linux")]
 mod privileges;
 mod profile;
+pub mod question;
 pub mod spawn;
 #[cfg(target_os = "linux")]
 pub mod syscalls;
 pub mod toolchain;
+mod turns;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::secrets::redact::Redacted;
@@ -43,8 +51,12 @@ pub use spawn::OnLine;
 use spawn::{SpawnOutput, SpawnRequest, Stream};
 
 use super::journal::{Action, Entry};
+use super::policy::confinement;
 use super::policy::hdc_servers::normalize;
-use super::policy::{decide_spawn, device_of, ApprovalRequest, Asked, Decision, HdcServers, Program, Rule, Subject};
+use super::policy::rules::command_line;
+use super::policy::{
+    controls, decide_spawn, device_of, ApprovalRequest, Asked, Decision, HdcServers, Program, Rule, Subject,
+};
 use super::{Call, EventKind, Kernel, KernelError, PathClass};
 
 /// Output kept per stream: the first and last half MiB.
@@ -52,6 +64,15 @@ const OUTPUT_LIMIT: usize = 1024 * 1024;
 
 /// Why the policy asks about a program.
 const WHY_ASK: &str = "it changes a device, reaches the network or touches files outside the workspace";
+
+/// Why a program runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    /// A tool or recipe acts through it: journaled, confined to what the program needs.
+    Act,
+    /// rein only reads what it prints (`rein doctor`'s versions): see [`Kernel::look`].
+    Look,
+}
 
 /// What may be spawned, which looks-secret environment variables a person lets through, and
 /// where the signing passwords come from.
@@ -69,6 +90,8 @@ pub struct SpawnSettings {
     pub servers: HdcServers,
     /// How long a call waits for a device another run holds (default `lease::DEFAULT_WAIT`).
     pub lease_wait: Option<Duration>,
+    /// A person lets hvigorw read DevEco's signing material (`~/.ohos/config`).
+    pub hvigor_reads_signing_material: bool,
 }
 
 /// How to run a program ([`NativeCall::run`](crate::NativeCall::run), `rein.proc.run`).
@@ -106,7 +129,7 @@ impl Kernel {
     /// What a script may know about a signing config's passwords: which variables, whether they
     /// are set and usable — never their values.
     pub fn signing_status(&self, config: &str) -> signing::SigningStatus {
-        self.spawn.signing.status(config, &|name: &str| std::env::var(name).ok())
+        self.spawn.signing.status(config, &|name: &str| std::env::var(name).ok(), self.scope.workspace())
     }
 
     pub async fn run(
@@ -117,13 +140,64 @@ impl Kernel {
         opts: RunOptions,
         on_line: &mut OnLine<'_>,
     ) -> Result<SpawnOutput, KernelError> {
+        self.run_for(Purpose::Act, call, program, args, opts, on_line).await
+    }
+
+    /// Runs a program only to read what it prints (`rein doctor`'s version probes), leaving
+    /// the project and the homes as they were: rein makes no folder for it (caches, build
+    /// outputs), it is confined so that it can write nothing of the workspace or a home
+    /// (where Landlock is unavailable the program itself runs unconfined, as every program
+    /// does there), and — since it changes nothing — it is not journaled. The policy and the
+    /// gate still decide whether it runs.
+    pub async fn look(
+        &self,
+        call: &Call,
+        program: &str,
+        args: Vec<String>,
+        timeout_ms: u64,
+    ) -> Result<SpawnOutput, KernelError> {
+        let opts = RunOptions { timeout_ms: Some(timeout_ms), ..Default::default() };
+        self.run_for(Purpose::Look, call, program, args, opts, &mut |_, _| Ok(())).await
+    }
+
+    async fn run_for(
+        &self,
+        purpose: Purpose,
+        call: &Call,
+        program: &str,
+        args: Vec<String>,
+        opts: RunOptions,
+        on_line: &mut OnLine<'_>,
+    ) -> Result<SpawnOutput, KernelError> {
+        if let Some(found) = controls::control_in(&Program::parse(program), &args) {
+            let entry = Entry::new(Action::Spawn, &crate::visible::line(&Redacted::new(program, &args).line));
+            let result = Err(KernelError::ControlInArgument {
+                program: program.to_string(),
+                argument: found.argument,
+                position: found.position,
+                shown: found.shown,
+            });
+            if purpose == Purpose::Act {
+                self.record(call, entry, &result);
+            }
+            return result;
+        }
         let env = |name: &str| std::env::var(name).ok();
-        let args = match self.spawn.signing.prepare(program, args.clone(), opts.signing.as_deref(), &env) {
+        let workspace = self.scope.workspace();
+        let cwd = self.scope.resolve(opts.cwd.as_deref().unwrap_or(".")).map(|c| c.real).unwrap_or_default();
+        let resolve = |p: &str| {
+            let joined = if Path::new(p).is_absolute() { PathBuf::from(p) } else { cwd.join(p) };
+            self.scope.resolve(&joined.display().to_string()).ok().map(|r| r.real)
+        };
+        let place = signing::Place { workspace, resolve: &resolve };
+        let args = match self.spawn.signing.prepare(program, args.clone(), opts.signing.as_deref(), &env, place) {
             Ok(args) => args,
             Err(refused) => {
                 let entry = Entry::new(Action::Spawn, &Redacted::new(program, &args).line);
                 let result = Err(KernelError::Signing(refused));
-                self.record(call, entry, &result);
+                if purpose == Purpose::Act {
+                    self.record(call, entry, &result);
+                }
                 return result;
             }
         };
@@ -133,11 +207,13 @@ impl Kernel {
             call,
             entry: Some(Entry::new(Action::Spawn, &redacted.line)),
             planted: Default::default(),
+            journaled: purpose == Purpose::Act,
         };
         let planted = record.planted.clone();
         let entry = record.entry.as_mut().expect("recorded only below");
-        let result =
-            self.run_checked(call, Program::parse(program), args, &redacted, opts, on_line, entry, planted).await;
+        let result = self
+            .run_checked(purpose, call, Program::parse(program), args, &redacted, opts, on_line, entry, planted)
+            .await;
         let mut entry = record.entry.take().expect("recorded only here");
         entry.planted = std::mem::take(&mut *record.planted.lock().unwrap_or_else(|e| e.into_inner()));
         let output = match &result {
@@ -148,19 +224,23 @@ impl Kernel {
         };
         if let Some(output) = output {
             entry.exit_code = output.code;
+            entry.signal = output.signal;
             entry.duration_ms = Some(output.duration_ms);
             if output.stragglers > 0 {
                 entry.stragglers_killed = Some(output.stragglers);
                 entry.stragglers = output.straggler_names.clone();
             }
         }
-        self.record(call, entry, &result);
+        if purpose == Purpose::Act {
+            self.record(call, entry, &result);
+        }
         result
     }
 
     #[allow(clippy::too_many_arguments)]
     async fn run_checked(
         &self,
+        purpose: Purpose,
         call: &Call,
         program: Program,
         args: Vec<String>,
@@ -202,7 +282,7 @@ impl Kernel {
             }
             _ => {}
         }
-        let decision = self.authorize_spawn(call, &program, &args, redacted, &cwd, entry)?;
+        let decision = self.authorize_spawn(call, &program, &args, redacted, (&cwd, &located, &plan, &opts), entry)?;
         if !call.take_spawn() {
             return Err(KernelError::SpawnBudget);
         }
@@ -235,15 +315,26 @@ impl Kernel {
         if program == Program::Hdc {
             hdc_server::check(&args, &env)?;
         }
+        // Its output also loses the secret-looking variables a person passed it (pass_env).
+        let secret_env = env.iter().filter(|(name, _)| env::looks_secret(name)).map(|(_, value)| value.clone());
+        let redacted = &redacted.clone().with_output_secrets(secret_env);
         if program == Program::Hvigorw {
+            let from_deveco = deveco_env::for_hvigor(&located.path, located.script.as_deref(), &env);
+            env.extend(from_deveco);
             if let Some(home) = profile::hvigor_home(&env, self.scope.workspace()) {
                 env.retain(|(name, _)| name != "HVIGOR_USER_HOME");
                 env.push(("HVIGOR_USER_HOME".to_string(), home.display().to_string()));
             }
         }
+        // Held until the program and all it started have ended.
+        let _turn = turns::take(redacted.holds_secret()).await;
         let (confinement, oversight) = match plan {
             confine::Plan::Landlock { .. } => {
-                let mut profile = self.confinement_profile(&program, &located, &args, &env, entry);
+                let profile = self.confinement_profile(&program, &located, &args, &env, entry);
+                let mut profile = match purpose {
+                    Purpose::Act => profile,
+                    Purpose::Look => profile.looking(self.scope.workspace(), self.scope.home(), &env),
+                };
                 let cannot = |e: confine::ConfineError| {
                     KernelError::io("confine", command.clone(), std::io::Error::other(e.to_string()))
                 };
@@ -346,6 +437,15 @@ impl Kernel {
         Ok(output)
     }
 
+    /// What an approved command line may write outside the workspace (what its profile would
+    /// grant; the child's HOME is rein's, `env::child_env`).
+    fn approved_outside_writes(&self, args: &[String]) -> Vec<PathBuf> {
+        let workspace = self.scope.workspace();
+        let user_home = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute());
+        let guarded = confinement::guarded(workspace, self.scope.home(), user_home.as_deref());
+        confinement::outside_grants(&confinement::outside_paths(args, workspace), self.scope.home(), &guarded)
+    }
+
     /// Holds the device an hdc command changes for the rest of the call (see `lease`).
     async fn lease_device(&self, call: &Call, args: &[String]) -> Result<(), KernelError> {
         let Some(device) = device_of(args) else { return Ok(()) };
@@ -358,25 +458,42 @@ impl Kernel {
 
     /// Asks the gate for the policy's decision on running `program args` in `cwd` (path
     /// arguments are judged from `cwd`), noting in `entry` who decided; the decision, once
-    /// settled.
+    /// settled. A question says what a yes means: the program as found, the directory, the
+    /// outside paths, what it may write.
     fn authorize_spawn(
         &self,
         call: &Call,
         program: &Program,
         args: &[String],
         redacted: &Redacted,
-        cwd: &super::ResolvedPath,
+        (cwd, located, plan, opts): (&super::ResolvedPath, &toolchain::Located, &confine::Plan, &RunOptions),
         entry: &mut Entry,
     ) -> Result<Decision, KernelError> {
+        let outside = std::cell::RefCell::new(Vec::new());
         let classify = |p: &str| {
-            let joined =
-                if Path::new(p).is_absolute() { p.to_string() } else { cwd.real.join(p).display().to_string() };
-            self.scope.resolve(&joined).map(|r| r.class).unwrap_or(PathClass::Outside)
+            let joined = if Path::new(p).is_absolute() { PathBuf::from(p) } else { cwd.real.join(p) };
+            let resolved = self.scope.resolve(&joined.display().to_string());
+            let class = resolved.as_ref().map(|r| r.class).unwrap_or(PathClass::Outside);
+            if class != PathClass::Workspace {
+                let real = resolved.map(|r| r.real).unwrap_or(joined);
+                outside.borrow_mut().push((redacted.scrub(p), real));
+            }
+            class
         };
         let decision = decide_spawn(program, args, cwd.class, &classify, &self.spawn.servers);
+        let facts = question::Facts {
+            located,
+            cwd: &cwd.real,
+            outside: outside.into_inner(),
+            writes: self.approved_outside_writes(args),
+            plan,
+            env: opts.env.iter().map(|(name, value)| redacted.scrub(&format!("{name}={value}"))).collect(),
+            input: opts.stdin.as_deref().map(|input| redacted.scrub(&String::from_utf8_lossy(input))),
+        };
         let request = ApprovalRequest {
-            what: redacted.line.clone(),
+            what: command_line(program.name(), &redacted.args),
             why: WHY_ASK.to_string(),
+            context: question::context(&facts),
             who: Asked::Anyone,
             rule: Some(Rule::for_command(program.name(), redacted.rule_args())),
         };
@@ -402,11 +519,13 @@ struct Unrecorded<'a> {
     call: &'a Call,
     entry: Option<Entry>,
     planted: planted::Found,
+    /// Whether the spawn belongs in the journal (a look, `Purpose::Look`, never does).
+    journaled: bool,
 }
 
 impl Drop for Unrecorded<'_> {
     fn drop(&mut self) {
-        let Some(mut entry) = self.entry.take() else { return };
+        let Some(mut entry) = self.entry.take().filter(|_| self.journaled) else { return };
         entry.planted = std::mem::take(&mut *self.planted.lock().unwrap_or_else(|e| e.into_inner()));
         let cancelled: Result<(), KernelError> =
             Err(KernelError::Stopped { command: entry.target.clone(), reason: "the call was cancelled".to_string() });

@@ -12,6 +12,7 @@ use crate::kernel::scope::protected;
 use crate::kernel::Kernel;
 
 /// How deep the walk for nested protected entries goes (a workspace is rarely deeper).
+#[cfg(target_os = "linux")]
 const MAX_DEPTH: usize = 64;
 
 /// hvigor's user home for this workspace: `HVIGOR_USER_HOME`, which hvigor documents
@@ -73,6 +74,7 @@ impl Kernel {
             writable: &self.spawn.writable,
             hdc: &hdc_paths,
             protected: &protected,
+            hvigor_reads_signing_material: self.spawn.hvigor_reads_signing_material,
         };
         confinement::profile(program, &places, &entries)
     }
@@ -86,22 +88,35 @@ impl Kernel {
     }
 
     /// The protected entries below the workspace's top level (nested `.git` folders and files),
-    /// found without following links; the walk does not go into them.
+    /// found by handle (`handles`: a folder swapped for a link while rein walks is not
+    /// followed); the walk does not go into them.
+    #[cfg(target_os = "linux")]
     fn protected_below(&self, workspace: &Path) -> Vec<PathBuf> {
         let mut found = Vec::new();
-        let mut pending: Vec<(PathBuf, usize)> = vec![(workspace.to_path_buf(), 0)];
-        while let Some((dir, depth)) = pending.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                let Ok(kind) = entry.file_type() else { continue };
-                if depth > 0 && self.is_protected(&path) {
-                    found.push(path);
-                } else if kind.is_dir() && depth < MAX_DEPTH && !(depth == 0 && self.is_protected(&path)) {
-                    pending.push((path, depth + 1));
+        if let Some(root) = super::handles::open_dir(workspace, true) {
+            self.protected_in(&root, workspace, 0, &mut found);
+        }
+        found
+    }
+
+    #[cfg(target_os = "linux")]
+    fn protected_in(&self, dir: &std::os::fd::OwnedFd, path: &Path, depth: usize, found: &mut Vec<PathBuf>) {
+        for (name, is_dir) in super::handles::entries(dir) {
+            let child = path.join(&name);
+            let protected = self.is_protected(&child);
+            if depth > 0 && protected {
+                found.push(child);
+            } else if is_dir && depth < MAX_DEPTH && !protected {
+                if let Some(inner) = super::handles::child_dir(dir, &name) {
+                    self.protected_in(&inner, &child, depth + 1, found);
                 }
             }
         }
-        found
+    }
+
+    /// Only Landlock (Linux) uses them.
+    #[cfg(not(target_os = "linux"))]
+    fn protected_below(&self, _workspace: &Path) -> Vec<PathBuf> {
+        Vec::new()
     }
 }

@@ -14,6 +14,10 @@ mod windows;
 #[cfg_attr(not(windows), allow(dead_code))]
 pub mod windows_paths;
 
+/// What separates the names of a requested path on this OS: `/`, and on Windows `\` too (on
+/// Unix `\` is a character of a name).
+pub const SEPARATORS: &[char] = if cfg!(windows) { &['/', '\\'] } else { &['/'] };
+
 #[cfg(not(windows))]
 use unix as os;
 #[cfg(windows)]
@@ -67,8 +71,10 @@ impl Access {
 pub enum ScopeError {
     #[error("path is empty; give a file path relative to the workspace")]
     Empty,
-    #[error("path {shown:?} contains a NUL byte; remove it")]
-    NulByte { shown: String },
+    /// NUL, another C0 control, DEL or C1: no file rein works with needs one in its name, and
+    /// a person shown the path (in a question, say) would see the screen act on it instead.
+    #[error("path {shown} holds a control character ({control}); give a path without one (rename the file if its name has one)")]
+    ControlCharacter { shown: String, control: String },
     #[error("{path} has too many levels of symbolic links; fix the link cycle")]
     LinkLoop { path: String },
     #[error("cannot read the link {path}: {source}")]
@@ -140,8 +146,11 @@ impl Scope {
         if requested.is_empty() {
             return Err(ScopeError::Empty);
         }
-        if requested.contains('\0') {
-            return Err(ScopeError::NulByte { shown: requested.replace('\0', "\\0") });
+        if let Some(control) = requested.chars().find(|c| c.is_control()) {
+            return Err(ScopeError::ControlCharacter {
+                shown: crate::visible::line(requested).into_owned(),
+                control: crate::visible::line(&control.to_string()).into_owned(),
+            });
         }
         os::resolve(&self.workspace, &self.home, requested)
     }

@@ -60,13 +60,6 @@ pub fn class_of<S: AsRef<str>>(rest: &[S]) -> Option<PathClass> {
     })
 }
 
-/// Whether `name`, an entry of the workspace root, is a protected folder (`.rein`, `.git`):
-/// nothing in it is the project's.
-#[cfg_attr(not(feature = "internals"), allow(dead_code))]
-pub fn is_protected_folder(name: &str) -> bool {
-    class_of(&[name]) == Some(PathClass::Protected)
-}
-
 /// Whether `name` is git's folder (in any case): a repository's metadata, never content.
 pub fn is_git_dir(name: &str) -> bool {
     same_name(name, GIT_DIR)
@@ -133,9 +126,7 @@ mod tests {
     }
 
     #[test]
-    fn protected_folders_and_git_dirs_by_name() {
-        assert!(is_protected_folder(".rein") && is_protected_folder(".GIT"));
-        assert!(!is_protected_folder("rein.toml") && !is_protected_folder("entry"));
+    fn git_dirs_by_name() {
         assert!(is_git_dir(".git") && is_git_dir(".Git") && !is_git_dir(".github"));
     }
 }

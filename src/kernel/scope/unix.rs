@@ -291,7 +291,12 @@ mod tests {
     #[test]
     fn nul_and_empty_paths_are_invalid() {
         let f = fixture();
-        assert!(matches!(f.scope.resolve("a\0b"), Err(ScopeError::NulByte { .. })));
+        assert!(matches!(f.scope.resolve("a\0b"), Err(ScopeError::ControlCharacter { .. })));
+        for name in ["a\u{1b}[2Jb", "a\rb", "a\nb", "a\u{7f}", "a\u{9b}b"] {
+            let refused = f.scope.resolve(name).unwrap_err();
+            assert!(matches!(refused, ScopeError::ControlCharacter { .. }), "{name:?}");
+            assert!(!refused.to_string().chars().any(char::is_control), "{refused}");
+        }
         assert!(matches!(f.scope.resolve(""), Err(ScopeError::Empty)));
     }
 }

@@ -1,39 +1,11 @@
 //! Secrets never leave rein: hap-sign-tool passwords are replaced before a command line
 //! reaches a log, a journal, an error, a rule or a result, and scrubbed from what the program
-//! prints.
-
-use std::sync::{Arc, Mutex};
+//! prints. A program's output loses its own secrets only: scrubbing it of another program's
+//! would tell it, by the `***`, which of its guesses is that program's password (findings/10).
+//! No program runs beside one whose command line holds a secret (`process::turns`).
 
 use super::scrub::{scrub_values, Secrets, REDACTED};
 use super::signing::PASSWORD_FLAGS;
-
-/// Every secret some command line in this process holds right now: each program's output is
-/// scrubbed of all of them, not only its own (a build running beside a signing could print the
-/// signing's passwords, had it found them).
-static LIVE: Mutex<Vec<(u64, Vec<String>)>> = Mutex::new(Vec::new());
-
-/// Keeps a command line's secrets in [`LIVE`] while it lives.
-#[derive(Debug)]
-struct Live(u64);
-
-impl Live {
-    fn register(secrets: &[String]) -> Option<Arc<Live>> {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        if secrets.is_empty() {
-            return None;
-        }
-        let id = NEXT.fetch_add(1, Ordering::Relaxed);
-        LIVE.lock().unwrap_or_else(|e| e.into_inner()).push((id, secrets.to_vec()));
-        Some(Arc::new(Live(id)))
-    }
-}
-
-impl Drop for Live {
-    fn drop(&mut self) {
-        LIVE.lock().unwrap_or_else(|e| e.into_inner()).retain(|(id, _)| *id != self.0);
-    }
-}
 
 /// A command line with its secrets found once: what may be shown, and what to scrub.
 #[derive(Debug, Clone)]
@@ -45,7 +17,6 @@ pub struct Redacted {
     secrets: Vec<String>,
     /// Which arguments are secrets.
     secret_at: Vec<bool>,
-    _live: Option<Arc<Live>>,
 }
 
 impl Redacted {
@@ -66,8 +37,7 @@ impl Redacted {
             shown.push(arg.clone());
         }
         let line = std::iter::once(program).chain(shown.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
-        let live = Live::register(&secrets);
-        Redacted { args: shown, line, secrets, secret_at, _live: live }
+        Redacted { args: shown, line, secrets, secret_at }
     }
 
     /// Argument patterns that match exactly this command again, with any value where a secret
@@ -92,16 +62,25 @@ impl Redacted {
             *arg = scrubbed;
         }
         self.secrets.extend(call_secrets.values());
-        self._live = Live::register(&self.secrets);
         self
     }
 
-    /// Removes every secret value from `text` (output of a program that echoed its arguments):
-    /// this command line's, and every other one live in the process.
+    /// Also scrubs `values` from the program's output (the secret-looking variables a person
+    /// passed it); they are in no command line.
+    pub fn with_output_secrets(mut self, values: impl IntoIterator<Item = String>) -> Redacted {
+        self.secrets.extend(values);
+        self
+    }
+
+    /// Whether the command line holds a secret: then the program runs alone (`process::turns`).
+    pub fn holds_secret(&self) -> bool {
+        self.secret_at.iter().any(|s| *s)
+    }
+
+    /// Removes this program's secret values from `text` (output of a program that echoed its
+    /// arguments), and no other program's.
     pub fn scrub(&self, text: &str) -> String {
-        let live: Vec<String> =
-            LIVE.lock().unwrap_or_else(|e| e.into_inner()).iter().flat_map(|(_, values)| values.clone()).collect();
-        scrub_values(text, self.secrets.iter().chain(&live))
+        scrub_values(text, self.secrets.iter())
     }
 }
 
@@ -121,14 +100,16 @@ mod tests {
         assert_eq!(redacted.rule_args(), ["sign-app", "-keyPwd", "*", "-inFile", "a.hap", "-keystorePwd", "*"]);
     }
 
+    /// findings/10: were a build's output scrubbed of a signing's passwords, the build could
+    /// print guesses and learn which one comes back as `***`. A program's output loses only its
+    /// own secrets.
     #[test]
-    fn another_command_lines_secrets_are_scrubbed_while_it_lives() {
+    fn a_build_beside_a_signing_learns_nothing_from_the_scrubber() {
         let signing: Vec<String> = ["sign-app", "-keyPwd", "live-pw-4711"].map(String::from).to_vec();
         let build = Redacted::new("hvigorw", &["assembleHap".to_string()]);
         let live = Redacted::new("hap-sign-tool", &signing);
-        assert_eq!(build.scrub("found live-pw-4711 in /proc"), "found *** in /proc");
-        drop(live);
-        assert_eq!(build.scrub("found live-pw-4711 in /proc"), "found live-pw-4711 in /proc");
+        assert_eq!(build.scrub("guess live-pw-4711"), "guess live-pw-4711", "no oracle");
+        assert_eq!(live.scrub("bad password live-pw-4711"), "bad password ***");
     }
 
     /// A password that contains the other (`-keyPwd pass -keystorePwd password`) is scrubbed

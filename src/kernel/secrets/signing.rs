@@ -16,10 +16,12 @@
 //! passes it.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use super::material::{self, Material, MaterialError};
 use crate::error::Code;
 
 /// The program whose passwords the kernel fills in.
@@ -30,12 +32,19 @@ const SIGNING_METHODS: [&str; 2] = ["sign-app", "sign-profile"];
 /// fills two of them itself, and `redact` hides the value after each.
 pub const PASSWORD_FLAGS: [&str; 4] = ["-keyPwd", "-keystorePwd", "-issuerKeyPwd", "-issuerKeystorePwd"];
 
-/// Which environment variables hold one signing config's plaintext passwords.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+/// Which environment variables hold one signing config's plaintext passwords, and (when a
+/// person names them) the keystore and key alias they open (see `material`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SigningEnv {
     pub keystore_password_env: String,
     pub key_password_env: String,
+    /// The keystore the passwords open (relative: to the workspace); else build-profile.json5's.
+    #[serde(default)]
+    pub keystore: Option<PathBuf>,
+    /// The key alias the key password opens; with `keystore`.
+    #[serde(default)]
+    pub key_alias: Option<String>,
 }
 
 impl SigningEnv {
@@ -94,6 +103,12 @@ pub struct SigningStatus {
     pub keystore_password: Option<SecretStatus>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key_password: Option<SecretStatus>,
+    /// The keystore the passwords go with (resolved), when rein can tell.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keystore: Option<String>,
+    /// The key alias the key password goes with, when rein can tell.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_alias: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -128,12 +143,17 @@ pub enum SecretsError {
 
     #[error("hap-sign-tool's arguments after the method must be `-key value` pairs; {at:?} is not a key")]
     Malformed { at: String },
+
+    /// The keystore or key alias is not the signing config's (see `material`).
+    #[error("{0}")]
+    Material(#[from] MaterialError),
 }
 
 impl SecretsError {
     pub fn code(&self) -> Code {
         match self {
             SecretsError::NotConfigured { .. } | SecretsError::Unset { .. } => Code::InvalidConfig,
+            SecretsError::Material(refused) => refused.code(),
             SecretsError::Ciphertext { .. } => Code::InvalidConfig,
             _ => Code::InvalidArgs,
         }
@@ -148,6 +168,7 @@ impl SecretsError {
             SecretsError::NotASigningMethod { method } => json!({"method": method}),
             SecretsError::PasswordGiven { flag } => json!({"flag": flag}),
             SecretsError::Malformed { at } => json!({"argument": at}),
+            SecretsError::Material(refused) => refused.details(),
         }
     }
 }
@@ -168,12 +189,20 @@ pub struct SigningSecrets {
 /// How the kernel reads its own environment (a closure in tests).
 pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 
+/// Where a signing command runs: the workspace (build-profile.json5, a relative keystore) and
+/// where a path argument of the command resolves (from its working directory, links followed).
+#[derive(Clone, Copy)]
+pub struct Place<'a> {
+    pub workspace: &'a Path,
+    pub resolve: &'a dyn Fn(&str) -> Option<PathBuf>,
+}
+
 impl SigningSecrets {
     pub fn new(configs: BTreeMap<String, SigningEnv>) -> SigningSecrets {
         SigningSecrets { configs }
     }
 
-    pub fn status(&self, config: &str, env: EnvLookup) -> SigningStatus {
+    pub fn status(&self, config: &str, env: EnvLookup, workspace: &Path) -> SigningStatus {
         let entry = self.configs.get(config);
         let field = |field: Field| {
             entry.map(|c| {
@@ -186,12 +215,22 @@ impl SigningSecrets {
                 }
             })
         };
+        let material = self.material(config, workspace).ok();
         SigningStatus {
             config: config.to_string(),
             configured: entry.is_some(),
             keystore_password: field(Field::Keystore),
             key_password: field(Field::Key),
+            keystore: material.as_ref().map(|m| m.keystore.display().to_string()),
+            key_alias: material.map(|m| m.key_alias),
         }
+    }
+
+    /// The keystore and key alias signing config `config`'s passwords open (see `material`).
+    pub fn material(&self, config: &str, workspace: &Path) -> Result<Material, MaterialError> {
+        let entry = self.configs.get(config);
+        let pinned = (entry.and_then(|c| c.keystore.as_deref()), entry.and_then(|c| c.key_alias.as_deref()));
+        material::material(config, pinned, workspace)
     }
 
     /// Whether `name` holds a signing password: such variables never reach a child process.
@@ -200,14 +239,17 @@ impl SigningSecrets {
     }
 
     /// `args` ready to spawn. Any password in the ciphertext form is refused. With `signing`
-    /// (a signing config's name), the plaintext passwords are read from the environment now and
-    /// appended as `-keyPwd … -keystorePwd …`.
+    /// (a signing config's name), the command must open the keystore and key alias the config
+    /// names (`material`; `place` says where the workspace is and where a path argument
+    /// resolves), and the plaintext passwords are read from the environment now and appended
+    /// as `-keyPwd … -keystorePwd …`.
     pub fn prepare(
         &self,
         program: &str,
         mut args: Vec<String>,
         signing: Option<&str>,
         env: EnvLookup,
+        place: Place,
     ) -> Result<Vec<String>, SecretsError> {
         if program == SIGNER {
             refuse_given_ciphertext(&args)?;
@@ -217,6 +259,10 @@ impl SigningSecrets {
             return Err(SecretsError::NotTheSigner { program: program.to_string() });
         }
         check_shape(&args)?;
+        if !self.configs.contains_key(config) {
+            return Err(SecretsError::NotConfigured { config: config.to_string() });
+        }
+        material::bind(&mut args, &self.material(config, place.workspace)?, place.resolve)?;
         let key = self.resolve(config, Field::Key, env)?;
         let store = self.resolve(config, Field::Keystore, env)?;
         args.extend([Field::Key.flag().to_string(), key, Field::Keystore.flag().to_string(), store]);
@@ -279,10 +325,39 @@ mod tests {
     use super::*;
 
     const CIPHER: &str = "0000001B9C5AA9E57C6A1E01EBD4A486F3991FFF6B5A77D2F5527B08A5B7AAF10B46";
+    const SIGN: &str = "sign-app -keyAlias k1 -keystoreFile ks.p12 -inFile a.hap";
 
-    fn secrets() -> SigningSecrets {
-        let env = SigningEnv { keystore_password_env: "STORE_PW".into(), key_password_env: "KEY_PW".into() };
-        SigningSecrets::new(BTreeMap::from([("default".to_string(), env)]))
+    /// A workspace holding the keystore `ks.p12` that home config names (alias `k1`).
+    struct Fixture {
+        _dir: tempfile::TempDir,
+        ws: PathBuf,
+        secrets: SigningSecrets,
+    }
+
+    fn fixture() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap();
+        std::fs::write(ws.join("ks.p12"), "store").unwrap();
+        let env = SigningEnv {
+            keystore_password_env: "STORE_PW".into(),
+            key_password_env: "KEY_PW".into(),
+            keystore: Some(PathBuf::from("ks.p12")),
+            key_alias: Some("k1".into()),
+        };
+        Fixture { _dir: dir, ws, secrets: SigningSecrets::new(BTreeMap::from([("default".to_string(), env)])) }
+    }
+
+    impl Fixture {
+        fn prepare(
+            &self,
+            program: &str,
+            line: &str,
+            config: Option<&str>,
+            env: EnvLookup,
+        ) -> Result<Vec<String>, SecretsError> {
+            let resolve = |p: &str| std::fs::canonicalize(self.ws.join(p)).ok();
+            self.secrets.prepare(program, args(line), config, env, Place { workspace: &self.ws, resolve: &resolve })
+        }
     }
 
     fn args(line: &str) -> Vec<String> {
@@ -299,30 +374,38 @@ mod tests {
 
     #[test]
     fn the_kernel_appends_the_plaintext_passwords_from_the_environment() {
+        let f = fixture();
         let env = lookup("s3cret-store", "s3cret-key");
-        let filled = secrets().prepare("hap-sign-tool", args("sign-app -inFile a.hap"), Some("default"), &env).unwrap();
-        assert_eq!(filled, args("sign-app -inFile a.hap -keyPwd s3cret-key -keystorePwd s3cret-store"));
-        let status = secrets().status("default", &env);
+        let filled = f.prepare("hap-sign-tool", SIGN, Some("default"), &env).unwrap();
+        let store = f.ws.join("ks.p12").display().to_string();
+        let expected = format!(
+            "sign-app -keyAlias k1 -keystoreFile {store} -inFile a.hap -keyPwd s3cret-key -keystorePwd s3cret-store"
+        );
+        assert_eq!(filled, args(&expected));
+        let status = f.secrets.status("default", &env, &f.ws);
+        assert_eq!((status.keystore.as_deref(), status.key_alias.as_deref()), (Some(store.as_str()), Some("k1")));
         assert!(status.configured && status.key_password.unwrap().set);
-        assert!(!secrets().status("release", &env).configured);
+        assert!(!f.secrets.status("release", &env, &f.ws).configured);
     }
 
     #[test]
     fn ciphertext_is_refused_wherever_it_comes_from() {
+        let f = fixture();
         assert!(looks_like_ciphertext(CIPHER));
         assert!(!looks_like_ciphertext("123456") && !looks_like_ciphertext("0000001B"));
         let env = lookup(CIPHER, "k");
-        let err = secrets().prepare("hap-sign-tool", args("sign-app -inFile a"), Some("default"), &env).unwrap_err();
+        let err = f.prepare("hap-sign-tool", SIGN, Some("default"), &env).unwrap_err();
         assert!(matches!(err, SecretsError::Ciphertext { .. }), "{err}");
         assert!(err.to_string().contains("STORE_PW") && !err.to_string().contains(CIPHER), "{err}");
-        assert!(secrets().status("default", &env).keystore_password.unwrap().ciphertext);
-        let given = args(&format!("sign-app -keystorePwd {CIPHER}"));
-        let err = secrets().prepare("hap-sign-tool", given, None, &|_: &str| None).unwrap_err();
+        assert!(f.secrets.status("default", &env, &f.ws).keystore_password.unwrap().ciphertext);
+        let err =
+            f.prepare("hap-sign-tool", &format!("sign-app -keystorePwd {CIPHER}"), None, &|_: &str| None).unwrap_err();
         assert_eq!(err.code(), Code::InvalidConfig);
     }
 
     #[test]
     fn misuse_is_refused_before_any_value_is_read() {
+        let f = fixture();
         let env = lookup("s", "k");
         let cases = [
             ("hdc", "shell ls", "takes none"),
@@ -330,23 +413,27 @@ mod tests {
             ("hap-sign-tool", "sign-app -keyPwd x -inFile a", "leave the passwords out"),
             ("hap-sign-tool", "sign-app -inFile", "pairs"),
             ("hap-sign-tool", "sign-app inFile a", "pairs"),
+            ("hap-sign-tool", "sign-app -keyAlias k1 -inFile a", "-keystoreFile is missing"),
+            ("hap-sign-tool", "sign-app -keyAlias k2 -keystoreFile ks.p12", "-keyAlias k2 is not what"),
         ];
         for (program, line, says) in cases {
-            let err = secrets().prepare(program, args(line), Some("default"), &env).unwrap_err();
+            let err = f.prepare(program, line, Some("default"), &env).unwrap_err();
             assert!(err.to_string().contains(says), "{program} {line}: {err}");
             assert_eq!(err.code(), Code::InvalidArgs);
         }
-        let err = secrets().prepare("hap-sign-tool", args("sign-app -inFile a"), Some("release"), &env).unwrap_err();
+        let err = f.prepare("hap-sign-tool", SIGN, Some("release"), &env).unwrap_err();
         assert!(matches!(err, SecretsError::NotConfigured { .. }));
-        let unset = secrets().prepare("hap-sign-tool", args("sign-app -inFile a"), Some("default"), &|_: &str| None);
+        let unset = f.prepare("hap-sign-tool", SIGN, Some("default"), &|_: &str| None);
         assert!(matches!(unset.unwrap_err(), SecretsError::Unset { env, .. } if env == "KEY_PW"));
     }
 
     #[test]
     fn signing_variables_are_withheld_from_children() {
-        assert!(secrets().withholds("STORE_PW") && secrets().withholds("KEY_PW"));
-        assert!(!secrets().withholds("PATH"));
-        let bad = SigningEnv { keystore_password_env: "A B".into(), key_password_env: "K".into() };
+        let f = fixture();
+        assert!(f.secrets.withholds("STORE_PW") && f.secrets.withholds("KEY_PW"));
+        assert!(!f.secrets.withholds("PATH"));
+        let bad =
+            SigningEnv { keystore_password_env: "A B".into(), key_password_env: "K".into(), ..SigningEnv::default() };
         assert!(bad.check().is_err());
     }
 }

@@ -58,7 +58,7 @@ pub const AREA: Area = Area {
                 Field {
                     name: "signing",
                     ty: "string?",
-                    doc: "a signingConfig name: the kernel appends hap-sign-tool's -keystorePwd and -keyPwd from the variables home config.toml names (the script never sees them)",
+                    doc: "a signingConfig name: the kernel appends hap-sign-tool's -keystorePwd and -keyPwd from the variables home config.toml names (the script never sees them), only when -keystoreFile and -keyAlias are the keystore and alias that config names (signing_status gives them)",
                 },
                 Field {
                     name: "on_line",
@@ -94,6 +94,12 @@ pub const AREA: Area = Area {
                 Field { name: "configured", ty: "boolean", doc: "home config.toml names variables for it" },
                 Field { name: "keystore_password", ty: "rein.proc.SigningSecret?", doc: "" },
                 Field { name: "key_password", ty: "rein.proc.SigningSecret?", doc: "" },
+                Field {
+                    name: "keystore",
+                    ty: "string?",
+                    doc: "the keystore the passwords open (home config.toml's, else build-profile.json5's material), resolved; the signing option refuses any other",
+                },
+                Field { name: "key_alias", ty: "string?", doc: "the key alias the key password opens; the signing option refuses any other" },
             ],
         },
         Class {

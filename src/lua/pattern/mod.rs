@@ -48,7 +48,7 @@ pub(crate) fn install(lua: &Lua, strings: &Table) -> mlua::Result<()> {
     let pcall: Function = lua.globals().get("pcall")?;
     natives
         .set("gsub", lua.create_function(move |lua, args: MultiValue| answer(lua, gsub::gsub(lua, &pcall, &args)))?)?;
-    lua.load(WRAP).set_name("@<rein>/pattern/wrap.lua").call::<()>((natives, strings.clone()))
+    crate::lua::compiled::load(lua, "<rein>/pattern/wrap.lua", WRAP, None)?.call::<()>((natives, strings.clone()))
 }
 
 /// `true, results...` or `false, error` for wrap.lua; the host's errors travel as they are.

@@ -167,12 +167,26 @@ def arkts_blocks(markers, conf):
     return wl, el, len(errors), len(warns)
 
 
+def sdk_given(sdk):
+    """Whether hvigor has an SDK at all: DEVECO_SDK_HOME, `hwsdk.dir`/`sdk.dir` in the project's
+    local.properties, or (OpenHarmony) OHOS_BASE_SDK_HOME. Without one the real hvigor stops with
+    00303217 (shared/HARMONY.md §1, "Other failure lines"; "Windows installs")."""
+    if sdk or os.environ.get("OHOS_BASE_SDK_HOME"):
+        return True
+    try:
+        with open("local.properties", encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return False
+    return re.search(r"^\s*(hwsdk|sdk)\.dir\s*[=:]\s*\S", text, re.M) is not None
+
+
 def config_failures(conf, daemon):
     fail = conf.get("fail")
     if fail == "daemon" and daemon:
         raise Failed([P + "ERROR: ENOENT: no such file or directory, uv_cwd"])
     sdk = os.environ.get("DEVECO_SDK_HOME")
-    if fail == "sdk_home" or (sdk and not os.path.isdir(sdk)):
+    if fail == "sdk_home" or (sdk and not os.path.isdir(sdk)) or not sdk_given(sdk):
         raise Failed([P + "ERROR: 00303217 Configuration Error: Invalid value of 'DEVECO_SDK_HOME' in the system environment path."])
     if fail == "sdk_home_old":
         raise Failed([P + "ERROR: Unable to find 'DEVECO_SDK_HOME' in the system environment path."])

@@ -7,9 +7,10 @@ with the signingConfig's material, so a signed HAP carries a real signing block.
   ENOENT" when there is none).
 - build-profile.json5 holds DevEco's ciphertext passwords, which only hvigor decrypts, with
   material under `~/.ohos/config`. The fake's stand-in for that material is
-  `~/.ohos/config/material/passwords.json`, `{ciphertext: plaintext}`; a ciphertext it does
-  not hold fails as hvigor fails to decrypt: `Unsupported state or unable to authenticate
-  data` (shared/HARMONY.md §1). A plaintext password is used as it is.
+  `~/.ohos/config/material/passwords.json`, `{ciphertext: plaintext}` (`REIN_FAKE_OHOS_CONFIG`
+  names another folder in place of `~/.ohos/config`: fake-env's, which leaves HOME alone); a
+  ciphertext it does not hold fails as hvigor fails to decrypt: `Unsupported state or unable
+  to authenticate data` (shared/HARMONY.md §1). A plaintext password is used as it is.
 """
 
 import json
@@ -57,7 +58,8 @@ def sign_tool_jar():
 def plaintext(password):
     if not CIPHERTEXT.match(password or ""):
         return password
-    path = os.path.join(os.path.expanduser("~"), ".ohos", "config", "material", "passwords.json")
+    config = os.environ.get("REIN_FAKE_OHOS_CONFIG") or os.path.join(os.path.expanduser("~"), ".ohos", "config")
+    path = os.path.join(config, "material", "passwords.json")
     try:
         with open(path, encoding="utf-8") as f:
             known = json.load(f)

@@ -1,0 +1,197 @@
+//! Which keystore and key alias a signing config's passwords belong to. The passwords a person
+//! named for signingConfig `default` open one keystore; given with any other, hap-sign-tool
+//! would tell a script whether a password it guessed is theirs (a keystore the script made with
+//! that password opens, one with another does not) — a signing oracle. So the kernel fills in
+//! the passwords only together with the keystore and key alias the signing config names:
+//! home config.toml's `[signing.<name>] keystore` and `key_alias` when a person set them (a
+//! relative keystore is relative to the workspace), else build-profile.json5's
+//! `app.signingConfigs[name].material` (`storeFile`, relative to the project root, and
+//! `keyAlias`) — the file DevEco writes. The command's `-keystoreFile` must resolve to that
+//! keystore and its `-keyAlias` be that alias; the program gets the keystore's resolved path,
+//! so a link changed after the check cannot point it elsewhere.
+//!
+//! build-profile.json5, and a keystore inside the workspace, are files an agent can write:
+//! naming the keystore in home config and keeping it outside the workspace (DevEco keeps it
+//! in `~/.ohos/config`) leaves an agent nothing to point the passwords at.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::error::Code;
+use crate::visible;
+
+/// A signing command that does not open the signing config's keystore and key alias, or a
+/// config whose keystore rein cannot tell; nothing was started.
+#[derive(Debug, thiserror::Error)]
+pub enum MaterialError {
+    #[error("rein fills in the passwords of signingConfig {config:?} only with the keystore and key alias it names, and cannot tell which: {why}")]
+    Unknown { config: String, why: String },
+
+    #[error("{flag} is missing; the signing option fills in the passwords only with the keystore and key alias the signing config names, so give them")]
+    Missing { flag: String },
+
+    #[error("{flag} {given} is not what {named_by} names ({named}); rein fills in its passwords only with that keystore and key alias (`rein.proc.signing_status` gives them)")]
+    Other { flag: String, given: String, named: String, named_by: String },
+}
+
+impl MaterialError {
+    pub fn code(&self) -> Code {
+        match self {
+            MaterialError::Unknown { .. } => Code::InvalidConfig,
+            _ => Code::InvalidArgs,
+        }
+    }
+
+    pub fn details(&self) -> Value {
+        match self {
+            MaterialError::Unknown { config, why } => json!({"signing_config": config, "why": why}),
+            MaterialError::Missing { flag } => json!({"argument": flag}),
+            MaterialError::Other { flag, given, named, named_by } => {
+                json!({"argument": flag, "given": given, "named": named, "named_by": named_by})
+            }
+        }
+    }
+}
+
+/// The keystore and key alias a signing config's passwords open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Material {
+    /// The keystore, absolute, links followed.
+    pub keystore: PathBuf,
+    pub key_alias: String,
+    /// Where rein read them, for messages.
+    pub named_by: String,
+}
+
+/// The material of signing config `config`: `pinned` (home config's keystore and key alias)
+/// when a person set them, else build-profile.json5 of `workspace`.
+pub fn material(
+    config: &str,
+    pinned: (Option<&Path>, Option<&str>),
+    workspace: &Path,
+) -> Result<Material, MaterialError> {
+    let unusable = |why: String| MaterialError::Unknown { config: config.to_string(), why };
+    let (keystore, key_alias, named_by) = match pinned {
+        (Some(keystore), Some(alias)) => {
+            (workspace.join(keystore), alias.to_string(), format!("home config.toml [signing.{config}]"))
+        }
+        (None, None) => {
+            let (store, alias) = build_profile_material(config, workspace).map_err(unusable)?;
+            (workspace.join(store), alias, format!("build-profile.json5 signingConfig {config:?}"))
+        }
+        _ => return Err(unusable(format!("home config.toml [signing.{config}] names one of keystore and key_alias; name both, or neither (then build-profile.json5's material counts)"))),
+    };
+    let keystore = std::fs::canonicalize(&keystore).map_err(|e| {
+        unusable(format!("the keystore {named_by} names, {}, cannot be used ({e})", visible::path(&keystore)))
+    })?;
+    Ok(Material { keystore, key_alias, named_by })
+}
+
+/// `material.storeFile` and `material.keyAlias` of signingConfig `config` in build-profile.json5.
+fn build_profile_material(config: &str, workspace: &Path) -> Result<(String, String), String> {
+    let path = workspace.join("build-profile.json5");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("build-profile.json5 cannot be read ({e})"))?;
+    let profile: serde_json::Value =
+        json5::from_str(&text).map_err(|e| format!("build-profile.json5 is not valid JSON5 ({e})"))?;
+    let configs = profile["app"]["signingConfigs"].as_array().cloned().unwrap_or_default();
+    let Some(found) = configs.iter().find(|c| c["name"].as_str() == Some(config)) else {
+        return Err(format!("build-profile.json5 has no signingConfig {config:?}"));
+    };
+    let text_of = |key: &str| found["material"][key].as_str().filter(|v| !v.is_empty()).map(str::to_string);
+    match (text_of("storeFile"), text_of("keyAlias")) {
+        (Some(store), Some(alias)) => Ok((store, alias)),
+        _ => Err(format!("signingConfig {config:?} of build-profile.json5 names no material.storeFile and keyAlias")),
+    }
+}
+
+/// Checks that `args` (a signing command) open exactly `material`, and points `-keystoreFile`
+/// at its resolved path. `resolve` gives where a path argument of the command resolves.
+pub fn bind(
+    args: &mut [String],
+    material: &Material,
+    resolve: &dyn Fn(&str) -> Option<PathBuf>,
+) -> Result<(), MaterialError> {
+    // hap-sign-tool reads the words after the method as flag and value pairs: a flag's name
+    // given as another flag's value (`-inFile -keyAlias`) names nothing.
+    let at =
+        |flag: &str| (1..args.len()).step_by(2).find(|i| args[*i] == flag).map(|i| i + 1).filter(|i| *i < args.len());
+    let Some(store_at) = at("-keystoreFile") else {
+        return Err(MaterialError::Missing { flag: "-keystoreFile".into() });
+    };
+    let Some(alias_at) = at("-keyAlias") else {
+        return Err(MaterialError::Missing { flag: "-keyAlias".into() });
+    };
+    if resolve(&args[store_at]).as_deref() != Some(material.keystore.as_path()) {
+        return Err(MaterialError::Other {
+            flag: "-keystoreFile".into(),
+            given: visible::line(&args[store_at]).into_owned(),
+            named: visible::path(&material.keystore),
+            named_by: material.named_by.clone(),
+        });
+    }
+    if args[alias_at] != material.key_alias {
+        return Err(MaterialError::Other {
+            flag: "-keyAlias".into(),
+            given: visible::line(&args[alias_at]).into_owned(),
+            named: visible::line(&material.key_alias).into_owned(),
+            named_by: material.named_by.clone(),
+        });
+    }
+    args[store_at] = material.keystore.display().to_string();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROFILE: &str = r#"{ app: { signingConfigs: [ { name: "default", material: { storeFile: "signing/debug.p12", keyAlias: "debugKey", }, }, ], }, }"#;
+
+    fn project() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(ws.join("signing")).unwrap();
+        std::fs::write(ws.join("signing/debug.p12"), "store").unwrap();
+        std::fs::write(ws.join("evil.p12"), "made by a script").unwrap();
+        std::fs::write(ws.join("build-profile.json5"), PROFILE).unwrap();
+        (dir, ws)
+    }
+
+    fn args(line: &str) -> Vec<String> {
+        line.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn only_the_named_keystore_and_alias_get_the_passwords() {
+        let (_dir, ws) = project();
+        let named = material("default", (None, None), &ws).unwrap();
+        assert_eq!((named.keystore.clone(), named.key_alias.as_str()), (ws.join("signing/debug.p12"), "debugKey"));
+        let resolve = |p: &str| std::fs::canonicalize(ws.join(p)).ok();
+        let mut ok = args("sign-app -keyAlias debugKey -keystoreFile ./signing/../signing/debug.p12 -inFile a");
+        bind(&mut ok, &named, &resolve).unwrap();
+        assert_eq!(ok[4], ws.join("signing/debug.p12").display().to_string(), "the resolved path is what runs");
+        for line in [
+            "sign-app -keyAlias debugKey -keystoreFile evil.p12",
+            "sign-app -keyAlias guessed -keystoreFile signing/debug.p12",
+            "sign-app -keyAlias debugKey",
+            "sign-app -inFile -keyAlias debugKey -keyAlias guessed -keystoreFile signing/debug.p12",
+            "sign-app -inFile -keystoreFile signing/debug.p12 -keyAlias debugKey -keystoreFile evil.p12",
+        ] {
+            let refused = bind(&mut args(line), &named, &resolve).unwrap_err();
+            assert_eq!(refused.code(), crate::error::Code::InvalidArgs, "{line}: {refused}");
+        }
+    }
+
+    #[test]
+    fn a_person_named_keystore_wins_over_build_profile() {
+        let (_dir, ws) = project();
+        let pinned = material("default", (Some(Path::new("evil.p12")), Some("mine")), &ws).unwrap();
+        assert_eq!(pinned.keystore, ws.join("evil.p12"));
+        assert!(pinned.named_by.contains("home config.toml"));
+        let half = material("default", (Some(Path::new("evil.p12")), None), &ws).unwrap_err();
+        assert!(half.to_string().contains("name both"), "{half}");
+        let missing = material("release", (None, None), &ws).unwrap_err();
+        assert!(missing.to_string().contains("no signingConfig \"release\""), "{missing}");
+    }
+}

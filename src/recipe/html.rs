@@ -1,0 +1,236 @@
+//! report.html: the run as one page a person opens from CI or a chat — the steps as a
+//! timeline with their durations, who approved what, a failure with its ArkTS file:line and
+//! what to do, and the launched app's screenshot and UI tree. It is self-contained (inline
+//! CSS, the screenshot embedded as a data: URI, no script, nothing fetched), so it shows the
+//! same offline, as a CI artifact or attached to a review. Its sentences are the report's
+//! (`wording`), and everything a run recorded is escaped (`markup`).
+
+use std::fmt::Write as _;
+
+use super::markup::{escape, inline_html};
+use super::report::{Report, StepReport, StepStatus};
+use super::wording;
+
+/// The files a page embeds, read from the run's folder by whoever renders it.
+#[derive(Debug, Default, Clone)]
+pub struct Embedded {
+    /// The screenshot: its path (relative to the workspace) and its JPEG bytes.
+    pub screenshot: Option<(String, Vec<u8>)>,
+    /// The UI tree in its compact text form: its path and the text.
+    pub ui_tree: Option<(String, String)>,
+}
+
+const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:62rem;padding:0 1rem;color:#1b1f24}\
+h1{font-size:1.35rem}h2{font-size:1.1rem;margin-top:2rem}code{background:#f0f2f5;padding:0 .25em;border-radius:3px}\
+.status{font-weight:600;padding:.1em .5em;border-radius:4px}.verified,.succeeded{background:#dcf5e3}\
+.failed,.cancelled{background:#fde2e1}.done,.skipped,.reused{background:#eef0f3}\
+ol.timeline{list-style:none;padding:0}ol.timeline>li{border-left:3px solid #c8ced6;margin:0 0 1rem;padding:.2rem 0 .2rem 1rem}\
+.bar{height:6px;background:#7aa7e0;border-radius:3px;margin:.3rem 0}.failure{border:1px solid #e5a3a0;background:#fff6f5;padding:.6rem 1rem}\
+pre{background:#f6f8fa;padding:.6rem;overflow:auto;font-size:13px}img.screen{max-width:22rem;border:1px solid #c8ced6}";
+
+impl Report {
+    /// The page, with `embedded` files shown inline.
+    pub fn to_html(&self, embedded: &Embedded) -> String {
+        let mut page = String::from("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
+        // No network, no script: the page may only show itself.
+        page.push_str(
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">",
+        );
+        let _ = write!(page, "<title>rein run {} — {}</title>", escape(&self.run_id), escape(&self.recipe));
+        let _ = writeln!(page, "<style>{STYLE}</style></head><body>");
+        self.heading(&mut page);
+        self.failure_html(&mut page);
+        self.timeline(&mut page);
+        screen(&mut page, embedded);
+        page.push_str("</body></html>\n");
+        page
+    }
+
+    fn heading(&self, page: &mut String) {
+        let _ = writeln!(
+            page,
+            "<h1>rein run <code>{}</code> — recipe <code>{}</code>: <span class=\"status {}\" id=\"run-status\">{}</span></h1>",
+            escape(&self.run_id),
+            escape(&self.recipe),
+            self.status,
+            self.status
+        );
+        let _ = writeln!(
+            page,
+            "<p>Started {}, took {}. Arguments: {}</p>",
+            escape(&self.started),
+            duration(self.duration_ms),
+            escape(&wording::arguments(&self.args))
+        );
+    }
+
+    fn failure_html(&self, page: &mut String) {
+        let Some(f) = &self.failure else { return };
+        let _ = writeln!(
+            page,
+            "<div class=\"failure\" id=\"failure\"><p><strong>Failed at step <code>{}</code></strong>: {} — {}</p><ul>",
+            escape(&f.step),
+            escape(f.code.as_str()),
+            escape(&f.message)
+        );
+        if let Some(location) = &f.location {
+            let _ = writeln!(page, "<li>where: <code class=\"location\">{}</code></li>", escape(location));
+        }
+        if let Some(remedy) = &f.remedy {
+            let _ = writeln!(page, "<li>what to do: {}</li>", escape(remedy));
+        }
+        page.push_str("</ul>\n");
+        page.push_str(&markdown_lines(&super::details_md::render(&f.details)));
+        page.push_str("</div>\n");
+    }
+
+    fn timeline(&self, page: &mut String) {
+        page.push_str("<h2>Steps</h2>\n<ol class=\"timeline\" id=\"steps\">\n");
+        let longest = self.steps.iter().map(|s| s.duration_ms).max().unwrap_or(0).max(1);
+        for (i, step) in self.steps.iter().enumerate() {
+            step_html(page, i + 1, step, longest);
+        }
+        page.push_str("</ol>\n");
+        let unverified: Vec<&str> =
+            self.steps.iter().filter(|s| s.status == StepStatus::Done).map(|s| s.name.as_str()).collect();
+        if !unverified.is_empty() {
+            let _ = writeln!(page, "<p>{}</p>", inline_html(&wording::unverified(&unverified)));
+        }
+        if self.steps.iter().any(|s| !s.files.is_empty()) {
+            let undo = format!("Undo every file this run changed: `rein undo {}`", self.run_id);
+            let _ = writeln!(page, "<p>{}</p>", inline_html(&undo));
+        }
+    }
+}
+
+fn step_html(page: &mut String, number: usize, step: &StepReport, longest: u64) {
+    let width = (step.duration_ms.saturating_mul(100) / longest).max(1);
+    let status = step.status.to_string();
+    let class = status.split(' ').next().unwrap_or_default();
+    let _ = writeln!(
+        page,
+        "<li class=\"step\"><strong>{number}. <span class=\"step-name\">{}</span></strong> \
+         <span class=\"status {class}\">{}</span> {}{}<div class=\"bar\" style=\"width:{width}%\"></div><ul>",
+        escape(&step.name),
+        escape(&status),
+        duration(step.duration_ms),
+        attempts(step)
+    );
+    for line in &step.evidence {
+        let _ = writeln!(page, "<li>evidence: <code>{}</code></li>", escape(line));
+    }
+    for a in &step.approvals {
+        let line = format!("approval: {} `{}` allowed by {}", a.action, a.target, wording::decider(&a.decided_by));
+        let _ = writeln!(page, "<li class=\"approval\">{}</li>", inline_html(&line));
+    }
+    for c in &step.commands {
+        let _ = writeln!(page, "<li class=\"command\">{}</li>", inline_html(&wording::command(c)));
+    }
+    for f in &step.files {
+        let _ = writeln!(page, "<li>changed <code>{}</code></li>", escape(&f.path));
+    }
+    for r in &step.rolled_back {
+        let _ = writeln!(page, "<li>rolled back <code>{}</code></li>", escape(r));
+    }
+    for a in &step.attachments {
+        let _ = writeln!(page, "<li>{}: <code>{}</code></li>", a.kind, escape(&a.path));
+    }
+    page.push_str("</ul></li>\n");
+}
+
+/// The screenshot and the UI tree of the launched app, when the run saved them.
+fn screen(page: &mut String, embedded: &Embedded) {
+    if embedded.screenshot.is_none() && embedded.ui_tree.is_none() {
+        return;
+    }
+    page.push_str("<h2>The app on the device</h2>\n");
+    if let Some((path, jpeg)) = &embedded.screenshot {
+        let _ = writeln!(
+            page,
+            "<figure><img class=\"screen\" id=\"screenshot\" alt=\"the device's screen after the launch\" \
+             src=\"data:image/jpeg;base64,{}\"><figcaption><code>{}</code></figcaption></figure>",
+            base64(jpeg),
+            escape(path)
+        );
+    }
+    if let Some((path, text)) = &embedded.ui_tree {
+        let _ =
+            writeln!(page, "<p>UI tree (<code>{}</code>):</p><pre id=\"ui-tree\">{}</pre>", escape(path), escape(text));
+    }
+}
+
+fn attempts(step: &StepReport) -> String {
+    match step.attempts.len() {
+        0 | 1 => String::new(),
+        n => format!(", {n} attempts"),
+    }
+}
+
+fn duration(ms: u64) -> String {
+    format!("{:.1} s", ms as f64 / 1000.0)
+}
+
+/// The markdown lines `details_md` writes (`- item`, fenced blocks) as HTML.
+fn markdown_lines(markdown: &str) -> String {
+    let mut html = String::new();
+    let mut fenced = false;
+    let mut list = false;
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            html.push_str(if fenced { "</pre>\n" } else { "<pre>" });
+            fenced = !fenced;
+        } else if fenced {
+            let _ = writeln!(html, "{}", escape(line));
+        } else if let Some(item) = line.trim_start().strip_prefix("- ") {
+            if !list {
+                html.push_str("<ul>\n");
+                list = true;
+            }
+            let _ = writeln!(html, "<li>{}</li>", inline_html(item));
+        }
+    }
+    if fenced {
+        html.push_str("</pre>\n");
+    }
+    if list {
+        html.push_str("</ul>\n");
+    }
+    html
+}
+
+/// Standard base64 (RFC 4648 §4, with padding), for the data: URI; a dozen lines do not
+/// warrant a crate.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_is_rfc_4648() {
+        for (plain, encoded) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foobar", "Zm9vYmFy")] {
+            assert_eq!(base64(plain.as_bytes()), encoded);
+        }
+    }
+
+    #[test]
+    fn details_become_a_list_and_fenced_blocks_pre() {
+        let html = markdown_lines("- error `a.ets:3:5`: <b>\n```\nline <i>\n```\n");
+        assert!(html.contains("<li>error <code>a.ets:3:5</code>: &lt;b&gt;</li>"), "{html}");
+        assert!(html.contains("<pre>line &lt;i&gt;\n</pre>"), "{html}");
+    }
+}

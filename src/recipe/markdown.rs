@@ -1,0 +1,89 @@
+//! report.md, for a reviewer: how the run ended and why, each step's status (verified, or done
+//! without a verify to prove it), every program a step ran and how it ended, who allowed or
+//! refused it, the files changed and the evidence. It never says more than the report holds.
+
+use super::report::{Report, StepReport, StepStatus};
+use super::wording;
+
+impl Report {
+    /// The report as `report.md` shows it to a reviewer.
+    pub fn to_markdown(&self) -> String {
+        let mut md = format!("# rein run {} — `{}`: **{}**\n\n", self.run_id, self.recipe, self.status);
+        md.push_str(&format!(
+            "Started {}, took {:.1} s. Arguments: {}\n\n",
+            self.started,
+            self.duration_ms as f64 / 1000.0,
+            wording::arguments(&self.args)
+        ));
+        if let Some(f) = &self.failure {
+            md.push_str(&format!("**Failed at step `{}`**: {} — {}\n", f.step, f.code, f.message));
+            if let Some(location) = &f.location {
+                md.push_str(&format!("- where: {location}\n"));
+            }
+            if let Some(remedy) = &f.remedy {
+                md.push_str(&format!("- what to do: {remedy}\n"));
+            }
+            md.push_str(&super::details_md::render(&f.details));
+            md.push('\n');
+        }
+        md.push_str("| # | step | status | time | attempts |\n|---|---|---|---|---|\n");
+        for (i, s) in self.steps.iter().enumerate() {
+            md.push_str(&format!(
+                "| {} | {} | {} | {:.1} s | {} |\n",
+                i + 1,
+                s.name,
+                s.status,
+                s.duration_ms as f64 / 1000.0,
+                s.attempts.len()
+            ));
+        }
+        md.push_str(&unverified_note(&self.steps));
+        for s in self.steps.iter().filter(|s| {
+            !s.commands.is_empty() || !s.files.is_empty() || !s.evidence.is_empty() || !s.attachments.is_empty()
+        }) {
+            step_md(&mut md, s);
+        }
+        if self.steps.iter().any(|s| !s.files.is_empty()) {
+            md.push_str(&format!("\nUndo every file this run changed: `rein undo {}`\n", self.run_id));
+        }
+        md
+    }
+}
+
+/// Names the steps that ran without a verify: nothing proved they worked.
+fn unverified_note(steps: &[StepReport]) -> String {
+    let unverified: Vec<&str> =
+        steps.iter().filter(|s| s.status == StepStatus::Done).map(|s| s.name.as_str()).collect();
+    if unverified.is_empty() {
+        return String::new();
+    }
+    format!("\n{}\n", wording::unverified(&unverified))
+}
+
+fn step_md(md: &mut String, s: &StepReport) {
+    md.push_str(&format!("\n## {}\n", s.name));
+    for e in &s.evidence {
+        md.push_str(&format!("- evidence: `{e}`\n"));
+    }
+    for a in &s.approvals {
+        let by = wording::decider(&a.decided_by);
+        md.push_str(&format!("- approval: {} `{}` allowed by {by}\n", a.action, a.target));
+    }
+    for c in &s.commands {
+        md.push_str(&format!("- {}\n", wording::command(c)));
+    }
+    for f in &s.files {
+        let before = f.sha256_before.as_deref().map_or("new".to_string(), |h| h[..12.min(h.len())].to_string());
+        md.push_str(&format!(
+            "- changed `{}`: {before} → {}\n",
+            f.path,
+            &f.sha256_after[..12.min(f.sha256_after.len())]
+        ));
+    }
+    for r in &s.rolled_back {
+        md.push_str(&format!("- rolled back `{r}`\n"));
+    }
+    for a in &s.attachments {
+        md.push_str(&format!("- {}: `{}`\n", a.kind, a.path));
+    }
+}
