@@ -30,6 +30,9 @@ use std::path::Path;
 
 use unicode_general_category::{get_general_category, GeneralCategory};
 
+mod paths;
+pub use paths::shown_path;
+
 /// `text` as one line a person can trust: every character of the module's list escaped,
 /// line breaks and tabs included. For a value shown inside a sentence or on one line (a
 /// command, a path, a name).
@@ -47,7 +50,7 @@ pub fn lines(text: &str) -> Cow<'_, str> {
 /// the verbatim prefix rein opens paths with: `C:\ws`, not `\\?\C:\ws`), escaped like
 /// [`line()`].
 pub fn path(path: impl AsRef<Path>) -> String {
-    line(&crate::kernel::files::names::shown(path)).into_owned()
+    line(&shown_path(path)).into_owned()
 }
 
 /// Whether `c` is shown escaped (see the module's list).

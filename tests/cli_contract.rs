@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::common::{output_within, rein_json, Workspace, REIN};
-use rein::kernel::files::names::shown;
+use rein::visible::shown_path;
 use serde_json::{json, Value};
 
 const LIMIT: Duration = Duration::from_secs(60);
@@ -161,7 +161,7 @@ fn the_example_project_runs_the_quick_start_and_its_own_tool() {
 fn messages_show_paths_the_way_people_write_them() {
     let ws = Workspace::new();
     let config = ws.home.join("config.toml");
-    let familiar = shown(&config);
+    let familiar = shown_path(&config);
     let (_, doctor, _) = ws.human(&["doctor"]);
     assert!(doctor.contains(&familiar), "doctor names {familiar}: {doctor}");
     std::fs::write(&config, "[toolchain\n").unwrap();

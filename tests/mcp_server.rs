@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::common::lab::{lab, Lab};
 use crate::common::{Workspace, REIN};
-use rein::kernel::files::names::shown;
+use rein::visible::shown_path;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
     ElicitationAction, ErrorData, Implementation, ProgressNotificationParam,
@@ -314,7 +314,7 @@ async fn with_elicitation_the_person_decides() {
     assert_eq!(std::fs::read(&outside).unwrap(), b"approved\n");
     let questions = session.questions.lock().unwrap().clone();
     assert_eq!(questions.len(), 1, "{questions:?}");
-    assert!(questions[0].contains(&shown(&outside)), "the question names the path: {questions:?}");
+    assert!(questions[0].contains(&shown_path(&outside)), "the question names the path: {questions:?}");
     session.close().await;
 
     // "Always, this session": the same write again is not asked about again.

@@ -17,12 +17,12 @@ use std::path::{Path, PathBuf};
 use super::config::{ConfigError, ProjectConfig};
 use crate::error::{Code, Failure};
 use crate::kernel::digest::sha256_hex;
-use crate::kernel::files::names::shown;
 use crate::kernel::files::read::read_optional_text;
 use crate::kernel::files::write;
 use crate::kernel::scope::protected::{LOCK_FILE, PROJECT_FILE};
 use crate::kernel::KernelError;
 use crate::packs::lockfile::{Lock, LockedPack};
+use crate::visible::shown_path;
 
 /// What the project's policy is now, and what of its files waits for a person.
 #[derive(Debug, Clone, Default)]
@@ -138,7 +138,7 @@ pub fn record(workspace: &Path, home: &Path, file: &str, text: Option<&str>) -> 
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
-    match write::write_atomic(path, &shown(path), bytes) {
+    match write::write_atomic(path, &shown_path(path), bytes) {
         Ok(_) => Ok(()),
         Err(KernelError::Io { source, .. }) => Err(write_failed(path, source)),
         Err(other) => Err(other.into()),
@@ -263,7 +263,7 @@ fn io(path: &Path, err: std::io::Error) -> Failure {
 fn write_failed(path: &Path, err: std::io::Error) -> Failure {
     Failure::new(
         crate::error::Code::IoError,
-        format!("cannot write {}: {err}; check that rein's home is writable", shown(path)),
+        format!("cannot write {}: {err}; check that rein's home is writable", shown_path(path)),
     )
 }
 

@@ -6,14 +6,15 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::kernel::files::names::{relative_name, shown};
+use crate::kernel::files::names::relative_name;
+use crate::visible::shown_path;
 
 /// The folders of a project (and of a pack) that hold Lua code.
 pub const CODE_FOLDERS: [&str; 3] = ["tools", "recipes", "prelude"];
 
 /// A source file (the project's, a pack's) that cannot be read.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot read {}: {source}", shown(path))]
+#[error("cannot read {}: {source}", shown_path(path))]
 pub struct SourceError {
     pub path: PathBuf,
     #[source]

@@ -16,8 +16,8 @@ use super::project_files::{is_code_file, CODE_FOLDERS};
 use super::{Host, ReloadOutcome};
 use crate::error::{Code, Failure};
 use crate::kernel::files::names::relative_name;
-use crate::kernel::files::names::shown;
 use crate::kernel::scope::protected::LOCK_FILE;
+use crate::visible::shown_path;
 
 /// Quiet time after the last change before reloading (editors write files in bursts).
 pub const SETTLE: Duration = Duration::from_millis(100);
@@ -43,7 +43,7 @@ impl Host {
         let scope = self.kernel.scope();
         let approved = super::policy_files::approved_dir(scope.workspace(), scope.home());
         std::fs::create_dir_all(&approved)
-            .map_err(|e| Failure::new(Code::IoError, format!("cannot create {}: {e}", shown(&approved))))?;
+            .map_err(|e| Failure::new(Code::IoError, format!("cannot create {}: {e}", shown_path(&approved))))?;
         feed.watch(&approved, false)?;
         for folder in CODE_FOLDERS.iter().map(|f| root.join(f)).filter(|d| d.is_dir()) {
             feed.watch(&folder, true)?;

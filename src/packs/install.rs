@@ -11,10 +11,10 @@ use super::hash::content_hash;
 use super::installed::install_dir;
 use super::Manifest;
 use crate::error::{Code, Failure};
-use crate::kernel::files::names::shown;
 use crate::kernel::files::write;
 use crate::kernel::platform::perms::set_mode;
 use crate::kernel::scope::protected::is_git_dir;
+use crate::visible::shown_path;
 
 /// A pack copied into home's staging folder, not installed yet; removed when dropped.
 #[derive(Debug)]
@@ -29,7 +29,7 @@ pub struct Staged {
 /// Copies the pack at `source` into `<home>/packs/.staging-*` and reads it from there.
 pub fn stage(home: &Path, source: &Path) -> Result<Staged, Failure> {
     let dir = std::fs::canonicalize(source)
-        .map_err(|e| Failure::new(Code::InvalidArgs, format!("pack source {}: {e}", shown(source))))?;
+        .map_err(|e| Failure::new(Code::InvalidArgs, format!("pack source {}: {e}", shown_path(source))))?;
     check_links(&dir, &dir)?;
     let parent = home.join("packs");
     std::fs::create_dir_all(&parent).map_err(|e| io(&parent, e))?;
@@ -56,7 +56,7 @@ fn check_links(root: &Path, dir: &Path) -> Result<(), Failure> {
                     Code::ApprovalDenied,
                     format!(
                         "{} is a symlink that leaves the pack (or is dangling); packs may only link to their own files",
-                        shown(&path)
+                        shown_path(&path)
                     ),
                 ));
             }
@@ -65,7 +65,10 @@ fn check_links(root: &Path, dir: &Path) -> Result<(), Failure> {
         } else if !kind.is_file() {
             return Err(Failure::new(
                 Code::InvalidArgs,
-                format!("{} is not a regular file (a FIFO, socket or device); packs hold files only", shown(&path)),
+                format!(
+                    "{} is not a regular file (a FIFO, socket or device); packs hold files only",
+                    shown_path(&path)
+                ),
             ));
         }
     }
@@ -107,7 +110,7 @@ fn settle(staging: &Path, sha256: &str) -> Result<(), Failure> {
             Code::PackTampered,
             format!(
                 "the staged copy of the pack in {} changed before it was installed; nothing was installed, try again",
-                shown(staging)
+                shown_path(staging)
             ),
         ));
     }
@@ -130,7 +133,7 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), Failure> {
         } else {
             return Err(Failure::new(
                 Code::InvalidArgs,
-                format!("{} is not a regular file; packs hold files only", shown(entry.path())),
+                format!("{} is not a regular file; packs hold files only", shown_path(entry.path())),
             ));
         }
     }
@@ -161,5 +164,5 @@ fn set_modes(dir: &Path, dir_mode: u32, file_mode: u32) {
 }
 
 fn io(path: &Path, e: std::io::Error) -> Failure {
-    Failure::new(Code::IoError, format!("{}: {e}", shown(path)))
+    Failure::new(Code::IoError, format!("{}: {e}", shown_path(path)))
 }

@@ -10,7 +10,8 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::{write_generated, TypesError};
-use crate::kernel::files::names::{relative_name, shown};
+use crate::kernel::files::names::relative_name;
+use crate::visible::shown_path;
 
 /// What `rein types` did to the workspace's `.luarc.json` (`path`), pointing the editor at
 /// the stubs folder (`library`, as listed in `workspace.library`).
@@ -34,7 +35,7 @@ pub enum LuarcOutcome {
 /// Makes `workspace/.luarc.json` list `dir` in `workspace.library`.
 pub fn point_at(workspace: &Path, dir: &Path) -> Result<LuarcOutcome, TypesError> {
     let path = workspace.join(".luarc.json");
-    let shown_path = shown(&path);
+    let shown_path = shown_path(&path);
     let library = library_entry(workspace, dir);
     let existing = match std::fs::read_to_string(&path) {
         Ok(text) => Some(text),
@@ -70,7 +71,7 @@ fn library_entry(workspace: &Path, dir: &Path) -> String {
     match relative_name(&dir, &canonical(workspace)) {
         Some(rel) if rel.is_empty() => ".".to_string(),
         Some(rel) => rel,
-        None => shown(&dir),
+        None => shown_path(&dir),
     }
 }
 

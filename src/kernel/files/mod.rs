@@ -273,7 +273,7 @@ pub(super) fn refuse_directory_syntax(requested: &str, display: &str) -> Result<
 
 /// How a file of rein's own is named in messages: `/`-joined, as on every OS.
 fn rein_file_name(rel: &Path) -> String {
-    names::slash_name(rel).unwrap_or_else(|| names::shown(rel))
+    names::slash_name(rel).unwrap_or_else(|| crate::visible::shown_path(rel))
 }
 
 #[cfg(test)]

@@ -10,10 +10,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use super::dir::{Dir, Kind, Place};
-use super::names::shown;
 use crate::kernel::error::KernelError;
 use crate::kernel::platform::alive::process_alive;
 use crate::kernel::platform::keep::Keep;
+use crate::visible::shown_path;
 
 /// Temp files carry this marker and the writer's pid, so debris of a killed writer can be
 /// told apart from a live writer's file.
@@ -48,7 +48,7 @@ pub fn write_in<'c>(
     };
     sweep_debris_once(&place.dir);
     let mut temp = TempFile::create(&place.dir, &place.name)
-        .map_err(|e| KernelError::io("create a temporary file in", shown(place.dir.path()), e))?;
+        .map_err(|e| KernelError::io("create a temporary file in", shown_path(place.dir.path()), e))?;
     fill(&mut temp.file, content, keep.as_ref()).map_err(|e| KernelError::io("write", display, e))?;
     before_commit()?;
     let result = temp.commit(&place.name, keep.is_none()).and_then(|()| place.dir.sync());

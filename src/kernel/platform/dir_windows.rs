@@ -275,7 +275,7 @@ fn refuse_link(file: File) -> std::io::Result<File> {
 fn not_a_directory(path: &Path) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::NotADirectory,
-        format!("{} is not a directory", crate::kernel::files::names::shown(path)),
+        format!("{} is not a directory", crate::visible::shown_path(path)),
     )
 }
 
