@@ -6,7 +6,7 @@ local deploy = require("harmony.deploy")
 local function deploy_to(ctx, d)
   local plan, target, server = ctx.outputs.preflight, d.key, deploy.server_of(d)
   local installed =
-    deploy.install(ctx, ctx.outputs.sign.hap, target, plan.bundle, ctx.args.reinstall, server)
+    deploy.install(ctx, ctx.outputs.sign, target, plan.bundle, ctx.args.reinstall, server)
   local launched = deploy.launch(ctx, plan, target, server)
   return {
     target = target,
@@ -49,7 +49,11 @@ return {
       optional = true,
       description = "Devices (default: all connected)",
     },
-    module = { type = "string", optional = true, description = "Module to build and launch" },
+    module = {
+      type = "string",
+      optional = true,
+      description = "Module to launch (every module is built, signed and installed)",
+    },
     product = { type = "string", default = "default" },
     expect_log = {
       type = "string",

@@ -5,7 +5,7 @@ local deploy = require("harmony.deploy")
 return {
   name = "sign-install-launch",
   description = "preflight (device connected and authorized, a usable signing path) → build → "
-    .. "sign (when hvigor did not) → install → launch, proven by the new process: its pid alive "
+    .. "sign (when hvigor did not) → install (every HAP and HSP of the app together) → launch, proven by the new process: its pid alive "
     .. "after a settle with no fault log, and with expect_log a line of that pid showing the "
     .. "text. With reinstall=true an install refused for a different signature or a downgrade "
     .. "uninstalls and retries once.",
@@ -17,7 +17,11 @@ return {
       optional = true,
       description = "Only devices of this hdc server (device_list's `server`: local or a lab's name)",
     },
-    module = { type = "string", optional = true, description = "Module to build and launch" },
+    module = {
+      type = "string",
+      optional = true,
+      description = "Module to launch (every module is built, signed and installed)",
+    },
     product = { type = "string", default = "default" },
     expect_log = {
       type = "string",
@@ -66,7 +70,7 @@ return {
         return deploy.with_screen_on(ctx, plan.target, plan.server, function()
           return deploy.install(
             ctx,
-            ctx.outputs.sign.hap,
+            ctx.outputs.sign,
             plan.target,
             plan.bundle,
             ctx.args.reinstall,

@@ -128,8 +128,8 @@ pub use kernel::{
 pub use lua::{Limits, NativeCall, NativeFunction, NativeModule, NativeParam};
 pub use packs::lockfile::LockedPack;
 pub use recipe::report::{
-    ApprovalRecord, Attempt, AttemptStatus, CommandEnd, CommandRecord, FailureSummary, Report, RunStatus, StepReport,
-    StepStatus,
+    ApprovalRecord, Attempt, AttemptStatus, CommandEnd, CommandRecord, FailureSummary, RecipeSource, Replaced, Report,
+    RunStatus, StepReport, StepStatus,
 };
 pub use recipe::retention::Retention;
 pub use recipe::runs::RunSummary;

@@ -115,6 +115,8 @@ fn a_failed_recipe_report_names_deciders_in_words() {
 
 Started T, took S s. Arguments: attempts = 1, module = entry
 
+Recipe: project (`recipes/ship.lua`).
+
 **Failed at step `install`**: INSTALL_FAILED — install failed 9568332: install sign info inconsistent.
 - where: 9568332
 - what to do: {remedy}

@@ -40,6 +40,8 @@ mod harmony_devices;
 mod harmony_foreground;
 mod harmony_launch;
 mod harmony_matrix;
+#[cfg(target_os = "linux")]
+mod harmony_packages;
 mod harmony_parsers;
 mod harmony_preflight;
 mod harmony_ready;
@@ -86,6 +88,9 @@ mod portable;
 // Not on Windows: runs /bin/sh scripts as programs.
 #[cfg(unix)]
 mod proc_api;
+// Not on Windows yet: new, not yet tried under Wine.
+#[cfg(unix)]
+mod project_code;
 // Not on Windows: what a program can reach (network, sockets, signals) is Linux's confinement.
 #[cfg(target_os = "linux")]
 mod reach;

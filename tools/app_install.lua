@@ -2,14 +2,59 @@ local hdc = require("harmony.hdc")
 local device = require("harmony.device")
 local readiness = require("harmony.readiness")
 
+-- The packages to install: `packages`, else `hap` alone. Each must exist.
+local function packages_of(args)
+  local list = args.packages or (args.hap and { args.hap }) or {}
+  if #list == 0 or (args.packages and args.hap) then
+    rein.error(
+      "INVALID_ARGS",
+      "give either hap (one package) or packages (every .hap and .hsp of the app)",
+      { hap = args.hap, packages = args.packages }
+    )
+  end
+  for _, path in ipairs(list) do
+    if not rein.fs.exists(path) then
+      rein.error(
+        "FILE_NOT_FOUND",
+        path .. " does not exist; build (and sign) first",
+        { path = path }
+      )
+    end
+  end
+  return list
+end
+
+-- What `hdc install` gets: one package's path; several are copied to a folder of rein's own,
+-- which hdc sends whole and the device installs in one `bm install -p <folder>` (several paths
+-- would be one bm install each, a HAP maybe before the HSP it needs: 9568305).
+local function install_source(list)
+  if #list == 1 then
+    return list[1], nil
+  end
+  local staged = rein.fs.stage_packages(list)
+  return staged.dir, staged
+end
+
 return {
   name = "app_install",
-  description = "Install a HAP on a device (hdc install -r). hdc exits 0 even on failure, so "
-    .. "success is read from 'install bundle successfully.'; a failure is INSTALL_FAILED with "
-    .. "the bm error code (e.g. 9568332), its message and the remedy.",
+  description = "Install an app's packages on a device: one HAP (hdc install -r), or every HAP "
+    .. "and HSP of the app together (packages: copied to a folder of rein's own that hdc sends "
+    .. "whole, one bm install on the device, so a HAP finds the HSP it needs). hdc exits 0 even "
+    .. "on failure, so success is read from 'install bundle successfully.'; a failure is "
+    .. "INSTALL_FAILED with the bm error code (e.g. 9568332, 9568305), its message and the remedy.",
   annotations = { read_only = false, destructive = true, idempotent = true, open_world = true },
   params = {
-    hap = { type = "string", description = "Path of the signed .hap, relative to the workspace" },
+    hap = {
+      type = "string",
+      optional = true,
+      description = "Path of one signed .hap, relative to the workspace",
+    },
+    packages = {
+      type = "array",
+      items = { type = "string" },
+      optional = true,
+      description = "Every signed .hap and .hsp of the app, installed together (instead of hap)",
+    },
     target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
     server = {
       type = "string",
@@ -23,20 +68,15 @@ return {
     },
   },
   run = function(args)
-    if not rein.fs.exists(args.hap) then
-      rein.error(
-        "FILE_NOT_FOUND",
-        args.hap .. " does not exist; build (and sign) first",
-        { path = args.hap }
-      )
-    end
+    local list = packages_of(args)
+    local target = device.pick(args.target, args.server)
+    local ready = readiness.ensure(target)
+    local source, staged = install_source(list)
     local argv = { "install" }
     if args.replace then
       table.insert(argv, "-r")
     end
-    table.insert(argv, args.hap)
-    local target = device.pick(args.target, args.server)
-    local ready = readiness.ensure(target)
+    table.insert(argv, source)
     local text = device.run_checked(target, argv)
     local result = hdc.parse_install(text)
     if not result.ok then
@@ -45,8 +85,11 @@ return {
     return {
       ok = true,
       hap = args.hap,
+      packages = rein.json.array(list),
+      staged = staged and staged.dir or nil,
       ready = ready.evidence,
-      evidence = "install bundle successfully.",
+      evidence = #list == 1 and "install bundle successfully."
+        or ("install bundle successfully. (" .. table.concat(list, ", ") .. ")"),
     }
   end,
 }

@@ -2,9 +2,13 @@ local project = require("harmony.project")
 local sign = require("harmony.sign")
 local signing = require("harmony.signing")
 
+-- `x-unsigned.hap` → `x-signed.hap`, `x.hsp` → `x-signed.hsp` (hvigor's names for both kinds).
 local function signed_name(hap)
-  local stem = hap:gsub("%-unsigned%.hap$", ""):gsub("%.hap$", "")
-  return stem .. "-signed.hap"
+  local stem, ext = hap:match("^(.-)%-unsigned(%.h[as]p)$")
+  if not stem then
+    stem, ext = hap:match("^(.-)(%.h[as]p)$")
+  end
+  return (stem or hap) .. "-signed" .. (ext or ".hap")
 end
 
 -- The remedy for a failed signing, naming the variables a person configured.
@@ -37,7 +41,7 @@ return {
     .. "success'; otherwise SIGN_FAILED with the tool's error codes and a remedy.",
   annotations = { read_only = false, destructive = true, idempotent = true, open_world = false },
   params = {
-    hap = { type = "string", description = "The unsigned .hap" },
+    hap = { type = "string", description = "The unsigned .hap or .hsp" },
     out = { type = "string", optional = true, description = "Output path (default: *-signed.hap)" },
     signing_config = { type = "string", default = "default", description = "signingConfig name" },
     cert = { type = "string", optional = true, description = "Overrides material.certpath" },

@@ -1,4 +1,18 @@
 local hvigor = require("harmony.hvigor")
+local project = require("harmony.project")
+
+-- assembleHap packages the entry and feature modules; a shared module (HSP) is packaged by
+-- assembleHsp (shared/HARMONY.md §1, the tasks): both when the project has one.
+local function tasks_for(args)
+  local info = project.read()
+  local chosen = args.module and project.module_named(info, args.module)
+  for _, module in ipairs(chosen and { chosen } or info.modules) do
+    if module.type == "shared" then
+      return chosen and { "assembleHsp" } or { "assembleHap", "assembleHsp" }
+    end
+  end
+  return { "assembleHap" }
+end
 
 local function build_args(args)
   local argv = {
@@ -13,22 +27,24 @@ local function build_args(args)
     table.insert(argv, "-p")
     table.insert(argv, "module=" .. args.module .. "@default")
   end
-  table.insert(argv, "assembleHap")
+  for _, task in ipairs(tasks_for(args)) do
+    table.insert(argv, task)
+  end
   table.insert(argv, "--no-daemon")
   return argv
 end
 
--- The HAPs the build wrote: <module>/build/<product>/outputs/<target>/*.hap
+-- The packages the build wrote: <module>/build/<product>/outputs/<target>/*.hap and *.hsp
 local function find_haps(product)
   local haps = rein.json.array({})
   for _, entry in ipairs(rein.fs.list(".", { depth = 6, max_entries = 20000 }).entries) do
     local path = entry.path
     if
       entry.kind == "file"
-      and path:match("%.hap$")
+      and (path:match("%.hap$") or path:match("%.hsp$"))
       and path:find("/build/" .. product .. "/outputs/", 1, true)
     then
-      table.insert(haps, { path = path, signed = path:match("%-signed%.hap$") ~= nil })
+      table.insert(haps, { path = path, signed = path:match("%-signed%.h[as]p$") ~= nil })
     end
   end
   return haps
@@ -36,9 +52,9 @@ end
 
 return {
   name = "hvigor_build",
-  description = "Build HAPs with hvigorw (assembleHap, --no-daemon). Succeeds only when hvigor "
-    .. "prints BUILD SUCCESSFUL and no COMPILE RESULT:FAIL. Returns the .hap paths (signed and "
-    .. "unsigned); on failure BUILD_FAILED with ArkTS errors {file, line, column, code, message} "
+  description = "Build HAPs with hvigorw (assembleHap, and assembleHsp when the project has a "
+    .. "shared module; --no-daemon). Succeeds only when hvigor prints BUILD SUCCESSFUL and no "
+    .. "COMPILE RESULT:FAIL. Returns the .hap and .hsp paths (signed and unsigned); on failure BUILD_FAILED with ArkTS errors {file, line, column, code, message} "
     .. "and a failure class with a one-line remedy.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {

@@ -163,8 +163,10 @@ function M.matrix_devices(devices, targets)
   return out
 end
 
--- What every recipe checks before it builds: the project, the module to launch, and how the
--- product gets signed. `{ bundle, module, ability, product, signing = { path, signing_config } }`.
+-- What every recipe checks before it builds: the project, the module to launch, every module
+-- that makes a package (entry, feature, shared: all are installed together), and how the
+-- product gets signed. `{ bundle, module, ability, product, packages, signing = { path,
+-- signing_config } }`.
 function M.project_and_signing(args)
   local info = project.read()
   local module = project.module_named(info, args.module) or project.entry_module(info)
@@ -184,11 +186,13 @@ function M.project_and_signing(args)
     module = module.name,
     ability = module.main_element,
     product = args.product,
+    packages = project.package_modules(info),
     signing = how,
   }
 end
 
--- The HAP of `module` the build made: the signed one when there is one.
+-- The package of `module` the build made (`<module>-<target>-signed|unsigned.hap|hsp`): the
+-- signed one when `signed`.
 function M.pick_hap(haps, module, signed)
   for _, hap in ipairs(haps) do
     local file = hap.path:match("[^/]+$")
@@ -199,40 +203,60 @@ function M.pick_hap(haps, module, signed)
   return nil
 end
 
--- The signed HAP to install: hvigor's when it signed, else hap-sign-tool's.
-function M.signed_hap(ctx, plan, haps)
-  local signed = M.pick_hap(haps, plan.module, true)
+-- The signed package of `module`: hvigor's when it signed, else hap-sign-tool's.
+local function signed_package(ctx, plan, haps, module)
+  local signed = M.pick_hap(haps, module, true)
   if plan.signing.path == "hvigor" then
     if not signed then
       rein.error(
         "SIGN_FAILED",
-        "hvigor was to sign with signingConfig '"
+        "hvigor was to sign module "
+          .. module
+          .. " with signingConfig '"
           .. plan.signing.signing_config
-          .. "' but made no -signed.hap",
+          .. "' but made no -signed package",
         {
+          module = module,
           remedy = "read the build's SignHap output; check the signing material in build-profile.json5",
         }
       )
     end
-    return { hap = signed, signed_by = "hvigor" }
+    return signed
   end
-  local unsigned = M.pick_hap(haps, plan.module, false)
+  local unsigned = M.pick_hap(haps, module, false)
   if not unsigned then
-    rein.error("BUILD_FAILED", "the build made no unsigned HAP of module " .. plan.module, {
+    rein.error("BUILD_FAILED", "the build made no unsigned package of module " .. module, {
+      module = module,
       remedy = "check the module's build output",
     })
   end
-  local result =
-    ctx:tool("hap_sign", { hap = unsigned, signing_config = plan.signing.signing_config })
-  return { hap = result.hap, signed_by = "hap-sign-tool" }
+  return ctx:tool("hap_sign", { hap = unsigned, signing_config = plan.signing.signing_config }).hap
 end
 
--- The build step both recipes run: the product's HAPs.
+-- Every signed package of the app, the launched module's first: `{ hap, packages, signed_by }`
+-- (`hap` is the launched module's).
+function M.signed_hap(ctx, plan, haps)
+  local modules = { plan.module }
+  for _, name in ipairs(plan.packages or {}) do
+    if name ~= plan.module then
+      modules[#modules + 1] = name
+    end
+  end
+  local packages = rein.json.array({})
+  for _, name in ipairs(modules) do
+    packages[#packages + 1] = signed_package(ctx, plan, haps, name)
+  end
+  local by = plan.signing.path == "hvigor" and "hvigor" or "hap-sign-tool"
+  return { hap = packages[1], packages = packages, signed_by = by }
+end
+
+-- The build step both recipes run: every module's package (the launched module alone is not
+-- enough: it needs the app's other packages installed with it).
 function M.build_step()
   return {
     name = "build",
     run = function(ctx)
-      return ctx:tool("hvigor_build", { module = ctx.args.module, product = ctx.args.product })
+      return ctx:tool("hvigor_build", { product = ctx.args.product })
     end,
     verify = function(_, out)
       if #out.haps == 0 then
@@ -243,7 +267,7 @@ function M.build_step()
   }
 end
 
--- The sign step both recipes run: hvigor's signed HAP, else one hap-sign-tool signs.
+-- The sign step both recipes run: every package signed, by hvigor or by hap-sign-tool.
 function M.sign_step()
   return {
     name = "sign",
@@ -251,16 +275,26 @@ function M.sign_step()
       return M.signed_hap(ctx, ctx.outputs.preflight, ctx.outputs.build.haps)
     end,
     verify = function(_, out)
-      return out.hap ~= nil and rein.fs.exists(out.hap),
-        out.hap .. " (signed by " .. out.signed_by .. ")"
+      for _, path in ipairs(out.packages) do
+        if not rein.fs.exists(path) then
+          return false, path .. " is missing"
+        end
+      end
+      return true, table.concat(out.packages, ", ") .. " (signed by " .. out.signed_by .. ")"
     end,
   }
 end
 
--- Installs `hap` on `target`; with `reinstall`, an install refused for another signature or a
--- downgrade uninstalls `bundle` and installs once more.
-function M.install(ctx, hap, target, bundle, reinstall, server)
-  local args = { hap = hap, target = target, server = server }
+-- Installs the signed packages (`signed`: the sign step's output) on `target`, together; with
+-- `reinstall`, an install refused for another signature or a downgrade uninstalls `bundle` and
+-- installs once more.
+function M.install(ctx, signed, target, bundle, reinstall, server)
+  local args = { target = target, server = server }
+  if #signed.packages > 1 then
+    args.packages = signed.packages
+  else
+    args.hap = signed.hap
+  end
   local ok, result = pcall(ctx.tool, ctx, "app_install", args)
   if ok then
     return result

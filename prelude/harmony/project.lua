@@ -77,6 +77,21 @@ function M.entry_module(info)
   return info.modules[1]
 end
 
+-- Module types that make a package a device installs (module.json5 `type`; a HAR is built
+-- into the packages that use it).
+local PACKAGE_TYPES = { entry = true, feature = true, shared = true }
+
+--- The names of the modules that make a package (.hap or .hsp), in build-profile.json5's order.
+function M.package_modules(info)
+  local names = rein.json.array({})
+  for _, module in ipairs(info.modules) do
+    if PACKAGE_TYPES[module.type or "entry"] then
+      names[#names + 1] = module.name
+    end
+  end
+  return names
+end
+
 --- The module called `name` (nil when `name` is nil or unknown).
 function M.module_named(info, name)
   for _, module in ipairs(info.modules) do

@@ -19,8 +19,9 @@ M.install = {
     .. "requestPermissions in module.json5, or add it to the signing profile's ACLs and re-sign",
   ["9568297"] = "the app needs a newer SDK than the device has: lower compatibleSdkVersion in "
     .. "build-profile.json5 and rebuild, or update the device",
-  ["9568305"] = "a shared module (HSP) this HAP depends on is not installed: install the HSP "
-    .. "together with the HAP",
+  ["9568305"] = "a module this package depends on (an HSP) is neither installed nor in the "
+    .. "install: install every package of the app together (app_install with packages: every "
+    .. "signed .hap and .hsp; sign-install-launch does)",
   ["9568347"] = "the native .so files do not match the device ABI: set abiFilters (e.g. arm64-v8a) "
     .. "in the module's build-profile.json5 and rebuild",
   ["9568259"] = "app.json5 or module.json5 lacks a required field: add it and rebuild",

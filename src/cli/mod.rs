@@ -137,7 +137,7 @@ fn run(cli: Cli) -> u8 {
     }
     if let Command::Approvals { action } = &cli.command {
         let rules = rein::ApprovalRules::of_home(cli.home.clone().unwrap_or_else(rein::default_home));
-        let host = || host_builder(&cli).build_lenient().map(|(host, _)| host);
+        let host = || host_builder(&cli).project_code(false).build_lenient().map(|(host, _)| host);
         return approvals::run(&rules, host, action, &out);
     }
     if let Command::Serve { .. } = &cli.command {
@@ -174,7 +174,10 @@ fn run(cli: Cli) -> u8 {
 }
 
 fn build_host(cli: &Cli) -> Result<Host, Failure> {
-    host_builder(cli).approver(approver(cli, true)).build()
+    // Past runs and undo need no tool: they do not load the project's code (nor packs), so a
+    // tool file the agent broke — one that loops while it loads, say — cannot stall them.
+    let needs_tools = !matches!(cli.command, Command::Runs { .. } | Command::Undo { .. });
+    host_builder(cli).project_code(needs_tools).approver(approver(cli, true)).build()
 }
 
 /// A host builder for `--workspace` and `--home`.

@@ -351,6 +351,16 @@ impl Host {
         let (call, _stop_if_dropped) = stopped_if_dropped(call.acting_as(entry.actor.clone()));
         let lease = generation.pool.lease(call.cancel_token()).await?;
         let (kernel, spec, recipe) = (self.kernel.clone(), entry.spec.clone(), entry.info.name.clone());
+        let source = crate::recipe::report::RecipeSource {
+            origin: entry.info.origin.to_string(),
+            file: entry.info.file.clone(),
+            replaces: entry
+                .info
+                .overrides
+                .clone()
+                .zip(entry.info.overrides_origin)
+                .map(|(file, origin)| crate::recipe::report::Replaced { origin: origin.to_string(), file }),
+        };
         lease
             .run(move |runtime: &mut Runtime| -> LocalBoxFuture<'_, _> {
                 Box::pin(async move {
@@ -359,7 +369,7 @@ impl Host {
                     let code = code.ok_or_else(|| {
                         Failure::new(Code::LuaError, format!("recipe {recipe} is not loaded in this Lua state"))
                     })?;
-                    Engine { runtime, kernel: &kernel, spec: &spec, code, call }.run(args, opts).await
+                    Engine { runtime, kernel: &kernel, spec: &spec, code, call, source }.run(args, opts).await
                 })
             })
             .await

@@ -58,6 +58,11 @@ impl ProjectFiles {
         self.texts.iter().filter(move |(rel, _)| is_top_level_in(rel, folder)).map(|(r, t)| (r.as_str(), t.as_str()))
     }
 
+    /// Every file's path relative to the project, sorted.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.texts.keys().map(String::as_str)
+    }
+
     #[cfg(test)]
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
         self.texts.iter().map(|(r, t)| (r.as_str(), t.as_str()))

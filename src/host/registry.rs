@@ -33,6 +33,10 @@ pub struct ToolInfo {
     /// The file of a lower layer this definition replaces, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub overrides: Option<String>,
+    /// Where that replaced definition came from (a project recipe named like a built-in one:
+    /// `built-in`), so whoever lists or runs it is told.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overrides_origin: Option<Origin>,
     /// Its parameters as a JSON Schema object (what MCP clients get as `inputSchema`).
     pub schema: serde_json::Value,
     /// The checks it declares (`rein test`), as written; `null` when none.
@@ -102,6 +106,16 @@ struct Loaded<T> {
 /// (their functions stay in that state; the registry holds what everyone may read).
 pub fn load(runtime: &mut Runtime, sources: &Sources) -> Registry {
     let mut registry = Registry::default();
+    for (file, module) in sources.project_modules_named_like_built_ins() {
+        registry.problems.push(LoadProblem::new(
+            file,
+            None,
+            format!(
+                "module {module} is rein's own (built-in tools parse the toolchain's output with it); a project module may not replace it, so every tool gets the built-in one. Rename this file (e.g. prelude/<your-project>/{}.lua) and require that name",
+                module.rsplit('.').next().unwrap_or(&module)
+            ),
+        ));
+    }
     let tools =
         layered(sources.tool_files(), "tools/", &mut registry.problems, |file| load_tool(runtime, sources, file));
     let mut table = ToolTable::default();
@@ -205,9 +219,12 @@ fn apply_overrides(sources: &Sources, table: &mut ToolTable, registry: &mut Regi
     for (name, target) in sources.overrides() {
         match (table.0.get(target).cloned(), registry.tools.get(target).cloned()) {
             (Some(callable), Some(info)) => {
-                let replaced = registry.tools.get(name).map(|t| t.file.clone());
+                let replaced = registry.tools.get(name).map(|t| (t.file.clone(), t.origin));
                 table.0.insert(name.clone(), callable);
-                registry.tools.insert(name.clone(), ToolInfo { name: name.clone(), overrides: replaced, ..info });
+                let (overrides, overrides_origin) = replaced.unzip();
+                registry
+                    .tools
+                    .insert(name.clone(), ToolInfo { name: name.clone(), overrides, overrides_origin, ..info });
             }
             _ => registry.problems.push(LoadProblem::new(
                 "rein.toml",
@@ -258,6 +275,7 @@ fn layered<T>(
             previous => {
                 let mut loaded = loaded;
                 loaded.info.overrides = previous.map(|p| p.info.file.clone());
+                loaded.info.overrides_origin = previous.map(|p| p.info.origin);
                 broken.remove(&name);
                 winners.insert(name, loaded);
             }
@@ -352,6 +370,7 @@ fn info_of(file: &SourceFile, name: &str, description: &str, params: &Params, ch
         origin: file.origin,
         file: file.label.clone(),
         overrides: None,
+        overrides_origin: None,
         schema: params.json_schema(),
         checks,
         annotations: Annotations::default(),

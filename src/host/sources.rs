@@ -237,8 +237,8 @@ impl Sources {
         Ok(files)
     }
 
-    /// Finds module `name` (`a.b` → `a/b.lua` or `a/b/init.lua`): prelude/ of every layer,
-    /// the project's first, then the tools/ folders.
+    /// Finds module `name` (`a.b` → `a/b.lua` or `a/b/init.lua`): prelude/ of the built-ins,
+    /// then of the other layers, the project's first; then the tools/ folders likewise.
     pub fn find_module(&self, name: &str) -> Result<Option<SourceFile>, SourceError> {
         // `<pack>.<module>` is that pack's own module, and pack modules are reachable only so.
         for layer in &self.layers {
@@ -260,7 +260,12 @@ impl Sources {
         let stem = name.replace('.', "/");
         let candidates = [format!("{stem}.lua"), format!("{stem}/init.lua")];
         for folder in ["prelude", "tools"] {
-            for layer in self.layers.iter().rev() {
+            // A built-in module's name means the built-in for every file: rein's own tools parse
+            // what the toolchain prints with them, and no project file may swap that parser
+            // (`project_modules_named_like_built_ins` reports a project file that tries).
+            let built_in_first = self.layers.iter().filter(|l| matches!(l, Layer::Embedded));
+            let then_latest_first = self.layers.iter().rev().filter(|l| !matches!(l, Layer::Embedded));
+            for layer in built_in_first.chain(then_latest_first) {
                 for candidate in &candidates {
                     let rel = format!("{folder}/{candidate}");
                     if let Some(file) = layer_file(layer, &rel)? {
@@ -270,6 +275,26 @@ impl Sources {
             }
         }
         Ok(None)
+    }
+}
+
+impl Sources {
+    /// The project's modules under `prelude/` that have the name of a built-in module
+    /// (`prelude/harmony/hdc.lua`), as `(file, module)`. `require` never serves them (the
+    /// built-in wins); the registry reports each so the author learns why.
+    pub fn project_modules_named_like_built_ins(&self) -> Vec<(String, String)> {
+        let Some(files) = self.project_files() else { return Vec::new() };
+        files
+            .paths()
+            .filter_map(|rel| {
+                let stem = rel.strip_prefix("prelude/")?.strip_suffix(".lua")?;
+                let stem = stem.strip_suffix("/init").unwrap_or(stem);
+                let built_in = [format!("prelude/{stem}.lua"), format!("prelude/{stem}/init.lua")]
+                    .iter()
+                    .any(|candidate| embedded::BUILTIN_FILES.iter().any(|(r, _)| r == candidate));
+                built_in.then(|| (rel.to_string(), stem.replace('/', ".")))
+            })
+            .collect()
     }
 }
 

@@ -47,6 +47,25 @@ impl Default for Limits {
     }
 }
 
+/// What loading one tool or recipe file may spend, whatever a call may: its top-level code only
+/// declares the tool (requiring modules, building tables), which takes thousands of
+/// instructions, so a file that loops there is broken — and every rein command that loads the
+/// tools would otherwise wait out a whole call's budget for each such file.
+pub const LOAD_INSTRUCTIONS: u64 = 10_000_000;
+/// The wall clock of loading one file (a recipe file may call a tool while it loads).
+pub const LOAD_WALL_TIME: Duration = Duration::from_secs(5);
+
+impl Limits {
+    /// These limits, bounded to what loading one file may spend.
+    pub fn for_loading(self) -> Limits {
+        Limits {
+            instructions: self.instructions.min(LOAD_INSTRUCTIONS),
+            wall_time: self.wall_time.min(LOAD_WALL_TIME),
+            ..self
+        }
+    }
+}
+
 /// Which limit stopped a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Breach {

@@ -79,13 +79,24 @@ impl Runtime {
         crate::lua::state::limits(&self.lua)
     }
 
-    /// Runs a declaration file (a tool or a recipe) within the limits, as `call` (which says
-    /// whose file it is); returns what it returned.
+    /// Runs a declaration file (a tool or a recipe) within the load budget
+    /// ([`Limits::for_loading`]), as `call` (which says whose file it is); returns what it
+    /// returned.
     pub fn load_declaration(&mut self, call: Call, file: &Chunk) -> Result<Value, Failure> {
-        self.begin(self.limits(), call.cancel_token().cloned()).map_err(|e| internal("start the budget", e))?;
+        let limits = self.limits().for_loading();
+        self.begin(limits, call.cancel_token().cloned()).map_err(|e| internal("start the budget", e))?;
         let value =
             current_call::within_sync(call, || require::compile(&self.lua, file).and_then(|f| f.call::<Value>(())));
         let result = match self.meter.tripped() {
+            Some(breach @ (Breach::Instructions(_) | Breach::WallTime(_))) => {
+                let mut failure = failure::breach_failure(breach);
+                failure.message = format!(
+                    "loading the file: {breach}. A tool or recipe file's top-level code only declares it and may spend at most {} Lua instructions and {} s (the load budget, apart from a call's); move the work into its run function",
+                    limits.instructions,
+                    limits.wall_time.as_secs()
+                );
+                Err(failure)
+            }
             Some(breach) => Err(failure::breach_failure(breach)),
             None => value.map_err(|err| failure::from_mlua_error(&self.lua, &err)),
         };

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::activity::{record_activity, summarise};
 use super::context::{evidence_of, make_ctx};
-use super::report::{Attempt, AttemptStatus, Report, RunStatus, StepReport, StepStatus};
+use super::report::{Attempt, AttemptStatus, RecipeSource, Report, RunStatus, StepReport, StepStatus};
 use super::spec::{read_verdict, RecipeCode, RecipeSpec, StepCode, StepSpec};
 use crate::error::{Code, Failure};
 use crate::kernel::journal::restore::net_changes;
@@ -39,6 +39,8 @@ pub struct Engine<'a> {
     /// The call the run is part of, with the recipe acting (and its pack, if any); its
     /// listeners hear the run, its steps and everything they do.
     pub call: Call,
+    /// Where the recipe came from, for the report.
+    pub source: RecipeSource,
 }
 
 /// What every step of one run shares.
@@ -88,6 +90,7 @@ impl Engine<'_> {
             duration_ms: 0,
             steps: Vec::new(),
             failure: None,
+            source: Some(self.source.clone()),
         };
         let first = self.first_step(opts.from.as_deref(), &mut report)?;
         let deadline = self.spec.budget.time_s.map(|s| started + Duration::from_secs(s));

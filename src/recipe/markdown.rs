@@ -15,6 +15,9 @@ impl Report {
             self.duration_ms as f64 / 1000.0,
             wording::arguments(&self.args)
         ));
+        if let Some(source) = &self.source {
+            md.push_str(&wording::recipe_source(source));
+        }
         if let Some(f) = &self.failure {
             md.push_str(&format!("**Failed at step `{}`**: {} — {}\n", f.step, f.code, f.message));
             if let Some(location) = &f.location {

@@ -72,6 +72,31 @@ pub struct Report {
     /// The failure that ended the run, when one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<FailureSummary>,
+    /// Where the recipe's code came from (absent in reports of older rein versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<RecipeSource>,
+}
+
+/// Where a run's recipe came from: a reviewer must know whether rein's own recipe ran or the
+/// project's (code an agent may have written) under the same name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecipeSource {
+    /// `built-in`, `embedder`, `pack` or `project` (as `rein tools` says it).
+    pub origin: String,
+    /// The file that defines it: `recipes/x.lua` in the project, `<built-in>/recipes/x.lua`.
+    pub file: String,
+    /// The definition of a lower layer it replaces, if any: `{origin, file}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaces: Option<Replaced>,
+}
+
+/// A definition a run's recipe replaced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Replaced {
+    /// Its layer: `built-in`, `embedder` or `pack`.
+    pub origin: String,
+    /// Its file, as [`RecipeSource::file`] names files.
+    pub file: String,
 }
 
 /// One step of a run.

@@ -83,6 +83,19 @@ pub fn unverified(steps: &[&str]) -> String {
     }
 }
 
+/// Where the recipe came from, as report.md's line under its title: a recipe that replaces
+/// another (the project's `sign-install-launch` over rein's) says so first, in bold, since
+/// its name promises what the replaced one does.
+pub fn recipe_source(source: &super::report::RecipeSource) -> String {
+    match &source.replaces {
+        Some(replaced) => format!(
+            "**Recipe: {} code, `{}`. It replaces the {} recipe of this name (`{}`): what ran is the {} code, not the {}.**\n\n",
+            source.origin, source.file, replaced.origin, replaced.file, source.origin, replaced.origin
+        ),
+        None => format!("Recipe: {} (`{}`).\n\n", source.origin, source.file),
+    }
+}
+
 /// Why a step did not run: the step that failed before it, or the cancel.
 pub fn skipped(report: &super::report::Report) -> String {
     match &report.failure {

@@ -65,9 +65,14 @@ pub fn test_name() -> String {
 /// The fixture in a fresh workspace, with real signing material in place of its placeholder
 /// files; `None` (after saying why) when the real hap-sign-tool cannot run here.
 pub fn lab() -> Option<Lab> {
+    lab_of("hello-app")
+}
+
+/// [`lab`] with another fixture of tests/fixtures (`multi-app`: an entry, a feature HAP, an HSP).
+pub fn lab_of(fixture: &str) -> Option<Lab> {
     let material = signing::material(&test_name())?;
     let ws = Workspace::new();
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hello-app"), &ws.ws);
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(fixture), &ws.ws);
     for file in ["debug.p12", "debug.cer", "debug.p7b"] {
         std::fs::copy(material.dir.join(file), ws.path("signing").join(file)).unwrap();
     }

@@ -299,9 +299,14 @@ fn spawn_logged(net: &Arc<Net>, cmd: &mut Command, log: &Path) -> Child {
 /// the device keeps its state in the lab's state directory. `None` (after saying why) when this
 /// machine cannot hold a rig.
 pub fn rig_lab() -> Option<(super::lab::Lab, Rig)> {
+    rig_lab_of("hello-app")
+}
+
+/// [`rig_lab`] with another fixture (`lab::lab_of`).
+pub fn rig_lab_of(fixture: &str) -> Option<(super::lab::Lab, Rig)> {
     let test = super::lab::test_name();
     let hdc_dir = real_tools::rig(&test)?;
-    let mut lab = super::lab::lab()?;
+    let mut lab = super::lab::lab_of(fixture)?;
     let spec = RigSpec {
         name: "rig-a",
         server_port: 27710,

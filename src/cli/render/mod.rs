@@ -22,9 +22,16 @@ use style::{paint, BAD, DIM, HEAD};
 
 pub fn tool_table(tools: &[ToolInfo]) {
     let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
-    say!("{}", paint(HEAD, format!("{:<width$}  {:<8}  DESCRIPTION", "NAME", "ORIGIN")));
+    // A definition that replaces one of a lower layer says so: a project recipe named like a
+    // built-in one is the project's code, whatever its name promises.
+    let origin = |t: &ToolInfo| match t.overrides_origin {
+        Some(replaced) => format!("{} (replaces {replaced})", t.origin),
+        None => t.origin.to_string(),
+    };
+    let origins = tools.iter().map(|t| origin(t).len()).max().unwrap_or(8).max(8);
+    say!("{}", paint(HEAD, format!("{:<width$}  {:<origins$}  DESCRIPTION", "NAME", "ORIGIN")));
     for tool in tools {
-        say!("{:<width$}  {:<8}  {}", tool.name, tool.origin.to_string(), first_sentence(&tool.description));
+        say!("{:<width$}  {:<origins$}  {}", tool.name, origin(tool), first_sentence(&tool.description));
     }
 }
 

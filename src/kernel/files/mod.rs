@@ -7,6 +7,7 @@ pub mod list;
 pub mod lock;
 pub mod names;
 pub mod read;
+pub mod stage;
 pub mod write;
 
 use std::path::Path;

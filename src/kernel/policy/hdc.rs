@@ -11,6 +11,7 @@ use super::shapes::{self, Captured, Part, Shape, Verdict};
 use super::shell_words;
 use super::values::Kind;
 use super::Decision;
+use crate::kernel::files::stage::is_staged_dir;
 use crate::kernel::PathClass;
 
 /// hdc's registered commands (src/common/define.h `CMDSTR_*`, as listed by `IsRegisterCommand`).
@@ -64,8 +65,11 @@ const HOST_SHAPES: &[Shape] = &[
     Shape { parts: &[Part::Word("list"), Part::Word("targets")], verdict: Verdict::Allow },
     Shape { parts: &[Part::Word("list"), Part::Word("targets"), Part::Word("-v")], verdict: Verdict::Allow },
     Shape { parts: &[Part::Word("fport"), Part::Word("ls")], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("install"), Part::Word("-r"), Part::Values(Kind::LocalPath)], verdict: Verdict::Ask },
-    Shape { parts: &[Part::Word("install"), Part::Values(Kind::LocalPath)], verdict: Verdict::Ask },
+    Shape {
+        parts: &[Part::Word("install"), Part::Word("-r"), Part::Values(Kind::InstallSource)],
+        verdict: Verdict::Ask,
+    },
+    Shape { parts: &[Part::Word("install"), Part::Values(Kind::InstallSource)], verdict: Verdict::Ask },
     Shape { parts: &[Part::Word("uninstall"), Part::Value(Kind::Bundle)], verdict: Verdict::Ask },
     Shape { parts: &[Part::Word("uninstall"), Part::Word("-k"), Part::Value(Kind::Bundle)], verdict: Verdict::Ask },
     Shape {
@@ -196,12 +200,23 @@ fn decide_host_command(command: &str, rest: &[&str], classify: &dyn Fn(&str) -> 
     let Some((shape, captured)) = shapes::find(HOST_SHAPES, &words) else {
         return Decision::DenyUnlessRule(format!("`hdc {}` is not a command rein knows to be safe", words.join(" ")));
     };
-    let outside: Vec<&Captured> =
-        captured.iter().filter(|c| c.kind == Kind::LocalPath && classify(&c.value) != PathClass::Workspace).collect();
+    let outside: Vec<&Captured> = captured.iter().filter(|c| !in_its_place(c, classify)).collect();
     if let Some(path) = outside.first() {
         return Decision::Deny(format!("`hdc {command}` may only use files inside the workspace, not {}", path.value));
     }
     from_verdict(shape.verdict)
+}
+
+/// Whether a captured local path is where its kind may be: a path in the workspace, or a folder
+/// rein staged in its own `.rein/` (which no tool or program may write, so what hdc sends from it
+/// is what rein copied there).
+fn in_its_place(captured: &Captured, classify: &dyn Fn(&str) -> PathClass) -> bool {
+    match captured.kind {
+        Kind::LocalPath => classify(&captured.value) == PathClass::Workspace,
+        Kind::InstallSource if is_staged_dir(&captured.value) => classify(&captured.value) == PathClass::Protected,
+        Kind::InstallSource => classify(&captured.value) == PathClass::Workspace,
+        _ => true,
+    }
 }
 
 fn from_verdict(verdict: Verdict) -> Decision {

@@ -312,3 +312,38 @@ fn device_commands_name_their_server_and_target() {
         assert_eq!(of(line), None, "{line}");
     }
 }
+
+/// `hdc install` sends a path that is not a `.hap`, `.hsp` or `.app` as a folder, whole
+/// (developtools_hdc host_app.cpp `BeginInstall`, `Dir2Tar`): a workspace folder would carry
+/// whatever the agent put in it. Only packages, and folders rein staged in its own `.rein/`.
+#[test]
+fn install_takes_packages_and_the_folders_rein_staged_only() {
+    let classify = |p: &str| {
+        if p.starts_with('/') {
+            PathClass::Outside
+        } else if p.starts_with(".rein/") || p.starts_with(".git/") {
+            PathClass::Protected
+        } else {
+            PathClass::Workspace
+        }
+    };
+    let cases = [
+        ("install -r entry-default-signed.hap feature-default-signed.hap library-default-signed.hsp", "ask"),
+        ("install -r .rein/install/1733090000000-42-0", "ask"),
+        ("-t K install -r .rein/install/1-2-3", "ask"),
+        ("install -r entry", "rule"),
+        ("install -r .", "rule"),
+        ("install -r signing", "rule"),
+        ("install -r x.app", "rule"),
+        ("install -r .rein/install/1/../../journal", "rule"),
+        ("install -r .rein/journal", "rule"),
+        ("install -r .rein/install", "rule"),
+        ("install -r .git/x.hap", "deny"),
+        ("install -r .rein/x.hap", "deny"),
+        ("install -r a.hap /home/u/.ssh/x.hap", "deny"),
+        ("install -r /ws/.rein/install/1-2-3", "rule"),
+    ];
+    for (line, expected) in cases {
+        assert_eq!(label(&decide(&words(line), &classify, &HdcServers::default())), expected, "hdc {line}");
+    }
+}

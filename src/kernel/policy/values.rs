@@ -2,6 +2,8 @@
 //! device path under `/data/local/tmp/` … Each is a strict pattern; anything else does not
 //! match the shape.
 
+use crate::kernel::files::stage::is_staged_dir;
+
 /// What a variable position of a command shape holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -36,6 +38,11 @@ pub enum Kind {
     LocalPath,
     /// An ohpm package: `name` or `@scope/name`, optionally `@version`.
     Package,
+    /// What `hdc install` may send, a local path: a `.hap` or `.hsp` file, or a folder rein
+    /// staged (`.rein/install/<id>`, `kernel::files::stage`). hdc sends any other path as a
+    /// folder, whole (developtools_hdc `src/host/host_app.cpp` `BeginInstall`), so no other
+    /// folder is taken.
+    InstallSource,
 }
 
 impl Kind {
@@ -58,6 +65,7 @@ impl Kind {
             Kind::EventTime => "\"<YYYY-MM-DD HH:MM:SS>\"",
             Kind::LocalPath => "<path>",
             Kind::Package => "<package>",
+            Kind::InstallSource => "<hap/hsp/staged>",
         }
     }
 
@@ -90,8 +98,15 @@ impl Kind {
             Kind::EventTime => event_time(value),
             Kind::LocalPath => !value.is_empty() && !value.starts_with('-') && !value.contains('\0'),
             Kind::Package => package(value),
+            Kind::InstallSource => Kind::LocalPath.accepts(value) && (package_file(value) || is_staged_dir(value)),
         }
     }
+}
+
+/// A file name ending in `.hap` or `.hsp` with a name before it.
+fn package_file(value: &str) -> bool {
+    let name = value.rsplit(['/', '\\']).next().unwrap_or(value);
+    [".hap", ".hsp"].iter().any(|ext| name.len() > ext.len() && name.ends_with(ext))
 }
 
 /// `name`, `@scope/name`, each optionally `@version` (lowercase letters, digits, `-`, `_`, `.`).

@@ -89,6 +89,13 @@ pub const AREA: Area = Area {
             returns: &[Returns { ty: "boolean", doc: "true when it was created, false when it existed" }],
             make: Make::Raising(|lua| lua.create_function(mkdir)),
         },
+        Native {
+            name: "stage_packages",
+            doc: "Copies signed packages (each a .hap or .hsp in the workspace, checked like a read) into a new folder of rein's own, `.rein/install/<id>`, which no tool or program can write: `hdc install` of that folder installs them together.",
+            params: &[Param { name: "paths", ty: "string[]", doc: "the packages, each name once" }],
+            returns: &[Returns { ty: "rein.fs.Staged", doc: "" }],
+            make: Make::Raising(|lua| lua.create_function(stage_packages)),
+        },
     ],
     classes: &[
         Class {
@@ -129,6 +136,14 @@ pub const AREA: Area = Area {
                 ty: "string?",
                 doc: "refuse (STALE_FILE) unless the file has this sha256",
             }],
+        },
+        Class {
+            name: "rein.fs.Staged",
+            doc: "",
+            fields: &[
+                Field { name: "dir", ty: "string", doc: "the folder, relative to the workspace root" },
+                Field { name: "packages", ty: "string[]", doc: "the packages copied, as named" },
+            ],
         },
         Class {
             name: "rein.fs.WriteResult",
@@ -309,6 +324,11 @@ fn list(lua: &Lua, (path, opts): (Option<String>, Value)) -> mlua::Result<MultiV
 
 fn exists(lua: &Lua, path: String) -> mlua::Result<MultiValue> {
     let result = current_call::get().and_then(|call| Ok(state::kernel(lua).exists(&call, &path)?));
+    outcome(lua, result)
+}
+
+fn stage_packages(lua: &Lua, paths: Vec<String>) -> mlua::Result<MultiValue> {
+    let result = current_call::get().and_then(|call| Ok(state::kernel(lua).stage_packages(&call, &paths)?));
     outcome(lua, result)
 }
 

@@ -264,6 +264,10 @@ def shell(rest, key):
 # src/daemon/daemon_app.cpp PackageShell, AsyncInstallFinish); the client prints one line per
 # package and `AppMod finish` (src/host/host_app.cpp CheckInstallContinue, printed by the
 # client: "\n"); uninstall is printed by the server ("\r\n", server_for_client.cpp).
+# A path that does not end in .hap, .hsp or .app is a folder: the client sends it as one tar
+# (host_app.cpp BeginInstall, Dir2Tar), the daemon unpacks it and runs one `bm install -p
+# <folder>` (daemon_app.cpp WhenTransferFinish, Tar2Dir), so its packages install together;
+# the line shows the folder's path. Several package paths are several installs, one at a time.
 
 
 def _app_line(mode, path, msg, conf):
@@ -273,17 +277,15 @@ def _app_line(mode, path, msg, conf):
 
 
 def _install_queue(paths):
-    """(display path, hap file) pairs in the order the real client sends them: sorted, unique,
-    then taken from the back of the queue."""
+    """(display path, what bm gets) pairs in the order the real client sends them: sorted,
+    unique, then taken from the back of the queue; a folder is one item."""
     queue = []
     for p in paths:
         full = fakelib.resolve(p)
         if p.endswith((".hap", ".hsp", ".app")):
             queue.append((full, full))
-        elif os.path.isdir(full):
-            for f in sorted(os.listdir(full)):
-                if f.endswith((".hap", ".hsp")):
-                    queue.append((full, os.path.join(full, f)))
+        elif os.path.isdir(full) and not os.path.islink(full):
+            queue.append((full, full))
     return list(reversed(sorted(set(queue))))
 
 
@@ -294,7 +296,7 @@ def install(rest, key, conf):
         fakelib.outln("[Fail][E006001] Not any installation package was found")
         return
     for shown, path in queue:
-        if not os.path.isfile(path):
+        if not os.path.exists(path):
             fakelib.out(fake_hdc_file.open_failed(path, master=True))
             return
         msg = dev.run(key, ["bm", "install"] + options + ["-p", path]).replace("\n", " ")

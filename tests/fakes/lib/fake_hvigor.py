@@ -11,12 +11,13 @@ import shutil
 import sys
 
 import fake_hap
+import fake_hvigor_modules
 import fake_hvigor_sign
 import fake_json5
 import fakelib
 
 P = "> hvigor "
-TASKS = ("clean", "assembleHap")
+TASKS = ("clean", "assembleHap", "assembleHsp")
 FLAGS = {
     "--no-daemon", "--daemon", "--parallel", "--no-parallel", "--incremental",
     "--no-incremental", "--sync", "--stacktrace", "--no-stacktrace", "--debug", "--info",
@@ -202,11 +203,16 @@ def config_failures(conf, daemon):
 
 
 def build_module(root, module, target, ctx):
-    """Prints the module's tasks and writes its HAP(s); raises Failed."""
+    """Prints the module's tasks and writes its package when `ctx["task"]` builds it (a HAP, or
+    an HSP for a shared module: fake_hvigor_modules); raises Failed."""
     name = module.get("name", "entry")
     tag = ":%s:%s@" % (name, target)
     src = os.path.normpath(os.path.join(root, module.get("srcPath", "./" + name)))
     mod = read_json5(os.path.join(src, "src", "main", "module.json5")).get("module", {})
+    if not fake_hvigor_modules.built_by(ctx["task"], mod):
+        return
+    ext = fake_hvigor_modules.extension(mod)
+    kind = "Hsp" if ext == ".hsp" else "Hap"
     fakelib.outln(P + "UP-TO-DATE %sPreBuild...  " % tag)
     for task in BEFORE_COMPILE:
         fakelib.outln(P + "Finished %s%s... after 5 ms" % (tag, task))
@@ -220,18 +226,19 @@ def build_module(root, module, target, ctx):
     for line in wl:
         fakelib.outln(line)
     fakelib.outln(P + "Finished %sCompileArkTS... after 2 s 117 ms" % tag)
-    fakelib.outln(P + "Finished %sPackageHap... after 95 ms" % tag)
+    fakelib.outln(P + "Finished %sPackage%s... after 95 ms" % (tag, kind))
     outdir = os.path.join(src, "build", ctx["product"], "outputs", target)
     os.makedirs(outdir, exist_ok=True)
     base = os.path.join(outdir, "%s-%s" % (name, target))
     module = fake_hap.module_json(ctx["app"], mod, dict(ctx["product_config"], buildMode=ctx["build_mode"]))
-    fake_hap.write(base + "-unsigned.hap", module, abilities_logs(mod, src))
-    signed = base + "-signed.hap"
+    module["module"]["dependencies"] = fake_hvigor_modules.dependencies(root, ctx["profile"], src)
+    fake_hap.write(base + "-unsigned" + ext, module, abilities_logs(mod, src))
+    signed = base + "-signed" + ext
     if os.path.exists(signed):
         os.remove(signed)
-    sign_hap(root, tag, ctx, base + "-unsigned.hap", signed)
-    fakelib.outln(P + "Finished %sSignHap... after 4 ms" % tag)
-    fakelib.outln(P + "Finished :%s:assembleHap... after 1 ms" % name)
+    sign_hap(root, tag, ctx, base + "-unsigned" + ext, signed)
+    fakelib.outln(P + "Finished %sSign%s... after 4 ms" % (tag, kind))
+    fakelib.outln(P + "Finished :%s:%s... after 1 ms" % (name, ctx["task"]))
 
 
 HILOG_CALL = re.compile(
@@ -358,13 +365,14 @@ def build(root, args, conf):
     ctx = {
         "conf": conf, "app": app, "product": product, "build_mode": build_mode,
         "product_config": next(p for p in products if p.get("name") == product),
-        "signing": signing_config(profile, product), "markers": None,
+        "signing": signing_config(profile, product), "markers": None, "profile": profile,
     }
     for task in args["tasks"]:
         if task == "clean":
             clean(root, profile)
         else:
             ctx["markers"] = scan_markers(root)
+            ctx["task"] = task
             for module, target in select_modules(profile, props, product):
                 build_module(root, module, target, ctx)
 

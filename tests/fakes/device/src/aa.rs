@@ -142,7 +142,10 @@ fn start(words: &[String], device: &mut Device, out: &mut String) {
     };
     let module = flag(words, "-m");
     let found = device.installed().get(bundle).and_then(|app| {
-        let module_ok = module.is_none_or(|m| app.get("module").and_then(Value::as_str) == Some(m));
+        let module_ok = module.is_none_or(|m| {
+            app.get("module").and_then(Value::as_str) == Some(m)
+                || app.get("modules").and_then(|ms| ms.get(m)).is_some()
+        });
         module_ok.then(|| abilities(app).into_iter().find(|a| a["name"] == ability)).flatten()
     });
     let code = match device.flag("start_error").as_i64().filter(|c| *c != 0) {

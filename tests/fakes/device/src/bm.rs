@@ -8,26 +8,33 @@
 use serde_json::{json, Value};
 
 use crate::aa::abilities;
+use crate::bm_install;
 use crate::device::{sha256_upper, Device};
-use crate::hap;
 use crate::state::now_secs;
 use crate::words::{flag, has};
 
 /// Install failure codes and their messages as bm prints them.
-pub const INSTALL_ERRORS: [(i64, &str); 19] = [
+pub const INSTALL_ERRORS: [(i64, &str); 23] = [
     (9568257, "error: fail to verify pkcs7 file."),
     (9568258, "error: install releaseType target not same."),
     (9568259, "error: install parse profile missing prop."),
     (9568263, "error: install version downgrade."),
     (9568266, "error: install permission denied."),
     (9568269, "error: install file path invalid."),
+    (9568277, "error: install bundle name not same."),
+    (9568278, "error: install version code not same."),
     (9568286, "error: install provision type not same."),
     (9568289, "error: install failed due to grant request permissions failed."),
     (9568297, "error: install failed due to older sdk version in the device."),
     (9568305, "error: Failed to install the HAP or HSP because the dependent module does not exist."),
+    (
+        9568314,
+        "error: Failed to install the HSP because installing a shared bundle specified by hapFilePaths is not allowed.",
+    ),
     (9568320, "error: no signature file."),
     (9568322, "error: signature verification failed due to not trusted app source."),
     (9568329, "error: verify signature failed."),
+    (9568331, "error: install incompatible signature info."),
     (9568332, "error: install sign info inconsistent."),
     (9568336, "error: install debug type not same."),
     (9568337, "error: install parse unexpected."),
@@ -63,71 +70,22 @@ fn failure(code: i64, device: &Device) -> String {
     format!("code:{code}\n{}\n", custom.or(known).unwrap_or_else(|| "error: install failed.".into()))
 }
 
-/// `bm install [-r] -p PATH...`: each package in turn; the first refusal ends it.
+/// `bm install [-r] -p PATH...`: the packages in one transaction (`bm_install`).
 fn install(words: &[String], device: &mut Device, out: &mut String) {
-    let paths: Vec<&String> = words.windows(2).filter(|w| w[0] == "-p").map(|w| &w[1]).collect();
-    for path in &paths {
-        if let Err(code) = install_one(path, device) {
-            out.push_str(&format!("error: failed to install bundle.\n{}", failure(code, device)));
-            return;
-        }
-    }
+    let paths = bm_install::paths(words);
     if paths.is_empty() {
         out.push_str(&format!("error: failed to install bundle.\n{}", failure(9568269, device)));
         return;
     }
-    out.push_str("install bundle successfully.\n");
-}
-
-/// The first rule that refuses, in the order the fakes document (tests/fakes/README.md "bm").
-fn install_one(path: &str, device: &mut Device) -> Result<(), i64> {
-    if let Some(code) = device.flag("install_error").as_i64().filter(|c| *c != 0) {
-        return Err(code);
-    }
-    let bytes = std::fs::read(path).map_err(|_| 9568269)?;
-    let hap = hap::read(&bytes).map_err(|_| 9568337)?;
-    let signer = hap.signer.map_err(|_| 9568320)?;
-    let app = &hap.module_json["app"];
-    let module = &hap.module_json["module"];
-    let need = app["minAPIVersion"].as_i64();
-    let have = device.params().get("const.ohos.apiversion").and_then(|v| v.as_str()?.parse::<i64>().ok());
-    if let (Some(need), Some(have)) = (need, have) {
-        if need > have {
-            return Err(9568297);
-        }
-    }
-    let bundle = app["bundleName"].as_str().unwrap_or("").to_string();
-    let version = app["versionCode"].as_i64().unwrap_or(0);
-    if let Some(old) = device.installed().get(&bundle) {
-        if old.get("signer").and_then(Value::as_str) != Some(signer.as_str()) {
-            return Err(9568332);
-        }
-        if version < old.get("versionCode").and_then(Value::as_i64).unwrap_or(0) {
-            return Err(9568263);
-        }
-    }
-    let abilities: Vec<Value> = module["abilities"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|a| {
-            let name = a["name"].as_str().unwrap_or("");
-            let mut ability = json!({"name": name, "exported": a["exported"].as_bool().unwrap_or(false)});
-            if let Some(logs) = hap.code["abilities"][name].get("onCreateLogs") {
-                ability["onCreateLogs"] = logs.clone();
+    match bm_install::install_all(&paths, device) {
+        Ok(()) => out.push_str("install bundle successfully.\n"),
+        Err(refusal) => {
+            out.push_str(&format!("error: failed to install bundle.\n{}", failure(refusal.code, device)));
+            if let Some(detail) = refusal.detail {
+                out.push_str(&format!("{detail}\n"));
             }
-            ability
-        })
-        .collect();
-    let entry = json!({
-        "versionCode": version, "versionName": app["versionName"], "signer": signer,
-        "abilities": abilities, "mainAbility": module["mainElement"], "module": module["name"],
-        "buildMode": if app["debug"] == json!(false) { "release" } else { "debug" }, "hap": path,
-        "installTime": (now_secs() * 1000.0) as i64,
-    });
-    device.installed_mut().insert(bundle.clone(), entry);
-    device.stop(&bundle);
-    Ok(())
+        }
+    }
 }
 
 fn uninstall(bundle: &str, device: &mut Device, out: &mut String) {

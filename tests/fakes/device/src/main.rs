@@ -19,6 +19,7 @@
 
 mod aa;
 mod bm;
+mod bm_install;
 mod clock;
 mod device;
 mod faultlog;
