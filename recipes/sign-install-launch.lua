@@ -1,14 +1,16 @@
 -- Preflight, build, sign (when hvigor did not), install, and prove that this launch runs: a new
 -- process that stays alive with no fault log, and the caller's log text on one of its lines.
 local deploy = require("harmony.deploy")
+local evidence = require("harmony.evidence")
 
 return {
   name = "sign-install-launch",
   description = "preflight (device connected and authorized, a usable signing path) → build → "
     .. "sign (when hvigor did not) → install (every HAP and HSP of the app together) → launch, proven by the new process: its pid alive "
     .. "after a settle with no fault log, and with expect_log a line of that pid showing the "
-    .. "text. With reinstall=true an install refused for a different signature or a downgrade "
-    .. "uninstalls and retries once.",
+    .. "text. Then the screen is kept in the run's folder (screenshot, UI tree and its text), and "
+    .. "with expect_text a widget on screen must show the text. With reinstall=true an install "
+    .. "refused for a different signature or a downgrade uninstalls and retries once.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     target = { type = "string", optional = true, description = "Device connect key" },
@@ -27,6 +29,11 @@ return {
       type = "string",
       optional = true,
       description = "Text a log line of the launched process must show (default: the process alone proves it)",
+    },
+    expect_text = {
+      type = "string",
+      optional = true,
+      description = "Text a widget on the launched app's screen must show (default: the screen is kept, not checked)",
     },
     reinstall = { type = "boolean", default = false, description = "Uninstall and retry once" },
     wait_ms = {
@@ -96,6 +103,23 @@ return {
           ctx:evidence(line)
         end
         return out.ok == true and out.pid ~= nil, out.evidence
+      end,
+    },
+    {
+      name = "screen",
+      description = "The launched app's screen into the run's folder: screenshot "
+        .. "(snapshot_display), UI tree (uitest dumpLayout) and its text, each received and "
+        .. "removed from the device; with expect_text the text must be on screen. What could not "
+        .. "be taken is named in the report, and fails the step only when expect_text needs it.",
+      approvals = { "hdc shell snapshot_display" },
+      run = function(ctx)
+        local plan = ctx.outputs.preflight
+        return deploy.with_screen_on(ctx, plan.target, plan.server, function()
+          return evidence.capture(ctx, plan.target, plan.server, ctx.args.expect_text)
+        end)
+      end,
+      verify = function(ctx, out)
+        return evidence.verify(ctx, out, ctx.args.expect_text)
       end,
     },
   },

@@ -35,6 +35,8 @@ fn tools_lists_every_built_in_with_origin_and_schema() {
             "project_info",
             "read_file",
             "screenshot",
+            "ui_dump",
+            "ui_find",
             "write_file"
         ]
     );

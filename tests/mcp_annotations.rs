@@ -49,6 +49,16 @@ fn every_built_in_tool_and_recipe_declares_the_four_hints() {
         assert_eq!(hints(device)["open_world"], true, "{device}");
     }
     assert_eq!(hints("read_file")["open_world"], false, "the workspace is a closed world");
+    // Looking at the screen reads it: the scratch files it makes on the device and in the
+    // transit folder are gone again when it answers (tests/harmony_ui.rs), so asking twice
+    // changes nothing; the device is outside rein's world.
+    for looks in ["ui_dump", "ui_find"] {
+        assert_eq!(
+            hints(looks),
+            json!({"read_only": true, "destructive": false, "idempotent": true, "open_world": true}),
+            "{looks}"
+        );
+    }
 }
 
 #[test]

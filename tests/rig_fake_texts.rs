@@ -69,6 +69,7 @@ fn the_fake_hdc_prints_what_the_real_hdc_printed() {
     .unwrap();
     std::fs::write(lab.ws.path("note.txt"), "a file to send\n").unwrap();
     std::fs::write(lab.ws.path("not-a-package.txt"), "text\n").unwrap();
+    std::fs::create_dir_all(lab.ws.path(".rein-received")).unwrap();
     let key = rig.key.as_str();
     let commands: Vec<Vec<&str>> = vec![
         vec!["version"],
@@ -92,6 +93,11 @@ fn the_fake_hdc_prints_what_the_real_hdc_printed() {
         vec!["file", "recv", "/data/local/tmp/none.jpeg", "none.jpeg"],
         vec!["shell", "uitest", "dumpLayout", "-p", "/data/local/tmp/layout.json"],
         vec!["file", "recv", "/data/local/tmp/layout.json", "layout.json"],
+        // The UI evidence's round: rein's scratch name, the transit folder, the removal.
+        vec!["shell", "uitest", "dumpLayout", "-p", "/data/local/tmp/rein-ui-1.json", "-b", "com.example.hello"],
+        vec!["file", "recv", "/data/local/tmp/rein-ui-1.json", ".rein-received/rein-ui-1.json"],
+        vec!["shell", "rm", "-f", "/data/local/tmp/rein-ui-1.json"],
+        vec!["file", "recv", "/data/local/tmp/rein-ui-1.json", ".rein-received/rein-ui-2.json"],
         vec!["file", "recv", "/data/local/tmp/compare.jpeg", "no/such/folder/x.jpeg"],
         vec!["file", "send", "note.txt", "/data/local/tmp/note.txt"],
         vec!["file", "send", "note.txt", "/data/local/nofolder/note.txt"],

@@ -64,6 +64,27 @@ fn screenshots_come_back_through_the_real_file_recv() {
 }
 
 #[test]
+fn the_ui_tree_comes_back_through_the_real_hdc_and_nothing_stays_on_the_device() {
+    let Some((lab, rig)) = rig_lab() else { return };
+    let dump = lab.ok(&[], "ui_dump", json!({}));
+    assert_eq!(
+        dump["text"],
+        json!("window com.ohos.sceneboard com.ohos.sceneboard.MainAbility\nText \"Clock\" #clock [80,400][1180,540]\nText \"Settings\" [80,560][1180,700]\n"),
+        "{dump}"
+    );
+    let found = lab.ok(&[], "ui_find", json!({"text": "Settings"}));
+    assert_eq!(found["matches"][0]["center"], json!({"x": 630, "y": 630}), "{found}");
+    // The real daemon's shell ran the real rm on rein's scratch file.
+    let dumped = device_ran(&lab, "uitest");
+    assert_eq!(dumped.len(), 2, "{dumped:?}");
+    assert!(dumped.iter().all(|d| d.starts_with("dumpLayout -p /data/local/tmp/rein-ui-")), "{dumped:?}");
+    let left: Vec<_> = std::fs::read_dir(rig.dir.path().join("data-local-tmp")).unwrap().collect();
+    assert!(left.is_empty(), "rein removes its scratch files: {left:?}");
+    let transit: Vec<_> = std::fs::read_dir(lab.ws.path(".rein-received")).unwrap().collect();
+    assert!(transit.is_empty(), "and takes them out of the transit folder: {transit:?}");
+}
+
+#[test]
 fn sign_install_launch_passes_on_the_real_hdc_with_the_real_quoting() {
     let Some((lab, rig)) = rig_lab() else { return };
     let (status, out) = lab.recipe(&["--yes"], "sign-install-launch", json!({}));

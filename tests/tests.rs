@@ -47,6 +47,9 @@ mod harmony_preflight;
 mod harmony_ready;
 mod harmony_signing;
 mod harmony_tools;
+// Not on Windows yet: new, not yet tried under Wine.
+#[cfg(unix)]
+mod harmony_ui;
 // Not on Windows: the rig runs the real Linux hdc server and daemon in network namespaces.
 #[cfg(target_os = "linux")]
 mod hdc_quoting;

@@ -6,8 +6,16 @@ use serde_json::Value;
 use crate::lua::convert;
 
 const CTX_METHODS: &str = r#"
-local ctx = ...
+local ctx, attach = ...
 ctx._evidence = rein.json.array({})
+ctx._attachments = {}
+function ctx:attach(kind, content, label)
+  local ok, result = attach(self, kind, content, label)
+  if not ok then
+    rein.error(result.code, result.message, result.details)
+  end
+  return result
+end
 function ctx:tool(name, args) return rein.tool(name, args or {}) end
 function ctx:log(message, fields) rein.log.info(message, fields) end
 function ctx:evidence(text) table.insert(self._evidence, tostring(text)) end
@@ -28,7 +36,8 @@ pub fn make_ctx(
     ctx.set("step", step)?;
     ctx.set("run_id", run_id)?;
     ctx.set("attempt", attempt)?;
-    crate::lua::compiled::load(lua, "<rein>/recipe_ctx.lua", CTX_METHODS, None)?.call(ctx)
+    let attach = super::attach::attach_function(lua, run_id)?;
+    crate::lua::compiled::load(lua, "<rein>/recipe_ctx.lua", CTX_METHODS, None)?.call((ctx, attach))
 }
 
 pub fn evidence_of(ctx: &Table) -> Vec<String> {

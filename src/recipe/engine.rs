@@ -8,8 +8,11 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::{json, Value};
 
 use super::activity::{record_activity, summarise};
+use mlua::Table;
+
+use super::attach::attachments_of;
 use super::context::{evidence_of, make_ctx};
-use super::report::{Attempt, AttemptStatus, RecipeSource, Report, RunStatus, StepReport, StepStatus};
+use super::report::{Attachment, Attempt, AttemptStatus, RecipeSource, Report, RunStatus, StepReport, StepStatus};
 use super::spec::{read_verdict, RecipeCode, RecipeSpec, StepCode, StepSpec};
 use crate::error::{Code, Failure};
 use crate::kernel::journal::restore::net_changes;
@@ -196,7 +199,13 @@ impl Engine<'_> {
             // its report and its rollback.
             let (attempt_call, captured) = run.call.capturing();
             let attempt = Try { spec: step, code, number };
-            let outcome = self.attempt(run, attempt_call, &attempt, outputs).await;
+            let (outcome, attachments) = self.attempt(run, attempt_call, &attempt, outputs).await;
+            // What a step kept as evidence stays, a failed attempt's too (the screen when the
+            // expected text was not on it).
+            for attachment in attachments {
+                report.attachments.retain(|a| a.path != attachment.path);
+                report.attachments.push(attachment);
+            }
             let entries = captured.take();
             record_activity(&mut report, &entries);
             let duration_ms = attempt_started.elapsed().as_millis() as u64;
@@ -244,7 +253,26 @@ impl Engine<'_> {
         report
     }
 
-    async fn attempt(&mut self, run: &Run<'_>, call: Call, step: &Try<'_>, outputs: &Value) -> Outcome {
+    async fn attempt(
+        &mut self,
+        run: &Run<'_>,
+        call: Call,
+        step: &Try<'_>,
+        outputs: &Value,
+    ) -> (Outcome, Vec<Attachment>) {
+        let lua = self.runtime.lua().clone();
+        let ctx = match make_ctx(&lua, run.args, outputs, &step.spec.name, run.run_id, step.number) {
+            Ok(ctx) => ctx,
+            Err(e) => {
+                let failure = Failure::new(Code::LuaError, format!("cannot build the step context: {e}"));
+                return (Outcome::Failed(failure), Vec::new());
+            }
+        };
+        let outcome = self.attempt_with(run, call, step, ctx.clone()).await;
+        (outcome, attachments_of(&ctx))
+    }
+
+    async fn attempt_with(&mut self, run: &Run<'_>, call: Call, step: &Try<'_>, ctx: Table) -> Outcome {
         let step_limit = step.spec.timeout_s.map(Duration::from_secs);
         let budget_left = run.deadline.map(|d| d.saturating_duration_since(Instant::now()));
         let (limit, is_budget) = match (step_limit, budget_left) {
@@ -259,7 +287,7 @@ impl Engine<'_> {
         // on a program is dropped here.
         let cancel = call.cancel_token().cloned();
         let time_budget = self.spec.budget.time_s.unwrap_or_default();
-        let work = self.execute(run, call, step, outputs, wall_time);
+        let work = self.execute(call, step, ctx, wall_time);
         let timer = async {
             match limit {
                 Some(limit) => tokio::time::sleep(limit).await,
@@ -288,21 +316,8 @@ impl Engine<'_> {
         outcome
     }
 
-    async fn execute(
-        &mut self,
-        run: &Run<'_>,
-        call: Call,
-        step: &Try<'_>,
-        outputs: &Value,
-        wall_time: Duration,
-    ) -> Outcome {
+    async fn execute(&mut self, call: Call, step: &Try<'_>, ctx: Table, wall_time: Duration) -> Outcome {
         let lua = self.runtime.lua().clone();
-        let ctx = match make_ctx(&lua, run.args, outputs, &step.spec.name, run.run_id, step.number) {
-            Ok(ctx) => ctx,
-            Err(e) => {
-                return Outcome::Failed(Failure::new(Code::LuaError, format!("cannot build the step context: {e}")))
-            }
-        };
         let output = match self.runtime.call_function(call.clone(), &step.code.run, ctx.clone(), wall_time).await {
             Ok(values) => values.into_iter().next().unwrap_or(Value::Null),
             Err(failure) => return outcome_of(failure),

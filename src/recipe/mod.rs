@@ -12,6 +12,7 @@
 //! - `wording`: who approved, how a command ended and a run's arguments, in words for the report
 
 mod activity;
+mod attach;
 mod context;
 mod details_md;
 pub mod engine;

@@ -170,6 +170,11 @@ const STEP_CONTEXT: Class = Class {
             ty: "fun(self: rein.StepContext, text: string)",
             doc: "keeps a line of evidence for the report",
         },
+        Field {
+            name: "attach",
+            ty: "fun(self: rein.StepContext, kind: \"screenshot\"|\"ui_tree\"|\"ui_text\", content: string, label?: string): string",
+            doc: "keeps a file in the run's folder (screen[-label].jpeg, layout[-label].json, layout[-label].txt) for the report; its path",
+        },
     ],
 };
 

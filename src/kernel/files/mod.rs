@@ -7,6 +7,7 @@ pub mod list;
 pub mod lock;
 pub mod names;
 pub mod read;
+pub mod received;
 pub mod stage;
 pub mod write;
 

@@ -81,6 +81,18 @@ const HOST_SHAPES: &[Shape] = &[
         ],
         verdict: Verdict::Ask,
     },
+    // One of rein's scratch files into the workspace's transit folder under the same kind of
+    // name (the kernel takes it from there: rein.fs.take_received): it cannot overwrite a
+    // project file, and what it carries was made by an allowed or approved device command.
+    Shape {
+        parts: &[
+            Part::Word("file"),
+            Part::Word("recv"),
+            Part::Value(Kind::ReinTmpFile),
+            Part::Value(Kind::ReceivedFile),
+        ],
+        verdict: Verdict::Allow,
+    },
     Shape {
         parts: &[
             Part::Word("file"),
@@ -212,7 +224,7 @@ fn decide_host_command(command: &str, rest: &[&str], classify: &dyn Fn(&str) -> 
 /// is what rein copied there).
 fn in_its_place(captured: &Captured, classify: &dyn Fn(&str) -> PathClass) -> bool {
     match captured.kind {
-        Kind::LocalPath => classify(&captured.value) == PathClass::Workspace,
+        Kind::LocalPath | Kind::ReceivedFile => classify(&captured.value) == PathClass::Workspace,
         Kind::InstallSource if is_staged_dir(&captured.value) => classify(&captured.value) == PathClass::Protected,
         Kind::InstallSource => classify(&captured.value) == PathClass::Workspace,
         _ => true,

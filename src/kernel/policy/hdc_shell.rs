@@ -106,6 +106,24 @@ pub const SHAPES: &[Shape] = &[
         parts: &[Part::Word("snapshot_display"), Part::Word("-f"), Part::Value(Kind::DeviceTmpFile)],
         verdict: Verdict::Ask,
     },
-    Shape { parts: &[Part::Word("rm"), Part::Value(Kind::DeviceTmpFile)], verdict: Verdict::Ask },
-    Shape { parts: &[Part::Word("rm"), Part::Word("-f"), Part::Value(Kind::DeviceTmpFile)], verdict: Verdict::Ask },
+    // The UI tree of what is on screen, written to one of rein's scratch names (never uitest's
+    // default `layout_<time>.json`, which nothing would remove). It only reads the screen
+    // (`testfwk_arkxtest` uitest/server/server_main.cpp `DumpLayout`: `-p` path, `-b` bundle's
+    // windows only; `-a`, `-i`, `-w`, `-d`, `-e`, `-m` are left out).
+    Shape {
+        parts: &[
+            Part::Word("uitest"),
+            Part::Word("dumpLayout"),
+            Part::Options(&[
+                Opt { flag: "-p", value: Some(Kind::ReinTmpFile), required: true },
+                Opt { flag: "-b", value: Some(Kind::Bundle), required: false },
+            ]),
+        ],
+        verdict: Verdict::Allow,
+    },
+    // Removing rein's own scratch files after `file recv`, as hypium (`uitree.py`
+    // `_dump_uitest_layout`: `rm <path>`) and hmdriver2 (`hdc.py` `screenshot`) do: one file,
+    // one of rein's names, nothing recursive.
+    Shape { parts: &[Part::Word("rm"), Part::Value(Kind::ReinTmpFile)], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("rm"), Part::Word("-f"), Part::Value(Kind::ReinTmpFile)], verdict: Verdict::Allow },
 ];

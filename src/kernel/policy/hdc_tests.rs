@@ -52,7 +52,11 @@ fn what_rein_tools_run_stays_allowed_or_asks() {
         ("shell aa start -a EntryAbility -b com.example.hello -m entry", "ask"),
         ("shell aa force-stop com.example.hello", "ask"),
         ("shell snapshot_display -f /data/local/tmp/rein-shot.jpeg", "ask"),
-        ("shell rm -f /data/local/tmp/rein-shot.jpeg", "ask"),
+        ("shell rm -f /data/local/tmp/rein-shot.jpeg", "allow"),
+        ("shell rm /data/local/tmp/rein-ui-0a1b2c3d4e5f6789.json", "allow"),
+        ("shell uitest dumpLayout -p /data/local/tmp/rein-ui-0a1b2c3d4e5f6789.json", "allow"),
+        ("shell uitest dumpLayout -p /data/local/tmp/rein-ui-1.json -b com.example.hello", "allow"),
+        ("file recv /data/local/tmp/rein-ui-1.json .rein-received/rein-ui-1.json", "allow"),
         ("file send notes.txt /data/local/tmp/notes.txt", "ask"),
         ("file recv /data/local/tmp/rein-shot.jpeg shots/x.jpeg", "ask"),
         ("-s 10.0.0.5:8710 list targets", "ask"),
@@ -214,6 +218,55 @@ fn shell_attacks_are_refused_before_any_table() {
         let v = shell_verdict(line);
         assert!(v == "rule" || v == "deny", "hdc shell {line:?} must be refused, got {v}");
     }
+}
+
+/// `rm` and `uitest dumpLayout -p` reach only rein's own scratch names on the device
+/// (`/data/local/tmp/rein-<letters, digits, ->.jpeg|json`): an agent cannot delete another
+/// tool's files, uitest's own `layout_<time>.json`, a folder, or anything outside the scratch
+/// folder, nor make uitest overwrite a file that is not rein's. A received file lands only in
+/// the workspace's transit folder under the same name when hdc is not asked.
+#[test]
+fn device_files_rein_removes_are_only_its_own() {
+    let refused = [
+        "rm /data/local/tmp/layout_1733000000000000.json",
+        "rm /data/local/tmp/_tmp_0a1b.jpeg",
+        "rm /data/local/tmp/shot.jpeg",
+        "rm -f /data/local/tmp/notes.txt",
+        "rm /data/local/tmp/rein-",
+        "rm /data/local/tmp/rein-.json",
+        "rm /data/local/tmp/rein-x.so",
+        "rm /data/local/tmp/rein-x.json.bak",
+        "rm /data/local/tmp/rein-X.json",
+        "rm /data/local/tmp/rein-x/../../../system/x.json",
+        "rm /data/local/tmp/rein-x.json /data/local/tmp/other.json",
+        "rm -r /data/local/tmp/rein-x.json",
+        "rm -rf /data/local/tmp/rein-x.json",
+        "rm -f -f /data/local/tmp/rein-x.json",
+        "rm /data/rein-x.json",
+        "rm /data/local/tmp/sub/rein-x.json",
+        "rm -- /data/local/tmp/rein-x.json",
+        "uitest dumpLayout",
+        "uitest dumpLayout -p /data/local/tmp/layout.json",
+        "uitest dumpLayout -p /data/app/rein-x.json",
+        "uitest dumpLayout -p /data/local/tmp/rein-x.json -a",
+        "uitest dumpLayout -p /data/local/tmp/rein-x.json -b com.x;reboot",
+        "uitest dumpLayout -p /data/local/tmp/rein-x.json -p /data/local/tmp/rein-y.json",
+    ];
+    for line in refused {
+        let v = verdict(&format!("shell {line}"));
+        assert!(v == "rule" || v == "deny", "hdc shell {line:?} must be refused, got {v}");
+    }
+    let asked_as_any_transfer = [
+        "file recv /data/local/tmp/rein-ui-1.json src/main.ets",
+        "file recv /data/local/tmp/other.json .rein-received/rein-ui-1.json",
+        "file recv /data/local/tmp/rein-ui-1.json .rein-received/x.json",
+        "file recv /data/local/tmp/rein-ui-1.json .rein-received/../src/rein-ui-1.json",
+        "file recv /data/local/tmp/rein-ui-1.json .rein-received/sub/rein-ui-1.json",
+    ];
+    for line in asked_as_any_transfer {
+        assert_eq!(verdict(line), "ask", "hdc {line}");
+    }
+    assert_eq!(verdict("file recv /data/local/tmp/rein-ui-1.json /tmp/.rein-received/rein-ui-1.json"), "deny");
 }
 
 #[test]

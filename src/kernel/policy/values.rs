@@ -2,6 +2,7 @@
 //! device path under `/data/local/tmp/` … Each is a strict pattern; anything else does not
 //! match the shape.
 
+use crate::kernel::files::received::is_rein_file_name;
 use crate::kernel::files::stage::is_staged_dir;
 
 /// What a variable position of a command shape holds.
@@ -25,6 +26,12 @@ pub enum Kind {
     Param,
     /// A file directly under the device's scratch folder `/data/local/tmp/`.
     DeviceTmpFile,
+    /// One of rein's own scratch files there: `/data/local/tmp/rein-<name>.jpeg|json`
+    /// ([`is_rein_file_name`]); the only device files rein removes.
+    ReinTmpFile,
+    /// Where hdc puts a file rein receives: `.rein-received/rein-<name>.jpeg|json`, relative
+    /// to the workspace root (the kernel's transit folder, [`crate::kernel::files::received::RECEIVED_DIR`]).
+    ReceivedFile,
     /// The one `-a` argument of `hidumper -s 1201` that queries fault logs and reads only:
     /// `-p Faultlogger` then `-m <bundle>`, `-t <stamp>` or `-f <log name>` pairs.
     FaultLogQuery,
@@ -59,6 +66,8 @@ impl Kind {
             Kind::LogTypes => "<types>",
             Kind::Param => "<param>",
             Kind::DeviceTmpFile => "/data/local/tmp/<file>",
+            Kind::ReinTmpFile => "/data/local/tmp/rein-<name>",
+            Kind::ReceivedFile => ".rein-received/rein-<name>",
             Kind::FaultLogQuery => "\"-p Faultlogger [-m <bundle>] [-t <stamp>] [-f <log>]\"",
             Kind::ConnectKey => "<key>",
             Kind::DateFormat => "+<format>",
@@ -88,6 +97,8 @@ impl Kind {
             Kind::LogTypes => list(value, &|t| ["app", "core", "init", "kmsg", "only"].contains(&t)),
             Kind::Param => value.len() <= 128 && word(value, "_.-") && !value.starts_with('-'),
             Kind::DeviceTmpFile => file_under(value, "/data/local/tmp/"),
+            Kind::ReinTmpFile => value.strip_prefix("/data/local/tmp/").is_some_and(is_rein_file_name),
+            Kind::ReceivedFile => value.strip_prefix(".rein-received/").is_some_and(is_rein_file_name),
             Kind::FaultLogQuery => faultlog_query(value),
             Kind::ConnectKey => value.len() <= 64 && word(value, ".:_-") && !value.starts_with('-'),
             Kind::DateFormat => {
@@ -201,6 +212,18 @@ mod tests {
             (Kind::DeviceTmpFile, "/data/local/tmp/../../system/x", false),
             (Kind::DeviceTmpFile, "/data/local/tmp/a/b", false),
             (Kind::DeviceTmpFile, "/data/local/tmp/", false),
+            (Kind::ReinTmpFile, "/data/local/tmp/rein-ui-0a1b2c3d.json", true),
+            (Kind::ReinTmpFile, "/data/local/tmp/rein-screen-7.jpeg", true),
+            (Kind::ReinTmpFile, "/data/local/tmp/layout_1733.json", false),
+            (Kind::ReinTmpFile, "/data/local/tmp/rein-.json", false),
+            (Kind::ReinTmpFile, "/data/local/tmp/rein-a--b.json", false),
+            (Kind::ReinTmpFile, "/data/local/tmp/rein-a.so", false),
+            (Kind::ReinTmpFile, "/data/local/tmp/rein-A.json", false),
+            (Kind::ReinTmpFile, "/data/local/tmp/rein-a/../b.json", false),
+            (Kind::ReinTmpFile, "/data/rein-a.json", false),
+            (Kind::ReceivedFile, ".rein-received/rein-ui-1.json", true),
+            (Kind::ReceivedFile, ".rein-received/../rein-ui-1.json", false),
+            (Kind::ReceivedFile, "/w/.rein-received/rein-ui-1.json", false),
             (Kind::FaultLogQuery, "-p Faultlogger -m com.example.hello -t 20250615095959", true),
             (Kind::FaultLogQuery, "-p Faultlogger -f jscrash-com.example.hello-20010044-20250615100000", true),
             (Kind::FaultLogQuery, "-p Faultlogger", false),

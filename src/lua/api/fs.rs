@@ -1,6 +1,6 @@
 //! `rein.fs`: file access, every call checked by the kernel for the call it belongs to.
 
-use mlua::{Lua, MultiValue, Value};
+use mlua::{IntoLuaMulti, Lua, MultiValue, Value};
 use serde::Deserialize;
 
 use super::declare::{Area, Class, Field, Home, Make, Native, Param, Returns};
@@ -10,6 +10,7 @@ use crate::kernel::{Edit, EditOptions, ListOptions, ReadOptions};
 use crate::lua::{current_call, state};
 
 const PATH: Param = Param { name: "path", ty: "string", doc: "relative to the workspace root, or absolute" };
+const RECEIVED_NAME: Param = Param { name: "name", ty: "string", doc: "rein-<name>.jpeg or .json" };
 
 pub const AREA: Area = Area {
     home: Home::Table("fs"),
@@ -88,6 +89,23 @@ pub const AREA: Area = Area {
             params: &[PATH],
             returns: &[Returns { ty: "boolean", doc: "true when it was created, false when it existed" }],
             make: Make::Raising(|lua| lua.create_function(mkdir)),
+        },
+        Native {
+            name: "receive_place",
+            doc: "Where hdc should put a file received from a device: the workspace-relative path \
+                  `.rein-received/<name>` (the folder is made). `name` is one of rein's own: \
+                  `rein-<lowercase letters, digits, single ->.jpeg|json`, as its device scratch \
+                  file is named.",
+            params: &[RECEIVED_NAME],
+            returns: &[Returns { ty: "string", doc: "the path to give `hdc file recv`" }],
+            make: Make::Raising(|lua| lua.create_function(receive_place)),
+        },
+        Native {
+            name: "take_received",
+            doc: "The bytes of `.rein-received/<name>` (a file hdc received), and the file removed.",
+            params: &[RECEIVED_NAME],
+            returns: &[Returns { ty: "string", doc: "its bytes (a JPEG, a JSON text …)" }],
+            make: Make::Raising(|lua| lua.create_function(take_received)),
         },
         Native {
             name: "stage_packages",
@@ -335,6 +353,19 @@ fn stage_packages(lua: &Lua, paths: Vec<String>) -> mlua::Result<MultiValue> {
 fn mkdir(lua: &Lua, path: String) -> mlua::Result<MultiValue> {
     let result = current_call::get().and_then(|call| Ok(state::kernel(lua).create_dir(&call, &path)?));
     outcome(lua, result)
+}
+
+fn receive_place(lua: &Lua, name: String) -> mlua::Result<MultiValue> {
+    let result = current_call::get().and_then(|_| Ok(state::kernel(lua).receive_place(&name)?));
+    outcome(lua, result)
+}
+
+fn take_received(lua: &Lua, name: String) -> mlua::Result<MultiValue> {
+    let taken = current_call::get().and_then(|_| Ok(state::kernel(lua).take_received(&name)?));
+    match taken {
+        Ok(bytes) => (true, lua.create_string(bytes)?).into_lua_multi(lua),
+        Err(failure) => outcome::<()>(lua, Err(failure)),
+    }
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ mod device;
 mod faultlog;
 mod hap;
 mod hilog;
+mod layout;
 mod lifecycle;
 mod power;
 mod probes;

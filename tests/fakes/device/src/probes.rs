@@ -1,7 +1,6 @@
 //! The device's small commands: `pidof` (toybox), `param`, `snapshot_display`
 //! (`openharmony/window_window_manager` snapshot/src/snapshot_display.cpp; texts observed in
-//! shared/HARMONY.md §4) and `uitest dumpLayout` (hypium `uidriver/uitree/uitree.py`, hmdriver2
-//! `dump_hierarchy`: shared/HARMONY.md "The real tools").
+//! shared/HARMONY.md §4) and `uitest` (its `dumpLayout` is layout.rs).
 
 use serde_json::{json, Value};
 
@@ -76,24 +75,11 @@ pub fn snapshot_display(words: &[String], device: &Device, out: &mut String) {
     out.push_str(&format!("success: snapshot display 0 , write to {path} as jpeg, {size}\n"));
 }
 
-/// `uitest dumpLayout [-b BUNDLE] [-p PATH]`: writes the UI tree and prints
-/// `DumpLayout saved to:<path>`. The tree holds one root node naming the foreground app (the
-/// last one started): the content is a GUESS in the shape hypium reads (`attributes`,
-/// `children`).
+/// `uitest dumpLayout …` (crate::layout); other uitest commands are not faked.
 pub fn uitest(words: &[String], device: &Device, out: &mut String) {
     if words.get(1).map(String::as_str) != Some("dumpLayout") {
         out.push_str("uitest: only dumpLayout is faked\n"); // GUESS
         return;
     }
-    let stamp = chrono::Local::now().format("%Y%m%d%H%M%S");
-    let path = flag(words, "-p").map(String::from).unwrap_or(format!("/data/local/tmp/layout_{stamp}.json"));
-    let top = device.running().last().and_then(|r| r["bundle"].as_str()).unwrap_or("com.ohos.sceneboard");
-    let bundle = flag(words, "-b").unwrap_or(top);
-    let tree = json!({"attributes": {"bundleName": bundle, "type": "root", "bounds": "[0,0][1276,2848]",
-                                     "visible": "true", "text": "", "id": ""},
-                      "children": []});
-    match device.write_file(&path, tree.to_string().as_bytes()) {
-        Ok(()) => out.push_str(&format!("DumpLayout saved to:{path}\n")),
-        Err(e) => out.push_str(&format!("DumpLayout failed: {e}\n")), // GUESS
-    }
+    crate::layout::dump_layout(words, device, out);
 }

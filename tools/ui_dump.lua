@@ -1,0 +1,34 @@
+local device = require("harmony.device")
+local screen = require("harmony.screen")
+local ui = require("harmony.ui")
+
+return {
+  name = "ui_dump",
+  description = "What is on the device's screen now, as a compact text (uitest dumpLayout): one "
+    .. "line per window (`window <bundle> <ability> <page>`) and per widget that shows text, has "
+    .. 'an id or can be tapped (`<type> "<text>" #<id> [l,t][r,b]`, `tap` when clickable). Use '
+    .. "ui_find to ask whether something is there.",
+  annotations = { read_only = true, destructive = false, idempotent = true, open_world = true },
+  params = {
+    bundle = {
+      type = "string",
+      optional = true,
+      description = "Only this app's windows (default: every window on screen)",
+    },
+    target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
+    server = {
+      type = "string",
+      optional = true,
+      description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
+    },
+  },
+  run = function(args)
+    local at = device.pick(args.target, args.server)
+    local nodes, windows = ui.nodes(rein.json.decode(screen.layout(at, args.bundle)))
+    local shown = rein.json.array({})
+    for _, w in ipairs(windows) do
+      shown[#shown + 1] = w
+    end
+    return { text = ui.compact(nodes, windows), nodes = #nodes, windows = shown }
+  end,
+}
