@@ -149,3 +149,22 @@ fn hap_sign_tool_signs_every_package_of_the_app() {
     }
     assert_eq!(installed_modules(&lab, KEY), ["entry", "feature", "library"]);
 }
+
+/// The agent names a package outside the workspace: staging would copy it into `.rein/` and hdc
+/// would send it on, though `hdc install` of the file itself is refused. Refused before anything
+/// is read or asked, even with --yes.
+#[test]
+fn a_package_outside_the_workspace_is_not_staged_even_with_yes() {
+    let Some(lab) = lab_of("multi-app") else { return };
+    lab.one_device();
+    lab.build();
+    let outside = lab.ws.root.join("outside.hap");
+    std::fs::copy(lab.ws.path(ENTRY), &outside).unwrap();
+    let packages = json!([outside.display().to_string(), FEATURE, LIBRARY]);
+    let (status, out) = lab.call(&["--yes"], "app_install", json!({ "packages": packages }));
+    assert_eq!((status, out["error"]["code"].as_str()), (2, Some("INVALID_ARGS")), "{out}");
+    assert!(out["error"]["message"].as_str().unwrap().contains("inside the workspace"), "{out}");
+    let staged = std::fs::read_dir(lab.ws.path(".rein/install")).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(staged, 0, "nothing was staged");
+    assert!(installed_modules(&lab, KEY).is_empty());
+}

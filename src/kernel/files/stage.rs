@@ -17,7 +17,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 
 use super::read;
-use crate::kernel::{Access, Action, Call, Kernel, KernelError};
+use crate::kernel::{Access, Action, Call, Kernel, KernelError, PathClass};
 
 /// Where staged folders live, relative to the workspace root.
 pub const STAGE_DIR: &str = ".rein/install";
@@ -51,7 +51,8 @@ fn new_id() -> String {
 
 impl Kernel {
     /// Copies each of `paths` (a `.hap` or `.hsp` file in the workspace, each name once) into a
-    /// new folder under [`STAGE_DIR`]. Each read is journaled as a read.
+    /// new folder under [`STAGE_DIR`]. Each read is journaled as a read. A path outside the
+    /// workspace is refused before anything is read or asked.
     pub fn stage_packages(&self, call: &Call, paths: &[String]) -> Result<Staged, KernelError> {
         if paths.is_empty() {
             return Err(KernelError::invalid("no package to install: name at least one .hap or .hsp"));
@@ -60,6 +61,15 @@ impl Kernel {
         let mut names = BTreeSet::new();
         for path in paths {
             self.journaled(call, Action::Read, path, |entry| {
+                // `hdc install` takes package files inside the workspace only; a copy in `.rein/`
+                // must not carry one from elsewhere, whoever would approve reading it.
+                let class = self.scope.resolve(path)?.class;
+                if class != PathClass::Workspace {
+                    return Err(KernelError::invalid(format!(
+                        "{path} is {}: only packages inside the workspace are installed; build and sign them there",
+                        class.describe()
+                    )));
+                }
                 let (resolved, display) = self.authorize(call, path, Access::Read, entry)?;
                 let name = package_name(&display)?;
                 if !names.insert(name.to_string()) {
