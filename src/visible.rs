@@ -26,8 +26,12 @@
 
 use std::borrow::Cow;
 use std::fmt::Write;
+use std::path::Path;
 
 use unicode_general_category::{get_general_category, GeneralCategory};
+
+mod paths;
+pub use paths::shown_path;
 
 /// `text` as one line a person can trust: every character of the module's list escaped,
 /// line breaks and tabs included. For a value shown inside a sentence or on one line (a
@@ -40,6 +44,13 @@ pub fn line(text: &str) -> Cow<'_, str> {
 /// tab stays a tab. For texts of several lines (a question, a diff, a file).
 pub fn lines(text: &str) -> Cow<'_, str> {
     escape(text, true)
+}
+
+/// `path` as one line a person can trust and recognise: the familiar form (on Windows without
+/// the verbatim prefix rein opens paths with: `C:\ws`, not `\\?\C:\ws`), escaped like
+/// [`line()`].
+pub fn path(path: impl AsRef<Path>) -> String {
+    line(&shown_path(path)).into_owned()
 }
 
 /// Whether `c` is shown escaped (see the module's list).

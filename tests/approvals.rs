@@ -4,7 +4,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use crate::common::{in_terminal, run_json, Workspace};
+use crate::common::{in_terminal, run_json, toml_path, Workspace};
 use serde_json::{json, Value};
 
 /// A workspace whose hdc is a script that answers like a successful install.
@@ -18,7 +18,7 @@ fn setup() -> Workspace {
     )
     .unwrap();
     std::fs::set_permissions(&hdc, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::write(ws.home.join("config.toml"), format!("[toolchain]\nhdc = \"{}\"\n", hdc.display())).unwrap();
+    std::fs::write(ws.home.join("config.toml"), format!("[toolchain]\nhdc = {}\n", toml_path(&hdc))).unwrap();
     ws.file(
         "tools/hdc_raw.lua",
         "return { name = 'hdc_raw', description = 'runs hdc', params = { args = { type = 'array', items = { type = 'string' } } }, run = function(a) return rein.proc.run('hdc', a.args) end }",

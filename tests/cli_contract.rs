@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use crate::common::{output_within, rein_json, Workspace, REIN};
+use rein::visible::shown_path;
 use serde_json::{json, Value};
 
 const LIMIT: Duration = Duration::from_secs(60);
@@ -154,4 +155,28 @@ fn the_example_project_runs_the_quick_start_and_its_own_tool() {
     assert!(after.contains("\"versionCode\": 1000002,"));
     assert_eq!(after.replace("1000002", "1000000").as_bytes(), before.as_slice());
     assert_eq!(rein_json(&ws, &["check"]).0, 0);
+}
+
+/// People read paths the way they type them. On Windows rein opens files by their verbatim
+/// form (`\\?\C:\…`), which must never reach a message, a report or a prompt.
+#[test]
+fn messages_show_paths_the_way_people_write_them() {
+    let ws = Workspace::new();
+    let config = ws.home.join("config.toml");
+    let familiar = shown_path(&config);
+    let (_, doctor, _) = ws.human(&["doctor"]);
+    assert!(doctor.contains(&familiar), "doctor names {familiar}: {doctor}");
+    std::fs::write(&config, "[toolchain\n").unwrap();
+    let (status, out) = rein_json(&ws, &["call", "read_file", r#"{"path": "x"}"#]);
+    let message = out["error"]["message"].as_str().unwrap_or_default();
+    assert_eq!((status, out["error"]["code"].as_str()), (2, Some("INVALID_CONFIG")), "{out}");
+    assert!(message.contains(&familiar), "the broken file is named as {familiar}: {message}");
+    std::fs::remove_file(&config).unwrap();
+    let outside = ws.root.join("outside.txt");
+    let args = json!({"path": outside.to_string_lossy(), "content": "x"}).to_string();
+    let (_, out) = rein_json(&ws, &["call", "write_file", &args]);
+    assert_eq!(out["error"]["code"], "APPROVAL_REQUIRED", "{out}");
+    for text in [doctor.as_str(), message, &out.to_string()] {
+        assert!(!text.contains(r"\\?\") && !text.contains(r"\\\\?\\"), "a verbatim path is shown: {text}");
+    }
 }

@@ -12,7 +12,7 @@ use rein::kernel::policy::Program;
 use rein::kernel::process::confine::{level, Level};
 use serde_json::{json, Value};
 
-use crate::common::{run_json, Workspace};
+use crate::common::{run_json, toml_path, Workspace};
 
 const BASHRC: &str = "# the user's own\n";
 const SSH_KEY: &str = "-----BEGIN OPENSSH PRIVATE KEY----- secret-material\n";
@@ -150,7 +150,7 @@ fn setup(confine: &str) -> Setup {
     std::fs::set_permissions(&hvigorw, std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::write(
         ws.home.join("config.toml"),
-        format!("[toolchain]\nhvigorw = \"{}\"\n\n[spawn]\nconfine = \"{confine}\"\n", hvigorw.display()),
+        format!("[toolchain]\nhvigorw = {}\n\n[spawn]\nconfine = \"{confine}\"\n", toml_path(&hvigorw)),
     )
     .unwrap();
     Setup { ws, user_home, other }

@@ -2,9 +2,7 @@
 //! and read_file), through the CLI with --json: exit status, error code, the details a caller
 //! acts on, and a file that is byte-identical afterwards (same bytes, mode, mtime, inode).
 
-use std::time::Duration;
-
-use crate::common::{assert_refusal, run_json_within, sha256_hex, stamp, Workspace};
+use crate::common::{assert_refusal, sha256_hex, stamp, Workspace};
 use serde_json::{json, Value};
 
 /// Calls `tool`, expects the refusal `code`, and checks nothing under the temp root changed.
@@ -66,8 +64,12 @@ fn directory_is_refused_as_not_a_file() {
     assert_eq!(error["details"]["kind"], "directory");
 }
 
+// Unix only: FIFOs do not exist in Windows folders (named pipes live in \\.\pipe\, which the scope refuses).
+#[cfg(unix)]
 #[test]
 fn fifo_is_refused_as_not_a_file_without_blocking() {
+    use crate::common::run_json_within;
+    use std::time::Duration;
     let ws = Workspace::new();
     let fifo = ws.path("pipe");
     let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();

@@ -31,6 +31,7 @@ fn text(bytes: &[u8]) -> String {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "builds and runs the example with cargo, which the Windows test run has not")]
 fn the_embed_example_lists_the_tools_and_dry_runs_the_project_tool() {
     let ws = Workspace::new();
     copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hello-app"), &ws.ws);
@@ -47,6 +48,7 @@ fn the_embed_example_lists_the_tools_and_dry_runs_the_project_tool() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "builds and runs the example with cargo, which the Windows test run has not")]
 fn the_embed_example_says_what_went_wrong_when_the_project_is_not_there() {
     let ws = Workspace::new();
     let out = run_example("embed", &[&ws.ws.join("missing")], "");
@@ -55,6 +57,7 @@ fn the_embed_example_says_what_went_wrong_when_the_project_is_not_there() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "builds and runs the example with cargo, which the Windows test run has not")]
 fn the_approver_example_writes_outside_the_workspace_only_with_the_users_yes() {
     let yes = run_example("approver", &[], "y\n");
     let (stdout, stderr) = (text(&yes.stdout), text(&yes.stderr));
@@ -70,6 +73,7 @@ fn the_approver_example_writes_outside_the_workspace_only_with_the_users_yes() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "builds and runs the example with cargo, which the Windows test run has not")]
 fn the_event_listener_example_hears_a_recipe_run_in_order() {
     let out = run_example("event_listener", &[], "");
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
@@ -93,6 +97,7 @@ fn the_event_listener_example_hears_a_recipe_run_in_order() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "builds and runs the example with cargo, which the Windows test run has not")]
 fn the_native_module_example_writes_inside_and_is_refused_outside() {
     let out = run_example("native_module", &[], "");
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));

@@ -72,6 +72,7 @@ fn assert_nowhere(lab: &Lab, secrets: &[&str], also: &[(&str, &str)]) {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn ciphertext_passwords_without_configured_variables_are_refused_before_java_starts() {
     let Some(lab) = lab() else { return };
     lab.build();
@@ -88,6 +89,7 @@ fn ciphertext_passwords_without_configured_variables_are_refused_before_java_sta
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn configured_variables_sign_and_the_password_appears_nowhere() {
     let Some(lab) = configured() else { return };
     lab.build();
@@ -109,6 +111,7 @@ fn configured_variables_sign_and_the_password_appears_nowhere() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_recipe_signing_with_hap_sign_tool_keeps_the_password_out_of_its_report() {
     let Some(lab) = configured() else { return };
     lab.one_device();
@@ -132,6 +135,7 @@ fn a_recipe_signing_with_hap_sign_tool_keeps_the_password_out_of_its_report() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn unusable_variables_are_refused_with_what_to_do() {
     let Some(lab) = configured() else { return };
     lab.build();
@@ -160,6 +164,7 @@ fn unusable_variables_are_refused_with_what_to_do() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn the_kernel_refuses_ciphertext_and_misused_signing_from_any_script() {
     let Some(lab) = lab() else { return };
     lab.build();

@@ -10,6 +10,7 @@ const SIGNED: &str = "entry/build/default/outputs/default/entry-default-signed.h
 const UNSIGNED: &str = "entry/build/default/outputs/default/entry-default-unsigned.hap";
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn project_info_reads_the_json5_files() {
     let Some(lab) = lab() else { return };
     let info = lab.ok(&[], "project_info", json!({}));
@@ -21,6 +22,7 @@ fn project_info_reads_the_json5_files() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_build_returns_its_haps_and_runs_the_documented_command() {
     let Some(lab) = lab() else { return };
     let result = lab.build();
@@ -38,6 +40,7 @@ fn a_build_returns_its_haps_and_runs_the_documented_command() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn arkts_errors_come_back_structured_in_both_formats() {
     for format in ["new", "old"] {
         let Some(lab) = lab() else { return };
@@ -56,6 +59,7 @@ fn arkts_errors_come_back_structured_in_both_formats() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn each_build_failure_class_is_recognised() {
     for (fail, class) in [
         ("sdk_home", "sdk_home"),
@@ -73,6 +77,7 @@ fn each_build_failure_class_is_recognised() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_build_that_exits_zero_without_success_still_fails() {
     let Some(lab) = lab() else { return };
     lab.scenario(json!({"hvigorw": {"fail": "unknown", "exit_code": 0}}));
@@ -80,6 +85,7 @@ fn a_build_that_exits_zero_without_success_still_fails() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn device_list_reports_none_one_and_unauthorized() {
     let Some(lab) = lab() else { return };
     assert_eq!(lab.ok(&[], "device_list", json!({}))["devices"], json!([]));
@@ -92,6 +98,7 @@ fn device_list_reports_none_one_and_unauthorized() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn install_needs_approval_headless_and_succeeds_with_yes() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -104,6 +111,7 @@ fn install_needs_approval_headless_and_succeeds_with_yes() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn every_install_failure_is_reported_with_its_code_and_remedy_though_hdc_exits_zero() {
     let codes = [9568320, 9568322, 9568332, 9568263, 9568289, 9568297, 9568305, 9568347, 9568257];
     let Some(lab) = lab() else { return };
@@ -123,6 +131,7 @@ fn every_install_failure_is_reported_with_its_code_and_remedy_though_hdc_exits_z
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn real_install_failures_come_from_device_state() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -142,6 +151,7 @@ fn real_install_failures_come_from_device_state() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn hdc_fail_lines_are_device_errors_with_a_fix() {
     let Some(lab) = lab() else { return };
     lab.build();
@@ -159,6 +169,7 @@ fn hdc_fail_lines_are_device_errors_with_a_fix() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn launch_uses_project_defaults_and_proves_the_new_process() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -184,6 +195,7 @@ fn launch_uses_project_defaults_and_proves_the_new_process() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn launch_failures_carry_the_aa_code() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -194,6 +206,7 @@ fn launch_failures_carry_the_aa_code() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn screenshots_land_in_the_workspace() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -207,6 +220,7 @@ fn screenshots_land_in_the_workspace() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn doctor_finds_the_toolchain_on_path_with_versions() {
     let Some(lab) = lab() else { return };
     let mut cmd = lab.ws.command(&["doctor"]);
@@ -235,6 +249,7 @@ fn doctor_finds_the_toolchain_on_path_with_versions() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn doctor_only_looks_it_creates_nothing_in_the_project_or_a_home() {
     let Some(lab) = lab() else { return };
     lab.ws.file("local.properties", "sdk.dir=/opt/sdk\n");
@@ -268,10 +283,11 @@ fn doctor_only_looks_it_creates_nothing_in_the_project_or_a_home() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn doctor_says_what_is_missing_and_how_to_fix_it() {
     let Some(lab) = lab() else { return };
     // Only the jar is named: java, like every other program, is looked for and not found.
-    let jar = format!("[toolchain]\nhap_sign_tool_jar = \"{}\"\n", lab.material.jar.display());
+    let jar = format!("[toolchain]\nhap_sign_tool_jar = {}\n", crate::common::toml_path(&lab.material.jar));
     std::fs::write(lab.ws.home.join("config.toml"), jar).unwrap();
     let mut cmd = lab.ws.command(&["doctor"]);
     cmd.env("PATH", "/nonexistent")
@@ -297,6 +313,7 @@ fn doctor_says_what_is_missing_and_how_to_fix_it() {
 
 #[cfg(unix)]
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn doctor_shows_every_candidate_and_what_local_properties_names_without_running_it() {
     let Some(lab) = lab() else { return };
     // A real hdc where local.properties points: shown, and still not used.

@@ -3,7 +3,7 @@
 //! killed), a recipe step (rolled back, the report still written) — and the host serves the
 //! next call normally.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -93,6 +93,7 @@ fn a_call_cancelled_before_it_starts_does_nothing() {
 
 /// An hdc that sleeps with a marker no other process has, set in home config; returns the
 /// marker to find it by.
+#[cfg(unix)]
 fn sleeping_hdc(ws: &Workspace) -> String {
     use std::os::unix::fs::PermissionsExt;
     let marker = format!("600.{}{:09}", std::process::id(), Instant::now().elapsed().subsec_nanos());
@@ -100,12 +101,14 @@ fn sleeping_hdc(ws: &Workspace) -> String {
     std::fs::create_dir_all(hdc.parent().unwrap()).unwrap();
     std::fs::write(&hdc, format!("#!/bin/sh\nexec sleep {marker}\n")).unwrap();
     std::fs::set_permissions(&hdc, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::write(ws.home.join("config.toml"), format!("[toolchain]\nhdc = \"{}\"\n", hdc.display())).unwrap();
+    std::fs::write(ws.home.join("config.toml"), format!("[toolchain]\nhdc = {}\n", crate::common::toml_path(&hdc)))
+        .unwrap();
     marker
 }
 
 /// The pids of processes whose command line contains `marker`.
-fn processes_with(marker: &str) -> Vec<PathBuf> {
+#[cfg(unix)]
+fn processes_with(marker: &str) -> Vec<std::path::PathBuf> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     entries
         .flatten()
@@ -118,6 +121,7 @@ fn processes_with(marker: &str) -> Vec<PathBuf> {
         .collect()
 }
 
+#[cfg(unix)]
 fn gone(marker: &str) -> bool {
     let until = Instant::now() + Duration::from_secs(10);
     while Instant::now() < until {
@@ -129,6 +133,8 @@ fn gone(marker: &str) -> bool {
     false
 }
 
+// Unix only for now: the program is a /bin/sh script found again through /proc.
+#[cfg(unix)]
 #[test]
 fn a_cancel_stops_a_call_waiting_on_a_program_and_kills_it() {
     let ws = Workspace::new();

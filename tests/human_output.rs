@@ -98,6 +98,7 @@ fn normalised(report: &str, run_id: &str) -> String {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_failed_recipe_report_names_deciders_in_words() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -228,6 +229,7 @@ version:
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "plays the person at a terminal through util-linux `script`, which Windows has not")]
 fn colour_reaches_a_terminal_only_and_respects_no_color() {
     let ws = Workspace::new();
     ws.file("a.txt", "one\ntwo\n");
@@ -250,6 +252,7 @@ fn colour_reaches_a_terminal_only_and_respects_no_color() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "plays the person at a terminal through util-linux `script`, which Windows has not")]
 fn a_step_shows_a_live_timer_on_a_terminal_and_plain_lines_elsewhere() {
     let ws = Workspace::new();
     ws.file(
@@ -312,6 +315,7 @@ fn tool_not_found_suggests_the_closest_names() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn undo_says_what_to_do_about_a_file_changed_since_the_run() {
     let Some(lab) = lab() else { return };
     let page = "entry/src/main/ets/pages/Index.ets";
@@ -334,6 +338,7 @@ fn undo_says_what_to_do_about_a_file_changed_since_the_run() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn doctor_shows_the_config_it_read_and_clean_versions() {
     let Some(lab) = lab() else { return };
     let (status, out, err) = lab_human(&lab, &["doctor"]);
@@ -370,6 +375,7 @@ fn team_kit(ws: &Workspace) -> std::path::PathBuf {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "plays the person at a terminal through util-linux `script`, which Windows has not")]
 fn pack_add_list_and_update_read_as_text() {
     let ws = Workspace::new();
     let source = team_kit(&ws);

@@ -1,8 +1,6 @@
 //! The journal records every decision and side effect, keeps the old content of replaced
 //! files, and never holds a secret.
 
-use std::os::unix::fs::PermissionsExt;
-
 use crate::common::{run_json, sha256_hex, Workspace};
 use serde_json::{json, Value};
 
@@ -47,19 +45,26 @@ fn refusals_are_journaled_too() {
     assert_eq!(write["result"], json!("APPROVAL_REQUIRED"));
 }
 
+// Unix only: the stand-in java is a /bin/sh script (a Windows one comes with the Rust fakes).
+#[cfg(unix)]
 #[test]
 fn spawns_are_journaled_without_secrets() {
+    use crate::common::{run_json, toml_path};
     let ws = Workspace::new();
     let bin = ws.root.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     // Prints what its argument file holds, as java reads it (the kernel runs `java @FILE`).
     std::fs::write(bin.join("java"), "#!/bin/sh\necho \"signing with $(cat \"${1#@}\" | tr '\\n' ' ')\"\nexit 0\n")
         .unwrap();
-    std::fs::set_permissions(bin.join("java"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(bin.join("java"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     std::fs::write(bin.join("hap-sign-tool.jar"), "").unwrap();
     std::fs::write(
         ws.home.join("config.toml"),
-        format!("[toolchain]\njava = \"{0}/java\"\nhap_sign_tool_jar = \"{0}/hap-sign-tool.jar\"\n", bin.display()),
+        format!(
+            "[toolchain]\njava = {}\nhap_sign_tool_jar = {}\n",
+            toml_path(&bin.join("java")),
+            toml_path(&bin.join("hap-sign-tool.jar"))
+        ),
     )
     .unwrap();
     ws.file(

@@ -2,17 +2,18 @@
 //! it: initialize, tools/list with schemas, each file tool, refusals as isError results with
 //! their code, approvals with and without elicitation, recipe progress, and cancellation.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::lab::{lab, Lab};
 use crate::common::{Workspace, REIN};
+use rein::visible::shown_path;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest, ElicitRequestParams,
-    ElicitResult, ElicitationAction, ErrorData, Implementation, ProgressNotificationParam, Request,
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ErrorData, Implementation, ProgressNotificationParam,
 };
-use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext, RunningService};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{json, Value};
@@ -313,7 +314,7 @@ async fn with_elicitation_the_person_decides() {
     assert_eq!(std::fs::read(&outside).unwrap(), b"approved\n");
     let questions = session.questions.lock().unwrap().clone();
     assert_eq!(questions.len(), 1, "{questions:?}");
-    assert!(questions[0].contains(&outside.display().to_string()), "the question names the path: {questions:?}");
+    assert!(questions[0].contains(&shown_path(&outside)), "the question names the path: {questions:?}");
     session.close().await;
 
     // "Always, this session": the same write again is not asked about again.
@@ -337,6 +338,7 @@ async fn with_elicitation_the_person_decides() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 async fn a_recipe_reports_progress_per_step_and_returns_its_report() {
     let Some(lab) = lab() else { return };
     let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab), Person::Absent).await;
@@ -366,6 +368,7 @@ async fn a_recipe_reports_progress_per_step_and_returns_its_report() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 async fn a_recipe_asks_the_person_before_installing_and_launching() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -385,6 +388,7 @@ async fn a_recipe_asks_the_person_before_installing_and_launching() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 async fn a_failed_recipe_returns_the_arkts_errors_with_their_locations() {
     let Some(lab) = lab() else { return };
     let page = "entry/src/main/ets/pages/Index.ets";
@@ -406,17 +410,21 @@ async fn a_failed_recipe_returns_the_arkts_errors_with_their_locations() {
     session.close().await;
 }
 
+// Unix only for now: drives the fakes and watches the program's pid through kill(2) and /proc.
+#[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
 async fn cancelling_a_tool_call_stops_its_program() {
     let Some(lab) = lab() else { return };
     lab.scenario(json!({"hvigorw": {"sleep_ms": 600000}}));
     let session = connect(&lab.ws, &[], &fake_toolchain(&lab), Person::Absent).await;
     let params = CallToolRequestParams::new("hvigor_build").with_arguments(Default::default());
-    let request = ClientRequest::CallToolRequest(Request::new(params));
-    let handle =
-        within("sending the call", session.client.send_cancellable_request(request, PeerRequestOptions::no_options()))
-            .await
-            .expect("the request is sent");
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(params));
+    let handle = within(
+        "sending the call",
+        session.client.send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options()),
+    )
+    .await
+    .expect("the request is sent");
     let hvigorw = hvigorw_pid(&lab.state.join("calls.log")).await;
     within("cancelling", handle.cancel(Some("changed my mind".into()))).await.expect("cancel sent");
     assert!(gone(hvigorw).await, "hvigorw {hvigorw} survived the cancellation");
@@ -424,17 +432,21 @@ async fn cancelling_a_tool_call_stops_its_program() {
     session.close().await;
 }
 
+// Unix only for now: drives the fakes and watches the program's pid through kill(2) and /proc.
+#[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
 async fn cancelling_a_recipe_stops_its_build_and_still_writes_the_report() {
     let Some(lab) = lab() else { return };
     lab.scenario(json!({"hvigorw": {"sleep_ms": 600000}}));
     let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab), Person::Absent).await;
     let params = CallToolRequestParams::new("recipe_build_verify").with_arguments(Default::default());
-    let request = ClientRequest::CallToolRequest(Request::new(params));
-    let handle =
-        within("sending the call", session.client.send_cancellable_request(request, PeerRequestOptions::no_options()))
-            .await
-            .expect("the request is sent");
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(params));
+    let handle = within(
+        "sending the call",
+        session.client.send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options()),
+    )
+    .await
+    .expect("the request is sent");
     let heard = session
         .progress_until("the build step's start and its build", |heard| {
             heard.iter().any(|p| p.message.as_deref() == Some("[1/1] build started"))
@@ -459,8 +471,9 @@ async fn cancelling_a_recipe_stops_its_build_and_still_writes_the_report() {
 }
 
 /// The pid of the first hvigorw the fakes logged, once it has started.
-async fn hvigorw_pid(calls: &Path) -> i32 {
-    let until = Instant::now() + WAIT;
+#[cfg(unix)]
+async fn hvigorw_pid(calls: &std::path::Path) -> i32 {
+    let until = std::time::Instant::now() + WAIT;
     loop {
         let text = std::fs::read_to_string(calls).unwrap_or_default();
         let pid = text
@@ -471,14 +484,15 @@ async fn hvigorw_pid(calls: &Path) -> i32 {
         if let Some(pid) = pid {
             return pid as i32;
         }
-        assert!(Instant::now() < until, "hvigorw never started ({})", calls.display());
+        assert!(std::time::Instant::now() < until, "hvigorw never started ({})", calls.display());
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
 /// The report of the one run under `runs`, once it is written with status "cancelled".
-async fn cancelled_report(runs: &Path) -> Value {
-    let until = Instant::now() + WAIT;
+#[cfg(unix)]
+async fn cancelled_report(runs: &std::path::Path) -> Value {
+    let until = std::time::Instant::now() + WAIT;
     loop {
         let reports: Vec<Value> = std::fs::read_dir(runs)
             .into_iter()
@@ -490,19 +504,21 @@ async fn cancelled_report(runs: &Path) -> Value {
         if let Some(report) = reports.iter().find(|r| r["status"] == "cancelled") {
             return report.clone();
         }
-        assert!(Instant::now() < until, "no cancelled report under {} (found {reports:?})", runs.display());
+        assert!(std::time::Instant::now() < until, "no cancelled report under {} (found {reports:?})", runs.display());
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
+#[cfg(unix)]
 fn alive(pid: i32) -> bool {
     // SAFETY: signal 0 only probes.
     unsafe { libc::kill(pid, 0) == 0 }
 }
 
+#[cfg(unix)]
 async fn gone(pid: i32) -> bool {
-    let until = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < until {
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while std::time::Instant::now() < until {
         let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
         if !alive(pid) || status.contains("State:\tZ") {
             return true;
@@ -631,6 +647,7 @@ async fn edits_need_a_read_in_this_connection_and_fail_on_a_stale_read() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 async fn a_build_call_reports_its_programs_as_progress() {
     let Some(lab) = lab() else { return };
     let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab), Person::Absent).await;

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{git, rein_json, Workspace};
+use crate::common::{git, rein_json, toml_path, Workspace};
 use rein::packs::hash::content_hash;
 use serde_json::json;
 
@@ -45,8 +45,8 @@ fn install_unapproved(ws: &Workspace, source: &Path) -> String {
     ws.file(
         "rein.lock",
         format!(
-            "[[pack]]\nname = \"team-kit\"\nversion = \"1.0.0\"\nsource = \"{}\"\nsha256 = \"{sha}\"\n",
-            source.display()
+            "[[pack]]\nname = \"team-kit\"\nversion = \"1.0.0\"\nsource = {}\nsha256 = \"{sha}\"\n",
+            toml_path(source)
         ),
     );
     sha
@@ -108,6 +108,7 @@ fn pack_cli(ws: &Workspace, args: &str, answer: &str) -> String {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "plays the person at a terminal through util-linux `script`, which Windows has not")]
 fn add_shows_permissions_needs_a_person_and_writes_the_lock() {
     let ws = Workspace::new();
     let source = pack_source(&ws, MANIFEST);
@@ -128,6 +129,7 @@ fn add_shows_permissions_needs_a_person_and_writes_the_lock() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "plays the person at a terminal through util-linux `script`, which Windows has not")]
 fn update_moves_the_lock_and_remove_drops_the_pack() {
     let ws = Workspace::new();
     let source = pack_source(&ws, MANIFEST);
@@ -149,6 +151,8 @@ fn update_moves_the_lock_and_remove_drops_the_pack() {
     assert!(!std::fs::read_to_string(ws.path("rein.toml")).unwrap().contains("team-kit ="));
 }
 
+// Symlinks: Wine 8 cannot make them (CreateSymbolicLinkW is a stub), and Windows needs developer mode or an administrator for them.
+#[cfg(unix)]
 #[test]
 fn a_symlink_leaving_the_pack_is_refused_and_nothing_is_installed() {
     let ws = Workspace::new();
@@ -178,6 +182,8 @@ fn verify_reports_a_tampered_pack() {
     assert_eq!(out["error"]["details"]["packs"][0]["ok"], json!(false));
 }
 
+// Unix only: the stand-in hdc is a /bin/sh script (a Windows one comes with the Rust fakes).
+#[cfg(unix)]
 #[test]
 fn a_pack_may_run_only_what_it_declared() {
     use std::os::unix::fs::PermissionsExt;
@@ -186,7 +192,7 @@ fn a_pack_may_run_only_what_it_declared() {
     std::fs::create_dir_all(hdc.parent().unwrap()).unwrap();
     std::fs::write(&hdc, "#!/bin/sh\necho '[Empty]'\n").unwrap();
     std::fs::set_permissions(&hdc, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::write(ws.home.join("config.toml"), format!("[toolchain]\nhdc = \"{}\"\n", hdc.display())).unwrap();
+    std::fs::write(ws.home.join("config.toml"), format!("[toolchain]\nhdc = {}\n", toml_path(&hdc))).unwrap();
     let source = pack_source(&ws, MANIFEST);
     std::fs::write(
         source.join("tools/probe.lua"),
@@ -215,6 +221,7 @@ fn a_pack_may_run_only_what_it_declared() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "plays the person at a terminal through util-linux `script`, which Windows has not")]
 fn a_pack_from_a_local_git_repository_is_pinned_to_its_commit() {
     let ws = Workspace::new();
     let repo = pack_source(&ws, MANIFEST);
@@ -240,6 +247,7 @@ fn a_pack_from_a_local_git_repository_is_pinned_to_its_commit() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "plays the person at a terminal through util-linux `script`, which Windows has not")]
 fn a_failed_install_leaves_nothing_behind() {
     let ws = Workspace::new();
     let source = pack_source(&ws, MANIFEST);
@@ -257,6 +265,8 @@ fn a_failed_install_leaves_nothing_behind() {
     assert!(!ws.path("rein.lock").exists(), "the lock is not touched");
 }
 
+// Unix only: a FIFO; Windows folders hold no special files.
+#[cfg(unix)]
 #[test]
 fn special_files_in_a_pack_are_refused() {
     let ws = Workspace::new();
@@ -270,6 +280,7 @@ fn special_files_in_a_pack_are_refused() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "plays the person at a terminal through util-linux `script`, which Windows has not")]
 fn the_example_pack_installs_and_its_tool_and_recipe_load() {
     let ws = Workspace::new();
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/packs/device-lab");
@@ -380,6 +391,7 @@ fn a_pack_recipe_is_held_to_the_pack_permissions_too() {
 /// The person reads the pack's permissions; meanwhile the pack's folder gains one. What is
 /// installed and locked is what they read.
 #[test]
+#[cfg_attr(windows, ignore = "plays the person at a terminal through util-linux `script`, which Windows has not")]
 fn a_pack_changed_while_the_person_reads_installs_as_shown() {
     let ws = Workspace::new();
     let source = pack_source(&ws, MANIFEST);

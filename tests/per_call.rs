@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::{rein_json, Workspace};
+use crate::common::{rein_json, toml_path, Workspace};
 
 /// An hdc that answers `list targets` like a server with no device, set in home config.
 fn plain_hdc(ws: &Workspace) {
@@ -19,7 +19,7 @@ fn plain_hdc(ws: &Workspace) {
     // hdc prints "[Empty]" when no device is connected (HARMONY.md, `hdc list targets`).
     std::fs::write(&hdc, "#!/bin/sh\necho '[Empty]'\n").unwrap();
     std::fs::set_permissions(&hdc, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::write(ws.home.join("config.toml"), format!("[toolchain]\nhdc = \"{}\"\n", hdc.display())).unwrap();
+    std::fs::write(ws.home.join("config.toml"), format!("[toolchain]\nhdc = {}\n", toml_path(&hdc))).unwrap();
 }
 
 /// Waits (in Lua, bounded) until `file` exists in the workspace.

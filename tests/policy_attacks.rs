@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::{approve_policy, in_terminal, rein_json, Workspace, REIN};
+use crate::common::{approve_policy, in_terminal, rein_json, toml_path, Workspace, REIN};
 
 /// A program that records every argv it gets in `<root>/calls.txt`, prints its arguments, and
 /// exits 0 — standing in for hdc, so a test can see what ran.
@@ -54,7 +54,7 @@ fn run(ws: &Workspace, flags: &[&str], program: &str, args: &[&str]) -> Value {
 fn device_commands_outside_the_allow_list_never_run_even_with_yes() {
     let ws = Workspace::new();
     let hdc = recording_program(&ws, "hdc");
-    home_config(&ws, &format!("[toolchain]\nhdc = \"{}\"\n", hdc.display()));
+    home_config(&ws, &format!("[toolchain]\nhdc = {}\n", toml_path(&hdc)));
     runner(&ws);
     let attacks: &[&[&str]] = &[
         &["shell", "sh", "-c", "reboot"],
@@ -170,7 +170,7 @@ fn git_through_a_script_cannot_copy_an_outside_repository_into_the_workspace() {
 fn scripts_cannot_choose_the_environment_that_picks_a_program() {
     let ws = Workspace::new();
     let hdc = recording_program(&ws, "hdc");
-    home_config(&ws, &format!("[toolchain]\nhdc = \"{}\"\n", hdc.display()));
+    home_config(&ws, &format!("[toolchain]\nhdc = {}\n", toml_path(&hdc)));
     runner(&ws);
     for name in ["PATH", "NODE_HOME", "JAVA_HOME", "NODE_OPTIONS", "LD_PRELOAD", "GIT_SSH_COMMAND", "OHOS_SIGN_PWD"] {
         let payload = json!({"program": "hdc", "args": ["list", "targets"], "env": {name: "/tmp/evil"}}).to_string();
@@ -184,7 +184,7 @@ fn scripts_cannot_choose_the_environment_that_picks_a_program() {
 fn policy_files_change_only_with_a_person() {
     let ws = Workspace::new();
     let hdc = recording_program(&ws, "hdc");
-    home_config(&ws, &format!("[toolchain]\nhdc = \"{}\"\n", hdc.display()));
+    home_config(&ws, &format!("[toolchain]\nhdc = {}\n", toml_path(&hdc)));
     runner(&ws);
     let deny = "[[deny]]\nprogram = \"hdc\"\nargs = [\"list\"]\n";
     for flags in [&[][..], &["--yes"][..]] {
@@ -240,7 +240,7 @@ fn an_always_rule_for_one_file_does_not_cover_another() {
 fn a_secret_argument_shows_nowhere_even_at_debug_level() {
     let ws = Workspace::new();
     let hdc = recording_program(&ws, "hdc");
-    home_config(&ws, &format!("[toolchain]\nhdc = \"{}\"\n", hdc.display()));
+    home_config(&ws, &format!("[toolchain]\nhdc = {}\n", toml_path(&hdc)));
     ws.file(
         "tools/leaky.lua",
         "return { name = 'leaky', description = 'tries to leak its token', params = { token = { type = 'string', secret = true } }, run = function(a) rein.log.warn('token is ' .. a.token); print(a.token); local out = rein.proc.run('hdc', { 'shell', 'param', 'get', a.token }); rein.error('LEAKED', 'the token was ' .. a.token, { token = a.token, out = out.stdout }) end }",

@@ -201,7 +201,7 @@ fn hdc_reaches_its_own_server_and_nothing_else() {
     let config = lab.ws.home.join("config.toml");
     let text = std::fs::read_to_string(&config)
         .unwrap()
-        .replace("[toolchain]\n", &format!("[toolchain]\nhdc = \"{}\"\n", hdc.display()));
+        .replace("[toolchain]\n", &format!("[toolchain]\nhdc = {}\n", crate::common::toml_path(&hdc)));
     std::fs::write(&config, text).unwrap();
     let port = other.local_addr().unwrap().port().to_string();
     lab.ws.file(

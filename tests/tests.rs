@@ -1,34 +1,40 @@
 //! rein's integration tests: one test binary (linking the vendored Lua once), a module per
 //! area, each named for the behaviour it checks.
 //!
-//! They run on Linux. Modules marked `#[cfg(unix)]` use Unix-only calls (symlinks, modes,
-//! signals, FIFOs, `/proc`) and are left out on Windows; the rest compile there too (CI
-//! type-checks them, README "Platforms") though they drive POSIX shell scripts and `#!` Python
-//! fakes, so nothing here runs on Windows. The Windows rules that can be checked anywhere are
-//! unit tables in the library (`kernel::scope::windows_paths`, `process::discovery`).
+//! They run on Linux, and on Windows under Wine (`.ci/wine-test`, README "Platforms"). A module
+//! marked `#[cfg(unix)]` says beside it why it cannot run on Windows; inside the others, a test
+//! that cannot says why in its own `cfg` or `cfg_attr(windows, ignore = "...")` (most of those
+//! drive the fake toolchain, sh and Python scripts, until it is written in Rust). The Windows
+//! rules that need no Windows are unit tables in the library (`kernel::scope::windows_paths`,
+//! `process::discovery`).
 
+// Not on Windows: plays the person at a terminal through util-linux `script`; its programs are /bin/sh scripts.
 #[cfg(unix)]
 mod approvals;
 mod authoring;
+// Not on Windows: sends rein SIGINT and SIGTERM.
 #[cfg(unix)]
 mod cli_cancel;
 mod cli_contract;
 mod common;
 mod concurrent_edits;
+// Not on Windows: Landlock confines programs on Linux only; its programs are sh and bash scripts.
 #[cfg(unix)]
 mod confinement;
+// Not on Windows: confinement beyond files (a keeper process, seccomp, sessions) is Linux's.
 #[cfg(target_os = "linux")]
 mod containment;
+// Not on Windows: the rig runs the real Linux hdc server and daemon in network namespaces.
 #[cfg(target_os = "linux")]
 mod device_labs;
+// Not on Windows: the rig runs the real Linux hdc server and daemon in network namespaces.
 #[cfg(target_os = "linux")]
 mod device_leases;
-#[cfg(unix)]
 mod edit_refusals;
-#[cfg(unix)]
 mod edit_round_trips;
 mod events;
 mod examples;
+// Not on Windows: its stand-in hdc programs are /bin/sh scripts.
 #[cfg(unix)]
 mod harmony_devices;
 mod harmony_foreground;
@@ -41,80 +47,102 @@ mod harmony_preflight;
 mod harmony_ready;
 mod harmony_signing;
 mod harmony_tools;
+// Not on Windows yet: new, not yet tried under Wine.
+#[cfg(unix)]
 mod harmony_ui;
+// Not on Windows: the rig runs the real Linux hdc server and daemon in network namespaces.
 #[cfg(target_os = "linux")]
 mod hdc_quoting;
-#[cfg(unix)]
 mod host_cancel;
 mod hot_reload;
 mod human_output;
-#[cfg(unix)]
 mod journal;
 mod lua_api;
+// Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]
 mod mcp_annotations;
+// Not on Windows: ends rein with kill(2) signals and plays the person through `script`.
 #[cfg(unix)]
 mod mcp_cancel;
-#[cfg(unix)]
 mod mcp_run_reports;
-#[cfg(unix)]
 mod mcp_server;
-#[cfg(unix)]
 mod mcp_sessions;
-#[cfg(unix)]
 mod native_modules;
+// Not on Windows: kills writers with SIGKILL and finds them through /proc.
 #[cfg(unix)]
 mod own_files_crash_safety;
-#[cfg(unix)]
 mod packs;
+// Not on Windows: plays the person at a terminal through `script`; its stand-in programs are /bin/sh scripts.
 #[cfg(unix)]
 mod packs_from_lock;
+// Not on Windows: escapes through symlinks, which Wine 8 cannot make (CreateSymbolicLinkW is a stub).
 #[cfg(unix)]
 mod path_escapes;
+// Not on Windows: its stand-in hdc is a /bin/sh script.
 #[cfg(unix)]
 mod per_call;
+// Not on Windows: a .git a program plants is caught through inotify, under Landlock.
 #[cfg(target_os = "linux")]
 mod planted_git;
+// Not on Windows: its stand-in programs are sh and bash scripts.
 #[cfg(unix)]
 mod policy_attacks;
 mod portable;
+// Not on Windows: runs /bin/sh scripts as programs.
 #[cfg(unix)]
 mod proc_api;
+// Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]
 mod project_code;
+// Not on Windows: what a program can reach (network, sockets, signals) is Linux's confinement.
 #[cfg(target_os = "linux")]
 mod reach;
 mod read_before_edit;
+// Not on Windows: the MCP clients (Python SDK, Inspector CLI) are installed by .ci/clients for Linux and started through bash.
 #[cfg(unix)]
 mod real_clients;
 mod recipe_failure_details;
+// Not on Windows: drives the fake toolchain and watches its programs' pids through kill(2) and /proc.
 #[cfg(unix)]
 mod recipes;
+// Not on Windows: its stand-in programs are /bin/sh scripts with Unix modes.
 #[cfg(unix)]
 mod report_wording;
+// Not on Windows: compares the fake hdc with the real Linux hdc the rig runs.
 #[cfg(target_os = "linux")]
 mod rig_fake_texts;
+// Not on Windows: the rig runs the real Linux hdc server and daemon in network namespaces.
 #[cfg(target_os = "linux")]
 mod rig_real_hdc;
+// Not on Windows: its judges are Debian's chromium and xmllint, which .ci/run installs on Linux.
 #[cfg(target_os = "linux")]
 mod run_report_formats;
 mod sandbox_c_work;
 mod sandbox_escapes;
 mod sandbox_limits;
+// Not on Windows: plays the person at a pseudo-terminal.
 #[cfg(unix)]
 mod shown_to_people;
+// Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]
 mod side_by_side;
+// Not on Windows: the Unix process tree: /bin/sh scripts, process groups, signals, pids in /proc (Windows' Job Objects are run by spawn_stdio and under rein's other tests).
 #[cfg(unix)]
 mod spawn_process;
+// Not on Windows: what a build script must not learn is kept from it by Linux's containment.
 #[cfg(target_os = "linux")]
 mod spawn_secrets;
+mod spawn_stdio;
+// Not on Windows: swaps a folder for a symlink, which Wine 8 cannot make.
 #[cfg(unix)]
 mod swap_race;
+// Not on Windows: plays the person at a pseudo-terminal.
 #[cfg(target_os = "linux")]
 mod terminal_prompt;
 mod tool_checks;
+// Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]
 mod watchdog;
+// Not on Windows: kills writers with SIGKILL and finds them through /proc.
 #[cfg(unix)]
 mod write_crash_safety;

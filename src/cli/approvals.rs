@@ -103,7 +103,7 @@ fn grant(
 ) -> Result<Value, Failure> {
     let rule = rule_from(glob, access, command)?;
     rules.check(&rule)?;
-    let question = format!("Add this rule to {}?\n  {}", rules.path().display(), rule.describe());
+    let question = format!("Add this rule to {}?\n  {}", rein::visible::path(rules.path()), rule.describe());
     super::prompt::confirm(&question, "granting a rule")?;
     Ok(listing(&rules.grant(rule)?))
 }

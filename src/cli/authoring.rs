@@ -28,7 +28,7 @@ pub fn types(workspace: &Path, dir: Option<&Path>, out: &Output) -> u8 {
     match authoring::write_types(workspace, &dir) {
         Ok(written) if out.json => out.success(&written),
         Ok(written) => {
-            say!("wrote {} files to {}", written.files.len(), written.dir.display());
+            say!("wrote {} files to {}", written.files.len(), rein::visible::path(&written.dir));
             print_luarc(&written.luarc);
             0
         }
@@ -197,7 +197,7 @@ fn refuse_taken(base: &Path, rel: &str) -> Result<(), Failure> {
     if path.symlink_metadata().is_ok() {
         return Err(Failure::new(
             Code::InvalidArgs,
-            format!("{} exists; pick another name, or edit it", path.display()),
+            format!("{} exists; pick another name, or edit it", rein::visible::path(&path)),
         )
         .with_details(json!({"path": path})));
     }
@@ -231,5 +231,5 @@ fn file(base: &Path, rel: &str, text: &str, made: &mut Made) -> Result<(), Failu
 }
 
 fn io_failure(path: &Path, err: std::io::Error) -> Failure {
-    Failure::new(Code::IoError, format!("cannot create {}: {err}", path.display()))
+    Failure::new(Code::IoError, format!("cannot create {}: {err}", rein::visible::path(path)))
 }

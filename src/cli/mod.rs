@@ -76,7 +76,7 @@ fn watch(host: Host, out: &Output) -> u8 {
         Ok(watcher) => watcher,
         Err(failure) => return out.failure(&failure),
     };
-    tell!("watching tools/, recipes/ and prelude/ of {} (Ctrl-C to stop)", host.workspace().display());
+    tell!("watching tools/, recipes/ and prelude/ of {} (Ctrl-C to stop)", rein::visible::path(host.workspace()));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
     if let Ok(runtime) = runtime {
         let _ = runtime.block_on(rein::stop_requested());
@@ -112,8 +112,10 @@ fn run(cli: Cli) -> u8 {
     let workspace = cli.workspace.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
     let writes_workspace = matches!(cli.command, Command::Types { .. } | Command::Init | Command::New { .. });
     if writes_workspace && !workspace.is_dir() {
-        let message =
-            format!("workspace {} is not a folder; create it first or pass --workspace DIR", workspace.display());
+        let message = format!(
+            "workspace {} is not a folder; create it first or pass --workspace DIR",
+            rein::visible::path(workspace)
+        );
         return out.failure(&Failure::new(Code::InvalidConfig, message));
     }
     match &cli.command {

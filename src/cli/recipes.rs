@@ -59,7 +59,7 @@ fn finished(host: &Host, out: &Output, report: &Report) -> u8 {
         None if out.json => out.success(&report.summary(workspace)),
         None => {
             super::screen::print(&report.to_markdown());
-            tell!("report: {}", report.path(workspace).with_extension("md").display());
+            tell!("report: {}", rein::visible::path(report.path(workspace).with_extension("md")));
             0
         }
         Some(failure) if out.json => out.failure(&failure),
@@ -72,7 +72,7 @@ fn finished(host: &Host, out: &Output, report: &Report) -> u8 {
             let line =
                 super::output::with_yes_hint(Failure::new(failure.code.clone(), line).with_details(failure.details));
             super::render::failure_line(&line.code, &line.message);
-            tell!("report: {}", saved.display());
+            tell!("report: {}", rein::visible::path(&saved));
             1
         }
     }

@@ -7,6 +7,7 @@ use crate::error::{Code, Failure};
 use crate::kernel::policy::rules::APPROVALS_FILE;
 use crate::kernel::policy::{Rule, RuleFile};
 use crate::kernel::Access;
+use crate::visible::shown_path;
 
 /// The approval rules of a rein home. Show a rule to a person (its
 /// [`Rule::describe`]) and call [`ApprovalRules::grant`] or [`ApprovalRules::revoke`] only
@@ -78,11 +79,11 @@ fn refuse_home_writes(home: &Path, rule: &Rule) -> Result<(), Failure> {
     if rule.access == Some(Access::Read) {
         return Ok(());
     }
-    let home_text = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf()).display().to_string();
+    let home_text = shown_path(std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf()));
     let pattern = glob::Pattern::new(glob).map_err(|e| Failure::new(Code::InvalidArgs, e.to_string()))?;
     let covers_home = pattern.matches(&home_text)
         || pattern.matches(&format!("{home_text}/approvals.toml"))
-        || home_text.starts_with(glob.trim_end_matches(['*', '/']));
+        || home_text.starts_with(glob.trim_end_matches(['*', '/', '\\']));
     if covers_home {
         return Err(Failure::new(
             Code::ApprovalDenied,

@@ -12,11 +12,12 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
 
 use crate::error::{Code, Failure};
+use crate::visible::shown_path;
 
 pub use imp::ChangeFeed;
 
 fn cannot_watch(path: &Path, e: impl std::fmt::Display) -> Failure {
-    Failure::new(Code::IoError, format!("cannot watch {}: {e}", path.display()))
+    Failure::new(Code::IoError, format!("cannot watch {}: {e}", shown_path(path)))
 }
 
 #[cfg(target_os = "linux")]

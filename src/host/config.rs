@@ -48,6 +48,7 @@ use crate::kernel::policy::Rule;
 use crate::kernel::process::confine::ConfineMode;
 use crate::kernel::process::toolchain::ToolchainConfig;
 use crate::kernel::secrets::signing::SigningEnv;
+use crate::visible::shown_path;
 
 /// rein's settings in home: the toolchain, programs a person allows, signing, confinement.
 pub const CONFIG_FILE: &str = "config.toml";
@@ -55,13 +56,13 @@ pub const CONFIG_FILE: &str = "config.toml";
 /// A settings file that cannot be used; the message says which and how to fix it.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {}: {source}", shown_path(.path))]
     Read {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
-    #[error("{path} is not valid: {why}. Fix the file (see README: home config).")]
+    #[error("{} is not valid: {why}. Fix the file (see README: home config).", shown_path(.path))]
     Home { path: PathBuf, why: String },
     #[error("rein.toml is not valid: {problem}")]
     Control { problem: String },
@@ -183,7 +184,7 @@ impl HomeConfig {
                 if let Some(relative) = config.spawn.writable.iter().find(|p| !p.is_absolute()) {
                     return Err(ConfigError::Home {
                         path: path.clone(),
-                        why: format!("[spawn] writable: {} is not an absolute path", relative.display()),
+                        why: format!("[spawn] writable: {} is not an absolute path", shown_path(relative)),
                     });
                 }
                 for (name, env) in &config.signing {

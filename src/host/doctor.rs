@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::sources::builtin_files;
 use crate::kernel::process::discovery::{self, Os};
 use crate::kernel::{Call, Kernel};
+use crate::visible::shown_path;
 
 /// What [`Host::doctor`](crate::Host::doctor) found: the home config read, and every
 /// toolchain program.
@@ -108,9 +109,9 @@ pub async fn examine(kernel: &Kernel, call: &Call) -> Diagnosis {
                 report.tried = missing.tried.clone();
             }
             Ok(located) => {
-                report.path = Some(located.path.display().to_string());
-                report.jar = located.jar.as_ref().map(|j| j.display().to_string());
-                report.script = located.script.as_ref().map(|j| j.display().to_string());
+                report.path = Some(shown_path(&located.path));
+                report.jar = located.jar.as_deref().map(shown_path);
+                report.script = located.script.as_deref().map(shown_path);
                 report.via = Some(located.via.clone());
                 (report.version, report.problem) = version_of(kernel, call, name).await;
             }
@@ -118,7 +119,7 @@ pub async fn examine(kernel: &Kernel, call: &Call) -> Diagnosis {
         programs.push(report);
     }
     let path = kernel.scope().home().join(super::config::CONFIG_FILE);
-    let config = ConfigFile { read: path.is_file(), path: path.display().to_string() };
+    let config = ConfigFile { read: path.is_file(), path: shown_path(&path) };
     let candidates = kernel.toolchain().candidates.clone();
     Diagnosis { config, programs, candidates, from_local_properties: local_properties(kernel) }
 }

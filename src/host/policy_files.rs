@@ -22,6 +22,7 @@ use crate::kernel::files::write;
 use crate::kernel::scope::protected::{LOCK_FILE, PROJECT_FILE};
 use crate::kernel::KernelError;
 use crate::packs::lockfile::{Lock, LockedPack};
+use crate::visible::shown_path;
 
 /// What the project's policy is now, and what of its files waits for a person.
 #[derive(Debug, Clone, Default)]
@@ -137,7 +138,7 @@ pub fn record(workspace: &Path, home: &Path, file: &str, text: Option<&str>) -> 
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
-    match write::write_atomic(path, &path.display().to_string(), bytes) {
+    match write::write_atomic(path, &shown_path(path), bytes) {
         Ok(_) => Ok(()),
         Err(KernelError::Io { source, .. }) => Err(write_failed(path, source)),
         Err(other) => Err(other.into()),
@@ -262,7 +263,7 @@ fn io(path: &Path, err: std::io::Error) -> Failure {
 fn write_failed(path: &Path, err: std::io::Error) -> Failure {
     Failure::new(
         crate::error::Code::IoError,
-        format!("cannot write {}: {err}; check that rein's home is writable", path.display()),
+        format!("cannot write {}: {err}; check that rein's home is writable", shown_path(path)),
     )
 }
 

@@ -80,8 +80,7 @@ impl PolicyReview {
             text.push('\n');
             text.push_str(&visible::lines(&file.diff));
         }
-        let workspace = self.workspace.display().to_string();
-        text.push_str(&format!("\nApprove rein.toml and rein.lock of {} as shown?", visible::line(&workspace)));
+        text.push_str(&format!("\nApprove rein.toml and rein.lock of {} as shown?", visible::path(&self.workspace)));
         text
     }
 }
@@ -134,7 +133,7 @@ impl Host {
         if review.workspace != workspace {
             return Err(Failure::new(
                 Code::InvalidArgs,
-                format!("this review is of {}, not of {}", review.workspace.display(), workspace.display()),
+                format!("this review is of {}, not of {}", visible::path(&review.workspace), visible::path(workspace)),
             ));
         }
         for file in &review.files {

@@ -6,12 +6,15 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::kernel::files::names::relative_name;
+use crate::visible::shown_path;
+
 /// The folders of a project (and of a pack) that hold Lua code.
 pub const CODE_FOLDERS: [&str; 3] = ["tools", "recipes", "prelude"];
 
 /// A source file (the project's, a pack's) that cannot be read.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot read {}: {source}", path.display())]
+#[error("cannot read {}: {source}", shown_path(path))]
 pub struct SourceError {
     pub path: PathBuf,
     #[source]
@@ -97,7 +100,7 @@ fn collect(root: &Path, dir: &Path, texts: &mut BTreeMap<String, String>) -> Res
             collect(root, &path, texts)?;
         } else if path.is_file() && path.extension().is_some_and(|e| e == "lua") {
             let text = std::fs::read_to_string(&path).map_err(|source| SourceError { path: path.clone(), source })?;
-            let rel = path.strip_prefix(root).expect("under the root").to_string_lossy().into_owned();
+            let rel = relative_name(&path, root).expect("under the root");
             texts.insert(rel, text);
         }
     }

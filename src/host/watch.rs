@@ -15,7 +15,9 @@ use super::changes::ChangeFeed;
 use super::project_files::{is_code_file, CODE_FOLDERS};
 use super::{Host, ReloadOutcome};
 use crate::error::{Code, Failure};
+use crate::kernel::files::names::relative_name;
 use crate::kernel::scope::protected::LOCK_FILE;
+use crate::visible::shown_path;
 
 /// Quiet time after the last change before reloading (editors write files in bursts).
 pub const SETTLE: Duration = Duration::from_millis(100);
@@ -41,7 +43,7 @@ impl Host {
         let scope = self.kernel.scope();
         let approved = super::policy_files::approved_dir(scope.workspace(), scope.home());
         std::fs::create_dir_all(&approved)
-            .map_err(|e| Failure::new(Code::IoError, format!("cannot create {}: {e}", approved.display())))?;
+            .map_err(|e| Failure::new(Code::IoError, format!("cannot create {}: {e}", shown_path(&approved))))?;
         feed.watch(&approved, false)?;
         for folder in CODE_FOLDERS.iter().map(|f| root.join(f)).filter(|d| d.is_dir()) {
             feed.watch(&folder, true)?;
@@ -96,8 +98,7 @@ fn next_burst(rx: &mpsc::Receiver<PathBuf>) -> Option<Vec<PathBuf>> {
 fn changed_files(paths: &[PathBuf], root: &Path, feed: &Weak<ChangeFeed>) -> Vec<String> {
     let mut files = Vec::new();
     for path in paths {
-        let Ok(rel) = path.strip_prefix(root) else { continue };
-        let rel = rel.to_string_lossy().into_owned();
+        let Some(rel) = relative_name(path, root) else { continue };
         if CODE_FOLDERS.contains(&rel.as_str()) && path.is_dir() {
             let Some(feed) = feed.upgrade() else { continue };
             if let Err(e) = feed.watch(path, true) {
@@ -119,8 +120,7 @@ fn lua_files_under(root: &Path, dir: &Path) -> Vec<String> {
     for path in entries.flatten().map(|e| e.path()) {
         if path.is_dir() {
             found.extend(lua_files_under(root, &path));
-        } else if let Ok(rel) = path.strip_prefix(root) {
-            let rel = rel.to_string_lossy().into_owned();
+        } else if let Some(rel) = relative_name(&path, root) {
             if is_code_file(&rel) {
                 found.push(rel);
             }

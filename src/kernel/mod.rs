@@ -44,6 +44,7 @@ pub use journal::Action;
 pub use process::{RunOptions, SpawnSettings};
 pub use scope::{Access, PathClass, ResolvedPath, Scope};
 
+use crate::visible::shown_path;
 use journal::{Entry, Journal};
 use policy::gate::Gate;
 
@@ -64,7 +65,7 @@ impl Kernel {
         let scope = Scope::new(workspace, home)?;
         let root = Arc::new(
             files::dir::Dir::open_path(scope.workspace())
-                .map_err(|e| KernelError::io("open the workspace", scope.workspace().display().to_string(), e))?,
+                .map_err(|e| KernelError::io("open the workspace", shown_path(scope.workspace()), e))?,
         );
         let journal = Arc::new(Journal::new(root.clone()));
         Ok(Kernel { scope, root, spawn: SpawnSettings::default(), gate: Arc::new(Gate::headless()), journal })
@@ -75,7 +76,7 @@ impl Kernel {
     #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn with_strategy(mut self, strategy: std::sync::Arc<platform::Strategy>) -> Result<Kernel, KernelError> {
         let root = files::dir::Dir::open_with(self.scope.workspace(), strategy)
-            .map_err(|e| KernelError::io("open the workspace", self.scope.workspace().display().to_string(), e))?;
+            .map_err(|e| KernelError::io("open the workspace", shown_path(self.scope.workspace()), e))?;
         self.root = Arc::new(root);
         self.journal = Arc::new(Journal::new(self.root.clone()));
         Ok(self)

@@ -1,10 +1,11 @@
 //! What can be wrong with a pack, its manifest, or the project's rein.lock.
 
+use crate::visible::shown_path;
 use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PackError {
-    #[error("{} has no readable pack.toml: {source}", dir.display())]
+    #[error("{} has no readable pack.toml: {source}", shown_path(dir))]
     NoManifest {
         dir: PathBuf,
         #[source]
@@ -22,7 +23,7 @@ pub enum PackError {
     NoDescription,
     #[error("pack {name} {version} needs rein {range}, but this is rein {have}; upgrade rein or pin an older version of the pack")]
     Incompatible { name: String, version: String, range: String, have: String },
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}: {source}", shown_path(path))]
     Read {
         path: PathBuf,
         #[source]
@@ -30,7 +31,7 @@ pub enum PackError {
     },
     #[error("rein.lock is not valid: {why}")]
     InvalidLock { why: String },
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}: {source}", shown_path(path))]
     ReadLock {
         path: PathBuf,
         #[source]

@@ -20,6 +20,7 @@ use crate::kernel::policy::Program;
 use crate::kernel::process::spawn::{self, SpawnRequest};
 use crate::kernel::scope::protected::GIT_DIR;
 use crate::kernel::Kernel;
+use crate::visible::shown_path;
 
 /// Config every git command of the installer runs with.
 const HARDENED: [&str; 14] = [
@@ -264,7 +265,7 @@ fn git_env(parent: impl Iterator<Item = (String, String)>) -> Vec<(String, Strin
 }
 
 fn io(path: &Path, e: std::io::Error) -> Failure {
-    Failure::new(Code::IoError, format!("{}: {e}", path.display()))
+    Failure::new(Code::IoError, format!("{}: {e}", shown_path(path)))
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use crate::error::{Code, Failure};
 use crate::kernel::files::write;
 use crate::kernel::platform::perms::set_mode;
 use crate::kernel::scope::protected::is_git_dir;
+use crate::visible::shown_path;
 
 /// A pack copied into home's staging folder, not installed yet; removed when dropped.
 #[derive(Debug)]
@@ -28,7 +29,7 @@ pub struct Staged {
 /// Copies the pack at `source` into `<home>/packs/.staging-*` and reads it from there.
 pub fn stage(home: &Path, source: &Path) -> Result<Staged, Failure> {
     let dir = std::fs::canonicalize(source)
-        .map_err(|e| Failure::new(Code::InvalidArgs, format!("pack source {}: {e}", source.display())))?;
+        .map_err(|e| Failure::new(Code::InvalidArgs, format!("pack source {}: {e}", shown_path(source))))?;
     check_links(&dir, &dir)?;
     let parent = home.join("packs");
     std::fs::create_dir_all(&parent).map_err(|e| io(&parent, e))?;
@@ -55,7 +56,7 @@ fn check_links(root: &Path, dir: &Path) -> Result<(), Failure> {
                     Code::ApprovalDenied,
                     format!(
                         "{} is a symlink that leaves the pack (or is dangling); packs may only link to their own files",
-                        path.display()
+                        shown_path(&path)
                     ),
                 ));
             }
@@ -64,7 +65,10 @@ fn check_links(root: &Path, dir: &Path) -> Result<(), Failure> {
         } else if !kind.is_file() {
             return Err(Failure::new(
                 Code::InvalidArgs,
-                format!("{} is not a regular file (a FIFO, socket or device); packs hold files only", path.display()),
+                format!(
+                    "{} is not a regular file (a FIFO, socket or device); packs hold files only",
+                    shown_path(&path)
+                ),
             ));
         }
     }
@@ -106,7 +110,7 @@ fn settle(staging: &Path, sha256: &str) -> Result<(), Failure> {
             Code::PackTampered,
             format!(
                 "the staged copy of the pack in {} changed before it was installed; nothing was installed, try again",
-                staging.display()
+                shown_path(staging)
             ),
         ));
     }
@@ -129,7 +133,7 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), Failure> {
         } else {
             return Err(Failure::new(
                 Code::InvalidArgs,
-                format!("{} is not a regular file; packs hold files only", entry.path().display()),
+                format!("{} is not a regular file; packs hold files only", shown_path(entry.path())),
             ));
         }
     }
@@ -160,5 +164,5 @@ fn set_modes(dir: &Path, dir_mode: u32, file_mode: u32) {
 }
 
 fn io(path: &Path, e: std::io::Error) -> Failure {
-    Failure::new(Code::IoError, format!("{}: {e}", path.display()))
+    Failure::new(Code::IoError, format!("{}: {e}", shown_path(path)))
 }

@@ -76,8 +76,7 @@ fn read(kernel: &Kernel, run_id: &str) -> Result<Report, Failure> {
         Failure::new(
             Code::InvalidArgs,
             format!(
-                "{} is not a rein report (it does not read as one); `rein runs list` shows the runs",
-                rel.display()
+                "{RUNS_DIR}/{run_id}/report.json is not a rein report (it does not read as one); `rein runs list` shows the runs"
             ),
         )
     })

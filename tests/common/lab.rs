@@ -12,7 +12,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::signing::{self, Material};
-use super::{copy_dir, real_tools, run_json, Workspace};
+use super::{copy_dir, real_tools, run_json, toml_path, Workspace};
 
 pub const KEY: &str = "FMR0223C13000649";
 /// Where the fakes look for their state directory (tests/fakes/README.md).
@@ -32,8 +32,16 @@ pub struct Lab {
 /// A change to every command a lab runs.
 pub type Around = Arc<dyn Fn(&mut Command) + Send + Sync>;
 
+/// The folder of the fake toolchain's programs. Tests find the fakes only through this,
+/// [`fake`] and [`fakes_path`], so the fakes can take another form where sh and Python scripts
+/// cannot run (Windows: issue 27) with one change here.
 pub fn fakes_bin() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes/bin")
+}
+
+/// The fake toolchain's program `name` (`hdc`, `hvigorw`, ...).
+pub fn fake(name: &str) -> PathBuf {
+    fakes_bin().join(name)
 }
 
 /// The fakes first on PATH, then the device side of the fakes (`rein-fake-device`, which the
@@ -41,11 +49,12 @@ pub fn fakes_bin() -> PathBuf {
 /// user's home: the fakes start with the system's python (a confined program cannot run a
 /// pyenv shim in `~`, and a python started through one names the shim as `sys.executable`).
 pub fn fakes_path() -> String {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let test_path = std::env::var("PATH").unwrap_or_default();
-    let system: Vec<&str> =
-        test_path.split(':').filter(|d| home.is_empty() || !Path::new(d).starts_with(&home)).collect();
-    format!("{}:{}:{}", fakes_bin().display(), real_tools::fake_device_dir().display(), system.join(":"))
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let test_path = std::env::var_os("PATH").unwrap_or_default();
+    let system = std::env::split_paths(&test_path).filter(|d| home.as_ref().is_none_or(|home| !d.starts_with(home)));
+    let fakes = [fakes_bin(), real_tools::fake_device_dir().to_path_buf()];
+    let joined = std::env::join_paths(fakes.into_iter().chain(system)).expect("PATH entries without separators");
+    joined.to_string_lossy().into_owned()
 }
 
 /// The name of the running test (the test harness names each test's thread after it).
@@ -93,10 +102,10 @@ pub fn installed_lab() -> Option<Lab> {
 /// and writable. It ends in `[toolchain]`'s table is closed: more sections may follow.
 pub fn fakes_config(material: &Material, state: &Path) -> String {
     format!(
-        "[toolchain]\nhap_sign_tool_jar = \"{}\"\njava = \"{}\"\n\n[spawn]\npass_env = [\"{STATE_VAR}\"]\nwritable = [\"{}\"]\n{HVIGOR_SIGNS}",
-        material.jar.display(),
-        material.java.display(),
-        state.display()
+        "[toolchain]\nhap_sign_tool_jar = {}\njava = {}\n\n[spawn]\npass_env = [\"{STATE_VAR}\"]\nwritable = [{}]\n{HVIGOR_SIGNS}",
+        toml_path(&material.jar),
+        toml_path(&material.java),
+        toml_path(state)
     )
 }
 
@@ -159,7 +168,7 @@ impl Lab {
     pub fn toolchain(&self, program: &str, path: &Path) {
         let file = self.ws.home.join("config.toml");
         let config = std::fs::read_to_string(&file).unwrap();
-        let named = format!("[toolchain]\n{program} = \"{}\"\n", path.display());
+        let named = format!("[toolchain]\n{program} = {}\n", toml_path(path));
         std::fs::write(file, config.replacen("[toolchain]\n", &named, 1)).unwrap();
     }
 

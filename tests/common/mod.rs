@@ -404,15 +404,14 @@ pub fn copy_dir(from: &Path, to: &Path) {
 /// Pins the pack folder `source` (a `pack.toml` naming `name` at version 1.0.0) in the
 /// workspace's rein.lock and installs it into home by hand, as `rein pack add` would, then
 /// approves the policy files as a person would.
-#[cfg(unix)]
 pub fn pin_local_pack(ws: &Workspace, name: &str, source: &Path) {
     let sha = rein::packs::hash::content_hash(source).unwrap();
     copy_dir(source, &ws.home.join("packs").join(name).join(&sha));
     ws.file(
         "rein.lock",
         format!(
-            "[[pack]]\nname = \"{name}\"\nversion = \"1.0.0\"\nsource = \"{}\"\nsha256 = \"{sha}\"\n",
-            source.display()
+            "[[pack]]\nname = \"{name}\"\nversion = \"1.0.0\"\nsource = {}\nsha256 = \"{sha}\"\n",
+            toml_path(source)
         ),
     );
     approve_policy(ws);
@@ -421,10 +420,45 @@ pub fn pin_local_pack(ws: &Workspace, name: &str, source: &Path) {
 /// Plays the person who reviews the project's policy files at a terminal and approves them as
 /// they are (`rein approvals policy`), as after hand-editing rein.toml or rein.lock.
 pub fn approve_policy(ws: &Workspace) {
+    if cfg!(windows) {
+        // No terminal to play there: the person's yes comes through the library, as an embedder's own
+        // interface would give it.
+        let host = rein::Host::builder().workspace(&ws.ws).home(&ws.home).build().expect("a host to review the policy");
+        let review = host.policy_review().expect("the policy review");
+        host.approve_policy(&review).expect("approving the policy files");
+        return;
+    }
     let command =
         format!("{REIN} --workspace {} --home {} --json approvals policy", ws.ws.display(), ws.home.display());
     let screen = in_terminal(&command, "yes\n");
     assert!(screen.contains("\"ok\":true"), "approving the policy files: {screen}");
+}
+
+/// Whether these tests run under Wine (its ntdll exports `wine_get_version`), for the few
+/// tests Wine cannot judge; each says so when it skips.
+#[cfg(windows)]
+pub fn under_wine() -> bool {
+    #[link(name = "kernel32")]
+    extern "system" {
+        fn GetModuleHandleA(name: *const u8) -> *mut std::ffi::c_void;
+        fn GetProcAddress(module: *mut std::ffi::c_void, name: *const u8) -> *mut std::ffi::c_void;
+    }
+    // SAFETY: NUL-terminated names; ntdll is loaded in every Windows process.
+    unsafe {
+        let ntdll = GetModuleHandleA(c"ntdll.dll".as_ptr().cast());
+        !ntdll.is_null() && !GetProcAddress(ntdll, c"wine_get_version".as_ptr().cast()).is_null()
+    }
+}
+
+#[cfg(not(windows))]
+pub fn under_wine() -> bool {
+    false
+}
+
+/// `path` as a TOML string, quoted and escaped: the `\` of a Windows path would otherwise
+/// start an escape.
+pub fn toml_path(path: &Path) -> String {
+    toml::Value::String(path.to_string_lossy().into_owned()).to_string()
 }
 
 #[cfg(target_os = "linux")]

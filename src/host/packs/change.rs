@@ -158,7 +158,7 @@ pub fn use_question(
         visible::line(&locked.name),
         visible::line(&locked.version),
         visible::line(&locked.sha256),
-        visible::line(&workspace.display().to_string()),
+        visible::path(workspace),
         visible::line(&used)
     )
 }

@@ -205,7 +205,7 @@ impl Packs<'_> {
             question: format!(
                 "Stop using pack {} in {}?",
                 crate::visible::line(name),
-                crate::visible::line(&self.workspace().display().to_string())
+                crate::visible::path(self.workspace())
             ),
             staged: None,
         })

@@ -1,7 +1,7 @@
 //! Where a pack comes from: a source as given (a folder, or a git repository at a rev or a
 //! locked commit), recorded the same on every machine, and staged into home for a person to see.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 
 use crate::error::{Code, Failure};
 use crate::kernel::Kernel;
@@ -49,7 +49,7 @@ pub fn portable(workspace: &Path, source: &Source) -> Result<String, Failure> {
     }
     let dir = std::fs::canonicalize(&source.location)
         .map_err(|e| Failure::new(Code::InvalidArgs, format!("pack source {}: {e}", source.location)))?;
-    let relative = relative_path(workspace, &dir).display().to_string();
+    let relative = relative_path(workspace, &dir);
     Ok(Source { location: relative, rev: source.rev.clone() }.display())
 }
 
@@ -62,17 +62,19 @@ pub fn located(workspace: &Path, recorded: &str) -> Source {
     Source { location: workspace.join(&source.location).display().to_string(), rev: source.rev }
 }
 
-/// `to` relative to `from` (both absolute and canonical), with `..` where needed.
-fn relative_path(from: &Path, to: &Path) -> PathBuf {
+/// `to` relative to `from` (both absolute and canonical), with `..` where needed, its parts
+/// joined with `/` so rein.toml and rein.lock read the same on every OS.
+fn relative_path(from: &Path, to: &Path) -> String {
     let from: Vec<Component> = from.components().collect();
     let to: Vec<Component> = to.components().collect();
     let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
-    let mut path: PathBuf = from[common..].iter().map(|_| Component::ParentDir).collect();
-    path.extend(&to[common..]);
-    if path.as_os_str().is_empty() {
-        PathBuf::from(".")
+    let up = from[common..].iter().map(|_| "..".to_string());
+    let parts: Vec<String> =
+        up.chain(to[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned())).collect();
+    if parts.is_empty() {
+        ".".to_string()
     } else {
-        path
+        parts.join("/")
     }
 }
 
@@ -82,8 +84,8 @@ mod tests {
 
     #[test]
     fn relative_sources_walk_up_as_needed() {
-        assert_eq!(relative_path(Path::new("/a/b/ws"), Path::new("/a/b/kit")), PathBuf::from("../kit"));
-        assert_eq!(relative_path(Path::new("/a/ws"), Path::new("/a/ws/vendor/kit")), PathBuf::from("vendor/kit"));
-        assert_eq!(relative_path(Path::new("/a/ws"), Path::new("/a/ws")), PathBuf::from("."));
+        assert_eq!(relative_path(Path::new("/a/b/ws"), Path::new("/a/b/kit")), "../kit");
+        assert_eq!(relative_path(Path::new("/a/ws"), Path::new("/a/ws/vendor/kit")), "vendor/kit");
+        assert_eq!(relative_path(Path::new("/a/ws"), Path::new("/a/ws")), ".");
     }
 }

@@ -4,12 +4,14 @@
 //! when it names none). One that is not plain JSON (comments, say) is left alone, and the
 //! outcome says what to add by hand.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::{write_generated, TypesError};
+use crate::kernel::files::names::relative_name;
+use crate::visible::shown_path;
 
 /// What `rein types` did to the workspace's `.luarc.json` (`path`), pointing the editor at
 /// the stubs folder (`library`, as listed in `workspace.library`).
@@ -33,7 +35,7 @@ pub enum LuarcOutcome {
 /// Makes `workspace/.luarc.json` list `dir` in `workspace.library`.
 pub fn point_at(workspace: &Path, dir: &Path) -> Result<LuarcOutcome, TypesError> {
     let path = workspace.join(".luarc.json");
-    let shown = path.display().to_string();
+    let shown_path = shown_path(&path);
     let library = library_entry(workspace, dir);
     let existing = match std::fs::read_to_string(&path) {
         Ok(text) => Some(text),
@@ -42,19 +44,19 @@ pub fn point_at(workspace: &Path, dir: &Path) -> Result<LuarcOutcome, TypesError
     };
     let Some(text) = existing else {
         write_generated(&path, &pretty(&fresh(&library)))?;
-        return Ok(LuarcOutcome::Created { path: shown, library });
+        return Ok(LuarcOutcome::Created { path: shown_path, library });
     };
     let mut config = match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(config)) => config,
-        Ok(_) => return Ok(left_alone(shown, library, "it is not a JSON object")),
-        Err(e) => return Ok(left_alone(shown, library, &format!("rein reads only plain JSON ({e})"))),
+        Ok(_) => return Ok(left_alone(shown_path, library, "it is not a JSON object")),
+        Err(e) => return Ok(left_alone(shown_path, library, &format!("rein reads only plain JSON ({e})"))),
     };
     let changed = add_library(&mut config, &library)? | set_version(&mut config);
     if !changed {
-        return Ok(LuarcOutcome::Unchanged { path: shown, library });
+        return Ok(LuarcOutcome::Unchanged { path: shown_path, library });
     }
     write_generated(&path, &pretty(&Value::Object(config)))?;
-    Ok(LuarcOutcome::Updated { path: shown, library })
+    Ok(LuarcOutcome::Updated { path: shown_path, library })
 }
 
 fn left_alone(path: String, library: String, why: &str) -> LuarcOutcome {
@@ -62,15 +64,24 @@ fn left_alone(path: String, library: String, why: &str) -> LuarcOutcome {
     LuarcOutcome::LeftAlone { path, library, why }
 }
 
-/// `dir` relative to the workspace when it is inside it (so the file can be committed),
-/// absolute otherwise.
+/// `dir` relative to the workspace with `/` when it is inside it (so the file can be committed
+/// and read on any OS), absolute otherwise.
 fn library_entry(workspace: &Path, dir: &Path) -> String {
-    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let (workspace, dir) = (canonical(workspace), canonical(dir));
-    match dir.strip_prefix(&workspace) {
-        Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
-        Ok(rel) => rel.display().to_string(),
-        Err(_) => dir.display().to_string(),
+    let dir = canonical(dir);
+    match relative_name(&dir, &canonical(workspace)) {
+        Some(rel) if rel.is_empty() => ".".to_string(),
+        Some(rel) => rel,
+        None => shown_path(&dir),
+    }
+}
+
+/// `path` with its longest existing part canonicalized and the missing rest kept, so a folder
+/// not made yet compares with its existing workspace in the same (on Windows, verbatim) form.
+fn canonical(path: &Path) -> PathBuf {
+    match (std::fs::canonicalize(path), path.parent(), path.file_name()) {
+        (Ok(found), _, _) => found,
+        (Err(_), Some(parent), Some(name)) => canonical(parent).join(name),
+        _ => path.to_path_buf(),
     }
 }
 

@@ -20,6 +20,7 @@ use crate::kernel::files::write;
 use crate::kernel::KernelError;
 use crate::lua::api::{selene, stubs};
 use crate::lua::native::{self, NativeModules};
+use crate::visible::shown_path;
 
 pub use luarc::LuarcOutcome;
 
@@ -67,7 +68,7 @@ pub struct Written {
 /// A stubs folder that cannot be written.
 #[derive(Debug, thiserror::Error)]
 pub enum TypesError {
-    #[error("cannot write {}: {source}; choose another folder (`rein types DIR`)", path.display())]
+    #[error("cannot write {}: {source}; choose another folder (`rein types DIR`)", shown_path(path))]
     Write {
         path: PathBuf,
         #[source]
@@ -109,7 +110,7 @@ pub fn write_generated(path: &Path, text: &str) -> Result<(), TypesError> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(failed)?;
     }
-    match write::write_atomic(&path, &path.display().to_string(), text.as_bytes()) {
+    match write::write_atomic(&path, &shown_path(&path), text.as_bytes()) {
         Ok(_) => Ok(()),
         Err(KernelError::Io { source, .. }) => Err(failed(source)),
         Err(other) => Err(failed(std::io::Error::other(other.to_string()))),

@@ -7,6 +7,7 @@
 //! caller was allowed to follow first, so a link met here appeared after the check: the
 //! operation fails instead of following it. The OS code is in `kernel::platform`.
 
+use crate::visible::shown_path;
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
 
@@ -34,7 +35,7 @@ impl Place {
         let rel = parent.strip_prefix(root.path()).map_err(|_| {
             std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
-                format!("{} is not under {}", real.display(), root.path().display()),
+                format!("{} is not under {}", shown_path(real), shown_path(root.path())),
             )
         })?;
         let dir = if create { root.create_beneath(rel)? } else { root.open_beneath(rel)? };
@@ -45,6 +46,6 @@ impl Place {
 fn split(path: &Path) -> std::io::Result<(&Path, &OsStr)> {
     match (path.parent(), path.file_name()) {
         (Some(parent), Some(name)) => Ok((parent, name)),
-        _ => Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{} names no file", path.display()))),
+        _ => Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{} names no file", shown_path(path)))),
     }
 }

@@ -10,6 +10,7 @@
 use super::dir::Dir;
 use crate::kernel::error::KernelError;
 use crate::kernel::platform::lock::Held;
+use crate::visible::shown_path;
 
 pub struct DirLock {
     _held: Held,
@@ -17,7 +18,7 @@ pub struct DirLock {
 
 /// Locks the directory `dir` is held open at; the lock holds until the result is dropped.
 pub fn lock_dir(dir: &Dir) -> Result<DirLock, KernelError> {
-    let held = crate::kernel::platform::lock::lock(dir)
-        .map_err(|e| KernelError::io("lock", dir.path().display().to_string(), e))?;
+    let held =
+        crate::kernel::platform::lock::lock(dir).map_err(|e| KernelError::io("lock", shown_path(dir.path()), e))?;
     Ok(DirLock { _held: held })
 }

@@ -1,9 +1,11 @@
-//! Files: reading, listing and writing, each through the scope, the gate and the journal.
+//! Files: reading, listing and writing, each through the scope, the gate and the journal; and
+//! `names`: paths as rein keys and shows them, the same on every OS.
 
 pub mod dir;
 pub mod ledger;
 pub mod list;
 pub mod lock;
+pub mod names;
 pub mod read;
 pub mod received;
 pub mod stage;
@@ -153,7 +155,7 @@ impl Kernel {
     /// folders held open beneath the workspace. Not journaled: it is rein's record, not a
     /// change to the project.
     pub fn write_rein_file(&self, rel: &Path, content: &[u8]) -> Result<(), KernelError> {
-        let display = rel.display().to_string();
+        let display = rein_file_name(rel);
         let place = Place::beneath(&self.root, &self.root.path().join(rel), true)
             .map_err(|e| KernelError::io("open the folder of", &display, e))?;
         write::write_in(&place, &display, std::iter::once(content), || Ok(())).map(drop)
@@ -164,7 +166,7 @@ impl Kernel {
     /// agent may have put a link there to a file it could not read otherwise. None when it is
     /// not there.
     pub fn read_rein_file(&self, rel: &Path) -> Result<Option<Vec<u8>>, KernelError> {
-        let display = rel.display().to_string();
+        let display = rein_file_name(rel);
         let place = match Place::beneath(&self.root, &self.root.path().join(rel), false) {
             Ok(place) => place,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -188,7 +190,7 @@ impl Kernel {
     /// The names in `rel` (a folder of rein's own under `.rein/`), opened like
     /// [`Kernel::read_rein_file`]; empty when it is not there.
     pub fn rein_dir_names(&self, rel: &Path) -> Result<Vec<String>, KernelError> {
-        let display = rel.display().to_string();
+        let display = rein_file_name(rel);
         let dir = match self.root.open_beneath(rel) {
             Ok(dir) => dir,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -269,6 +271,11 @@ pub(super) fn refuse_directory_syntax(requested: &str, display: &str) -> Result<
         return Err(KernelError::NotAFile { path: display.to_string(), kind: "directory path" });
     }
     Ok(())
+}
+
+/// How a file of rein's own is named in messages: `/`-joined, as on every OS.
+fn rein_file_name(rel: &Path) -> String {
+    names::slash_name(rel).unwrap_or_else(|| crate::visible::shown_path(rel))
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use crate::kernel::digest::sha256_hex;
 use crate::kernel::files::dir::{Dir, Place};
 use crate::kernel::files::write;
 use crate::kernel::KernelError;
+use crate::visible::shown_path;
 
 pub use collect::{preimage_name, Collected};
 pub use entry::{Action, Entry, Outcome, Planted, Verdict};
@@ -107,5 +108,5 @@ impl Journal {
 }
 
 fn warn_unjournaled(path: &Path, err: &std::io::Error) {
-    tracing::error!("cannot write the journal {}: {err}; this action is not recorded", path.display());
+    tracing::error!("cannot write the journal {}: {err}; this action is not recorded", shown_path(path));
 }

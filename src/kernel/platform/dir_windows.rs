@@ -12,7 +12,6 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs::{File, OpenOptions};
-use std::os::windows::ffi::OsStrExt;
 use std::os::windows::fs::{MetadataExt, OpenOptionsExt};
 use std::os::windows::io::AsRawHandle;
 use std::path::{Component, Path, PathBuf};
@@ -20,9 +19,9 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use windows_sys::Win32::Storage::FileSystem::{
-    FileBasicInfo, GetFileInformationByHandleEx, MoveFileExW, FILE_ATTRIBUTE_DIRECTORY, FILE_ATTRIBUTE_REPARSE_POINT,
+    FileBasicInfo, GetFileInformationByHandleEx, FILE_ATTRIBUTE_DIRECTORY, FILE_ATTRIBUTE_REPARSE_POINT,
     FILE_BASIC_INFO, FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_OPEN_REPARSE_POINT, FILE_SHARE_DELETE, FILE_SHARE_READ,
-    FILE_SHARE_WRITE, MOVEFILE_REPLACE_EXISTING, MOVEFILE_WRITE_THROUGH,
+    FILE_SHARE_WRITE,
 };
 
 use super::{Kind, Stat, Strategy};
@@ -104,12 +103,13 @@ impl Dir {
         })
     }
 
-    /// Opens entry `name` for reading, refusing a link.
+    /// Opens entry `name` for reading, refusing a link. A folder opens too (Windows opens one
+    /// only with `FILE_FLAG_BACKUP_SEMANTICS`), so the caller can tell it is not a file.
     pub fn open_read(&self, name: &OsStr) -> std::io::Result<File> {
         let file = OpenOptions::new()
             .read(true)
             .share_mode(FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE)
-            .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
+            .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS)
             .open(self.path.join(name))?;
         refuse_link(file)
     }
@@ -160,20 +160,28 @@ impl Dir {
     }
 
     /// Renames `from` to `to` in this directory, replacing `to` (a link there is replaced, not
-    /// followed), written through to the disk before it returns.
+    /// followed) even while other handles have it open (`rename_windows`).
     pub fn rename(&self, from: &OsStr, to: &OsStr) -> std::io::Result<()> {
-        let from = wide(&self.path.join(from));
-        let to = wide(&self.path.join(to));
-        // SAFETY: both are NUL-terminated UTF-16 strings that outlive the call.
-        let ok = unsafe { MoveFileExW(from.as_ptr(), to.as_ptr(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) };
-        if ok == 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        Ok(())
+        super::rename_windows::replace(&self.path.join(from), &self.path.join(to))
     }
 
+    /// Removes entry `name`, a read-only one too (a temp file that took a read-only file's
+    /// attributes and was never renamed).
     pub fn remove_file(&self, name: &OsStr) -> std::io::Result<()> {
-        std::fs::remove_file(self.path.join(name))
+        let path = self.path.join(name);
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                let mut permissions = std::fs::symlink_metadata(&path)?.permissions();
+                if !permissions.readonly() {
+                    return Err(e);
+                }
+                #[allow(clippy::permissions_set_readonly_false)]
+                permissions.set_readonly(false);
+                std::fs::set_permissions(&path, permissions)?;
+                std::fs::remove_file(&path)
+            }
+            other => other,
+        }
     }
 
     /// What entry `name` is, without following a link; None when there is none.
@@ -248,8 +256,9 @@ impl Dir {
         std::fs::create_dir(self.path.join(name))
     }
 
-    /// Nothing to do: a directory cannot be flushed on Windows; renames are written through
-    /// (`MOVEFILE_WRITE_THROUGH`) and new folders are made durable by NTFS's journal.
+    /// Nothing to do: a directory cannot be flushed on Windows. A replacement's bytes are
+    /// flushed before its rename; the rename and new folders are metadata that NTFS's journal
+    /// makes durable (the `MoveFileExW` fallback also asks for `MOVEFILE_WRITE_THROUGH`).
     pub fn sync(&self) -> std::io::Result<()> {
         Ok(())
     }
@@ -264,11 +273,10 @@ fn refuse_link(file: File) -> std::io::Result<File> {
 }
 
 fn not_a_directory(path: &Path) -> std::io::Error {
-    std::io::Error::new(std::io::ErrorKind::NotADirectory, format!("{} is not a directory", path.display()))
-}
-
-fn wide(path: &Path) -> Vec<u16> {
-    path.as_os_str().encode_wide().chain(std::iter::once(0)).collect()
+    std::io::Error::new(
+        std::io::ErrorKind::NotADirectory,
+        format!("{} is not a directory", crate::visible::shown_path(path)),
+    )
 }
 
 /// A FILETIME (100 ns since 1601-01-01) as a SystemTime.

@@ -8,6 +8,7 @@
 //! - `lock`: serialising writers of one directory (flock, or a lock file keyed by the path)
 //! - `keep`: what a replaced file keeps (Unix mode and owner; Windows attributes)
 //! - `perms`: Unix modes; Windows' read-only attribute and program extensions
+//! - `rename_windows`: replacing a file that others hold open (POSIX-semantics rename)
 //! - `alive`: whether a process still runs (for temp debris of killed writers)
 //! - `tree_linux` / `tree_unix` / `tree_windows`: a spawned program and everything it starts,
 //!   stopped as one, nothing left running when it ends (Linux: a keeper process that is the
@@ -33,6 +34,8 @@ pub mod lock;
 #[cfg(target_os = "linux")]
 pub mod name_watch_linux;
 pub mod perms;
+#[cfg(windows)]
+pub(crate) mod rename_windows;
 pub mod signals;
 pub mod strategy;
 pub mod threads;

@@ -14,7 +14,9 @@ use std::os::windows::io::RawHandle;
 use std::process::ExitStatus;
 
 use tokio::process::{Child, Command};
-use windows_sys::Win32::Foundation::{CloseHandle, HANDLE, INVALID_HANDLE_VALUE};
+use windows_sys::Win32::Foundation::{
+    CloseHandle, SetHandleInformation, HANDLE, HANDLE_FLAG_INHERIT, INVALID_HANDLE_VALUE,
+};
 use windows_sys::Win32::System::Diagnostics::ToolHelp::{
     CreateToolhelp32Snapshot, Thread32First, Thread32Next, TH32CS_SNAPTHREAD, THREADENTRY32,
 };
@@ -53,12 +55,14 @@ impl Drop for Job {
 }
 
 impl ProcessTree {
-    /// Makes `cmd`'s child start suspended, so it can join the job before it runs. Nothing runs
-    /// in the child before the program here (`before_exec` is never given on Windows).
+    /// Makes `cmd`'s child start suspended, so it can join the job before it runs, and keeps
+    /// rein's own standard handles out of it. Nothing runs in the child before the program here
+    /// (`before_exec` is never given on Windows).
     pub fn prepare(cmd: &mut Command, before_exec: Option<BeforeExec>) -> std::io::Result<Pending> {
         if before_exec.is_some() {
             return Err(std::io::Error::other("Windows programs cannot run work before they start"));
         }
+        keep_own_stdio_from_children();
         cmd.creation_flags(CREATE_SUSPENDED);
         Ok(Pending)
     }
@@ -133,6 +137,29 @@ impl Drop for ProcessTree {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// Marks rein's own stdin, stdout and stderr not inheritable, once. When rein was started with
+/// pipes (as an MCP client starts `rein serve`), those handles are inheritable, and Windows
+/// hands every inheritable handle to each process created with inheritance — which Rust's std
+/// always asks for, and so do the programs rein runs for theirs: a program (hvigorw runs the
+/// project's `hvigorfile.ts`) could write answers rein never gave into the MCP stream, or read
+/// requests meant for rein. A child that is to share them gets its own inheritable duplicate
+/// from std (`Stdio::inherit`), so nothing else changes.
+fn keep_own_stdio_from_children() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(|| {
+        use std::os::windows::io::AsRawHandle;
+        let handles =
+            [std::io::stdin().as_raw_handle(), std::io::stdout().as_raw_handle(), std::io::stderr().as_raw_handle()];
+        for handle in handles {
+            if !handle.is_null() {
+                // SAFETY: a standard handle of this process (an invalid one makes the call fail,
+                // which leaves nothing to hand on); only its inherit flag changes.
+                unsafe { SetHandleInformation(handle as HANDLE, HANDLE_FLAG_INHERIT, 0) };
+            }
+        }
+    });
 }
 
 fn new_job() -> std::io::Result<Job> {

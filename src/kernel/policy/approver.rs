@@ -42,7 +42,7 @@ impl ApprovalRequest {
     pub(crate) fn file(resolved: &ResolvedPath, access: Access) -> ApprovalRequest {
         let rule = Rule::for_path(&resolved.real, access);
         ApprovalRequest {
-            what: format!("{} {}", access.verb(), visible::line(&resolved.real.display().to_string())),
+            what: format!("{} {}", access.verb(), visible::path(&resolved.real)),
             why: format!("it is {}", resolved.class.describe()),
             context: Vec::new(),
             who: Asked::Anyone,

@@ -21,6 +21,7 @@ use crate::kernel::files::{read::read_optional_text, write};
 use crate::kernel::secrets::scrub::REDACTED;
 use crate::kernel::Access;
 use crate::visible;
+use crate::visible::shown_path;
 
 /// The allow rules a person granted, in rein's home.
 pub const APPROVALS_FILE: &str = "approvals.toml";
@@ -91,7 +92,7 @@ impl Rule {
 
     /// The rule allowing exactly this path again, with this access.
     pub(crate) fn for_path(real: &Path, access: Access) -> Rule {
-        let path = glob::Pattern::escape(&real.to_string_lossy());
+        let path = glob::Pattern::escape(&shown_path(real));
         Rule { program: None, args: Vec::new(), path: Some(path), access: Some(access) }
     }
 
@@ -129,7 +130,7 @@ impl Rule {
                 }
             }
             (Subject::File { path, access }, None, Some(pattern)) => {
-                self.access.is_none_or(|a| a == *access) && glob_matches(pattern, &path.to_string_lossy())
+                self.access.is_none_or(|a| a == *access) && glob_matches(pattern, &shown_path(path))
             }
             _ => false,
         }
@@ -211,15 +212,15 @@ pub enum RuleError {
     Shape,
     #[error("pattern {pattern:?} is not a valid glob: {why}")]
     Glob { pattern: String, why: String },
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {}: {source}", shown_path(.path))]
     Read {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
-    #[error("{path} is not valid: {why}")]
+    #[error("{} is not valid: {why}", shown_path(.path))]
     Invalid { path: PathBuf, why: String },
-    #[error("cannot write {path}: {why}")]
+    #[error("cannot write {}: {why}", shown_path(.path))]
     Write { path: PathBuf, why: String },
 }
 
@@ -254,9 +255,7 @@ impl RuleFile {
             "# Rules a person granted with `rein approvals grant`. rein never writes this\n# file without a person's yes.\n{}",
             toml::to_string(self).unwrap_or_default()
         );
-        write::write_atomic(path, &path.display().to_string(), text.as_bytes())
-            .map(drop)
-            .map_err(|e| failed(e.to_string()))
+        write::write_atomic(path, &shown_path(path), text.as_bytes()).map(drop).map_err(|e| failed(e.to_string()))
     }
 
     pub fn find(&self, subject: &Subject) -> Option<&Rule> {

@@ -68,7 +68,7 @@ mod tests {
         let mac = deveco(&["jbr", "Contents", "Home", "bin", "java"]);
         let bat = mac.path().join("tools/hvigor/bin/hvigorw");
         let got = for_hvigor(&bat, None, &[]);
-        assert_eq!(got[1].1, mac.path().join("jbr/Contents/Home").display().to_string());
+        assert_eq!(got[1].1, mac.path().join("jbr").join("Contents").join("Home").display().to_string());
     }
 
     #[test]

@@ -31,7 +31,7 @@ const INPUT_SHOWN: usize = 80;
 
 /// The lines of [`ApprovalRequest::context`](crate::kernel::policy::ApprovalRequest::context).
 pub fn context(facts: &Facts) -> Vec<String> {
-    let shown = |path: &Path| visible::line(&path.display().to_string()).into_owned();
+    let shown = |path: &Path| visible::path(path);
     let mut program = resolved(facts.located.path.as_path());
     for extra in [&facts.located.script, &facts.located.jar].into_iter().flatten() {
         program.push_str(&format!(" {}", resolved(extra)));
@@ -74,9 +74,10 @@ pub fn context(facts: &Facts) -> Vec<String> {
 
 /// `path`, and what it resolves to when that differs (a link, `..`).
 fn resolved(path: &Path) -> String {
-    let shown = visible::line(&path.display().to_string()).into_owned();
-    match std::fs::canonicalize(path) {
-        Ok(real) if real != path => format!("{shown} (which is {})", visible::line(&real.display().to_string())),
+    let shown = visible::path(path);
+    // Compared as shown: on Windows the real path has the verbatim prefix the given one lacks.
+    match std::fs::canonicalize(path).map(visible::path) {
+        Ok(real) if real != shown => format!("{shown} (which is {real})"),
         _ => shown,
     }
 }

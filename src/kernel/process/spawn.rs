@@ -17,6 +17,7 @@ use tokio::process::{Child, Command};
 use super::capture::Capture;
 use crate::kernel::platform::tree::BeforeExec;
 use crate::kernel::platform::{ExitInfo, ProcessTree};
+use crate::visible::shown_path;
 
 /// Time between TERM and KILL when a program overstays its deadline.
 const TERM_GRACE: Duration = Duration::from_secs(2);
@@ -132,7 +133,7 @@ pub async fn run_confined(
     on_line: &mut OnLine<'_>,
 ) -> Result<SpawnOutput, SpawnError> {
     let started = Instant::now();
-    let program = request.program.display().to_string();
+    let program = shown_path(&request.program);
     let start_error = |source| SpawnError::Start { program: program.clone(), source };
     let mut cmd = command(request);
     let Oversight { stop, after_end } = oversight;

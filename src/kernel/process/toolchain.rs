@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::discovery::{self, Candidate, Os};
 use crate::kernel::policy::Program;
+use crate::visible::shown_path;
 
 /// Where a person says the programs are (home config.toml `[toolchain]`).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -127,7 +128,7 @@ fn find(
         if is_executable(path) {
             return Ok(Located { path: path.clone(), jar: None, script: None, via: "config".into() });
         }
-        tried.push(format!("{} (config.toml, not an executable file)", path.display()));
+        tried.push(format!("{} (config.toml, not an executable file)", shown_path(path)));
         return Err(tried);
     }
     for place in places {
@@ -152,7 +153,7 @@ fn find_file(configured: &Option<PathBuf>, places: Vec<Candidate>) -> Result<Loc
     if let Some(path) = configured {
         return match path.is_file() {
             true => Ok(Located { path: path.clone(), jar: None, script: None, via: "config".into() }),
-            false => Err(vec![format!("{} (config.toml, not a file)", path.display())]),
+            false => Err(vec![format!("{} (config.toml, not a file)", shown_path(path))]),
         };
     }
     if places.is_empty() {

@@ -83,10 +83,7 @@ pub fn material(
         _ => return Err(unusable(format!("home config.toml [signing.{config}] names one of keystore and key_alias; name both, or neither (then build-profile.json5's material counts)"))),
     };
     let keystore = std::fs::canonicalize(&keystore).map_err(|e| {
-        unusable(format!(
-            "the keystore {named_by} names, {}, cannot be used ({e})",
-            visible::line(&keystore.display().to_string())
-        ))
+        unusable(format!("the keystore {named_by} names, {}, cannot be used ({e})", visible::path(&keystore)))
     })?;
     Ok(Material { keystore, key_alias, named_by })
 }
@@ -129,7 +126,7 @@ pub fn bind(
         return Err(MaterialError::Other {
             flag: "-keystoreFile".into(),
             given: visible::line(&args[store_at]).into_owned(),
-            named: visible::line(&material.keystore.display().to_string()).into_owned(),
+            named: visible::path(&material.keystore),
             named_by: material.named_by.clone(),
         });
     }
