@@ -55,12 +55,8 @@ return {
       optional = true,
       description = "Every signed .hap and .hsp of the app, installed together (instead of hap)",
     },
-    target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
-    server = {
-      type = "string",
-      optional = true,
-      description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
-    },
+    target = device.target_param(),
+    server = device.server_param(),
     replace = {
       type = "boolean",
       default = true,

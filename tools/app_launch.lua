@@ -43,12 +43,8 @@ return {
       optional = true,
       description = "Module name (default: the entry module)",
     },
-    target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
-    server = {
-      type = "string",
-      optional = true,
-      description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
-    },
+    target = device.target_param(),
+    server = device.server_param(),
     expect_log = {
       type = "string",
       optional = true,

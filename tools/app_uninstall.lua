@@ -13,12 +13,8 @@ return {
       optional = true,
       description = "Bundle name (default: the project's)",
     },
-    target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
-    server = {
-      type = "string",
-      optional = true,
-      description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
-    },
+    target = device.target_param(),
+    server = device.server_param(),
   },
   run = function(args)
     local bundle = project.bundle(args.bundle)

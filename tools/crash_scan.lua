@@ -38,12 +38,8 @@ return {
       optional = true,
       description = "A process to check is still running (app_launch's pid)",
     },
-    target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
-    server = {
-      type = "string",
-      optional = true,
-      description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
-    },
+    target = device.target_param(),
+    server = device.server_param(),
   },
   run = function(args)
     local since = clock.parse_date(args.since)

@@ -11,12 +11,8 @@ return {
     .. "DEVICE_NOT_READY (still booting) or DEVICE_LOCKED (unlock it: rein cannot).",
   annotations = { read_only = false, destructive = false, idempotent = true, open_world = true },
   params = {
-    target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
-    server = {
-      type = "string",
-      optional = true,
-      description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
-    },
+    target = device.target_param(),
+    server = device.server_param(),
     keep_screen_on_ms = {
       type = "integer",
       optional = true,

@@ -19,12 +19,8 @@ return {
     tag = { type = "string", optional = true, description = "Keep this tag only" },
     pid = { type = "integer", optional = true, description = "Keep this process's lines only" },
     lines = { type = "integer", default = 200, description = "Keep the last N matching lines" },
-    target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
-    server = {
-      type = "string",
-      optional = true,
-      description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
-    },
+    target = device.target_param(),
+    server = device.server_param(),
   },
   run = function(args)
     local argv = { "shell", "hilog", "-x" }

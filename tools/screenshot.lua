@@ -10,12 +10,8 @@ return {
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     out = { type = "string", description = "Where to save the .jpeg, relative to the workspace" },
-    target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
-    server = {
-      type = "string",
-      optional = true,
-      description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
-    },
+    target = device.target_param(),
+    server = device.server_param(),
   },
   run = function(args)
     if not args.out:match("%.jpe?g$") then

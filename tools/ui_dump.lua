@@ -15,12 +15,8 @@ return {
       optional = true,
       description = "Only this app's windows (default: every window on screen)",
     },
-    target = { type = "string", optional = true, description = "Device connect key (hdc -t)" },
-    server = {
-      type = "string",
-      optional = true,
-      description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
-    },
+    target = device.target_param(),
+    server = device.server_param(),
   },
   run = function(args)
     local at = device.pick(args.target, args.server)

@@ -124,6 +124,23 @@ function M.list()
   return devices, servers
 end
 
+--- The parameter every device tool takes for which device (`M.pick`'s `target`); a fresh table
+--- each time, so no tool's schema shares another's.
+---@return table
+function M.target_param()
+  return { type = "string", optional = true, description = "Device connect key (hdc -t)" }
+end
+
+--- The parameter every device tool takes for which hdc server (`M.pick`'s `server_name`).
+---@return table
+function M.server_param()
+  return {
+    type = "string",
+    optional = true,
+    description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
+  }
+end
+
 --- The device a tool acts on: `{ key?, server? }`. `server_name` names a server
 --- (rein.proc.hdc_servers: `local` or a lab); without it a `target` only a lab has is that
 --- lab's. INVALID_ARGS for a server nobody named, or a key on several servers.
