@@ -56,7 +56,7 @@ fn the_agents_file_tools_cannot_write_the_transit_folder() {
             let (status, out) = lab.call(flags, "write_file", json!({"path": path, "content": "forged"}));
             assert_ne!(status, 0, "{path} {flags:?}: {out}");
             assert_eq!(out["error"]["code"], json!("APPROVAL_REQUIRED"), "{path}: {out}");
-            assert!(out["error"]["message"].as_str().unwrap().contains("protected"), "{path}: {out}");
+            assert_eq!(out["error"]["details"]["class"], json!("protected"), "{path}: {out}");
         }
     }
     assert_eq!(entries(&transit(&lab)), Vec::<String>::new(), "nothing was written there");
