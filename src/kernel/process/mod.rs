@@ -511,7 +511,7 @@ impl Kernel {
                 // yes is for the places they were shown, and the profile grants only those.
                 let now = if answered { self.approved_outside_writes(args) } else { shown_writes.clone() };
                 if now != shown_writes {
-                    let shown = |paths: &[PathBuf]| paths.iter().map(|p| crate::visible::path(p)).collect();
+                    let shown = |paths: &[PathBuf]| paths.iter().map(crate::visible::path).collect();
                     return Err(KernelError::ChangedSinceShown {
                         command: redacted.line.clone(),
                         shown: shown(&shown_writes),
