@@ -137,6 +137,10 @@ pub struct Attachment {
     pub kind: AttachmentKind,
     /// Where it is, relative to the workspace (`.rein/runs/<run-id>/screenshot.jpeg`).
     pub path: String,
+    /// Whose it is when a step keeps several of a kind: the device's label
+    /// (`screen-<label>.jpeg`), as `ctx:attach` was given it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 /// What an attachment shows.
