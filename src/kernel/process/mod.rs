@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::secrets::redact::Redacted;
-use super::secrets::signing;
+use super::secrets::{pins, signing};
 pub use spawn::OnLine;
 use spawn::{SpawnOutput, SpawnRequest, Stream};
 
@@ -352,6 +352,16 @@ impl Kernel {
                 (confine::harden_only().map(confine::before_exec), spawn::Oversight::default())
             }
             _ => (None, spawn::Oversight::default()),
+        };
+        // The keystore the passwords go with: the bytes they first went with, as a private copy
+        // (`secrets::pins`).
+        let args = match opts.signing.as_deref() {
+            Some(config) => {
+                let (home, workspace) = (self.scope.home(), self.scope.workspace());
+                pins::hand_over(home, workspace, config, &args, private_tmp.path())
+                    .map_err(|refused| KernelError::Signing(refused.into()))?
+            }
+            None => args,
         };
         let argv = match (&located.jar, &located.script) {
             (Some(jar), _) => {
