@@ -11,7 +11,7 @@
 //! so a link changed after the check cannot point it elsewhere.
 //!
 //! build-profile.json5, and a keystore inside the workspace, are files an agent can write: the
-//! passwords also go only with the keystore bytes they first went with (`pins`). Naming the
+//! passwords also go only with the keystore bytes they first went with (`process::keystore_pins`). Naming the
 //! keystore in home config and keeping it outside the workspace (DevEco keeps it in
 //! `~/.ohos/config`) leaves an agent nothing to point them at from the start.
 

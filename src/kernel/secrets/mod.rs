@@ -3,13 +3,11 @@
 //! - `scrub`: the values a call must never show ([`Secrets`]), scrubbed from everything that
 //!   leaves rein on the call's behalf
 //! - `material`: the keystore and key alias a signing config's passwords go with (no oracle)
-//! - `pins`: the keystore bytes they go with, recorded on first use; java gets a private copy
 //! - `redact`: secrets out of command lines and program output
 //! - `signing`: hap-sign-tool's password flags (the one list), and the signing passwords the
 //!   kernel fills in from the environment a person named
 
 pub mod material;
-pub mod pins;
 pub mod redact;
 pub mod scrub;
 pub mod signing;
