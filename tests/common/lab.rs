@@ -32,28 +32,27 @@ pub struct Lab {
 /// A change to every command a lab runs.
 pub type Around = Arc<dyn Fn(&mut Command) + Send + Sync>;
 
-/// The folder of the fake toolchain's programs. Tests find the fakes only through this,
-/// [`fake`] and [`fakes_path`], so the fakes can take another form where sh and Python scripts
-/// cannot run (Windows: issue 27) with one change here.
+/// The folder of the fake toolchain's programs (`hdc`, `hvigorw`, `ohpm` and
+/// `rein-fake-device`, with `.exe` on Windows: tests/fakes/README.md). Tests find the fakes only
+/// through this, [`fake`] and [`fakes_path`].
 pub fn fakes_bin() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes/bin")
+    real_tools::fake_toolchain_dir().to_path_buf()
 }
 
 /// The fake toolchain's program `name` (`hdc`, `hvigorw`, ...).
 pub fn fake(name: &str) -> PathBuf {
-    fakes_bin().join(name)
+    fakes_bin().join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
 }
 
-/// The fakes first on PATH, then the device side of the fakes (`rein-fake-device`, which the
-/// fake hdc runs its device commands with), then the test's PATH without what lives in the
-/// user's home: the fakes start with the system's python (a confined program cannot run a
-/// pyenv shim in `~`, and a python started through one names the shim as `sys.executable`).
+/// The fakes first on PATH, then the test's PATH without what lives in the user's home (a
+/// confined program cannot run what is there, so a tool found there would fail in a way no
+/// user's setup does).
 pub fn fakes_path() -> String {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let test_path = std::env::var_os("PATH").unwrap_or_default();
     let system = std::env::split_paths(&test_path).filter(|d| home.as_ref().is_none_or(|home| !d.starts_with(home)));
-    let fakes = [fakes_bin(), real_tools::fake_device_dir().to_path_buf()];
-    let joined = std::env::join_paths(fakes.into_iter().chain(system)).expect("PATH entries without separators");
+    let joined =
+        std::env::join_paths(std::iter::once(fakes_bin()).chain(system)).expect("PATH entries without separators");
     joined.to_string_lossy().into_owned()
 }
 

@@ -101,6 +101,27 @@ pub fn fake_device_dir() -> &'static Path {
     })
 }
 
+/// The folder holding the fake toolchain's programs under their own names (`hdc`, `hvigorw`,
+/// `ohpm`, `rein-fake-device`; `.exe` on Windows), each a link to (or copy of) this run's
+/// `rein-fake-device`: `target/<profile>/fake-toolchain`, made once per test process by
+/// `rein-fake-device install-toolchain`.
+pub fn fake_toolchain_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let device = fake_device_dir().join(format!("rein-fake-device{}", std::env::consts::EXE_SUFFIX));
+        let dir = fake_device_dir().join("fake-toolchain");
+        let out = Command::new(&device).arg("install-toolchain").arg(&dir).output();
+        let out = out.unwrap_or_else(|e| panic!("run {}: {e}", device.display()));
+        assert!(
+            out.status.success(),
+            "{} install-toolchain: {}",
+            device.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        dir
+    })
+}
+
 /// The real hdc's folder, once this machine can also hold a test rig (`rig.rs`): network,
 /// mount and UTS namespaces, which need root (CI runs as root). `None` (after saying why) when
 /// not.

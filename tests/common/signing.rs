@@ -1,5 +1,5 @@
 //! Real signing material, made by the real hap-sign-tool (`REIN_REAL_HAP_SIGN_TOOL`,
-//! `real_tools.rs`) with `tests/fakes/bin/signing-material` (the sequence of
+//! `real_tools.rs`) with `rein-fake-device signing-material` (tests/fakes: the sequence of
 //! `developtools_hapsigner` `autosign/createAppCertAndProfile.config` and
 //! `createRootAndSubCert.config`): a keystore with the app's key, a root CA with an app CA and a
 //! profile CA under it, the app certificate chain, and a debug profile for `com.example.hello`
@@ -84,16 +84,15 @@ fn which_java() -> Result<PathBuf, String> {
     std::fs::canonicalize(found).map_err(|e| e.to_string())
 }
 
-/// Makes the material in `work/material` with `tests/fakes/bin/signing-material` (the one home
+/// Makes the material in `work/material` with `rein-fake-device signing-material` (the one home
 /// of the sequence; the fakes README runs it too), and the SDK layout with the jar in
 /// `work/sdk/toolchains/lib`.
 fn generate(java_home: &Path, jar: &Path, work: &Path) -> Result<(), String> {
     let lib = work.join("sdk/toolchains/lib");
     std::fs::create_dir_all(&lib).map_err(|e| e.to_string())?;
     std::fs::copy(jar, lib.join("hap-sign-tool.jar")).map_err(|e| e.to_string())?;
-    let script = super::lab::fakes_bin().join("signing-material");
-    let out = Command::new("python3")
-        .arg(script)
+    let out = Command::new(super::lab::fake("rein-fake-device"))
+        .arg("signing-material")
         .arg(jar)
         .arg(work.join("material"))
         .args(["--store-password", STORE_PASSWORD, "--key-password", KEY_PASSWORD])
