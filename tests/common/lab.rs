@@ -97,13 +97,14 @@ pub fn installed_lab() -> Option<Lab> {
     Some(lab)
 }
 
-/// The home config.toml of a lab: the real jar and java, and the fakes' state directory passed
-/// and writable. It ends in `[toolchain]`'s table is closed: more sections may follow.
+/// The home config.toml of a lab: the real jar and java (none on Windows: `signing.rs`), and
+/// the fakes' state directory passed and writable. It ends in `[toolchain]`'s table is closed:
+/// more sections may follow.
 pub fn fakes_config(material: &Material, state: &Path) -> String {
+    let java = material.java.as_deref().map(|java| format!("java = {}\n", toml_path(java))).unwrap_or_default();
     format!(
-        "[toolchain]\nhap_sign_tool_jar = {}\njava = {}\n\n[spawn]\npass_env = [\"{STATE_VAR}\"]\nwritable = [{}]\n{HVIGOR_SIGNS}",
+        "[toolchain]\nhap_sign_tool_jar = {}\n{java}\n[spawn]\npass_env = [\"{STATE_VAR}\"]\nwritable = [{}]\n{HVIGOR_SIGNS}",
         toml_path(&material.jar),
-        toml_path(&material.java),
         toml_path(state)
     )
 }
@@ -185,14 +186,15 @@ impl Lab {
     /// the real hap-sign-tool (where the fake hvigorw finds it, as hvigor does).
     pub fn env(&self) -> Vec<(&'static str, PathBuf)> {
         std::fs::create_dir_all(self.user_home()).unwrap();
-        vec![
+        let mut env = vec![
             ("PATH", PathBuf::from(fakes_path())),
             ("TMPDIR", self.tmp()),
             (STATE_VAR, self.state.clone()),
             ("HOME", self.user_home()),
-            ("JAVA_HOME", self.material.java_home.clone()),
             ("OHOS_BASE_SDK_HOME", self.material.sdk.clone()),
-        ]
+        ];
+        env.extend(self.material.java_home.clone().map(|home| ("JAVA_HOME", home)));
+        env
     }
 
     /// The user home the lab's programs get (`HOME`).
@@ -219,7 +221,7 @@ impl Lab {
     /// stderr); `verify-app success` when the signature holds.
     pub fn verify_app(&self, rel: &str) -> String {
         let out_dir = tempfile::tempdir().unwrap();
-        let out = std::process::Command::new(&self.material.java)
+        let out = std::process::Command::new(self.material.java())
             .arg("-jar")
             .arg(&self.material.jar)
             .args(["verify-app", "-inFile"])

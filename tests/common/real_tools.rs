@@ -55,6 +55,14 @@ fn runs(program: &mut Command) -> Result<(), String> {
     }
 }
 
+/// The real hap-sign-tool jar's file, without running it (Windows, where no java runs:
+/// `signing.rs`); `None` (after saying why) when it is absent.
+#[cfg(windows)]
+pub fn hap_sign_tool_jar(test: &str) -> Option<PathBuf> {
+    let found = located(HAP_SIGN_TOOL_VAR, shared_toolchain("hap-sign-tool/hap-sign-tool.jar"));
+    found.map_err(|why| unavailable(test, &format!("the real hap-sign-tool: {why}"))).ok()
+}
+
 /// The real hap-sign-tool jar, once `java -jar JAR -v` runs; `None` (after saying why) when not.
 pub fn hap_sign_tool(test: &str) -> Option<PathBuf> {
     let found = located(HAP_SIGN_TOOL_VAR, shared_toolchain("hap-sign-tool/hap-sign-tool.jar"))

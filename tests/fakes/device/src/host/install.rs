@@ -1,7 +1,9 @@
 //! `rein-fake-device install-toolchain DIR`: puts the fake toolchain's programs in DIR — `hdc`,
-//! `hvigorw`, `ohpm` and `rein-fake-device` (with `.exe` on Windows), each a hard link to this
-//! program (a copy where links cannot be made) — so DIR first on PATH is a toolchain a program
-//! finds by name on any OS. The tests (`tests/common/lab.rs`), the self-test and `fake-env` run it.
+//! `hvigorw`, `ohpm` and `rein-fake-device` (with `.exe` on Windows), each a copy of this
+//! program — so DIR first on PATH is a toolchain a program finds by name on any OS. Copies, not
+//! hard links: as the real programs are, each is a file of its own, so what rein lets one of
+//! them do (Landlock rules hold for a file, whatever its names) is not given to the others. The
+//! tests (`tests/common/lab.rs`), the self-test and `fake-env` run it.
 
 use std::path::{Path, PathBuf};
 
@@ -30,17 +32,15 @@ pub fn install(args: &[String]) -> i32 {
     0
 }
 
-/// `target` as a link to (or copy of) `me`, unless it already holds the same bytes (a running
-/// copy cannot be replaced on Windows).
+/// `target` as a copy of `me`, unless it already holds the same bytes (a running copy cannot be
+/// replaced on Windows).
 fn place(me: &Path, target: &Path) -> std::io::Result<()> {
     if same_file(me, target) {
         return Ok(());
     }
     let tmp = target.with_extension(format!("{}.tmp", std::process::id()));
     let _ = std::fs::remove_file(&tmp);
-    if std::fs::hard_link(me, &tmp).is_err() {
-        std::fs::copy(me, &tmp)?;
-    }
+    std::fs::copy(me, &tmp)?;
     std::fs::rename(&tmp, target).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
