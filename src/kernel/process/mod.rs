@@ -55,7 +55,7 @@ use super::policy::confinement;
 use super::policy::hdc_servers::normalize;
 use super::policy::rules::command_line;
 use super::policy::{
-    controls, decide_spawn, device_of, ApprovalRequest, Asked, Decision, HdcServers, Program, Rule, Subject,
+    controls, decide_spawn, device_of, ApprovalRequest, Asked, DecidedBy, Decision, HdcServers, Program, Rule, Subject,
 };
 use super::{Call, EventKind, Kernel, KernelError, PathClass};
 
@@ -282,7 +282,8 @@ impl Kernel {
             }
             _ => {}
         }
-        let decision = self.authorize_spawn(call, &program, &args, redacted, (&cwd, &located, &plan, &opts), entry)?;
+        let (decision, shown_writes) =
+            self.authorize_spawn(call, &program, &args, redacted, (&cwd, &located, &plan, &opts), entry)?;
         if !call.take_spawn() {
             return Err(KernelError::SpawnBudget);
         }
@@ -333,7 +334,7 @@ impl Kernel {
         let _turn = turns::take(redacted.holds_secret() || signs).await;
         let (confinement, oversight) = match plan {
             confine::Plan::Landlock { .. } => {
-                let profile = self.confinement_profile(&program, &located, &args, &env, entry);
+                let profile = self.confinement_profile(&program, &located, &args, &env, entry, &shown_writes);
                 let mut profile = match purpose {
                     Purpose::Act => profile,
                     Purpose::Look => profile.looking(self.scope.workspace(), self.scope.home(), &env),
@@ -461,8 +462,8 @@ impl Kernel {
 
     /// Asks the gate for the policy's decision on running `program args` in `cwd` (path
     /// arguments are judged from `cwd`), noting in `entry` who decided; the decision, once
-    /// settled. A question says what a yes means: the program as found, the directory, the
-    /// outside paths, what it may write.
+    /// settled, with the outside places the question said a yes lets it write. A question says
+    /// what a yes means: the program as found, the directory, the outside paths, what it may write.
     fn authorize_spawn(
         &self,
         call: &Call,
@@ -471,7 +472,7 @@ impl Kernel {
         redacted: &Redacted,
         (cwd, located, plan, opts): (&super::ResolvedPath, &toolchain::Located, &confine::Plan, &RunOptions),
         entry: &mut Entry,
-    ) -> Result<Decision, KernelError> {
+    ) -> Result<(Decision, Vec<PathBuf>), KernelError> {
         let outside = std::cell::RefCell::new(Vec::new());
         let classify = |p: &str| {
             let joined = if Path::new(p).is_absolute() { PathBuf::from(p) } else { cwd.real.join(p) };
@@ -484,11 +485,12 @@ impl Kernel {
             class
         };
         let decision = decide_spawn(program, args, cwd.class, &classify, &self.spawn.servers);
+        let shown_writes = self.approved_outside_writes(args);
         let facts = question::Facts {
             located,
             cwd: &cwd.real,
             outside: outside.into_inner(),
-            writes: self.approved_outside_writes(args),
+            writes: shown_writes.clone(),
             plan,
             env: opts.env.iter().map(|(name, value)| redacted.scrub(&format!("{name}={value}"))).collect(),
             input: opts.stdin.as_deref().map(|input| redacted.scrub(&String::from_utf8_lossy(input))),
@@ -503,8 +505,20 @@ impl Kernel {
         let subject = Subject::Spawn { program: program.name(), args };
         match self.gate.settle(call, decision.clone(), &subject, request) {
             Ok(by) => {
+                let answered = matches!(by, DecidedBy::Approver(_));
                 entry.decided_by = Some(by);
-                Ok(decision)
+                // While the person read, a link on the way may have been pointed elsewhere: their
+                // yes is for the places they were shown, and the profile grants only those.
+                let now = if answered { self.approved_outside_writes(args) } else { shown_writes.clone() };
+                if now != shown_writes {
+                    let shown = |paths: &[PathBuf]| paths.iter().map(crate::visible::path).collect();
+                    return Err(KernelError::ChangedSinceShown {
+                        command: redacted.line.clone(),
+                        shown: shown(&shown_writes),
+                        now: shown(&now),
+                    });
+                }
+                Ok((decision, shown_writes))
             }
             Err(refusal) => {
                 entry.decided_by = Some(refusal.by.clone());
