@@ -141,6 +141,9 @@ mod swap_race;
 #[cfg(target_os = "linux")]
 mod terminal_prompt;
 mod tool_checks;
+// Not on Windows: Landlock keeps programs out of the transit folder on Linux only; links.
+#[cfg(target_os = "linux")]
+mod transit_forgery;
 // Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]
 mod watchdog;

@@ -130,7 +130,7 @@ fn access_verb(access: Access) -> &'static str {
 fn approval_hint(class: PathClass) -> &'static str {
     match class {
         PathClass::Protected => {
-            "rein keeps .git/ folders and .rein/ for git and itself; change them with git or rein's own commands."
+            "rein keeps .git/ folders, .rein/ and its transit folder .rein-received/ for git and itself; change them with git or rein's own commands."
         }
         PathClass::Policy => {
             "rein.toml and rein.lock are the project's policy: a person changes them (`rein pack`, or by hand and then `rein approvals policy` at a terminal)."

@@ -15,6 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Program;
+use crate::kernel::files::received::{recv_into_transit, RECEIVED_DIR};
 use crate::kernel::scope::protected;
 
 /// Read and execute everywhere below these.
@@ -257,6 +258,11 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
             p.create.push(path.clone());
         }
         p.write_no_link.push(path);
+    }
+    // The one program that may write the transit folder: the hdc of a recv the kernel admitted
+    // for a name it reserved (kernel::files::received; the policy refuses every other).
+    if *program == Program::Hdc && recv_into_transit(places.args).is_some() {
+        p.write_no_link.push(places.workspace.join(RECEIVED_DIR));
     }
     let outside = outside_grants(&places.outside_args, places.rein_home, &guarded);
     match places.approved_writes {

@@ -484,7 +484,16 @@ impl Kernel {
             }
             class
         };
-        let decision = decide_spawn(program, args, cwd.class, &classify, &self.spawn.servers);
+        let decision = match decide_spawn(program, args, cwd.class, &classify, &self.spawn.servers) {
+            // Into the transit folder only a name this call reserved, received once (files::received).
+            allowed @ (Decision::Allow | Decision::Ask) if *program == Program::Hdc => {
+                match self.admit_recv(call, args) {
+                    Some(Err(why)) => Decision::Deny(why),
+                    _ => allowed,
+                }
+            }
+            other => other,
+        };
         let shown_writes = self.approved_outside_writes(args);
         let facts = question::Facts {
             located,
