@@ -72,7 +72,6 @@ fn assert_nowhere(lab: &Lab, secrets: &[&str], also: &[(&str, &str)]) {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn ciphertext_passwords_without_configured_variables_are_refused_before_java_starts() {
     let Some(lab) = lab() else { return };
     lab.build();
@@ -89,7 +88,6 @@ fn ciphertext_passwords_without_configured_variables_are_refused_before_java_sta
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn configured_variables_sign_and_the_password_appears_nowhere() {
     let Some(lab) = configured() else { return };
     lab.build();
@@ -111,7 +109,6 @@ fn configured_variables_sign_and_the_password_appears_nowhere() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_recipe_signing_with_hap_sign_tool_keeps_the_password_out_of_its_report() {
     let Some(lab) = configured() else { return };
     lab.one_device();
@@ -135,7 +132,6 @@ fn a_recipe_signing_with_hap_sign_tool_keeps_the_password_out_of_its_report() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn unusable_variables_are_refused_with_what_to_do() {
     let Some(lab) = configured() else { return };
     lab.build();
@@ -164,7 +160,6 @@ fn unusable_variables_are_refused_with_what_to_do() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn the_kernel_refuses_ciphertext_and_misused_signing_from_any_script() {
     let Some(lab) = lab() else { return };
     lab.build();
@@ -337,11 +332,11 @@ fn the_real_signer_signs_confined_from_an_argument_file_only_it_can_read() {
     let script = RECORDING_JAVA
         .replace("$STORE", STORE_PASSWORD)
         .replace("$KEY", KEY_PASSWORD)
-        .replace("$REAL_JAVA", &lab.material.java.display().to_string());
+        .replace("$REAL_JAVA", &lab.material.java().display().to_string());
     std::fs::write(&java, script).unwrap();
     std::fs::set_permissions(&java, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let config = lab.ws.home.join("config.toml");
-    let named = format!("java = \"{}\"\n", lab.material.java.display());
+    let named = format!("java = \"{}\"\n", lab.material.java().display());
     let text = std::fs::read_to_string(&config).unwrap().replace(&named, &format!("java = \"{}\"\n", java.display()));
     std::fs::write(&config, text).unwrap();
     let (status, out, stderr) = sign(&lab, Some(STORE_PASSWORD), Some(KEY_PASSWORD));
