@@ -263,6 +263,40 @@ fn a_script_cannot_point_the_passwords_at_a_keystore_of_its_choosing() {
     assert!(lab.verify_app(SIGNED).contains("verify-app success"));
 }
 
+/// The oracle through the files an agent can write: build-profile.json5 (which names the
+/// keystore) and a keystore inside the workspace. After the person's signing, a script points
+/// the signing config at a keystore it made, or writes its own over the named one: a keystore
+/// made with a guessed password would tell it whether the guess is right. The passwords go only
+/// with the keystore bytes they first went with in this workspace; java gets a private copy of
+/// those bytes, so a keystore swapped after the check is never read either.
+#[test]
+#[cfg(unix)]
+fn a_keystore_the_agent_swapped_in_never_gets_the_passwords() {
+    let Some(lab) = configured() else { return };
+    lab.build();
+    let (status, out, _) = sign(&lab, Some(STORE_PASSWORD), Some(KEY_PASSWORD));
+    assert_eq!(status, 0, "the person's own signing: {out}");
+    let signings = lab.ran("hap-sign-tool").len();
+    let own = std::fs::read(lab.ws.path("signing/debug.p12")).unwrap();
+    let mut made = own.clone();
+    made.extend_from_slice(b"made by the script");
+    // The signing config pointed at the script's keystore.
+    std::fs::write(lab.ws.path("signing/mine.p12"), &made).unwrap();
+    lab.replace_in("build-profile.json5", "signing/debug.p12", "signing/mine.p12");
+    let (status, out, _) = sign(&lab, Some(STORE_PASSWORD), Some(KEY_PASSWORD));
+    assert_eq!((status, out["error"]["code"].as_str()), (2, Some("INVALID_CONFIG")), "{out}");
+    assert!(out["error"]["message"].as_str().unwrap().contains("not the keystore"), "{out}");
+    // The named keystore overwritten in place.
+    lab.replace_in("build-profile.json5", "signing/mine.p12", "signing/debug.p12");
+    std::fs::write(lab.ws.path("signing/debug.p12"), &made).unwrap();
+    let (status, out, _) = sign(&lab, Some(STORE_PASSWORD), Some(KEY_PASSWORD));
+    assert_eq!((status, out["error"]["code"].as_str()), (2, Some("INVALID_CONFIG")), "{out}");
+    assert_eq!(lab.ran("hap-sign-tool").len(), signings, "java never got the passwords with them");
+    std::fs::write(lab.ws.path("signing/debug.p12"), &own).unwrap();
+    let (status, out, _) = sign(&lab, Some(STORE_PASSWORD), Some(KEY_PASSWORD));
+    assert_eq!(status, 0, "the person's keystore signs again: {out}");
+}
+
 /// A keystore a person names in home config wins over what build-profile.json5 (a file an
 /// agent can edit) says.
 #[test]

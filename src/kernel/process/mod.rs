@@ -15,6 +15,8 @@
 //! - `env`: the environment a program sees
 //! - `hdc_server`: hdc never starts a server; its server must answer first
 //! - `java_args`: java's command line in an argument file, out of the process table
+//! - `keystore_pins`: signing passwords go only with the keystore bytes they first went with;
+//!   java gets a private copy of them
 //! - `planted`: the `.git` a confined program makes where it may write, stopped and removed
 //! - `profile`: what one spawn may reach (the places rein knows, for `policy::confinement`)
 //! - `turns`: a program whose command line holds a secret runs alone
@@ -31,6 +33,7 @@ pub mod env;
 mod handles;
 pub mod hdc_server;
 mod java_args;
+mod keystore_pins;
 pub mod planted;
 #[cfg(target_os = "linux")]
 mod privileges;
@@ -352,6 +355,16 @@ impl Kernel {
                 (confine::harden_only().map(confine::before_exec), spawn::Oversight::default())
             }
             _ => (None, spawn::Oversight::default()),
+        };
+        // The keystore the passwords go with: the bytes they first went with, as a private copy
+        // (`keystore_pins`).
+        let args = match opts.signing.as_deref() {
+            Some(config) => {
+                let (home, workspace) = (self.scope.home(), self.scope.workspace());
+                keystore_pins::hand_over(home, workspace, config, &args, private_tmp.path())
+                    .map_err(|refused| KernelError::Signing(refused.into()))?
+            }
+            None => args,
         };
         let argv = match (&located.jar, &located.script) {
             (Some(jar), _) => {
