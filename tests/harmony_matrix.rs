@@ -6,6 +6,10 @@ use crate::common::lab::{lab, step};
 use serde_json::json;
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn three_devices_with_expect_log_and_reinstall_one_unauthorized() {
     let Some(lab) = lab() else { return };
     lab.devices(json!([{"key": "D1"}, {"key": "D2"}, {"key": "U1", "status": "Unauthorized"}]));
@@ -50,6 +54,10 @@ fn three_devices_with_expect_log_and_reinstall_one_unauthorized() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn every_device_passing_is_one_verified_run_with_each_launch_as_evidence() {
     let Some(lab) = lab() else { return };
     lab.devices(json!([{"key": "D1"}, {"key": "D2"}]));
