@@ -95,7 +95,10 @@ fn shown(lab: &crate::common::lab::Lab, format: &str) -> String {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn each_device_keeps_its_own_screen_and_one_that_cannot_says_why() {
     let Some(lab) = lab() else { return };
     // Two keys with one label (d1): the second device's files are told apart by its place.
