@@ -68,30 +68,24 @@ impl Leases {
     }
 }
 
-/// The names a call tree reserved in the transit folder (`files::received`), and how far each
-/// got.
+/// The names a call tree reserved in the transit folder (`files::received`, which gives them
+/// meaning): for each, whether its hdc received it yet.
 #[derive(Debug, Default)]
 pub(crate) struct Receipts {
-    names: Mutex<HashMap<String, ReceiptStage>>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ReceiptStage {
-    /// Given out; no hdc received it yet.
-    Reserved,
-    /// The kernel let one hdc spawn receive it (when the file was not there).
-    Received,
+    names: Mutex<HashMap<String, bool>>,
 }
 
 impl Receipts {
-    pub(crate) fn stage(&self, name: &str) -> Option<ReceiptStage> {
+    /// None: not reserved (or no longer); Some(received).
+    pub(crate) fn get(&self, name: &str) -> Option<bool> {
         self.names.lock().unwrap_or_else(|e| e.into_inner()).get(name).copied()
     }
 
-    pub(crate) fn set(&self, name: &str, stage: Option<ReceiptStage>) {
+    /// Records `name` as reserved (`Some(false)`), received (`Some(true)`) or gone (None).
+    pub(crate) fn set(&self, name: &str, received: Option<bool>) {
         let mut names = self.names.lock().unwrap_or_else(|e| e.into_inner());
-        match stage {
-            Some(stage) => names.insert(name.to_string(), stage),
+        match received {
+            Some(received) => names.insert(name.to_string(), received),
             None => names.remove(name),
         };
     }

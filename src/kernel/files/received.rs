@@ -16,7 +16,6 @@
 use std::ffi::OsStr;
 use std::path::Path;
 
-use crate::kernel::call::ReceiptStage as Stage;
 use crate::kernel::files::dir::Dir;
 use crate::kernel::Call;
 use crate::kernel::{Kernel, KernelError};
@@ -29,6 +28,19 @@ const RECEIVED_LIMIT: u64 = 32 << 20;
 
 /// Where the device's scratch file of a received name is (hdc's `file recv` reads it there).
 const DEVICE_TMP: &str = "/data/local/tmp/";
+
+/// How far a reserved name got (the call keeps it: `Call::receipts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Given out; no hdc received it yet.
+    Reserved,
+    /// The kernel let one hdc spawn receive it (when the file was not there).
+    Received,
+}
+
+fn stage_of(call: &Call, name: &str) -> Option<Stage> {
+    call.receipts().get(name).map(|received| if received { Stage::Received } else { Stage::Reserved })
+}
 
 /// A name [`Kernel::reserve_received`] gave.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -61,7 +73,7 @@ impl Kernel {
         if dir.kind_of(OsStr::new(&name)).map_err(|e| KernelError::io("look into", RECEIVED_DIR, e))?.is_some() {
             return Err(KernelError::invalid(format!("{RECEIVED_DIR}/{name} exists already; it is not rein's")));
         }
-        call.receipts().set(&name, Some(Stage::Reserved));
+        call.receipts().set(&name, Some(false));
         Ok(Reservation { path: format!("{RECEIVED_DIR}/{name}"), name })
     }
 
@@ -72,10 +84,10 @@ impl Kernel {
     pub(crate) fn admit_recv(&self, call: &Call, args: &[String]) -> Option<Result<(), String>> {
         let (remote, name) = recv_into_transit(args)?;
         let receipts = call.receipts();
-        if let Some(why) = self.recv_refusal(receipts.stage(name), remote, name) {
+        if let Some(why) = self.recv_refusal(stage_of(call, name), remote, name) {
             return Some(Err(why));
         }
-        receipts.set(name, Some(Stage::Received));
+        receipts.set(name, Some(true));
         Some(Ok(()))
     }
 
@@ -106,7 +118,7 @@ impl Kernel {
     pub fn take_received(&self, call: &Call, name: &str) -> Result<Vec<u8>, KernelError> {
         check_name(name)?;
         let display = format!("{RECEIVED_DIR}/{name}");
-        let stage = call.receipts().stage(name);
+        let stage = stage_of(call, name);
         call.receipts().set(name, None);
         match stage {
             Some(Stage::Received) => {}

@@ -57,7 +57,7 @@ fn only_the_reserving_call_receives_a_name_once_from_its_own_device_file() {
     assert!(refused(&mine, recv("/data/local/tmp/rein-ui-1.json", &name)).contains("receives only the device's"));
     assert!(refused(&mine, recv(&device_file("rein-ui-1.json"), "rein-ui-1.json")).contains("no name rein reserved"));
     // A nested call of the same tree shares the reservation (a recipe's step, a parallel branch).
-    let child = mine.acting_as(crate::kernel::call::Actor::new("screen", None));
+    let child = mine.acting_as(crate::kernel::Actor::new("screen", None));
     assert_eq!(f.kernel.admit_recv(&child, &recv(&device_file(&name), &name)), Some(Ok(())));
     assert!(refused(&mine, recv(&device_file(&name), &name)).contains("received already"));
     // Not a recv into the transit folder: not this rule's.
