@@ -10,7 +10,8 @@
 //! - `builder`: configuring a host (kernel from home and rein.toml, sources, limits)
 //! - `generation`, `reload`, `watch`: what is served, and hot reload guarded by checks
 //! - `sources`, `registry`: where Lua files come from, and which definition of a name wins;
-//!   `declared_names`: the name a file declares, read from its text
+//!   `declared_names`, `nested_calls`: what a file declares and whether it may call other
+//!   tools, read from its text (a host serving one name loads only what it needs)
 //! - `checks`: the examples tools declare, run in scratch workspaces
 //! - `subscribers`: the host's subscribers to the event stream
 //! - `config`, `doctor`: home and project settings; what toolchain was found
@@ -26,6 +27,7 @@ mod dependencies;
 pub mod doctor;
 mod generation;
 mod locate;
+mod nested_calls;
 mod packs;
 pub mod policy_files;
 mod policy_review;

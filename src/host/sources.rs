@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::declared_names::Wanted;
+use super::nested_calls::served_code_may_call_tools;
 use super::project_files::{is_top_level_in, ProjectFiles, SourceError};
 use crate::kernel::PackGrant;
 use crate::lua::native::NativeModules;
@@ -175,7 +176,9 @@ impl Sources {
     }
 
     /// The same sources serving only `names` (and the tools `[overrides]` maps them to): only
-    /// the files that may declare one of them load ([`Wanted::may_declare`]).
+    /// the files that may declare one of them load ([`Wanted::may_declare`]). Unless one of
+    /// those files, or a module it requires, may call another tool (which would not be there):
+    /// then everything loads, as without this.
     pub fn serving_only(mut self, names: impl IntoIterator<Item = String>) -> Sources {
         let mut wanted = Wanted::new(names);
         for (name, target) in &self.overrides {
@@ -184,6 +187,9 @@ impl Sources {
             }
         }
         self.only = Some(Arc::new(wanted));
+        if served_code_may_call_tools(&self) {
+            self.only = None;
+        }
         self
     }
 
