@@ -34,10 +34,11 @@
 //! - approvals: [`Approver`], [`ApprovalRequest`], [`Answer`], [`Asked`], [`Rule`],
 //!   [`Access`]; the approvers [`Headless`] (the default) and [`AssumeYes`]
 //! - failures: [`Failure`] and its stable [`Code`]
-//! - tools and recipes: [`ToolInfo`], [`Origin`], [`LoadProblem`]; running a recipe with
-//!   [`RecipeOptions`] gives a [`Report`] ([`StepReport`],
-//!   [`Attempt`], [`FailureSummary`], [`CommandRecord`], [`ApprovalRecord`], [`FileChange`],
-//!   [`RunStatus`], [`StepStatus`], [`AttemptStatus`], [`Action`], [`Outcome`])
+//! - tools and recipes: [`ToolInfo`] (its [`Annotations`]), [`Origin`], [`LoadProblem`];
+//!   running a recipe with [`RecipeOptions`] gives a [`Report`] ([`StepReport`], [`Attachment`],
+//!   [`AttachmentKind`], [`Attempt`], [`FailureSummary`], [`CommandRecord`], [`ApprovalRecord`],
+//!   [`FileChange`], [`RunStatus`], [`StepStatus`], [`AttemptStatus`], [`Action`], [`Outcome`]);
+//!   [`Host::run_report_page`] renders one as report.html
 //! - hot reload: [`Host::reload`] and [`Host::watch`] give a [`ReloadOutcome`] ([`KeptFile`],
 //!   [`Serving`]) and a [`Watcher`]
 //! - tools' own checks: [`Host::run_checks`] gives each [`CheckOutcome`]
@@ -125,11 +126,12 @@ pub use kernel::{
     Access, Call, CallId, Edit, EditOptions, EditOutput, Event, EventKind, FileChange, ListOptions, ListOutput,
     Listener, ReadOptions, ReadOutput, RunOptions, TextFile, WriteOutput,
 };
+pub use lua::annotations::Annotations;
 pub use lua::{Limits, NativeCall, NativeFunction, NativeModule, NativeParam};
 pub use packs::lockfile::LockedPack;
 pub use recipe::report::{
-    ApprovalRecord, Attempt, AttemptStatus, CommandEnd, CommandRecord, FailureSummary, RecipeSource, Replaced, Report,
-    RunStatus, StepReport, StepStatus,
+    ApprovalRecord, Attachment, AttachmentKind, Attempt, AttemptStatus, CommandEnd, CommandRecord, FailureSummary,
+    RecipeSource, Replaced, Report, RunStatus, StepReport, StepStatus,
 };
 pub use recipe::retention::Retention;
 pub use recipe::runs::RunSummary;

@@ -93,7 +93,7 @@ fn outside_every_grant() -> PathBuf {
         jar: None,
         env: &env,
         outside_args: Vec::new(),
-        approved_by_person: false,
+        approved_writes: None,
         args: &[],
         extra_ports: &[],
         writable: &[],

@@ -62,7 +62,6 @@ fn shape(events: &[Event]) -> Vec<Value> {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_recipe_run_streams_its_events_in_order_with_one_approval_and_one_program() {
     let ws = fake_hdc_workspace();
     let person = Arc::new(Person::default());
@@ -114,7 +113,6 @@ fn events_why(events: &[Event]) -> String {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_call_listener_hears_only_its_own_call_and_who_refused() {
     let ws = fake_hdc_workspace();
     ws.file(
@@ -233,7 +231,6 @@ fn a_call_dropped_mid_way_still_ends_its_tool_as_cancelled() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn no_event_shows_a_secret_argument() {
     let ws = fake_hdc_workspace();
     let token = "tok-93c1f0a7";

@@ -28,7 +28,6 @@ fn launch_failed(lab: &Lab, args: Value) -> (Value, Value, String) {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn the_stock_template_app_passes_with_pid_bound_evidence_and_no_marker() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -67,7 +66,6 @@ fn the_stock_template_app_passes_with_pid_bound_evidence_and_no_marker() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn an_earlier_on_create_line_never_passes_a_launch_that_crashes() {
     for crash in
         [json!({}), json!({"after_ms": 400, "error_name": "RangeError", "error_message": "Invalid array length"})]
@@ -92,7 +90,6 @@ fn an_earlier_on_create_line_never_passes_a_launch_that_crashes() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_marker_before_the_launch_does_not_count() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -121,7 +118,6 @@ fn a_marker_before_the_launch_does_not_count() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_marker_on_a_line_of_the_new_pid_counts() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -140,7 +136,6 @@ fn a_marker_on_a_line_of_the_new_pid_counts() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn app_launch_stops_a_running_instance_and_proves_the_new_one() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -164,7 +159,6 @@ fn app_launch_stops_a_running_instance_and_proves_the_new_one() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_process_that_dies_without_a_fault_log_still_fails_the_launch() {
     let Some(lab) = lab() else { return };
     lab.one_device();

@@ -6,7 +6,6 @@ use crate::common::lab::{lab, step};
 use serde_json::json;
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn three_devices_with_expect_log_and_reinstall_one_unauthorized() {
     let Some(lab) = lab() else { return };
     lab.devices(json!([{"key": "D1"}, {"key": "D2"}, {"key": "U1", "status": "Unauthorized"}]));
@@ -51,7 +50,6 @@ fn three_devices_with_expect_log_and_reinstall_one_unauthorized() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn every_device_passing_is_one_verified_run_with_each_launch_as_evidence() {
     let Some(lab) = lab() else { return };
     lab.devices(json!([{"key": "D1"}, {"key": "D2"}]));

@@ -19,7 +19,6 @@ fn preflight_fails(lab: &Lab, recipe: &str, args: Value, code: &str) -> Value {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn no_device_an_unauthorized_one_or_an_unknown_target_fail_before_any_build() {
     let Some(lab) = lab() else { return };
     let none = preflight_fails(&lab, "sign-install-launch", json!({}), "DEVICE_UNAVAILABLE");
@@ -53,7 +52,6 @@ fn without_signing_configs(lab: &Lab) {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_product_without_a_usable_signing_path_fails_before_the_build() {
     let profile = "build-profile.json5";
     let cases: [(&str, &str, &str, &str); 4] = [
@@ -79,7 +77,6 @@ fn a_product_without_a_usable_signing_path_fails_before_the_build() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn explain_shows_what_the_preflight_checks() {
     let Some(lab) = lab() else { return };
     for recipe in ["sign-install-launch", "device-matrix"] {

@@ -72,7 +72,6 @@ fn assert_nowhere(lab: &Lab, secrets: &[&str], also: &[(&str, &str)]) {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn ciphertext_passwords_without_configured_variables_are_refused_before_java_starts() {
     let Some(lab) = lab() else { return };
     lab.build();
@@ -89,7 +88,6 @@ fn ciphertext_passwords_without_configured_variables_are_refused_before_java_sta
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn configured_variables_sign_and_the_password_appears_nowhere() {
     let Some(lab) = configured() else { return };
     lab.build();
@@ -111,7 +109,6 @@ fn configured_variables_sign_and_the_password_appears_nowhere() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_recipe_signing_with_hap_sign_tool_keeps_the_password_out_of_its_report() {
     let Some(lab) = configured() else { return };
     lab.one_device();
@@ -135,7 +132,6 @@ fn a_recipe_signing_with_hap_sign_tool_keeps_the_password_out_of_its_report() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn unusable_variables_are_refused_with_what_to_do() {
     let Some(lab) = configured() else { return };
     lab.build();
@@ -164,7 +160,6 @@ fn unusable_variables_are_refused_with_what_to_do() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn the_kernel_refuses_ciphertext_and_misused_signing_from_any_script() {
     let Some(lab) = lab() else { return };
     lab.build();
@@ -248,6 +243,40 @@ fn a_script_cannot_point_the_passwords_at_a_keystore_of_its_choosing() {
     assert!(lab.verify_app(SIGNED).contains("verify-app success"));
 }
 
+/// The oracle through the files an agent can write: build-profile.json5 (which names the
+/// keystore) and a keystore inside the workspace. After the person's signing, a script points
+/// the signing config at a keystore it made, or writes its own over the named one: a keystore
+/// made with a guessed password would tell it whether the guess is right. The passwords go only
+/// with the keystore bytes they first went with in this workspace; java gets a private copy of
+/// those bytes, so a keystore swapped after the check is never read either.
+#[test]
+#[cfg(unix)]
+fn a_keystore_the_agent_swapped_in_never_gets_the_passwords() {
+    let Some(lab) = configured() else { return };
+    lab.build();
+    let (status, out, _) = sign(&lab, Some(STORE_PASSWORD), Some(KEY_PASSWORD));
+    assert_eq!(status, 0, "the person's own signing: {out}");
+    let signings = lab.ran("hap-sign-tool").len();
+    let own = std::fs::read(lab.ws.path("signing/debug.p12")).unwrap();
+    let mut made = own.clone();
+    made.extend_from_slice(b"made by the script");
+    // The signing config pointed at the script's keystore.
+    std::fs::write(lab.ws.path("signing/mine.p12"), &made).unwrap();
+    lab.replace_in("build-profile.json5", "signing/debug.p12", "signing/mine.p12");
+    let (status, out, _) = sign(&lab, Some(STORE_PASSWORD), Some(KEY_PASSWORD));
+    assert_eq!((status, out["error"]["code"].as_str()), (2, Some("INVALID_CONFIG")), "{out}");
+    assert!(out["error"]["message"].as_str().unwrap().contains("not the keystore"), "{out}");
+    // The named keystore overwritten in place.
+    lab.replace_in("build-profile.json5", "signing/mine.p12", "signing/debug.p12");
+    std::fs::write(lab.ws.path("signing/debug.p12"), &made).unwrap();
+    let (status, out, _) = sign(&lab, Some(STORE_PASSWORD), Some(KEY_PASSWORD));
+    assert_eq!((status, out["error"]["code"].as_str()), (2, Some("INVALID_CONFIG")), "{out}");
+    assert_eq!(lab.ran("hap-sign-tool").len(), signings, "java never got the passwords with them");
+    std::fs::write(lab.ws.path("signing/debug.p12"), &own).unwrap();
+    let (status, out, _) = sign(&lab, Some(STORE_PASSWORD), Some(KEY_PASSWORD));
+    assert_eq!(status, 0, "the person's keystore signs again: {out}");
+}
+
 /// A keystore a person names in home config wins over what build-profile.json5 (a file an
 /// agent can edit) says.
 #[test]
@@ -303,11 +332,11 @@ fn the_real_signer_signs_confined_from_an_argument_file_only_it_can_read() {
     let script = RECORDING_JAVA
         .replace("$STORE", STORE_PASSWORD)
         .replace("$KEY", KEY_PASSWORD)
-        .replace("$REAL_JAVA", &lab.material.java.display().to_string());
+        .replace("$REAL_JAVA", &lab.material.java().display().to_string());
     std::fs::write(&java, script).unwrap();
     std::fs::set_permissions(&java, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let config = lab.ws.home.join("config.toml");
-    let named = format!("java = \"{}\"\n", lab.material.java.display());
+    let named = format!("java = \"{}\"\n", lab.material.java().display());
     let text = std::fs::read_to_string(&config).unwrap().replace(&named, &format!("java = \"{}\"\n", java.display()));
     std::fs::write(&config, text).unwrap();
     let (status, out, stderr) = sign(&lab, Some(STORE_PASSWORD), Some(KEY_PASSWORD));

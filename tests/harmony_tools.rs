@@ -10,7 +10,6 @@ const SIGNED: &str = "entry/build/default/outputs/default/entry-default-signed.h
 const UNSIGNED: &str = "entry/build/default/outputs/default/entry-default-unsigned.hap";
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn project_info_reads_the_json5_files() {
     let Some(lab) = lab() else { return };
     let info = lab.ok(&[], "project_info", json!({}));
@@ -22,7 +21,10 @@ fn project_info_reads_the_json5_files() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn a_build_returns_its_haps_and_runs_the_documented_command() {
     let Some(lab) = lab() else { return };
     let result = lab.build();
@@ -40,7 +42,6 @@ fn a_build_returns_its_haps_and_runs_the_documented_command() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn arkts_errors_come_back_structured_in_both_formats() {
     for format in ["new", "old"] {
         let Some(lab) = lab() else { return };
@@ -59,7 +60,6 @@ fn arkts_errors_come_back_structured_in_both_formats() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn each_build_failure_class_is_recognised() {
     for (fail, class) in [
         ("sdk_home", "sdk_home"),
@@ -77,7 +77,6 @@ fn each_build_failure_class_is_recognised() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_build_that_exits_zero_without_success_still_fails() {
     let Some(lab) = lab() else { return };
     lab.scenario(json!({"hvigorw": {"fail": "unknown", "exit_code": 0}}));
@@ -85,7 +84,6 @@ fn a_build_that_exits_zero_without_success_still_fails() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn device_list_reports_none_one_and_unauthorized() {
     let Some(lab) = lab() else { return };
     assert_eq!(lab.ok(&[], "device_list", json!({}))["devices"], json!([]));
@@ -98,7 +96,10 @@ fn device_list_reports_none_one_and_unauthorized() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn install_needs_approval_headless_and_succeeds_with_yes() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -111,7 +112,10 @@ fn install_needs_approval_headless_and_succeeds_with_yes() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn every_install_failure_is_reported_with_its_code_and_remedy_though_hdc_exits_zero() {
     let codes = [9568320, 9568322, 9568332, 9568263, 9568289, 9568297, 9568305, 9568347, 9568257];
     let Some(lab) = lab() else { return };
@@ -131,7 +135,10 @@ fn every_install_failure_is_reported_with_its_code_and_remedy_though_hdc_exits_z
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn real_install_failures_come_from_device_state() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -151,7 +158,10 @@ fn real_install_failures_come_from_device_state() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn hdc_fail_lines_are_device_errors_with_a_fix() {
     let Some(lab) = lab() else { return };
     lab.build();
@@ -169,7 +179,10 @@ fn hdc_fail_lines_are_device_errors_with_a_fix() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn launch_uses_project_defaults_and_proves_the_new_process() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -195,7 +208,6 @@ fn launch_uses_project_defaults_and_proves_the_new_process() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn launch_failures_carry_the_aa_code() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -206,7 +218,6 @@ fn launch_failures_carry_the_aa_code() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn screenshots_land_in_the_workspace() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -220,7 +231,10 @@ fn screenshots_land_in_the_workspace() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
+#[cfg_attr(
+    windows,
+    ignore = "doctor runs hap-sign-tool -v, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn doctor_finds_the_toolchain_on_path_with_versions() {
     let Some(lab) = lab() else { return };
     let mut cmd = lab.ws.command(&["doctor"]);
@@ -249,7 +263,10 @@ fn doctor_finds_the_toolchain_on_path_with_versions() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
+#[cfg_attr(
+    windows,
+    ignore = "doctor runs hap-sign-tool -v, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn doctor_only_looks_it_creates_nothing_in_the_project_or_a_home() {
     let Some(lab) = lab() else { return };
     lab.ws.file("local.properties", "sdk.dir=/opt/sdk\n");
@@ -283,7 +300,6 @@ fn doctor_only_looks_it_creates_nothing_in_the_project_or_a_home() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn doctor_says_what_is_missing_and_how_to_fix_it() {
     let Some(lab) = lab() else { return };
     // Only the jar is named: java, like every other program, is looked for and not found.
@@ -306,14 +322,17 @@ fn doctor_says_what_is_missing_and_how_to_fix_it() {
     let hdc = programs.iter().find(|p| p["program"] == "hdc").unwrap().clone();
     assert_eq!((hdc["found"].clone(), hdc["needed"].clone()), (json!(false), json!(true)));
     assert!(hdc["problem"].as_str().unwrap().contains("DEVECO_SDK_HOME"));
-    assert_eq!(hdc["tried"], json!(["hdc on PATH"]));
+    // Windows also looks where DevEco Studio installs (src/kernel/process/discovery.rs), first.
+    let tried: Vec<&str> = hdc["tried"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    let (deveco, path) = tried.split_at(tried.len() - 1);
+    assert_eq!(path, ["hdc on PATH"], "{tried:?}");
+    assert!(deveco.iter().all(|t| t.contains("(DevEco Studio") && cfg!(windows)), "{tried:?}");
     let ohpm = programs.iter().find(|p| p["program"] == "ohpm").unwrap().clone();
     assert_eq!(ohpm["needed"], json!(false), "no built-in tool runs ohpm");
 }
 
 #[cfg(unix)]
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn doctor_shows_every_candidate_and_what_local_properties_names_without_running_it() {
     let Some(lab) = lab() else { return };
     // A real hdc where local.properties points: shown, and still not used.

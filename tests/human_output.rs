@@ -98,7 +98,6 @@ fn normalised(report: &str, run_id: &str) -> String {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_failed_recipe_report_names_deciders_in_words() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -315,7 +314,6 @@ fn tool_not_found_suggests_the_closest_names() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn undo_says_what_to_do_about_a_file_changed_since_the_run() {
     let Some(lab) = lab() else { return };
     let page = "entry/src/main/ets/pages/Index.ets";
@@ -338,7 +336,6 @@ fn undo_says_what_to_do_about_a_file_changed_since_the_run() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn doctor_shows_the_config_it_read_and_clean_versions() {
     let Some(lab) = lab() else { return };
     let (status, out, err) = lab_human(&lab, &["doctor"]);

@@ -179,7 +179,6 @@ const DEVICES_TOOL: &str =
     "return { name = 'devices', description = 'asks the IDE for devices', run = function() return rein.ide.devices() end }\n";
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_native_function_called_by_a_pack_tool_is_bounded_by_the_pack_permissions() {
     let ws = fake_hdc_workspace();
     ws.file("tools/devices.lua", DEVICES_TOOL);

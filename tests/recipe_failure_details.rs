@@ -6,7 +6,6 @@ use crate::common::lab::lab;
 use serde_json::json;
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_failed_build_lists_its_arkts_errors_everywhere() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -44,7 +43,6 @@ fn a_failed_build_lists_its_arkts_errors_everywhere() {
 }
 
 #[test]
-#[cfg_attr(windows, ignore = "drives the fake toolchain: sh and Python scripts, until the fakes are Rust")]
 fn a_failed_install_carries_its_code_message_and_remedy() {
     let Some(lab) = lab() else { return };
     lab.one_device();

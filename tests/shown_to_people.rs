@@ -391,3 +391,47 @@ fn nothing_prints_around_the_screen() {
     }
     assert!(found.is_empty(), "print through cli/screen.rs (say!, tell!, screen::write):\n{}", found.join("\n"));
 }
+
+/// The "a file changed between display and yes": the question names the outside file a
+/// yes lets hap-sign-tool write (an absolute -outFile that resolves, through a link in the
+/// workspace, to it); while the person reads, the agent points the link elsewhere. Their yes
+/// grants exactly what they were shown, never the new target.
+#[test]
+fn a_link_repointed_while_the_person_reads_gets_no_write_grant() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = Workspace::new();
+    signer(&ws);
+    // A java that writes what it signed to its -outFile (its arguments come in java's @file).
+    let java = ws.root.join("bin/java");
+    std::fs::write(
+        &java,
+        "#!/bin/sh\nout=$(sed -n '/^\"-outFile\"$/{n;s/^\"//;s/\"$//;p;}' \"${1#@}\")\necho signed > \"$out\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&java, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let shown = ws.outside_file("me/app-signed.hap", "old\n");
+    let profile = ws.outside_file("me/.profile", "# mine\n");
+    let link = ws.path("entry/out.hap");
+    std::os::unix::fs::symlink(&shown, &link).unwrap();
+    // Absolute and outside the workspace as written; through the link as it resolves.
+    let out = ws.root.join("home/../ws/entry/out.hap");
+    let payload = json!({"program": "hap-sign-tool", "args": sign_app("debugKey", &out)});
+    let screen = answer_in_terminal_after(
+        &command_line(&ws, true, &format!("call run '{payload}'")),
+        "Allow?",
+        || {
+            std::fs::remove_file(&link).unwrap();
+            std::os::unix::fs::symlink(&profile, &link).unwrap();
+        },
+        "y\n",
+    );
+    let grant = format!("a yes lets it write, outside the workspace: {}", shown.display());
+    if !screen.contains(&grant) {
+        assert!(screen.contains("it runs unconfined"), "the grant as shown: {screen}");
+        return;
+    }
+    assert_eq!(std::fs::read_to_string(&profile).unwrap(), "# mine\n", "what was not shown stays: {screen}");
+    assert!(screen.contains("STALE_FILE") && screen.contains("changed after the question was shown"), "{screen}");
+    assert!(screen.contains(&format!("now: {}", profile.display())), "says where it points now: {screen}");
+    assert_eq!(std::fs::read_to_string(&shown).unwrap(), "old\n", "nothing ran: {screen}");
+}

@@ -4,7 +4,8 @@
 //! They run on Linux, and on Windows under Wine (`.ci/wine-test`, README "Platforms"). A module
 //! marked `#[cfg(unix)]` says beside it why it cannot run on Windows; inside the others, a test
 //! that cannot says why in its own `cfg` or `cfg_attr(windows, ignore = "...")` (most of those
-//! drive the fake toolchain, sh and Python scripts, until it is written in Rust). The Windows
+//! sign with the real hap-sign-tool, which needs a java Wine cannot give them). The fake
+//! toolchain is Rust (`tests/fakes/device`) and runs there too. The Windows
 //! rules that need no Windows are unit tables in the library (`kernel::scope::windows_paths`,
 //! `process::discovery`).
 
@@ -141,6 +142,9 @@ mod swap_race;
 #[cfg(target_os = "linux")]
 mod terminal_prompt;
 mod tool_checks;
+// Not on Windows: Landlock keeps programs out of the transit folder on Linux only; links.
+#[cfg(target_os = "linux")]
+mod transit_forgery;
 // Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]
 mod watchdog;

@@ -1,7 +1,8 @@
 -- Taking what a device's screen shows back to rein: the screenshot (`snapshot_display -f`) and
 -- the UI tree (`uitest dumpLayout -p`), each written on the device under a unique scratch name
--- of rein's (`/data/local/tmp/rein-…`), received with `hdc file recv` into the kernel's transit
--- folder, and removed from the device whatever happened — as hypium does for the tree
+-- the kernel reserves for the call (`/data/local/tmp/rein-<what>-<random>`), received with `hdc
+-- file recv` into the kernel's transit folder under that name, and removed from the device
+-- whatever happened — as hypium does for the tree
 -- (uidriver/uitree/uitree.py `_dump_uitest_layout`: dumpLayout, pull, `rm <path>`) and hmdriver2
 -- for screenshots (hmdriver2/hdc.py `screenshot`: `/data/local/tmp/_tmp_<uuid>.jpeg`,
 -- `recv_file`, `rm -rf`). The bytes come back through the kernel (rein.fs.take_received).
@@ -10,32 +11,24 @@ local device = require("harmony.device")
 
 local M = {}
 
--- A scratch name no other call of rein's uses at the same time.
-local function scratch(what, ext)
-  return string.format(
-    "rein-%s-%08x%08x.%s",
-    what,
-    math.random(0, 0x7fffffff),
-    math.random(0, 0x7fffffff),
-    ext
-  )
-end
-
--- Runs `fn(remote)` for the device file `/data/local/tmp/<name>`, then removes it from the
--- device even when `fn` failed.
-local function with_scratch(at, name, fn)
-  local remote = "/data/local/tmp/" .. name
-  local ok, result = pcall(fn, remote)
+-- Runs `fn(remote, place)` for a name the kernel reserved for this call (`rein-<what>-<random>`):
+-- the device file `/data/local/tmp/<name>` and the transit folder's `place` for it, then
+-- removes the device file even when `fn` failed, and drops a half-received file.
+local function with_scratch(at, what, ext, fn)
+  local reserved = rein.fs.reserve_received(what, ext)
+  local remote = "/data/local/tmp/" .. reserved.name
+  local ok, result = pcall(fn, remote, reserved)
   pcall(device.run, at, { "shell", "rm", "-f", remote })
   if not ok then
+    pcall(rein.fs.take_received, reserved.name)
     error(result, 0)
   end
   return result
 end
 
 -- Brings the device file `remote` back as the bytes it holds; raises `code` when hdc could not.
-local function receive(at, remote, name, code)
-  local out = device.run_checked(at, { "file", "recv", remote, rein.fs.receive_place(name) })
+local function receive(at, remote, reserved, code)
+  local out = device.run_checked(at, { "file", "recv", remote, reserved.path })
   local transfer = hdc.parse_file_transfer(out)
   if not transfer.ok then
     rein.error(
@@ -44,21 +37,20 @@ local function receive(at, remote, name, code)
       transfer
     )
   end
-  return rein.fs.take_received(name)
+  return rein.fs.take_received(reserved.name)
 end
 
 -- The screen as JPEG bytes, and what snapshot_display said (`{ width, height, … }`). Raises
 -- SCREENSHOT_FAILED.
 function M.screenshot(at)
-  local name = scratch("screen", "jpeg")
-  return with_scratch(at, name, function(remote)
+  return with_scratch(at, "screen", "jpeg", function(remote, reserved)
     local said = device.run_checked(at, { "shell", "snapshot_display", "-f", remote })
     local shot = hdc.parse_snapshot(said)
     if not shot.ok then
       rein.error("SCREENSHOT_FAILED", "snapshot_display failed: " .. (shot.message or said), shot)
     end
     return {
-      bytes = receive(at, remote, name, "SCREENSHOT_FAILED"),
+      bytes = receive(at, remote, reserved, "SCREENSHOT_FAILED"),
       width = shot.width,
       height = shot.height,
     }
@@ -78,8 +70,7 @@ end
 
 -- The UI tree's JSON text (of `bundle`'s windows only, when given). Raises UI_DUMP_FAILED.
 function M.layout(at, bundle)
-  local name = scratch("ui", "json")
-  return with_scratch(at, name, function(remote)
+  return with_scratch(at, "ui", "json", function(remote, reserved)
     local argv = { "shell", "uitest", "dumpLayout", "-p", remote }
     if bundle then
       argv[#argv + 1] = "-b"
@@ -92,7 +83,7 @@ function M.layout(at, bundle)
         remedy = "wake and unlock the device (device_ready) and retry; an image without uitest cannot dump its UI",
       })
     end
-    return receive(at, remote, name, "UI_DUMP_FAILED")
+    return receive(at, remote, reserved, "UI_DUMP_FAILED")
   end)
 end
 

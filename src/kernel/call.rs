@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use super::events::{CallId, EventKind, Listener, Listeners};
 pub use tokio_util::sync::CancellationToken;
 
+use super::files::received::Receipts;
 use super::files::ReadLedger;
 use super::journal::Entry;
 pub use super::policy::packs::PackGrant;
@@ -110,6 +111,9 @@ pub struct Call {
     /// The devices the tree holds (`lease`): taken by the first program that changes one,
     /// released when the last call of the tree is gone.
     leases: Arc<Leases>,
+    /// The names the tree reserved in the transit folder (`files::received`): only its own hdc
+    /// receives into them, and only it takes them.
+    receipts: Arc<Receipts>,
 }
 
 impl std::fmt::Debug for Call {
@@ -253,6 +257,10 @@ impl Call {
         if let Some(buffer) = &self.capture {
             buffer.lock().unwrap_or_else(|e| e.into_inner()).push(entry.clone());
         }
+    }
+
+    pub(crate) fn receipts(&self) -> &Receipts {
+        &self.receipts
     }
 
     pub(crate) fn reads(&self) -> Option<&ReadLedger> {

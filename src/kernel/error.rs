@@ -48,6 +48,9 @@ pub enum KernelError {
     #[error("{path} changed since it was read (expected sha256 {expected}, found {}). Read it again and redo the change against the current content.", actual.as_deref().unwrap_or("no file"))]
     StaleFile { path: String, expected: String, actual: Option<String> },
 
+    #[error("{command} did not run: what a yes lets it write outside the workspace changed after the question was shown (shown: {}; now: {}), so the yes approves nothing. Ask again if the new place is meant.", shown_list(shown), shown_list(now))]
+    ChangedSinceShown { command: String, shown: Vec<String>, now: Vec<String> },
+
     #[error("{command} needs a person's approval ({why}).{}", grant_hint(grant.as_deref()))]
     SpawnApprovalRequired { command: String, why: String, grant: Option<String> },
 
@@ -127,7 +130,7 @@ fn access_verb(access: Access) -> &'static str {
 fn approval_hint(class: PathClass) -> &'static str {
     match class {
         PathClass::Protected => {
-            "rein keeps .git/ folders and .rein/ for git and itself; change them with git or rein's own commands."
+            "rein keeps .git/ folders, .rein/ and its transit folder .rein-received/ for git and itself; change them with git or rein's own commands."
         }
         PathClass::Policy => {
             "rein.toml and rein.lock are the project's policy: a person changes them (`rein pack`, or by hand and then `rein approvals policy` at a terminal)."
@@ -188,7 +191,7 @@ impl KernelError {
             KernelError::NoChange { .. } => Code::NoChange,
             KernelError::OldStringNotFound { .. } => Code::OldStringNotFound,
             KernelError::OldStringNotUnique { .. } => Code::OldStringNotUnique,
-            KernelError::StaleFile { .. } => Code::StaleFile,
+            KernelError::StaleFile { .. } | KernelError::ChangedSinceShown { .. } => Code::StaleFile,
             KernelError::NotRead { .. } => Code::NotRead,
             KernelError::SpawnApprovalRequired { .. } => Code::ApprovalRequired,
             KernelError::ApprovalDenied { .. } => Code::ApprovalDenied,
@@ -229,6 +232,9 @@ impl KernelError {
             KernelError::NotRead { path } => json!({"path": path}),
             KernelError::StaleFile { path, expected, actual } => {
                 json!({"path": path, "expected_sha256": expected, "actual_sha256": actual})
+            }
+            KernelError::ChangedSinceShown { command, shown, now } => {
+                json!({"command": command, "shown_writes": shown, "writes_now": now})
             }
             KernelError::SpawnApprovalRequired { command, why, grant } => {
                 json!({"command": command, "why": why, "grant": grant})
@@ -278,6 +284,13 @@ impl KernelError {
 }
 
 /// ` (pid P, workspace W, since T)` for a known holder.
+fn shown_list(paths: &[String]) -> String {
+    if paths.is_empty() {
+        return "nothing".to_string();
+    }
+    paths.join(", ")
+}
+
 fn holder_text(holder: &Option<crate::kernel::lease::Holder>) -> String {
     match holder {
         Some(h) => format!(" (pid {}, workspace {}, since {})", h.pid, h.workspace, h.since),

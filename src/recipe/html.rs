@@ -29,8 +29,8 @@ ol.timeline{list-style:none;padding:0}ol.timeline>li{border-left:3px solid #c8ce
 pre{background:#f6f8fa;padding:.6rem;overflow:auto;font-size:13px}img.screen{max-width:22rem;border:1px solid #c8ced6}";
 
 impl Report {
-    /// The page, with `embedded` files shown inline.
-    pub fn to_html(&self, embedded: &Embedded) -> String {
+    /// The page, with `embedded` files shown inline (embedders: [`crate::Host::run_report_page`]).
+    pub(crate) fn to_html(&self, embedded: &Embedded) -> String {
         let mut page = String::from("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
         // No network, no script: the page may only show itself.
         page.push_str(

@@ -32,28 +32,27 @@ pub struct Lab {
 /// A change to every command a lab runs.
 pub type Around = Arc<dyn Fn(&mut Command) + Send + Sync>;
 
-/// The folder of the fake toolchain's programs. Tests find the fakes only through this,
-/// [`fake`] and [`fakes_path`], so the fakes can take another form where sh and Python scripts
-/// cannot run (Windows: issue 27) with one change here.
+/// The folder of the fake toolchain's programs (`hdc`, `hvigorw`, `ohpm` and
+/// `rein-fake-device`, with `.exe` on Windows: tests/fakes/README.md). Tests find the fakes only
+/// through this, [`fake`] and [`fakes_path`].
 pub fn fakes_bin() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes/bin")
+    real_tools::fake_toolchain_dir().to_path_buf()
 }
 
 /// The fake toolchain's program `name` (`hdc`, `hvigorw`, ...).
 pub fn fake(name: &str) -> PathBuf {
-    fakes_bin().join(name)
+    fakes_bin().join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
 }
 
-/// The fakes first on PATH, then the device side of the fakes (`rein-fake-device`, which the
-/// fake hdc runs its device commands with), then the test's PATH without what lives in the
-/// user's home: the fakes start with the system's python (a confined program cannot run a
-/// pyenv shim in `~`, and a python started through one names the shim as `sys.executable`).
+/// The fakes first on PATH, then the test's PATH without what lives in the user's home (a
+/// confined program cannot run what is there, so a tool found there would fail in a way no
+/// user's setup does).
 pub fn fakes_path() -> String {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let test_path = std::env::var_os("PATH").unwrap_or_default();
     let system = std::env::split_paths(&test_path).filter(|d| home.as_ref().is_none_or(|home| !d.starts_with(home)));
-    let fakes = [fakes_bin(), real_tools::fake_device_dir().to_path_buf()];
-    let joined = std::env::join_paths(fakes.into_iter().chain(system)).expect("PATH entries without separators");
+    let joined =
+        std::env::join_paths(std::iter::once(fakes_bin()).chain(system)).expect("PATH entries without separators");
     joined.to_string_lossy().into_owned()
 }
 
@@ -98,13 +97,14 @@ pub fn installed_lab() -> Option<Lab> {
     Some(lab)
 }
 
-/// The home config.toml of a lab: the real jar and java, and the fakes' state directory passed
-/// and writable. It ends in `[toolchain]`'s table is closed: more sections may follow.
+/// The home config.toml of a lab: the real jar and java (none on Windows: `signing.rs`), and
+/// the fakes' state directory passed and writable. It ends in `[toolchain]`'s table is closed:
+/// more sections may follow.
 pub fn fakes_config(material: &Material, state: &Path) -> String {
+    let java = material.java.as_deref().map(|java| format!("java = {}\n", toml_path(java))).unwrap_or_default();
     format!(
-        "[toolchain]\nhap_sign_tool_jar = {}\njava = {}\n\n[spawn]\npass_env = [\"{STATE_VAR}\"]\nwritable = [{}]\n{HVIGOR_SIGNS}",
+        "[toolchain]\nhap_sign_tool_jar = {}\n{java}\n[spawn]\npass_env = [\"{STATE_VAR}\"]\nwritable = [{}]\n{HVIGOR_SIGNS}",
         toml_path(&material.jar),
-        toml_path(&material.java),
         toml_path(state)
     )
 }
@@ -186,14 +186,15 @@ impl Lab {
     /// the real hap-sign-tool (where the fake hvigorw finds it, as hvigor does).
     pub fn env(&self) -> Vec<(&'static str, PathBuf)> {
         std::fs::create_dir_all(self.user_home()).unwrap();
-        vec![
+        let mut env = vec![
             ("PATH", PathBuf::from(fakes_path())),
             ("TMPDIR", self.tmp()),
             (STATE_VAR, self.state.clone()),
             ("HOME", self.user_home()),
-            ("JAVA_HOME", self.material.java_home.clone()),
             ("OHOS_BASE_SDK_HOME", self.material.sdk.clone()),
-        ]
+        ];
+        env.extend(self.material.java_home.clone().map(|home| ("JAVA_HOME", home)));
+        env
     }
 
     /// The user home the lab's programs get (`HOME`).
@@ -220,7 +221,7 @@ impl Lab {
     /// stderr); `verify-app success` when the signature holds.
     pub fn verify_app(&self, rel: &str) -> String {
         let out_dir = tempfile::tempdir().unwrap();
-        let out = std::process::Command::new(&self.material.java)
+        let out = std::process::Command::new(self.material.java())
             .arg("-jar")
             .arg(&self.material.jar)
             .args(["verify-app", "-inFile"])

@@ -55,6 +55,14 @@ fn runs(program: &mut Command) -> Result<(), String> {
     }
 }
 
+/// The real hap-sign-tool jar's file, without running it (Windows, where no java runs:
+/// `signing.rs`); `None` (after saying why) when it is absent.
+#[cfg(windows)]
+pub fn hap_sign_tool_jar(test: &str) -> Option<PathBuf> {
+    let found = located(HAP_SIGN_TOOL_VAR, shared_toolchain("hap-sign-tool/hap-sign-tool.jar"));
+    found.map_err(|why| unavailable(test, &format!("the real hap-sign-tool: {why}"))).ok()
+}
+
 /// The real hap-sign-tool jar, once `java -jar JAR -v` runs; `None` (after saying why) when not.
 pub fn hap_sign_tool(test: &str) -> Option<PathBuf> {
     let found = located(HAP_SIGN_TOOL_VAR, shared_toolchain("hap-sign-tool/hap-sign-tool.jar"))
@@ -97,6 +105,27 @@ pub fn fake_device_dir() -> &'static Path {
             let program = dir.join(format!("rein-fake-device{}", std::env::consts::EXE_SUFFIX));
             assert!(program.exists(), "building rein-fake-device failed and there is none: {why}");
         }
+        dir
+    })
+}
+
+/// The folder holding the fake toolchain's programs under their own names (`hdc`, `hvigorw`,
+/// `ohpm`, `rein-fake-device`; `.exe` on Windows), each a link to (or copy of) this run's
+/// `rein-fake-device`: `target/<profile>/fake-toolchain`, made once per test process by
+/// `rein-fake-device install-toolchain`.
+pub fn fake_toolchain_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let device = fake_device_dir().join(format!("rein-fake-device{}", std::env::consts::EXE_SUFFIX));
+        let dir = fake_device_dir().join("fake-toolchain");
+        let out = Command::new(&device).arg("install-toolchain").arg(&dir).output();
+        let out = out.unwrap_or_else(|e| panic!("run {}: {e}", device.display()));
+        assert!(
+            out.status.success(),
+            "{} install-toolchain: {}",
+            device.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
         dir
     })
 }

@@ -1,5 +1,5 @@
 //! Real signing material, made by the real hap-sign-tool (`REIN_REAL_HAP_SIGN_TOOL`,
-//! `real_tools.rs`) with `tests/fakes/bin/signing-material` (the sequence of
+//! `real_tools.rs`) with `rein-fake-device signing-material` (tests/fakes: the sequence of
 //! `developtools_hapsigner` `autosign/createAppCertAndProfile.config` and
 //! `createRootAndSubCert.config`): a keystore with the app's key, a root CA with an app CA and a
 //! profile CA under it, the app certificate chain, and a debug profile for `com.example.hello`
@@ -10,6 +10,7 @@
 //! real hvigor does (`OHOS_BASE_SDK_HOME`).
 
 use std::path::{Path, PathBuf};
+#[cfg(not(windows))]
 use std::process::Command;
 use std::sync::OnceLock;
 
@@ -21,6 +22,7 @@ pub const KEY_PASSWORD: &str = "Key-Pl41ntext?";
 /// The fixture's key alias (tests/fixtures/hello-app build-profile.json5).
 pub const KEY_ALIAS: &str = "debugKey";
 /// Bump when the material's making changes, so an old cache is not reused.
+#[cfg(not(windows))]
 const LAYOUT: &str = "v2";
 
 pub struct Material {
@@ -29,13 +31,46 @@ pub struct Material {
     /// An SDK holding only `toolchains/lib/hap-sign-tool.jar` (for `OHOS_BASE_SDK_HOME`).
     pub sdk: PathBuf,
     pub jar: PathBuf,
-    pub java: PathBuf,
-    pub java_home: PathBuf,
+    /// The JDK that runs the jar; `None` on Windows (`material`).
+    pub java: Option<PathBuf>,
+    pub java_home: Option<PathBuf>,
     /// Who the device's `bm` says signed a package signed with this material.
     pub signer: String,
 }
 
+impl Material {
+    /// The java that runs the jar; only tests that sign ask, and they do not run on Windows.
+    pub fn java(&self) -> &Path {
+        self.java.as_deref().expect("java: signing runs on Linux only (tests/common/signing.rs)")
+    }
+}
+
+/// On Windows (under Wine) no java can run: Wine has no Windows JDK, and a Windows process there
+/// can start a Linux java but gets neither its output nor its exit status back (tried: README
+/// "Platforms"). So a lab there gets the fixture's own placeholder signing files, the real jar
+/// in an SDK layout (rein and the fake hvigorw find it as on Linux) and no java; the tests that
+/// sign are ignored on Windows and say so in their `cfg_attr`.
+#[cfg(windows)]
+pub fn material(test: &str) -> Option<&'static Material> {
+    static MADE: OnceLock<Result<Material, String>> = OnceLock::new();
+    let jar = real_tools::hap_sign_tool_jar(test)?;
+    let made = MADE.get_or_init(|| {
+        let sdk = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rein-signing").join("windows-sdk");
+        let lib = sdk.join("toolchains/lib");
+        std::fs::create_dir_all(&lib).map_err(|e| e.to_string())?;
+        std::fs::copy(&jar, lib.join("hap-sign-tool.jar")).map_err(|e| e.to_string())?;
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hello-app/signing");
+        let jar = lib.join("hap-sign-tool.jar");
+        Ok(Material { dir, sdk, jar, java: None, java_home: None, signer: String::new() })
+    });
+    match made {
+        Ok(material) => Some(material),
+        Err(why) => panic!("{test}: laying out the SDK folder failed: {why}"),
+    }
+}
+
 /// The material, made on first use; `None` (after saying why) when the real tool cannot run.
+#[cfg(not(windows))]
 pub fn material(test: &str) -> Option<&'static Material> {
     static MADE: OnceLock<Result<Material, String>> = OnceLock::new();
     let jar = real_tools::hap_sign_tool(test)?;
@@ -45,6 +80,7 @@ pub fn material(test: &str) -> Option<&'static Material> {
     }
 }
 
+#[cfg(not(windows))]
 fn make(jar: &Path) -> Result<Material, String> {
     let java = which_java()?;
     let java_home = java.parent().and_then(Path::parent).ok_or("java has no home")?.to_path_buf();
@@ -72,28 +108,29 @@ fn make(jar: &Path) -> Result<Material, String> {
         sdk: cache.join("sdk"),
         jar: cache.join("sdk/toolchains/lib/hap-sign-tool.jar"),
         dir,
-        java,
-        java_home,
+        java: Some(java),
+        java_home: Some(java_home),
         signer,
     })
 }
 
+#[cfg(not(windows))]
 fn which_java() -> Result<PathBuf, String> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let found = std::env::split_paths(&path).map(|d| d.join("java")).find(|p| p.is_file()).ok_or("no java on PATH")?;
     std::fs::canonicalize(found).map_err(|e| e.to_string())
 }
 
-/// Makes the material in `work/material` with `tests/fakes/bin/signing-material` (the one home
+/// Makes the material in `work/material` with `rein-fake-device signing-material` (the one home
 /// of the sequence; the fakes README runs it too), and the SDK layout with the jar in
 /// `work/sdk/toolchains/lib`.
+#[cfg(not(windows))]
 fn generate(java_home: &Path, jar: &Path, work: &Path) -> Result<(), String> {
     let lib = work.join("sdk/toolchains/lib");
     std::fs::create_dir_all(&lib).map_err(|e| e.to_string())?;
     std::fs::copy(jar, lib.join("hap-sign-tool.jar")).map_err(|e| e.to_string())?;
-    let script = super::lab::fakes_bin().join("signing-material");
-    let out = Command::new("python3")
-        .arg(script)
+    let out = Command::new(super::lab::fake("rein-fake-device"))
+        .arg("signing-material")
         .arg(jar)
         .arg(work.join("material"))
         .args(["--store-password", STORE_PASSWORD, "--key-password", KEY_PASSWORD])
@@ -108,6 +145,7 @@ fn generate(java_home: &Path, jar: &Path, work: &Path) -> Result<(), String> {
 
 /// What the device-side bm records as the signer: the SHA-256 (upper-case hex) of the
 /// certificate the signed profile names (tests/fakes/device/src/hap.rs).
+#[cfg(not(windows))]
 fn signer_of(profile_json: &str) -> Result<String, String> {
     let profile: serde_json::Value = serde_json::from_str(profile_json).map_err(|e| e.to_string())?;
     let cert = profile["bundle-info"]["development-certificate"].as_str().ok_or("the profile has no certificate")?;

@@ -2,10 +2,11 @@
 """Self-test of the fake toolchain: runs the fakes as subprocesses against temp state and
 asserts exact outputs and exit codes. Usage: python3 tests/fakes/selftest.py [-k NAME]
 
-The device side of the fakes is the Rust program rein-fake-device (tests/fakes/device); this
-builds it with cargo (or takes the folder REIN_FAKE_DEVICE_DIR names) and puts it on PATH. What
-needs a signed package (an install that succeeds) is tested by the Rust integration tests,
-which sign with the real hap-sign-tool; here every project is built unsigned."""
+The fakes are the Rust program rein-fake-device (tests/fakes/device), host side and device side;
+this builds it with cargo (or takes the folder REIN_FAKE_DEVICE_DIR names), has it put its
+programs (hdc, hvigorw, ohpm) in a folder of its own, and puts that first on PATH. What needs a
+signed package (an install that succeeds) is tested by the Rust integration tests, which sign
+with the real hap-sign-tool; here every project is built unsigned."""
 
 import concurrent.futures
 import json
@@ -24,8 +25,7 @@ import re  # noqa: E402
 import zipfile  # noqa: E402
 
 HERE = os.path.dirname(os.path.realpath(__file__))
-BIN = os.path.join(HERE, "bin")
-DEVICE_DIR = None  # set by main(): the folder holding rein-fake-device
+BIN = None  # set by main(): the folder holding the fake toolchain's programs
 FIXTURE = os.path.join(os.path.dirname(HERE), "fixtures", "hello-app")
 HAP_DIR = "entry/build/default/outputs/default"
 NOW = "01-01 08:10:55.571"
@@ -66,7 +66,7 @@ class Env:
 
     def env(self, extra=None):
         e = dict(os.environ)
-        e["PATH"] = BIN + os.pathsep + DEVICE_DIR + os.pathsep + e.get("PATH", "")
+        e["PATH"] = BIN + os.pathsep + e.get("PATH", "")
         e["REIN_FAKE_STATE"] = self.state
         for k in list(e):
             if k.startswith("REIN_FAKE_") and k != "REIN_FAKE_STATE" or k == "DEVECO_SDK_HOME":
@@ -198,7 +198,7 @@ def hdc_kill_signals_only_its_own_server(e):
     env = {"OHOS_HDC_SERVER_PORT": str(port)}
     e.run("hdc", "start", env=env)
     eq(answers(port), True, "the stand-in server listens")
-    eq(os.path.exists(os.path.join(e.root, ".state.hdc-server.json")), True, "its pid is kept beside the state")
+    eq(os.path.exists(os.path.join(e.root, ".state.hdc-server.json")), True, "its token is kept beside the state")
     e.run("hdc", "kill", env=env)
     deadline = time.time() + 10
     while answers(port) and time.time() < deadline:
@@ -743,8 +743,9 @@ def device_dir():
 
 
 def main(argv):
-    global DEVICE_DIR
-    DEVICE_DIR = device_dir()
+    global BIN
+    BIN = tempfile.mkdtemp(prefix="rein-fakes-bin-")
+    subprocess.run([os.path.join(device_dir(), "rein-fake-device"), "install-toolchain", BIN], check=True)
     cases = CASES
     if len(argv) == 2 and argv[0] == "-k":
         cases = [c for c in CASES if argv[1] in c.__name__]
@@ -757,6 +758,7 @@ def main(argv):
     for name, tb in failed:
         print("\n==== %s\n%s" % (name, tb))
     print("\n%d cases, %d failed, %.1f s" % (len(results), len(failed), time.time() - start))
+    shutil.rmtree(BIN, ignore_errors=True)
     return 1 if failed else 0
 
 

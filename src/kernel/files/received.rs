@@ -1,47 +1,162 @@
 //! rein's transit folder in the workspace, `.rein-received/`: where hdc puts a file rein
 //! receives from a device (a screenshot, a UI tree), until the kernel takes it out — into a
-//! run's folder, or into a tool's answer. hdc writes local files itself, inside the workspace
-//! only (its confinement and the hdc policy), so a received file has to land there first; this
-//! folder keeps it off the project's own files. Only rein's own names
-//! ([`is_rein_file_name`]) go in or come out, and taking one removes it.
+//! run's folder, or into a tool's answer. hdc writes local files itself (the real client asks
+//! its server to), so a received file has to land in the workspace first; this folder keeps it
+//! off the project's own files.
+//!
+//! What comes out of it is evidence a person reviews, so nothing but the device may put it
+//! there. The folder is a protected name (`scope::protected`): no file tool of the agent's and
+//! no program rein runs may write it. The kernel names each file: a call reserves a name with
+//! an unguessable part ([`Kernel::reserve_received`]), the hdc policy lets `hdc file recv` write
+//! only a name this call reserved and has not received yet — and that one hdc spawn alone is
+//! granted the folder ([`recv_into_transit`], `policy::confinement`) — and
+//! [`Kernel::take_received`] takes only a name the call's own hdc received, a file that was not
+//! there before the recv.
 
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::path::Path;
+use std::sync::Mutex;
 
+use crate::kernel::call::Call;
+use crate::kernel::files::dir::Dir;
 use crate::kernel::{Kernel, KernelError};
 
-/// The transit folder, relative to the workspace root.
-pub const RECEIVED_DIR: &str = ".rein-received";
+pub use crate::kernel::scope::protected::RECEIVED_DIR;
 
 /// The largest received file rein takes (a phone's screenshot is a few hundred KB, a UI tree
 /// a few MB).
 const RECEIVED_LIMIT: u64 = 32 << 20;
 
+/// Where the device's scratch file of a received name is (hdc's `file recv` reads it there).
+const DEVICE_TMP: &str = "/data/local/tmp/";
+
+/// A name [`Kernel::reserve_received`] gave.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Reservation {
+    /// `rein-<what>-<32 hex digits>.<ext>`: the device's scratch file takes it too.
+    pub name: String,
+    /// `.rein-received/<name>`, relative to the workspace root: what `hdc file recv` gets.
+    pub path: String,
+}
+
+/// The names a call tree reserved in the transit folder, and how far each got.
+#[derive(Debug, Default)]
+pub struct Receipts {
+    names: Mutex<HashMap<String, Stage>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Given out; no hdc received it yet.
+    Reserved,
+    /// The kernel let one hdc spawn receive it (when the file was not there).
+    Received,
+}
+
+impl Receipts {
+    fn stage(&self, name: &str) -> Option<Stage> {
+        self.names.lock().unwrap_or_else(|e| e.into_inner()).get(name).copied()
+    }
+
+    fn set(&self, name: &str, stage: Option<Stage>) {
+        let mut names = self.names.lock().unwrap_or_else(|e| e.into_inner());
+        match stage {
+            Some(stage) => names.insert(name.to_string(), stage),
+            None => names.remove(name),
+        };
+    }
+}
+
 impl Kernel {
-    /// Makes the transit folder (hdc needs it to exist) and gives the workspace-relative path
-    /// hdc should write `name` to. Not journaled: like `.rein/`, it is rein's, not the project's.
-    pub fn receive_place(&self, name: &str) -> Result<String, KernelError> {
-        check_name(name)?;
-        self.root
-            .create_beneath(Path::new(RECEIVED_DIR))
-            .map_err(|e| KernelError::io("create the folder", RECEIVED_DIR, e))?;
-        Ok(format!("{RECEIVED_DIR}/{name}"))
+    /// Reserves a new name for a file `call` will receive: `rein-<what>-<32 hex digits>.<ext>`,
+    /// the same name the device's scratch file takes (`/data/local/tmp/<name>`). Makes the
+    /// transit folder (a real folder: a link in its place is refused). Not journaled: like
+    /// `.rein/`, it is rein's, not the project's.
+    pub fn reserve_received(&self, call: &Call, what: &str, ext: &str) -> Result<Reservation, KernelError> {
+        let plain_word = !what.is_empty() && what.len() <= 16 && what.bytes().all(|b| b.is_ascii_lowercase());
+        if !plain_word || !["jpeg", "json"].contains(&ext) {
+            return Err(KernelError::invalid(format!(
+                "rein receives under rein-<what>-<random>.jpeg|json, with 1 to 16 lowercase letters for what; not {what:?} and {ext:?}"
+            )));
+        }
+        let mut random = [0u8; 16];
+        getrandom::fill(&mut random).map_err(|e| {
+            KernelError::io("draw a random name for", RECEIVED_DIR, std::io::Error::other(e.to_string()))
+        })?;
+        let hex: String = random.iter().map(|b| format!("{b:02x}")).collect();
+        let name = format!("rein-{what}-{hex}.{ext}");
+        let dir = self.transit(true)?;
+        if dir.kind_of(OsStr::new(&name)).map_err(|e| KernelError::io("look into", RECEIVED_DIR, e))?.is_some() {
+            return Err(KernelError::invalid(format!("{RECEIVED_DIR}/{name} exists already; it is not rein's")));
+        }
+        call.receipts().set(&name, Some(Stage::Reserved));
+        Ok(Reservation { path: format!("{RECEIVED_DIR}/{name}"), name })
+    }
+
+    /// Whether `hdc args` may receive into the transit folder for `call`: None when the command
+    /// line is no `file recv` into it; else Ok once the name is marked received, or the reason
+    /// it may not (a name this call did not reserve, one received already, another device file
+    /// than the name's own, a file already there).
+    pub(crate) fn admit_recv(&self, call: &Call, args: &[String]) -> Option<Result<(), String>> {
+        let (remote, name) = recv_into_transit(args)?;
+        let receipts = call.receipts();
+        if let Some(why) = self.recv_refusal(receipts.stage(name), remote, name) {
+            return Some(Err(why));
+        }
+        receipts.set(name, Some(Stage::Received));
+        Some(Ok(()))
+    }
+
+    fn recv_refusal(&self, stage: Option<Stage>, remote: &str, name: &str) -> Option<String> {
+        let display = format!("{RECEIVED_DIR}/{name}");
+        match stage {
+            None => Some(format!(
+                "{display} is no name rein reserved for this call (rein.fs.reserve_received gives one); only the kernel receives into its transit folder"
+            )),
+            Some(Stage::Received) => Some(format!("{display} was received already; reserve another name")),
+            Some(Stage::Reserved) if remote != format!("{DEVICE_TMP}{name}") => {
+                Some(format!("{display} receives only the device's {DEVICE_TMP}{name}, not {remote}"))
+            }
+            Some(Stage::Reserved) => match self.transit(false).map(|dir| dir.kind_of(OsStr::new(name))) {
+                Ok(Ok(None)) => None,
+                Ok(Ok(Some(_))) => {
+                    Some(format!("{display} is there before the recv: rein does not take a file it did not receive"))
+                }
+                Ok(Err(e)) => Some(format!("{display} cannot be checked: {e}")),
+                Err(e) => Some(e.to_string()),
+            },
+        }
     }
 
     /// The bytes of `.rein-received/<name>`, and the file removed, through the folder held open
-    /// beneath the workspace (a link put there is not followed).
-    pub fn take_received(&self, name: &str) -> Result<Vec<u8>, KernelError> {
+    /// beneath the workspace (a link put there is not followed). Only a name `call` reserved and
+    /// its own hdc received; the reservation ends here, taken or not.
+    pub fn take_received(&self, call: &Call, name: &str) -> Result<Vec<u8>, KernelError> {
         check_name(name)?;
         let display = format!("{RECEIVED_DIR}/{name}");
-        let not_found = || KernelError::FileNotFound { path: display.clone() };
-        let dir = match self.root.open_beneath(Path::new(RECEIVED_DIR)) {
-            Ok(dir) => dir,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(not_found()),
-            Err(e) => return Err(KernelError::io("open", RECEIVED_DIR, e)),
+        let stage = call.receipts().stage(name);
+        call.receipts().set(name, None);
+        match stage {
+            Some(Stage::Received) => {}
+            Some(Stage::Reserved) => {
+                return Err(KernelError::invalid(format!("{display} was reserved, but no hdc of this call received it")))
+            }
+            None => {
+                return Err(KernelError::invalid(format!(
+                    "{display} is not a file rein received for this call; rein takes only what its own hdc received under a name it reserved"
+                )))
+            }
+        }
+        let dir = match self.transit(false) {
+            Err(KernelError::FileNotFound { .. }) => return Err(KernelError::FileNotFound { path: display }),
+            other => other?,
         };
         let file = match dir.open_read(OsStr::new(name)) {
             Ok(file) => file,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(not_found()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(KernelError::FileNotFound { path: display })
+            }
             Err(e) => return Err(KernelError::io("read", &display, e)),
         };
         let taken = read_limited(file, &display);
@@ -49,13 +164,37 @@ impl Kernel {
         dir.remove_file(OsStr::new(name)).map_err(|e| KernelError::io("remove", &display, e))?;
         taken
     }
+
+    /// The transit folder, held open beneath the workspace without following a link (made
+    /// first with `create`).
+    fn transit(&self, create: bool) -> Result<Dir, KernelError> {
+        let rel = Path::new(RECEIVED_DIR);
+        let opened = if create { self.root.create_beneath(rel) } else { self.root.open_beneath(rel) };
+        match opened {
+            Ok(dir) => Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(KernelError::FileNotFound { path: RECEIVED_DIR.to_string() })
+            }
+            Err(e) => Err(KernelError::io("open", RECEIVED_DIR, e)),
+        }
+    }
+}
+
+/// The device file and the name of a `hdc … file recv <remote> .rein-received/<name>` command
+/// line: the one hdc spawn that may write the transit folder, once [`Kernel::admit_recv`]
+/// admitted it.
+pub fn recv_into_transit(args: &[String]) -> Option<(&str, &str)> {
+    let at = args.windows(2).position(|w| w[0] == "file" && w[1] == "recv")?;
+    let [remote, local] = &args[at + 2..] else { return None };
+    let name = local.strip_prefix(RECEIVED_DIR)?.strip_prefix('/')?;
+    is_rein_file_name(name).then_some((remote.as_str(), name))
 }
 
 fn read_limited(file: std::fs::File, display: &str) -> Result<Vec<u8>, KernelError> {
     let meta = file.metadata().map_err(|e| KernelError::io("read", display, e))?;
-    if !meta.is_file() || meta.len() > RECEIVED_LIMIT {
+    if !meta.is_file() || meta.len() > RECEIVED_LIMIT || !single_link(&meta) {
         return Err(KernelError::invalid(format!(
-            "{display} is not a received file of at most {} MB; it was removed",
+            "{display} is not a received file of at most {} MB with one name; it was removed",
             RECEIVED_LIMIT >> 20
         )));
     }
@@ -63,6 +202,18 @@ fn read_limited(file: std::fs::File, display: &str) -> Result<Vec<u8>, KernelErr
     std::io::Read::read_to_end(&mut std::io::Read::take(file, RECEIVED_LIMIT), &mut bytes)
         .map_err(|e| KernelError::io("read", display, e))?;
     Ok(bytes)
+}
+
+/// A file hdc made has one name; a second (a hard link from elsewhere) is a file someone else
+/// can still change.
+#[cfg(unix)]
+fn single_link(meta: &std::fs::Metadata) -> bool {
+    std::os::unix::fs::MetadataExt::nlink(meta) == 1
+}
+
+#[cfg(not(unix))]
+fn single_link(_: &std::fs::Metadata) -> bool {
+    true
 }
 
 /// A name rein gives its own scratch files on a device and in its transit folder:
@@ -87,3 +238,7 @@ fn check_name(name: &str) -> Result<(), KernelError> {
         "{name:?} is not a name rein receives under: rein-<lowercase letters, digits, single ->.jpeg or .json"
     )))
 }
+
+#[cfg(test)]
+#[path = "received_tests.rs"]
+mod tests;

@@ -15,6 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Program;
+use crate::kernel::files::received::{recv_into_transit, RECEIVED_DIR};
 use crate::kernel::scope::protected;
 
 /// Read and execute everywhere below these.
@@ -121,9 +122,10 @@ pub struct SpawnPlaces<'a> {
     pub env: &'a [(String, String)],
     /// Absolute paths outside the workspace named by the command line.
     pub outside_args: Vec<PathBuf>,
-    /// Whether a person approved this command (then its outside paths are writable; when the
-    /// built-in policy allowed it alone, they are only readable).
-    pub approved_by_person: bool,
+    /// When a person approved this command, the outside paths they were shown a yes lets it
+    /// write (as they resolved then); None when the built-in policy allowed it alone (its
+    /// outside paths are then only readable).
+    pub approved_writes: Option<&'a [PathBuf]>,
     /// The command line (hdc's `-s` names its server's port).
     pub args: &'a [String],
     /// More TCP ports a person lets this program connect to (home `[spawn.connect_ports]`).
@@ -257,10 +259,17 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
         }
         p.write_no_link.push(path);
     }
+    // The one program that may write the transit folder: the hdc of a recv the kernel admitted
+    // for a name it reserved (kernel::files::received; the policy refuses every other).
+    if *program == Program::Hdc && recv_into_transit(places.args).is_some() {
+        p.write_no_link.push(places.workspace.join(RECEIVED_DIR));
+    }
     let outside = outside_grants(&places.outside_args, places.rein_home, &guarded);
-    match places.approved_by_person {
-        true => p.write.extend(outside),
-        false => p.read.extend(outside),
+    match places.approved_writes {
+        // Only what the person was shown, as it resolved then: a link repointed while they read
+        // grants nothing, and no link is followed when the grant is opened.
+        Some(shown) => p.write_no_link.extend(outside.into_iter().filter(|path| shown.contains(path))),
+        None => p.read.extend(outside),
     }
     p
 }
@@ -373,7 +382,7 @@ mod tests {
             jar: None,
             env,
             outside_args: Vec::new(),
-            approved_by_person: false,
+            approved_writes: None,
             args: &[],
             extra_ports: &[],
             writable: &[],
@@ -454,9 +463,13 @@ mod tests {
         let by_policy = profile(&Program::HapSignTool, &pl, &[]);
         assert!(by_policy.read.contains(&out));
         assert!(!by_policy.write.contains(&out));
-        pl.approved_by_person = true;
+        let shown = [out.clone()];
+        pl.approved_writes = Some(&shown);
         let p = profile(&Program::HapSignTool, &pl, &[]);
-        assert!(p.write.contains(&out));
+        assert!(p.write_no_link.contains(&out));
+        pl.approved_writes = Some(&[]);
+        let p = profile(&Program::HapSignTool, &pl, &[]);
+        assert!(!p.write.contains(&out) && !p.write_no_link.contains(&out), "only what was shown: {p:?}");
         assert!(!p.read.contains(&rein_home) && !p.write.contains(&rein_home));
         assert!(!p.write.contains(&root.join("missing")), "nothing to grant: {p:?}");
         assert!(p.read.contains(&PathBuf::from("/jdk")));
@@ -514,10 +527,11 @@ mod tests {
         let mut pl = places(&env, Path::new("/usr/bin/hdc"));
         pl.workspace = &workspace;
         pl.outside_args = vec![root.join("w"), out.clone()];
-        pl.approved_by_person = true;
+        let shown = [out.clone(), root.join("w")];
+        pl.approved_writes = Some(&shown);
         let p = profile(&Program::Hdc, &pl, &[]);
-        assert!(p.write.contains(&out), "{p:?}");
-        assert!(!p.write.contains(&root.join("w")), "{p:?}");
+        assert!(p.write_no_link.contains(&out), "{p:?}");
+        assert!(!p.write_no_link.contains(&root.join("w")), "{p:?}");
     }
 
     #[test]

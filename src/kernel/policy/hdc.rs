@@ -77,13 +77,14 @@ const HOST_SHAPES: &[Shape] = &[
             Part::Word("file"),
             Part::Word("send"),
             Part::Value(Kind::LocalPath),
-            Part::Value(Kind::DeviceTmpFile),
+            Part::Value(Kind::ForeignTmpFile),
         ],
         verdict: Verdict::Ask,
     },
-    // One of rein's scratch files into the workspace's transit folder under the same kind of
-    // name (the kernel takes it from there: rein.fs.take_received): it cannot overwrite a
-    // project file, and what it carries was made by an allowed or approved device command.
+    // One of rein's scratch files into the workspace's transit folder (the kernel takes it from
+    // there: rein.fs.take_received): it cannot overwrite a project file, and the kernel admits
+    // it only for a name the call reserved, from the device file of that name, once
+    // (kernel::files::received).
     Shape {
         parts: &[
             Part::Word("file"),
@@ -209,6 +210,14 @@ fn decide_host_command(command: &str, rest: &[&str], classify: &dyn Fn(&str) -> 
     if let Some(refusal) = resplit(&words, &shell_words::device_line(&words), &format!("`hdc {command}`'s arguments")) {
         return refusal;
     }
+    // A device file of rein's name is what rein receives as evidence: only the device's own
+    // commands write it, never a transfer, whoever allows it.
+    if command == "file send" && rest.last().is_some_and(|to| Kind::ReinTmpFile.accepts(&to.to_ascii_lowercase())) {
+        return Decision::Deny(format!(
+            "`hdc file send` may not write {}: rein's own device files are written only by the device's commands",
+            rest[rest.len() - 1]
+        ));
+    }
     let Some((shape, captured)) = shapes::find(HOST_SHAPES, &words) else {
         return Decision::DenyUnlessRule(format!("`hdc {}` is not a command rein knows to be safe", words.join(" ")));
     };
@@ -224,7 +233,10 @@ fn decide_host_command(command: &str, rest: &[&str], classify: &dyn Fn(&str) -> 
 /// is what rein copied there).
 fn in_its_place(captured: &Captured, classify: &dyn Fn(&str) -> PathClass) -> bool {
     match captured.kind {
-        Kind::LocalPath | Kind::ReceivedFile => classify(&captured.value) == PathClass::Workspace,
+        Kind::LocalPath => classify(&captured.value) == PathClass::Workspace,
+        // The transit folder at the workspace root, protected (the kernel then admits only a
+        // name the call reserved: `files::received`).
+        Kind::ReceivedFile => classify(&captured.value) == PathClass::Protected,
         Kind::InstallSource if is_staged_dir(&captured.value) => classify(&captured.value) == PathClass::Protected,
         Kind::InstallSource => classify(&captured.value) == PathClass::Workspace,
         _ => true,

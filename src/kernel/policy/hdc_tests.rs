@@ -6,8 +6,24 @@ fn verdict(line: &str) -> &'static str {
 }
 
 fn verdict_of(args: &[String]) -> &'static str {
-    let classify = |p: &str| if p.starts_with('/') { PathClass::Outside } else { PathClass::Workspace };
     label(&decide(args, &classify, &HdcServers::default()))
+}
+
+/// As the scope classes a path given relative to the workspace root: its protected names, `..`
+/// taken back.
+fn classify(path: &str) -> PathClass {
+    if path.starts_with('/') {
+        return PathClass::Outside;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            ".." => drop(parts.pop()),
+            "." | "" => {}
+            part => parts.push(part),
+        }
+    }
+    crate::kernel::scope::protected::class_of(&parts).unwrap_or(PathClass::Workspace)
 }
 
 /// `hdc shell` with the device command as ONE argument, as tools often pass it.
@@ -258,13 +274,27 @@ fn device_files_rein_removes_are_only_its_own() {
     }
     let asked_as_any_transfer = [
         "file recv /data/local/tmp/rein-ui-1.json src/main.ets",
-        "file recv /data/local/tmp/other.json .rein-received/rein-ui-1.json",
-        "file recv /data/local/tmp/rein-ui-1.json .rein-received/x.json",
         "file recv /data/local/tmp/rein-ui-1.json .rein-received/../src/rein-ui-1.json",
-        "file recv /data/local/tmp/rein-ui-1.json .rein-received/sub/rein-ui-1.json",
     ];
     for line in asked_as_any_transfer {
         assert_eq!(verdict(line), "ask", "hdc {line}");
+    }
+    // The transit folder is protected: only the kernel's own recv of a name it reserved writes
+    // there (kernel::files::received), never a transfer a person could approve.
+    let into_transit = [
+        "file recv /data/local/tmp/other.json .rein-received/rein-ui-1.json",
+        "file recv /data/local/tmp/rein-ui-1.json .rein-received/x.json",
+        "file recv /data/local/tmp/rein-ui-1.json .rein-received/sub/rein-ui-1.json",
+        "file recv /data/local/tmp/rein-ui-1.json .REIN-RECEIVED/rein-ui-1.json",
+        "file recv /data/local/tmp/rein-ui-1.json ./.rein-received/rein-ui-1.json",
+        "file recv /data/local/tmp/rein-ui-1.json .rein-received",
+        "file send .rein-received/rein-ui-1.json /data/local/tmp/rein-ui-1.json",
+        // Nor a device file rein will receive, written by anything but the device's commands.
+        "file send note.txt /data/local/tmp/rein-screen-1.jpeg",
+        "file send note.txt /data/local/tmp/REIN-screen-1.jpeg",
+    ];
+    for line in into_transit {
+        assert_eq!(verdict(line), "deny", "hdc {line}");
     }
     assert_eq!(verdict("file recv /data/local/tmp/rein-ui-1.json /tmp/.rein-received/rein-ui-1.json"), "deny");
 }

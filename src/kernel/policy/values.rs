@@ -5,6 +5,9 @@
 use crate::kernel::files::received::is_rein_file_name;
 use crate::kernel::files::stage::is_staged_dir;
 
+/// The device's scratch folder.
+const DEVICE_TMP: &str = "/data/local/tmp/";
+
 /// What a variable position of a command shape holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -26,6 +29,9 @@ pub enum Kind {
     Param,
     /// A file directly under the device's scratch folder `/data/local/tmp/`.
     DeviceTmpFile,
+    /// A file there that is not one of rein's own names: what `hdc file send` may write, so
+    /// that nothing but the device's own commands writes a file rein will receive as evidence.
+    ForeignTmpFile,
     /// One of rein's own scratch files there: `/data/local/tmp/rein-<name>.jpeg|json`
     /// ([`is_rein_file_name`]); the only device files rein removes.
     ReinTmpFile,
@@ -66,6 +72,7 @@ impl Kind {
             Kind::LogTypes => "<types>",
             Kind::Param => "<param>",
             Kind::DeviceTmpFile => "/data/local/tmp/<file>",
+            Kind::ForeignTmpFile => "/data/local/tmp/<file, not rein-…>",
             Kind::ReinTmpFile => "/data/local/tmp/rein-<name>",
             Kind::ReceivedFile => ".rein-received/rein-<name>",
             Kind::FaultLogQuery => "\"-p Faultlogger [-m <bundle>] [-t <stamp>] [-f <log>]\"",
@@ -97,7 +104,11 @@ impl Kind {
             Kind::LogTypes => list(value, &|t| ["app", "core", "init", "kmsg", "only"].contains(&t)),
             Kind::Param => value.len() <= 128 && word(value, "_.-") && !value.starts_with('-'),
             Kind::DeviceTmpFile => file_under(value, "/data/local/tmp/"),
-            Kind::ReinTmpFile => value.strip_prefix("/data/local/tmp/").is_some_and(is_rein_file_name),
+            Kind::ForeignTmpFile => {
+                file_under(value, "/data/local/tmp/")
+                    && !value[DEVICE_TMP.len()..].to_ascii_lowercase().starts_with("rein-")
+            }
+            Kind::ReinTmpFile => value.strip_prefix(DEVICE_TMP).is_some_and(is_rein_file_name),
             Kind::ReceivedFile => value.strip_prefix(".rein-received/").is_some_and(is_rein_file_name),
             Kind::FaultLogQuery => faultlog_query(value),
             Kind::ConnectKey => value.len() <= 64 && word(value, ".:_-") && !value.starts_with('-'),

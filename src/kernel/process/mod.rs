@@ -15,6 +15,8 @@
 //! - `env`: the environment a program sees
 //! - `hdc_server`: hdc never starts a server; its server must answer first
 //! - `java_args`: java's command line in an argument file, out of the process table
+//! - `keystore_pins`: signing passwords go only with the keystore bytes they first went with;
+//!   java gets a private copy of them
 //! - `planted`: the `.git` a confined program makes where it may write, stopped and removed
 //! - `profile`: what one spawn may reach (the places rein knows, for `policy::confinement`)
 //! - `turns`: a program whose command line holds a secret runs alone
@@ -31,6 +33,7 @@ pub mod env;
 mod handles;
 pub mod hdc_server;
 mod java_args;
+mod keystore_pins;
 pub mod planted;
 #[cfg(target_os = "linux")]
 mod privileges;
@@ -55,7 +58,7 @@ use super::policy::confinement;
 use super::policy::hdc_servers::normalize;
 use super::policy::rules::command_line;
 use super::policy::{
-    controls, decide_spawn, device_of, ApprovalRequest, Asked, Decision, HdcServers, Program, Rule, Subject,
+    controls, decide_spawn, device_of, ApprovalRequest, Asked, DecidedBy, Decision, HdcServers, Program, Rule, Subject,
 };
 use super::{Call, EventKind, Kernel, KernelError, PathClass};
 
@@ -282,7 +285,8 @@ impl Kernel {
             }
             _ => {}
         }
-        let decision = self.authorize_spawn(call, &program, &args, redacted, (&cwd, &located, &plan, &opts), entry)?;
+        let (decision, shown_writes) =
+            self.authorize_spawn(call, &program, &args, redacted, (&cwd, &located, &plan, &opts), entry)?;
         if !call.take_spawn() {
             return Err(KernelError::SpawnBudget);
         }
@@ -333,7 +337,7 @@ impl Kernel {
         let _turn = turns::take(redacted.holds_secret() || signs).await;
         let (confinement, oversight) = match plan {
             confine::Plan::Landlock { .. } => {
-                let profile = self.confinement_profile(&program, &located, &args, &env, entry);
+                let profile = self.confinement_profile(&program, &located, &args, &env, entry, &shown_writes);
                 let mut profile = match purpose {
                     Purpose::Act => profile,
                     Purpose::Look => profile.looking(self.scope.workspace(), self.scope.home(), &env),
@@ -351,6 +355,16 @@ impl Kernel {
                 (confine::harden_only().map(confine::before_exec), spawn::Oversight::default())
             }
             _ => (None, spawn::Oversight::default()),
+        };
+        // The keystore the passwords go with: the bytes they first went with, as a private copy
+        // (`keystore_pins`).
+        let args = match opts.signing.as_deref() {
+            Some(config) => {
+                let (home, workspace) = (self.scope.home(), self.scope.workspace());
+                keystore_pins::hand_over(home, workspace, config, &args, private_tmp.path())
+                    .map_err(|refused| KernelError::Signing(refused.into()))?
+            }
+            None => args,
         };
         let argv = match (&located.jar, &located.script) {
             (Some(jar), _) => {
@@ -461,8 +475,8 @@ impl Kernel {
 
     /// Asks the gate for the policy's decision on running `program args` in `cwd` (path
     /// arguments are judged from `cwd`), noting in `entry` who decided; the decision, once
-    /// settled. A question says what a yes means: the program as found, the directory, the
-    /// outside paths, what it may write.
+    /// settled, with the outside places the question said a yes lets it write. A question says
+    /// what a yes means: the program as found, the directory, the outside paths, what it may write.
     fn authorize_spawn(
         &self,
         call: &Call,
@@ -471,7 +485,7 @@ impl Kernel {
         redacted: &Redacted,
         (cwd, located, plan, opts): (&super::ResolvedPath, &toolchain::Located, &confine::Plan, &RunOptions),
         entry: &mut Entry,
-    ) -> Result<Decision, KernelError> {
+    ) -> Result<(Decision, Vec<PathBuf>), KernelError> {
         let outside = std::cell::RefCell::new(Vec::new());
         let classify = |p: &str| {
             let joined = if Path::new(p).is_absolute() { PathBuf::from(p) } else { cwd.real.join(p) };
@@ -483,12 +497,22 @@ impl Kernel {
             }
             class
         };
-        let decision = decide_spawn(program, args, cwd.class, &classify, &self.spawn.servers);
+        let decision = match decide_spawn(program, args, cwd.class, &classify, &self.spawn.servers) {
+            // Into the transit folder only a name this call reserved, received once (files::received).
+            allowed @ (Decision::Allow | Decision::Ask) if *program == Program::Hdc => {
+                match self.admit_recv(call, args) {
+                    Some(Err(why)) => Decision::Deny(why),
+                    _ => allowed,
+                }
+            }
+            other => other,
+        };
+        let shown_writes = self.approved_outside_writes(args);
         let facts = question::Facts {
             located,
             cwd: &cwd.real,
             outside: outside.into_inner(),
-            writes: self.approved_outside_writes(args),
+            writes: shown_writes.clone(),
             plan,
             env: opts.env.iter().map(|(name, value)| redacted.scrub(&format!("{name}={value}"))).collect(),
             input: opts.stdin.as_deref().map(|input| redacted.scrub(&String::from_utf8_lossy(input))),
@@ -503,8 +527,20 @@ impl Kernel {
         let subject = Subject::Spawn { program: program.name(), args };
         match self.gate.settle(call, decision.clone(), &subject, request) {
             Ok(by) => {
+                let answered = matches!(by, DecidedBy::Approver(_));
                 entry.decided_by = Some(by);
-                Ok(decision)
+                // While the person read, a link on the way may have been pointed elsewhere: their
+                // yes is for the places they were shown, and the profile grants only those.
+                let now = if answered { self.approved_outside_writes(args) } else { shown_writes.clone() };
+                if now != shown_writes {
+                    let shown = |paths: &[PathBuf]| paths.iter().map(crate::visible::path).collect();
+                    return Err(KernelError::ChangedSinceShown {
+                        command: redacted.line.clone(),
+                        shown: shown(&shown_writes),
+                        now: shown(&now),
+                    });
+                }
+                Ok((decision, shown_writes))
             }
             Err(refusal) => {
                 entry.decided_by = Some(refusal.by.clone());

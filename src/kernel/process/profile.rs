@@ -32,7 +32,8 @@ pub(super) fn hvigor_home(env: &[(String, String)], workspace: &Path) -> Option<
 }
 
 impl Kernel {
-    /// What `program` may reach on disk while it runs (see `policy::confinement`).
+    /// What `program` may reach on disk while it runs (see `policy::confinement`). `shown_writes`:
+    /// what the question said a yes lets it write outside the workspace.
     pub(super) fn confinement_profile(
         &self,
         program: &Program,
@@ -40,6 +41,7 @@ impl Kernel {
         args: &[String],
         env: &[(String, String)],
         entry: &Entry,
+        shown_writes: &[PathBuf],
     ) -> Profile {
         let workspace = self.scope.workspace();
         // A top-level link is never granted: opening it would grant its target (`~`, say). Nor
@@ -68,7 +70,7 @@ impl Kernel {
             jar: located.jar.as_deref().or(located.script.as_deref()),
             env,
             outside_args: confinement::outside_paths(args, workspace),
-            approved_by_person,
+            approved_writes: approved_by_person.then_some(shown_writes),
             args,
             extra_ports: self.spawn.connect_ports.get(program.name()).map_or(&[], Vec::as_slice),
             writable: &self.spawn.writable,

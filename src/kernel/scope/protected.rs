@@ -11,6 +11,11 @@ use super::PathClass;
 
 /// rein's own folder at the workspace root: the journal, pre-images, run reports.
 pub const REIN_DIR: &str = ".rein";
+/// rein's transit folder at the workspace root: where hdc puts a file the kernel receives from a
+/// device (a screenshot, a UI tree) until the kernel takes it (`kernel::files::received`).
+/// Evidence a person reviews passes through it, so only the hdc the kernel runs for a name it
+/// reserved may write there.
+pub const RECEIVED_DIR: &str = ".rein-received";
 /// git's folder: its config and hooks run commands, so every one is protected (a nested
 /// repository's too).
 pub const GIT_DIR: &str = ".git";
@@ -39,8 +44,9 @@ pub struct ProtectedName {
 }
 
 /// The table, strictest class first (the first match decides).
-pub const PROTECTED: [ProtectedName; 4] = [
+pub const PROTECTED: [ProtectedName; 5] = [
     ProtectedName { name: REIN_DIR, covers: Covers::RootFolder, class: PathClass::Protected },
+    ProtectedName { name: RECEIVED_DIR, covers: Covers::RootFolder, class: PathClass::Protected },
     ProtectedName { name: GIT_DIR, covers: Covers::FolderAnywhere, class: PathClass::Protected },
     ProtectedName { name: PROJECT_FILE, covers: Covers::RootFile, class: PathClass::Policy },
     ProtectedName { name: LOCK_FILE, covers: Covers::RootFile, class: PathClass::Policy },
@@ -107,6 +113,9 @@ mod tests {
         let cases = [
             (".rein", Some(PathClass::Protected)),
             (".rein/journal/x.jsonl", Some(PathClass::Protected)),
+            (".rein-received", Some(PathClass::Protected)),
+            (".REIN-Received/rein-screen-1.jpeg", Some(PathClass::Protected)),
+            ("src/.rein-received/x", None),
             (".git", Some(PathClass::Protected)),
             (".git/hooks/pre-commit", Some(PathClass::Protected)),
             ("entry/.git/config", Some(PathClass::Protected)),

@@ -10,9 +10,10 @@
 //! keystore and its `-keyAlias` be that alias; the program gets the keystore's resolved path,
 //! so a link changed after the check cannot point it elsewhere.
 //!
-//! build-profile.json5, and a keystore inside the workspace, are files an agent can write:
-//! naming the keystore in home config and keeping it outside the workspace (DevEco keeps it
-//! in `~/.ohos/config`) leaves an agent nothing to point the passwords at.
+//! build-profile.json5, and a keystore inside the workspace, are files an agent can write: the
+//! passwords also go only with the keystore bytes they first went with (`process::keystore_pins`). Naming the
+//! keystore in home config and keeping it outside the workspace (DevEco keeps it in
+//! `~/.ohos/config`) leaves an agent nothing to point them at from the start.
 
 use std::path::{Path, PathBuf};
 
@@ -33,12 +34,15 @@ pub enum MaterialError {
 
     #[error("{flag} {given} is not what {named_by} names ({named}); rein fills in its passwords only with that keystore and key alias (`rein.proc.signing_status` gives them)")]
     Other { flag: String, given: String, named: String, named_by: String },
+
+    #[error("{keystore} is not the keystore signingConfig {config:?}'s passwords first went with in this workspace ({pinned}, sha256 {pinned_sha256}), so rein does not fill them in: a keystore a script made or replaced would tell it whether a guessed password is right. If a person changed the signing material, they remove this workspace's entry from {pins}")]
+    NotPinned { config: String, keystore: String, pinned: String, pinned_sha256: String, pins: String },
 }
 
 impl MaterialError {
     pub fn code(&self) -> Code {
         match self {
-            MaterialError::Unknown { .. } => Code::InvalidConfig,
+            MaterialError::Unknown { .. } | MaterialError::NotPinned { .. } => Code::InvalidConfig,
             _ => Code::InvalidArgs,
         }
     }
@@ -50,6 +54,10 @@ impl MaterialError {
             MaterialError::Other { flag, given, named, named_by } => {
                 json!({"argument": flag, "given": given, "named": named, "named_by": named_by})
             }
+            MaterialError::NotPinned { config, keystore, pinned, pinned_sha256, pins } => json!({
+                "signing_config": config, "keystore": keystore, "pinned": pinned,
+                "pinned_sha256": pinned_sha256, "pins": pins,
+            }),
         }
     }
 }
@@ -105,6 +113,13 @@ fn build_profile_material(config: &str, workspace: &Path) -> Result<(String, Str
     }
 }
 
+/// Where the value of `flag` is in a signing command. hap-sign-tool reads the words after the
+/// method as flag and value pairs: a flag's name given as another flag's value (`-inFile
+/// -keyAlias`) names nothing.
+pub fn flag_value_at(args: &[String], flag: &str) -> Option<usize> {
+    (1..args.len()).step_by(2).find(|i| args[*i] == flag).map(|i| i + 1).filter(|i| *i < args.len())
+}
+
 /// Checks that `args` (a signing command) open exactly `material`, and points `-keystoreFile`
 /// at its resolved path. `resolve` gives where a path argument of the command resolves.
 pub fn bind(
@@ -112,10 +127,7 @@ pub fn bind(
     material: &Material,
     resolve: &dyn Fn(&str) -> Option<PathBuf>,
 ) -> Result<(), MaterialError> {
-    // hap-sign-tool reads the words after the method as flag and value pairs: a flag's name
-    // given as another flag's value (`-inFile -keyAlias`) names nothing.
-    let at =
-        |flag: &str| (1..args.len()).step_by(2).find(|i| args[*i] == flag).map(|i| i + 1).filter(|i| *i < args.len());
+    let at = |flag: &str| flag_value_at(args, flag);
     let Some(store_at) = at("-keystoreFile") else {
         return Err(MaterialError::Missing { flag: "-keystoreFile".into() });
     };

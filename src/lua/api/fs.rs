@@ -91,18 +91,24 @@ pub const AREA: Area = Area {
             make: Make::Raising(|lua| lua.create_function(mkdir)),
         },
         Native {
-            name: "receive_place",
-            doc: "Where hdc should put a file received from a device: the workspace-relative path \
-                  `.rein-received/<name>` (the folder is made). `name` is one of rein's own: \
-                  `rein-<lowercase letters, digits, single ->.jpeg|json`, as its device scratch \
-                  file is named.",
-            params: &[RECEIVED_NAME],
-            returns: &[Returns { ty: "string", doc: "the path to give `hdc file recv`" }],
-            make: Make::Raising(|lua| lua.create_function(receive_place)),
+            name: "reserve_received",
+            doc: "A new name for a file this call will receive from a device, and where hdc \
+                  should put it: `rein-<what>-<32 random hex digits>.<ext>` and the \
+                  workspace-relative `.rein-received/<name>` (the folder is made). Give the \
+                  device's scratch file the same name (`/data/local/tmp/<name>`): `hdc file recv` \
+                  into the transit folder is allowed only from that file into that place, once, \
+                  for the call that reserved it.",
+            params: &[
+                Param { name: "what", ty: "string", doc: "1 to 16 lowercase letters: `screen`, `ui`" },
+                Param { name: "ext", ty: "\"jpeg\"|\"json\"", doc: "" },
+            ],
+            returns: &[Returns { ty: "rein.fs.Reservation", doc: "" }],
+            make: Make::Raising(|lua| lua.create_function(reserve_received)),
         },
         Native {
             name: "take_received",
-            doc: "The bytes of `.rein-received/<name>` (a file hdc received), and the file removed.",
+            doc: "The bytes of `.rein-received/<name>`, and the file removed: only a name this call \
+                  reserved and its own hdc received (never a file that was there before).",
             params: &[RECEIVED_NAME],
             returns: &[Returns { ty: "string", doc: "its bytes (a JPEG, a JSON text …)" }],
             make: Make::Raising(|lua| lua.create_function(take_received)),
@@ -154,6 +160,14 @@ pub const AREA: Area = Area {
                 ty: "string?",
                 doc: "refuse (STALE_FILE) unless the file has this sha256",
             }],
+        },
+        Class {
+            name: "rein.fs.Reservation",
+            doc: "",
+            fields: &[
+                Field { name: "name", ty: "string", doc: "rein-<what>-<random>.<ext>, the device file's name too" },
+                Field { name: "path", ty: "string", doc: "`.rein-received/<name>`: where `hdc file recv` puts it" },
+            ],
         },
         Class {
             name: "rein.fs.Staged",
@@ -355,13 +369,13 @@ fn mkdir(lua: &Lua, path: String) -> mlua::Result<MultiValue> {
     outcome(lua, result)
 }
 
-fn receive_place(lua: &Lua, name: String) -> mlua::Result<MultiValue> {
-    let result = current_call::get().and_then(|_| Ok(state::kernel(lua).receive_place(&name)?));
+fn reserve_received(lua: &Lua, (what, ext): (String, String)) -> mlua::Result<MultiValue> {
+    let result = current_call::get().and_then(|call| Ok(state::kernel(lua).reserve_received(&call, &what, &ext)?));
     outcome(lua, result)
 }
 
 fn take_received(lua: &Lua, name: String) -> mlua::Result<MultiValue> {
-    let taken = current_call::get().and_then(|_| Ok(state::kernel(lua).take_received(&name)?));
+    let taken = current_call::get().and_then(|call| Ok(state::kernel(lua).take_received(&call, &name)?));
     match taken {
         Ok(bytes) => (true, lua.create_string(bytes)?).into_lua_multi(lua),
         Err(failure) => outcome::<()>(lua, Err(failure)),

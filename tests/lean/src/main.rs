@@ -68,6 +68,23 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     if heard.load(std::sync::atomic::Ordering::Relaxed) == 0 {
         return Err("the recipe run's listener heard no events".into());
     }
+    names_what_it_receives(&host, &report)?;
+    Ok(())
+}
+
+/// What an embedder receives it can name, as the types the crate root exports: a tool's
+/// annotations, a step's attachments.
+fn names_what_it_receives(host: &rein::Host, report: &rein::Report) -> Result<(), String> {
+    let write_file = host.tools().into_iter().find(|t| t.name == "write_file").ok_or("no write_file tool")?;
+    let annotations: rein::Annotations = write_file.annotations;
+    if annotations.read_only != Some(false) {
+        return Err(format!("write_file's annotations: {annotations:?}"));
+    }
+    let attachments: Vec<&rein::Attachment> = report.steps.iter().flat_map(|s| &s.attachments).collect();
+    let screenshots = attachments.iter().filter(|a| a.kind == rein::AttachmentKind::Screenshot).count();
+    if screenshots != 0 {
+        return Err(format!("a recipe without a device attached a screenshot: {attachments:?}"));
+    }
     Ok(())
 }
 

@@ -25,6 +25,7 @@ mod device;
 mod faultlog;
 mod hap;
 mod hilog;
+mod host;
 mod layout;
 mod lifecycle;
 mod power;
@@ -95,9 +96,36 @@ fn behave(state: &State, words: &[String]) {
     }
 }
 
+/// Runs one device command on device `key` as a device shell would: logged, slowed as scripted,
+/// under the state lock (unless the caller holds it: `REIN_FAKE_LOCK_HELD=1`); what it printed.
+/// The fake hdc runs its device commands through this, as the real daemon runs the device's.
+pub fn device_command(state: &State, key: &str, words: &[String]) -> String {
+    state.log_call(&words[0], &words[1..], key);
+    behave(state, words);
+    let mut out = String::new();
+    let started = {
+        let _lock = state.lock();
+        let mut device = Device::load(state, key);
+        run(words, &mut device, &mut out);
+        device.save(state);
+        aa::waiting_pid(words, &device, &out)
+    };
+    // `aa start -W` prints its block after the ability is in the foreground, and only then
+    // `start ability successfully.`.
+    if let Some(pid) = started {
+        let mut waited = String::new();
+        lifecycle::wait_for_foreground(state, key, words, pid, &mut waited);
+        out = waited + &out;
+    }
+    out
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let called = args.first().and_then(|a| Path::new(a).file_stem()).and_then(|s| s.to_str()).unwrap_or("");
+    if let Some(code) = host::run_as(called, &args[1..]) {
+        std::process::exit(code);
+    }
     let words: Vec<String> = if COMMANDS.contains(&called) {
         std::iter::once(called.to_string()).chain(args.iter().skip(1).cloned()).collect()
     } else {
@@ -106,27 +134,18 @@ fn main() {
     if words.is_empty() || words[0] == "--help" {
         eprintln!("usage: rein-fake-device COMMAND [ARGS...]   (or a link named after COMMAND)");
         eprintln!("commands: {}", COMMANDS.join(", "));
+        eprintln!("host side: {} (as links of those names, or as the first word)", host::PROGRAMS.join(", "));
         std::process::exit(2);
+    }
+    if words[0] == "sleep" {
+        // A host fake's child that only waits (scenario `spawn_child`): no state, no log.
+        let secs = words.get(1).and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0);
+        std::thread::sleep(std::time::Duration::from_secs_f64(secs.max(0.0)));
+        return;
     }
     let state = State::from_env();
     let key = std::env::var("REIN_FAKE_DEVICE").ok().filter(|k| !k.is_empty()).unwrap_or_else(|| "device".into());
-    state.log_call(&words[0], &words[1..], &key);
-    behave(&state, &words);
-    let mut out = String::new();
-    let started = {
-        let _lock = state.lock();
-        let mut device = Device::load(&state, &key);
-        run(&words, &mut device, &mut out);
-        device.save(&state);
-        aa::waiting_pid(&words, &device, &out)
-    };
-    // `aa start -W` prints its block after the ability is in the foreground, and only then
-    // `start ability successfully.`.
-    if let Some(pid) = started {
-        let mut waited = String::new();
-        lifecycle::wait_for_foreground(&state, &key, &words, pid, &mut waited);
-        out = waited + &out;
-    }
+    let out = device_command(&state, &key, &words);
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(out.as_bytes());
     let _ = stdout.flush();
