@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::config::{HomeConfig, LuaConfig};
 use super::generation::Generation;
+use super::nested_calls::served_code_may_call_tools;
 use super::policy_files::{self, PolicyFiles};
 use super::sources::{PackLayer, Sources};
 use super::Host;
@@ -239,9 +240,11 @@ impl HostBuilder {
         } else {
             sources.with_embedder(self.natives, self.given_files)
         };
-        let sources = match self.only {
-            Some(names) => sources.serving_only(names),
-            None => sources,
+        // Only the files that can declare the names, unless one of them may call another tool
+        // (which would then not be there).
+        let sources = match self.only.map(|names| sources.clone().serving_only(names)) {
+            Some(only) if !served_code_may_call_tools(&only) => only,
+            _ => sources,
         };
         let kernel = Arc::new(kernel);
         let sources = Arc::new(sources);

@@ -6,8 +6,6 @@
 
 use std::collections::BTreeSet;
 
-use super::sources::SourceFile;
-
 /// Every `name = "…"` (or `'…'`) in `text` whose value reads as a tool or recipe name, in order.
 pub fn literal_names(text: &str) -> impl Iterator<Item = &str> {
     text.match_indices("name").filter_map(|(at, _)| {
@@ -53,24 +51,25 @@ impl Wanted {
         self.0.insert(name.to_string());
     }
 
-    /// Whether `file` may declare a wanted name: it writes one literally (a pack's file without
-    /// its `<pack>.` prefix), or it writes no name at all and its file name is one (it cannot
-    /// load, and a call to that name must say why).
-    pub fn may_declare(&self, file: &SourceFile) -> bool {
-        let stem = file.rel.rsplit('/').next().and_then(|n| n.strip_suffix(".lua"));
-        let unnamed = declared_name(&file.text).is_none();
+    /// Whether the file `rel` of `pack` (None: not a pack's) holding `text` may declare a
+    /// wanted name: it writes one literally (a pack's file without its `<pack>.` prefix), or it
+    /// writes no name at all and its file name is one (it cannot load, and a call to that name
+    /// must say why).
+    pub fn may_declare(&self, rel: &str, pack: Option<&str>, text: &str) -> bool {
+        let stem = rel.rsplit('/').next().and_then(|n| n.strip_suffix(".lua"));
+        let unnamed = declared_name(text).is_none();
         self.0
             .iter()
-            .filter_map(|wanted| local_name(file, wanted))
-            .any(|local| declares(&file.text, local) || (unnamed && stem == Some(local)))
+            .filter_map(|wanted| local_name(pack, wanted))
+            .any(|local| declares(text, local) || (unnamed && stem == Some(local)))
     }
 }
 
-/// `wanted` as `file` would write it: without the `<pack>.` of the file's pack; None when the
-/// name cannot be the file's (another pack's, or a pack's name for a file of no pack).
-fn local_name<'a>(file: &SourceFile, wanted: &'a str) -> Option<&'a str> {
-    match &file.pack {
-        Some(pack) => wanted.strip_prefix(pack.as_str())?.strip_prefix('.'),
+/// `wanted` as a file of `pack` would write it: without the `<pack>.`; None when the name
+/// cannot be the file's (another pack's, or a pack's name for a file of no pack).
+fn local_name<'a>(pack: Option<&str>, wanted: &'a str) -> Option<&'a str> {
+    match pack {
+        Some(pack) => wanted.strip_prefix(pack)?.strip_prefix('.'),
         None => (!wanted.contains('.')).then_some(wanted),
     }
 }
@@ -78,17 +77,6 @@ fn local_name<'a>(file: &SourceFile, wanted: &'a str) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::sources::Origin;
-
-    fn file(rel: &str, pack: Option<&str>, text: &str) -> SourceFile {
-        SourceFile {
-            origin: if pack.is_some() { Origin::Pack } else { Origin::Project },
-            rel: rel.to_string(),
-            label: rel.to_string(),
-            text: text.into(),
-            pack: pack.map(str::to_string),
-        }
-    }
 
     #[test]
     fn every_literal_name_is_found_not_only_the_first() {
@@ -103,11 +91,11 @@ mod tests {
     #[test]
     fn a_file_may_declare_a_wanted_name_by_its_literal_or_by_its_file_name_when_it_writes_none() {
         let wanted = Wanted::new(["greet".to_string(), "kit.clean".to_string()]);
-        assert!(wanted.may_declare(&file("tools/x.lua", None, "return { name = \"greet\" }")));
-        assert!(!wanted.may_declare(&file("tools/greet.lua", None, "return { name = \"other\" }")));
-        assert!(wanted.may_declare(&file("tools/greet.lua", None, "return {")));
-        assert!(wanted.may_declare(&file("tools/c.lua", Some("kit"), "return { name = \"clean\" }")));
-        assert!(!wanted.may_declare(&file("tools/c.lua", Some("other"), "return { name = \"clean\" }")));
-        assert!(!wanted.may_declare(&file("tools/c.lua", None, "return { name = \"clean\" }")));
+        assert!(wanted.may_declare("tools/x.lua", None, "return { name = \"greet\" }"));
+        assert!(!wanted.may_declare("tools/greet.lua", None, "return { name = \"other\" }"));
+        assert!(wanted.may_declare("tools/greet.lua", None, "return {"));
+        assert!(wanted.may_declare("tools/c.lua", Some("kit"), "return { name = \"clean\" }"));
+        assert!(!wanted.may_declare("tools/c.lua", Some("other"), "return { name = \"clean\" }"));
+        assert!(!wanted.may_declare("tools/c.lua", None, "return { name = \"clean\" }"));
     }
 }

@@ -80,8 +80,8 @@ fn code_only(text: &str) -> String {
     let mut at = 0;
     while at < bytes.len() {
         let rest = &text[at..];
-        if rest.starts_with("--") {
-            at += match long_bracket(&rest[2..]) {
+        if let Some(comment) = rest.strip_prefix("--") {
+            at += match long_bracket(comment) {
                 Some(len) => 2 + len,
                 None => rest.find('\n').unwrap_or(rest.len()),
             };

@@ -9,7 +9,6 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::declared_names::Wanted;
-use super::nested_calls::served_code_may_call_tools;
 use super::project_files::{is_top_level_in, ProjectFiles, SourceError};
 use crate::kernel::PackGrant;
 use crate::lua::native::NativeModules;
@@ -176,9 +175,7 @@ impl Sources {
     }
 
     /// The same sources serving only `names` (and the tools `[overrides]` maps them to): only
-    /// the files that may declare one of them load ([`Wanted::may_declare`]). Unless one of
-    /// those files, or a module it requires, may call another tool (which would not be there):
-    /// then everything loads, as without this.
+    /// the files that may declare one of them load ([`Wanted::may_declare`]).
     pub fn serving_only(mut self, names: impl IntoIterator<Item = String>) -> Sources {
         let mut wanted = Wanted::new(names);
         for (name, target) in &self.overrides {
@@ -187,9 +184,6 @@ impl Sources {
             }
         }
         self.only = Some(Arc::new(wanted));
-        if served_code_may_call_tools(&self) {
-            self.only = None;
-        }
         self
     }
 
@@ -242,7 +236,7 @@ impl Sources {
     fn files_in(&self, folder: &str) -> Result<Vec<SourceFile>, SourceError> {
         let mut files = self.all_files_in(folder)?;
         if let Some(only) = &self.only {
-            files.retain(|file| only.may_declare(file));
+            files.retain(|file| only.may_declare(&file.rel, file.pack.as_deref(), &file.text));
         }
         Ok(files)
     }
