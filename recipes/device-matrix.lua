@@ -1,13 +1,20 @@
 -- sign-install-launch on several devices at once: one preflight, one build and signature, then
--- install and a proven launch on every device concurrently; a row per device, one report.
+-- install, a proven launch and its screen on every device concurrently; a row per device, one
+-- report.
 local deploy = require("harmony.deploy")
+local evidence = require("harmony.evidence")
 
--- One device's install and launch, as a row of the result.
-local function deploy_to(ctx, d)
+-- One device's install, launch and screen (kept under the device's `label`), as a row of the
+-- result. Evidence that cannot be taken is named in the row; it does not undo the launch.
+local function deploy_to(ctx, d, label)
   local plan, target, server = ctx.outputs.preflight, d.key, deploy.server_of(d)
-  local installed =
-    deploy.install(ctx, ctx.outputs.sign, target, plan.bundle, ctx.args.reinstall, server)
-  local launched = deploy.launch(ctx, plan, target, server)
+  local installed, launched, kept
+  deploy.with_screen_on(ctx, target, server, function()
+    installed =
+      deploy.install(ctx, ctx.outputs.sign, target, plan.bundle, ctx.args.reinstall, server)
+    launched = deploy.launch(ctx, plan, target, server)
+    kept = evidence.capture(ctx, target, server, nil, label)
+  end)
   return {
     target = target,
     server = d.server,
@@ -17,6 +24,11 @@ local function deploy_to(ctx, d)
     lines = launched.lines,
     installed = installed.evidence,
     reinstalled = installed.reinstalled == true,
+    label = label,
+    screen = evidence.summary(kept),
+    screenshot = kept.screenshot,
+    ui_tree = kept.ui_tree,
+    ui_text = kept.ui_text,
   }
 end
 
@@ -40,7 +52,9 @@ return {
     .. "that is the person's own (this machine's and the labs home config.toml names), or on "
     .. "`targets`, at once: "
     .. "preflight, build and sign once, then install and a proven launch per device, "
-    .. "concurrently. Fails if any device fails; the result and the report have a row per device.",
+    .. "concurrently, each device's screen kept in the run's folder (screen-<device>.jpeg, its "
+    .. "UI tree and text; what could not be taken is named). Fails if any device fails; the "
+    .. "result and the report have a row per device.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     targets = {
@@ -86,7 +100,12 @@ return {
     deploy.sign_step(),
     {
       name = "devices",
-      approvals = { "hdc install", "hdc shell aa start", "hdc uninstall (reinstall=true)" },
+      approvals = {
+        "hdc install",
+        "hdc shell aa start",
+        "hdc shell snapshot_display (each device)",
+        "hdc uninstall (reinstall=true)",
+      },
       run = function(ctx)
         -- The devices the preflight found, as they are now (one may have gone meanwhile).
         local keys = {}
@@ -94,11 +113,16 @@ return {
           keys[#keys + 1] = d.key
         end
         local now = deploy.matrix_devices(deploy.devices(ctx), keys)
+        local now_keys = {}
+        for i, d in ipairs(now) do
+          now_keys[i] = d.key
+        end
+        local labels = evidence.labels(now_keys)
         local rows, jobs, slots = rein.json.array({}), {}, {}
         for i, d in ipairs(now) do
           if d.usable then
             jobs[#jobs + 1] = function()
-              return deploy_to(ctx, d)
+              return deploy_to(ctx, d, labels[i])
             end
             slots[#jobs] = i
           else
@@ -141,6 +165,7 @@ return {
           for _, line in ipairs(row.lines) do
             ctx:evidence(row.target .. ": " .. line)
           end
+          ctx:evidence(row.target .. ": " .. row.screen)
         end
         return out.failed == 0 and #out.rows > 0, #out.rows .. " devices launched"
       end,

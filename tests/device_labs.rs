@@ -49,6 +49,15 @@ fn devices_of_a_named_lab_server_are_listed_judged_like_local_ones_and_deployed_
         .map(|r| (r["target"].as_str().unwrap(), r["server"].as_str().unwrap(), r["ok"].as_bool().unwrap()))
         .collect();
     assert_eq!(servers, [(local.key.as_str(), "local", true), (remote.key.as_str(), "lab", true)], "{report:#}");
+    // Each device's screen, received through its own real hdc server, kept under its label.
+    for row in &rows {
+        let label = row["label"].as_str().unwrap_or_else(|| panic!("{row}"));
+        let shot = row["screenshot"].as_str().unwrap_or_else(|| panic!("{row}"));
+        assert!(shot.ends_with(&format!("/screen-{label}.jpeg")), "{row}");
+        assert_eq!(&std::fs::read(lab.ws.path(shot)).unwrap()[..3], &[0xFF, 0xD8, 0xFF], "{row}");
+        assert!(row["ui_text"].as_str().is_some_and(|t| t.ends_with(&format!("/layout-{label}.txt"))), "{row}");
+    }
+    assert_ne!(rows[0]["label"], rows[1]["label"], "{rows:?}");
     for key in [&local.key, &remote.key] {
         let app = &lab.read_device(key)["installed"]["com.example.hello"];
         assert_eq!(app["signer"], json!(lab.signer()), "{key}: {app}");

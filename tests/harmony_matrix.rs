@@ -6,6 +6,10 @@ use crate::common::lab::{lab, step};
 use serde_json::json;
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn three_devices_with_expect_log_and_reinstall_one_unauthorized() {
     let Some(lab) = lab() else { return };
     lab.devices(json!([{"key": "D1"}, {"key": "D2"}, {"key": "U1", "status": "Unauthorized"}]));
@@ -50,6 +54,10 @@ fn three_devices_with_expect_log_and_reinstall_one_unauthorized() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn every_device_passing_is_one_verified_run_with_each_launch_as_evidence() {
     let Some(lab) = lab() else { return };
     lab.devices(json!([{"key": "D1"}, {"key": "D2"}]));
@@ -70,4 +78,91 @@ fn every_device_passing_is_one_verified_run_with_each_launch_as_evidence() {
             "{evidence:?}"
         );
     }
+}
+
+/// What `rein runs show last --format FORMAT` prints for the lab's workspace.
+fn shown(lab: &crate::common::lab::Lab, format: &str) -> String {
+    let out = std::process::Command::new(crate::common::REIN)
+        .arg("--workspace")
+        .arg(&lab.ws.ws)
+        .arg("--home")
+        .arg(&lab.ws.home)
+        .args(["runs", "show", "last", "--format", format])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
+fn each_device_keeps_its_own_screen_and_one_that_cannot_says_why() {
+    let Some(lab) = lab() else { return };
+    // Two keys with one label (d1): the second device's files are told apart by its place.
+    lab.devices(json!([{"key": "D1"}, {"key": "d1"}]));
+    // d1 cannot write its scratch folder: neither its screenshot nor its UI tree can be taken.
+    let device_local = lab.state.join("device-d1.fs/data/local");
+    std::fs::create_dir_all(&device_local).unwrap();
+    std::fs::write(device_local.join("tmp"), "not a folder").unwrap();
+    let (status, out) = lab.recipe(&["--yes"], "device-matrix", json!({}));
+    assert_eq!(status, 0, "evidence that cannot be taken does not undo the proven launches: {out}");
+    let report = lab.report(&out);
+    let run_id = report["run_id"].as_str().unwrap();
+    let folder = format!(".rein/runs/{run_id}");
+    let devices = step(&report, "devices");
+    let kept: Vec<(String, String, String)> = devices["attachments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["kind"].as_str().unwrap().into(),
+                a["label"].as_str().unwrap().into(),
+                a["path"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let d1 = |kind: &str, file: &str| (kind.to_string(), "d1".to_string(), format!("{folder}/{file}"));
+    assert_eq!(
+        kept,
+        [d1("screenshot", "screen-d1.jpeg"), d1("ui_tree", "layout-d1.json"), d1("ui_text", "layout-d1.txt")],
+        "only the device that could keep its screen has files: {devices:#}"
+    );
+    assert_eq!(&std::fs::read(lab.ws.path(&format!("{folder}/screen-d1.jpeg"))).unwrap()[..3], &[0xFF, 0xD8, 0xFF]);
+    let rows = devices["output"]["rows"].as_array().unwrap();
+    assert_eq!((rows[0]["label"].as_str(), rows[1]["label"].as_str()), (Some("d1"), Some("d1-2")), "{rows:?}");
+    assert_eq!(rows[0]["screenshot"], json!(format!("{folder}/screen-d1.jpeg")));
+    let why = rows[1]["screen"].as_str().unwrap();
+    assert!(
+        why.starts_with("no screenshot: SCREENSHOT_FAILED: ") && why.contains("; no UI tree: UI_DUMP_FAILED: "),
+        "{why}"
+    );
+    let evidence: Vec<&str> = devices["evidence"].as_array().unwrap().iter().map(|e| e.as_str().unwrap()).collect();
+    assert!(
+        evidence.contains(
+            &format!("D1: screenshot {folder}/screen-d1.jpeg; UI tree {folder}/layout-d1.json (4 nodes)").as_str()
+        ),
+        "{evidence:?}"
+    );
+    assert!(evidence.contains(&format!("d1: {why}").as_str()), "{evidence:?}");
+    // Every format shows each device's screen under its label, and the reason for the other.
+    let page = std::fs::read_to_string(lab.ws.path(&format!("{folder}/report.html"))).unwrap();
+    assert!(page.contains("The app on device <code>d1</code>") && page.contains("id=\"screenshot-d1\""), "{page}");
+    assert!(page.contains("src=\"data:image/jpeg;base64,/9j/") && page.contains("id=\"ui-tree-d1\""));
+    assert!(!page.contains("screenshot-d1-2") && page.contains("no screenshot: SCREENSHOT_FAILED"), "{page}");
+    let md = lab.report_md(&out);
+    assert!(md.contains(&format!("- screenshot (d1): `{folder}/screen-d1.jpeg`")), "{md}");
+    let junit = shown(&lab, "junit");
+    assert!(junit.contains(&format!("screenshot (d1): {folder}/screen-d1.jpeg")), "{junit}");
+    let approvals = step(&report, "devices")["approvals"].as_array().unwrap().clone();
+    let shots: Vec<&str> =
+        approvals.iter().map(|a| a["target"].as_str().unwrap()).filter(|t| t.contains("snapshot_display")).collect();
+    assert!(
+        shots.iter().any(|t| t.starts_with("hdc -p -t D1 ")) && shots.iter().any(|t| t.starts_with("hdc -p -t d1 ")),
+        "an approval per device: {approvals:#?}"
+    );
+    assert_eq!(std::fs::read_dir(lab.ws.path(".rein-received")).unwrap().count(), 0, "nothing stays in transit");
 }

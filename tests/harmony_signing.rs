@@ -72,6 +72,10 @@ fn assert_nowhere(lab: &Lab, secrets: &[&str], also: &[(&str, &str)]) {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn ciphertext_passwords_without_configured_variables_are_refused_before_java_starts() {
     let Some(lab) = lab() else { return };
     lab.build();
@@ -88,6 +92,10 @@ fn ciphertext_passwords_without_configured_variables_are_refused_before_java_sta
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn configured_variables_sign_and_the_password_appears_nowhere() {
     let Some(lab) = configured() else { return };
     lab.build();
@@ -109,6 +117,10 @@ fn configured_variables_sign_and_the_password_appears_nowhere() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn a_recipe_signing_with_hap_sign_tool_keeps_the_password_out_of_its_report() {
     let Some(lab) = configured() else { return };
     lab.one_device();
@@ -132,6 +144,10 @@ fn a_recipe_signing_with_hap_sign_tool_keeps_the_password_out_of_its_report() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn unusable_variables_are_refused_with_what_to_do() {
     let Some(lab) = configured() else { return };
     lab.build();
@@ -160,6 +176,10 @@ fn unusable_variables_are_refused_with_what_to_do() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn the_kernel_refuses_ciphertext_and_misused_signing_from_any_script() {
     let Some(lab) = lab() else { return };
     lab.build();
@@ -280,6 +300,10 @@ fn a_keystore_the_agent_swapped_in_never_gets_the_passwords() {
 /// A keystore a person names in home config wins over what build-profile.json5 (a file an
 /// agent can edit) says.
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn a_keystore_named_in_home_config_wins_over_build_profile() {
     let Some(lab) = configured() else { return };
     lab.build();

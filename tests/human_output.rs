@@ -98,6 +98,10 @@ fn normalised(report: &str, run_id: &str) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn a_failed_recipe_report_names_deciders_in_words() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -314,6 +318,10 @@ fn tool_not_found_suggests_the_closest_names() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn undo_says_what_to_do_about_a_file_changed_since_the_run() {
     let Some(lab) = lab() else { return };
     let page = "entry/src/main/ets/pages/Index.ets";
@@ -336,6 +344,10 @@ fn undo_says_what_to_do_about_a_file_changed_since_the_run() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "doctor runs hap-sign-tool -v, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 fn doctor_shows_the_config_it_read_and_clean_versions() {
     let Some(lab) = lab() else { return };
     let (status, out, err) = lab_human(&lab, &["doctor"]);

@@ -338,6 +338,10 @@ async fn with_elicitation_the_person_decides() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 async fn a_recipe_reports_progress_per_step_and_returns_its_report() {
     let Some(lab) = lab() else { return };
     let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab), Person::Absent).await;
@@ -367,6 +371,10 @@ async fn a_recipe_reports_progress_per_step_and_returns_its_report() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 async fn a_recipe_asks_the_person_before_installing_and_launching() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -396,7 +404,8 @@ async fn a_failed_recipe_returns_the_arkts_errors_with_their_locations() {
     let failure = &error["details"]["failure"];
     assert_eq!(failure["code"], "BUILD_FAILED", "{error}");
     let first = &failure["details"]["errors"][0];
-    let file = lab.ws.path(page).display().to_string();
+    // As hvigor prints it, from the folder rein runs it in: the familiar form (C:\… on Windows).
+    let file = shown_path(lab.ws.path(page));
     assert_eq!(
         (first["file"].as_str(), first["line"].as_u64(), first["column"].as_u64()),
         (Some(file.as_str()), Some(7), Some(5))
@@ -644,6 +653,10 @@ async fn edits_need_a_read_in_this_connection_and_fail_on_a_stale_read() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(
+    windows,
+    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
+)]
 async fn a_build_call_reports_its_programs_as_progress() {
     let Some(lab) = lab() else { return };
     let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab), Person::Absent).await;

@@ -39,14 +39,37 @@ local function expect(nodes, text)
   return { text = text, found = false, on_screen = rein.json.array(ui.texts(nodes, 20)) }
 end
 
+-- A device's label in file names (`screen-<label>.jpeg`): its connect key in lowercase letters,
+-- digits and single `-` (`127.0.0.1:5555` → `127-0-0-1-5555`), at most 32 characters.
+function M.label(key)
+  local label = tostring(key):lower():gsub("[^a-z0-9]+", "-"):gsub("^%-+", ""):sub(1, 32)
+  label = label:gsub("%-+$", "")
+  return label ~= "" and label or "device"
+end
+
+-- Labels for `keys`, each unique: a second key with the same label gets `-<n>` (its place).
+function M.labels(keys)
+  local labels, used = {}, {}
+  for i, key in ipairs(keys) do
+    local label = M.label(key)
+    if used[label] then
+      label = label:sub(1, 28):gsub("%-+$", "") .. "-" .. i
+    end
+    used[label] = true
+    labels[i] = label
+  end
+  return labels
+end
+
 -- Takes the screen of device `target` (on `server`, a device_list server name) into the run's
 -- folder: `{ screenshot?, width?, height?, ui_tree?, ui_text?, nodes?, missing = {…}, expect? }`.
-function M.capture(ctx, target, server, expect_text)
+-- With `label` (several devices in one step) the files are `screen-<label>.jpeg` and so on.
+function M.capture(ctx, target, server, expect_text, label)
   local at = device.pick(target, server)
-  local out = { missing = {} }
+  local out = { missing = {}, label = label }
   local shot, why = attempt(screen.screenshot, at)
   if shot then
-    out.screenshot = ctx:attach("screenshot", shot.bytes)
+    out.screenshot = ctx:attach("screenshot", shot.bytes, label)
     out.width, out.height = shot.width, shot.height
   else
     out.missing.screenshot = why
@@ -55,8 +78,8 @@ function M.capture(ctx, target, server, expect_text)
   tree, why = attempt(screen.layout, at)
   if tree then
     local nodes, windows = ui.nodes(rein.json.decode(tree))
-    out.ui_tree = ctx:attach("ui_tree", tree)
-    out.ui_text = ctx:attach("ui_text", ui.compact(nodes, windows))
+    out.ui_tree = ctx:attach("ui_tree", tree, label)
+    out.ui_text = ctx:attach("ui_text", ui.compact(nodes, windows), label)
     out.nodes = #nodes
     if expect_text then
       out.expect = expect(nodes, expect_text)
@@ -73,6 +96,22 @@ local function quoted(texts)
     q[#q + 1] = '"' .. t .. '"'
   end
   return #q > 0 and table.concat(q, ", ") or "no text at all"
+end
+
+-- One line on what `capture` kept and what it could not, and why: a device's row says it.
+function M.summary(out)
+  local parts = {}
+  if out.screenshot then
+    parts[#parts + 1] = "screenshot " .. out.screenshot
+  else
+    parts[#parts + 1] = "no screenshot: " .. tostring(out.missing.screenshot)
+  end
+  if out.ui_tree then
+    parts[#parts + 1] = "UI tree " .. out.ui_tree .. " (" .. out.nodes .. " nodes)"
+  else
+    parts[#parts + 1] = "no UI tree: " .. tostring(out.missing.ui_tree)
+  end
+  return table.concat(parts, "; ")
 end
 
 -- The step's verdict: with `expect_text`, whether the text was on screen (a failure names what

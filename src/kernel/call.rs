@@ -8,6 +8,7 @@
 //! its parent. Nothing here is shared between calls that did not derive from each other, so
 //! concurrent calls (parallel branches, another generation after a reload) cannot cross wires.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -15,7 +16,6 @@ use std::sync::{Arc, Mutex};
 use super::events::{CallId, EventKind, Listener, Listeners};
 pub use tokio_util::sync::CancellationToken;
 
-use super::files::received::Receipts;
 use super::files::ReadLedger;
 use super::journal::Entry;
 pub use super::policy::packs::PackGrant;
@@ -65,6 +65,35 @@ impl Leases {
 
     pub(super) fn keep(&self, key: String, files: Vec<File>) {
         self.held.lock().unwrap_or_else(|e| e.into_inner()).push((key, files));
+    }
+}
+
+/// The names a call tree reserved in the transit folder (`files::received`), and how far each
+/// got.
+#[derive(Debug, Default)]
+pub(crate) struct Receipts {
+    names: Mutex<HashMap<String, ReceiptStage>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReceiptStage {
+    /// Given out; no hdc received it yet.
+    Reserved,
+    /// The kernel let one hdc spawn receive it (when the file was not there).
+    Received,
+}
+
+impl Receipts {
+    pub(crate) fn stage(&self, name: &str) -> Option<ReceiptStage> {
+        self.names.lock().unwrap_or_else(|e| e.into_inner()).get(name).copied()
+    }
+
+    pub(crate) fn set(&self, name: &str, stage: Option<ReceiptStage>) {
+        let mut names = self.names.lock().unwrap_or_else(|e| e.into_inner());
+        match stage {
+            Some(stage) => names.insert(name.to_string(), stage),
+            None => names.remove(name),
+        };
     }
 }
 

@@ -26,6 +26,7 @@ pub fn attach_function(lua: &Lua, run_id: &str) -> mlua::Result<Function> {
                 let entry = lua.create_table()?;
                 entry.set("kind", kind)?;
                 entry.set("path", attachment.path.clone())?;
+                entry.set("label", attachment.label.clone())?;
                 list.push(entry)?;
                 (true, attachment.path).into_lua_multi(lua)
             }
@@ -41,8 +42,9 @@ pub fn attachments_of(ctx: &Table) -> Vec<Attachment> {
     for entry in list.sequence_values::<Table>().filter_map(Result::ok) {
         let (Ok(kind), Ok(path)) = (entry.get::<String>("kind"), entry.get::<String>("path")) else { continue };
         let Some(kind) = kind_named(&kind) else { continue };
+        let label = entry.get::<Option<String>>("label").ok().flatten();
         out.retain(|a| a.path != path);
-        out.push(Attachment { kind, path });
+        out.push(Attachment { kind, path, label });
     }
     out
 }
@@ -78,7 +80,7 @@ fn attach(lua: &Lua, run_id: &str, kind: &str, content: &[u8], label: Option<&st
     state::kernel(lua)
         .write_rein_file(Path::new(&path), content)
         .map_err(|e| Failure::new(Code::IoError, format!("cannot keep {path}: {e}")))?;
-    Ok(Attachment { kind, path })
+    Ok(Attachment { kind, path, label: label.map(String::from) })
 }
 
 /// The content is what its kind says: a report page embeds it.

@@ -84,7 +84,10 @@ fn rows_md(md: &mut String, rows: &[Value]) {
     md.push_str("\n| device | result | evidence or what to do |\n|---|---|---|\n");
     for row in rows {
         let (result, said) = if row.get("ok") == Some(&Value::Bool(true)) {
-            ("passed".to_string(), text(row.get("evidence")))
+            match text(row.get("screen")) {
+                screen if screen.is_empty() => ("passed".to_string(), text(row.get("evidence"))),
+                screen => ("passed".to_string(), format!("{}; {screen}", text(row.get("evidence")))),
+            }
         } else {
             let code = [text(row.get("code")), text(row.get("detail_code"))]
                 .into_iter()

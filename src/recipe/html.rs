@@ -11,13 +11,36 @@ use super::markup::{escape, inline_html};
 use super::report::{Report, StepReport, StepStatus};
 use super::wording;
 
-/// The files a page embeds, read from the run's folder by whoever renders it.
+/// The files a page embeds, read from the run's folder by whoever renders it: a screen per
+/// label, in the order the run kept them (one without a label for a single device).
 #[derive(Debug, Default, Clone)]
 pub struct Embedded {
+    pub screens: Vec<Screen>,
+}
+
+/// One device's screen.
+#[derive(Debug, Default, Clone)]
+pub struct Screen {
+    /// The device's label (`ctx:attach`'s), None for the only one.
+    pub label: Option<String>,
     /// The screenshot: its path (relative to the workspace) and its JPEG bytes.
     pub screenshot: Option<(String, Vec<u8>)>,
     /// The UI tree in its compact text form: its path and the text.
     pub ui_tree: Option<(String, String)>,
+}
+
+impl Embedded {
+    /// The screen of `label`, made when it is the first of its label.
+    pub fn screen_of(&mut self, label: Option<&str>) -> &mut Screen {
+        let at = match self.screens.iter().position(|s| s.label.as_deref() == label) {
+            Some(at) => at,
+            None => {
+                self.screens.push(Screen { label: label.map(String::from), ..Screen::default() });
+                self.screens.len() - 1
+            }
+        };
+        &mut self.screens[at]
+    }
 }
 
 const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:62rem;padding:0 1rem;color:#1b1f24}\
@@ -133,29 +156,36 @@ fn step_html(page: &mut String, number: usize, step: &StepReport, longest: u64) 
         let _ = writeln!(page, "<li>rolled back <code>{}</code></li>", escape(r));
     }
     for a in &step.attachments {
-        let _ = writeln!(page, "<li>{}: <code>{}</code></li>", a.kind, escape(&a.path));
+        let _ = writeln!(page, "<li>{}: <code>{}</code></li>", wording::attachment_kind(a), escape(&a.path));
     }
     page.push_str("</ul></li>\n");
 }
 
-/// The screenshot and the UI tree of the launched app, when the run saved them.
+/// The screenshot and the UI tree of the launched app on each device, when the run saved them.
 fn screen(page: &mut String, embedded: &Embedded) {
-    if embedded.screenshot.is_none() && embedded.ui_tree.is_none() {
-        return;
-    }
-    page.push_str("<h2>The app on the device</h2>\n");
-    if let Some((path, jpeg)) = &embedded.screenshot {
-        let _ = writeln!(
-            page,
-            "<figure><img class=\"screen\" id=\"screenshot\" alt=\"the device's screen after the launch\" \
-             src=\"data:image/jpeg;base64,{}\"><figcaption><code>{}</code></figcaption></figure>",
-            base64(jpeg),
-            escape(path)
-        );
-    }
-    if let Some((path, text)) = &embedded.ui_tree {
-        let _ =
-            writeln!(page, "<p>UI tree (<code>{}</code>):</p><pre id=\"ui-tree\">{}</pre>", escape(path), escape(text));
+    for screen in embedded.screens.iter().filter(|s| s.screenshot.is_some() || s.ui_tree.is_some()) {
+        let (heading, suffix) = match &screen.label {
+            None => ("The app on the device".to_string(), String::new()),
+            Some(label) => (format!("The app on device <code>{}</code>", escape(label)), format!("-{}", escape(label))),
+        };
+        let _ = writeln!(page, "<h2>{heading}</h2>");
+        if let Some((path, jpeg)) = &screen.screenshot {
+            let _ = writeln!(
+                page,
+                "<figure><img class=\"screen\" id=\"screenshot{suffix}\" alt=\"the device's screen after the launch\" \
+                 src=\"data:image/jpeg;base64,{}\"><figcaption><code>{}</code></figcaption></figure>",
+                base64(jpeg),
+                escape(path)
+            );
+        }
+        if let Some((path, text)) = &screen.ui_tree {
+            let _ = writeln!(
+                page,
+                "<p>UI tree (<code>{}</code>):</p><pre id=\"ui-tree{suffix}\">{}</pre>",
+                escape(path),
+                escape(text)
+            );
+        }
     }
 }
 

@@ -114,7 +114,7 @@ fn system_out(report: &Report, step: &StepReport) -> String {
         let _ = writeln!(out, "evidence: {line}");
     }
     for attachment in &step.attachments {
-        let _ = writeln!(out, "{}: {}", attachment.kind, attachment.path);
+        let _ = writeln!(out, "{}: {}", wording::attachment_kind(attachment), attachment.path);
     }
     for approval in &step.approvals {
         let by = wording::decider(&approval.decided_by);

@@ -87,6 +87,6 @@ fn step_md(md: &mut String, s: &StepReport) {
         md.push_str(&format!("- rolled back `{r}`\n"));
     }
     for a in &s.attachments {
-        md.push_str(&format!("- {}: `{}`\n", a.kind, a.path));
+        md.push_str(&format!("- {}: `{}`\n", wording::attachment_kind(a), a.path));
     }
 }

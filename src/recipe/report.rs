@@ -137,6 +137,10 @@ pub struct Attachment {
     pub kind: AttachmentKind,
     /// Where it is, relative to the workspace (`.rein/runs/<run-id>/screenshot.jpeg`).
     pub path: String,
+    /// Whose it is when a step keeps several of a kind: the device's label
+    /// (`screen-<label>.jpeg`), as `ctx:attach` was given it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 /// What an attachment shows.
@@ -307,9 +311,15 @@ impl Report {
         workspace.join(RUNS_DIR).join(&self.run_id).join("report.json")
     }
 
+    /// Where `report.json` of this run is, as people and agents read it (`C:\…` on Windows, never
+    /// the verbatim `\\?\` form rein opens files by: README "Platforms").
+    fn shown_path(&self, workspace: &Path) -> String {
+        crate::visible::shown_path(self.path(workspace))
+    }
+
     /// What a succeeded run answers: the same for the CLI's --json and for MCP.
     pub fn summary(&self, workspace: &Path) -> serde_json::Value {
-        serde_json::json!({"run_id": self.run_id, "status": self.status, "report": self.path(workspace), "steps": self.steps})
+        serde_json::json!({"run_id": self.run_id, "status": self.status, "report": self.shown_path(workspace), "steps": self.steps})
     }
 
     /// A run that did not succeed, as a failure: CANCELLED, VERIFY_FAILED or STEP_FAILED, with
@@ -330,7 +340,7 @@ impl Report {
             }
             None => format!("recipe {} {}", self.recipe, self.status),
         };
-        let details = serde_json::json!({"run_id": self.run_id, "status": self.status, "failure": self.failure, "report": self.path(workspace)});
+        let details = serde_json::json!({"run_id": self.run_id, "status": self.status, "failure": self.failure, "report": self.shown_path(workspace)});
         Some(Failure::new(code, message).with_details(details))
     }
 

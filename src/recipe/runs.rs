@@ -99,11 +99,12 @@ pub fn embedded(kernel: &Kernel, report: &Report) -> Embedded {
         if bytes.len() > EMBED_MAX {
             continue;
         }
+        let screen = embedded.screen_of(attachment.label.as_deref());
         match attachment.kind {
-            AttachmentKind::Screenshot => embedded.screenshot = Some((attachment.path.clone(), bytes)),
+            AttachmentKind::Screenshot => screen.screenshot = Some((attachment.path.clone(), bytes)),
             AttachmentKind::UiText => {
                 let text = String::from_utf8_lossy(&bytes).into_owned();
-                embedded.ui_tree = Some((attachment.path.clone(), text));
+                screen.ui_tree = Some((attachment.path.clone(), text));
             }
             AttachmentKind::UiTree => {}
         }

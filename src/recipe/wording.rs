@@ -71,6 +71,14 @@ fn refusal(record: &CommandRecord) -> String {
     }
 }
 
+/// What an attachment is, with the device it shows when it has a label: `screenshot (d1)`.
+pub fn attachment_kind(attachment: &super::report::Attachment) -> String {
+    match &attachment.label {
+        Some(label) => format!("{} ({label})", attachment.kind),
+        None => attachment.kind.to_string(),
+    }
+}
+
 /// The steps that ran without a verify: nothing proved they worked.
 pub fn unverified(steps: &[&str]) -> String {
     let named: Vec<String> = steps.iter().map(|s| format!("`{s}`")).collect();

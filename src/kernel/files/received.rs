@@ -13,13 +13,12 @@
 //! [`Kernel::take_received`] takes only a name the call's own hdc received, a file that was not
 //! there before the recv.
 
-use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::path::Path;
-use std::sync::Mutex;
 
-use crate::kernel::call::Call;
+use crate::kernel::call::ReceiptStage as Stage;
 use crate::kernel::files::dir::Dir;
+use crate::kernel::Call;
 use crate::kernel::{Kernel, KernelError};
 
 pub use crate::kernel::scope::protected::RECEIVED_DIR;
@@ -38,34 +37,6 @@ pub struct Reservation {
     pub name: String,
     /// `.rein-received/<name>`, relative to the workspace root: what `hdc file recv` gets.
     pub path: String,
-}
-
-/// The names a call tree reserved in the transit folder, and how far each got.
-#[derive(Debug, Default)]
-pub struct Receipts {
-    names: Mutex<HashMap<String, Stage>>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stage {
-    /// Given out; no hdc received it yet.
-    Reserved,
-    /// The kernel let one hdc spawn receive it (when the file was not there).
-    Received,
-}
-
-impl Receipts {
-    fn stage(&self, name: &str) -> Option<Stage> {
-        self.names.lock().unwrap_or_else(|e| e.into_inner()).get(name).copied()
-    }
-
-    fn set(&self, name: &str, stage: Option<Stage>) {
-        let mut names = self.names.lock().unwrap_or_else(|e| e.into_inner());
-        match stage {
-            Some(stage) => names.insert(name.to_string(), stage),
-            None => names.remove(name),
-        };
-    }
 }
 
 impl Kernel {
