@@ -94,6 +94,20 @@ fn the_watcher_reloads_an_edited_file() {
 }
 
 #[test]
+fn a_change_made_before_watching_started_is_reloaded_when_it_starts() {
+    // `rein serve` answers its client while the tools load: a file the agent saves between the
+    // read and the start of watching must not wait for the next save.
+    let (_d, ws, host) = setup();
+    let host = Arc::new(host);
+    std::fs::write(ws.join(FILE), greet("v2", "v2")).unwrap();
+    let (tx, rx) = mpsc::channel();
+    let _watcher = host.watch(move |outcome| tx.send(outcome).unwrap()).unwrap();
+    let outcome = rx.recv_timeout(Duration::from_secs(10)).expect("a reload of the earlier change within 10 s");
+    assert!(outcome.applied, "{outcome:?}");
+    assert_eq!(text(&host), "v2");
+}
+
+#[test]
 fn calls_never_fail_during_twenty_reloads() {
     let (_d, ws, host) = setup();
     let host = Arc::new(host);

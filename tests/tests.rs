@@ -69,6 +69,7 @@ mod mcp_run_reports;
 mod mcp_server;
 mod mcp_sessions;
 mod native_modules;
+mod one_call;
 // Not on Windows: kills writers with SIGKILL and finds them through /proc.
 #[cfg(unix)]
 mod own_files_crash_safety;

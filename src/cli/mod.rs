@@ -143,7 +143,13 @@ fn run(cli: Cli) -> u8 {
     if let Command::Serve { .. } = &cli.command {
         return serve::run(&cli);
     }
-    let host = match build_host(&cli) {
+    // A call loads only the files that can declare its tool: a process making one call need not
+    // run every tool file first.
+    let only = match &cli.command {
+        Command::Call { tool, .. } => Some(tool.as_str()),
+        _ => None,
+    };
+    let host = match build_host(&cli, only) {
         Ok(host) => host,
         Err(failure) => return out.failure(&failure),
     };
@@ -152,7 +158,10 @@ fn run(cli: Cli) -> u8 {
     }
     match &cli.command {
         Command::Tools => tools(&host, &out),
-        Command::Call { tool, args } => call(&host, &out, tool, args.as_deref()),
+        Command::Call { tool, args } => match serving(host, &cli, tool) {
+            Ok(host) => call(&host, &out, tool, args.as_deref()),
+            Err(failure) => out.failure(&failure),
+        },
         Command::Check => check(&host, &out),
         Command::Test { name } => test(&host, &out, name.as_deref()),
         Command::Watch => watch(host, &out),
@@ -173,11 +182,26 @@ fn run(cli: Cli) -> u8 {
     }
 }
 
-fn build_host(cli: &Cli) -> Result<Host, Failure> {
+fn build_host(cli: &Cli, only: Option<&str>) -> Result<Host, Failure> {
     // Past runs and undo need no tool: they do not load the project's code (nor packs), so a
     // tool file the agent broke — one that loops while it loads, say — cannot stall them.
     let needs_tools = !matches!(cli.command, Command::Runs { .. } | Command::Undo { .. });
-    host_builder(cli).project_code(needs_tools).approver(approver(cli, true)).build()
+    let builder = host_builder(cli).project_code(needs_tools).approver(approver(cli, true));
+    match only {
+        Some(name) => builder.serving_only([name]),
+        None => builder,
+    }
+    .build()
+}
+
+/// `host`, if it serves `tool` or knows why it cannot; else a whole host, so a name that is not
+/// there gets the whole answer (names like it, a pack to sync, the files that did not load).
+fn serving(host: Host, cli: &Cli, tool: &str) -> Result<Host, Failure> {
+    if host.has_tool(tool) || host.problems().iter().any(|problem| problem.tool.as_deref() == Some(tool)) {
+        return Ok(host);
+    }
+    drop(host);
+    build_host(cli, None)
 }
 
 /// A host builder for `--workspace` and `--home`.

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::config::{HomeConfig, LuaConfig};
 use super::generation::Generation;
+use super::nested_calls::served_code_may_call_tools;
 use super::policy_files::{self, PolicyFiles};
 use super::sources::{PackLayer, Sources};
 use super::Host;
@@ -57,6 +58,8 @@ pub struct HostBuilder {
     natives: NativeModules,
     /// Tools and recipes given as text: `(tools/x.lua, text)`.
     given_files: Vec<(String, String)>,
+    /// Serve only these names (a process making one call), when set.
+    only: Option<Vec<String>>,
     /// The first native module that could not be added, reported by `build`.
     refused: Option<Failure>,
 }
@@ -77,6 +80,7 @@ impl Default for HostBuilder {
             natives: NativeModules::default(),
             given_files: Vec::new(),
             refused: None,
+            only: None,
         }
     }
 }
@@ -99,6 +103,15 @@ impl HostBuilder {
     /// The limits of each call's Lua (default: [`Limits::default`]).
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Serves only the tools and recipes called `names` (and the tools `[overrides]` maps them
+    /// to): Lua loads only the files that declare one of them, which is what a process making a
+    /// single call needs (`rein call`). Any other name is TOOL_NOT_FOUND, and `tools()` lists
+    /// only these: build a whole host to list, check or serve everything.
+    pub fn serving_only<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.only = Some(names.into_iter().map(Into::into).collect());
         self
     }
 
@@ -176,7 +189,7 @@ impl HostBuilder {
 
     /// Builds the host; any problem with its configuration or its packs is an error.
     pub fn build(self) -> Result<Host, Failure> {
-        self.build_serving(false).map(|(host, _)| host)
+        self.prepare(false)?.0.load()
     }
 
     /// Builds the host serving what it can: a pack that is not installed, does not match
@@ -185,10 +198,14 @@ impl HostBuilder {
     /// that cannot be read (rein.toml, home config, approvals) is still an error: without it,
     /// rein cannot know what it must refuse.
     pub fn build_lenient(self) -> Result<(Host, Vec<Failure>), Failure> {
-        self.build_serving(true)
+        let (prepared, skipped) = self.prepare(true)?;
+        Ok((prepared.load()?, skipped))
     }
 
-    fn build_serving(self, lenient: bool) -> Result<(Host, Vec<Failure>), Failure> {
+    /// Everything but the Lua: the configuration read, the kernel, the packs checked and the
+    /// project's files read. What is wrong with them is known here; loading the tools is
+    /// [`Prepared::load`] (`rein serve` answers `initialize` between the two).
+    pub(crate) fn prepare(self, lenient: bool) -> Result<(Prepared, Vec<Failure>), Failure> {
         if let Some(failure) = self.refused {
             return Err(failure);
         }
@@ -223,31 +240,71 @@ impl HostBuilder {
         } else {
             sources.with_embedder(self.natives, self.given_files)
         };
+        // Only the files that can declare the names, unless one of them may call another tool
+        // (which would then not be there).
+        let sources = match self.only.map(|names| sources.clone().serving_only(names)) {
+            Some(only) if !served_code_may_call_tools(&only) => only,
+            _ => sources,
+        };
         let kernel = Arc::new(kernel);
         let sources = Arc::new(sources);
         let subscribers = Arc::new(super::subscribers::Subscribers::default());
         for listener in self.listeners {
             subscribers.add(listener);
         }
-        let generation = Generation::load(&kernel, &sources, self.limits, states, 1)?;
+        let prepared = Prepared {
+            kernel,
+            sources,
+            follow_lock,
+            limits: self.limits,
+            states,
+            read_before_edit: self.read_before_edit,
+            policy_pending: policy.pending,
+            subscribers,
+        };
+        Ok((prepared, skipped))
+    }
+}
+
+/// A host but for its tools: what [`HostBuilder::prepare`] found, ready to load.
+pub(crate) struct Prepared {
+    kernel: Arc<Kernel>,
+    sources: Arc<Sources>,
+    follow_lock: bool,
+    limits: Limits,
+    states: usize,
+    read_before_edit: bool,
+    policy_pending: Vec<String>,
+    subscribers: Arc<super::subscribers::Subscribers>,
+}
+
+impl Prepared {
+    /// The warning [`Host::policy_warning`] will give.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn policy_warning(&self) -> Option<String> {
+        policy_files::warning(&self.policy_pending)
+    }
+
+    /// Loads the tools and recipes into the first Lua state: the host.
+    pub(crate) fn load(self) -> Result<Host, Failure> {
+        let generation = Generation::load(&self.kernel, &self.sources, self.limits, self.states, 1)?;
         let executor = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| config(format!("cannot start the async runtime: {e}")))?;
-        let host = Host {
-            kernel,
-            sources,
-            packs_follow_lock: follow_lock,
+        Ok(Host {
+            kernel: self.kernel,
+            sources: self.sources,
+            packs_follow_lock: self.follow_lock,
             limits: self.limits,
-            states,
+            states: self.states,
             reads: self.read_before_edit.then(|| Arc::new(ReadLedger::new())),
-            policy_pending: policy.pending,
+            policy_pending: self.policy_pending,
             current: std::sync::RwLock::new(Arc::new(generation)),
             reloading: std::sync::Mutex::new(()),
-            subscribers,
+            subscribers: self.subscribers,
             executor: Some(executor),
-        };
-        Ok((host, skipped))
+        })
     }
 }
 

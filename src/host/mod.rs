@@ -9,7 +9,9 @@
 //!
 //! - `builder`: configuring a host (kernel from home and rein.toml, sources, limits)
 //! - `generation`, `reload`, `watch`: what is served, and hot reload guarded by checks
-//! - `sources`, `registry`: where Lua files come from, and which definition of a name wins
+//! - `sources`, `registry`: where Lua files come from, and which definition of a name wins;
+//!   `declared_names`, `nested_calls`: what a file declares and whether it may call other
+//!   tools, read from its text (a host serving one name loads only what it needs)
 //! - `checks`: the examples tools declare, run in scratch workspaces
 //! - `subscribers`: the host's subscribers to the event stream
 //! - `config`, `doctor`: home and project settings; what toolchain was found
@@ -20,10 +22,12 @@ mod builder;
 mod changes;
 pub mod checks;
 pub mod config;
+mod declared_names;
 mod dependencies;
 pub mod doctor;
 mod generation;
 mod locate;
+mod nested_calls;
 mod packs;
 pub mod policy_files;
 mod policy_review;
@@ -43,6 +47,8 @@ use futures::future::LocalBoxFuture;
 use serde_json::{json, Value};
 
 pub use approval_rules::ApprovalRules;
+#[cfg(feature = "mcp")]
+pub(crate) use builder::Prepared;
 pub use builder::{default_home, HostBuilder};
 pub use generation::Generation;
 pub use packs::{PackApplied, PackChange, PackChangeKind, PackCheck, Packs};

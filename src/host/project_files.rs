@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::kernel::files::names::relative_name;
 use crate::visible::shown_path;
@@ -24,7 +25,7 @@ pub struct SourceError {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProjectFiles {
     /// Text by path relative to the project, e.g. `tools/greet.lua`, `prelude/kit/words.lua`.
-    texts: BTreeMap<String, String>,
+    texts: BTreeMap<String, Arc<str>>,
 }
 
 impl ProjectFiles {
@@ -39,14 +40,19 @@ impl ProjectFiles {
     }
 
     pub fn get(&self, rel: &str) -> Option<&str> {
-        self.texts.get(rel).map(String::as_str)
+        self.texts.get(rel).map(|text| &**text)
+    }
+
+    /// The text of `rel`, shared (a module is found once per file that requires it).
+    pub fn shared(&self, rel: &str) -> Option<Arc<str>> {
+        self.texts.get(rel).cloned()
     }
 
     /// These files with `rel` set to `text` (None: the file is gone).
     pub fn with(&self, rel: &str, text: Option<String>) -> ProjectFiles {
         let mut changed = self.clone();
         match text {
-            Some(text) => changed.texts.insert(rel.to_string(), text),
+            Some(text) => changed.texts.insert(rel.to_string(), text.into()),
             None => changed.texts.remove(rel),
         };
         changed
@@ -54,8 +60,8 @@ impl ProjectFiles {
 
     /// The `.lua` files directly in `folder` (tools and recipes; deeper ones are modules),
     /// sorted by path.
-    pub fn top_level<'a>(&'a self, folder: &'a str) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
-        self.texts.iter().filter(move |(rel, _)| is_top_level_in(rel, folder)).map(|(r, t)| (r.as_str(), t.as_str()))
+    pub fn top_level<'a>(&'a self, folder: &'a str) -> impl Iterator<Item = (&'a str, &'a Arc<str>)> + 'a {
+        self.texts.iter().filter(move |(rel, _)| is_top_level_in(rel, folder)).map(|(r, t)| (r.as_str(), t))
     }
 
     /// Every file's path relative to the project, sorted.
@@ -65,7 +71,7 @@ impl ProjectFiles {
 
     #[cfg(test)]
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.texts.iter().map(|(r, t)| (r.as_str(), t.as_str()))
+        self.texts.iter().map(|(r, t)| (r.as_str(), &**t))
     }
 }
 
@@ -91,7 +97,7 @@ pub fn read_one(root: &Path, rel: &str) -> Result<Option<String>, SourceError> {
     std::fs::read_to_string(&path).map(Some).map_err(|source| SourceError { path, source })
 }
 
-fn collect(root: &Path, dir: &Path, texts: &mut BTreeMap<String, String>) -> Result<(), SourceError> {
+fn collect(root: &Path, dir: &Path, texts: &mut BTreeMap<String, Arc<str>>) -> Result<(), SourceError> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
     let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     paths.sort();
@@ -101,7 +107,7 @@ fn collect(root: &Path, dir: &Path, texts: &mut BTreeMap<String, String>) -> Res
         } else if path.is_file() && path.extension().is_some_and(|e| e == "lua") {
             let text = std::fs::read_to_string(&path).map_err(|source| SourceError { path: path.clone(), source })?;
             let rel = relative_name(&path, root).expect("under the root");
-            texts.insert(rel, text);
+            texts.insert(rel, text.into());
         }
     }
     Ok(())

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::declared_names::{declared_name, declares};
 use super::project_files::SourceError;
 use super::sources::{Origin, SourceFile, Sources};
 use crate::error::{Code, Failure};
@@ -216,7 +217,7 @@ fn assign_mcp_names(registry: &mut Registry, table: &mut ToolTable) {
 
 /// A pack tool takes over a built-in or project name only where rein.toml says so.
 fn apply_overrides(sources: &Sources, table: &mut ToolTable, registry: &mut Registry) {
-    for (name, target) in sources.overrides() {
+    for (name, target) in sources.overrides_served() {
         match (table.0.get(target).cloned(), registry.tools.get(target).cloned()) {
             (Some(callable), Some(info)) => {
                 let replaced = registry.tools.get(name).map(|t| (t.file.clone(), t.origin));
@@ -298,24 +299,6 @@ fn problem_for(file: &SourceFile, message: String) -> LoadProblem {
     LoadProblem { line, ..LoadProblem::new(file.label.clone(), name, message) }
 }
 
-/// The first `name = "…"` of a declaration file that reads as a tool or recipe name; the file
-/// did not load, so its text is all there is to go by.
-fn declared_name(text: &str) -> Option<&str> {
-    text.match_indices("name").find_map(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
-            return None;
-        }
-        let rest = text[at + 4..].trim_start().strip_prefix('=')?.trim_start();
-        let quote = rest.chars().next().filter(|q| *q == '"' || *q == '\'')?;
-        let value = &rest[1..rest[1..].find(quote)? + 1];
-        let first = value.chars().next()?;
-        let valid = first.is_ascii_lowercase()
-            && value.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
-        valid.then_some(value)
-    })
-}
-
 /// Runs a declaration file: its top-level code acts as the file (and its pack), so a pack's
 /// permissions bound even what it does while loading.
 fn declaration(runtime: &mut Runtime, sources: &Sources, file: &SourceFile) -> Result<mlua::Value, LoadProblem> {
@@ -326,6 +309,7 @@ fn declaration(runtime: &mut Runtime, sources: &Sources, file: &SourceFile) -> R
 fn load_tool(runtime: &mut Runtime, sources: &Sources, file: &SourceFile) -> Result<Loaded<CallableTool>, LoadProblem> {
     let value = declaration(runtime, sources, file)?;
     let spec = parse_tool(runtime.lua(), value).map_err(|e| problem_for(file, e.to_string()))?;
+    written_literally(file, &spec.name, "tool")?;
     let name = namespaced(file, &spec.name);
     let mut info = info_of(file, &name, &spec.description, &spec.params, spec.checks.clone());
     info.annotations = spec.annotations;
@@ -340,11 +324,27 @@ fn load_recipe(
 ) -> Result<Loaded<(RecipeSpec, RecipeCode, Actor)>, LoadProblem> {
     let value = declaration(runtime, sources, file)?;
     let (mut spec, code) = parse_recipe(runtime.lua(), value).map_err(|e| problem_for(file, e.to_string()))?;
+    written_literally(file, &spec.name, "recipe")?;
     spec.name = namespaced(file, &spec.name);
     let mut info = info_of(file, &spec.name, &spec.description, &spec.params, serde_json::Value::Null);
     info.annotations = spec.annotations;
     let actor = actor_of(sources, file, &spec.name);
     Ok(Loaded { info, value: (spec, code, actor) })
+}
+
+/// A file's name is written in it as a literal: a host serving only some names finds the
+/// files that can serve them by it (`HostBuilder::serving_only`), so a name made at run time
+/// would be served by a whole host and not by a one-call one.
+fn written_literally(file: &SourceFile, name: &str, kind: &str) -> Result<(), LoadProblem> {
+    if declares(&file.text, name) {
+        return Ok(());
+    }
+    Err(problem_for(
+        file,
+        format!(
+            "the {kind} declares the name {name:?}, but not as the literal `name = \"{name}\"` in its file; write the name so (rein finds the file that serves a name by it without running every file)"
+        ),
+    ))
 }
 
 /// `name` acting, with the permissions of the pack `file` comes from.

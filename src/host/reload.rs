@@ -292,7 +292,7 @@ fn load_failures(old: &Generation, candidate: &Generation, plan: &Plan) -> Vec<(
     // A module with a syntax error is blamed directly, with its own file:line.
     for rel in plan.changed_modules() {
         let Some(Some(text)) = plan.changes.get(rel) else { continue };
-        let chunk = Chunk { label: rel.clone(), text: text.clone() };
+        let chunk = Chunk { label: rel.clone(), text: text.as_str().into() };
         if let Err(failure) = check_syntax(&chunk) {
             failures.push((vec![rel.clone()], failure.message));
         }

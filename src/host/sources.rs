@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use super::declared_names::Wanted;
 use super::project_files::{is_top_level_in, ProjectFiles, SourceError};
 use crate::kernel::PackGrant;
 use crate::lua::native::NativeModules;
@@ -56,7 +57,8 @@ pub struct SourceFile {
     pub rel: String,
     /// How errors name the file: `tools/x.lua` for the project, `<built-in>/tools/x.lua`.
     pub label: String,
-    pub text: String,
+    /// Shared with every copy of the file (each `require` of a module finds it again).
+    pub text: Arc<str>,
     /// The pack it comes from; its tools and modules are named `<pack>.<name>`.
     pub pack: Option<String>,
 }
@@ -97,6 +99,8 @@ pub struct Sources {
     overrides: std::collections::BTreeMap<String, String>,
     /// The embedder's native modules (`rein.<name>`).
     natives: NativeModules,
+    /// When only some names are served: the files that may declare them are all that loads.
+    only: Option<Arc<Wanted>>,
 }
 
 impl Sources {
@@ -106,7 +110,7 @@ impl Sources {
         let mut layers = vec![Layer::Embedded];
         layers.extend(packs.into_iter().map(Layer::Pack));
         layers.push(Layer::Project { root: workspace.to_path_buf(), files });
-        Ok(Sources { layers, overrides: Default::default(), natives: NativeModules::default() })
+        Ok(Sources { layers, overrides: Default::default(), natives: NativeModules::default(), only: None })
     }
 
     /// Built-ins, then the project's code as it is on disk now.
@@ -148,7 +152,7 @@ impl Sources {
             self.layers.iter().filter(|l| matches!(l, Layer::Embedded | Layer::Memory(_))).cloned().collect();
         layers.extend(packs.into_iter().map(Layer::Pack));
         layers.extend(self.layers.iter().filter(|l| matches!(l, Layer::Project { .. })).cloned());
-        Sources { layers, overrides: self.overrides.clone(), natives: self.natives.clone() }
+        Sources { layers, overrides: self.overrides.clone(), natives: self.natives.clone(), only: self.only.clone() }
     }
 
     /// The installed packs served, by name and folder.
@@ -165,8 +169,22 @@ impl Sources {
         self
     }
 
-    pub fn overrides(&self) -> &std::collections::BTreeMap<String, String> {
-        &self.overrides
+    /// The overrides of the names served (all of them, unless only some names are).
+    pub fn overrides_served(&self) -> impl Iterator<Item = (&String, &String)> {
+        self.overrides.iter().filter(|(name, _)| self.only.as_ref().is_none_or(|only| only.contains(name)))
+    }
+
+    /// The same sources serving only `names` (and the tools `[overrides]` maps them to): only
+    /// the files that may declare one of them load ([`Wanted::may_declare`]).
+    pub fn serving_only(mut self, names: impl IntoIterator<Item = String>) -> Sources {
+        let mut wanted = Wanted::new(names);
+        for (name, target) in &self.overrides {
+            if wanted.contains(name) {
+                wanted.add(target);
+            }
+        }
+        self.only = Some(Arc::new(wanted));
+        self
     }
 
     /// What an installed pack's code may run.
@@ -179,7 +197,12 @@ impl Sources {
 
     /// Only the built-ins (for embedders that want no project code).
     pub fn built_in_only() -> Sources {
-        Sources { layers: vec![Layer::Embedded], overrides: Default::default(), natives: NativeModules::default() }
+        Sources {
+            layers: vec![Layer::Embedded],
+            overrides: Default::default(),
+            natives: NativeModules::default(),
+            only: None,
+        }
     }
 
     /// The same sources with the embedder's native modules and its tools and recipes given as
@@ -211,14 +234,21 @@ impl Sources {
     }
 
     fn files_in(&self, folder: &str) -> Result<Vec<SourceFile>, SourceError> {
+        let mut files = self.all_files_in(folder)?;
+        if let Some(only) = &self.only {
+            files.retain(|file| only.may_declare(&file.rel, file.pack.as_deref(), &file.text));
+        }
+        Ok(files)
+    }
+
+    fn all_files_in(&self, folder: &str) -> Result<Vec<SourceFile>, SourceError> {
         let mut files = Vec::new();
         for layer in &self.layers {
             match layer {
                 Layer::Embedded => files.extend(
-                    embedded::BUILTIN_FILES
-                        .iter()
-                        .filter(|(rel, _)| is_top_level_in(rel, folder))
-                        .map(|(rel, text)| embedded_file(rel, text)),
+                    (0..embedded::BUILTIN_FILES.len())
+                        .filter(|&index| is_top_level_in(embedded::BUILTIN_FILES[index].0, folder))
+                        .map(embedded_file),
                 ),
                 Layer::Memory(given) => files.extend(
                     given
@@ -227,7 +257,7 @@ impl Sources {
                         .map(|(rel, text)| memory_file(rel, text)),
                 ),
                 Layer::Project { files: project, .. } => {
-                    files.extend(project.top_level(folder).map(|(rel, text)| project_file(rel, text.to_string())))
+                    files.extend(project.top_level(folder).map(|(rel, text)| project_file(rel, text.clone())))
                 }
                 Layer::Pack(pack) => files.extend(
                     dir_lua_files(Origin::Pack, &pack.root, folder)?.into_iter().map(|f| in_pack(f, &pack.name)),
@@ -304,14 +334,23 @@ fn in_pack(mut file: SourceFile, pack: &str) -> SourceFile {
     file
 }
 
-fn embedded_file(rel: &str, text: &str) -> SourceFile {
+fn embedded_file(index: usize) -> SourceFile {
+    let (rel, _) = embedded::BUILTIN_FILES[index];
     SourceFile {
         origin: Origin::BuiltIn,
         rel: rel.to_string(),
         label: format!("<built-in>/{rel}"),
-        text: text.to_string(),
+        text: embedded_text(index),
         pack: None,
     }
+}
+
+/// The built-in file at `index` of [`builtin_files`], as one shared text per process: every
+/// tool file requires its own copy of the prelude modules, and copying their texts for each
+/// was a tenth of a host's start.
+fn embedded_text(index: usize) -> Arc<str> {
+    static TEXTS: std::sync::OnceLock<Vec<Arc<str>>> = std::sync::OnceLock::new();
+    TEXTS.get_or_init(|| embedded::BUILTIN_FILES.iter().map(|(_, text)| Arc::from(*text)).collect())[index].clone()
 }
 
 fn memory_file(rel: &str, text: &str) -> SourceFile {
@@ -319,18 +358,16 @@ fn memory_file(rel: &str, text: &str) -> SourceFile {
         origin: Origin::Embedder,
         rel: rel.to_string(),
         label: format!("<embedder>/{rel}"),
-        text: text.to_string(),
+        text: Arc::from(text),
         pack: None,
     }
 }
 
 fn layer_file(layer: &Layer, rel: &str) -> Result<Option<SourceFile>, SourceError> {
     match layer {
-        Layer::Embedded => {
-            Ok(embedded::BUILTIN_FILES.iter().find(|(r, _)| *r == rel).map(|(r, text)| embedded_file(r, text)))
-        }
+        Layer::Embedded => Ok(embedded::BUILTIN_FILES.iter().position(|(r, _)| *r == rel).map(embedded_file)),
         Layer::Memory(given) => Ok(given.iter().find(|(r, _)| r == rel).map(|(r, text)| memory_file(r, text))),
-        Layer::Project { files, .. } => Ok(files.get(rel).map(|text| project_file(rel, text.to_string()))),
+        Layer::Project { files, .. } => Ok(files.shared(rel).map(|text| project_file(rel, text))),
         // Pack modules are found only by their namespaced name.
         Layer::Pack(_) => Ok(None),
     }
@@ -354,13 +391,13 @@ fn dir_lua_files(origin: Origin, root: &Path, folder: &str) -> Result<Vec<Source
         .collect()
 }
 
-fn project_file(rel: &str, text: String) -> SourceFile {
+fn project_file(rel: &str, text: Arc<str>) -> SourceFile {
     SourceFile { origin: Origin::Project, rel: rel.to_string(), label: rel.to_string(), text, pack: None }
 }
 
 fn read_dir_file(origin: Origin, rel: &str, path: &Path) -> Result<SourceFile, SourceError> {
     let text = std::fs::read_to_string(path).map_err(|source| SourceError { path: path.to_path_buf(), source })?;
-    Ok(SourceFile { origin, rel: rel.to_string(), label: rel.to_string(), text, pack: None })
+    Ok(SourceFile { origin, rel: rel.to_string(), label: rel.to_string(), text: text.into(), pack: None })
 }
 
 impl Modules for Sources {

@@ -12,7 +12,7 @@ use std::sync::{mpsc, Arc, Weak};
 use std::time::{Duration, Instant};
 
 use super::changes::ChangeFeed;
-use super::project_files::{is_code_file, CODE_FOLDERS};
+use super::project_files::{is_code_file, ProjectFiles, CODE_FOLDERS};
 use super::{Host, ReloadOutcome};
 use crate::error::{Code, Failure};
 use crate::kernel::files::names::relative_name;
@@ -35,7 +35,7 @@ impl Host {
             .map(Path::to_path_buf)
             .ok_or_else(|| Failure::new(Code::InvalidConfig, "there is no project folder to watch"))?;
         let (tx, rx) = mpsc::channel::<PathBuf>();
-        let feed = Arc::new(ChangeFeed::start(tx)?);
+        let feed = Arc::new(ChangeFeed::start(tx.clone())?);
         // The root itself, for rein.lock and for code folders created later.
         feed.watch(&root, false)?;
         // What a person approved, kept in home: approving rein.lock (`rein approvals policy`,
@@ -47,6 +47,11 @@ impl Host {
         feed.watch(&approved, false)?;
         for folder in CODE_FOLDERS.iter().map(|f| root.join(f)).filter(|d| d.is_dir()) {
             feed.watch(&folder, true)?;
+        }
+        // The generation read its files before watching started (`rein serve` answers its
+        // client meanwhile): what changed in between is the watcher's first burst.
+        for rel in self.changed_since_read(&root) {
+            let _ = tx.send(root.join(rel));
         }
         let host = Arc::clone(self);
         // Weak, so dropping the Watcher drops the feed, which ends the thread.
@@ -95,6 +100,22 @@ fn next_burst(rx: &mpsc::Receiver<PathBuf>) -> Option<Vec<PathBuf>> {
 
 /// The project files among `paths` that rein loads, relative to `root`. A code folder that
 /// appeared is watched from now on, and every Lua file in it counts.
+impl Host {
+    /// The project's code files whose text on disk differs from what the serving generation
+    /// read (added, changed or gone).
+    fn changed_since_read(&self, root: &Path) -> Vec<String> {
+        let (Some(read), Ok(now)) = (self.generation().sources.project_files().cloned(), ProjectFiles::read(root))
+        else {
+            return Vec::new();
+        };
+        let mut changed: Vec<String> =
+            read.paths().chain(now.paths()).filter(|rel| read.get(rel) != now.get(rel)).map(str::to_string).collect();
+        changed.sort();
+        changed.dedup();
+        changed
+    }
+}
+
 fn changed_files(paths: &[PathBuf], root: &Path, feed: &Weak<ChangeFeed>) -> Vec<String> {
     let mut files = Vec::new();
     for path in paths {

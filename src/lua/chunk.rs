@@ -7,7 +7,8 @@
 pub struct Chunk {
     /// How errors name it: `tools/x.lua`, `<built-in>/tools/x.lua`, `team-kit/tools/x.lua`.
     pub label: String,
-    pub text: String,
+    /// Shared, not copied: every file that requires a module gets the same text.
+    pub text: std::sync::Arc<str>,
 }
 
 /// Finds modules for `require`.

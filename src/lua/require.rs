@@ -86,7 +86,7 @@ pub(crate) fn compile_sharing(lua: &Lua, chunk: &Chunk, modules: Table) -> mlua:
 pub fn check_syntax(chunk: &Chunk) -> Result<(), crate::error::Failure> {
     let lua = Lua::new_with(mlua::StdLib::NONE, mlua::LuaOptions::new())
         .map_err(|e| crate::lua::invoke::internal("create a Lua state", e))?;
-    lua.load(chunk.text.as_str())
+    lua.load(&*chunk.text)
         .set_name(format!("@{}", chunk.label))
         .set_mode(ChunkMode::Text)
         .into_function()

@@ -15,6 +15,7 @@
 
 mod approver;
 mod cancels;
+mod host_slot;
 mod json_text;
 mod logging;
 mod progress;
@@ -47,12 +48,12 @@ const WIND_DOWN: Duration = Duration::from_secs(30);
 /// valid, a pack not installed) does not stop the server: it answers `initialize`, serves what
 /// it can, and tells the client what is wrong.
 pub fn serve_stdio(builder: HostBuilder) -> Result<(), Failure> {
-    let server = match builder.approver(Arc::new(ElicitingApprover)).build_lenient() {
-        Ok((host, mut notices)) => {
+    let server = match builder.approver(Arc::new(ElicitingApprover)).prepare(true) {
+        Ok((prepared, mut notices)) => {
             // The agent may have edited rein.toml or rein.lock itself; say what waits for a person.
-            let waiting = host.policy_warning();
+            let waiting = prepared.policy_warning();
             notices.extend(waiting.map(|warning| Failure::new(Code::ApprovalRequired, warning)));
-            ReinServer::serving(Ok(Arc::new(host)), notices)
+            ReinServer::loading(prepared, notices)
         }
         Err(failure) => ReinServer::serving(Err(failure), Vec::new()),
     };
@@ -128,8 +129,11 @@ where
     // Watching starts before the client is served, so no change made once the session is up
     // can be missed; outcomes wait in the channel until the client can be told.
     let (reloads, mut outcomes) = tokio::sync::mpsc::unbounded_channel();
-    let _heard = server.host().map(|host| hear_reloads(host, reloads));
-    let _watch = server.host().and_then(watch);
+    let host = server.clone();
+    let listening = tokio::spawn(async move {
+        let host = host.host().await.ok()?;
+        Some((hear_reloads(&host, reloads), watch(&host)))
+    });
     let running = server
         .clone()
         .serve(transport)
@@ -154,6 +158,7 @@ where
     stopper.abort();
     forward.abort();
     server.wind_down(WIND_DOWN).await;
+    drop(listening.await);
     Ok(())
 }
 

@@ -19,10 +19,11 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 
 use super::cancels::Cancels;
+use super::host_slot::HostSlot;
 use super::logging::ClientLog;
 use super::{approver, recipes, runs, tools};
 use crate::error::Failure;
-use crate::host::Host;
+use crate::host::{Host, Prepared};
 
 const INSTRUCTIONS: &str = "rein drives a HarmonyOS/OpenHarmony project safely. Read files with \
 read_file and change them with exact edits (edit_file, multi_edit); every refusal carries a code \
@@ -32,8 +33,8 @@ run's report: why it failed and what to do next. Actions outside the workspace n
 
 #[derive(Clone)]
 pub struct ReinServer {
-    /// The host serving, or why there is none.
-    host: Result<Arc<Host>, Failure>,
+    /// The host serving (once its tools are loaded), or why there is none.
+    host: HostSlot,
     /// What is missing although the host serves (a pack not installed, ...).
     notices: Arc<Vec<Failure>>,
     log: Arc<ClientLog>,
@@ -51,6 +52,15 @@ impl ReinServer {
     /// Serves `host` (or, when it could not start, nothing but the reason), telling the client
     /// about `notices`.
     pub fn serving(host: Result<Arc<Host>, Failure>, notices: Vec<Failure>) -> ReinServer {
+        ReinServer::with_slot(HostSlot::ready(host), notices)
+    }
+
+    /// Serves the host `prepared` becomes: `initialize` is answered while its tools load.
+    pub(crate) fn loading(prepared: Prepared, notices: Vec<Failure>) -> ReinServer {
+        ReinServer::with_slot(HostSlot::loading(prepared), notices)
+    }
+
+    fn with_slot(host: HostSlot, notices: Vec<Failure>) -> ReinServer {
         ReinServer {
             host,
             notices: Arc::new(notices),
@@ -60,8 +70,9 @@ impl ReinServer {
         }
     }
 
-    pub fn host(&self) -> Option<&Arc<Host>> {
-        self.host.as_ref().ok()
+    /// The host, once its tools are loaded, or why there is none.
+    pub(crate) async fn host(&self) -> Result<Arc<Host>, Failure> {
+        self.host.get().await
     }
 
     pub fn log(&self) -> &Arc<ClientLog> {
@@ -79,13 +90,22 @@ impl ReinServer {
         }
     }
 
-    /// Every problem found at start, the host's own first.
-    pub fn startup_problems(&self) -> Vec<&Failure> {
+    /// Every problem found at start so far, the host's own first.
+    pub fn startup_problems(&self) -> Vec<Failure> {
         self.problems()
     }
 
-    fn problems(&self) -> Vec<&Failure> {
-        self.host.as_ref().err().into_iter().chain(self.notices.iter()).collect()
+    fn problems(&self) -> Vec<Failure> {
+        let not_started = match self.host.now() {
+            Some(Err(failure)) => Some(failure),
+            _ => None,
+        };
+        not_started.into_iter().chain(self.notices.iter().cloned()).collect()
+    }
+
+    /// Whether the host serves (or is loading its tools to serve).
+    fn starts(&self) -> bool {
+        !matches!(self.host.now(), Some(Err(_)))
     }
 
     fn instructions(&self) -> String {
@@ -94,7 +114,7 @@ impl ReinServer {
             return INSTRUCTIONS.to_string();
         }
         let mut text = INSTRUCTIONS.to_string();
-        text.push_str(if self.host.is_ok() {
+        text.push_str(if self.starts() {
             "\n\nProblems found at start (rein serves everything else):"
         } else {
             "\n\nrein could not start and serves no tools until this is fixed and the server restarted:"
@@ -121,8 +141,10 @@ impl ServerHandler for ReinServer {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // The tools' load, too, may have failed.
+        let _ = self.host.get().await;
         for problem in self.problems() {
-            let level = if self.host.is_ok() { LoggingLevel::Warning } else { LoggingLevel::Error };
+            let level = if self.starts() { LoggingLevel::Warning } else { LoggingLevel::Error };
             let data = json!({"message": problem.message, "code": problem.code, "details": problem.details});
             self.log.send(&context.peer, level, "rein.start", data).await;
         }
@@ -142,8 +164,9 @@ impl ServerHandler for ReinServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let mut listed = self.host().map(|host| tools::list(host)).unwrap_or_default();
-        if self.host().is_some_and(|host| serves_run_reports(host)) {
+        let host = self.host().await.ok();
+        let mut listed = host.as_deref().map(tools::list).unwrap_or_default();
+        if host.as_deref().is_some_and(serves_run_reports) {
             listed.push(runs::tool());
         }
         Ok(ListToolsResult::with_all_items(listed))
@@ -154,7 +177,8 @@ impl ServerHandler for ReinServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(ListResourcesResult::with_all_items(self.host().map(|host| runs::resources(host)).unwrap_or_default()))
+        let host = self.host().await.ok();
+        Ok(ListResourcesResult::with_all_items(host.as_deref().map(runs::resources).unwrap_or_default()))
     }
 
     async fn list_resource_templates(
@@ -170,10 +194,10 @@ impl ServerHandler for ReinServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let host = self.host.as_ref().map_err(|failure| {
+        let host = self.host().await.map_err(|failure| {
             ErrorData::resource_not_found(format!("rein could not start: {}", failure.message), None)
         })?;
-        runs::read(host, &request.uri).map(Into::into)
+        runs::read(&host, &request.uri).map(Into::into)
     }
 
     async fn call_tool(
@@ -188,10 +212,11 @@ impl ServerHandler for ReinServer {
         let started = Instant::now();
         let name = request.name.as_ref();
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let host = match &self.host {
+        let host = match self.host().await {
             Ok(host) => host,
-            Err(failure) => return Ok(tools::refusal(&not_started(failure), None).into()),
+            Err(failure) => return Ok(tools::refusal(&not_started(&failure), None).into()),
         };
+        let host = &host;
         // Boxed: the call's future is large, and rmcp moves the handler's future into a task.
         let call = Box::pin(async {
             if name == runs::TOOL && serves_run_reports(host) {

@@ -1,0 +1,79 @@
+//! `rein call` loads only the files that can declare its tool (a file writes its name as a
+//! literal), and everything else when that could change what runs: a tool that may call other
+//! tools, a name no such file declares.
+
+use serde_json::json;
+
+use crate::common::{rein_json, Workspace};
+
+/// A project tool whose loading leaves a mark (a file's top level runs when it loads).
+const MARKING: &str = r#"rein.fs.write("loaded-other.txt", "loaded")
+return { name = "other", description = "d", params = {}, run = function() return {} end }"#;
+
+#[test]
+fn a_call_loads_only_the_files_that_can_declare_its_tool() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\n");
+    ws.file("tools/other.lua", MARKING);
+    let out = ws.ok("read_file", &json!({"path": "a.txt"}));
+    assert_eq!(out["total_lines"], json!(1), "{out}");
+    assert!(!ws.path("loaded-other.txt").exists(), "a file that cannot declare read_file was loaded");
+    // Listing loads everything.
+    let (status, out) = rein_json(&ws, &["tools"]);
+    assert_eq!(status, 0, "{out}");
+    assert!(ws.path("loaded-other.txt").exists());
+}
+
+#[test]
+fn a_project_tool_under_a_built_in_name_still_wins_whatever_its_file_is_called() {
+    let ws = Workspace::new();
+    ws.file(
+        "tools/my_reader.lua",
+        r#"return { name = "read_file", description = "d", params = { path = { type = "string" } },
+             run = function() return { content = "the project's" } end }"#,
+    );
+    assert_eq!(ws.ok("read_file", &json!({"path": "a.txt"}))["content"], json!("the project's"));
+}
+
+#[test]
+fn a_tool_that_calls_another_tool_gets_every_tool() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\n");
+    ws.file("tools/other.lua", MARKING);
+    // The other tool's name made at run time: no text says which tool it calls.
+    ws.file(
+        "tools/outer.lua",
+        r#"local t = rein
+return { name = "outer", description = "d", params = {},
+  run = function() return t["to" .. "ol"]("read_" .. "file", { path = "a.txt" }) end }"#,
+    );
+    let out = ws.ok("outer", &json!({}));
+    assert_eq!(out["total_lines"], json!(1), "{out}");
+    assert!(ws.path("loaded-other.txt").exists(), "the whole host served the call");
+}
+
+#[test]
+fn a_name_not_written_as_a_literal_is_refused_with_what_to_write() {
+    let ws = Workspace::new();
+    ws.file(
+        "tools/made.lua",
+        r#"local n = "made" return { name = n .. "_up", description = "d", params = {}, run = function() return {} end }"#,
+    );
+    let (status, out) = rein_json(&ws, &["check"]);
+    assert_eq!((status, out["error"]["code"].as_str()), (1, Some("TOOL_INVALID")), "{out}");
+    let message = out["error"]["details"]["problems"][0]["message"].as_str().unwrap();
+    assert!(message.contains(r#"name = \"made_up\""#) || message.contains(r#"name = "made_up""#), "{message}");
+    // Called by that name, it is not served, and the answer names the file that did not load.
+    let (status, out) = ws.call("made_up", &json!({}));
+    assert_eq!((status, out["error"]["code"].as_str()), (2, Some("TOOL_NOT_FOUND")), "{out}");
+    assert_eq!(out["error"]["details"]["not_loaded"], json!(["tools/made.lua"]), "{out}");
+}
+
+#[test]
+fn a_name_no_file_declares_gets_the_whole_hosts_answer() {
+    let ws = Workspace::new();
+    let (status, out) = ws.call("read_fil", &json!({}));
+    assert_eq!((status, out["error"]["code"].as_str()), (2, Some("TOOL_NOT_FOUND")), "{out}");
+    let suggestions = out["error"]["details"]["suggestions"].as_array().unwrap();
+    assert!(suggestions.contains(&json!("read_file")), "{out}");
+}
