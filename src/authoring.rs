@@ -13,6 +13,7 @@ use std::path::Path;
 use crate::error::Failure;
 
 pub use crate::host::types::{LuarcOutcome, Written as TypesWritten, DEFAULT_DIR as TYPES_DIR};
+pub use crate::kernel::scope::protected::PROJECT_FILE;
 
 /// Writes the lua-language-server stubs of the Lua API (and selene's `rein.yml`) into `dir`,
 /// and points `workspace`'s `.luarc.json` at them. A host serving native modules writes them

@@ -53,6 +53,29 @@ return { name = "outer", description = "d", params = {},
 }
 
 #[test]
+fn a_project_tool_calling_another_in_a_way_a_reader_misses_still_reaches_it() {
+    // Spellings that slipped past an earlier reader of the text (an attack): the agent's files
+    // always get the whole host, whatever a reader makes of them.
+    for (case, call) in [
+        ("concatenation", r#"pcall(function() return "" ..rein.tool("inner", {}) end)"#),
+        ("line continuation", "local s = \"\\z\n\" local T = rein.tool local t = \"\"\nT(\"inner\", {})"),
+    ] {
+        let ws = Workspace::new();
+        ws.file(
+            "tools/inner.lua",
+            r#"return { name = "inner", description = "d", params = {},
+                 run = function() rein.fs.write("reached.txt", "yes") return {} end }"#,
+        );
+        let outer =
+            format!("return {{ name = \"outer\", description = \"d\", params = {{}}, run = function() {call} return {{}} end }}");
+        ws.file("tools/outer.lua", outer);
+        let (status, out) = ws.call("outer", &json!({}));
+        assert_eq!(status, 0, "{case}: {out}");
+        assert!(ws.path("reached.txt").exists(), "{case}: the call did not reach the other tool");
+    }
+}
+
+#[test]
 fn a_name_not_written_as_a_literal_is_refused_with_what_to_write() {
     let ws = Workspace::new();
     ws.file(

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use rein::authoring::{self, LuarcOutcome, TYPES_DIR};
+use rein::authoring::{self, LuarcOutcome, PROJECT_FILE, TYPES_DIR};
 use rein::{Code, Failure};
 
 use super::args::NewWhat;
@@ -75,7 +75,7 @@ pub fn init(workspace: &Path, out: &Output) -> u8 {
         dir(workspace, "tools", &mut made)?;
         dir(workspace, "recipes", &mut made)?;
         file(workspace, "tools/app_version.lua", EXAMPLE_TOOL, &mut made)?;
-        file(workspace, "rein.toml", REIN_TOML, &mut made)?;
+        file(workspace, PROJECT_FILE, REIN_TOML, &mut made)?;
         authoring::write_types(workspace, &workspace.join(TYPES_DIR))
     })();
     let written = match result {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::config::{HomeConfig, LuaConfig};
 use super::generation::Generation;
-use super::nested_calls::served_code_may_call_tools;
+use super::nested_calls::only_own_code_calling_no_tool;
 use super::policy_files::{self, PolicyFiles};
 use super::sources::{PackLayer, Sources};
 use super::Host;
@@ -240,10 +240,10 @@ impl HostBuilder {
         } else {
             sources.with_embedder(self.natives, self.given_files)
         };
-        // Only the files that can declare the names, unless one of them may call another tool
-        // (which would then not be there).
+        // Only the files that can declare the names, when they are all rein's own and call no
+        // other tool (which would then not be there); else everything.
         let sources = match self.only.map(|names| sources.clone().serving_only(names)) {
-            Some(only) if !served_code_may_call_tools(&only) => only,
+            Some(only) if only_own_code_calling_no_tool(&only) => only,
             _ => sources,
         };
         let kernel = Arc::new(kernel);

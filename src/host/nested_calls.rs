@@ -1,37 +1,38 @@
-//! Whether Lua code may call another tool (`rein.tool`), read from its text without running it.
-//! A host serving only some names ([`super::declared_names::Wanted`]) has loaded no other
-//! tool, so it may serve only files that provably call none; for any other file it loads
-//! everything. The reading is conservative: besides `rein.tool` itself, anything that could
+//! Whether a host may serve only some names ([`super::declared_names::Wanted`]): only when every
+//! file it would load, and every module those require, is rein's own (built in) and calls no
+//! other tool (`rein.tool`), since the other tools would not be there. The agent's files never
+//! qualify: reading text cannot prove what a file written to fool the reader will call (an
+//! attack found `"" ..rein.tool`, `"\z` line continuations and `require [[m]]` slipping past
+//! an earlier version), so any project or pack file in play means the whole host. rein's own
+//! files are read conservatively all the same: besides `rein.tool` itself, anything that could
 //! reach it by a name made at run time — `rein` used other than as `rein.<field>`, `_G`,
-//! `_ENV`, `load`, a `require` of a name that is not a literal — counts as a call. Strings and
+//! `_ENV`, `load`, a `require` of anything but a quoted name — counts as a call. Strings and
 //! comments are not code and are skipped.
 
-use std::sync::Arc;
-
 use super::dependencies::required_names;
-use super::sources::Sources;
+use super::sources::{Origin, SourceFile, Sources};
 
-/// Whether a tool or recipe file served, or a module it requires (transitively), may call
-/// another tool ([`may_call_tools`]); a file that cannot be read counts as one that may.
-pub(super) fn served_code_may_call_tools(sources: &Sources) -> bool {
-    let (Ok(tools), Ok(recipes)) = (sources.tool_files(), sources.recipe_files()) else { return true };
-    let mut texts: Vec<Arc<str>> = tools.into_iter().chain(recipes).map(|file| file.text).collect();
+/// Whether every tool and recipe file `sources` serves, and every module they require
+/// (transitively), is built in and calls no other tool ([`may_call_tools`]); a file that cannot
+/// be read, or a module not found, counts as one that may.
+pub(super) fn only_own_code_calling_no_tool(sources: &Sources) -> bool {
+    let (Ok(tools), Ok(recipes)) = (sources.tool_files(), sources.recipe_files()) else { return false };
+    let mut files: Vec<SourceFile> = tools.into_iter().chain(recipes).collect();
     let mut seen = std::collections::BTreeSet::new();
-    while let Some(text) = texts.pop() {
-        if may_call_tools(&text) {
-            return true;
+    while let Some(file) = files.pop() {
+        if file.origin != Origin::BuiltIn || may_call_tools(&file.text) {
+            return false;
         }
-        for name in required_names(&text) {
+        for name in required_names(&file.text) {
             if seen.insert(name.clone()) {
                 match sources.find_module(&name) {
-                    Ok(Some(module)) => texts.push(module.text),
-                    Ok(None) => {}
-                    Err(_) => return true,
+                    Ok(Some(module)) => files.push(module),
+                    Ok(None) | Err(_) => return false,
                 }
             }
         }
     }
-    false
+    true
 }
 
 /// Whether `text` may call another tool (see the module's documentation).
@@ -40,7 +41,8 @@ pub fn may_call_tools(text: &str) -> bool {
     let bytes = code.as_bytes();
     let mut at = 0;
     while at < bytes.len() {
-        if !is_word_start(bytes[at]) || (at > 0 && (is_word(bytes[at - 1]) || bytes[at - 1] == b'.')) {
+        let after_dot = at > 0 && bytes[at - 1] == b'.' && !(at > 1 && bytes[at - 2] == b'.');
+        if !is_word_start(bytes[at]) || (at > 0 && is_word(bytes[at - 1])) || after_dot {
             at += 1;
             continue;
         }
@@ -86,7 +88,8 @@ fn code_only(text: &str) -> String {
                 None => rest.find('\n').unwrap_or(rest.len()),
             };
         } else if let Some(len) = long_bracket(rest) {
-            code.push_str("\"\"");
+            // Not `""`: `require [[m]]` is not a name `required_names` reads.
+            code.push_str("[[]]");
             at += len;
         } else if bytes[at] == b'"' || bytes[at] == b'\'' {
             code.push_str("\"\"");
@@ -117,7 +120,19 @@ fn short_string(text: &str) -> usize {
     let quote = bytes[0];
     let mut at = 1;
     while at < bytes.len() && bytes[at] != quote && bytes[at] != b'\n' {
-        at += if bytes[at] == b'\\' { 2 } else { 1 };
+        if bytes[at] != b'\\' {
+            at += 1;
+            continue;
+        }
+        at += 1;
+        match bytes.get(at) {
+            // `\z` skips the white space after it, line breaks included.
+            Some(b'z') => at = skip_space(bytes, at + 1),
+            // A backslash before a line break continues the string (`\r\n` is one break).
+            Some(b'\r') if bytes.get(at + 1) == Some(&b'\n') => at += 2,
+            Some(_) => at += 1,
+            None => {}
+        }
     }
     (at + 1).min(bytes.len())
 }
@@ -155,6 +170,13 @@ mod tests {
             "return load('return rein.tool')()",
             "local m = require(name)",
             "local m = require(prefix .. 'x')",
+            // What an attack slipped past an earlier reader:
+            "local s = \"\" ..rein.tool('x', {})",
+            "local s = \"\" .._G.rein",
+            "local s = \"\\z\n\" local T = rein.tool local t = \"\"",
+            "local s = \"\\\r\n\" local T = rein.tool local t = \"\"",
+            "local m = require [[evil]]",
+            "local m = require [==[evil]==]",
         ] {
             assert!(may_call_tools(text), "{text}");
         }

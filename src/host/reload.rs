@@ -192,6 +192,16 @@ impl Host {
         self.subscribers.tell_kind(kind);
     }
 
+    /// Whether the packs the approved rein.lock pins now are not the ones being served (a
+    /// lock that cannot be read counts as changed: reloading says what is wrong).
+    pub(super) fn packs_changed(&self) -> bool {
+        self.packs_follow_lock
+            && match self.approved_packs() {
+                Ok((packs, _)) => !same_packs(&packs, &self.generation().sources),
+                Err(_) => true,
+            }
+    }
+
     /// The packs the approved rein.lock pins now (a change a person has not approved yet
     /// changes nothing).
     fn approved_packs(&self) -> Result<(Vec<PackLayer>, Vec<crate::error::Failure>), crate::error::Failure> {

@@ -102,14 +102,22 @@ fn next_burst(rx: &mpsc::Receiver<PathBuf>) -> Option<Vec<PathBuf>> {
 /// appeared is watched from now on, and every Lua file in it counts.
 impl Host {
     /// The project's code files whose text on disk differs from what the serving generation
-    /// read (added, changed or gone).
+    /// read (added, changed or gone), and rein.lock when the packs it pins with a person's
+    /// approval are not the ones served.
     fn changed_since_read(&self, root: &Path) -> Vec<String> {
-        let (Some(read), Ok(now)) = (self.generation().sources.project_files().cloned(), ProjectFiles::read(root))
-        else {
-            return Vec::new();
-        };
         let mut changed: Vec<String> =
-            read.paths().chain(now.paths()).filter(|rel| read.get(rel) != now.get(rel)).map(str::to_string).collect();
+            match (self.generation().sources.project_files().cloned(), ProjectFiles::read(root)) {
+                (Some(read), Ok(now)) => read
+                    .paths()
+                    .chain(now.paths())
+                    .filter(|rel| read.get(rel) != now.get(rel))
+                    .map(str::to_string)
+                    .collect(),
+                _ => Vec::new(),
+            };
+        if self.packs_changed() {
+            changed.push(LOCK_FILE.to_string());
+        }
         changed.sort();
         changed.dedup();
         changed
