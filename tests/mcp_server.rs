@@ -423,14 +423,7 @@ async fn cancelling_a_tool_call_stops_its_program() {
     let Some(lab) = lab() else { return };
     lab.scenario(json!({"hvigorw": {"sleep_ms": 600000}}));
     let session = connect(&lab.ws, &[], &fake_toolchain(&lab), Person::Absent).await;
-    let params = CallToolRequestParams::new("hvigor_build").with_arguments(Default::default());
-    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(params));
-    let handle = within(
-        "sending the call",
-        session.client.send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options()),
-    )
-    .await
-    .expect("the request is sent");
+    let handle = start_cancellable(&session.client, "hvigor_build").await;
     let hvigorw = hvigorw_pid(&lab.state.join("calls.log")).await;
     within("cancelling", handle.cancel(Some("changed my mind".into()))).await.expect("cancel sent");
     assert!(gone(hvigorw).await, "hvigorw {hvigorw} survived the cancellation");
@@ -445,14 +438,7 @@ async fn cancelling_a_recipe_stops_its_build_and_still_writes_the_report() {
     let Some(lab) = lab() else { return };
     lab.scenario(json!({"hvigorw": {"sleep_ms": 600000}}));
     let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab), Person::Absent).await;
-    let params = CallToolRequestParams::new("recipe_build_verify").with_arguments(Default::default());
-    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(params));
-    let handle = within(
-        "sending the call",
-        session.client.send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options()),
-    )
-    .await
-    .expect("the request is sent");
+    let handle = start_cancellable(&session.client, "recipe_build_verify").await;
     let heard = session
         .progress_until("the build step's start and its build", |heard| {
             heard.iter().any(|p| p.message.as_deref() == Some("[1/1] build started"))
@@ -474,6 +460,19 @@ async fn cancelling_a_recipe_stops_its_build_and_still_writes_the_report() {
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
     assert!(matches!(result.structured_content, Some(Value::Object(_))));
     session.close().await;
+}
+
+/// A `tools/call` of `tool` (no arguments) sent so that it can be cancelled.
+#[cfg(unix)]
+async fn start_cancellable(
+    peer: &rmcp::Peer<RoleClient>,
+    tool: &'static str,
+) -> rmcp::service::RequestHandle<RoleClient> {
+    let params = CallToolRequestParams::new(tool).with_arguments(Default::default());
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(params));
+    within("sending the call", peer.send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options()))
+        .await
+        .expect("the request is sent")
 }
 
 /// The pid of the first hvigorw the fakes logged, once it has started.
