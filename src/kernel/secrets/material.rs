@@ -150,7 +150,13 @@ pub fn bind(
             named_by: material.named_by.clone(),
         });
     }
-    args[store_at] = material.keystore.display().to_string();
+    // The form people know (`C:\ws\…`, not the verbatim `\\?\C:\ws\…` the scope resolved it
+    // to): this command line is what the journal, the events and a failure show. Both name the
+    // same file, since the resolved path has no `..` and the scope refuses the names Windows
+    // reads differently without the prefix (a trailing dot or space, device names). java would
+    // take either (JDK 17 under Wine opened a keystore by its verbatim path), and it gets a
+    // private copy of the keystore anyway (`process::keystore_pins`).
+    args[store_at] = visible::shown_path(&material.keystore);
     Ok(())
 }
 
