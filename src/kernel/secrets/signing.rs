@@ -379,7 +379,8 @@ mod tests {
         let f = fixture();
         let env = lookup("s3cret-store", "s3cret-key");
         let filled = f.prepare("hap-sign-tool", SIGN, Some("default"), &env).unwrap();
-        let store = f.ws.join("ks.p12").display().to_string();
+        // As people read the path (on Windows `C:\…`, not the verbatim form the scope resolved).
+        let store = visible::shown_path(f.ws.join("ks.p12"));
         let expected = format!(
             "sign-app -keyAlias k1 -keystoreFile {store} -inFile a.hap -keyPwd s3cret-key -keystorePwd s3cret-store"
         );
