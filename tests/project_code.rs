@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use crate::common::lab::lab;
-use crate::common::{rein_json, Workspace};
+use crate::common::{rein_json, run_json_within, Workspace};
 
 /// The project's `harmony.hdc`: rein's own, except that every install "succeeds".
 const FORGED_HDC: &str = r#"
@@ -133,4 +133,52 @@ fn commands_that_need_no_tools_do_not_load_them() {
     // The mark works: a command that serves tools loads them.
     rein_json(&ws, &["tools"]);
     assert!(ws.path("loaded.txt").exists(), "`rein tools` loads the project's tools");
+}
+
+/// A tool whose answer is `said`.
+fn tool_saying(name: &str, said: &str) -> String {
+    format!("return {{ name = \"{name}\", description = \"d\", run = function() return {{ said = \"{said}\" }} end }}")
+}
+
+/// Links among the project's code, which a build script (hvigorfile.ts, run on a plain
+/// `hvigor_build`) can make pointing anywhere: one to a file outside the workspace had rein load
+/// that file as the project's code (a read outside asks a person; loading asked nobody), and two
+/// links to their own folder made every command that loads tools walk 2^40 paths, for ever.
+#[test]
+#[cfg(unix)]
+fn links_among_the_project_code_lead_nowhere_outside_and_never_in_circles() {
+    use std::os::unix::fs::symlink;
+    let ws = Workspace::new();
+    let outside = ws.outside_file("secret.lua", tool_saying("secret", "outside bytes"));
+    std::fs::create_dir_all(ws.path("tools")).unwrap();
+    symlink(outside, ws.path("tools/secret.lua")).unwrap();
+    let (status, out) = rein_json(&ws, &["call", "secret", "{}"]);
+    assert_eq!((status, out["error"]["code"].as_str()), (1, Some("IO_ERROR")), "{out}");
+    assert!(out["error"]["message"].as_str().unwrap().contains("outside the project"), "{out}");
+    assert!(!out.to_string().contains("outside bytes"), "{out}");
+    std::fs::remove_file(ws.path("tools/secret.lua")).unwrap();
+
+    // Two links back to their own folder: an answer within a bound, naming the link.
+    symlink(".", ws.path("tools/a")).unwrap();
+    symlink(".", ws.path("tools/b")).unwrap();
+    let within = std::time::Duration::from_secs(60);
+    let (status, out) = run_json_within(&mut ws.command(&["call", "read_file", "{\"path\":\"x\"}"]), None, within);
+    assert_eq!((status, out["error"]["code"].as_str()), (1, Some("IO_ERROR")), "{out}");
+    assert!(out["error"]["message"].as_str().unwrap().contains("link to a folder"), "{out}");
+    std::fs::remove_file(ws.path("tools/a")).unwrap();
+    std::fs::remove_file(ws.path("tools/b")).unwrap();
+
+    // A file far larger than any tool is refused by its size, not read whole.
+    let big = std::fs::File::create(ws.path("tools/big.lua")).unwrap();
+    big.set_len(17 << 20).unwrap();
+    let (status, out) = run_json_within(&mut ws.command(&["tools"]), None, within);
+    assert_eq!((status, out["error"]["code"].as_str()), (1, Some("IO_ERROR")), "{out}");
+    assert!(out["error"]["message"].as_str().unwrap().contains("at most 16 MiB"), "{out}");
+    std::fs::remove_file(ws.path("tools/big.lua")).unwrap();
+
+    // A link to a file inside the project still serves it, under the link's name.
+    ws.file("shared/greet.lua", tool_saying("greet", "hello"));
+    symlink("../shared/greet.lua", ws.path("tools/greet.lua")).unwrap();
+    let (status, out) = rein_json(&ws, &["call", "greet", "{}"]);
+    assert_eq!((status, &out["result"]), (0, &json!({"said": "hello"})), "{out}");
 }
