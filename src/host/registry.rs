@@ -163,13 +163,18 @@ pub fn valid_mcp_name(name: &str) -> bool {
 }
 
 /// Gives every tool and recipe its MCP name. A name too long for MCP, or one that another
-/// tool or recipe already maps to, is a load problem: that definition is not served.
+/// tool or recipe of an earlier layer (or, in one layer, a tool before a recipe, then by name)
+/// already maps to, is a load problem: that definition is not served.
 fn assign_mcp_names(registry: &mut Registry, table: &mut ToolTable) {
     let mut taken: BTreeMap<String, String> = BTreeMap::new();
     let mut refused: Vec<(String, bool, LoadProblem)> = Vec::new();
     let tools = registry.tools.values_mut().map(|info| (info, false));
     let recipes = registry.recipes.values_mut().map(|entry| (&mut entry.info, true));
-    for (info, recipe) in tools.chain(recipes) {
+    // The earlier layer keeps a name: a project tool called `recipe_sign_install_launch` must not
+    // take that name from rein's recipe (an agent's call of the recipe would run the tool).
+    let mut all: Vec<(&mut ToolInfo, bool)> = tools.chain(recipes).collect();
+    all.sort_by_key(|(info, _)| info.origin);
+    for (info, recipe) in all {
         let mapped = mcp_name(&info.name, recipe);
         let problem = if !valid_mcp_name(&mapped) {
             Some(LoadProblem::new(
