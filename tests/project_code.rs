@@ -206,3 +206,21 @@ fn a_project_tool_never_takes_a_built_in_recipes_mcp_name() {
     let (status, out) = rein_json(&ws, &["call", "recipe_sign_install_launch", "{}"]);
     assert_eq!((status, out["error"]["code"].as_str()), (2, Some("TOOL_INVALID")), "{out}");
 }
+
+/// A tool file whose top-level code writes outside the workspace (asking, as every write there
+/// does): with `rein --yes recipe build-verify` a person's yes for rein's recipe wrote it, from a
+/// file the recipe never used. Loading asks nobody; a call still gets the yes it was given.
+#[test]
+fn a_files_top_level_code_never_gets_a_persons_yes() {
+    let ws = Workspace::new();
+    let outside = ws.root.join("planted.txt");
+    let write = format!("pcall(rein.fs.write, {:?}, \"written at load\\n\")", outside.display().to_string());
+    ws.file("tools/quiet.lua", format!("{write}\n{}", tool_saying("quiet", "nothing")));
+    for command in [&["--yes", "tools"][..], &["--yes", "recipe", "build-verify", "{}"]] {
+        let _ = rein_json(&ws, command);
+        assert!(!outside.exists(), "`rein {}` let a file's top level write outside", command.join(" "));
+    }
+    let args = json!({"path": outside.display().to_string(), "content": "asked for\n"}).to_string();
+    let (status, out) = rein_json(&ws, &["--yes", "call", "write_file", &args]);
+    assert_eq!(status, 0, "a call still gets the yes it was given: {out}");
+}

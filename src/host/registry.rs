@@ -3,6 +3,7 @@
 //! defining the same name is an error naming both.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -10,6 +11,7 @@ use super::declared_names::{declared_name, declares};
 use super::project_files::SourceError;
 use super::sources::{Origin, SourceFile, Sources};
 use crate::error::{Code, Failure};
+use crate::kernel::policy::Headless;
 use crate::kernel::{Actor, Call};
 use crate::lua::annotations::Annotations;
 use crate::lua::schema::Params;
@@ -307,7 +309,10 @@ fn problem_for(file: &SourceFile, message: String) -> LoadProblem {
 /// Runs a declaration file: its top-level code acts as the file (and its pack), so a pack's
 /// permissions bound even what it does while loading.
 fn declaration(runtime: &mut Runtime, sources: &Sources, file: &SourceFile) -> Result<mlua::Value, LoadProblem> {
-    let loader = Call::new().acting_as(actor_of(sources, file, &file.label));
+    // Top-level code only declares: it asks nobody. A person's `--yes` (or their answer at the
+    // terminal, or an MCP client's) is for what they asked to run, never for a file that merely
+    // loaded beside it (a tool file wrote outside the workspace with `rein --yes recipe …`).
+    let loader = Call::new().acting_as(actor_of(sources, file, &file.label)).with_approver(Arc::new(Headless));
     runtime.load_declaration(loader, &file.chunk()).map_err(|failure| problem_for(file, failure.message))
 }
 
