@@ -282,6 +282,30 @@ fn a_keystore_the_agent_swapped_in_never_gets_the_passwords() {
     assert_eq!(status, 0, "the person's keystore signs again: {out}");
 }
 
+/// The keystore build-profile.json5 names made a FIFO (a build script may make one in the
+/// workspace): reading it waited for ever for a writer while the signing held its turn alone, so
+/// the call never ended and no other program of the session ran again.
+#[test]
+#[cfg(unix)]
+fn a_keystore_that_is_a_fifo_is_refused_at_once() {
+    let Some(lab) = configured() else { return };
+    lab.build();
+    let fifo = lab.ws.path("signing/fifo.p12");
+    let name = std::ffi::CString::new(fifo.display().to_string()).unwrap();
+    // SAFETY: mkfifo(3) with a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    lab.replace_in("build-profile.json5", "signing/debug.p12", "signing/fifo.p12");
+    let signings = lab.ran("hap-sign-tool").len();
+    let args = json!({"hap": UNSIGNED}).to_string();
+    let mut cmd = lab.command(&["call", "hap_sign", &args]);
+    cmd.env("REIN_T_STORE_PW", STORE_PASSWORD).env("REIN_T_KEY_PW", KEY_PASSWORD);
+    let out = output_within(&mut cmd, None, std::time::Duration::from_secs(90));
+    let out: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out["error"]["code"], json!("INVALID_CONFIG"), "{out}");
+    assert!(out["error"]["message"].as_str().unwrap().contains("not a file of at most"), "{out}");
+    assert_eq!(lab.ran("hap-sign-tool").len(), signings, "java never got the passwords");
+}
+
 /// A keystore a person names in home config wins over what build-profile.json5 (a file an
 /// agent can edit) says.
 #[test]

@@ -21,6 +21,7 @@ mod approval_rules;
 mod builder;
 mod changes;
 pub mod checks;
+mod code_reading;
 pub mod config;
 mod declared_names;
 mod dependencies;

@@ -3,6 +3,7 @@
 //! defining the same name is an error naming both.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -10,6 +11,7 @@ use super::declared_names::{declared_name, declares};
 use super::project_files::SourceError;
 use super::sources::{Origin, SourceFile, Sources};
 use crate::error::{Code, Failure};
+use crate::kernel::policy::Headless;
 use crate::kernel::{Actor, Call};
 use crate::lua::annotations::Annotations;
 use crate::lua::schema::Params;
@@ -163,13 +165,18 @@ pub fn valid_mcp_name(name: &str) -> bool {
 }
 
 /// Gives every tool and recipe its MCP name. A name too long for MCP, or one that another
-/// tool or recipe already maps to, is a load problem: that definition is not served.
+/// tool or recipe of an earlier layer (or, in one layer, a tool before a recipe, then by name)
+/// already maps to, is a load problem: that definition is not served.
 fn assign_mcp_names(registry: &mut Registry, table: &mut ToolTable) {
     let mut taken: BTreeMap<String, String> = BTreeMap::new();
     let mut refused: Vec<(String, bool, LoadProblem)> = Vec::new();
     let tools = registry.tools.values_mut().map(|info| (info, false));
     let recipes = registry.recipes.values_mut().map(|entry| (&mut entry.info, true));
-    for (info, recipe) in tools.chain(recipes) {
+    // The earlier layer keeps a name: a project tool called `recipe_sign_install_launch` must not
+    // take that name from rein's recipe (an agent's call of the recipe would run the tool).
+    let mut all: Vec<(&mut ToolInfo, bool)> = tools.chain(recipes).collect();
+    all.sort_by_key(|(info, _)| info.origin);
+    for (info, recipe) in all {
         let mapped = mcp_name(&info.name, recipe);
         let problem = if !valid_mcp_name(&mapped) {
             Some(LoadProblem::new(
@@ -302,7 +309,10 @@ fn problem_for(file: &SourceFile, message: String) -> LoadProblem {
 /// Runs a declaration file: its top-level code acts as the file (and its pack), so a pack's
 /// permissions bound even what it does while loading.
 fn declaration(runtime: &mut Runtime, sources: &Sources, file: &SourceFile) -> Result<mlua::Value, LoadProblem> {
-    let loader = Call::new().acting_as(actor_of(sources, file, &file.label));
+    // Top-level code only declares: it asks nobody. A person's `--yes` (or their answer at the
+    // terminal, or an MCP client's) is for what they asked to run, never for a file that merely
+    // loaded beside it (a tool file wrote outside the workspace with `rein --yes recipe …`).
+    let loader = Call::new().acting_as(actor_of(sources, file, &file.label)).with_approver(Arc::new(Headless));
     runtime.load_declaration(loader, &file.chunk()).map_err(|failure| problem_for(file, failure.message))
 }
 
