@@ -27,6 +27,7 @@ mod declared_names;
 mod dependencies;
 pub mod doctor;
 mod generation;
+mod loading;
 mod locate;
 mod nested_calls;
 mod packs;
