@@ -683,6 +683,22 @@ fn sign_success_and_failure_in_both_log_formats() {
     );
     assert!(r["remedy"].is_string());
 
+    // java's launcher fails before the jar runs: what it says is the error (it was none, and the
+    // failure said "see errors" with nothing to see). Printed by the real OpenJDK 17 for a
+    // missing and a broken jar, and by the Windows JDK 17 under Wine for a jar path it could
+    // not open; the JVM's warnings under Wine are no error.
+    let wine = "OpenJDK 64-Bit Server VM warning: Attempt to get process group affinity failed: Call not implemented\n";
+    for cause in [
+        "Unable to access jarfile /sdk/toolchains/lib/hap-sign-tool.jar",
+        "Invalid or corrupt jarfile /sdk/toolchains/lib/hap-sign-tool.jar",
+        "An unexpected error occurred while trying to open file /root/sdk/toolchains/lib/hap-sign-tool.jar",
+    ] {
+        let r = p.call("sign", "parse_sign", json!(["", format!("{wine}Error: {cause}\n"), 1]));
+        let errors = list(&r["errors"]);
+        assert_eq!((r["ok"].clone(), errors.len()), (json!(false), 1), "{r}");
+        assert_eq!(errors[0]["description"], json!(cause), "{r}");
+    }
+
     let verify = "Digest verify result: true, DigestAlgorithm: SHA-256\nverify: Verify success\nverify-app success\n";
     let r = p.call("sign", "parse_verify", json!([verify, "", 0]));
     assert_eq!((r["ok"].clone(), r["digest_ok"].clone()), (json!(true), json!(true)));

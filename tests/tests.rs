@@ -3,9 +3,10 @@
 //!
 //! They run on Linux, and on Windows under Wine (`.ci/wine-test`, README "Platforms"). A module
 //! marked `#[cfg(unix)]` says beside it why it cannot run on Windows; inside the others, a test
-//! that cannot says why in its own `cfg` or `cfg_attr(windows, ignore = "...")` (most of those
-//! sign with the real hap-sign-tool, which needs a java Wine cannot give them). The fake
-//! toolchain is Rust (`tests/fakes/device`) and runs there too. The Windows
+//! that cannot says why in its own `cfg` or `cfg_attr(windows, ignore = "...")` (they play the
+//! person through `script`, or run bash or cargo). The fake toolchain is Rust
+//! (`tests/fakes/device`) and runs there too, and the tests that sign run the real
+//! hap-sign-tool with a Windows java (`REIN_REAL_JAVA`, set by `.ci/wine-test`). The Windows
 //! rules that need no Windows are unit tables in the library (`kernel::scope::windows_paths`,
 //! `process::discovery`).
 

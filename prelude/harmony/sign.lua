@@ -46,6 +46,12 @@ local function collect(lines, errors)
     elseif current and in_try and body:find("^%s*>") then
       current.solutions = current.solutions or {}
       table.insert(current.solutions, text.trim(body:match("^%s*>(.*)$")))
+    elseif not level and body:find("^Error: ") then
+      -- java's launcher, before the jar runs: "Error: Unable to access jarfile <jar>" and
+      -- "Error: Invalid or corrupt jarfile <jar>" (OpenJDK 17), "Error: An unexpected error
+      -- occurred while trying to open file <jar>" (Windows JDK 17 under Wine).
+      current, in_try = { description = text.trim(body:sub(#"Error: " + 1)) }, false
+      errors[#errors + 1] = current
     elseif level == "ERROR" and text.trim(logged) ~= "" and not logged:find("^%s*at ") then
       current, in_try = { description = text.trim(logged) }, false
       errors[#errors + 1] = current
