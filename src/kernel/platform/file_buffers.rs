@@ -38,7 +38,8 @@ fn advise_huge_pages(buffer: &Vec<u8>) {
     }
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(test)]
+#[cfg(target_os = "linux")]
 mod tests {
     use super::*;
 
