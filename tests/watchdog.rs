@@ -140,3 +140,30 @@ fn over_mcp_a_cancelled_stuck_call_leaves_the_session_serving() {
         let _ = server.await;
     });
 }
+
+/// A tool file whose top-level code calls a function that never returns: the watchdog gave the
+/// loading state up, and the whole host failed to build with BUDGET_EXCEEDED — `rein serve`
+/// served nothing, and every command that loads tools failed, for one file (an agent's file
+/// whose top level staged a package of gigabytes did the same). The file is set aside as a
+/// load problem of its own, and the others are served.
+#[test]
+fn a_file_whose_load_never_comes_back_is_set_aside_and_the_others_serve() {
+    let ws = Workspace::new();
+    ws.file(
+        "tools/stuck_at_load.lua",
+        "rein.stuck.forever()\nreturn { name = 'stuck_at_load', description = 'd', run = function() end }",
+    );
+    ws.file(
+        "tools/ok.lua",
+        "return { name = 'ok', description = 'fine', run = function() return { fine = true } end }",
+    );
+    let (started, _blocking) = mpsc::channel();
+    let built = Host::builder().workspace(&ws.ws).home(&ws.home).module(stuck_module(started)).build();
+    let host = built.expect("the host starts without that file");
+    assert_eq!(host.call("ok", json!({})).unwrap(), json!({"fine": true}));
+    let problems = host.problems();
+    let problem = problems.iter().find(|p| p.file == "tools/stuck_at_load.lua").expect("the file is a problem");
+    assert!(problem.message.contains("never came back"), "{problem}");
+    let refused = host.call("stuck_at_load", json!({})).unwrap_err();
+    assert_eq!(refused.code, rein::Code::ToolInvalid, "{refused:?}");
+}

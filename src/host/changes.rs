@@ -29,6 +29,7 @@ mod imp {
     use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
 
     use super::*;
+    use crate::host::code_reading::entries;
 
     /// Content changes only: no OPEN, ACCESS, CLOSE_NOWRITE or ATTRIB.
     fn mask() -> WatchMask {
@@ -85,7 +86,7 @@ mod imp {
 
         /// Watches `dir` (and, when `recursive`, every folder under it, now and later).
         pub fn watch(&self, dir: &Path, recursive: bool) -> Result<(), Failure> {
-            add(&self.shared, dir, recursive)
+            add(&self.shared, dir, recursive, WatchMask::empty())
         }
     }
 
@@ -105,20 +106,22 @@ mod imp {
         mutex.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn add(shared: &Shared, dir: &Path, recursive: bool) -> Result<(), Failure> {
-        let wd = lock(&shared.watches).add(dir, mask()).map_err(|e| cannot_watch(dir, e))?;
+    /// Watches `dir` (with `also` in the mask), and when `recursive` its folders, never
+    /// through a link: a folder found while walking is watched only if it is still no link.
+    fn add(shared: &Shared, dir: &Path, recursive: bool, also: WatchMask) -> Result<(), Failure> {
+        let wd = lock(&shared.watches).add(dir, mask() | also).map_err(|e| cannot_watch(dir, e))?;
         lock(&shared.folders).insert(wd, (dir.to_path_buf(), recursive));
         if recursive {
             for sub in subfolders(dir) {
-                add(shared, &sub, true)?;
+                add(shared, &sub, true, WatchMask::DONT_FOLLOW | WatchMask::ONLYDIR)?;
             }
         }
         Ok(())
     }
 
+    /// The folders in `dir`, never a link to one (it may lead anywhere, or back to `dir`).
     fn subfolders(dir: &Path) -> Vec<PathBuf> {
-        let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-        entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect()
+        entries(dir).into_iter().filter(|entry| entry.folder).map(|entry| entry.path).collect()
     }
 
     /// Sends the path of one event; a folder created under a recursive watch is watched, and
@@ -140,7 +143,8 @@ mod imp {
             None => folder,
         };
         let new_folder = event.contains(EventMask::ISDIR) && event.intersects(EventMask::CREATE | EventMask::MOVED_TO);
-        if recursive && new_folder && add(shared, &path, true).is_ok() {
+        let beneath = WatchMask::DONT_FOLLOW | WatchMask::ONLYDIR;
+        if recursive && new_folder && add(shared, &path, true, beneath).is_ok() {
             for file in files_under(&path) {
                 if tx.send(file).is_err() {
                     return false;
@@ -151,13 +155,12 @@ mod imp {
     }
 
     fn files_under(dir: &Path) -> Vec<PathBuf> {
-        let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
         let mut files = Vec::new();
-        for path in entries.flatten().map(|e| e.path()) {
-            if path.is_dir() {
-                files.extend(files_under(&path));
+        for entry in entries(dir) {
+            if entry.folder {
+                files.extend(files_under(&entry.path));
             } else {
-                files.push(path);
+                files.push(entry.path);
             }
         }
         files
@@ -179,7 +182,7 @@ mod imp {
 
     impl ChangeFeed {
         pub fn start(tx: Sender<PathBuf>) -> Result<ChangeFeed, Failure> {
-            let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+            let handler = move |event: notify::Result<notify::Event>| {
                 if let Ok(event) = event {
                     if is_content_change(&event.kind) {
                         for path in event.paths {
@@ -187,8 +190,11 @@ mod imp {
                         }
                     }
                 }
-            })
-            .map_err(|e| cannot_watch(Path::new("."), e))?;
+            };
+            // A link among the project's code may lead anywhere, or back to its own folder.
+            let config = notify::Config::default().with_follow_symlinks(false);
+            let watcher =
+                notify::RecommendedWatcher::new(handler, config).map_err(|e| cannot_watch(Path::new("."), e))?;
             Ok(ChangeFeed { watcher: Mutex::new(watcher) })
         }
 

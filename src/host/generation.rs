@@ -4,6 +4,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::json;
 
+use super::loading::Loading;
 use super::registry::{self, RecipeEntry, Registry};
 use super::sources::Sources;
 use crate::error::{Code, Failure};
@@ -32,11 +33,12 @@ impl Generation {
         number: u64,
     ) -> Result<Generation, Failure> {
         let first: Arc<OnceLock<Registry>> = Arc::default();
+        let loading: Arc<Loading> = Arc::default();
         let build: Build = {
-            let (kernel, sources, first) = (kernel.clone(), sources.clone(), first.clone());
+            let (kernel, sources, first, loading) = (kernel.clone(), sources.clone(), first.clone(), loading.clone());
             Arc::new(move |meter| {
                 let mut runtime = Runtime::new(kernel.clone(), sources.clone(), sources.natives(), limits, meter)?;
-                let registry = registry::load(&mut runtime, &sources);
+                let registry = registry::load(&mut runtime, &sources, &loading);
                 match first.get() {
                     None => drop(first.set(registry)),
                     Some(expected) if expected.same_definitions(&registry) => {}
@@ -45,7 +47,15 @@ impl Generation {
                 Ok(runtime)
             })
         };
-        let pool = Pool::start(states, build)?;
+        // A file whose load the watchdog gave a state up in is set aside; a fresh state loads the
+        // rest (at most once per file).
+        let pool = loop {
+            match Pool::start(states, build.clone()) {
+                Ok(pool) => break pool,
+                Err(failure) if loading.give_up(&failure) => continue,
+                Err(failure) => return Err(failure),
+            }
+        };
         let registry = first.get().cloned().ok_or_else(loaded_differently)?;
         Ok(Generation { number, sources: sources.clone(), registry, pool })
     }

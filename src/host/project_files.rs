@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::code_reading::{entries, folder_link, is_real_folder, CodeRoot, Entry};
 use crate::kernel::files::names::relative_name;
 use crate::visible::shown_path;
 
@@ -30,11 +31,13 @@ pub struct ProjectFiles {
 
 impl ProjectFiles {
     /// Reads every `.lua` file under the code folders of `root`. A folder that does not exist
-    /// holds nothing; a file that cannot be read is an error naming it.
+    /// holds nothing; a file that cannot be read, or a link rein does not follow
+    /// (`code_reading`), is an error naming it.
     pub fn read(root: &Path) -> Result<ProjectFiles, SourceError> {
         let mut texts = BTreeMap::new();
+        let code = CodeRoot::open(root).map_err(|source| SourceError { path: root.to_path_buf(), source })?;
         for folder in CODE_FOLDERS {
-            collect(root, &root.join(folder), &mut texts)?;
+            collect(&code, root, &root.join(folder), &mut texts)?;
         }
         Ok(ProjectFiles { texts })
     }
@@ -88,25 +91,40 @@ pub fn is_code_file(rel: &str) -> bool {
         && CODE_FOLDERS.iter().any(|folder| rel.strip_prefix(folder).is_some_and(|r| r.starts_with('/')))
 }
 
-/// Reads one project file now: its text, or None when it no longer exists.
+/// Reads one project file now: its text, or None when it no longer exists (or is no file).
 pub fn read_one(root: &Path, rel: &str) -> Result<Option<String>, SourceError> {
     let path = root.join(rel);
-    if !path.is_file() {
+    let meta = match std::fs::symlink_metadata(&path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(SourceError { path, source }),
+    };
+    if !(Entry { path: path.clone(), folder: meta.is_dir(), link: meta.is_symlink() }).may_be_file() {
         return Ok(None);
     }
-    std::fs::read_to_string(&path).map(Some).map_err(|source| SourceError { path, source })
+    CodeRoot::open(root).and_then(|code| code.read(rel)).map(Some).map_err(|source| SourceError { path, source })
 }
 
-fn collect(root: &Path, dir: &Path, texts: &mut BTreeMap<String, Arc<str>>) -> Result<(), SourceError> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
-    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    paths.sort();
-    for path in paths {
-        if path.is_dir() {
-            collect(root, &path, texts)?;
-        } else if path.is_file() && path.extension().is_some_and(|e| e == "lua") {
-            let text = std::fs::read_to_string(&path).map_err(|source| SourceError { path: path.clone(), source })?;
-            let rel = relative_name(&path, root).expect("under the root");
+fn collect(
+    code: &CodeRoot,
+    root: &Path,
+    dir: &Path,
+    texts: &mut BTreeMap<String, Arc<str>>,
+) -> Result<(), SourceError> {
+    if !is_real_folder(dir) {
+        return match std::fs::symlink_metadata(dir) {
+            Ok(meta) if meta.is_symlink() => Err(SourceError { path: dir.to_path_buf(), source: folder_link() }),
+            _ => Ok(()),
+        };
+    }
+    for entry in entries(dir) {
+        if entry.folder {
+            collect(code, root, &entry.path, texts)?;
+        } else if entry.links_to_folder() {
+            return Err(SourceError { path: entry.path, source: folder_link() });
+        } else if entry.may_be_file() && entry.path.extension().is_some_and(|e| e == "lua") {
+            let rel = relative_name(&entry.path, root).expect("under the root");
+            let text = code.read(&rel).map_err(|source| SourceError { path: entry.path.clone(), source })?;
             texts.insert(rel, text.into());
         }
     }

@@ -3,13 +3,16 @@
 //! defining the same name is an error naming both.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::declared_names::{declared_name, declares};
+use super::loading::Loading;
 use super::project_files::SourceError;
 use super::sources::{Origin, SourceFile, Sources};
 use crate::error::{Code, Failure};
+use crate::kernel::policy::Headless;
 use crate::kernel::{Actor, Call};
 use crate::lua::annotations::Annotations;
 use crate::lua::schema::Params;
@@ -105,7 +108,7 @@ struct Loaded<T> {
 
 /// Loads every tool and recipe of `sources` into `runtime` and installs the winners there
 /// (their functions stay in that state; the registry holds what everyone may read).
-pub fn load(runtime: &mut Runtime, sources: &Sources) -> Registry {
+pub fn load(runtime: &mut Runtime, sources: &Sources, loading: &Loading) -> Registry {
     let mut registry = Registry::default();
     for (file, module) in sources.project_modules_named_like_built_ins() {
         registry.problems.push(LoadProblem::new(
@@ -117,8 +120,9 @@ pub fn load(runtime: &mut Runtime, sources: &Sources) -> Registry {
             ),
         ));
     }
-    let tools =
-        layered(sources.tool_files(), "tools/", &mut registry.problems, |file| load_tool(runtime, sources, file));
+    let tools = layered(sources.tool_files(), "tools/", &mut registry.problems, |file| {
+        load_tool(runtime, sources, loading, file)
+    });
     let mut table = ToolTable::default();
     for (name, loaded) in tools {
         table.0.insert(name.clone(), loaded.value);
@@ -127,8 +131,9 @@ pub fn load(runtime: &mut Runtime, sources: &Sources) -> Registry {
     apply_overrides(sources, &mut table, &mut registry);
     // Recipe files may call tools while they load.
     runtime.set_tools(table.clone());
-    let recipes =
-        layered(sources.recipe_files(), "recipes/", &mut registry.problems, |file| load_recipe(runtime, sources, file));
+    let recipes = layered(sources.recipe_files(), "recipes/", &mut registry.problems, |file| {
+        load_recipe(runtime, sources, loading, file)
+    });
     let mut codes = RecipeCodes::default();
     for (name, loaded) in recipes {
         let (spec, code, actor) = loaded.value;
@@ -163,13 +168,18 @@ pub fn valid_mcp_name(name: &str) -> bool {
 }
 
 /// Gives every tool and recipe its MCP name. A name too long for MCP, or one that another
-/// tool or recipe already maps to, is a load problem: that definition is not served.
+/// tool or recipe of an earlier layer (or, in one layer, a tool before a recipe, then by name)
+/// already maps to, is a load problem: that definition is not served.
 fn assign_mcp_names(registry: &mut Registry, table: &mut ToolTable) {
     let mut taken: BTreeMap<String, String> = BTreeMap::new();
     let mut refused: Vec<(String, bool, LoadProblem)> = Vec::new();
     let tools = registry.tools.values_mut().map(|info| (info, false));
     let recipes = registry.recipes.values_mut().map(|entry| (&mut entry.info, true));
-    for (info, recipe) in tools.chain(recipes) {
+    // The earlier layer keeps a name: a project tool called `recipe_sign_install_launch` must not
+    // take that name from rein's recipe (an agent's call of the recipe would run the tool).
+    let mut all: Vec<(&mut ToolInfo, bool)> = tools.chain(recipes).collect();
+    all.sort_by_key(|(info, _)| info.origin);
+    for (info, recipe) in all {
         let mapped = mcp_name(&info.name, recipe);
         let problem = if !valid_mcp_name(&mapped) {
             Some(LoadProblem::new(
@@ -301,13 +311,32 @@ fn problem_for(file: &SourceFile, message: String) -> LoadProblem {
 
 /// Runs a declaration file: its top-level code acts as the file (and its pack), so a pack's
 /// permissions bound even what it does while loading.
-fn declaration(runtime: &mut Runtime, sources: &Sources, file: &SourceFile) -> Result<mlua::Value, LoadProblem> {
-    let loader = Call::new().acting_as(actor_of(sources, file, &file.label));
-    runtime.load_declaration(loader, &file.chunk()).map_err(|failure| problem_for(file, failure.message))
+fn declaration(
+    runtime: &mut Runtime,
+    sources: &Sources,
+    loading: &Loading,
+    file: &SourceFile,
+) -> Result<mlua::Value, LoadProblem> {
+    if loading.set_aside(&file.label) {
+        return Err(problem_for(file, format!("a Lua state loading this file never came back: its top-level code called a function that ran past the load budget's {} s and the watchdog gave the state up. A file's top level only declares its tool; move the work into run", crate::lua::Limits::default().for_loading().wall_time.as_secs())));
+    }
+    // Top-level code only declares: it asks nobody. A person's `--yes` (or their answer at the
+    // terminal, or an MCP client's) is for what they asked to run, never for a file that merely
+    // loaded beside it (a tool file wrote outside the workspace with `rein --yes recipe …`).
+    let loader = Call::new().acting_as(actor_of(sources, file, &file.label)).with_approver(Arc::new(Headless));
+    loading.at(Some(&file.label));
+    let declared = runtime.load_declaration(loader, &file.chunk());
+    loading.at(None);
+    declared.map_err(|failure| problem_for(file, failure.message))
 }
 
-fn load_tool(runtime: &mut Runtime, sources: &Sources, file: &SourceFile) -> Result<Loaded<CallableTool>, LoadProblem> {
-    let value = declaration(runtime, sources, file)?;
+fn load_tool(
+    runtime: &mut Runtime,
+    sources: &Sources,
+    loading: &Loading,
+    file: &SourceFile,
+) -> Result<Loaded<CallableTool>, LoadProblem> {
+    let value = declaration(runtime, sources, loading, file)?;
     let spec = parse_tool(runtime.lua(), value).map_err(|e| problem_for(file, e.to_string()))?;
     written_literally(file, &spec.name, "tool")?;
     let name = namespaced(file, &spec.name);
@@ -320,9 +349,10 @@ fn load_tool(runtime: &mut Runtime, sources: &Sources, file: &SourceFile) -> Res
 fn load_recipe(
     runtime: &mut Runtime,
     sources: &Sources,
+    loading: &Loading,
     file: &SourceFile,
 ) -> Result<Loaded<(RecipeSpec, RecipeCode, Actor)>, LoadProblem> {
-    let value = declaration(runtime, sources, file)?;
+    let value = declaration(runtime, sources, loading, file)?;
     let (mut spec, code) = parse_recipe(runtime.lua(), value).map_err(|e| problem_for(file, e.to_string()))?;
     written_literally(file, &spec.name, "recipe")?;
     spec.name = namespaced(file, &spec.name);

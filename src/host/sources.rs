@@ -23,10 +23,10 @@ pub fn builtin_files() -> &'static [(&'static str, &'static str)] {
     embedded::BUILTIN_FILES
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 /// Where a tool, recipe or module comes from; a later layer's definition of a name wins
-/// (built-in, then packs, then the project).
+/// (built-in, then packs, then the project). Ordered as the layers load.
 pub enum Origin {
     /// Shipped in rein.
     BuiltIn,

@@ -12,6 +12,7 @@ use std::sync::{mpsc, Arc, Weak};
 use std::time::{Duration, Instant};
 
 use super::changes::ChangeFeed;
+use super::code_reading::{entries, is_real_folder};
 use super::project_files::{is_code_file, ProjectFiles, CODE_FOLDERS};
 use super::{Host, ReloadOutcome};
 use crate::error::{Code, Failure};
@@ -45,7 +46,7 @@ impl Host {
         std::fs::create_dir_all(&approved)
             .map_err(|e| Failure::new(Code::IoError, format!("cannot create {}: {e}", shown_path(&approved))))?;
         feed.watch(&approved, false)?;
-        for folder in CODE_FOLDERS.iter().map(|f| root.join(f)).filter(|d| d.is_dir()) {
+        for folder in CODE_FOLDERS.iter().map(|f| root.join(f)).filter(|d| is_real_folder(d)) {
             feed.watch(&folder, true)?;
         }
         // The generation read its files before watching started (`rein serve` answers its
@@ -128,7 +129,7 @@ fn changed_files(paths: &[PathBuf], root: &Path, feed: &Weak<ChangeFeed>) -> Vec
     let mut files = Vec::new();
     for path in paths {
         let Some(rel) = relative_name(path, root) else { continue };
-        if CODE_FOLDERS.contains(&rel.as_str()) && path.is_dir() {
+        if CODE_FOLDERS.contains(&rel.as_str()) && is_real_folder(path) {
             let Some(feed) = feed.upgrade() else { continue };
             if let Err(e) = feed.watch(path, true) {
                 tracing::warn!("{e}");
@@ -145,11 +146,10 @@ fn changed_files(paths: &[PathBuf], root: &Path, feed: &Weak<ChangeFeed>) -> Vec
 
 fn lua_files_under(root: &Path, dir: &Path) -> Vec<String> {
     let mut found = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return found };
-    for path in entries.flatten().map(|e| e.path()) {
-        if path.is_dir() {
-            found.extend(lua_files_under(root, &path));
-        } else if let Some(rel) = relative_name(&path, root) {
+    for entry in entries(dir) {
+        if entry.folder {
+            found.extend(lua_files_under(root, &entry.path));
+        } else if let Some(rel) = relative_name(&entry.path, root) {
             if is_code_file(&rel) {
                 found.push(rel);
             }

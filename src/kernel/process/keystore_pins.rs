@@ -50,7 +50,7 @@ pub fn hand_over(
     let unusable = |why: String| MaterialError::Unknown { config: config.to_string(), why };
     let at = flag_value_at(args, "-keystoreFile").ok_or(MaterialError::Missing { flag: "-keystoreFile".into() })?;
     let keystore = PathBuf::from(&args[at]);
-    let bytes = std::fs::read(&keystore)
+    let bytes = read_keystore(&keystore)
         .map_err(|e| unusable(format!("the keystore {} cannot be read ({e})", visible::path(&keystore))))?;
     let now = Pin { keystore: keystore.display().to_string(), sha256: sha256_hex(&bytes) };
     let path = home.join(FILE);
@@ -83,6 +83,36 @@ pub fn hand_over(
     let mut handed = args.to_vec();
     handed[at] = copy.display().to_string();
     Ok(handed)
+}
+
+/// The largest keystore rein reads: a `.p12` holding a key and its chain is a few KB.
+const KEYSTORE_LIMIT: u64 = 1 << 20;
+
+/// The bytes of `keystore` (links already resolved), only if it is a file of at most
+/// [`KEYSTORE_LIMIT`]. Its path comes from build-profile.json5, which an agent can write, and a
+/// build script can make a FIFO in the workspace: reading one waited for ever for a writer, with
+/// this program's turn held alone (`turns`), so no other program of the session ever ran again;
+/// a device (`/dev/zero`) would be read until memory ran out.
+fn read_keystore(keystore: &Path) -> std::io::Result<Vec<u8>> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Non-blocking: opening a FIFO does not wait for a writer before it can be refused.
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    }
+    let file = options.open(keystore)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() || meta.len() > KEYSTORE_LIMIT {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("it is not a file of at most {} KiB; a keystore is a few KB", KEYSTORE_LIMIT >> 10),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, KEYSTORE_LIMIT), &mut bytes)?;
+    Ok(bytes)
 }
 
 fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -126,5 +156,24 @@ mod tests {
         let other = dir.path().join("other");
         std::fs::create_dir_all(&other).unwrap();
         hand_over(&home, &other, "default", &args(&store), tmp.path()).expect("another workspace pins its own");
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_keystore_that_is_no_file_is_refused_without_waiting_or_reading_it_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let (home, ws) = (dir.path().join("home"), dir.path().join("ws"));
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let fifo = ws.join("k.p12");
+        let name = std::ffi::CString::new(fifo.display().to_string()).unwrap();
+        // SAFETY: mkfifo(3) with a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        let tmp = tempfile::tempdir().unwrap();
+        for store in [fifo.as_path(), Path::new("/dev/zero")] {
+            let refused = hand_over(&home, &ws, "default", &args(store), tmp.path()).unwrap_err();
+            assert!(refused.to_string().contains("not a file of at most 1024 KiB"), "{refused}");
+        }
+        assert!(!home.join(FILE).exists(), "nothing pinned");
     }
 }

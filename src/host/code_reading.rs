@@ -1,0 +1,111 @@
+//! Reading the project's code from disk. A build script (hvigorfile.ts, run on a plain
+//! `hvigor_build`) can put links among the code pointing anywhere, and files of any size or
+//! kind, so the code folders are walked without following links to folders (two links to their
+//! own folder made every command that loads tools walk 2^40 paths), a link to a file is read
+//! only when it resolves inside the project (a read outside the workspace asks a person;
+//! loading code would not), and every file is opened beneath the project without following a
+//! link (one swapped in after the check fails the read), without waiting on a FIFO, and only up
+//! to [`CODE_FILE_LIMIT`].
+
+use std::path::{Path, PathBuf};
+
+use crate::kernel::files::dir::{Dir, Place};
+use crate::visible::shown_path;
+
+/// The largest Lua file rein reads from a project: a tool is a few KB, and a file of gigabytes
+/// (a build script makes a sparse one in a moment) would be read whole by every command.
+pub const CODE_FILE_LIMIT: u64 = 16 << 20;
+
+/// The project folder, held open: where its code files are read from.
+pub struct CodeRoot {
+    /// The project folder, its links resolved.
+    real: PathBuf,
+    dir: Dir,
+}
+
+impl CodeRoot {
+    pub fn open(root: &Path) -> std::io::Result<CodeRoot> {
+        let real = std::fs::canonicalize(root)?;
+        Ok(CodeRoot { dir: Dir::open_path(&real)?, real })
+    }
+
+    /// The text of the code file `rel` (a link to a file inside the project is read as that
+    /// file); an error says why it cannot be.
+    pub fn read(&self, rel: &str) -> std::io::Result<String> {
+        let target = std::fs::canonicalize(self.real.join(rel))?;
+        if !target.starts_with(&self.real) {
+            return Err(refused(format!(
+                "it is a link to {}, outside the project: rein loads the project's code from the project only; put the file itself there",
+                shown_path(&target)
+            )));
+        }
+        let place = Place::beneath(&self.dir, &target, false)?;
+        let file = place.dir.open_read(&place.name)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() || meta.len() > CODE_FILE_LIMIT {
+            return Err(refused(format!(
+                "it is not a file of at most {} MiB (a tool or module is a few KB)",
+                CODE_FILE_LIMIT >> 20
+            )));
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        std::io::Read::read_to_end(&mut std::io::Read::take(file, CODE_FILE_LIMIT), &mut bytes)?;
+        String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+    }
+}
+
+/// One entry of a folder of code, its kind read without following a link.
+pub struct Entry {
+    pub path: PathBuf,
+    /// A folder itself (never a link to one).
+    pub folder: bool,
+    pub link: bool,
+}
+
+impl Entry {
+    /// A link to a folder: never walked nor watched.
+    pub fn links_to_folder(&self) -> bool {
+        self.link && std::fs::metadata(&self.path).is_ok_and(|meta| meta.is_dir())
+    }
+
+    /// A file, or a link to something that exists (read only if it is a file in the project).
+    pub fn may_be_file(&self) -> bool {
+        !self.folder && (!self.link || self.path.exists()) && !self.links_to_folder() && is_file_or_link(&self.path)
+    }
+}
+
+fn is_file_or_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_file() || meta.is_symlink())
+}
+
+/// The entries of `dir`, sorted by path; none when it cannot be listed.
+pub fn entries(dir: &Path) -> Vec<Entry> {
+    let Ok(listed) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut found: Vec<Entry> = listed
+        .flatten()
+        .filter_map(|e| {
+            let kind = e.file_type().ok()?;
+            Some(Entry { path: e.path(), folder: kind.is_dir(), link: kind.is_symlink() })
+        })
+        .collect();
+    found.sort_by(|a, b| a.path.cmp(&b.path));
+    found
+}
+
+/// Whether `path` is a folder itself, not a link to one: the only kind of folder rein walks or
+/// watches among the project's code.
+pub fn is_real_folder(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir())
+}
+
+/// Why a link to a folder among the code is not followed.
+pub fn folder_link() -> std::io::Error {
+    refused(
+        "it is a link to a folder, which rein does not follow among the project's code (it may lead anywhere, or back to itself); put the folder itself there"
+            .to_string(),
+    )
+}
+
+fn refused(why: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::PermissionDenied, why)
+}
