@@ -9,7 +9,6 @@
 //! the packages named here.
 
 use std::collections::BTreeSet;
-use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -82,8 +81,8 @@ impl Kernel {
                 if meta.len() > PACKAGE_LIMIT {
                     return Err(KernelError::invalid(format!("{display} is larger than 4 GiB: not a package")));
                 }
-                let mut bytes = Vec::with_capacity(meta.len() as usize);
-                file.take(PACKAGE_LIMIT).read_to_end(&mut bytes).map_err(|e| KernelError::io("read", &display, e))?;
+                let bytes = read::read_all(file, meta.len(), PACKAGE_LIMIT)
+                    .map_err(|e| KernelError::io("read", &display, e))?;
                 self.write_rein_file(&Path::new(STAGE_DIR).join(&id).join(name), &bytes)
             })?;
         }
