@@ -1,10 +1,10 @@
 //! Real signing material, made by the real hap-sign-tool (`REIN_REAL_HAP_SIGN_TOOL`, run by
 //! `REIN_REAL_JAVA` or the java on PATH: `real_tools.rs`; under Wine a Windows JDK, so there a
-//! Windows java makes it, as on a person's Windows machine) with `rein-fake-device signing-material` (tests/fakes: the sequence of
-//! `developtools_hapsigner` `autosign/createAppCertAndProfile.config` and
-//! `createRootAndSubCert.config`): a keystore with the app's key, a root CA with an app CA and a
-//! profile CA under it, the app certificate chain, and a debug profile for `com.example.hello`
-//! signed with the profile certificate.
+//! Windows java makes it, as on a person's Windows machine) with `rein-fake-device
+//! signing-material` (tests/fakes: the sequence of `developtools_hapsigner`
+//! `autosign/createAppCertAndProfile.config` and `createRootAndSubCert.config`): a keystore
+//! with the app's key, a root CA with an app CA and a profile CA under it, the app certificate
+//! chain, and a debug profile for `com.example.hello` signed with the profile certificate.
 //!
 //! Made once and kept under `target/tmp/rein-signing/` (each java run takes seconds), with a
 //! copy of the jar laid out as an SDK's `toolchains/lib/` so the fake hvigorw finds it as the
