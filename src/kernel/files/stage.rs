@@ -82,9 +82,9 @@ impl Kernel {
                 if meta.len() > PACKAGE_LIMIT {
                     return Err(KernelError::invalid(format!("{display} is larger than 4 GiB: not a package")));
                 }
-                let mut bytes = Vec::with_capacity(meta.len() as usize);
-                file.take(PACKAGE_LIMIT).read_to_end(&mut bytes).map_err(|e| KernelError::io("read", &display, e))?;
-                self.write_rein_file(&Path::new(STAGE_DIR).join(&id).join(name), &bytes)
+                // Copied as read, never held whole: a package may be gigabytes, far past a call's
+                // memory ceiling (a build script makes a sparse one in a moment).
+                self.write_rein_file_from(&Path::new(STAGE_DIR).join(&id).join(name), &mut file.take(PACKAGE_LIMIT))
             })?;
         }
         self.prune_staged(&id);
