@@ -12,10 +12,6 @@ fn set(lab: &Lab, field: &str, value: Value) {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn a_crash_of_the_first_page_after_the_process_appeared_fails_the_launch() {
     let Some(lab) = installed_lab() else { return };
     // The process is there at once, the page comes up 300 ms later and crashes at 1.5 s: a
@@ -35,10 +31,6 @@ fn a_crash_of_the_first_page_after_the_process_appeared_fails_the_launch() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn a_frozen_app_is_reported_as_a_freeze_with_its_state() {
     let Some(lab) = installed_lab() else { return };
     set(&lab, "freeze_on_launch", json!({"com.example.hello": {"after_ms": 1500}}));
@@ -53,10 +45,6 @@ fn a_frozen_app_is_reported_as_a_freeze_with_its_state() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn an_app_that_never_reaches_the_foreground_fails_with_what_was_seen() {
     let Some(lab) = installed_lab() else { return };
     set(&lab, "freeze_on_launch", json!({"com.example.hello": {"after_ms": 600000}}));
@@ -71,10 +59,6 @@ fn an_app_that_never_reaches_the_foreground_fails_with_what_was_seen() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn aa_start_w_proves_the_foreground_where_the_image_has_it() {
     let Some(lab) = installed_lab() else { return };
     set(&lab, "aa_start_wait", json!(true));
@@ -93,10 +77,6 @@ fn aa_start_w_proves_the_foreground_where_the_image_has_it() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn the_window_after_the_foreground_is_settable() {
     let Some(lab) = installed_lab() else { return };
     set(&lab, "crash_on_launch", json!({"com.example.hello": {"after_ms": 2500}}));
@@ -113,10 +93,6 @@ fn the_window_after_the_foreground_is_settable() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn a_marker_hidden_as_private_says_to_log_it_with_public() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -143,10 +119,6 @@ fn a_marker_hidden_as_private_says_to_log_it_with_public() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn crash_scan_reports_a_crash_after_a_proven_launch_and_the_recipe_helper_fails_on_it() {
     let Some(lab) = installed_lab() else { return };
     let proof = lab.ok(&["--yes"], "app_launch", json!({"settle_ms": 500}));

@@ -28,10 +28,6 @@ fn launch_failed(lab: &Lab, args: Value) -> (Value, Value, String) {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn the_stock_template_app_passes_with_pid_bound_evidence_and_no_marker() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -70,10 +66,6 @@ fn the_stock_template_app_passes_with_pid_bound_evidence_and_no_marker() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn an_earlier_on_create_line_never_passes_a_launch_that_crashes() {
     for crash in
         [json!({}), json!({"after_ms": 400, "error_name": "RangeError", "error_message": "Invalid array length"})]
@@ -98,10 +90,6 @@ fn an_earlier_on_create_line_never_passes_a_launch_that_crashes() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn a_marker_before_the_launch_does_not_count() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -130,10 +118,6 @@ fn a_marker_before_the_launch_does_not_count() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn a_marker_on_a_line_of_the_new_pid_counts() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -152,10 +136,6 @@ fn a_marker_on_a_line_of_the_new_pid_counts() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn app_launch_stops_a_running_instance_and_proves_the_new_one() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -179,10 +159,6 @@ fn app_launch_stops_a_running_instance_and_proves_the_new_one() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn a_process_that_dies_without_a_fault_log_still_fails_the_launch() {
     let Some(lab) = lab() else { return };
     lab.one_device();

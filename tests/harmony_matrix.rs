@@ -6,10 +6,6 @@ use crate::common::lab::{lab, step};
 use serde_json::json;
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn three_devices_with_expect_log_and_reinstall_one_unauthorized() {
     let Some(lab) = lab() else { return };
     lab.devices(json!([{"key": "D1"}, {"key": "D2"}, {"key": "U1", "status": "Unauthorized"}]));
@@ -54,10 +50,6 @@ fn three_devices_with_expect_log_and_reinstall_one_unauthorized() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn every_device_passing_is_one_verified_run_with_each_launch_as_evidence() {
     let Some(lab) = lab() else { return };
     lab.devices(json!([{"key": "D1"}, {"key": "D2"}]));
@@ -95,16 +87,12 @@ fn shown(lab: &crate::common::lab::Lab, format: &str) -> String {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn each_device_keeps_its_own_screen_and_one_that_cannot_says_why() {
     let Some(lab) = lab() else { return };
     // Two keys with one label (d1): the second device's files are told apart by its place.
     lab.devices(json!([{"key": "D1"}, {"key": "d1"}]));
     // d1 cannot write its scratch folder: neither its screenshot nor its UI tree can be taken.
-    let device_local = lab.state.join("device-d1.fs/data/local");
+    let device_local = lab.device_root("d1").join("data").join("local");
     std::fs::create_dir_all(&device_local).unwrap();
     std::fs::write(device_local.join("tmp"), "not a folder").unwrap();
     let (status, out) = lab.recipe(&["--yes"], "device-matrix", json!({}));
@@ -115,7 +103,7 @@ fn each_device_keeps_its_own_screen_and_one_that_cannot_says_why() {
     let devices = step(&report, "devices");
     let kept: Vec<(String, String, String)> = devices["attachments"]
         .as_array()
-        .unwrap()
+        .unwrap_or_else(|| panic!("the devices step has no attachments: {devices:#}"))
         .iter()
         .map(|a| {
             (

@@ -7,10 +7,6 @@ use crate::common::lab::{installed_lab, lab, KEY, SIGNED_HAP as SIGNED};
 use serde_json::json;
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn a_locked_device_is_device_locked_with_what_to_do_and_nothing_starts() {
     let Some(lab) = installed_lab() else { return };
     lab.edit_device(KEY, |state| state["screen_locked"] = json!(true));
@@ -24,10 +20,6 @@ fn a_locked_device_is_device_locked_with_what_to_do_and_nothing_starts() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn a_device_still_booting_takes_no_install() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -39,10 +31,6 @@ fn a_device_still_booting_takes_no_install() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn a_sleeping_screen_is_woken_before_the_launch() {
     let Some(lab) = installed_lab() else { return };
     lab.edit_device(KEY, |state| state["screen_on"] = json!(false));
@@ -52,10 +40,6 @@ fn a_sleeping_screen_is_woken_before_the_launch() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn the_recipe_keeps_the_screen_on_and_restores_the_timeout_even_after_a_failure() {
     for crash in [false, true] {
         let Some(lab) = lab() else { return };

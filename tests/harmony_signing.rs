@@ -72,10 +72,6 @@ fn assert_nowhere(lab: &Lab, secrets: &[&str], also: &[(&str, &str)]) {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn ciphertext_passwords_without_configured_variables_are_refused_before_java_starts() {
     let Some(lab) = lab() else { return };
     lab.build();
@@ -92,10 +88,6 @@ fn ciphertext_passwords_without_configured_variables_are_refused_before_java_sta
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn configured_variables_sign_and_the_password_appears_nowhere() {
     let Some(lab) = configured() else { return };
     lab.build();
@@ -106,7 +98,8 @@ fn configured_variables_sign_and_the_password_appears_nowhere() {
     assert!(lab.ws.path(SIGNED).exists());
     // The real signer got the plaintext (it signed: verify-app accepts the package), and nothing
     // else did: not the journal, the result, the logs.
-    assert!(lab.verify_app(SIGNED).contains("verify-app success"));
+    let verified = lab.verify_app(SIGNED);
+    assert!(verified.contains("verify-app success"), "{verified}");
     let journal: String = texts_under(&lab.ws.path(".rein/journal")).into_iter().map(|(_, text)| text).collect();
     assert!(journal.contains("-keyPwd *** -keystorePwd ***"), "{journal}");
     assert_nowhere(&lab, &[STORE_PASSWORD, KEY_PASSWORD], &[("stdout", &out.to_string()), ("stderr", &stderr)]);
@@ -117,10 +110,6 @@ fn configured_variables_sign_and_the_password_appears_nowhere() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn a_recipe_signing_with_hap_sign_tool_keeps_the_password_out_of_its_report() {
     let Some(lab) = configured() else { return };
     lab.one_device();
@@ -140,14 +129,14 @@ fn a_recipe_signing_with_hap_sign_tool_keeps_the_password_out_of_its_report() {
         command.starts_with("hap-sign-tool sign-app") && command.ends_with("-keyPwd *** -keystorePwd ***"),
         "{command}"
     );
+    // The keystore as people know its path: on Windows `C:\…`, never the verbatim `\\?\C:\…`
+    // rein opens it by (it was shown so under Wine).
+    let keystore = rein::visible::shown_path(lab.ws.ws.join("signing").join("debug.p12"));
+    assert!(command.contains(&format!(" -keystoreFile {keystore} ")) && !command.contains(r"\\?\"), "{command}");
     assert_nowhere(&lab, &[STORE_PASSWORD, KEY_PASSWORD], &[("stdout", &out.to_string()), ("stderr", &stderr)]);
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn unusable_variables_are_refused_with_what_to_do() {
     let Some(lab) = configured() else { return };
     lab.build();
@@ -176,10 +165,6 @@ fn unusable_variables_are_refused_with_what_to_do() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn the_kernel_refuses_ciphertext_and_misused_signing_from_any_script() {
     let Some(lab) = lab() else { return };
     lab.build();
@@ -324,22 +309,18 @@ fn a_keystore_that_is_a_fifo_is_refused_at_once() {
 /// A keystore a person names in home config wins over what build-profile.json5 (a file an
 /// agent can edit) says.
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn a_keystore_named_in_home_config_wins_over_build_profile() {
     let Some(lab) = configured() else { return };
     lab.build();
-    let outside = lab.ws.root.join("ohos-config/release.p12");
+    let outside = lab.ws.root.join("ohos-config").join("release.p12");
     std::fs::create_dir_all(outside.parent().unwrap()).unwrap();
     std::fs::write(&outside, "the person's keystore").unwrap();
     let config = lab.ws.home.join("config.toml");
     let text = std::fs::read_to_string(&config).unwrap().replace(
         "key_password_env = \"REIN_T_KEY_PW\"\n",
         &format!(
-            "key_password_env = \"REIN_T_KEY_PW\"\nkeystore = \"{}\"\nkey_alias = \"release\"\n",
-            outside.display()
+            "key_password_env = \"REIN_T_KEY_PW\"\nkeystore = {}\nkey_alias = \"release\"\n",
+            crate::common::toml_path(&outside)
         ),
     );
     std::fs::write(&config, text).unwrap();
@@ -347,7 +328,8 @@ fn a_keystore_named_in_home_config_wins_over_build_profile() {
     // hap_sign takes the keystore and alias from the kernel: outside the workspace, so it asks.
     assert_eq!((status, out["error"]["code"].as_str()), (1, Some("APPROVAL_REQUIRED")), "{out}");
     let command = out["error"]["details"]["command"].as_str().unwrap();
-    assert!(command.contains("-keyAlias release") && command.contains(&outside.display().to_string()), "{command}");
+    let shown = rein::visible::shown_path(&outside);
+    assert!(command.contains("-keyAlias release") && command.contains(&format!("-keystoreFile {shown} ")), "{command}");
 }
 
 #[cfg(target_os = "linux")]
@@ -380,11 +362,11 @@ fn the_real_signer_signs_confined_from_an_argument_file_only_it_can_read() {
     let script = RECORDING_JAVA
         .replace("$STORE", STORE_PASSWORD)
         .replace("$KEY", KEY_PASSWORD)
-        .replace("$REAL_JAVA", &lab.material.java().display().to_string());
+        .replace("$REAL_JAVA", &lab.material.java.display().to_string());
     std::fs::write(&java, script).unwrap();
     std::fs::set_permissions(&java, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let config = lab.ws.home.join("config.toml");
-    let named = format!("java = \"{}\"\n", lab.material.java().display());
+    let named = format!("java = \"{}\"\n", lab.material.java.display());
     let text = std::fs::read_to_string(&config).unwrap().replace(&named, &format!("java = \"{}\"\n", java.display()));
     std::fs::write(&config, text).unwrap();
     let (status, out, stderr) = sign(&lab, Some(STORE_PASSWORD), Some(KEY_PASSWORD));

@@ -34,7 +34,7 @@ fn evidence(report: &Value) -> Vec<String> {
 /// rein's scratch files left on the device, and in the workspace's transit folder.
 fn leftovers(lab: &Lab) -> Vec<String> {
     let mut left = Vec::new();
-    let device_tmp = lab.state.join(format!("device-{KEY}.fs/data/local/tmp"));
+    let device_tmp = lab.device_root(KEY).join("data/local/tmp");
     for dir in [device_tmp, lab.ws.path(".rein-received")] {
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
             left.push(entry.path().display().to_string());

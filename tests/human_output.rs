@@ -98,10 +98,6 @@ fn normalised(report: &str, run_id: &str) -> String {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn a_failed_recipe_report_names_deciders_in_words() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -318,10 +314,6 @@ fn tool_not_found_suggests_the_closest_names() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn undo_says_what_to_do_about_a_file_changed_since_the_run() {
     let Some(lab) = lab() else { return };
     let page = "entry/src/main/ets/pages/Index.ets";
@@ -344,16 +336,12 @@ fn undo_says_what_to_do_about_a_file_changed_since_the_run() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "doctor runs hap-sign-tool -v, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn doctor_shows_the_config_it_read_and_clean_versions() {
     let Some(lab) = lab() else { return };
     let (status, out, err) = lab_human(&lab, &["doctor"]);
     assert_eq!(status, 0, "{out}{err}");
-    let config = lab.ws.home.join("config.toml");
-    assert!(out.starts_with(&format!("config         {} (read)\n", config.display())), "{out}");
+    let config = rein::visible::shown_path(lab.ws.home.join("config.toml"));
+    assert!(out.starts_with(&format!("config         {config} (read)\n")), "{out}");
     assert!(out.contains("\nhdc            3.2.0f  "), "{out}");
     assert!(!out.contains("problem"), "doctor reports no problem of its own making: {out}");
     assert_no_json("doctor", &out);

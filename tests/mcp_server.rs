@@ -338,10 +338,6 @@ async fn with_elicitation_the_person_decides() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 async fn a_recipe_reports_progress_per_step_and_returns_its_report() {
     let Some(lab) = lab() else { return };
     let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab), Person::Absent).await;
@@ -371,10 +367,6 @@ async fn a_recipe_reports_progress_per_step_and_returns_its_report() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 async fn a_recipe_asks_the_person_before_installing_and_launching() {
     let Some(lab) = lab() else { return };
     lab.one_device();
@@ -652,10 +644,6 @@ async fn edits_need_a_read_in_this_connection_and_fail_on_a_stale_read() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 async fn a_build_call_reports_its_programs_as_progress() {
     let Some(lab) = lab() else { return };
     let mut session = connect(&lab.ws, &[], &fake_toolchain(&lab), Person::Absent).await;

@@ -48,10 +48,6 @@ fn a_failed_build_lists_its_arkts_errors_everywhere() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "builds and signs with the real hap-sign-tool, which needs java: Wine has none a Windows program can run (tests/common/signing.rs)"
-)]
 fn a_failed_install_carries_its_code_message_and_remedy() {
     let Some(lab) = lab() else { return };
     lab.one_device();

@@ -31,10 +31,10 @@ pub fn run(cli: &Cli) -> u8 {
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// A server keeps what it freed instead of giving it back to the OS: each page mimalloc
-/// returned and touched again was a transparent huge page the kernel zeroed, 2 MiB at a time
-/// (22% of `rein serve`'s time under pipelined calls). Building mimalloc without huge pages
-/// instead cost every large edit (~17 000 page faults for 64 MiB, +30%). The price is that a
-/// session's memory stays at its peak.
+/// returned and touched again was a page fault and a page the kernel zeroed (22% of
+/// `rein serve`'s time under pipelined calls while mimalloc still used 2 MiB huge pages; it is
+/// built without them now, and only whole-file buffers ask for them,
+/// `kernel::platform::file_buffers`). The price is that a session's memory stays at its peak.
 fn keep_freed_memory() {
     // SAFETY: mi_option_set stores a number in mimalloc's option table; -1 means never purge.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 /// Every `name = "…"` (or `'…'`) in `text` whose value reads as a tool or recipe name, in order.
 pub fn literal_names(text: &str) -> impl Iterator<Item = &str> {
-    text.match_indices("name").filter_map(|(at, _)| {
+    memchr::memmem::find_iter(text.as_bytes(), b"name").filter_map(|at| {
         let before = text[..at].chars().next_back();
         if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
             return None;
@@ -57,11 +57,12 @@ impl Wanted {
     /// must say why).
     pub fn may_declare(&self, rel: &str, pack: Option<&str>, text: &str) -> bool {
         let stem = rel.rsplit('/').next().and_then(|n| n.strip_suffix(".lua"));
-        let unnamed = declared_name(text).is_none();
+        // One pass over the text: `rein call` reads every tool file this way before it loads one.
+        let written: Vec<&str> = literal_names(text).collect();
         self.0
             .iter()
             .filter_map(|wanted| local_name(pack, wanted))
-            .any(|local| declares(text, local) || (unnamed && stem == Some(local)))
+            .any(|local| written.contains(&local) || (written.is_empty() && stem == Some(local)))
     }
 }
 

@@ -97,14 +97,13 @@ pub fn installed_lab() -> Option<Lab> {
     Some(lab)
 }
 
-/// The home config.toml of a lab: the real jar and java (none on Windows: `signing.rs`), and
-/// the fakes' state directory passed and writable. It ends in `[toolchain]`'s table is closed:
-/// more sections may follow.
+/// The home config.toml of a lab: the real jar and java, and the fakes' state directory passed
+/// and writable. It ends in `[toolchain]`'s table is closed: more sections may follow.
 pub fn fakes_config(material: &Material, state: &Path) -> String {
-    let java = material.java.as_deref().map(|java| format!("java = {}\n", toml_path(java))).unwrap_or_default();
     format!(
-        "[toolchain]\nhap_sign_tool_jar = {}\n{java}\n[spawn]\npass_env = [\"{STATE_VAR}\"]\nwritable = [{}]\n{HVIGOR_SIGNS}",
+        "[toolchain]\nhap_sign_tool_jar = {}\njava = {}\n\n[spawn]\npass_env = [\"{STATE_VAR}\"]\nwritable = [{}]\n{HVIGOR_SIGNS}",
         toml_path(&material.jar),
+        toml_path(&material.java),
         toml_path(state)
     )
 }
@@ -116,6 +115,11 @@ impl Lab {
 
     pub fn device(&self, key: &str, state: Value) {
         std::fs::write(self.state.join(device_file(key)), state.to_string()).unwrap();
+    }
+
+    /// Where the fake device `key` keeps its files (its `/`).
+    pub fn device_root(&self, key: &str) -> PathBuf {
+        self.state.join(format!("device-{}.fs", safe_key(key)))
     }
 
     pub fn read_device(&self, key: &str) -> Value {
@@ -186,14 +190,14 @@ impl Lab {
     /// the real hap-sign-tool (where the fake hvigorw finds it, as hvigor does).
     pub fn env(&self) -> Vec<(&'static str, PathBuf)> {
         std::fs::create_dir_all(self.user_home()).unwrap();
-        let mut env = vec![
+        let env = vec![
             ("PATH", PathBuf::from(fakes_path())),
             ("TMPDIR", self.tmp()),
             (STATE_VAR, self.state.clone()),
             ("HOME", self.user_home()),
             ("OHOS_BASE_SDK_HOME", self.material.sdk.clone()),
+            ("JAVA_HOME", self.material.java_home.clone()),
         ];
-        env.extend(self.material.java_home.clone().map(|home| ("JAVA_HOME", home)));
         env
     }
 
@@ -221,11 +225,13 @@ impl Lab {
     /// stderr); `verify-app success` when the signature holds.
     pub fn verify_app(&self, rel: &str) -> String {
         let out_dir = tempfile::tempdir().unwrap();
-        let out = std::process::Command::new(self.material.java())
+        let out = std::process::Command::new(&self.material.java)
             .arg("-jar")
             .arg(&self.material.jar)
             .args(["verify-app", "-inFile"])
-            .arg(self.ws.path(rel))
+            // Not the verbatim `\\?\C:\…` the workspace's canonical path is on Windows:
+            // hap-sign-tool's java.nio refuses it (InvalidPathException: Illegal character [?]).
+            .arg(rein::visible::shown_path(self.ws.path(rel)))
             .arg("-outCertChain")
             .arg(out_dir.path().join("chain.cer"))
             .arg("-outProfile")
@@ -326,12 +332,20 @@ impl Lab {
     }
 }
 
-/// `device-<key>.json`, every character of the key but `A-Za-z0-9._-` turned into `_`, as the
-/// fakes name it (tests/fakes/README.md "State directory").
+/// `device-<key>.json` as the fakes name it (tests/fakes/README.md "State directory").
 pub fn device_file(key: &str) -> String {
-    let safe: String =
-        key.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
-    format!("device-{safe}.json")
+    format!("device-{}.json", safe_key(key))
+}
+
+/// `<key>` in the fakes' file names: upper-case letters, digits, `.` and `-` as they are, any
+/// other character as `_<hex code>_` (the fake's `device::safe_key`).
+fn safe_key(key: &str) -> String {
+    key.chars()
+        .map(|c| match c {
+            'A'..='Z' | '0'..='9' | '.' | '-' => c.to_string(),
+            _ => format!("_{:x}_", u32::from(c)),
+        })
+        .collect()
 }
 
 /// The step called `name` of a report.

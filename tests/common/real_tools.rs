@@ -2,7 +2,9 @@
 //! repository), found through the variables README names:
 //!
 //! - `REIN_REAL_HAP_SIGN_TOOL`: the hap-sign-tool jar (default
-//!   `../shared/toolchain/hap-sign-tool/hap-sign-tool.jar`), run with the `java` on `PATH`;
+//!   `../shared/toolchain/hap-sign-tool/hap-sign-tool.jar`), run with `REIN_REAL_JAVA`;
+//! - `REIN_REAL_JAVA`: the java that runs it (default: `java`, `java.exe` on Windows, on
+//!   `PATH`). Under Wine, `.ci/wine-test` sets it to a Windows JDK of its own;
 //! - `REIN_REAL_HDC_DIR`: the folder holding `hdc` and `hdcd` (default
 //!   `../shared/toolchain/hdc/bin`).
 //!
@@ -15,6 +17,7 @@ use std::process::Command;
 
 pub const HAP_SIGN_TOOL_VAR: &str = "REIN_REAL_HAP_SIGN_TOOL";
 pub const HDC_DIR_VAR: &str = "REIN_REAL_HDC_DIR";
+pub const JAVA_VAR: &str = "REIN_REAL_JAVA";
 
 fn shared_toolchain(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/toolchain").join(rel)
@@ -55,19 +58,51 @@ fn runs(program: &mut Command) -> Result<(), String> {
     }
 }
 
-/// The real hap-sign-tool jar's file, without running it (Windows, where no java runs:
-/// `signing.rs`); `None` (after saying why) when it is absent.
-#[cfg(windows)]
-pub fn hap_sign_tool_jar(test: &str) -> Option<PathBuf> {
-    let found = located(HAP_SIGN_TOOL_VAR, shared_toolchain("hap-sign-tool/hap-sign-tool.jar"));
-    found.map_err(|why| unavailable(test, &format!("the real hap-sign-tool: {why}"))).ok()
+/// The java that runs the real jar: `REIN_REAL_JAVA`, else the first `java` on `PATH`, its
+/// links followed (so its folder's parent is its home: `JAVA_HOME`).
+pub fn java() -> Result<PathBuf, String> {
+    let program = format!("java{}", std::env::consts::EXE_SUFFIX);
+    let java = match std::env::var_os(JAVA_VAR) {
+        Some(value) => located(JAVA_VAR, PathBuf::from(value))?,
+        None => {
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            let found = std::env::split_paths(&path).map(|d| d.join(&program)).find(|p| p.is_file());
+            found.ok_or(format!("no {program} on PATH; put one there or set {JAVA_VAR} to it"))?
+        }
+    };
+    // On Windows the path stays as given: canonicalizing would make it verbatim (\\?\Z:\…),
+    // and java finds its home from the path it was started by.
+    if cfg!(windows) {
+        return std::path::absolute(&java).map_err(|e| e.to_string());
+    }
+    std::fs::canonicalize(&java).map_err(|e| format!("{}: {e}", java.display()))
+}
+
+/// The real hap-sign-tool jar and the java that runs it, once `java -jar JAR -v` runs; `None`
+/// (after saying why) when not. Probed once per test process: a JVM's start takes seconds
+/// under Wine.
+pub fn hap_sign_tool_and_java(test: &str) -> Option<(PathBuf, PathBuf)> {
+    static PROBED: std::sync::OnceLock<Result<(PathBuf, PathBuf), String>> = std::sync::OnceLock::new();
+    let probed = PROBED.get_or_init(|| {
+        let jar = located(HAP_SIGN_TOOL_VAR, shared_toolchain("hap-sign-tool/hap-sign-tool.jar"))?;
+        // Under Wine a Unix path (`/work/…`) names a folder on the current drive only.
+        let jar = std::path::absolute(&jar).map_err(|e| format!("{}: {e}", jar.display()))?;
+        let java = java()?;
+        runs(Command::new(&java).arg("-jar").arg(&jar).arg("-v"))?;
+        Ok((jar, java))
+    });
+    match probed {
+        Ok(found) => Some(found.clone()),
+        Err(why) => {
+            unavailable(test, &format!("the real hap-sign-tool: {why} (needs Java 17)"));
+            None
+        }
+    }
 }
 
 /// The real hap-sign-tool jar, once `java -jar JAR -v` runs; `None` (after saying why) when not.
 pub fn hap_sign_tool(test: &str) -> Option<PathBuf> {
-    let found = located(HAP_SIGN_TOOL_VAR, shared_toolchain("hap-sign-tool/hap-sign-tool.jar"))
-        .and_then(|jar| runs(Command::new("java").arg("-jar").arg(&jar).arg("-v")).map(|()| jar));
-    found.map_err(|why| unavailable(test, &format!("the real hap-sign-tool: {why} (needs Java 17)"))).ok()
+    hap_sign_tool_and_java(test).map(|(jar, _)| jar)
 }
 
 /// The folder holding the real `hdc` and `hdcd`, once `hdc version` runs (it needs `libuv1` and

@@ -189,9 +189,8 @@ impl Kernel {
         if !meta.is_file() || meta.len() > REIN_FILE_LIMIT {
             return Err(KernelError::invalid(format!("{display} is not a file rein wrote; remove it")));
         }
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
-        std::io::Read::read_to_end(&mut std::io::Read::take(file, REIN_FILE_LIMIT), &mut bytes)
-            .map_err(|e| KernelError::io("read", &display, e))?;
+        let bytes =
+            read::read_all(file, meta.len(), REIN_FILE_LIMIT).map_err(|e| KernelError::io("read", &display, e))?;
         Ok(Some(bytes))
     }
 

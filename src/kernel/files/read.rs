@@ -124,14 +124,21 @@ pub fn read_numbered(place: &Place, display: &str, opts: ReadOptions) -> Result<
     Ok(numbered.finish(display, format!("{:x}", hasher.finalize())))
 }
 
+/// All of `file`, whose metadata says it holds `len` bytes, but never more than `limit` (it may
+/// grow while it is read).
+pub fn read_all(file: impl Read, len: u64, limit: u64) -> std::io::Result<Vec<u8>> {
+    let mut bytes = crate::kernel::platform::file_buffers::for_file(len.min(limit) as usize);
+    file.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// Reads a whole text file of at most `max` bytes; `hint` says what to do with a bigger one.
 pub fn read_whole_text(place: &Place, display: &str, max: u64, hint: &'static str) -> Result<Vec<u8>, KernelError> {
-    let (mut file, meta) = open_regular(place, display)?;
+    let (file, meta) = open_regular(place, display)?;
     if meta.len() > max {
         return Err(KernelError::TooLarge { path: display.to_string(), size: meta.len(), limit: max, hint });
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.read_to_end(&mut bytes).map_err(|e| KernelError::io("read", display, e))?;
+    let bytes = read_all(file, meta.len(), max).map_err(|e| KernelError::io("read", display, e))?;
     check_text(&bytes, display)?;
     Ok(bytes)
 }

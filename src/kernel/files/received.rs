@@ -181,10 +181,7 @@ fn read_limited(file: std::fs::File, display: &str) -> Result<Vec<u8>, KernelErr
             RECEIVED_LIMIT >> 20
         )));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::io::Read::read_to_end(&mut std::io::Read::take(file, RECEIVED_LIMIT), &mut bytes)
-        .map_err(|e| KernelError::io("read", display, e))?;
-    Ok(bytes)
+    super::read::read_all(file, meta.len(), RECEIVED_LIMIT).map_err(|e| KernelError::io("read", display, e))
 }
 
 /// A file hdc made has one name; a second (a hard link from elsewhere) is a file someone else

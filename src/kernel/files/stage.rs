@@ -9,7 +9,6 @@
 //! the packages named here.
 
 use std::collections::BTreeSet;
-use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -84,7 +83,10 @@ impl Kernel {
                 }
                 // Copied as read, never held whole: a package may be gigabytes, far past a call's
                 // memory ceiling (a build script makes a sparse one in a moment).
-                self.write_rein_file_from(&Path::new(STAGE_DIR).join(&id).join(name), &mut file.take(PACKAGE_LIMIT))
+                self.write_rein_file_from(
+                    &Path::new(STAGE_DIR).join(&id).join(name),
+                    &mut std::io::Read::take(file, PACKAGE_LIMIT),
+                )
             })?;
         }
         self.prune_staged(&id);

@@ -6,6 +6,7 @@
 //! - `dir_unix` / `dir_windows`: directories held open, opening beneath them without
 //!   following links (the race-free file access of `files::dir`)
 //! - `lock`: serialising writers of one directory (flock, or a lock file keyed by the path)
+//! - `file_buffers`: buffers for whole files (huge pages for big ones on Linux)
 //! - `keep`: what a replaced file keeps (Unix mode and owner; Windows attributes)
 //! - `perms`: Unix modes; Windows' read-only attribute and program extensions
 //! - `rename_windows`: replacing a file that others hold open (POSIX-semantics rename)
@@ -27,6 +28,7 @@ pub mod alive;
 mod dir_unix;
 #[cfg(windows)]
 mod dir_windows;
+pub mod file_buffers;
 pub mod keep;
 #[cfg(target_os = "linux")]
 mod keeper;

@@ -150,7 +150,13 @@ pub fn bind(
             named_by: material.named_by.clone(),
         });
     }
-    args[store_at] = material.keystore.display().to_string();
+    // The form people know (`C:\ws\…`, not the verbatim `\\?\C:\ws\…` the scope resolved it
+    // to): this command line is what the journal, the events and a failure show. Both name the
+    // same file, since the resolved path has no `..` and the scope refuses the names Windows
+    // reads differently without the prefix (a trailing dot or space, device names). java would
+    // take either (JDK 17 under Wine opened a keystore by its verbatim path), and it gets a
+    // private copy of the keystore anyway (`process::keystore_pins`).
+    args[store_at] = visible::shown_path(&material.keystore);
     Ok(())
 }
 
@@ -182,7 +188,8 @@ mod tests {
         let resolve = |p: &str| std::fs::canonicalize(ws.join(p)).ok();
         let mut ok = args("sign-app -keyAlias debugKey -keystoreFile ./signing/../signing/debug.p12 -inFile a");
         bind(&mut ok, &named, &resolve).unwrap();
-        assert_eq!(ok[4], ws.join("signing/debug.p12").display().to_string(), "the resolved path is what runs");
+        // The resolved path, as people read it: the command line is shown (on Windows `C:\…`).
+        assert_eq!(ok[4], visible::shown_path(&named.keystore), "the resolved path is what runs");
         for line in [
             "sign-app -keyAlias debugKey -keystoreFile evil.p12",
             "sign-app -keyAlias guessed -keystoreFile signing/debug.p12",

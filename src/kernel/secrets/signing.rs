@@ -23,6 +23,7 @@ use serde_json::{json, Value};
 
 use super::material::{self, Material, MaterialError};
 use crate::error::Code;
+use crate::visible;
 
 /// The program whose passwords the kernel fills in.
 const SIGNER: &str = "hap-sign-tool";
@@ -103,7 +104,8 @@ pub struct SigningStatus {
     pub keystore_password: Option<SecretStatus>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key_password: Option<SecretStatus>,
-    /// The keystore the passwords go with (resolved), when rein can tell.
+    /// The keystore the passwords go with (resolved; on Windows `C:\…`, as people read it), when
+    /// rein can tell.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub keystore: Option<String>,
     /// The key alias the key password goes with, when rein can tell.
@@ -221,7 +223,7 @@ impl SigningSecrets {
             configured: entry.is_some(),
             keystore_password: field(Field::Keystore),
             key_password: field(Field::Key),
-            keystore: material.as_ref().map(|m| m.keystore.display().to_string()),
+            keystore: material.as_ref().map(|m| visible::shown_path(&m.keystore)),
             key_alias: material.map(|m| m.key_alias),
         }
     }
@@ -377,7 +379,8 @@ mod tests {
         let f = fixture();
         let env = lookup("s3cret-store", "s3cret-key");
         let filled = f.prepare("hap-sign-tool", SIGN, Some("default"), &env).unwrap();
-        let store = f.ws.join("ks.p12").display().to_string();
+        // As people read the path (on Windows `C:\…`, not the verbatim form the scope resolved).
+        let store = visible::shown_path(f.ws.join("ks.p12"));
         let expected = format!(
             "sign-app -keyAlias k1 -keystoreFile {store} -inFile a.hap -keyPwd s3cret-key -keystorePwd s3cret-store"
         );

@@ -37,9 +37,16 @@ pub struct Device {
     pub root: PathBuf,
 }
 
-/// `device-<key>.json`, every character but `A-Za-z0-9._-` of the key turned into `_`.
+/// The key in `device-<key>.json` and `device-<key>.fs`: upper-case letters, digits, `.` and `-`
+/// as they are, any other character as `_<hex code>_` (`d1` → `_64_1`), so two keys that differ
+/// only in case (`D1`, `d1`) get two files on Windows' disks, which compare names without case.
 pub fn safe_key(key: &str) -> String {
-    key.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect()
+    key.chars()
+        .map(|c| match c {
+            'A'..='Z' | '0'..='9' | '.' | '-' => c.to_string(),
+            _ => format!("_{:x}_", u32::from(c)),
+        })
+        .collect()
 }
 
 pub fn sha256_upper(bytes: &[u8]) -> String {
