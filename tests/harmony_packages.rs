@@ -183,6 +183,8 @@ fn a_package_of_a_gigabyte_is_staged_without_being_held_in_memory() {
         "tools/stage.lua",
         "return { name = 'stage', description = 'd', run = function() return rein.fs.stage_packages({ 'entry/big.hap' }) end }",
     );
+    // Reaped by wait4 below, which also gives the child's peak memory.
+    #[allow(clippy::zombie_processes)]
     let child = ws
         .command(&["call", "stage", "{}"])
         .stdin(std::process::Stdio::null())
