@@ -168,3 +168,37 @@ fn a_package_outside_the_workspace_is_not_staged_even_with_yes() {
     assert_eq!(staged, 0, "nothing was staged");
     assert!(installed_modules(&lab, KEY).is_empty());
 }
+
+/// A package of a gigabyte (a build script makes a sparse one in a moment) staged for an
+/// install: rein read it whole into memory before writing its copy, up to 4 GiB a package and
+/// a call — far past a call's 64 MiB memory ceiling, and four calls side by side could take a
+/// machine's memory. The copy streams: rein's peak memory stays far below the package.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_package_of_a_gigabyte_is_staged_without_being_held_in_memory() {
+    let ws = crate::common::Workspace::new();
+    ws.file("entry/placeholder.txt", "");
+    std::fs::File::create(ws.path("entry/big.hap")).unwrap().set_len(1 << 30).unwrap();
+    ws.file(
+        "tools/stage.lua",
+        "return { name = 'stage', description = 'd', run = function() return rein.fs.stage_packages({ 'entry/big.hap' }) end }",
+    );
+    // Reaped by wait4 below, which also gives the child's peak memory.
+    #[allow(clippy::zombie_processes)]
+    let child = ws
+        .command(&["call", "stage", "{}"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
+    // SAFETY: wait4(2) on our own child, with pointers to locals.
+    let waited = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(waited, child.id() as i32);
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "staging failed: {status}");
+    let staged = std::fs::read_dir(ws.path(".rein/install")).unwrap().next().unwrap().unwrap().path();
+    assert_eq!(std::fs::metadata(staged.join("big.hap")).unwrap().len(), 1 << 30);
+    // ru_maxrss is in KiB on Linux (getrusage(2)).
+    assert!(usage.ru_maxrss < 256 * 1024, "rein's peak memory was {} MiB for a 1 GiB package", usage.ru_maxrss / 1024);
+}

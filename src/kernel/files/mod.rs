@@ -161,6 +161,14 @@ impl Kernel {
         write::write_in(&place, &display, std::iter::once(content), || Ok(())).map(drop)
     }
 
+    /// [`Kernel::write_rein_file`] with the content copied from `source` as it is read.
+    pub(crate) fn write_rein_file_from(&self, rel: &Path, source: &mut dyn std::io::Read) -> Result<(), KernelError> {
+        let display = rein_file_name(rel);
+        let place = Place::beneath(&self.root, &self.root.path().join(rel), true)
+            .map_err(|e| KernelError::io("open the folder of", &display, e))?;
+        write::write_in_from(&place, &display, source).map(drop)
+    }
+
     /// Reads `rel` (a file of rein's own under `.rein/`, e.g. a run report) through folders
     /// held open beneath the workspace, following no link: `.rein/` is in the workspace, so an
     /// agent may have put a link there to a file it could not read otherwise. None when it is

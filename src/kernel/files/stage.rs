@@ -81,9 +81,12 @@ impl Kernel {
                 if meta.len() > PACKAGE_LIMIT {
                     return Err(KernelError::invalid(format!("{display} is larger than 4 GiB: not a package")));
                 }
-                let bytes = read::read_all(file, meta.len(), PACKAGE_LIMIT)
-                    .map_err(|e| KernelError::io("read", &display, e))?;
-                self.write_rein_file(&Path::new(STAGE_DIR).join(&id).join(name), &bytes)
+                // Copied as read, never held whole: a package may be gigabytes, far past a call's
+                // memory ceiling (a build script makes a sparse one in a moment).
+                self.write_rein_file_from(
+                    &Path::new(STAGE_DIR).join(&id).join(name),
+                    &mut std::io::Read::take(file, PACKAGE_LIMIT),
+                )
             })?;
         }
         self.prune_staged(&id);

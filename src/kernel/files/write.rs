@@ -35,6 +35,22 @@ pub fn write_in<'c>(
     content: impl Iterator<Item = &'c [u8]>,
     before_commit: impl FnOnce() -> Result<(), KernelError>,
 ) -> Result<bool, KernelError> {
+    let pieces = |out: &mut dyn Write| content.into_iter().try_for_each(|piece| out.write_all(piece));
+    write_with(place, display, pieces, before_commit)
+}
+
+/// [`write_in`] with the content copied from `source` as it is read, never held whole (a
+/// package of gigabytes staged for an install).
+pub fn write_in_from(place: &Place, display: &str, source: &mut dyn std::io::Read) -> Result<bool, KernelError> {
+    write_with(place, display, |out: &mut dyn Write| std::io::copy(source, out).map(drop), || Ok(()))
+}
+
+fn write_with(
+    place: &Place,
+    display: &str,
+    content: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    before_commit: impl FnOnce() -> Result<(), KernelError>,
+) -> Result<bool, KernelError> {
     let keep = match place.dir.kind_of(&place.name).map_err(|e| KernelError::io("inspect", display, e))? {
         Some((Kind::File, _)) => {
             let file = place.dir.open_read(&place.name).map_err(|e| KernelError::io("inspect", display, e))?;
@@ -76,12 +92,14 @@ pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
     Dir::open_path(dir)?.sync()
 }
 
-fn fill<'c>(file: &mut File, content: impl Iterator<Item = &'c [u8]>, keep: Option<&Keep>) -> std::io::Result<()> {
+fn fill(
+    file: &mut File,
+    content: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    keep: Option<&Keep>,
+) -> std::io::Result<()> {
     // Buffered, since a replace_all can yield many small pieces; big pieces go straight through.
     let mut out = std::io::BufWriter::with_capacity(1024 * 1024, &mut *file);
-    for piece in content {
-        out.write_all(piece)?;
-    }
+    content(&mut out)?;
     out.flush()?;
     drop(out);
     if let Some(keep) = keep {
