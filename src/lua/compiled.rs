@@ -3,9 +3,11 @@
 //! same files: parsing the same text again and again was most of the time a host took to
 //! start. So the host compiles each text once and keeps the bytecode Lua made of it, in
 //! memory, keyed by the file's label and its whole text; the next state or file that needs
-//! the same text loads that bytecode instead. It never comes from, nor goes to, anywhere a
-//! script or an agent can reach: scripts still load text only (`load` in the bootstrap), and
-//! `string.dump` is gone.
+//! the same text loads that bytecode instead. rein's own chunks (the built-in tools, recipes
+//! and prelude, the bootstrap) come compiled already: the build compiles them
+//! (`build/bytecode.rs`) and the binary holds that bytecode beside their text. Bytecode never
+//! comes from, nor goes to, anywhere a script or an agent can reach: scripts still load text
+//! only (`load` in the bootstrap), and `string.dump` is gone.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -33,12 +35,13 @@ fn cache() -> MutexGuard<'static, Option<Cache>> {
 pub(crate) fn load(lua: &Lua, label: &str, text: &str, env: Option<Table>) -> mlua::Result<Function> {
     let name = format!("@{label}");
     if let Some(bytecode) = cached(label, text) {
-        let chunk = lua.load(&bytecode[..]).set_name(name).set_mode(ChunkMode::Binary);
-        return match env {
-            Some(env) => chunk.set_environment(env),
-            None => chunk,
+        return load_binary(lua, &bytecode, &name, env);
+    }
+    if let Some(bytecode) = precompiled(label, text) {
+        // A build whose bytecode this Lua does not take (its header differs) compiles the text.
+        if let Ok(function) = load_binary(lua, bytecode, &name, env.clone()) {
+            return Ok(function);
         }
-        .into_function();
     }
     let chunk = lua.load(text).set_name(name).set_mode(ChunkMode::Text);
     let function = match env {
@@ -48,6 +51,24 @@ pub(crate) fn load(lua: &Lua, label: &str, text: &str, env: Option<Table>) -> ml
     .into_function()?;
     keep(label, text, function.dump(false));
     Ok(function)
+}
+
+fn load_binary(lua: &Lua, bytecode: &[u8], name: &str, env: Option<Table>) -> mlua::Result<Function> {
+    let chunk = lua.load(bytecode).set_name(name).set_mode(ChunkMode::Binary);
+    match env {
+        Some(env) => chunk.set_environment(env),
+        None => chunk,
+    }
+    .into_function()
+}
+
+mod built {
+    include!(concat!(env!("OUT_DIR"), "/precompiled.rs"));
+}
+
+/// The bytecode the build made of `text` under `label`, if `text` is still what it compiled.
+fn precompiled(label: &str, text: &str) -> Option<&'static [u8]> {
+    built::PRECOMPILED.iter().find(|(l, t, _)| *l == label && *t == text).map(|(_, _, code)| *code)
 }
 
 fn cached(label: &str, text: &str) -> Option<Arc<[u8]>> {
@@ -84,6 +105,20 @@ mod tests {
         assert_eq!(again.call::<i64>(()).unwrap(), 2);
         let changed = load(&lua, label, "return 2 + 2", None).unwrap();
         assert_eq!(changed.call::<i64>(()).unwrap(), 4, "a changed file is never served from the old bytecode");
+    }
+
+    #[test]
+    fn the_built_in_chunks_come_compiled_and_a_changed_text_is_not_served_their_bytecode() {
+        let (label, text) = ("<rein>/bootstrap.lua", include_str!("bootstrap.lua"));
+        let bytecode = precompiled(label, text).expect("the build compiled the bootstrap");
+        assert!(bytecode.starts_with(b"\x1bLua"), "Lua bytecode starts with ESC Lua");
+        let lua = Lua::new();
+        load_binary(&lua, bytecode, &format!("@{label}"), None).expect("this Lua takes the build's bytecode");
+        let tool = "<built-in>/tools/read_file.lua";
+        let read_file = include_str!("../../tools/read_file.lua");
+        assert!(precompiled(tool, read_file).is_some(), "every built-in file comes compiled");
+        assert!(precompiled(tool, "return {}").is_none(), "a text other than the one compiled is compiled anew");
+        assert!(precompiled("tools/read_file.lua", read_file).is_none(), "a project file never gets rein's bytecode");
     }
 
     #[test]
