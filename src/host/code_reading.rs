@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::kernel::files::dir::{Dir, Place};
+use crate::kernel::files::read::read_all;
 use crate::visible::shown_path;
 
 /// The largest Lua file rein reads from a project: a tool is a few KB, and a file of gigabytes
@@ -48,8 +49,7 @@ impl CodeRoot {
                 CODE_FILE_LIMIT >> 20
             )));
         }
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
-        std::io::Read::read_to_end(&mut std::io::Read::take(file, CODE_FILE_LIMIT), &mut bytes)?;
+        let bytes = read_all(file, meta.len(), CODE_FILE_LIMIT)?;
         String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
 }
@@ -59,6 +59,8 @@ pub struct Entry {
     pub path: PathBuf,
     /// A folder itself (never a link to one).
     pub folder: bool,
+    /// A regular file itself (never a link to one).
+    pub file: bool,
     pub link: bool,
 }
 
@@ -68,14 +70,11 @@ impl Entry {
         self.link && std::fs::metadata(&self.path).is_ok_and(|meta| meta.is_dir())
     }
 
-    /// A file, or a link to something that exists (read only if it is a file in the project).
+    /// A file, or a link to something that exists and is no folder (read only if it is a file
+    /// in the project).
     pub fn may_be_file(&self) -> bool {
-        !self.folder && (!self.link || self.path.exists()) && !self.links_to_folder() && is_file_or_link(&self.path)
+        self.file || (self.link && std::fs::metadata(&self.path).is_ok_and(|meta| !meta.is_dir()))
     }
-}
-
-fn is_file_or_link(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_file() || meta.is_symlink())
 }
 
 /// The entries of `dir`, sorted by path; none when it cannot be listed.
@@ -85,7 +84,7 @@ pub fn entries(dir: &Path) -> Vec<Entry> {
         .flatten()
         .filter_map(|e| {
             let kind = e.file_type().ok()?;
-            Some(Entry { path: e.path(), folder: kind.is_dir(), link: kind.is_symlink() })
+            Some(Entry { path: e.path(), folder: kind.is_dir(), file: kind.is_file(), link: kind.is_symlink() })
         })
         .collect();
     found.sort_by(|a, b| a.path.cmp(&b.path));

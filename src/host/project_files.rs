@@ -99,7 +99,8 @@ pub fn read_one(root: &Path, rel: &str) -> Result<Option<String>, SourceError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => return Err(SourceError { path, source }),
     };
-    if !(Entry { path: path.clone(), folder: meta.is_dir(), link: meta.is_symlink() }).may_be_file() {
+    let entry = Entry { path: path.clone(), folder: meta.is_dir(), file: meta.is_file(), link: meta.is_symlink() };
+    if !entry.may_be_file() {
         return Ok(None);
     }
     CodeRoot::open(root).and_then(|code| code.read(rel)).map(Some).map_err(|source| SourceError { path, source })

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::kernel::digest::sha256_hex;
+use crate::kernel::files::read::read_all;
 use crate::kernel::files::write::write_atomic;
 use crate::kernel::secrets::material::{flag_value_at, MaterialError};
 use crate::visible;
@@ -110,9 +111,7 @@ fn read_keystore(keystore: &Path) -> std::io::Result<Vec<u8>> {
             format!("it is not a file of at most {} KiB; a keystore is a few KB", KEYSTORE_LIMIT >> 10),
         ));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::io::Read::read_to_end(&mut std::io::Read::take(file, KEYSTORE_LIMIT), &mut bytes)?;
-    Ok(bytes)
+    read_all(file, meta.len(), KEYSTORE_LIMIT)
 }
 
 fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
