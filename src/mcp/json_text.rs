@@ -1,119 +1,31 @@
-//! A result as compact JSON text, exactly as `serde_json::to_string` writes it, but escaping
-//! strings eight bytes at a time: every `tools/call` result is written this way on the server's
-//! worker, and a file's content is mostly long runs that need no escape (serde_json looks at
-//! every byte, and copies the run between each tab and newline separately).
+//! How rein writes JSON on the MCP path: every `tools/call` result as compact text, and every
+//! message to the client. sonic-rs escapes strings with SIMD and writes the same bytes as
+//! serde_json (the tests hold it to that); serde_json looks at every byte, and a file's content
+//! is written three times per `read_file` answer (in the result's text, escaped again inside
+//! the message, and in `structuredContent`): it was the largest cost of a pipelined call.
 
+use serde::Serialize;
 use serde_json::Value;
 
 /// `value` as compact JSON (the same bytes as `serde_json::to_string`).
 pub fn compact(value: &Value) -> String {
-    let mut out = Vec::with_capacity(256);
-    write(&mut out, value);
-    // Only valid UTF-8 was written: the strings' own bytes and ASCII.
-    String::from_utf8(out).unwrap_or_default()
+    sonic_rs::to_string(value).unwrap_or_default()
 }
 
-fn write(out: &mut Vec<u8>, value: &Value) {
-    match value {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(true) => out.extend_from_slice(b"true"),
-        Value::Bool(false) => out.extend_from_slice(b"false"),
-        Value::Number(number) => {
-            let _ = serde_json::to_writer(&mut *out, number);
+/// `message` as one line of compact JSON at the end of `out`; on an error (a map with a key
+/// that is not a string) `out` is left as it was.
+pub fn append_line<T: Serialize>(out: &mut Vec<u8>, message: &T) -> Result<(), sonic_rs::Error> {
+    let start = out.len();
+    match sonic_rs::to_writer(&mut *out, message) {
+        Ok(()) => {
+            out.push(b'\n');
+            Ok(())
         }
-        Value::String(text) => write_str(out, text),
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write(out, item);
-            }
-            out.push(b']');
-        }
-        Value::Object(map) => {
-            out.push(b'{');
-            for (i, (key, item)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_str(out, key);
-                out.push(b':');
-                write(out, item);
-            }
-            out.push(b'}');
+        Err(e) => {
+            out.truncate(start);
+            Err(e)
         }
     }
-}
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// The high bit of each of the eight bytes of `word` (little-endian) that may need an escape:
-/// below 0x20, `"` or `\`. The lowest bit set marks exactly the first such byte (the borrows
-/// of the subtractions only run upward from a real match).
-fn to_escape(word: u64) -> u64 {
-    let below_space = word.wrapping_sub(ONES * 0x20) & !word;
-    let quote = word ^ (ONES * u64::from(b'"'));
-    let backslash = word ^ (ONES * u64::from(b'\\'));
-    let quote = quote.wrapping_sub(ONES) & !quote;
-    let backslash = backslash.wrapping_sub(ONES) & !backslash;
-    (below_space | quote | backslash) & HIGHS
-}
-
-/// How `byte` is written inside a JSON string (as serde_json writes it), if it is escaped.
-fn escape(byte: u8, unicode: &mut [u8; 6]) -> Option<&[u8]> {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    Some(match byte {
-        b'"' => b"\\\"",
-        b'\\' => b"\\\\",
-        b'\n' => b"\\n",
-        b'\t' => b"\\t",
-        b'\r' => b"\\r",
-        0x08 => b"\\b",
-        0x0c => b"\\f",
-        0..=0x1f => {
-            unicode[4] = HEX[usize::from(byte >> 4)];
-            unicode[5] = HEX[usize::from(byte & 0xf)];
-            unicode
-        }
-        _ => return None,
-    })
-}
-
-fn write_str(out: &mut Vec<u8>, text: &str) {
-    let bytes = text.as_bytes();
-    let mut unicode = *b"\\u0000";
-    out.reserve(bytes.len() + 2);
-    out.push(b'"');
-    let (mut start, mut at) = (0, 0);
-    // Eight bytes at a time; straight to the first byte that needs an escape.
-    while let Some(word) = bytes.get(at..at + 8) {
-        let mask = to_escape(u64::from_le_bytes(word.try_into().unwrap_or([0; 8])));
-        if mask == 0 {
-            at += 8;
-            continue;
-        }
-        let found = at + (mask.trailing_zeros() / 8) as usize;
-        if let Some(escaped) = escape(bytes[found], &mut unicode) {
-            out.extend_from_slice(&bytes[start..found]);
-            out.extend_from_slice(escaped);
-            start = found + 1;
-        }
-        at = found + 1;
-    }
-    // The last few bytes one at a time.
-    for (offset, &byte) in bytes[at..].iter().enumerate() {
-        if let Some(escaped) = escape(byte, &mut unicode) {
-            let found = at + offset;
-            out.extend_from_slice(&bytes[start..found]);
-            out.extend_from_slice(escaped);
-            start = found + 1;
-        }
-    }
-    out.extend_from_slice(&bytes[start..]);
-    out.push(b'"');
 }
 
 #[cfg(test)]
@@ -140,10 +52,25 @@ mod tests {
     }
 
     #[test]
+    fn a_message_line_is_what_serde_json_writes_and_a_failed_one_leaves_nothing() {
+        let result = crate::mcp::tools::success(json!({"content": "     1\tone \"two\"\n", "path": "a\\b", "n": 3}));
+        let mut out = b"before\n".to_vec();
+        append_line(&mut out, &result).unwrap();
+        let mut expected = b"before\n".to_vec();
+        expected.extend(serde_json::to_vec(&result).unwrap());
+        expected.push(b'\n');
+        assert_eq!(String::from_utf8(out.clone()).unwrap(), String::from_utf8(expected).unwrap());
+
+        let bad: std::collections::HashMap<(u8, u8), u8> = [((1, 2), 3)].into();
+        assert!(append_line(&mut out, &bad).is_err());
+        assert!(out.ends_with(b"}\n"), "nothing half-written is left");
+    }
+
+    #[test]
     fn escapes_are_found_at_every_position_of_a_word() {
         for special in ['"', '\\', '\n', '\u{0}', '\u{1f}'] {
-            for at in 0..17 {
-                let text: String = "x".repeat(at) + &special.to_string() + &"y".repeat(17 - at);
+            for at in 0..70 {
+                let text: String = "x".repeat(at) + &special.to_string() + &"y".repeat(70 - at);
                 let value = json!(text);
                 assert_eq!(compact(&value), serde_json::to_string(&value).unwrap(), "{special:?} at {at}");
             }

@@ -4,7 +4,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
@@ -20,7 +20,9 @@ use super::{Replace, Resolve};
 /// file operations follow (inherited by every directory opened beneath it).
 #[derive(Debug)]
 pub struct Dir {
-    fd: OwnedFd,
+    /// Shared by the `Dir`s that [`Dir::reopen`] makes: nothing here depends on an open file
+    /// description of its own (a listing opens its own; the lock in `lock.rs` too).
+    fd: Arc<OwnedFd>,
     path: PathBuf,
     strategy: Arc<Strategy>,
 }
@@ -36,7 +38,7 @@ impl Dir {
     /// [`Dir::open_path`] with `strategy` for this directory and all opened beneath it.
     pub fn open_with(path: &Path, strategy: Arc<Strategy>) -> std::io::Result<Dir> {
         let fd = rustix::fs::open(path, DIR_FLAGS, Mode::empty())?;
-        Ok(Dir { fd, path: path.to_path_buf(), strategy })
+        Ok(Dir { fd: Arc::new(fd), path: path.to_path_buf(), strategy })
     }
 
     pub fn path(&self) -> &Path {
@@ -48,7 +50,7 @@ impl Dir {
     }
 
     fn with_fd(&self, fd: OwnedFd, path: PathBuf) -> Dir {
-        Dir { fd, path, strategy: self.strategy.clone() }
+        Dir { fd: Arc::new(fd), path, strategy: self.strategy.clone() }
     }
 
     /// The directory `rel` (relative, no `..`) beneath this one, following no link.
@@ -95,9 +97,15 @@ impl Dir {
         Ok(current)
     }
 
+    /// This directory again, sharing its descriptor (a read at the workspace root used to
+    /// open `.` and close it again on every call).
     pub fn reopen(&self) -> std::io::Result<Dir> {
-        let fd = rustix::fs::openat(&self.fd, ".", DIR_FLAGS, Mode::empty())?;
-        Ok(self.with_fd(fd, self.path.clone()))
+        Ok(Dir { fd: self.fd.clone(), path: self.path.clone(), strategy: self.strategy.clone() })
+    }
+
+    /// A new open file description of this directory, for a lock of its own.
+    pub fn open_description(&self) -> std::io::Result<File> {
+        Ok(File::from(rustix::fs::openat(&self.fd, ".", DIR_FLAGS, Mode::empty())?))
     }
 
     /// Opens entry `name` for reading, refusing a link.
@@ -228,10 +236,6 @@ impl Dir {
     pub fn sync(&self) -> std::io::Result<()> {
         rustix::fs::fsync(&self.fd)?;
         Ok(())
-    }
-
-    pub fn fd(&self) -> BorrowedFd<'_> {
-        self.fd.as_fd()
     }
 }
 

@@ -37,7 +37,9 @@ pub fn key(path: &Path) -> OsString {
 
 #[cfg(unix)]
 fn directory_handle(dir: &Dir) -> std::io::Result<File> {
-    Ok(File::from(dir.fd().try_clone_to_owned()?))
+    // flock locks belong to an open file description, and `Dir`s opened from one another
+    // share theirs: a duplicate would let two writers both "hold" the lock.
+    dir.open_description()
 }
 
 #[cfg(windows)]
@@ -145,5 +147,28 @@ mod tests {
         assert_eq!(a, key(Path::new("/ws/a")));
         let a = a.to_string_lossy();
         assert!(a.ends_with(".lock") && a.len() == 64 + 5 && !a.contains('/'), "{a}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn two_dirs_opened_from_one_another_still_exclude_each_other() {
+        use std::sync::mpsc;
+        use std::time::Duration;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = Dir::open_path(tmp.path()).unwrap();
+        let (first, second) = (root.reopen().unwrap(), root.reopen().unwrap());
+        let held = lock(&first).unwrap();
+        let (locked, seen) = mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            let _second = lock(&second).unwrap();
+            locked.send(()).unwrap();
+        });
+        assert!(
+            seen.recv_timeout(Duration::from_millis(300)).is_err(),
+            "the second writer got the lock while the first held it"
+        );
+        drop(held);
+        seen.recv_timeout(Duration::from_secs(10)).expect("the second writer gets the lock once it is free");
+        waiter.join().unwrap();
     }
 }

@@ -16,7 +16,12 @@ const MAX_SYMLINK_HOPS: usize = 40;
 /// Resolves `requested` against `workspace` (relative paths start there) and classifies it.
 pub fn resolve(workspace: &Path, home: &Path, requested: &str) -> Result<ResolvedPath, ScopeError> {
     let lexical = normalize_lexically(&absolute(Path::new(requested), workspace));
-    let real = resolve_real(&lexical)?;
+    // The workspace was made real when the scope was built, and every file operation goes
+    // through the directory held open since then: its own parts are not looked at again.
+    let real = match lexical.strip_prefix(workspace) {
+        Ok(rest) => resolve_real_from(workspace, rest, &lexical)?,
+        Err(_) => resolve_real(&lexical)?,
+    };
     let class = classify(workspace, home, &real);
     Ok(ResolvedPath { requested: requested.to_string(), real, class })
 }
@@ -82,8 +87,14 @@ fn normalize_lexically(path: &Path) -> PathBuf {
 /// realpath, but also through parts that do not exist yet and through dangling links, so a
 /// link to a missing file outside the workspace still resolves to outside.
 fn resolve_real(path: &Path) -> Result<PathBuf, ScopeError> {
-    let mut pending: VecDeque<OsString> = normal_parts(path).collect();
-    let mut out = PathBuf::from("/");
+    resolve_real_from(Path::new("/"), path, path)
+}
+
+/// [`resolve_real`] of `real_base` joined with `rest`, where `real_base` is known to be real
+/// already; `whole` is the path for messages.
+fn resolve_real_from(real_base: &Path, rest: &Path, whole: &Path) -> Result<PathBuf, ScopeError> {
+    let mut pending: VecDeque<OsString> = normal_parts(rest).collect();
+    let mut out = real_base.to_path_buf();
     let mut hops = 0;
     while let Some(part) = pending.pop_front() {
         if part == ".." {
@@ -101,7 +112,7 @@ fn resolve_real(path: &Path) -> Result<PathBuf, ScopeError> {
         }
         hops += 1;
         if hops > MAX_SYMLINK_HOPS {
-            return Err(ScopeError::LinkLoop { path: path.display().to_string() });
+            return Err(ScopeError::LinkLoop { path: whole.display().to_string() });
         }
         let target = std::fs::read_link(&candidate)
             .map_err(|source| ScopeError::ReadLink { path: candidate.display().to_string(), source })?;
@@ -298,5 +309,28 @@ mod tests {
             assert!(!refused.to_string().chars().any(char::is_control), "{refused}");
         }
         assert!(matches!(f.scope.resolve(""), Err(ScopeError::Empty)));
+    }
+
+    #[test]
+    fn links_inside_the_workspace_are_followed_from_its_real_path() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let (ws, home, other) = (base.join("ws"), base.join("home"), base.join("other"));
+        for dir in [&ws, &other, &ws.join("sub")] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        symlink(&other, ws.join("abs")).unwrap();
+        symlink("../other", ws.join("up")).unwrap();
+        symlink("../a.txt", ws.join("sub/back")).unwrap();
+        symlink("loop", ws.join("loop")).unwrap();
+
+        let at = |requested: &str| resolve(&ws, &home, requested).unwrap();
+        assert_eq!((at("a.txt").real, at("a.txt").class), (ws.join("a.txt"), PathClass::Workspace));
+        assert_eq!((at("abs/x").real, at("abs/x").class), (other.join("x"), PathClass::Outside));
+        assert_eq!((at("up/x").real, at("up/x").class), (other.join("x"), PathClass::Outside));
+        assert_eq!(at("sub/back").real, ws.join("a.txt"));
+        assert_eq!(at("sub/../../other/x").real, other.join("x"));
+        assert_eq!(at(ws.join("abs").to_str().unwrap()).real, other);
+        assert!(matches!(resolve(&ws, &home, "loop"), Err(ScopeError::LinkLoop { .. })));
     }
 }

@@ -1,6 +1,5 @@
 //! Each line as a JSON-RPC message, or the error answer the transport sends itself.
 
-use rmcp::RoleServer;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
@@ -40,7 +39,7 @@ impl Parser {
         if text.is_empty() {
             return None;
         }
-        match serde_json::from_slice::<rmcp::service::RxJsonRpcMessage<RoleServer>>(text) {
+        match super::decode::decode(text) {
             Ok(message) => Some(message),
             Err(e)
                 if matches!(e.classify(), serde_json::error::Category::Syntax | serde_json::error::Category::Eof) =>

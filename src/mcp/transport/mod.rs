@@ -10,6 +10,7 @@
 //! writes whatever has queued up in a single `write` (pipelined responses leave in batches).
 //! The worker is left with the calls themselves.
 
+mod decode;
 mod lines;
 mod messages;
 mod reader;

@@ -105,13 +105,8 @@ fn append(batch: &mut Vec<u8>, item: Outgoing) -> bool {
         Outgoing::End => return true,
         Outgoing::Bytes(bytes) => batch.extend_from_slice(&bytes),
         Outgoing::Message(message) => {
-            let start = batch.len();
-            match serde_json::to_writer(&mut *batch, &message) {
-                Ok(()) => batch.push(b'\n'),
-                Err(e) => {
-                    batch.truncate(start);
-                    tracing::error!("cannot serialize a message for the client: {e}");
-                }
+            if let Err(e) = crate::mcp::json_text::append_line(batch, &message) {
+                tracing::error!("cannot serialize a message for the client: {e}");
             }
         }
     }
