@@ -83,7 +83,7 @@ fn resolving_from_the_workspace_gives_what_resolving_from_the_root_gives() {
             })
             .collect();
         let mut requested = parts.join("/");
-        if pick % 3 == 0 {
+        if pick.is_multiple_of(3) {
             requested = format!("{}/{requested}", ws.display());
         }
         let from_root = resolve_real(&normalize_lexically(&absolute(Path::new(&requested), &ws)))
