@@ -19,7 +19,7 @@ use std::time::Instant;
 
 const REIN: &str = env!("CARGO_BIN_EXE_rein");
 const CALLS: usize = 3000;
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 9;
 const FILE_BYTES: usize = 2 * 1024;
 const TARGET_RATE: f64 = 15_000.0;
 const TARGET_RATIO: f64 = 4.0;

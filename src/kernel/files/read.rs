@@ -105,15 +105,33 @@ pub fn read_numbered(place: &Place, display: &str, opts: ReadOptions) -> Result<
     check_text(reader.fill_buf().map_err(|e| KernelError::io("read", display, e))?, display)?;
     let mut numbered = NumberedLines::new(offset, limit);
     let mut hasher = Sha256::new();
-    let mut line = Vec::new();
+    // Lines are taken from the reader's buffer where they lie (hashed a buffer at a time);
+    // only a line cut by the end of a buffer is copied, to be joined with its rest.
+    let mut cut_line = Vec::new();
     loop {
-        line.clear();
-        let n = reader.read_until(b'\n', &mut line).map_err(|e| KernelError::io("read", display, e))?;
-        if n == 0 {
+        let buffer = reader.fill_buf().map_err(|e| KernelError::io("read", display, e))?;
+        if buffer.is_empty() {
             break;
         }
-        hasher.update(&line);
-        numbered.push(&line);
+        hasher.update(buffer);
+        let mut rest = buffer;
+        while let Some(newline) = memchr::memchr(b'\n', rest) {
+            let (line, after) = rest.split_at(newline + 1);
+            if cut_line.is_empty() {
+                numbered.push(line);
+            } else {
+                cut_line.extend_from_slice(line);
+                numbered.push(&cut_line);
+                cut_line.clear();
+            }
+            rest = after;
+        }
+        cut_line.extend_from_slice(rest);
+        let used = buffer.len();
+        reader.consume(used);
+    }
+    if !cut_line.is_empty() {
+        numbered.push(&cut_line);
     }
     let total = numbered.seen;
     if offset > total.max(1) {
@@ -309,5 +327,35 @@ mod tests {
         let err = read_numbered(&Place::of_path(&dir.path().join("nope")).unwrap(), "nope", ReadOptions::default())
             .unwrap_err();
         assert!(matches!(err, KernelError::FileNotFound { .. }));
+    }
+
+    #[test]
+    fn lines_cut_by_the_end_of_a_buffer_read_whole() {
+        // Lines of every length around the reader's 64 KiB buffer, one longer than it, CRLF
+        // and a last line without its newline: the same lines and hash as reading it whole.
+        let mut text = String::new();
+        for i in 0..3000 {
+            text.push_str(&"x".repeat(i % 97));
+            text.push_str(if i % 5 == 0 { "\r\n" } else { "\n" });
+        }
+        text.push_str(&"y".repeat(70 * 1024));
+        text.push_str("\nlast é");
+        let out = read(text.as_bytes(), ReadOptions { offset: Some(1), limit: Some(1_000_000) }).unwrap();
+        let expected: Vec<String> = text
+            .split('\n')
+            .enumerate()
+            .map(|(i, line)| {
+                let line = line.strip_suffix('\r').unwrap_or(line);
+                let mut numbered = String::new();
+                push_line_number(&mut numbered, i + 1);
+                match line.char_indices().nth(MAX_LINE_CHARS) {
+                    None => numbered + line,
+                    Some((cut, _)) => format!("{numbered}{} … [line cut: {} chars in all]", &line[..cut], line.len()),
+                }
+            })
+            .collect();
+        assert_eq!(out.content, expected.join("\n"));
+        assert_eq!(out.total_lines, 3002);
+        assert_eq!(out.sha256, format!("{:x}", Sha256::digest(text.as_bytes())));
     }
 }
