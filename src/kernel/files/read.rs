@@ -358,4 +358,28 @@ mod tests {
         assert_eq!(out.total_lines, 3002);
         assert_eq!(out.sha256, format!("{:x}", Sha256::digest(text.as_bytes())));
     }
+
+    /// The end of the reader's 64 KiB buffer falling at every byte of a CRLF, of a 2- and a
+    /// 4-byte character, of a byte that is not UTF-8 (past the sniffed head), of an empty line
+    /// and of a file's last line: the lines and hash are those of the file split whole.
+    #[test]
+    fn a_buffer_end_inside_any_sequence_reads_as_the_file_split_whole() {
+        let specials: [&[u8]; 6] = [b"\r\n", "\u{e9}".as_bytes(), "\u{1f980}".as_bytes(), b"\xff\xfe", b"\n\n", b""];
+        for special in specials {
+            for end in 65_530..65_542 {
+                let mut text = b"x\n".repeat(10_000);
+                text.resize(end - 2, b'y');
+                text.extend_from_slice(special);
+                text.extend_from_slice("z\u{1f980}\r\n".repeat(3).as_bytes());
+                text.extend_from_slice(b"last");
+                let opts = ReadOptions { offset: Some(9_990), limit: Some(50) };
+                let mut whole = NumberedLines::new(9_990, 50);
+                for line in text.split_inclusive(|byte| *byte == b'\n') {
+                    whole.push(line);
+                }
+                let expected = whole.finish("f.txt", format!("{:x}", Sha256::digest(&text)));
+                assert_eq!(read(&text, opts).unwrap(), expected, "{special:?} ending at {end}");
+            }
+        }
+    }
 }
