@@ -109,3 +109,29 @@ fn home_config_bounds_how_many_calls_run_at_once() {
     assert_eq!(refused.code.as_str(), "INVALID_CONFIG");
     assert!(refused.message.contains("[lua] states = 0"), "{refused}");
 }
+
+#[test]
+fn a_burst_of_quick_calls_builds_no_more_states_than_the_machine_has_cores() {
+    // Each state loads the tool file once: the table its top level makes names the state.
+    let ws = Workspace::new();
+    ws.file(
+        "tools/which_state.lua",
+        "local mine = tostring({})\nreturn { name = 'which_state', description = 'names its Lua state', run = function() return { state = mine } end }",
+    );
+    let host = host(&ws, Limits::default());
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let results = runtime.block_on(async {
+        let calls = (0..400).map(|_| host.call_async("which_state", json!({})));
+        tokio::time::timeout(Duration::from_secs(120), futures::future::join_all(calls))
+            .await
+            .expect("the calls finish")
+    });
+    let states: std::collections::HashSet<String> =
+        results.into_iter().map(|r| r.expect("each call succeeds")["state"].as_str().unwrap().to_string()).collect();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from).min(4);
+    assert!(
+        states.len() <= cores,
+        "400 calls that end in microseconds ran on {} states on a {cores}-core machine: each state beyond the cores is only its building",
+        states.len()
+    );
+}

@@ -5,18 +5,27 @@
 //! [`Runtime`] is reached only as `&mut` by the thread that owns it, for the job of the one
 //! [`Lease`] that sent it.
 //!
+//! States are built as calls need them. While no more calls run than the machine has cores, a
+//! call that finds no free state has one built at once; past that, another state would only
+//! add its building (milliseconds of CPU) for calls that end in microseconds, so a call first
+//! waits [`SPARE_AFTER`] for a state to come back, and one is built for it only if none does
+//! (the others are held by calls that wait: a recipe's build, a sleep, a person's answer).
+//!
 //! - `worker`: one state's thread, building the state and running the jobs sent to it
 //! - `watchdog`: gives up a state whose Lua does not come back within its wall clock plus a
 //!   grace, or soon after a cancel; its call is answered and the next lease builds a new one
+//! - `clock`: what a call waits [`SPARE_AFTER`] by, whatever executor polls the lease
 
+mod clock;
 mod watchdog;
 mod worker;
 
 use std::any::Any;
 use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 
 use futures::future::LocalBoxFuture;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{Code, Failure};
@@ -38,10 +47,19 @@ pub struct Pool {
     shared: Arc<Shared>,
 }
 
+/// How long a call waits for a busy state to come back before one is built for it, once more
+/// calls run than the machine has cores.
+pub const SPARE_AFTER: Duration = Duration::from_millis(20);
+
 pub(crate) struct Shared {
     build: Build,
     idle: Mutex<Vec<Worker>>,
+    /// A state was given back.
+    returned: Notify,
     permits: Arc<Semaphore>,
+    size: usize,
+    /// Up to this many calls running, a call that finds no free state has one built at once.
+    at_once: usize,
 }
 
 impl Pool {
@@ -49,8 +67,16 @@ impl Pool {
     /// now, so a pool that cannot build one is an error.
     pub fn start(size: usize, build: Build) -> Result<Pool, Failure> {
         let first = start(build.clone()).wait()?;
-        let permits = Arc::new(Semaphore::new(size.max(1)));
-        let shared = Shared { build, idle: Mutex::new(vec![first]), permits };
+        let size = size.max(1);
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let shared = Shared {
+            build,
+            idle: Mutex::new(vec![first]),
+            returned: Notify::new(),
+            permits: Arc::new(Semaphore::new(size)),
+            size,
+            at_once: cores.min(size),
+        };
         Ok(Pool { shared: Arc::new(shared) })
     }
 
@@ -66,18 +92,54 @@ impl Pool {
             },
         }
         .map_err(|_| stopped())?;
-        let idle = self.shared.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let worker = match idle {
+        let worker = match self.free_state(cancel).await? {
             Some(worker) => worker,
             None => start(self.shared.build.clone()).ready().await?,
         };
         Ok(Lease { worker: Some(worker), permit: Some(permit), pool: Arc::downgrade(&self.shared) })
     }
+
+    /// A state free now or, once more calls run than `at_once`, given back within
+    /// [`SPARE_AFTER`]; `None`: build one.
+    async fn free_state(&self, cancel: Option<&CancellationToken>) -> Result<Option<Worker>, Failure> {
+        let shared = &self.shared;
+        let running = shared.size - shared.permits.available_permits();
+        if running <= shared.at_once {
+            return Ok(shared.take_idle());
+        }
+        let Some(spare) = clock::sleep_until(tokio::time::Instant::now() + SPARE_AFTER) else {
+            return Ok(shared.take_idle());
+        };
+        tokio::pin!(spare);
+        let never = CancellationToken::new();
+        let cancelled = cancel.unwrap_or(&never).cancelled();
+        tokio::pin!(cancelled);
+        loop {
+            let returned = shared.returned.notified();
+            tokio::pin!(returned);
+            // Waiting from before the look, so a state given back in between is not missed.
+            returned.as_mut().enable();
+            if let Some(worker) = shared.take_idle() {
+                return Ok(Some(worker));
+            }
+            tokio::select! {
+                biased;
+                () = &mut cancelled => return Err(cancelled_waiting()),
+                () = &mut spare => return Ok(None),
+                () = returned => {}
+            }
+        }
+    }
 }
 
 impl Shared {
+    fn take_idle(&self) -> Option<Worker> {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop()
+    }
+
     fn give_back(&self, worker: Worker) {
         self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(worker);
+        self.returned.notify_one();
     }
 }
 

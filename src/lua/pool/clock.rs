@@ -1,0 +1,61 @@
+//! A clock a lease can wait on whatever polls it: an embedder's `call_async` may run on a
+//! runtime without timers, or on no tokio runtime at all. The sleeps belong to a runtime with
+//! timers of its own, kept turning by one thread that does nothing else.
+
+use std::sync::OnceLock;
+
+use tokio::runtime::{Builder, Handle};
+use tokio::time::{Instant, Sleep};
+
+static CLOCK: OnceLock<Option<Handle>> = OnceLock::new();
+
+/// A sleep until `deadline`; `None` if the clock's thread could not be started.
+pub(super) fn sleep_until(deadline: Instant) -> Option<Sleep> {
+    let clock = CLOCK.get_or_init(start).as_ref()?;
+    let _inside = clock.enter();
+    Some(tokio::time::sleep_until(deadline))
+}
+
+fn start() -> Option<Handle> {
+    let runtime = match Builder::new_current_thread().enable_time().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            tracing::warn!(
+                "no clock for the Lua states' pool ({e}): calls that find every state busy get a new one at once"
+            );
+            return None;
+        }
+    };
+    let clock = runtime.handle().clone();
+    let turning = std::thread::Builder::new()
+        .name("rein-clock".to_string())
+        .spawn(move || runtime.block_on(std::future::pending::<()>()));
+    match turning {
+        Ok(_) => Some(clock),
+        Err(e) => {
+            tracing::warn!("no clock for the Lua states' pool (cannot start its thread: {e}): calls that find every state busy get a new one at once");
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::runtime::Builder;
+
+    #[test]
+    fn its_sleeps_end_under_any_executor() {
+        let started = std::time::Instant::now();
+        let sleep = super::sleep_until(tokio::time::Instant::now() + Duration::from_millis(30)).expect("a clock");
+        // Not a tokio runtime: the clock's own thread wakes it.
+        futures::executor::block_on(sleep);
+        assert!(started.elapsed() >= Duration::from_millis(30));
+        // A tokio runtime without timers.
+        let runtime = Builder::new_current_thread().build().unwrap();
+        runtime.block_on(async {
+            super::sleep_until(tokio::time::Instant::now() + Duration::from_millis(10)).unwrap().await;
+        });
+    }
+}
