@@ -76,4 +76,61 @@ mod tests {
             }
         }
     }
+
+    /// `value` written alone and inside a whole answer, byte for byte as serde_json writes it.
+    fn as_serde_json(value: &Value) {
+        assert_eq!(compact(value), serde_json::to_string(value).unwrap(), "{value:?}");
+        let result = crate::mcp::tools::success(value.clone());
+        let mut line = Vec::new();
+        append_line(&mut line, &result).unwrap();
+        let mut expected = serde_json::to_vec(&result).unwrap();
+        expected.push(b'\n');
+        assert_eq!(String::from_utf8(line).unwrap(), String::from_utf8(expected).unwrap());
+    }
+
+    /// What an agent controls reaches the client through here: file contents, names, tool
+    /// results from Lua. Every character up to U+3000 (and the line and paragraph separators,
+    /// BOM, the last code point) at every offset of a SIMD block, as text and as a key; numbers
+    /// at their edges (Lua floats included); nesting deeper than a Lua result may go.
+    #[test]
+    fn what_an_agent_controls_is_written_as_serde_json_writes_it() {
+        let every: String = (0u32..0x3000).filter_map(char::from_u32).collect();
+        as_serde_json(&json!(every));
+        let odd = ['\u{2028}', '\u{2029}', '\u{feff}', '\u{fffd}', '\u{10ffff}', '🦀'];
+        for c in (0u32..0x800).filter_map(char::from_u32).chain(odd) {
+            for at in [0, 1, 15, 16, 31, 32, 33, 63, 64] {
+                let text = "a".repeat(at) + &c.to_string() + &"b".repeat(40);
+                as_serde_json(&json!({ text.clone(): text }));
+            }
+        }
+        let floats = [
+            0.0,
+            -0.0,
+            0.1,
+            0.1 + 0.2,
+            1e308,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            5e-324,
+            1e-7,
+            1e15,
+            1e16,
+            1e17,
+            1e21,
+            9007199254740993.0,
+            18014398509481988.0,
+            123456789012345680000.0,
+            3.0,
+            2.5,
+        ];
+        for f in floats {
+            as_serde_json(&json!({"n": [f, -f]}));
+        }
+        as_serde_json(&json!([i64::MIN, i64::MAX, u64::MAX, 1u64 << 63]));
+        let mut deep = json!("x\u{1}");
+        for i in 0..200 {
+            deep = if i % 2 == 0 { json!([deep, i]) } else { json!({"k": deep, "\u{7}": i}) };
+        }
+        as_serde_json(&deep);
+    }
 }

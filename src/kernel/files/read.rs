@@ -98,10 +98,27 @@ pub fn read_numbered(place: &Place, display: &str, opts: ReadOptions) -> Result<
             path: display.to_string(),
             size: meta.len(),
             limit: max,
-            hint: "Read it in pieces with offset and limit (for example offset=1, limit=2000).",
+            hint: READ_IN_PIECES,
         });
     }
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    number_lines(file, display, offset, limit, max)
+}
+
+const READ_IN_PIECES: &str = "Read it in pieces with offset and limit (for example offset=1, limit=2000).";
+const GREW_WHILE_READ: &str = "It grew past the limit while it was read (is a program still writing it?): read it \
+     in pieces with offset and limit, or once it is written.";
+
+/// The numbered lines `offset..offset + limit` of `source`, read a buffer at a time, and the
+/// sha256 of all of it. A file that grows past `max` while it is read (its size was checked
+/// when it was opened) is TOO_LARGE: no more than `max` bytes are read, nor held for a line.
+fn number_lines(
+    source: impl Read,
+    display: &str,
+    offset: usize,
+    limit: usize,
+    max: u64,
+) -> Result<ReadOutput, KernelError> {
+    let mut reader = BufReader::with_capacity(64 * 1024, source.take(max.saturating_add(1)));
     check_text(reader.fill_buf().map_err(|e| KernelError::io("read", display, e))?, display)?;
     let mut numbered = NumberedLines::new(offset, limit);
     let mut hasher = Sha256::new();
@@ -129,6 +146,11 @@ pub fn read_numbered(place: &Place, display: &str, opts: ReadOptions) -> Result<
         cut_line.extend_from_slice(rest);
         let used = buffer.len();
         reader.consume(used);
+    }
+    if reader.get_ref().limit() == 0 {
+        // All of the allowance was read: at least one byte past the cap.
+        let size = max.saturating_add(1);
+        return Err(KernelError::TooLarge { path: display.to_string(), size, limit: max, hint: GREW_WHILE_READ });
     }
     if !cut_line.is_empty() {
         numbered.push(&cut_line);
@@ -259,103 +281,5 @@ impl NumberedLines {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn read(content: &[u8], opts: ReadOptions) -> Result<ReadOutput, KernelError> {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("f.txt");
-        std::fs::write(&p, content).unwrap();
-        read_numbered(&Place::of_path(&p).unwrap(), "f.txt", opts)
-    }
-
-    #[test]
-    fn numbers_lines_and_hashes_the_whole_file() {
-        let out = read(b"alpha\r\nbeta\ngamma", ReadOptions::default()).unwrap();
-        assert_eq!(out.content, "     1\talpha\n     2\tbeta\n     3\tgamma");
-        assert_eq!((out.total_lines, out.start_line, out.end_line, out.truncated), (3, 1, 3, false));
-        assert_eq!(out.sha256, format!("{:x}", Sha256::digest(b"alpha\r\nbeta\ngamma")));
-    }
-
-    #[test]
-    fn offset_and_limit_select_a_window() {
-        let text: String = (1..=10).map(|i| format!("l{i}\n")).collect();
-        let out = read(text.as_bytes(), ReadOptions { offset: Some(4), limit: Some(3) }).unwrap();
-        assert_eq!(out.content, "     4\tl4\n     5\tl5\n     6\tl6");
-        assert_eq!((out.total_lines, out.start_line, out.end_line, out.truncated), (10, 4, 6, true));
-        let past = read(text.as_bytes(), ReadOptions { offset: Some(11), limit: None });
-        assert!(matches!(past, Err(KernelError::InvalidArgs { .. })));
-    }
-
-    #[test]
-    fn line_numbers_are_right_aligned_in_six_columns_and_grow_past_them() {
-        for n in [1, 9, 10, 99_999, 999_999, 1_000_000, 1_234_567_890] {
-            let mut content = String::new();
-            push_line_number(&mut content, n);
-            assert_eq!(content, format!("{n:>6}\t"));
-        }
-    }
-
-    #[test]
-    fn empty_file_has_no_lines() {
-        let out = read(b"", ReadOptions::default()).unwrap();
-        assert_eq!((out.content.as_str(), out.total_lines, out.end_line), ("", 0, 0));
-    }
-
-    #[test]
-    fn long_lines_are_cut_visibly() {
-        let long = "é".repeat(MAX_LINE_CHARS + 5);
-        let out = read(long.as_bytes(), ReadOptions::default()).unwrap();
-        assert!(out.content.ends_with(&format!(" … [line cut: {} chars in all]", MAX_LINE_CHARS + 5)));
-        assert!(out.truncated);
-    }
-
-    #[test]
-    fn binary_content_is_refused() {
-        assert!(matches!(read(b"abc\0def", ReadOptions::default()), Err(KernelError::BinaryFile { .. })));
-        assert!(matches!(read(b"abc\xff\xfe", ReadOptions::default()), Err(KernelError::BinaryFile { .. })));
-        let mut cut = vec![b'a'; SNIFF_BYTES - 1];
-        cut.extend_from_slice("é".as_bytes());
-        assert!(read(&cut, ReadOptions::default()).is_ok());
-    }
-
-    #[test]
-    fn directories_and_missing_files_are_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let err = read_numbered(&Place::of_path(dir.path()).unwrap(), "d", ReadOptions::default()).unwrap_err();
-        assert!(matches!(err, KernelError::NotAFile { kind: "directory", .. }));
-        let err = read_numbered(&Place::of_path(&dir.path().join("nope")).unwrap(), "nope", ReadOptions::default())
-            .unwrap_err();
-        assert!(matches!(err, KernelError::FileNotFound { .. }));
-    }
-
-    #[test]
-    fn lines_cut_by_the_end_of_a_buffer_read_whole() {
-        // Lines of every length around the reader's 64 KiB buffer, one longer than it, CRLF
-        // and a last line without its newline: the same lines and hash as reading it whole.
-        let mut text = String::new();
-        for i in 0..3000 {
-            text.push_str(&"x".repeat(i % 97));
-            text.push_str(if i % 5 == 0 { "\r\n" } else { "\n" });
-        }
-        text.push_str(&"y".repeat(70 * 1024));
-        text.push_str("\nlast é");
-        let out = read(text.as_bytes(), ReadOptions { offset: Some(1), limit: Some(1_000_000) }).unwrap();
-        let expected: Vec<String> = text
-            .split('\n')
-            .enumerate()
-            .map(|(i, line)| {
-                let line = line.strip_suffix('\r').unwrap_or(line);
-                let mut numbered = String::new();
-                push_line_number(&mut numbered, i + 1);
-                match line.char_indices().nth(MAX_LINE_CHARS) {
-                    None => numbered + line,
-                    Some((cut, _)) => format!("{numbered}{} … [line cut: {} chars in all]", &line[..cut], line.len()),
-                }
-            })
-            .collect();
-        assert_eq!(out.content, expected.join("\n"));
-        assert_eq!(out.total_lines, 3002);
-        assert_eq!(out.sha256, format!("{:x}", Sha256::digest(text.as_bytes())));
-    }
-}
+#[path = "read_tests.rs"]
+mod tests;

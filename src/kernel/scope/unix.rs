@@ -334,3 +334,7 @@ mod tests {
         assert!(matches!(resolve(&ws, &home, "loop"), Err(ScopeError::LinkLoop { .. })));
     }
 }
+
+#[cfg(all(test, unix))]
+#[path = "unix_links_tests.rs"]
+mod links_tests;

@@ -100,11 +100,160 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"n"}"#,
         ];
         for line in lines {
-            match (decode(line.as_bytes()), general(line)) {
-                (Ok(fast), Ok(slow)) => assert_eq!(same(&fast), same(&slow), "{line}"),
-                (Err(fast), Err(slow)) => assert_eq!(fast.to_string(), slow.to_string(), "{line}"),
-                (fast, slow) => panic!("{line}: {fast:?} against rmcp's {slow:?}"),
+            agree(line);
+        }
+    }
+
+    /// `line` reads as rmcp reads it: the same message, or the same error.
+    fn agree(line: &str) {
+        match (decode(line.as_bytes()), general(line)) {
+            (Ok(fast), Ok(slow)) => assert_eq!(same(&fast), same(&slow), "{line}"),
+            (Err(fast), Err(slow)) => {
+                assert_eq!((fast.to_string(), fast.classify()), (slow.to_string(), slow.classify()), "{line}")
             }
+            (fast, slow) => panic!("{line}: {fast:?} against rmcp's {slow:?}"),
+        }
+    }
+
+    /// What an attacker tries on the fast path: keys twice (the first or the second wins?),
+    /// escapes that spell `tools/call` or a key, ids at every edge, a lone surrogate where only
+    /// the presence of a key is checked, `_meta` and `arguments` of every wrong shape, a batch,
+    /// a BOM, trailing bytes, nesting at serde_json's depth limit.
+    #[test]
+    fn every_spelling_an_attacker_tries_reads_as_rmcp_reads_it() {
+        let call = |head: &str, params: &str, tail: &str| {
+            format!(r#"{{{head}"method":"tools/call","params":{{{params}}}{tail}}}"#)
+        };
+        let v1 = r#""jsonrpc":"2.0","id":1,"#;
+        let mut lines = Vec::new();
+        for head in [
+            r#""jsonrpc":"2.0","id":1,"id":2,"#,
+            r#""jsonrpc":"2.0","jsonrpc":"2.0","id":1,"#,
+            r#""jsonrpc":"2.0","\u0069d":1,"#,
+            r#""jsonrpc":"2.0","method":"ping","id":1,"#,
+            r#""jsonrpc":"2.0","method":"tools/call","id":1,"#,
+            r#""jsonrpc":2.0,"id":1,"#,
+            r#""jsonrpc":"2.0 ","id":1,"#,
+            r#""id":1,"#,
+            r#""jsonrpc":"2.0","#,
+        ] {
+            lines.push(call(head, r#""name":"n""#, ""));
+        }
+        for id in [
+            "null",
+            "1.0",
+            "1.5",
+            "-0",
+            "-0.0",
+            "1e2",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "18446744073709551616",
+            "1e400",
+            "9007199254740993.0",
+            r#""a\"b\u0000\ud83e\udd80""#,
+            r#""\ud800""#,
+            "true",
+            "{}",
+            "[1]",
+        ] {
+            lines.push(call(&format!(r#""jsonrpc":"2.0","id":{id},"#), r#""name":"n""#, ""));
+        }
+        for params in [
+            r#""name":"n","name":"m""#,
+            r#""name":"n","arguments":[]"#,
+            r#""name":"n","arguments":"x""#,
+            r#""name":"n","arguments":null"#,
+            r#""name":"n","arguments":{"a":1,"a":2}"#,
+            r#""name":"n","arguments":{"a":"\ud800"}"#,
+            r#""name":"n","_meta":{"progressToken":1},"_meta":{"progressToken":2}"#,
+            r#""name":"n","_meta":null"#,
+            r#""name":"n","_meta":[]"#,
+            r#""name":"n","_meta":{"progressToken":null}"#,
+            r#""name":"n","_meta":{"progressToken":1.5}"#,
+            r#""name":"n","_meta":{"progressToken":{"a":1}}"#,
+            r#""name":"n","inputResponses":[]"#,
+            r#""name":"n","requestState":1"#,
+            r#""name":"n","method":"ping","result":1,"error":2"#,
+            r#""name":7"#,
+        ] {
+            lines.push(call(v1, params, ""));
+        }
+        for tail in [
+            r#","params":{"name":"m"}"#,
+            r#","re\u0073ult":1"#,
+            r#","result":"\ud800""#,
+            r#","x":"\ud800""#,
+            r#","error":null"#,
+            r#","result":null,"result":null"#,
+            r#","_meta":{"progressToken":5}"#,
+        ] {
+            lines.push(call(v1, r#""name":"n""#, tail));
+        }
+        let deep =
+            |depth: usize| format!(r#""name":"n","arguments":{{"d":{}{}}}"#, "[".repeat(depth), "]".repeat(depth));
+        lines.push(call(v1, &deep(125), ""));
+        lines.push(call(v1, &deep(126), ""));
+        let plain = call(v1, r#""name":"n""#, "");
+        lines.extend([
+            format!("[{plain}]"),
+            format!("\u{feff}{plain}"),
+            format!("{plain}x"),
+            format!("{plain}{{}}"),
+            plain.replace("tools/call", "tools\\/call"),
+            plain.replace("tools/call", "Tools/Call"),
+            plain.replace(r#""method""#, r#""m\u0065thod""#),
+            r#"["2.0",1,"tools/call",{"name":"n"}]"#.to_string(),
+            r#"{"jsonrpc":"2.0","id":1,"params":{"name":"n","method":"tools/call"}}"#.to_string(),
+        ]);
+        for line in &lines {
+            agree(line);
+        }
+    }
+
+    /// Every object of up to six members drawn from the members a message can have, in every
+    /// order and repeated: tens of thousands of lines, each read as rmcp reads it.
+    #[test]
+    fn generated_messages_read_as_rmcp_reads_them() {
+        let members = [
+            r#""jsonrpc":"2.0""#,
+            r#""jsonrpc":"1.0""#,
+            r#""id":1"#,
+            r#""id":"s""#,
+            r#""id":null"#,
+            r#""id":2.0"#,
+            r#""method":"tools/call""#,
+            r#""method":"ping""#,
+            r#""method":"tools\/call""#,
+            r#""params":{"name":"n"}"#,
+            r#""params":{"name":"n","arguments":{"k":1}}"#,
+            r#""params":{}"#,
+            r#""params":{"name":"n","_meta":{"progressToken":"t"}}"#,
+            r#""params":{"_meta":{"progressToken":1}}"#,
+            r#""result":{}"#,
+            r#""error":{"code":1,"message":"m"}"#,
+            r#""result":null"#,
+            r#""x":[1,"tools/call"]"#,
+            r#""_meta":{}"#,
+        ];
+        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..30_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let mut pick = state;
+            let count = 1 + (pick % 6) as usize;
+            pick /= 6;
+            let chosen: Vec<&str> = (0..count)
+                .map(|_| {
+                    let member = members[(pick % members.len() as u64) as usize];
+                    pick /= members.len() as u64;
+                    member
+                })
+                .collect();
+            agree(&format!("{{{}}}", chosen.join(",")));
         }
     }
 }

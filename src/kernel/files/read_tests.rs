@@ -1,0 +1,157 @@
+//! Tests of `read`: numbering, windows, caps, and lines cut by the reader's buffer.
+
+use super::*;
+
+fn read(content: &[u8], opts: ReadOptions) -> Result<ReadOutput, KernelError> {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("f.txt");
+    std::fs::write(&p, content).unwrap();
+    read_numbered(&Place::of_path(&p).unwrap(), "f.txt", opts)
+}
+
+#[test]
+fn numbers_lines_and_hashes_the_whole_file() {
+    let out = read(b"alpha\r\nbeta\ngamma", ReadOptions::default()).unwrap();
+    assert_eq!(out.content, "     1\talpha\n     2\tbeta\n     3\tgamma");
+    assert_eq!((out.total_lines, out.start_line, out.end_line, out.truncated), (3, 1, 3, false));
+    assert_eq!(out.sha256, format!("{:x}", Sha256::digest(b"alpha\r\nbeta\ngamma")));
+}
+
+#[test]
+fn offset_and_limit_select_a_window() {
+    let text: String = (1..=10).map(|i| format!("l{i}\n")).collect();
+    let out = read(text.as_bytes(), ReadOptions { offset: Some(4), limit: Some(3) }).unwrap();
+    assert_eq!(out.content, "     4\tl4\n     5\tl5\n     6\tl6");
+    assert_eq!((out.total_lines, out.start_line, out.end_line, out.truncated), (10, 4, 6, true));
+    let past = read(text.as_bytes(), ReadOptions { offset: Some(11), limit: None });
+    assert!(matches!(past, Err(KernelError::InvalidArgs { .. })));
+}
+
+#[test]
+fn line_numbers_are_right_aligned_in_six_columns_and_grow_past_them() {
+    for n in [1, 9, 10, 99_999, 999_999, 1_000_000, 1_234_567_890] {
+        let mut content = String::new();
+        push_line_number(&mut content, n);
+        assert_eq!(content, format!("{n:>6}\t"));
+    }
+}
+
+#[test]
+fn empty_file_has_no_lines() {
+    let out = read(b"", ReadOptions::default()).unwrap();
+    assert_eq!((out.content.as_str(), out.total_lines, out.end_line), ("", 0, 0));
+}
+
+#[test]
+fn long_lines_are_cut_visibly() {
+    let long = "é".repeat(MAX_LINE_CHARS + 5);
+    let out = read(long.as_bytes(), ReadOptions::default()).unwrap();
+    assert!(out.content.ends_with(&format!(" … [line cut: {} chars in all]", MAX_LINE_CHARS + 5)));
+    assert!(out.truncated);
+}
+
+#[test]
+fn binary_content_is_refused() {
+    assert!(matches!(read(b"abc\0def", ReadOptions::default()), Err(KernelError::BinaryFile { .. })));
+    assert!(matches!(read(b"abc\xff\xfe", ReadOptions::default()), Err(KernelError::BinaryFile { .. })));
+    let mut cut = vec![b'a'; SNIFF_BYTES - 1];
+    cut.extend_from_slice("é".as_bytes());
+    assert!(read(&cut, ReadOptions::default()).is_ok());
+}
+
+#[test]
+fn directories_and_missing_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = read_numbered(&Place::of_path(dir.path()).unwrap(), "d", ReadOptions::default()).unwrap_err();
+    assert!(matches!(err, KernelError::NotAFile { kind: "directory", .. }));
+    let err =
+        read_numbered(&Place::of_path(&dir.path().join("nope")).unwrap(), "nope", ReadOptions::default()).unwrap_err();
+    assert!(matches!(err, KernelError::FileNotFound { .. }));
+}
+
+#[test]
+fn lines_cut_by_the_end_of_a_buffer_read_whole() {
+    // Lines of every length around the reader's 64 KiB buffer, one longer than it, CRLF
+    // and a last line without its newline: the same lines and hash as reading it whole.
+    let mut text = String::new();
+    for i in 0..3000 {
+        text.push_str(&"x".repeat(i % 97));
+        text.push_str(if i % 5 == 0 { "\r\n" } else { "\n" });
+    }
+    text.push_str(&"y".repeat(70 * 1024));
+    text.push_str("\nlast é");
+    let out = read(text.as_bytes(), ReadOptions { offset: Some(1), limit: Some(1_000_000) }).unwrap();
+    let expected: Vec<String> = text
+        .split('\n')
+        .enumerate()
+        .map(|(i, line)| {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            let mut numbered = String::new();
+            push_line_number(&mut numbered, i + 1);
+            match line.char_indices().nth(MAX_LINE_CHARS) {
+                None => numbered + line,
+                Some((cut, _)) => format!("{numbered}{} … [line cut: {} chars in all]", &line[..cut], line.len()),
+            }
+        })
+        .collect();
+    assert_eq!(out.content, expected.join("\n"));
+    assert_eq!(out.total_lines, 3002);
+    assert_eq!(out.sha256, format!("{:x}", Sha256::digest(text.as_bytes())));
+}
+
+/// The end of the reader's 64 KiB buffer falling at every byte of a CRLF, of a 2- and a
+/// 4-byte character, of a byte that is not UTF-8 (past the sniffed head), of an empty line
+/// and of a file's last line: the lines and hash are those of the file split whole.
+#[test]
+fn a_buffer_end_inside_any_sequence_reads_as_the_file_split_whole() {
+    let specials: [&[u8]; 6] = [b"\r\n", "\u{e9}".as_bytes(), "\u{1f980}".as_bytes(), b"\xff\xfe", b"\n\n", b""];
+    for special in specials {
+        for end in 65_530..65_542 {
+            let mut text = b"x\n".repeat(10_000);
+            text.resize(end - 2, b'y');
+            text.extend_from_slice(special);
+            text.extend_from_slice("z\u{1f980}\r\n".repeat(3).as_bytes());
+            text.extend_from_slice(b"last");
+            let opts = ReadOptions { offset: Some(9_990), limit: Some(50) };
+            let mut whole = NumberedLines::new(9_990, 50);
+            for line in text.split_inclusive(|byte| *byte == b'\n') {
+                whole.push(line);
+            }
+            let expected = whole.finish("f.txt", format!("{:x}", Sha256::digest(&text)));
+            assert_eq!(read(&text, opts).unwrap(), expected, "{special:?} ending at {end}");
+        }
+    }
+}
+
+/// A reader standing for a file that keeps growing while it is read (a program of a call
+/// running beside this one still writing it): `pattern` over and over, `stop` bytes in all.
+struct Growing {
+    pattern: &'static [u8],
+    given: u64,
+    stop: u64,
+}
+
+impl Read for Growing {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min((self.stop - self.given) as usize);
+        for (i, byte) in buf[..n].iter_mut().enumerate() {
+            *byte = self.pattern[(self.given as usize + i) % self.pattern.len()];
+        }
+        self.given += n as u64;
+        Ok(n)
+    }
+}
+
+/// Its size was checked against the cap when it was opened; it is read no further than the
+/// cap either, whole lines or one line that never ends: TOO_LARGE, and no more than the cap
+/// read (nor held for the line).
+#[test]
+fn a_file_growing_past_the_cap_while_it_is_read_is_too_large() {
+    let max = 1 << 20;
+    for pattern in [&b"x"[..], b"line\n"] {
+        let mut growing = Growing { pattern, given: 0, stop: 8 * max };
+        let err = number_lines(&mut growing, "f.txt", 1, DEFAULT_LIMIT, max).unwrap_err();
+        assert!(matches!(err, KernelError::TooLarge { limit, .. } if limit == max), "{err:?}");
+        assert!(growing.given <= max + 1, "read {} bytes of a file capped at {max}", growing.given);
+    }
+}
