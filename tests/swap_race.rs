@@ -74,14 +74,13 @@ fn a_folder_swapped_for_a_link_never_lets_a_write_out() {
     );
 }
 
-/// The workspace itself renamed and its name made a link to another folder while rein runs (a
-/// person moving the project; an agent's programs may not write the workspace's parent).
-/// Paths inside still resolve from the workspace's real path taken at start, so they still
-/// class as the workspace; every file operation goes through the folder held open since then
-/// — the moved workspace — and nothing is read from or lands in the link's target, protected
-/// names stay protected.
+/// The workspace's folder is moved while rein runs and a link to another folder takes its
+/// name (a person's `mv app app2; ln -s other app`). Paths then resolve from `/` again, as the
+/// programs rein starts (which go by names) would see them: everything under the old name is
+/// outside the workspace, so each operation is refused with the grant a person could give,
+/// and nothing is read from or lands in either folder.
 #[test]
-fn a_workspace_whose_name_becomes_a_link_keeps_every_file_operation_in_the_folder_held_open() {
+fn a_workspace_whose_name_becomes_a_link_is_left_alone_and_so_is_the_link_s_target() {
     let ws = Workspace::new();
     ws.file("a.txt", "held\n");
     let kernel = Kernel::new(&ws.ws, &ws.home).unwrap();
@@ -92,21 +91,25 @@ fn a_workspace_whose_name_becomes_a_link_keeps_every_file_operation_in_the_folde
     std::os::unix::fs::symlink(&target, &ws.ws).unwrap();
 
     let call = Call::new();
-    let read = kernel.read(&call, "a.txt", Default::default()).unwrap();
-    assert!(read.content.contains("held"), "read from the held workspace: {}", read.content);
-    kernel.write(&call, "new.txt", b"new\n", None).unwrap();
+    let outside = |failure: rein::Failure| {
+        assert_eq!(failure.code.as_str(), "APPROVAL_REQUIRED", "{failure:?}");
+        assert_eq!(failure.details["class"], "outside", "{failure:?}");
+    };
+    outside(kernel.read(&call, "a.txt", Default::default()).unwrap_err().into());
+    outside(kernel.write(&call, "new.txt", b"new\n", None).unwrap_err().into());
     let edit = Edit { old_string: "held".into(), new_string: "edited".into(), replace_all: false };
-    kernel.edit(&call, "a.txt", edit, &EditOptions::default()).unwrap();
-    let protected = kernel.write(&call, ".git/config", b"[core]\n", None).unwrap_err();
-    let protected = rein::Failure::from(protected);
-    assert_eq!(protected.details["class"], "protected", "{protected:?}");
+    outside(kernel.edit(&call, "a.txt", edit, &EditOptions::default()).unwrap_err().into());
+    outside(kernel.write(&call, ".git/config", b"[core]\n", None).unwrap_err().into());
 
-    assert_eq!(std::fs::read_to_string(moved.join("new.txt")).unwrap(), "new\n");
-    assert_eq!(std::fs::read_to_string(moved.join("a.txt")).unwrap(), "edited\n");
-    let mut in_target: Vec<String> =
-        std::fs::read_dir(&target).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    in_target.sort();
-    assert_eq!(in_target, [".git", "a.txt"], "nothing landed in the link's target");
+    let names = |dir: &std::path::Path| {
+        let mut names: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(&target), [".git", "a.txt"], "nothing landed in the link's target");
     assert_eq!(std::fs::read_to_string(target.join("a.txt")).unwrap(), "target\n");
     assert_eq!(std::fs::read_dir(target.join(".git")).unwrap().count(), 0);
+    assert!(!moved.join("new.txt").exists(), "nothing landed in the moved workspace");
+    assert_eq!(std::fs::read_to_string(moved.join("a.txt")).unwrap(), "held\n");
 }

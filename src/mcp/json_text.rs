@@ -9,7 +9,13 @@ use serde_json::Value;
 
 /// `value` as compact JSON (the same bytes as `serde_json::to_string`).
 pub fn compact(value: &Value) -> String {
-    sonic_rs::to_string(value).unwrap_or_default()
+    let mut text = sonic_rs::to_string(value).unwrap_or_default();
+    // sonic-rs makes room for six bytes per byte of every string it escapes: a result held
+    // until it is sent (thousands of them, pipelined) keeps only what it uses.
+    if text.capacity() > text.len() + text.len() / 2 + 1024 {
+        text.shrink_to_fit();
+    }
+    text
 }
 
 /// `message` as one line of compact JSON at the end of `out`; on an error (a map with a key
@@ -64,6 +70,13 @@ mod tests {
         let bad: std::collections::HashMap<(u8, u8), u8> = [((1, 2), 3)].into();
         assert!(append_line(&mut out, &bad).is_err());
         assert!(out.ends_with(b"}\n"), "nothing half-written is left");
+    }
+
+    #[test]
+    fn a_result_text_keeps_only_the_room_it_uses() {
+        let content: String = (1..=2000).map(|i| format!("{i:>6}\tline \"{i}\"\n")).collect();
+        let text = compact(&json!({"content": content}));
+        assert!(text.capacity() <= text.len() + text.len() / 2 + 1024, "{} for {}", text.capacity(), text.len());
     }
 
     #[test]

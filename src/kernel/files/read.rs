@@ -108,6 +108,21 @@ const READ_IN_PIECES: &str = "Read it in pieces with offset and limit (for examp
 const GREW_WHILE_READ: &str = "It grew past the limit while it was read (is a program still writing it?): read it \
      in pieces with offset and limit, or once it is written.";
 
+/// The reader's next bytes (empty at the end), reading again when a signal interrupted the
+/// read, as `read_until` did.
+fn next_bytes<R: Read>(reader: &mut BufReader<R>) -> std::io::Result<&[u8]> {
+    loop {
+        match reader.fill_buf() {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+            Ok([]) => return Ok(&[]),
+            Ok(_) => break,
+        }
+    }
+    // Buffered now: this returns it without reading.
+    reader.fill_buf()
+}
+
 /// The numbered lines `offset..offset + limit` of `source`, read a buffer at a time, and the
 /// sha256 of all of it. A file that grows past `max` while it is read (its size was checked
 /// when it was opened) is TOO_LARGE: no more than `max` bytes are read, nor held for a line.
@@ -119,14 +134,14 @@ fn number_lines(
     max: u64,
 ) -> Result<ReadOutput, KernelError> {
     let mut reader = BufReader::with_capacity(64 * 1024, source.take(max.saturating_add(1)));
-    check_text(reader.fill_buf().map_err(|e| KernelError::io("read", display, e))?, display)?;
+    check_text(next_bytes(&mut reader).map_err(|e| KernelError::io("read", display, e))?, display)?;
     let mut numbered = NumberedLines::new(offset, limit);
     let mut hasher = Sha256::new();
     // Lines are taken from the reader's buffer where they lie (hashed a buffer at a time);
     // only a line cut by the end of a buffer is copied, to be joined with its rest.
     let mut cut_line = Vec::new();
     loop {
-        let buffer = reader.fill_buf().map_err(|e| KernelError::io("read", display, e))?;
+        let buffer = next_bytes(&mut reader).map_err(|e| KernelError::io("read", display, e))?;
         if buffer.is_empty() {
             break;
         }

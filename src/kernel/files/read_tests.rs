@@ -155,3 +155,31 @@ fn a_file_growing_past_the_cap_while_it_is_read_is_too_large() {
         assert!(growing.given <= max + 1, "read {} bytes of a file capped at {max}", growing.given);
     }
 }
+
+/// A source whose every other read is interrupted by a signal, as a read of a network file
+/// system can be.
+struct Interrupted<'a> {
+    bytes: &'a [u8],
+    next_fails: bool,
+}
+
+impl Read for Interrupted<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.next_fails = !self.next_fails;
+        if !self.next_fails {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        let n = buf.len().min(self.bytes.len()).min(5);
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_read_interrupted_by_a_signal_is_read_again() {
+    let text = b"alpha\nbeta\ngamma delta\n";
+    let out = number_lines(Interrupted { bytes: text, next_fails: true }, "f.txt", 1, 10, 1000).unwrap();
+    assert_eq!(out.content, "     1\talpha\n     2\tbeta\n     3\tgamma delta");
+    assert_eq!(out.sha256, format!("{:x}", Sha256::digest(text)));
+}

@@ -116,6 +116,9 @@ impl ResolvedPath {
 pub struct Scope {
     workspace: PathBuf,
     home: PathBuf,
+    /// Which folder the workspace's path named when the scope was built.
+    #[cfg(not(windows))]
+    held: unix::Identity,
 }
 
 impl Scope {
@@ -127,7 +130,14 @@ impl Scope {
             return Err(ScopeError::WorkspaceNotADirectory { path: workspace.display().to_string() });
         }
         let home = os::absolute_home(home)?;
-        Ok(Scope { workspace, home })
+        #[cfg(not(windows))]
+        let held = unix::Identity::of(&workspace);
+        Ok(Scope {
+            workspace,
+            home,
+            #[cfg(not(windows))]
+            held,
+        })
     }
 
     pub fn workspace(&self) -> &Path {
@@ -152,7 +162,10 @@ impl Scope {
                 control: crate::visible::line(&control.to_string()).into_owned(),
             });
         }
-        os::resolve(&self.workspace, &self.home, requested)
+        #[cfg(not(windows))]
+        return os::resolve(&self.workspace, &self.held, &self.home, requested);
+        #[cfg(windows)]
+        return os::resolve(&self.workspace, &self.home, requested);
     }
 
     /// How `real` is shown to callers: relative to the workspace when inside it.

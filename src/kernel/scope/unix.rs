@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::ffi::OsString;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
 use super::protected::{self, same_name};
@@ -13,14 +14,32 @@ use super::{PathClass, ResolvedPath, ScopeError};
 /// Symlink hops allowed while resolving one path (the same bound as Linux's ELOOP).
 const MAX_SYMLINK_HOPS: usize = 40;
 
-/// Resolves `requested` against `workspace` (relative paths start there) and classifies it.
-pub fn resolve(workspace: &Path, home: &Path, requested: &str) -> Result<ResolvedPath, ScopeError> {
+/// The folder a path named (device and inode), to tell whether it still names it.
+#[derive(Debug, Clone)]
+pub struct Identity(Option<(u64, u64)>);
+
+impl Identity {
+    pub fn of(path: &Path) -> Identity {
+        Identity(std::fs::metadata(path).ok().map(|meta| (meta.dev(), meta.ino())))
+    }
+
+    /// Whether `path` (links followed) is still the folder it was.
+    fn still_named_by(&self, path: &Path) -> bool {
+        self.0.is_some() && Identity::of(path).0 == self.0
+    }
+}
+
+/// Resolves `requested` against `workspace` (relative paths start there) and classifies it;
+/// `held` is the folder the workspace's path named when the scope was built.
+pub fn resolve(workspace: &Path, held: &Identity, home: &Path, requested: &str) -> Result<ResolvedPath, ScopeError> {
     let lexical = normalize_lexically(&absolute(Path::new(requested), workspace));
-    // The workspace was made real when the scope was built, and every file operation goes
-    // through the directory held open since then: its own parts are not looked at again.
+    // The workspace was made real when the scope was built: while its path still names that
+    // folder (one stat, where following every part from `/` took one per part), its own parts
+    // are not looked at again. Once it names another (the folder moved, a link in its place),
+    // every part is followed from `/` again, as programs, which go by names, would see it.
     let real = match lexical.strip_prefix(workspace) {
-        Ok(rest) => resolve_real_from(workspace, rest, &lexical)?,
-        Err(_) => resolve_real(&lexical)?,
+        Ok(rest) if held.still_named_by(workspace) => resolve_real_from(workspace, rest, &lexical)?,
+        _ => resolve_real(&lexical)?,
     };
     let class = classify(workspace, home, &real);
     Ok(ResolvedPath { requested: requested.to_string(), real, class })
@@ -324,14 +343,14 @@ mod tests {
         symlink("../a.txt", ws.join("sub/back")).unwrap();
         symlink("loop", ws.join("loop")).unwrap();
 
-        let at = |requested: &str| resolve(&ws, &home, requested).unwrap();
+        let at = |requested: &str| resolve(&ws, &Identity::of(&ws), &home, requested).unwrap();
         assert_eq!((at("a.txt").real, at("a.txt").class), (ws.join("a.txt"), PathClass::Workspace));
         assert_eq!((at("abs/x").real, at("abs/x").class), (other.join("x"), PathClass::Outside));
         assert_eq!((at("up/x").real, at("up/x").class), (other.join("x"), PathClass::Outside));
         assert_eq!(at("sub/back").real, ws.join("a.txt"));
         assert_eq!(at("sub/../../other/x").real, other.join("x"));
         assert_eq!(at(ws.join("abs").to_str().unwrap()).real, other);
-        assert!(matches!(resolve(&ws, &home, "loop"), Err(ScopeError::LinkLoop { .. })));
+        assert!(matches!(resolve(&ws, &Identity::of(&ws), &home, "loop"), Err(ScopeError::LinkLoop { .. })));
     }
 }
 

@@ -88,7 +88,7 @@ fn resolving_from_the_workspace_gives_what_resolving_from_the_root_gives() {
         }
         let from_root = resolve_real(&normalize_lexically(&absolute(Path::new(&requested), &ws)))
             .map(|real| (classify(&ws, &home, &real), real));
-        match (resolve(&ws, &home, &requested), from_root) {
+        match (resolve(&ws, &Identity::of(&ws), &home, &requested), from_root) {
             (Ok(resolved), Ok(expected)) => assert_eq!((resolved.class, resolved.real), expected, "{requested}"),
             (Err(ScopeError::LinkLoop { .. }), Err(ScopeError::LinkLoop { .. })) => {}
             (resolved, expected) => panic!("{requested}: {resolved:?} against {expected:?} from /"),

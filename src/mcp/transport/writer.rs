@@ -42,7 +42,7 @@ impl Writer {
                     tracing::debug!("cannot write to the client: {e}");
                     break;
                 }
-                batch.clear();
+                keep_small(&mut batch);
                 if end {
                     break;
                 }
@@ -64,7 +64,7 @@ impl Writer {
                     tracing::debug!("cannot write to the client: {e}");
                     break;
                 }
-                batch.clear();
+                keep_small(&mut batch);
                 if end {
                     break;
                 }
@@ -77,6 +77,15 @@ impl Writer {
     /// Waits until everything queued is written (or the writer could not go on).
     pub(super) async fn finished(self) {
         let _ = self.done.await;
+    }
+}
+
+/// Empties `batch` for the next write, letting go of the room one large message took (a
+/// batch is kept for the whole session).
+fn keep_small(batch: &mut Vec<u8>) {
+    batch.clear();
+    if batch.capacity() > 4 * WRITE_BATCH {
+        *batch = Vec::with_capacity(WRITE_BATCH);
     }
 }
 
