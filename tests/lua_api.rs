@@ -216,3 +216,33 @@ fn nulls_inside_arrays_survive_encoding_and_results() {
     let out = host.call("nulls", json!({})).unwrap();
     assert_eq!(out, json!({"text": "[1,null,3]", "v": [1, null, 3], "empty": []}));
 }
+
+#[test]
+fn a_read_reaches_scripts_as_a_plain_table_of_its_seven_fields() {
+    // What the generic conversion of a kernel result makes (a struct: a table without a
+    // metatable; counts as integers), which rein.fs.read builds in one call of its own.
+    let (_d, host) = host_of(
+        &[tool(
+            "probe",
+            "local t = rein.fs.read('a.txt', { offset = 2, limit = 1 })\n\
+             local kinds = {}\n\
+             for k, v in pairs(t) do kinds[k] = math.type(v) or type(v) end\n\
+             return { kinds = kinds, metatable = getmetatable(t) == nil, read = t }",
+        )],
+        &[("a.txt", "one\ntwo\nthree\n")],
+    );
+    let out = host.call("probe", json!({})).unwrap();
+    assert_eq!(
+        out["kinds"],
+        json!({"path": "string", "content": "string", "total_lines": "integer", "start_line": "integer",
+               "end_line": "integer", "truncated": "boolean", "sha256": "string"})
+    );
+    assert_eq!(out["metatable"], true);
+    assert_eq!(out["read"]["sha256"].as_str().map(str::len), Some(64));
+    assert_eq!(out["read"]["content"], "     2\ttwo");
+    assert_eq!((out["read"]["total_lines"].clone(), out["read"]["start_line"].clone()), (json!(3), json!(2)));
+    assert_eq!((out["read"]["end_line"].clone(), out["read"]["truncated"].clone()), (json!(2), json!(true)));
+    assert_eq!(out["read"]["path"], "a.txt");
+    let direct = host.call("read_file", json!({"path": "a.txt", "offset": 2, "limit": 1})).unwrap();
+    assert_eq!(out["read"], direct, "the tool returns what rein.fs.read gave");
+}

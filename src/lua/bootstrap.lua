@@ -202,6 +202,20 @@ function helpers.run(f, ...)
   return raw_xpcall(f, to_failure, ...)
 end
 
+-- `rein.fs.read`'s result, the kernel's fields as a table: built here in one call, where each
+-- field set from Rust was a protected call of its own (read_file is the call agents make most).
+function helpers.read_output(path, content, total_lines, start_line, end_line, truncated, sha256)
+  return {
+    path = path,
+    content = content,
+    total_lines = total_lines,
+    start_line = start_line,
+    end_line = end_line,
+    truncated = truncated,
+    sha256 = sha256,
+  }
+end
+
 -- Makes the globals read-only, once `rein`, `require` and `print` are in: their entries move
 -- into a sealed copy the globals table only reads through. The string metatable stays the
 -- engine's own (methods on strings keep working) but scripts can no longer reach it.

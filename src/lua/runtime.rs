@@ -62,7 +62,7 @@ impl Runtime {
             .map_err(|e| internal("run the bootstrap", e))?;
         let read = |name: &str| helpers.get::<Function>(name).map_err(|e| internal("read the bootstrap", e));
         let seal_globals = read("seal_globals")?;
-        lua.set_app_data(Helpers { run: read("run")?, raising: read("raising")? });
+        lua.set_app_data(Helpers { run: read("run")?, raising: read("raising")?, read_output: read("read_output")? });
         let rein = api::install(&lua).map_err(|e| internal("build the rein namespace", e))?;
         let raising = crate::lua::state::helpers(&lua).raising.clone();
         native::install::install(&lua, &rein, &raising, natives).map_err(|e| internal("add the native modules", e))?;

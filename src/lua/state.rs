@@ -36,6 +36,7 @@ pub struct ToolTable(pub std::collections::HashMap<String, CallableTool>);
 pub struct Helpers {
     pub run: Function,
     pub raising: Function,
+    pub read_output: Function,
 }
 
 pub(crate) fn host(lua: &Lua) -> mlua::AppDataRef<'_, HostData> {

@@ -1,12 +1,12 @@
 //! `rein.fs`: file access, every call checked by the kernel for the call it belongs to.
 
-use mlua::{IntoLuaMulti, Lua, MultiValue, Value};
+use mlua::{IntoLuaMulti, Lua, MultiValue, Table, Value};
 use serde::Deserialize;
 
 use super::declare::{Area, Class, Field, Home, Make, Native, Param, Returns};
 use super::{options, outcome, take_field};
 use crate::error::{Code, Failure};
-use crate::kernel::{Edit, EditOptions, ListOptions, ReadOptions};
+use crate::kernel::{Edit, EditOptions, ListOptions, ReadOptions, ReadOutput};
 use crate::lua::{current_call, state};
 
 const PATH: Param = Param { name: "path", ty: "string", doc: "relative to the workspace root, or absolute" };
@@ -302,7 +302,18 @@ fn read(lua: &Lua, (path, opts): (String, Value)) -> mlua::Result<MultiValue> {
         let opts = ReadOptions { offset: o.offset, limit: o.limit };
         Ok(state::kernel(lua).read(&current_call::get()?, &path, opts)?)
     });
-    outcome(lua, result)
+    match result {
+        Ok(out) => (true, read_output_table(lua, out)?).into_lua_multi(lua),
+        Err(failure) => outcome::<()>(lua, Err(failure)),
+    }
+}
+
+/// A read's result as the table [`outcome`] would make of it (a test holds them equal), built
+/// by the bootstrap's constructor in one call.
+fn read_output_table(lua: &Lua, out: ReadOutput) -> mlua::Result<Table> {
+    let ReadOutput { path, content, total_lines, start_line, end_line, truncated, sha256 } = out;
+    let make = &crate::lua::state::helpers(lua).read_output;
+    make.call((path, content, total_lines, start_line, end_line, truncated, sha256))
 }
 
 fn read_text(lua: &Lua, path: String) -> mlua::Result<MultiValue> {
