@@ -135,3 +135,57 @@ fn a_burst_of_quick_calls_builds_no_more_states_than_the_machine_has_cores() {
         states.len()
     );
 }
+
+#[test]
+fn a_call_past_the_cores_waits_20_ms_of_real_time_under_an_embedders_paused_tokio_clock() {
+    // An embedder's test runtime with tokio's clock paused and moved on an hour: a call that
+    // finds every state held by a sleeping call waits SPARE_AFTER by the real clock, then
+    // has a state built, rather than an hour of the pool's clock.
+    let ws = Workspace::new();
+    ws.file(
+        "tools/hold.lua",
+        "return { name = 'hold', description = 'holds its state 30 s', run = function()\n\
+         rein.fs.write('started-' .. (tostring({}):gsub('%W', '')), 'x')\nrein.sleep(30000)\nreturn {} end }",
+    );
+    ws.file("notes.txt", "one\n");
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    std::fs::create_dir_all(&ws.home).unwrap();
+    std::fs::write(ws.home.join("config.toml"), format!("[lua]\nstates = {}\n", cores + 1)).unwrap();
+    let host = host(&ws, Limits { wall_time: Duration::from_secs(600), ..Limits::default() });
+    let token = rein::CancellationToken::new();
+    let guard = token.clone();
+    // The bound of the test: the holders end (CANCELLED) after 20 s whatever happens.
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(20));
+        guard.cancel();
+    });
+    let started = || {
+        std::fs::read_dir(&ws.ws)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("started-"))
+            .count()
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap();
+    let (holders, read, late) = runtime.block_on(async {
+        tokio::time::advance(Duration::from_secs(3600)).await;
+        let holders = futures::future::join_all(
+            (0..cores).map(|_| host.call_with(host.new_call().with_cancel(token.clone()), "hold", json!({}))),
+        );
+        let quick = async {
+            while started() < cores {
+                tokio::task::yield_now().await;
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let read = host.call_async("read_file", json!({"path": "notes.txt"})).await;
+            let late = token.is_cancelled();
+            token.cancel();
+            (read, late)
+        };
+        let (holders, (read, late)) = futures::join!(holders, quick);
+        (holders, read, late)
+    });
+    assert_eq!(read.expect("the read succeeds")["total_lines"], 1);
+    assert!(!late, "the read was answered only once the {cores} holding calls were cancelled 20 s on: it waited on tokio's paused clock, an hour ahead of the pool's");
+    assert!(holders.iter().all(|h| h.as_ref().is_err_and(|f| f.code.as_str() == "CANCELLED")), "{holders:?}");
+}

@@ -1,19 +1,24 @@
 //! A clock a lease can wait on whatever polls it: an embedder's `call_async` may run on a
 //! runtime without timers, or on no tokio runtime at all. The sleeps belong to a runtime with
-//! timers of its own, kept turning by one thread that does nothing else.
+//! timers of its own, kept turning by one thread that does nothing else. The deadline is read
+//! from that runtime's clock too: an embedder's test runtime may have paused tokio's clock and
+//! moved it on an hour (`start_paused`, `advance`), and a deadline read there would be an hour
+//! away on this one.
 
 use std::sync::OnceLock;
 
+use std::time::Duration;
 use tokio::runtime::{Builder, Handle};
-use tokio::time::{Instant, Sleep};
+
+use tokio::time::Sleep;
 
 static CLOCK: OnceLock<Option<Handle>> = OnceLock::new();
 
-/// A sleep until `deadline`; `None` if the clock's thread could not be started.
-pub(super) fn sleep_until(deadline: Instant) -> Option<Sleep> {
+/// A sleep of `duration` from now; `None` if the clock's thread could not be started.
+pub(super) fn sleep(duration: Duration) -> Option<Sleep> {
     let clock = CLOCK.get_or_init(start).as_ref()?;
     let _inside = clock.enter();
-    Some(tokio::time::sleep_until(deadline))
+    Some(tokio::time::sleep(duration))
 }
 
 fn start() -> Option<Handle> {
@@ -48,14 +53,14 @@ mod tests {
     #[test]
     fn its_sleeps_end_under_any_executor() {
         let started = std::time::Instant::now();
-        let sleep = super::sleep_until(tokio::time::Instant::now() + Duration::from_millis(30)).expect("a clock");
+        let sleep = super::sleep(Duration::from_millis(30)).expect("a clock");
         // Not a tokio runtime: the clock's own thread wakes it.
         futures::executor::block_on(sleep);
         assert!(started.elapsed() >= Duration::from_millis(30));
         // A tokio runtime without timers.
         let runtime = Builder::new_current_thread().build().unwrap();
         runtime.block_on(async {
-            super::sleep_until(tokio::time::Instant::now() + Duration::from_millis(10)).unwrap().await;
+            super::sleep(Duration::from_millis(10)).unwrap().await;
         });
     }
 }

@@ -107,7 +107,7 @@ impl Pool {
         if running <= shared.at_once {
             return Ok(shared.take_idle());
         }
-        let Some(spare) = clock::sleep_until(tokio::time::Instant::now() + SPARE_AFTER) else {
+        let Some(spare) = clock::sleep(SPARE_AFTER) else {
             return Ok(shared.take_idle());
         };
         tokio::pin!(spare);
