@@ -136,11 +136,8 @@ fn a_burst_of_quick_calls_builds_no_more_states_than_the_machine_has_cores() {
     );
 }
 
-#[test]
-fn a_call_past_the_cores_waits_20_ms_of_real_time_under_an_embedders_paused_tokio_clock() {
-    // An embedder's test runtime with tokio's clock paused and moved on an hour: a call that
-    // finds every state held by a sleeping call waits SPARE_AFTER by the real clock, then
-    // has a state built, rather than an hour of the pool's clock.
+/// A host with one state more than the machine has cores, and a tool that holds its state 30 s.
+fn past_the_cores() -> (Workspace, Host, usize) {
     let ws = Workspace::new();
     ws.file(
         "tools/hold.lua",
@@ -152,40 +149,73 @@ fn a_call_past_the_cores_waits_20_ms_of_real_time_under_an_embedders_paused_toki
     std::fs::create_dir_all(&ws.home).unwrap();
     std::fs::write(ws.home.join("config.toml"), format!("[lua]\nstates = {}\n", cores + 1)).unwrap();
     let host = host(&ws, Limits { wall_time: Duration::from_secs(600), ..Limits::default() });
+    (ws, host, cores)
+}
+
+/// One holding call per core, then a read once they all hold their states; the holders are
+/// cancelled once the read is answered, or 20 s on whatever happens (the test's bound).
+/// Asserts that the read was answered before that bound.
+async fn read_beside_holders(ws: &Workspace, host: &Host, cores: usize) {
     let token = rein::CancellationToken::new();
-    let guard = token.clone();
-    // The bound of the test: the holders end (CANCELLED) after 20 s whatever happens.
+    let bound = token.clone();
     std::thread::spawn(move || {
         std::thread::sleep(Duration::from_secs(20));
-        guard.cancel();
+        bound.cancel();
     });
     let started = || {
-        std::fs::read_dir(&ws.ws)
-            .unwrap()
-            .flatten()
-            .filter(|e| e.file_name().to_string_lossy().starts_with("started-"))
-            .count()
+        let entries = std::fs::read_dir(&ws.ws).unwrap().flatten();
+        entries.filter(|e| e.file_name().to_string_lossy().starts_with("started-")).count()
     };
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap();
-    let (holders, read, late) = runtime.block_on(async {
-        tokio::time::advance(Duration::from_secs(3600)).await;
-        let holders = futures::future::join_all(
-            (0..cores).map(|_| host.call_with(host.new_call().with_cancel(token.clone()), "hold", json!({}))),
-        );
-        let quick = async {
-            while started() < cores {
-                tokio::task::yield_now().await;
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            let read = host.call_async("read_file", json!({"path": "notes.txt"})).await;
-            let late = token.is_cancelled();
-            token.cancel();
-            (read, late)
-        };
-        let (holders, (read, late)) = futures::join!(holders, quick);
-        (holders, read, late)
-    });
+    let holders = futures::future::join_all(
+        (0..cores).map(|_| host.call_with(host.new_call().with_cancel(token.clone()), "hold", json!({}))),
+    );
+    let quick = async {
+        while started() < cores {
+            yield_now().await;
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let read = host.call_async("read_file", json!({"path": "notes.txt"})).await;
+        let late = token.is_cancelled();
+        token.cancel();
+        (read, late)
+    };
+    let (holders, (read, late)) = futures::join!(holders, quick);
     assert_eq!(read.expect("the read succeeds")["total_lines"], 1);
-    assert!(!late, "the read was answered only once the {cores} holding calls were cancelled 20 s on: it waited on tokio's paused clock, an hour ahead of the pool's");
+    assert!(!late, "the read was answered only once the {cores} holding calls were cancelled 20 s on");
     assert!(holders.iter().all(|h| h.as_ref().is_err_and(|f| f.code.as_str() == "CANCELLED")), "{holders:?}");
+}
+
+/// Lets the other futures of a `join!` run, under any executor (woken again at once).
+async fn yield_now() {
+    let mut yielded = false;
+    futures::future::poll_fn(|cx| {
+        if yielded {
+            return std::task::Poll::Ready(());
+        }
+        yielded = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    })
+    .await;
+}
+
+#[test]
+fn a_call_past_the_cores_waits_20_ms_of_real_time_under_an_embedders_paused_tokio_clock() {
+    // An embedder's test runtime with tokio's clock paused and moved on an hour: a call that
+    // finds every state held by a sleeping call waits SPARE_AFTER by the real clock, then
+    // has a state built, rather than an hour of the pool's clock.
+    let (ws, host, cores) = past_the_cores();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap();
+    runtime.block_on(async {
+        tokio::time::advance(Duration::from_secs(3600)).await;
+        read_beside_holders(&ws, &host, cores).await;
+    });
+}
+
+#[test]
+fn a_call_past_the_cores_is_served_under_an_executor_that_is_not_tokio() {
+    // `futures::executor::block_on` has no timers and no reactor: the holders' leases, the
+    // read's 20 ms wait and the state built for it go on without them.
+    let (ws, host, cores) = past_the_cores();
+    futures::executor::block_on(read_beside_holders(&ws, &host, cores));
 }
