@@ -1,7 +1,8 @@
 //! Calls run side by side, each on a Lua state of its own: a recipe waiting on a long step
 //! holds one state while other calls are served on the others; no more calls run at once than
 //! there are states (home config `[lua] states`, default 4); and no call's budget is shared
-//! with another's.
+//! with another's. A call past as many as the machine has cores waits its 20 ms for a state
+//! by real time, whatever executor polls it (a paused tokio clock, no tokio at all).
 
 use std::time::Duration;
 
