@@ -59,7 +59,7 @@ mod tests {
 
     #[test]
     fn a_message_line_is_what_serde_json_writes_and_a_failed_one_leaves_nothing() {
-        let result = crate::mcp::tools::success(json!({"content": "     1\tone \"two\"\n", "path": "a\\b", "n": 3}));
+        let result = answer(json!({"content": "     1\tone \"two\"\n", "path": "a\\b", "n": 3}));
         let mut out = b"before\n".to_vec();
         append_line(&mut out, &result).unwrap();
         let mut expected = b"before\n".to_vec();
@@ -90,10 +90,18 @@ mod tests {
         }
     }
 
+    /// A `tools/call` answer as `tools::success` makes one (which uses this module).
+    fn answer(structured: Value) -> rmcp::model::CallToolResult {
+        let text = rmcp::model::ContentBlock::text(compact(&structured));
+        let mut result = rmcp::model::CallToolResult::success(vec![text]);
+        result.structured_content = Some(structured);
+        result
+    }
+
     /// `value` written alone and inside a whole answer, byte for byte as serde_json writes it.
     fn as_serde_json(value: &Value) {
         assert_eq!(compact(value), serde_json::to_string(value).unwrap(), "{value:?}");
-        let result = crate::mcp::tools::success(value.clone());
+        let result = answer(value.clone());
         let mut line = Vec::new();
         append_line(&mut line, &result).unwrap();
         let mut expected = serde_json::to_vec(&result).unwrap();
