@@ -2,7 +2,7 @@
 //! holds one state while other calls are served on the others; no more calls run at once than
 //! there are states (home config `[lua] states`, default 4); and no call's budget is shared
 //! with another's. A call past as many as the machine has cores waits its 20 ms for a state
-//! by real time, whatever executor polls it (a paused tokio clock, no tokio at all).
+//! by real time, whatever executor polls it (no tokio at all, say).
 
 use std::time::Duration;
 
@@ -198,19 +198,6 @@ async fn yield_now() {
         std::task::Poll::Pending
     })
     .await;
-}
-
-#[test]
-fn a_call_past_the_cores_waits_20_ms_of_real_time_under_an_embedders_paused_tokio_clock() {
-    // An embedder's test runtime with tokio's clock paused and moved on an hour: a call that
-    // finds every state held by a sleeping call waits SPARE_AFTER by the real clock, then
-    // has a state built, rather than an hour of the pool's clock.
-    let (ws, host, cores) = past_the_cores();
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap();
-    runtime.block_on(async {
-        tokio::time::advance(Duration::from_secs(3600)).await;
-        read_beside_holders(&ws, &host, cores).await;
-    });
 }
 
 #[test]
