@@ -6,10 +6,9 @@
 //! away on this one.
 
 use std::sync::OnceLock;
-
 use std::time::Duration;
-use tokio::runtime::{Builder, Handle};
 
+use tokio::runtime::{Builder, Handle};
 use tokio::time::Sleep;
 
 static CLOCK: OnceLock<Option<Handle>> = OnceLock::new();
@@ -22,26 +21,20 @@ pub(super) fn sleep(duration: Duration) -> Option<Sleep> {
 }
 
 fn start() -> Option<Handle> {
-    let runtime = match Builder::new_current_thread().enable_time().build() {
-        Ok(runtime) => runtime,
-        Err(e) => {
+    let started = Builder::new_current_thread().enable_time().build().and_then(|runtime| {
+        let clock = runtime.handle().clone();
+        std::thread::Builder::new()
+            .name("rein-clock".to_string())
+            .spawn(move || runtime.block_on(std::future::pending::<()>()))?;
+        Ok(clock)
+    });
+    started
+        .map_err(|e| {
             tracing::warn!(
                 "no clock for the Lua states' pool ({e}): calls that find every state busy get a new one at once"
-            );
-            return None;
-        }
-    };
-    let clock = runtime.handle().clone();
-    let turning = std::thread::Builder::new()
-        .name("rein-clock".to_string())
-        .spawn(move || runtime.block_on(std::future::pending::<()>()));
-    match turning {
-        Ok(_) => Some(clock),
-        Err(e) => {
-            tracing::warn!("no clock for the Lua states' pool (cannot start its thread: {e}): calls that find every state busy get a new one at once");
-            None
-        }
-    }
+            )
+        })
+        .ok()
 }
 
 #[cfg(test)]
