@@ -230,11 +230,29 @@ pub fn run_json_within(cmd: &mut Command, stdin: Option<&[u8]>, timeout: Duratio
     (status, value)
 }
 
+/// Starts `cmd`. Wine's CreateProcess fails now and then with ERROR_INTERNAL_ERROR (1359)
+/// when several processes start at once (seen in CI under `.ci/wine`, never on Linux): that
+/// one error is tried again, a few times; any other, or the same one persisting, fails the test.
+pub fn spawn(cmd: &mut Command) -> std::process::Child {
+    const WINE_INTERNAL_ERROR: i32 = 1359;
+    let mut tries = 0;
+    loop {
+        match cmd.spawn() {
+            Ok(child) => return child,
+            Err(e) if cfg!(windows) && e.raw_os_error() == Some(WINE_INTERNAL_ERROR) && tries < 5 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Err(e) => panic!("spawn {:?}: {e}", cmd.get_program()),
+        }
+    }
+}
+
 /// Runs `cmd` to completion, or kills it and panics once `timeout` has passed.
 pub fn output_within(cmd: &mut Command, stdin: Option<&[u8]>, timeout: Duration) -> Output {
     cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn rein");
+    let mut child = spawn(cmd);
     if let Some(bytes) = stdin {
         let mut pipe = child.stdin.take().expect("stdin pipe");
         let bytes = bytes.to_vec();
