@@ -113,3 +113,79 @@ fn a_workspace_whose_name_becomes_a_link_is_left_alone_and_so_is_the_link_s_targ
     assert!(!moved.join("new.txt").exists(), "nothing landed in the moved workspace");
     assert_eq!(std::fs::read_to_string(moved.join("a.txt")).unwrap(), "held\n");
 }
+
+/// The workspace is exchanged with a link to another folder, over and over, while rein starts
+/// (a rename in its parent, by whoever may make one). A kernel started under the workspace's
+/// name holds the workspace's folder or refuses to start; it never holds the link's target
+/// under that name. (A kernel started while the name was the link is the target's, named so:
+/// a workspace given as a link is where the person pointed.)
+#[test]
+fn a_workspace_swapped_for_a_link_while_rein_starts_is_never_held_under_its_name() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "held\n");
+    let target = ws.root.join("target");
+    std::fs::create_dir_all(&target).unwrap();
+    std::fs::write(target.join("a.txt"), "target\n").unwrap();
+    let link = ws.root.join("link");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let (stop, name, link) = (stop.clone(), ws.ws.clone(), link.clone());
+        std::thread::spawn(move || {
+            let mut swaps = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                rustix::fs::renameat_with(
+                    rustix::fs::CWD,
+                    &name,
+                    rustix::fs::CWD,
+                    &link,
+                    rustix::fs::RenameFlags::EXCHANGE,
+                )
+                .expect("renameat2 RENAME_EXCHANGE");
+                swaps += 1;
+            }
+            swaps
+        })
+    };
+    let call = Call::new();
+    let (mut held, mut refused, mut named_target, mut unreadable) = (0, 0, 0, 0);
+    for _ in 0..3000 {
+        let kernel = match Kernel::new(&ws.ws, &ws.home) {
+            Ok(kernel) => kernel,
+            Err(err) => {
+                let failure = rein::Failure::from(err);
+                assert_eq!(failure.code.as_str(), "INVALID_ARGS", "{failure:?}");
+                assert!(failure.message.contains("replaced by a link while rein started"), "{failure:?}");
+                refused += 1;
+                continue;
+            }
+        };
+        if kernel.scope().workspace() != ws.ws {
+            named_target += 1;
+            continue;
+        }
+        // Read until the name is the workspace's folder again (the swapper flips it): then the
+        // kernel reads what it holds.
+        let mut read = None;
+        for _ in 0..200 {
+            if let Ok(out) = kernel.read(&call, "a.txt", Default::default()) {
+                read = Some(out.content);
+                break;
+            }
+        }
+        match read {
+            Some(content) => {
+                assert!(
+                    content.ends_with("held"),
+                    "a kernel named {} read the link's target: {content}",
+                    ws.ws.display()
+                );
+                held += 1;
+            }
+            None => unreadable += 1,
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let swaps = swapper.join().unwrap();
+    assert!(swaps > 100 && held > 0, "the race ran: {swaps} swaps, {held} held, {refused} refused, {named_target} the target's, {unreadable} never read");
+}

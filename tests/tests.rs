@@ -59,6 +59,9 @@ mod host_cancel;
 mod hot_reload;
 mod human_output;
 mod journal;
+// Not on Windows: peak memory is read with Linux's wait4.
+#[cfg(target_os = "linux")]
+mod large_inputs;
 mod lua_api;
 // Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]

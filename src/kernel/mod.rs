@@ -63,10 +63,10 @@ impl Kernel {
     /// nobody to ask: every `Ask` is refused (see [`Kernel::with_gate`]).
     pub fn new(workspace: &Path, home: &Path) -> Result<Kernel, KernelError> {
         let scope = Scope::new(workspace, home)?;
-        let root = Arc::new(
-            files::dir::Dir::open_path(scope.workspace())
-                .map_err(|e| KernelError::io("open the workspace", shown_path(scope.workspace()), e))?,
-        );
+        let root = files::dir::Dir::open_path(scope.workspace())
+            .map_err(|e| KernelError::io("open the workspace", shown_path(scope.workspace()), e))?;
+        let scope = hold_root(scope, &root)?;
+        let root = Arc::new(root);
         let journal = Arc::new(Journal::new(root.clone()));
         Ok(Kernel { scope, root, spawn: SpawnSettings::default(), gate: Arc::new(Gate::headless()), journal })
     }
@@ -77,6 +77,7 @@ impl Kernel {
     pub fn with_strategy(mut self, strategy: std::sync::Arc<platform::Strategy>) -> Result<Kernel, KernelError> {
         let root = files::dir::Dir::open_with(self.scope.workspace(), strategy)
             .map_err(|e| KernelError::io("open the workspace", shown_path(self.scope.workspace()), e))?;
+        self.scope = hold_root(self.scope, &root)?;
         self.root = Arc::new(root);
         self.journal = Arc::new(Journal::new(self.root.clone()));
         Ok(self)
@@ -166,5 +167,21 @@ impl Kernel {
                 Err(refusal.into_file_error(display, access, resolved.class))
             }
         }
+    }
+}
+
+/// `scope` holding the workspace folder `root` opened (Unix: Windows resolves every part of
+/// each path anyway).
+fn hold_root(scope: Scope, root: &files::dir::Dir) -> Result<Scope, KernelError> {
+    #[cfg(not(windows))]
+    {
+        let identity =
+            root.identity().map_err(|e| KernelError::io("inspect the workspace", shown_path(scope.workspace()), e))?;
+        Ok(scope.holding(identity, root.path_now())?)
+    }
+    #[cfg(windows)]
+    {
+        let _ = root;
+        Ok(scope)
     }
 }

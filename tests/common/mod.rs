@@ -5,6 +5,8 @@
 
 pub mod lab;
 #[cfg(target_os = "linux")]
+pub mod peak;
+#[cfg(target_os = "linux")]
 pub mod pty;
 pub mod real_tools;
 #[cfg(target_os = "linux")]

@@ -6,6 +6,7 @@ pub mod ledger;
 pub mod list;
 pub mod lock;
 pub mod names;
+mod numbered;
 pub mod read;
 pub mod received;
 pub mod stage;

@@ -5,15 +5,15 @@ use std::fs::{File, Metadata};
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::dir::Place;
+use super::numbered::NumberedLines;
+pub use super::numbered::{ReadOutput, MAX_LINE_CHARS};
 use crate::kernel::digest::sha256_hex;
 use crate::kernel::error::KernelError;
 
 pub const DEFAULT_LIMIT: usize = 2000;
-pub const MAX_LINE_CHARS: usize = 2000;
 /// A read without offset/limit refuses files above this size, so nobody pulls a huge file
 /// into a context by accident.
 pub const WHOLE_READ_MAX_BYTES: u64 = 16 * 1024 * 1024;
@@ -29,25 +29,6 @@ pub struct ReadOptions {
     pub offset: Option<usize>,
     /// How many lines at most.
     pub limit: Option<usize>,
-}
-
-/// Lines of a text file, numbered: the result `read_file` gives.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ReadOutput {
-    /// The file, as the caller named it.
-    pub path: String,
-    /// `{n:>6}\t{line}` per line, joined by `\n`.
-    pub content: String,
-    /// How many lines the file has.
-    pub total_lines: usize,
-    /// The first line read (1-based).
-    pub start_line: usize,
-    /// The last line read.
-    pub end_line: usize,
-    /// True when lines exist after `end_line` or a line was cut at MAX_LINE_CHARS.
-    pub truncated: bool,
-    /// The sha256 of the whole file (what `expected_sha256` compares with).
-    pub sha256: String,
 }
 
 /// Opens `real` for reading and checks it is a regular file.
@@ -137,9 +118,9 @@ fn number_lines(
     check_text(next_bytes(&mut reader).map_err(|e| KernelError::io("read", display, e))?, display)?;
     let mut numbered = NumberedLines::new(offset, limit);
     let mut hasher = Sha256::new();
-    // Lines are taken from the reader's buffer where they lie (hashed a buffer at a time);
-    // only a line cut by the end of a buffer is copied, to be joined with its rest.
-    let mut cut_line = Vec::new();
+    // Lines are taken from the reader's buffer where they lie (hashed a buffer at a time); a
+    // line the end of a buffer cuts goes in parts, never joined whole.
+    let mut in_parts = false;
     loop {
         let buffer = next_bytes(&mut reader).map_err(|e| KernelError::io("read", display, e))?;
         if buffer.is_empty() {
@@ -149,16 +130,18 @@ fn number_lines(
         let mut rest = buffer;
         while let Some(newline) = memchr::memchr(b'\n', rest) {
             let (line, after) = rest.split_at(newline + 1);
-            if cut_line.is_empty() {
-                numbered.push(line);
+            if in_parts {
+                numbered.push_last_part(line);
+                in_parts = false;
             } else {
-                cut_line.extend_from_slice(line);
-                numbered.push(&cut_line);
-                cut_line.clear();
+                numbered.push(line);
             }
             rest = after;
         }
-        cut_line.extend_from_slice(rest);
+        if !rest.is_empty() {
+            numbered.push_part(rest);
+            in_parts = true;
+        }
         let used = buffer.len();
         reader.consume(used);
     }
@@ -167,10 +150,10 @@ fn number_lines(
         let size = max.saturating_add(1);
         return Err(KernelError::TooLarge { path: display.to_string(), size, limit: max, hint: GREW_WHILE_READ });
     }
-    if !cut_line.is_empty() {
-        numbered.push(&cut_line);
+    if in_parts {
+        numbered.push_last_part(&[]);
     }
-    let total = numbered.seen;
+    let total = numbered.seen();
     if offset > total.max(1) {
         return Err(KernelError::invalid(format!(
             "offset {offset} is past the end of {display}, which has {total} lines"
@@ -213,86 +196,6 @@ pub fn read_text(place: &Place, display: &str) -> Result<(String, String), Kerne
     let bytes = read_whole_text(place, display, WHOLE_READ_MAX_BYTES, hint)?;
     let sha = sha256_hex(&bytes);
     Ok((String::from_utf8_lossy(&bytes).into_owned(), sha))
-}
-
-/// `{n:>6}\t` without the formatting machinery (it runs once per line of every read).
-fn push_line_number(content: &mut String, n: usize) {
-    let mut digits = [b' '; 20];
-    let mut at = digits.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    let start = at.min(digits.len() - 6);
-    // Only ASCII digits and spaces were written.
-    content.push_str(std::str::from_utf8(&digits[start..]).unwrap_or_default());
-    content.push('\t');
-}
-
-struct NumberedLines {
-    offset: usize,
-    limit: usize,
-    seen: usize,
-    cut_any: bool,
-    content: String,
-}
-
-impl NumberedLines {
-    fn new(offset: usize, limit: usize) -> NumberedLines {
-        NumberedLines { offset, limit, seen: 0, cut_any: false, content: String::new() }
-    }
-
-    fn push(&mut self, raw: &[u8]) {
-        self.seen += 1;
-        let n = self.seen;
-        if n < self.offset || n >= self.offset.saturating_add(self.limit) {
-            return;
-        }
-        let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        // The fast validator first: nearly every line is valid UTF-8.
-        let text = match std::str::from_utf8(raw) {
-            Ok(text) => std::borrow::Cow::Borrowed(text),
-            Err(_) => String::from_utf8_lossy(raw),
-        };
-        if !self.content.is_empty() {
-            self.content.push('\n');
-        }
-        push_line_number(&mut self.content, n);
-        // A line of at most MAX_LINE_CHARS bytes has at most that many characters.
-        let cut = if text.len() <= MAX_LINE_CHARS { None } else { text.char_indices().nth(MAX_LINE_CHARS) };
-        match cut {
-            None => self.content.push_str(&text),
-            Some((cut, _)) => {
-                self.cut_any = true;
-                let chars = text.chars().count();
-                self.content.push_str(&text[..cut]);
-                self.content.push_str(&format!(" … [line cut: {chars} chars in all]"));
-            }
-        }
-    }
-
-    fn finish(self, display: &str, sha256: String) -> ReadOutput {
-        let (start_line, end_line) = if self.seen < self.offset {
-            (self.offset.min(self.seen), self.seen)
-        } else {
-            (self.offset, self.seen.min(self.offset + self.limit - 1))
-        };
-        ReadOutput {
-            path: display.to_string(),
-            content: self.content,
-            total_lines: self.seen,
-            start_line,
-            end_line,
-            truncated: end_line < self.seen || self.cut_any,
-            sha256,
-        }
-    }
 }
 
 #[cfg(test)]

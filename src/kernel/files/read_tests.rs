@@ -1,6 +1,7 @@
 //! Tests of `read`: numbering, windows, caps, and lines cut by the reader's buffer.
 
 use super::*;
+use crate::kernel::files::numbered::push_line_number;
 
 fn read(content: &[u8], opts: ReadOptions) -> Result<ReadOutput, KernelError> {
     let dir = tempfile::tempdir().unwrap();
@@ -25,15 +26,6 @@ fn offset_and_limit_select_a_window() {
     assert_eq!((out.total_lines, out.start_line, out.end_line, out.truncated), (10, 4, 6, true));
     let past = read(text.as_bytes(), ReadOptions { offset: Some(11), limit: None });
     assert!(matches!(past, Err(KernelError::InvalidArgs { .. })));
-}
-
-#[test]
-fn line_numbers_are_right_aligned_in_six_columns_and_grow_past_them() {
-    for n in [1, 9, 10, 99_999, 999_999, 1_000_000, 1_234_567_890] {
-        let mut content = String::new();
-        push_line_number(&mut content, n);
-        assert_eq!(content, format!("{n:>6}\t"));
-    }
 }
 
 #[test]

@@ -45,6 +45,30 @@ impl Dir {
         &self.path
     }
 
+    /// The device and inode of the folder held: which folder this is, whatever its path names.
+    pub fn identity(&self) -> std::io::Result<(u64, u64)> {
+        let stat = rustix::fs::fstat(&*self.fd)?;
+        Ok((stat.st_dev as u64, stat.st_ino as u64))
+    }
+
+    /// The path of the folder held as the OS knows it now, in one answer (no link on the way);
+    /// `None` where the OS cannot say (Linux without `/proc`, other Unixes).
+    pub fn path_now(&self) -> Option<PathBuf> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            std::fs::read_link(format!("/proc/self/fd/{}", self.fd.as_raw_fd())).ok()
+        }
+        #[cfg(target_vendor = "apple")]
+        {
+            use std::os::unix::ffi::OsStringExt;
+            let path = rustix::fs::getpath(&*self.fd).ok()?;
+            Some(PathBuf::from(OsString::from_vec(path.into_bytes())))
+        }
+        #[cfg(not(any(target_os = "linux", target_vendor = "apple")))]
+        None
+    }
+
     pub fn strategy(&self) -> &Arc<Strategy> {
         &self.strategy
     }

@@ -91,6 +91,8 @@ pub enum ScopeError {
     },
     #[error("workspace {path} is not a directory; pass --workspace with a project directory")]
     WorkspaceNotADirectory { path: String },
+    #[error("workspace {path} was moved or replaced by a link while rein started; start rein again once it stays put")]
+    WorkspaceMoved { path: String },
     /// A path the OS would read differently from the check (Windows: `kernel::scope::windows_paths`).
     #[error("{why}")]
     Refused { why: String },
@@ -138,6 +140,32 @@ impl Scope {
             #[cfg(not(windows))]
             held,
         })
+    }
+
+    /// The same scope holding the workspace folder rein opened: `identity` is its device and
+    /// inode, `path_now` its path as the OS names it now (when the OS can say). The identity
+    /// [`Scope::new`] took by name could be another folder's, had the workspace (or a folder
+    /// above it) been swapped for a link between making its path real and looking at it, and
+    /// every path would then resolve into the link's target under the workspace's name. So,
+    /// after the open, the workspace's path must name that very folder with no link on the way;
+    /// past that, `resolve` checks the name again at each path.
+    #[cfg(not(windows))]
+    pub fn holding(self, identity: (u64, u64), path_now: Option<PathBuf>) -> Result<Scope, ScopeError> {
+        let held = unix::Identity::known(identity.0, identity.1);
+        let named = match path_now {
+            // One answer from the OS: nothing can change between two looks.
+            Some(now) => now == self.workspace,
+            // Its last part no link (lstat), then no link above it.
+            None => {
+                use std::os::unix::fs::MetadataExt;
+                let last = std::fs::symlink_metadata(&self.workspace).is_ok_and(|m| (m.dev(), m.ino()) == identity);
+                last && std::fs::canonicalize(&self.workspace).is_ok_and(|real| real == self.workspace)
+            }
+        };
+        if !named {
+            return Err(ScopeError::WorkspaceMoved { path: self.workspace.display().to_string() });
+        }
+        Ok(Scope { held, ..self })
     }
 
     pub fn workspace(&self) -> &Path {

@@ -23,6 +23,11 @@ impl Identity {
         Identity(std::fs::metadata(path).ok().map(|meta| (meta.dev(), meta.ino())))
     }
 
+    /// The folder of this device and inode (a held folder's, from `fstat`).
+    pub fn known(dev: u64, ino: u64) -> Identity {
+        Identity(Some((dev, ino)))
+    }
+
     /// Whether `path` (links followed) is still the folder it was.
     fn still_named_by(&self, path: &Path) -> bool {
         self.0.is_some() && Identity::of(path).0 == self.0
@@ -208,6 +213,38 @@ mod tests {
         std::fs::create_dir_all(base.join("home")).unwrap();
         let scope = Scope::new(&base.join("ws"), &base.join("home")).unwrap();
         Fixture { _root: root, base, scope }
+    }
+
+    /// The held folder's device and inode.
+    fn id(path: &Path) -> (u64, u64) {
+        let meta = std::fs::metadata(path).unwrap();
+        (meta.dev(), meta.ino())
+    }
+
+    /// A scope holds the folder opened for it only while its path names that folder with no
+    /// link on the way: by the OS's one answer (`path_now`) where there is one, else by looking.
+    #[test]
+    fn a_scope_holds_only_the_folder_its_path_names_with_no_link_on_the_way() {
+        let f = fixture();
+        let (ws, ws2) = (f.base.join("ws"), f.base.join("ws2"));
+        assert!(f.scope.clone().holding(id(&ws), Some(ws.clone())).is_ok());
+        assert!(f.scope.clone().holding(id(&ws), None).is_ok());
+        // Another folder was opened: its path is another, or its identity is not the name's.
+        let moved = |result: Result<Scope, ScopeError>| matches!(result, Err(ScopeError::WorkspaceMoved { .. }));
+        assert!(moved(f.scope.clone().holding(id(&ws2), Some(ws2.clone()))));
+        assert!(moved(f.scope.clone().holding(id(&ws2), None)));
+        // The name became a link to the folder opened.
+        std::fs::rename(&ws, f.base.join("ws-moved")).unwrap();
+        symlink(&ws2, &ws).unwrap();
+        assert!(moved(f.scope.clone().holding(id(&ws2), Some(ws2.clone()))));
+        assert!(moved(f.scope.clone().holding(id(&ws2), None)));
+        // A folder above it became a link: the name reaches the same folder through it.
+        std::fs::remove_file(&ws).unwrap();
+        std::fs::rename(f.base.join("ws-moved"), &ws).unwrap();
+        symlink(&f.base, f.base.join("alias")).unwrap();
+        let through = Scope { workspace: f.base.join("alias/ws"), ..f.scope.clone() };
+        assert!(moved(through.clone().holding(id(&ws), None)));
+        assert!(moved(through.holding(id(&ws), Some(ws.clone()))));
     }
 
     fn class_of(f: &Fixture, p: &str) -> PathClass {
