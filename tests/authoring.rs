@@ -408,10 +408,14 @@ fn the_fakes_readme_points_a_home_at_the_fakes_as_it_says() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let script = crate::common::shell_block("tests/fakes/README.md", "## Pointing a rein home at the fakes");
     let bin = Path::new(REIN).parent().unwrap();
+    // The fakes built for this run first: a run of the integration tests alone builds them
+    // (`fake_device_dir`), which relinks `rein-fake-device` in `target/debug` (its features
+    // differ from `cargo test`'s); done before bash looks for it, never while.
+    let device = crate::common::real_tools::fake_device_dir();
     let mut cmd = Command::new("bash");
     cmd.args(["-euo", "pipefail", "-c", &script])
         .current_dir(root)
-        .env("PATH", format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default()))
+        .env("PATH", format!("{}:{}:{}", device.display(), bin.display(), std::env::var("PATH").unwrap_or_default()))
         .env("TMPDIR", &ws.root)
         .env("REIN_REAL_HAP_SIGN_TOOL", jar)
         .env_remove("REIN_HOME");
