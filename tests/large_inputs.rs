@@ -58,3 +58,56 @@ fn a_line_of_a_quarter_gigabyte_is_read_without_being_held_in_memory() {
         assert!(run.max_rss_mib < 128, "rein's peak memory was {} MiB reading line {offset}", run.max_rss_mib);
     }
 }
+
+/// build-profile.json5 (which an agent can write) made a link to `/dev/zero`, a link to a FIFO,
+/// or a FIFO itself, and a script asks for a signing config's status (rein reads the profile
+/// for the keystore it names). rein read it by name, following links, with no bound: a FIFO
+/// hung the call waiting for a writer, `/dev/zero` was read until memory ran out. Now it is
+/// read as every workspace file is (no link, a regular file, bounded): each is refused, named,
+/// within the call's time and in rein's usual memory. (The address space is bounded to 4 GiB,
+/// so that the old behaviour fails this test, not the machine.)
+#[test]
+fn a_build_profile_that_is_a_device_or_a_fifo_is_refused_without_hanging_or_filling_memory() {
+    let ws = Workspace::new();
+    ws.file(
+        "tools/status.lua",
+        "return { name = 'status', description = 'd', run = function() return rein.proc.signing_status('default') end }",
+    );
+    let fifo = ws.root.join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let profile = ws.path("build-profile.json5");
+    for make in ["link to /dev/zero", "link to a FIFO", "a FIFO"] {
+        let _ = std::fs::remove_file(&profile);
+        match make {
+            "link to /dev/zero" => std::os::unix::fs::symlink("/dev/zero", &profile).unwrap(),
+            "link to a FIFO" => std::os::unix::fs::symlink(&fifo, &profile).unwrap(),
+            _ => assert!(std::process::Command::new("mkfifo").arg(&profile).status().unwrap().success()),
+        }
+        let mut cmd = ws.command(&["call", "status", "{}"]);
+        bound_address_space(&mut cmd, 4 << 30);
+        let run = crate::common::output_within(&mut cmd, None, std::time::Duration::from_secs(60));
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        assert_eq!(run.status.code(), Some(0), "{make}: {stdout}\n{}", String::from_utf8_lossy(&run.stderr));
+        let out: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        // The status answers; the keystore is unknown, the profile being unusable.
+        assert_eq!(out["result"]["config"], "default", "{make}: {out}");
+        assert!(out["result"]["keystore"].is_null(), "{make}: {out}");
+    }
+}
+
+/// Bounds the address space of the process `cmd` starts.
+fn bound_address_space(cmd: &mut std::process::Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit(2) is async-signal-safe, the only call between fork and exec here.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+}

@@ -132,7 +132,8 @@ impl Kernel {
     /// What a script may know about a signing config's passwords: which variables, whether they
     /// are set and usable — never their values.
     pub fn signing_status(&self, config: &str) -> signing::SigningStatus {
-        self.spawn.signing.status(config, &|name: &str| std::env::var(name).ok(), self.scope.workspace())
+        let env = |name: &str| std::env::var(name).ok();
+        self.spawn.signing.status(config, &env, self.scope.workspace(), &|| self.build_profile_text())
     }
 
     pub async fn run(
@@ -192,7 +193,8 @@ impl Kernel {
             let joined = if Path::new(p).is_absolute() { PathBuf::from(p) } else { cwd.join(p) };
             self.scope.resolve(&joined.display().to_string()).ok().map(|r| r.real)
         };
-        let place = signing::Place { workspace, resolve: &resolve };
+        let profile = || self.build_profile_text();
+        let place = signing::Place { workspace, profile: &profile, resolve: &resolve };
         let args = match self.spawn.signing.prepare(program, args.clone(), opts.signing.as_deref(), &env, place) {
             Ok(args) => args,
             Err(refused) => {

@@ -72,12 +72,19 @@ pub struct Material {
     pub named_by: String,
 }
 
+/// The text of the workspace's build-profile.json5, or why it cannot be had. The kernel reads it
+/// as it reads every workspace file (no link, a regular file, bounded): an agent can make it a
+/// link to `/dev/zero` or a FIFO.
+pub type ProfileText<'a> = &'a dyn Fn() -> Result<String, String>;
+
 /// The material of signing config `config`: `pinned` (home config's keystore and key alias)
-/// when a person set them, else build-profile.json5 of `workspace`.
+/// when a person set them, else build-profile.json5's (`profile`); a relative keystore is
+/// `workspace`'s.
 pub fn material(
     config: &str,
     pinned: (Option<&Path>, Option<&str>),
     workspace: &Path,
+    profile: ProfileText,
 ) -> Result<Material, MaterialError> {
     let unusable = |why: String| MaterialError::Unknown { config: config.to_string(), why };
     let (keystore, key_alias, named_by) = match pinned {
@@ -85,7 +92,7 @@ pub fn material(
             (workspace.join(keystore), alias.to_string(), format!("home config.toml [signing.{config}]"))
         }
         (None, None) => {
-            let (store, alias) = build_profile_material(config, workspace).map_err(unusable)?;
+            let (store, alias) = build_profile_material(config, profile).map_err(unusable)?;
             (workspace.join(store), alias, format!("build-profile.json5 signingConfig {config:?}"))
         }
         _ => return Err(unusable(format!("home config.toml [signing.{config}] names one of keystore and key_alias; name both, or neither (then build-profile.json5's material counts)"))),
@@ -97,9 +104,8 @@ pub fn material(
 }
 
 /// `material.storeFile` and `material.keyAlias` of signingConfig `config` in build-profile.json5.
-fn build_profile_material(config: &str, workspace: &Path) -> Result<(String, String), String> {
-    let path = workspace.join("build-profile.json5");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("build-profile.json5 cannot be read ({e})"))?;
+fn build_profile_material(config: &str, profile: ProfileText) -> Result<(String, String), String> {
+    let text = profile()?;
     let profile: serde_json::Value =
         json5::from_str(&text).map_err(|e| format!("build-profile.json5 is not valid JSON5 ({e})"))?;
     let configs = profile["app"]["signingConfigs"].as_array().cloned().unwrap_or_default();
@@ -166,6 +172,11 @@ mod tests {
 
     const PROFILE: &str = r#"{ app: { signingConfigs: [ { name: "default", material: { storeFile: "signing/debug.p12", keyAlias: "debugKey", }, }, ], }, }"#;
 
+    /// The profile as the kernel gives it, read here from `ws`.
+    fn profile_of(ws: &Path) -> impl Fn() -> Result<String, String> + '_ {
+        move || std::fs::read_to_string(ws.join("build-profile.json5")).map_err(|e| e.to_string())
+    }
+
     fn project() -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path().canonicalize().unwrap();
@@ -183,7 +194,7 @@ mod tests {
     #[test]
     fn only_the_named_keystore_and_alias_get_the_passwords() {
         let (_dir, ws) = project();
-        let named = material("default", (None, None), &ws).unwrap();
+        let named = material("default", (None, None), &ws, &profile_of(&ws)).unwrap();
         assert_eq!((named.keystore.clone(), named.key_alias.as_str()), (ws.join("signing/debug.p12"), "debugKey"));
         let resolve = |p: &str| std::fs::canonicalize(ws.join(p)).ok();
         let mut ok = args("sign-app -keyAlias debugKey -keystoreFile ./signing/../signing/debug.p12 -inFile a");
@@ -205,12 +216,12 @@ mod tests {
     #[test]
     fn a_person_named_keystore_wins_over_build_profile() {
         let (_dir, ws) = project();
-        let pinned = material("default", (Some(Path::new("evil.p12")), Some("mine")), &ws).unwrap();
+        let pinned = material("default", (Some(Path::new("evil.p12")), Some("mine")), &ws, &profile_of(&ws)).unwrap();
         assert_eq!(pinned.keystore, ws.join("evil.p12"));
         assert!(pinned.named_by.contains("home config.toml"));
-        let half = material("default", (Some(Path::new("evil.p12")), None), &ws).unwrap_err();
+        let half = material("default", (Some(Path::new("evil.p12")), None), &ws, &profile_of(&ws)).unwrap_err();
         assert!(half.to_string().contains("name both"), "{half}");
-        let missing = material("release", (None, None), &ws).unwrap_err();
+        let missing = material("release", (None, None), &ws, &profile_of(&ws)).unwrap_err();
         assert!(missing.to_string().contains("no signingConfig \"release\""), "{missing}");
     }
 }

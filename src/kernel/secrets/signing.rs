@@ -191,11 +191,13 @@ pub struct SigningSecrets {
 /// How the kernel reads its own environment (a closure in tests).
 pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 
-/// Where a signing command runs: the workspace (build-profile.json5, a relative keystore) and
-/// where a path argument of the command resolves (from its working directory, links followed).
+/// Where a signing command runs: the workspace (a relative keystore), its build-profile.json5
+/// as the kernel reads it, and where a path argument of the command resolves (from its working
+/// directory, links followed).
 #[derive(Clone, Copy)]
 pub struct Place<'a> {
     pub workspace: &'a Path,
+    pub profile: material::ProfileText<'a>,
     pub resolve: &'a dyn Fn(&str) -> Option<PathBuf>,
 }
 
@@ -204,7 +206,13 @@ impl SigningSecrets {
         SigningSecrets { configs }
     }
 
-    pub fn status(&self, config: &str, env: EnvLookup, workspace: &Path) -> SigningStatus {
+    pub fn status(
+        &self,
+        config: &str,
+        env: EnvLookup,
+        workspace: &Path,
+        profile: material::ProfileText,
+    ) -> SigningStatus {
         let entry = self.configs.get(config);
         let field = |field: Field| {
             entry.map(|c| {
@@ -217,7 +225,7 @@ impl SigningSecrets {
                 }
             })
         };
-        let material = self.material(config, workspace).ok();
+        let material = self.material(config, workspace, profile).ok();
         SigningStatus {
             config: config.to_string(),
             configured: entry.is_some(),
@@ -229,10 +237,15 @@ impl SigningSecrets {
     }
 
     /// The keystore and key alias signing config `config`'s passwords open (see `material`).
-    pub fn material(&self, config: &str, workspace: &Path) -> Result<Material, MaterialError> {
+    pub fn material(
+        &self,
+        config: &str,
+        workspace: &Path,
+        profile: material::ProfileText,
+    ) -> Result<Material, MaterialError> {
         let entry = self.configs.get(config);
         let pinned = (entry.and_then(|c| c.keystore.as_deref()), entry.and_then(|c| c.key_alias.as_deref()));
-        material::material(config, pinned, workspace)
+        material::material(config, pinned, workspace, profile)
     }
 
     /// Whether `name` holds a signing password: such variables never reach a child process.
@@ -264,7 +277,7 @@ impl SigningSecrets {
         if !self.configs.contains_key(config) {
             return Err(SecretsError::NotConfigured { config: config.to_string() });
         }
-        material::bind(&mut args, &self.material(config, place.workspace)?, place.resolve)?;
+        material::bind(&mut args, &self.material(config, place.workspace, place.profile)?, place.resolve)?;
         let key = self.resolve(config, Field::Key, env)?;
         let store = self.resolve(config, Field::Keystore, env)?;
         args.extend([Field::Key.flag().to_string(), key, Field::Keystore.flag().to_string(), store]);
@@ -350,6 +363,10 @@ mod tests {
     }
 
     impl Fixture {
+        fn profile(&self) -> impl Fn() -> Result<String, String> + '_ {
+            || std::fs::read_to_string(self.ws.join("build-profile.json5")).map_err(|e| e.to_string())
+        }
+
         fn prepare(
             &self,
             program: &str,
@@ -358,7 +375,9 @@ mod tests {
             env: EnvLookup,
         ) -> Result<Vec<String>, SecretsError> {
             let resolve = |p: &str| std::fs::canonicalize(self.ws.join(p)).ok();
-            self.secrets.prepare(program, args(line), config, env, Place { workspace: &self.ws, resolve: &resolve })
+            let profile = self.profile();
+            let place = Place { workspace: &self.ws, profile: &profile, resolve: &resolve };
+            self.secrets.prepare(program, args(line), config, env, place)
         }
     }
 
@@ -385,10 +404,10 @@ mod tests {
             "sign-app -keyAlias k1 -keystoreFile {store} -inFile a.hap -keyPwd s3cret-key -keystorePwd s3cret-store"
         );
         assert_eq!(filled, args(&expected));
-        let status = f.secrets.status("default", &env, &f.ws);
+        let status = f.secrets.status("default", &env, &f.ws, &f.profile());
         assert_eq!((status.keystore.as_deref(), status.key_alias.as_deref()), (Some(store.as_str()), Some("k1")));
         assert!(status.configured && status.key_password.unwrap().set);
-        assert!(!f.secrets.status("release", &env, &f.ws).configured);
+        assert!(!f.secrets.status("release", &env, &f.ws, &f.profile()).configured);
     }
 
     #[test]
@@ -400,7 +419,7 @@ mod tests {
         let err = f.prepare("hap-sign-tool", SIGN, Some("default"), &env).unwrap_err();
         assert!(matches!(err, SecretsError::Ciphertext { .. }), "{err}");
         assert!(err.to_string().contains("STORE_PW") && !err.to_string().contains(CIPHER), "{err}");
-        assert!(f.secrets.status("default", &env, &f.ws).keystore_password.unwrap().ciphertext);
+        assert!(f.secrets.status("default", &env, &f.ws, &f.profile()).keystore_password.unwrap().ciphertext);
         let err =
             f.prepare("hap-sign-tool", &format!("sign-app -keystorePwd {CIPHER}"), None, &|_: &str| None).unwrap_err();
         assert_eq!(err.code(), Code::InvalidConfig);
