@@ -179,6 +179,56 @@ fn a_step_ctx_holds_what_its_class_declares() {
     assert_eq!(class_fields(&tables, "rein.StepContext"), live);
 }
 
+/// The agent makes `.luarc.json` a link to a JSON file of the person's outside the workspace
+/// (a registry login, say), then the person runs `rein types`: rein read the file through the
+/// link, added the stubs folder, and wrote the whole of it into the workspace's `.luarc.json`
+/// — the person's secret where the agent reads it. A FIFO there waited for ever. Now anything
+/// but a plain file is left alone, and nothing outside is read or written.
+#[test]
+#[cfg(unix)]
+fn types_leaves_a_luarc_that_is_a_link_or_a_fifo_alone_and_reads_nothing_through_it() {
+    let ws = Workspace::new();
+    let secret = ws.root.join("registry-login.json");
+    std::fs::write(&secret, r#"{"token": "the person's secret"}"#).unwrap();
+    std::os::unix::fs::symlink(&secret, ws.path(".luarc.json")).unwrap();
+    let mut cmd = ws.command(&["types"]);
+    let done = crate::common::output_within(&mut cmd, None, std::time::Duration::from_secs(60));
+    let out: Value = serde_json::from_slice(&done.stdout).unwrap();
+    assert_eq!(out["result"]["luarc"]["action"], json!("left_alone"), "{out}");
+    assert!(out["result"]["luarc"]["why"].as_str().unwrap().contains("link"), "{out}");
+    assert_eq!(std::fs::read_link(ws.path(".luarc.json")).unwrap(), secret, "the link stays as it was");
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), r#"{"token": "the person's secret"}"#);
+
+    std::fs::remove_file(ws.path(".luarc.json")).unwrap();
+    assert!(Command::new("mkfifo").arg(ws.path(".luarc.json")).status().unwrap().success());
+    let mut cmd = ws.command(&["types"]);
+    let done = crate::common::output_within(&mut cmd, None, std::time::Duration::from_secs(60));
+    let out: Value = serde_json::from_slice(&done.stdout).unwrap();
+    assert_eq!(out["result"]["luarc"]["action"], json!("left_alone"), "{out}");
+}
+
+/// The agent makes `tools` a link to a folder outside the workspace before the person runs
+/// `rein init`: rein took the link for the workspace's tools folder and wrote its example tool
+/// through it (`rein new tool` too). Now a link where rein makes or fills a folder is
+/// refused, and nothing lands outside.
+#[test]
+#[cfg(unix)]
+fn init_writes_nothing_through_a_link_where_it_makes_a_folder() {
+    let ws = Workspace::new();
+    let outside = ws.root.join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, ws.path("tools")).unwrap();
+    for args in [&["init"][..], &["new", "tool", "lands_outside"]] {
+        let (status, out) = rein_json(&ws, args);
+        assert_eq!((status, out["error"]["code"].as_str()), (2, Some("INVALID_ARGS")), "{args:?}: {out}");
+        assert!(out["error"]["message"].as_str().unwrap().contains("is a link"), "{args:?}: {out}");
+    }
+    std::os::unix::fs::symlink(&outside, ws.path("recipes")).unwrap();
+    let (status, out) = rein_json(&ws, &["new", "recipe", "lands-outside"]);
+    assert_eq!(status, 2, "{out}");
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "nothing landed outside");
+}
+
 #[test]
 fn types_writes_luarc_and_selene_std_and_keeps_other_settings() {
     let ws = Workspace::new();

@@ -210,6 +210,7 @@ fn is_built_in(folder: &str, name: &str) -> bool {
 
 fn dir(base: &Path, rel: &str, made: &mut Made) -> Result<(), Failure> {
     let path = base.join(rel);
+    refuse_link(&path)?;
     if path.is_dir() {
         made.kept.push(format!("{rel}/"));
         return Ok(());
@@ -219,8 +220,28 @@ fn dir(base: &Path, rel: &str, made: &mut Made) -> Result<(), Failure> {
     Ok(())
 }
 
+/// A link where rein makes or fills a folder may lead out of the workspace (an agent can make
+/// one): what rein writes there would land at its target.
+fn refuse_link(path: &Path) -> Result<(), Failure> {
+    if !path.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
+        return Ok(());
+    }
+    Err(Failure::new(
+        Code::InvalidArgs,
+        format!(
+            "{} is a link; rein writes its files into folders of the workspace only: remove the link (or make it a folder) and run this again",
+            rein::visible::path(path)
+        ),
+    ))
+}
+
 fn file(base: &Path, rel: &str, text: &str, made: &mut Made) -> Result<(), Failure> {
     let path: PathBuf = base.join(rel);
+    let mut folder = base.to_path_buf();
+    for part in Path::new(rel).parent().into_iter().flat_map(Path::components) {
+        folder.push(part);
+        refuse_link(&folder)?;
+    }
     if path.symlink_metadata().is_ok() {
         made.kept.push(rel.to_string());
         return Ok(());

@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::error::{Code, Failure};
+use crate::kernel::files::dir::Place;
+use crate::kernel::files::read::read_whole_text;
 use crate::kernel::files::write;
 use crate::kernel::KernelError;
 use crate::lua::api::{selene, stubs};
@@ -99,10 +101,17 @@ pub fn write_with(workspace: &Path, dir: &Path, natives: &NativeModules) -> Resu
     Ok(Written { dir: dir.to_path_buf(), files: written, luarc })
 }
 
+/// Whether `path` is a plain file holding `text`: read as the kernel reads a file (no link, no
+/// FIFO waited on, no more than `text`'s length), whatever stands at `path`.
+fn holds(path: &Path, text: &str) -> bool {
+    let Ok(place) = Place::of_path(path) else { return false };
+    read_whole_text(&place, "", text.len() as u64, "").is_ok_and(|bytes| bytes == text.as_bytes())
+}
+
 /// Writes `text` to `path` with its folders, atomically and durably (the kernel's writer for
 /// rein's own files); a file that already holds `text` is left as it is.
 pub fn write_generated(path: &Path, text: &str) -> Result<(), TypesError> {
-    if std::fs::read(path).is_ok_and(|bytes| bytes == text.as_bytes()) {
+    if holds(path, text) {
         return Ok(());
     }
     let failed = |source| TypesError::Write { path: path.to_path_buf(), source };

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 use super::dir::Place;
 use super::numbered::NumberedLines;
-pub use super::numbered::{ReadOutput, MAX_LINE_CHARS};
+pub use super::numbered::ReadOutput;
 use crate::kernel::digest::sha256_hex;
 use crate::kernel::error::KernelError;
 

@@ -1,7 +1,7 @@
 //! Tests of `read`: numbering, windows, caps, and lines cut by the reader's buffer.
 
 use super::*;
-use crate::kernel::files::numbered::push_line_number;
+use crate::kernel::files::numbered::{push_line_number, MAX_LINE_CHARS};
 
 fn read(content: &[u8], opts: ReadOptions) -> Result<ReadOutput, KernelError> {
     let dir = tempfile::tempdir().unwrap();
