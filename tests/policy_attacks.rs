@@ -320,3 +320,36 @@ fn wait_within(child: &mut std::process::Child, limit: Duration) -> bool {
     let _ = child.kill();
     false
 }
+
+/// A repository the person cloned holds rein.toml (or rein.lock) as a link to a file of the
+/// person's outside it — credentials, not TOML — or as a FIFO. rein read the policy files by
+/// name: the link's target was parsed, and the parse error, which quotes the offending line,
+/// went to the agent (in a call's refusal, in the MCP instructions); a FIFO waited for ever.
+/// Now the project's policy files are read only as plain files: a link or a special file is
+/// INVALID_CONFIG, saying so, and nothing of the target is read.
+#[test]
+fn policy_files_that_are_links_or_fifos_are_refused_and_nothing_behind_them_is_shown() {
+    let ws = Workspace::new();
+    let secret = ws.root.join("credentials");
+    std::fs::write(&secret, "[default]\naws_secret_access_key = EXAMPLESECRETKEY\n").unwrap();
+    for file in ["rein.toml", "rein.lock"] {
+        for make in ["link", "fifo"] {
+            let path = ws.path(file);
+            let _ = std::fs::remove_file(&path);
+            if make == "link" {
+                std::os::unix::fs::symlink(&secret, &path).unwrap();
+            } else {
+                assert!(Command::new("mkfifo").arg(&path).status().unwrap().success());
+            }
+            let mut cmd = ws.command(&["call", "read_file", r#"{"path":"x.txt"}"#]);
+            let done = crate::common::output_within(&mut cmd, None, Duration::from_secs(60));
+            let said = format!("{}{}", String::from_utf8_lossy(&done.stdout), String::from_utf8_lossy(&done.stderr));
+            assert!(!said.contains("EXAMPLESECRETKEY"), "{file} as a {make}: {said}");
+            let out: Value = serde_json::from_slice(&done.stdout).unwrap_or_else(|e| panic!("{e}: {said}"));
+            assert_eq!(out["error"]["code"], "INVALID_CONFIG", "{file} as a {make}: {out}");
+            let message = out["error"]["message"].as_str().unwrap();
+            assert!(message.contains(file) && message.contains("plain file"), "{file} as a {make}: {out}");
+        }
+        std::fs::remove_file(ws.path(file)).unwrap();
+    }
+}

@@ -43,7 +43,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::error::{Code, Failure};
-use crate::kernel::files::read::read_optional_text;
+use crate::kernel::files::read::{read_optional_text, Links};
 use crate::kernel::policy::Rule;
 use crate::kernel::process::confine::ConfineMode;
 use crate::kernel::process::toolchain::ToolchainConfig;
@@ -243,7 +243,7 @@ impl ProjectConfig {
 }
 
 fn read(path: &Path) -> Result<Option<String>, ConfigError> {
-    read_optional_text(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })
+    read_optional_text(path, Links::Follow).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })
 }
 
 #[cfg(test)]

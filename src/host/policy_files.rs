@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use super::config::{ConfigError, ProjectConfig};
 use crate::error::{Code, Failure};
 use crate::kernel::digest::sha256_hex;
-use crate::kernel::files::read::read_optional_text;
+use crate::kernel::files::read::{read_optional_text, Links};
 use crate::kernel::files::write;
 use crate::kernel::scope::protected::{LOCK_FILE, PROJECT_FILE};
 use crate::kernel::KernelError;
@@ -70,7 +70,7 @@ pub fn settle(
 /// The text of `file` (rein.toml, rein.lock) in `workspace` now; None when there is none.
 pub fn current_text(workspace: &Path, file: &str) -> Result<Option<String>, Failure> {
     let path = workspace.join(file);
-    read_optional_text(&path).map_err(|e| io(&path, e))
+    read_optional_text(&path, Links::Refuse).map_err(|e| io(&path, e))
 }
 
 /// The text of `file` a person approved for `workspace`; None when they never did.
@@ -162,7 +162,7 @@ fn approved(store: &Path, file: &str) -> Result<Option<String>, Failure> {
     if store.join(format!("{file}.absent")).exists() && !store.join(file).exists() {
         return Ok(Some(String::new()));
     }
-    read_optional_text(&store.join(file)).map_err(|e| io(&store.join(file), e))
+    read_optional_text(&store.join(file), Links::Follow).map_err(|e| io(&store.join(file), e))
 }
 
 /// How a pack the project adds reads in `pending`: in rein.toml's [packs], and in rein.lock.

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::PackError;
-use crate::kernel::files::read::read_optional_text;
+use crate::kernel::files::read::{read_optional_text, Links};
 use crate::kernel::scope::protected::LOCK_FILE;
 
 /// A pack as rein.lock pins it.
@@ -36,7 +36,9 @@ pub struct Lock {
 impl Lock {
     pub fn load(workspace: &Path) -> Result<Lock, PackError> {
         let path = workspace.join(LOCK_FILE);
-        match read_optional_text(&path).map_err(|source| PackError::ReadLock { path: path.clone(), source })? {
+        match read_optional_text(&path, Links::Refuse)
+            .map_err(|source| PackError::ReadLock { path: path.clone(), source })?
+        {
             None => Ok(Lock::default()),
             Some(text) => Lock::parse(&text),
         }

@@ -181,12 +181,79 @@ pub fn read_whole_text(place: &Place, display: &str, max: u64, hint: &'static st
     Ok(bytes)
 }
 
-/// The text of a settings file that may not exist (`None` then): rein.toml, approvals.toml.
-pub fn read_optional_text(path: &Path) -> std::io::Result<Option<String>> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
+/// The largest settings file rein reads (rein.toml, config.toml, approvals.toml …): a person's
+/// are a few KB.
+const SETTINGS_LIMIT: u64 = 1 << 20;
+
+/// Whether a link at a settings file's name is followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Links {
+    /// Home files: a person may link them to a dotfiles repository.
+    Follow,
+    /// The project's policy files (rein.toml, rein.lock): a cloned repository may hold one as a
+    /// link to a file of the person's outside it, which rein would parse, and a parse error
+    /// quotes the offending line to whoever called.
+    Refuse,
+}
+
+/// The text of a settings file that may not exist (`None` then): a regular file (a FIFO is
+/// refused, not waited on; a device is not read until memory runs out) of at most 1 MiB.
+pub fn read_optional_text(path: &Path, links: Links) -> std::io::Result<Option<String>> {
+    let not_plain = |what: &str| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("it is {what}; rein reads it only as a plain file of at most 1 MiB: make it one"),
+        )
+    };
+    let file = match settings_options(links).open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if is_link_refused(&e) => return Err(not_plain("a link")),
+        Err(e) => return Err(e),
+    };
+    let meta = file.metadata()?;
+    if meta.file_type().is_symlink() {
+        return Err(not_plain("a link"));
+    }
+    if !meta.is_file() {
+        return Err(not_plain("not a regular file"));
+    }
+    if meta.len() > SETTINGS_LIMIT {
+        return Err(not_plain("larger than 1 MiB"));
+    }
+    let bytes = read_all(file, meta.len(), SETTINGS_LIMIT)?;
+    String::from_utf8(bytes).map(Some).map_err(|_| not_plain("not UTF-8 text"))
+}
+
+/// Opening a settings file: never waiting on a FIFO; with [`Links::Refuse`], a link at its name
+/// is not followed (Unix: refused; Windows: opened itself, then refused).
+fn settings_options(links: Links) -> std::fs::OpenOptions {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let nofollow = if links == Links::Refuse { libc::O_NOFOLLOW } else { 0 };
+        options.custom_flags(libc::O_NONBLOCK | nofollow);
+    }
+    #[cfg(windows)]
+    if links == Links::Refuse {
+        use std::os::windows::fs::OpenOptionsExt;
+        const FILE_FLAG_OPEN_REPARSE_POINT: u32 = 0x0020_0000;
+        options.custom_flags(FILE_FLAG_OPEN_REPARSE_POINT);
+    }
+    options
+}
+
+/// Whether opening with `O_NOFOLLOW` failed because the name is a link (ELOOP; EMLINK on the
+/// BSDs).
+fn is_link_refused(err: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    return matches!(err.raw_os_error(), Some(libc::ELOOP) | Some(libc::EMLINK));
+    #[cfg(not(unix))]
+    {
+        let _ = err;
+        false
     }
 }
 

@@ -175,3 +175,28 @@ fn a_read_interrupted_by_a_signal_is_read_again() {
     assert_eq!(out.content, "     1\talpha\n     2\tbeta\n     3\tgamma delta");
     assert_eq!(out.sha256, format!("{:x}", Sha256::digest(text)));
 }
+
+/// Settings files: missing is None; a link is followed for home files and refused for the
+/// project's policy files; a FIFO is refused without waiting for a writer, and a file past
+/// 1 MiB is refused, whichever.
+#[test]
+#[cfg(unix)]
+fn settings_are_plain_bounded_files_and_links_only_where_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |name: &str| dir.path().join(name);
+    std::fs::write(at("plain.toml"), "a = 1\n").unwrap();
+    std::os::unix::fs::symlink(at("plain.toml"), at("link.toml")).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(at("fifo.toml")).status().unwrap().success());
+    std::fs::File::create(at("big.toml")).unwrap().set_len(SETTINGS_LIMIT + 1).unwrap();
+    for links in [Links::Follow, Links::Refuse] {
+        assert_eq!(read_optional_text(&at("missing.toml"), links).unwrap(), None);
+        assert_eq!(read_optional_text(&at("plain.toml"), links).unwrap().as_deref(), Some("a = 1\n"));
+        for refused in ["fifo.toml", "big.toml"] {
+            let err = read_optional_text(&at(refused), links).unwrap_err();
+            assert!(err.to_string().contains("plain file"), "{refused}: {err}");
+        }
+    }
+    assert_eq!(read_optional_text(&at("link.toml"), Links::Follow).unwrap().as_deref(), Some("a = 1\n"));
+    let err = read_optional_text(&at("link.toml"), Links::Refuse).unwrap_err();
+    assert!(err.to_string().contains("it is a link"), "{err}");
+}

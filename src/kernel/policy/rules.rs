@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::kernel::files::{read::read_optional_text, write};
+use crate::kernel::files::read::{read_optional_text, Links};
+use crate::kernel::files::write;
 use crate::kernel::secrets::scrub::REDACTED;
 use crate::kernel::Access;
 use crate::visible;
@@ -235,7 +236,8 @@ pub struct RuleFile {
 impl RuleFile {
     /// Reads `path`; a missing file has no rules.
     pub fn load(path: &Path) -> Result<RuleFile, RuleError> {
-        let text = read_optional_text(path).map_err(|source| RuleError::Read { path: path.to_path_buf(), source })?;
+        let text = read_optional_text(path, Links::Follow)
+            .map_err(|source| RuleError::Read { path: path.to_path_buf(), source })?;
         let Some(text) = text else { return Ok(RuleFile::default()) };
         let file: RuleFile =
             toml::from_str(&text).map_err(|e| RuleError::Invalid { path: path.to_path_buf(), why: e.to_string() })?;
