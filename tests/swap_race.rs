@@ -4,6 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use rein::kernel::platform::Strategy;
 use rein::kernel::{Call, Edit, EditOptions, Kernel};
 
 use crate::common::Workspace;
@@ -188,4 +189,32 @@ fn a_workspace_swapped_for_a_link_while_rein_starts_is_never_held_under_its_name
     stop.store(true, Ordering::Relaxed);
     let swaps = swapper.join().unwrap();
     assert!(swaps > 100 && held > 0, "the race ran: {swaps} swaps, {held} held, {refused} refused, {named_target} the target's, {unreadable} never read");
+}
+
+/// A kernel whose workspace became a link before it took the portable strategies (which open
+/// the workspace again): it refuses them rather than hold the link's target under the
+/// workspace's name. A real folder put under the name is the workspace then, as at a start.
+#[test]
+fn a_workspace_replaced_by_a_link_before_the_portable_strategies_refuses_them() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "held\n");
+    let target = ws.root.join("target");
+    std::fs::create_dir_all(&target).unwrap();
+    std::fs::write(target.join("a.txt"), "target\n").unwrap();
+    let locks = ws.root.join("locks");
+    let kernel = Kernel::new(&ws.ws, &ws.home).unwrap();
+    std::fs::rename(&ws.ws, ws.root.join("moved")).unwrap();
+    std::os::unix::fs::symlink(&target, &ws.ws).unwrap();
+    let refused = kernel.with_strategy(Strategy::portable(locks.clone())).expect_err("a link's target held");
+    let failure = rein::Failure::from(refused);
+    assert!(failure.message.contains("replaced by a link while rein started"), "{failure:?}");
+
+    // The workspace moves on and a real folder (the target) takes its name: the strategies
+    // hold that folder, and read it.
+    let kernel = Kernel::new(&ws.root.join("moved"), &ws.home).unwrap();
+    std::fs::rename(ws.root.join("moved"), ws.root.join("moved-again")).unwrap();
+    std::fs::rename(&target, ws.root.join("moved")).unwrap();
+    let kernel = kernel.with_strategy(Strategy::portable(locks)).unwrap();
+    let out = kernel.read(&Call::new(), "a.txt", Default::default()).unwrap();
+    assert!(out.content.ends_with("target"), "{}", out.content);
 }

@@ -109,7 +109,8 @@ impl NumberedLines {
         let (start_line, end_line) = if self.seen < self.offset {
             (self.offset.min(self.seen), self.seen)
         } else {
-            (self.offset, self.seen.min(self.offset + self.limit - 1))
+            // Saturating: a limit near usize::MAX means "to the end", not a wrapped window.
+            (self.offset, self.seen.min(self.offset.saturating_add(self.limit) - 1))
         };
         ReadOutput {
             path: display.to_string(),

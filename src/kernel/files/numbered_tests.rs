@@ -102,3 +102,16 @@ fn a_line_outside_the_window_is_only_counted() {
     let out = numbered.finish("f", String::new());
     assert_eq!((out.content.as_str(), out.total_lines, out.truncated), ("     2\tsecond", 3, true));
 }
+
+/// A limit as large as a `usize` holds (a caller asking for "everything from here") past the
+/// first line: the window ends at the last line, not where `offset + limit` wrapped around.
+#[test]
+fn a_window_of_the_largest_limit_ends_at_the_last_line() {
+    let mut numbered = NumberedLines::new(2, usize::MAX);
+    for line in [&b"one\n"[..], b"two\n", b"three"] {
+        numbered.push(line);
+    }
+    let out = numbered.finish("f", String::new());
+    assert_eq!((out.start_line, out.end_line, out.truncated), (2, 3, false));
+    assert_eq!(out.content, "     2\ttwo\n     3\tthree");
+}

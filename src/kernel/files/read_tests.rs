@@ -200,3 +200,143 @@ fn settings_are_plain_bounded_files_and_links_only_where_followed() {
     let err = read_optional_text(&at("link.toml"), Links::Refuse).unwrap_err();
     assert!(err.to_string().contains("it is a link"), "{err}");
 }
+
+/// A source handing out `chunks` in turn (each at most what the reader asks for), so the
+/// reader's buffer ends wherever a chunk does.
+struct Chunked<'a> {
+    bytes: &'a [u8],
+    sizes: std::vec::IntoIter<usize>,
+}
+
+impl Read for Chunked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.sizes.next().unwrap_or(usize::MAX).min(buf.len()).min(self.bytes.len());
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+/// xorshift64*: the same pieces every run, no dependency.
+struct Pseudo(u64);
+
+impl Pseudo {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
+    }
+}
+
+/// A file of pieces that are hard to cut: characters of every width, bytes that are not UTF-8
+/// (alone, in runs, a character begun), lone `\r`, `\r\r\n`, empty lines, lines of exactly
+/// 1999/2000/2001 characters and lines longer than the reader's buffer. Its first line is plain
+/// so the sniffed head (the first chunk) is text.
+fn tricky_file(pseudo: &mut Pseudo) -> Vec<u8> {
+    let pieces: [&[u8]; 18] = [
+        b"a",
+        "\u{e9}".as_bytes(),
+        "\u{800}".as_bytes(),
+        "\u{1f980}".as_bytes(),
+        b"\xff",
+        b"\x80\x80",
+        b"\xf0\x9f\xa6",
+        b"\xe2\x82",
+        b"\xc3",
+        b"\xed\xa0\x80",
+        b"\r",
+        b"\r\n",
+        b"\r\r\n",
+        b"\n",
+        b"\n\n",
+        b"\xe2\x82\r\n",
+        b"\xf0\x9f\xa6\r",
+        b"\xf4\x90\x80\x80",
+    ];
+    let mut file = b"head\n".to_vec();
+    for _ in 0..pseudo.below(300) {
+        match pseudo.below(40) {
+            0 => file.extend_from_slice(&b"x".repeat(1999 + pseudo.below(3))),
+            1 => file.extend_from_slice("\u{e9}".repeat(1999 + pseudo.below(3)).as_bytes()),
+            2 => file.extend_from_slice("\u{1f980}".repeat(17_000 + pseudo.below(3)).as_bytes()),
+            _ => file.extend_from_slice(pieces[pseudo.below(pieces.len())]),
+        }
+    }
+    if pseudo.below(2) == 0 {
+        file.push(b'\n');
+    }
+    file
+}
+
+/// Chunk sizes cutting `len` bytes anywhere: a byte, a few, a hundred or a whole buffer.
+fn chunk_sizes(pseudo: &mut Pseudo, len: usize) -> Vec<usize> {
+    let mut sizes = vec![5];
+    let mut total = 5;
+    while total < len {
+        let size = match pseudo.below(4) {
+            0 => 1 + pseudo.below(5),
+            1 => 1 + pseudo.below(100),
+            2 => 1 + pseudo.below(5000),
+            _ => 64 * 1024,
+        };
+        sizes.push(size);
+        total += size;
+    }
+    sizes
+}
+
+/// What a read of `file` gave before lines came in parts: the file split whole on `\n`, each
+/// line decoded by `from_utf8_lossy` (`None`: the offset is past the end).
+fn read_as_split_whole(file: &[u8], offset: usize, limit: usize) -> Option<ReadOutput> {
+    let mut lines: Vec<&[u8]> = file.split_inclusive(|byte| *byte == b'\n').collect();
+    let total = lines.len();
+    if offset > total.max(1) {
+        return None;
+    }
+    let end = total.min(offset.saturating_add(limit) - 1);
+    lines.truncate(end);
+    let mut shown = Vec::new();
+    let mut cut_any = false;
+    for (i, raw) in lines.iter().enumerate().skip(offset - 1) {
+        let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
+        let text = String::from_utf8_lossy(raw.strip_suffix(b"\r").unwrap_or(raw));
+        let chars = text.chars().count();
+        let mut line = format!("{:>6}\t{}", i + 1, text.chars().take(MAX_LINE_CHARS).collect::<String>());
+        if chars > MAX_LINE_CHARS {
+            cut_any = true;
+            line.push_str(&format!(" … [line cut: {chars} chars in all]"));
+        }
+        shown.push(line);
+    }
+    let (start_line, end_line) = if total < offset { (total, total) } else { (offset, end) };
+    Some(ReadOutput {
+        path: "f.txt".into(),
+        content: shown.join("\n"),
+        total_lines: total,
+        start_line,
+        end_line,
+        truncated: end_line < total || cut_any,
+        sha256: format!("{:x}", Sha256::digest(file)),
+    })
+}
+
+/// Differential: random tricky files, cut by the reader anywhere, and windows from the first
+/// line to past the last (huge limits too) read exactly as the file split whole did.
+#[test]
+fn a_file_cut_anywhere_by_the_reader_reads_as_the_file_split_whole() {
+    let mut pseudo = Pseudo(0x9e37_79b9_7f4a_7c15);
+    for round in 0..400 {
+        let file = tricky_file(&mut pseudo);
+        let sizes = chunk_sizes(&mut pseudo, file.len());
+        let lines = file.split_inclusive(|byte| *byte == b'\n').count();
+        let offset = [1, 2, 1 + pseudo.below(lines + 2), lines, usize::MAX][pseudo.below(5)].max(1);
+        let limit = [1, 1 + pseudo.below(lines + 1), DEFAULT_LIMIT, usize::MAX][pseudo.below(4)];
+        let source = Chunked { bytes: &file, sizes: sizes.clone().into_iter() };
+        let read = number_lines(source, "f.txt", offset, limit, RANGED_READ_MAX_BYTES);
+        match read_as_split_whole(&file, offset, limit) {
+            Some(expected) => assert_eq!(read.unwrap(), expected, "round {round}: offset {offset}, limit {limit}"),
+            None => assert!(matches!(read, Err(KernelError::InvalidArgs { .. })), "round {round}: {read:?}"),
+        }
+    }
+}
