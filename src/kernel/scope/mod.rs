@@ -91,7 +91,7 @@ pub enum ScopeError {
     },
     #[error("workspace {path} is not a directory; pass --workspace with a project directory")]
     WorkspaceNotADirectory { path: String },
-    #[error("workspace {path} was moved or replaced by a link while rein started; start rein again once it stays put")]
+    #[error("workspace {path} was moved, deleted or replaced by a link while rein started; start rein again once it stays put")]
     WorkspaceMoved { path: String },
     /// A path the OS would read differently from the check (Windows: `kernel::scope::windows_paths`).
     #[error("{why}")]
