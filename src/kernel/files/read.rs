@@ -182,8 +182,8 @@ pub fn read_whole_text(place: &Place, display: &str, max: u64, hint: &'static st
 }
 
 /// The largest settings file rein reads (rein.toml, config.toml, approvals.toml …): a person's
-/// are a few KB.
-const SETTINGS_LIMIT: u64 = 1 << 20;
+/// are a few KB; the bound is the whole-read one, only so that a device is not read for ever.
+const SETTINGS_LIMIT: u64 = WHOLE_READ_MAX_BYTES;
 
 /// Whether a link at a settings file's name is followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -197,12 +197,12 @@ pub enum Links {
 }
 
 /// The text of a settings file that may not exist (`None` then): a regular file (a FIFO is
-/// refused, not waited on; a device is not read until memory runs out) of at most 1 MiB.
+/// refused, not waited on; a device is not read until memory runs out) of at most 16 MiB.
 pub fn read_optional_text(path: &Path, links: Links) -> std::io::Result<Option<String>> {
     let not_plain = |what: &str| {
         std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
-            format!("it is {what}; rein reads it only as a plain file of at most 1 MiB: make it one"),
+            format!("it is {what}; rein reads it only as a plain file of at most 16 MiB: make it one"),
         )
     };
     let file = match settings_options(links).open(path) {
@@ -219,7 +219,7 @@ pub fn read_optional_text(path: &Path, links: Links) -> std::io::Result<Option<S
         return Err(not_plain("not a regular file"));
     }
     if meta.len() > SETTINGS_LIMIT {
-        return Err(not_plain("larger than 1 MiB"));
+        return Err(not_plain("larger than 16 MiB"));
     }
     let bytes = read_all(file, meta.len(), SETTINGS_LIMIT)?;
     String::from_utf8(bytes).map(Some).map_err(|_| not_plain("not UTF-8 text"))
