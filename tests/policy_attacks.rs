@@ -370,7 +370,8 @@ fn lock_entries_naming_a_path_reach_nothing_outside() {
     std::fs::write(outside.join("pack.toml"), "token = EXAMPLESECRETKEY\n").unwrap();
     assert!(Command::new("mkfifo").arg(outside.join("waits")).status().unwrap().success());
     // home/packs/<name>/<sha256>: an absolute hash replaces the rest; `../..` climbs out of home.
-    let entries = [("kit".to_string(), outside.to_string_lossy().into_owned()), ("../..".to_string(), "outside".to_string())];
+    let entries =
+        [("kit".to_string(), outside.to_string_lossy().into_owned()), ("../..".to_string(), "outside".to_string())];
     for (name, sha256) in entries {
         ws.file(
             "rein.lock",
