@@ -375,7 +375,7 @@ fn lock_entries_naming_a_path_reach_nothing_outside() {
     for (name, sha256) in entries {
         ws.file(
             "rein.lock",
-            &format!("[[pack]]\nname = {:?}\nversion = \"1.0.0\"\nsource = \"./kit\"\nsha256 = {:?}\n", name, sha256),
+            format!("[[pack]]\nname = {:?}\nversion = \"1.0.0\"\nsource = \"./kit\"\nsha256 = {:?}\n", name, sha256),
         );
         for args in [&["pack", "verify"][..], &["pack", "sync"]] {
             let mut cmd = ws.command(args);
