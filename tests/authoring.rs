@@ -229,6 +229,38 @@ fn init_writes_nothing_through_a_link_where_it_makes_a_folder() {
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "nothing landed outside");
 }
 
+/// A cloned repository holds `.rein` (or `.rein/types`) as a link to a folder of the person's
+/// outside the workspace, and the person runs `rein types` or `rein init`: rein made the stubs
+/// folder and wrote every stub through the link, outside (a folder named like one the person
+/// keeps would have its files replaced). Now the stubs folder inside the workspace is made and
+/// written through folders held open beneath it, following no link; nothing lands outside.
+#[test]
+#[cfg(unix)]
+fn types_and_init_write_no_stubs_through_a_link_in_the_workspace() {
+    let ws = Workspace::new();
+    let outside = ws.root.join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, ws.path(".rein")).unwrap();
+    for args in [&["types"][..], &["init"]] {
+        let mut cmd = ws.command(args);
+        let done = crate::common::output_within(&mut cmd, None, std::time::Duration::from_secs(60));
+        assert!(!done.status.success(), "{args:?}: {}", String::from_utf8_lossy(&done.stdout));
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "{args:?}: nothing landed outside");
+    }
+    std::fs::remove_file(ws.path(".rein")).unwrap();
+    std::fs::create_dir(ws.path(".rein")).unwrap();
+    std::os::unix::fs::symlink(&outside, ws.path(".rein/types")).unwrap();
+    let mut cmd = ws.command(&["types"]);
+    let done = crate::common::output_within(&mut cmd, None, std::time::Duration::from_secs(60));
+    assert!(!done.status.success(), "{}", String::from_utf8_lossy(&done.stdout));
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "nothing landed outside");
+    std::fs::remove_file(ws.path(".rein/types")).unwrap();
+    let mut cmd = ws.command(&["types"]);
+    let done = crate::common::output_within(&mut cmd, None, std::time::Duration::from_secs(60));
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stdout));
+    assert!(ws.path(".rein/types").is_dir());
+}
+
 #[test]
 fn types_writes_luarc_and_selene_std_and_keeps_other_settings() {
     let ws = Workspace::new();

@@ -353,3 +353,38 @@ fn policy_files_that_are_links_or_fifos_are_refused_and_nothing_behind_them_is_s
         std::fs::remove_file(ws.path(file)).unwrap();
     }
 }
+
+/// A cloned repository's rein.lock names a pack whose name or content hash is a path:
+/// `sha256 = "/home/person/somewhere"`, or `name = "../.."` and `sha256 = "somewhere"`. rein joined both to home's
+/// packs folder to find the installed copy, so `rein pack verify` (and `sync`, checking what is
+/// installed) walked and hashed a folder of the person's outside the workspace and home, reading
+/// every file in it: a FIFO there waited for ever, and the hash of the person's files was
+/// reported. Now an entry whose name is no pack name, or whose hash is no sha256, makes rein.lock
+/// invalid, and nothing outside is opened.
+#[test]
+#[cfg(unix)]
+fn lock_entries_naming_a_path_reach_nothing_outside() {
+    let ws = Workspace::new();
+    let outside = ws.root.join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(outside.join("pack.toml"), "token = EXAMPLESECRETKEY\n").unwrap();
+    assert!(Command::new("mkfifo").arg(outside.join("waits")).status().unwrap().success());
+    // home/packs/<name>/<sha256>: an absolute hash replaces the rest; `../..` climbs out of home.
+    let entries =
+        [("kit".to_string(), outside.to_string_lossy().into_owned()), ("../..".to_string(), "outside".to_string())];
+    for (name, sha256) in entries {
+        ws.file(
+            "rein.lock",
+            format!("[[pack]]\nname = {:?}\nversion = \"1.0.0\"\nsource = \"./kit\"\nsha256 = {:?}\n", name, sha256),
+        );
+        for args in [&["pack", "verify"][..], &["pack", "sync"]] {
+            let mut cmd = ws.command(args);
+            let done = crate::common::output_within(&mut cmd, None, Duration::from_secs(60));
+            let said = format!("{}{}", String::from_utf8_lossy(&done.stdout), String::from_utf8_lossy(&done.stderr));
+            assert!(!said.contains("EXAMPLESECRETKEY"), "{name} {sha256} {args:?}: {said}");
+            let out: Value = serde_json::from_slice(&done.stdout).unwrap_or_else(|e| panic!("{e}: {said}"));
+            assert_eq!(out["error"]["code"], "INVALID_CONFIG", "{name} {sha256} {args:?}: {out}");
+            assert!(out["error"]["message"].as_str().unwrap().contains("rein.lock"), "{out}");
+        }
+    }
+}

@@ -26,6 +26,25 @@ pub struct LockedPack {
     pub sha256: String,
 }
 
+impl LockedPack {
+    /// The name and the hash name the installed copy's folder, `<home>/packs/<name>/<sha256>`:
+    /// a name that is no pack name (`../..`) or a hash that is no sha256 (`/home/person/x`)
+    /// would name a folder anywhere, and rein would walk and hash it.
+    fn check(&self) -> Result<(), PackError> {
+        if !super::manifest::valid_pack_name(&self.name) {
+            return Err(PackError::InvalidLock {
+                why: format!("{:?} is no pack name (kebab-case: a-z, 0-9 and -)", self.name),
+            });
+        }
+        if self.sha256.len() != 64 || !self.sha256.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+            return Err(PackError::InvalidLock {
+                why: format!("pack {}: sha256 {:?} is no sha256 (64 lowercase hex digits)", self.name, self.sha256),
+            });
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Lock {
@@ -48,7 +67,9 @@ impl Lock {
         if let Some(why) = crate::kernel::policy::controls::policy_file_problem(text) {
             return Err(PackError::InvalidLock { why });
         }
-        toml::from_str(text).map_err(|e| PackError::InvalidLock { why: e.to_string() })
+        let lock: Lock = toml::from_str(text).map_err(|e| PackError::InvalidLock { why: e.to_string() })?;
+        lock.packs.iter().try_for_each(LockedPack::check)?;
+        Ok(lock)
     }
 
     pub fn to_toml(&self) -> String {

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use crate::error::{Code, Failure};
 use crate::host::policy_files;
+use crate::kernel::files::read::{read_optional_text, Links};
 use crate::kernel::policy::{Answer, ApprovalRequest, Approver};
 use crate::kernel::scope::protected::{LOCK_FILE, PROJECT_FILE};
 use crate::kernel::{Actor, Call, Kernel};
@@ -62,7 +63,12 @@ pub fn approve_entry(kernel: &Kernel, entry: &LockedPack) -> Result<(), Failure>
 }
 
 fn edit_rein_toml(kernel: &Kernel, change: impl FnOnce(&mut toml_edit::Table)) -> Result<(), Failure> {
-    let current = std::fs::read_to_string(kernel.scope().workspace().join(PROJECT_FILE)).unwrap_or_default();
+    // As every reader of the project's policy files: never through a link, never a FIFO (a
+    // cloned repository's rein.toml linked to credentials would be quoted by the parse error).
+    let path = kernel.scope().workspace().join(PROJECT_FILE);
+    let current = read_optional_text(&path, Links::Refuse)
+        .map_err(|e| Failure::new(Code::InvalidConfig, format!("rein.toml: {e}")))?
+        .unwrap_or_default();
     let mut doc: toml_edit::DocumentMut =
         current.parse().map_err(|e| Failure::new(Code::InvalidConfig, format!("rein.toml is not valid: {e}")))?;
     let packs = doc.entry("packs").or_insert(toml_edit::table());

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::error::{Code, Failure};
-use crate::kernel::files::dir::Place;
+use crate::kernel::files::dir::{Dir, Place};
 use crate::kernel::files::read::read_whole_text;
 use crate::kernel::files::write;
 use crate::kernel::KernelError;
@@ -94,32 +94,63 @@ pub fn write_with(workspace: &Path, dir: &Path, natives: &NativeModules) -> Resu
     let mut written = Vec::new();
     for (rel, text) in files_with(natives) {
         let path = dir.join(&rel);
-        write_generated(&path, &text)?;
+        let place = stub_place(workspace, &path).map_err(|source| TypesError::Write { path: path.clone(), source })?;
+        write_at(&place, &path, &text)?;
         written.push(rel);
     }
     let luarc = luarc::point_at(workspace, dir)?;
     Ok(Written { dir: dir.to_path_buf(), files: written, luarc })
 }
 
-/// Whether `path` is a plain file holding `text`: read as the kernel reads a file (no link, no
-/// FIFO waited on, no more than `text`'s length), whatever stands at `path`.
-fn holds(path: &Path, text: &str) -> bool {
-    let Ok(place) = Place::of_path(path) else { return false };
-    read_whole_text(&place, "", text.len() as u64, "").is_ok_and(|bytes| bytes == text.as_bytes())
+/// Where the stub `path` is written. Inside the workspace (`.rein/types`, the default) its
+/// folders are made and opened beneath the workspace following no link: a cloned repository
+/// may hold `.rein` or `.rein/types` as a link to a person's folder outside, and every stub
+/// landed there. A folder a person names outside the workspace is taken as they name it.
+fn stub_place(workspace: &Path, path: &Path) -> std::io::Result<Place> {
+    let path = std::path::absolute(path)?;
+    let inside = path
+        .strip_prefix(std::path::absolute(workspace)?)
+        .ok()
+        .filter(|rel| rel.components().all(|part| matches!(part, std::path::Component::Normal(_))));
+    match inside {
+        Some(rel) => {
+            let real = std::fs::canonicalize(workspace)?;
+            Place::beneath(&Dir::open_path(&real)?, &real.join(rel), true)
+        }
+        None => {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            Place::of_path(&path)
+        }
+    }
+}
+
+/// Whether `place` is a plain file holding `text`: read as the kernel reads a file (no link, no
+/// FIFO waited on, no more than `text`'s length), whatever stands there.
+fn holds(place: &Place, text: &str) -> bool {
+    read_whole_text(place, "", text.len() as u64, "").is_ok_and(|bytes| bytes == text.as_bytes())
 }
 
 /// Writes `text` to `path` with its folders, atomically and durably (the kernel's writer for
 /// rein's own files); a file that already holds `text` is left as it is.
 pub fn write_generated(path: &Path, text: &str) -> Result<(), TypesError> {
-    if holds(path, text) {
-        return Ok(());
-    }
     let failed = |source| TypesError::Write { path: path.to_path_buf(), source };
     let path = std::path::absolute(path).map_err(failed)?;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(failed)?;
     }
-    match write::write_atomic(&path, &shown_path(&path), text.as_bytes()) {
+    let place = Place::of_path(&path).map_err(failed)?;
+    write_at(&place, &path, text)
+}
+
+/// Writes `text` at `place` (`path` names it), unless it holds `text` already.
+fn write_at(place: &Place, path: &Path, text: &str) -> Result<(), TypesError> {
+    if holds(place, text) {
+        return Ok(());
+    }
+    let failed = |source| TypesError::Write { path: path.to_path_buf(), source };
+    match write::write_in(place, &shown_path(path), std::iter::once(text.as_bytes()), || Ok(())) {
         Ok(_) => Ok(()),
         Err(KernelError::Io { source, .. }) => Err(failed(source)),
         Err(other) => Err(failed(std::io::Error::other(other.to_string()))),
