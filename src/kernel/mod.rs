@@ -177,7 +177,8 @@ fn hold_root(scope: Scope, root: &files::dir::Dir) -> Result<Scope, KernelError>
     {
         let identity =
             root.identity().map_err(|e| KernelError::io("inspect the workspace", shown_path(scope.workspace()), e))?;
-        Ok(scope.holding(identity, root.path_now())?)
+        let named = files::dir::Dir::open_following_no_link(scope.workspace()).and_then(|dir| dir.identity());
+        Ok(scope.holding(identity, named)?)
     }
     #[cfg(windows)]
     {

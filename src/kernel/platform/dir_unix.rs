@@ -51,22 +51,13 @@ impl Dir {
         Ok((stat.st_dev as u64, stat.st_ino as u64))
     }
 
-    /// The path of the folder held as the OS knows it now, in one answer (no link on the way);
-    /// `None` where the OS cannot say (Linux without `/proc`, other Unixes).
-    pub fn path_now(&self) -> Option<PathBuf> {
-        #[cfg(target_os = "linux")]
-        {
-            use std::os::fd::AsRawFd;
-            std::fs::read_link(format!("/proc/self/fd/{}", self.fd.as_raw_fd())).ok()
-        }
-        #[cfg(target_vendor = "apple")]
-        {
-            use std::os::unix::ffi::OsStringExt;
-            let path = rustix::fs::getpath(&*self.fd).ok()?;
-            Some(PathBuf::from(OsString::from_vec(path.into_bytes())))
-        }
-        #[cfg(not(any(target_os = "linux", target_vendor = "apple")))]
-        None
+    /// The folder `path` (absolute) names when it is walked from `/` following no link: each
+    /// part opened as a real folder entry, so no link anywhere on the way leads elsewhere.
+    pub fn open_following_no_link(path: &Path) -> std::io::Result<Dir> {
+        let rel = path
+            .strip_prefix("/")
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not an absolute path"))?;
+        Dir::open_path(Path::new("/"))?.open_beneath(rel)
     }
 
     pub fn strategy(&self) -> &Arc<Strategy> {
@@ -289,6 +280,25 @@ fn loop_means_link(err: Errno) -> std::io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Walked from `/`: a real path reaches its folder; a link as its last part or above it is
+    /// refused, wherever it leads.
+    #[test]
+    fn a_path_walked_from_the_root_reaches_its_folder_only_with_no_link_on_the_way() {
+        let root = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(root.path()).unwrap();
+        std::fs::create_dir_all(base.join("real/inner")).unwrap();
+        std::os::unix::fs::symlink(base.join("real"), base.join("link")).unwrap();
+        let reached = Dir::open_following_no_link(&base.join("real/inner")).unwrap();
+        let inner = std::fs::metadata(base.join("real/inner")).unwrap();
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(reached.identity().unwrap(), (inner.dev(), inner.ino()));
+        for through_link in ["link", "link/inner"] {
+            assert!(Dir::open_following_no_link(&base.join(through_link)).is_err(), "{through_link}");
+        }
+        assert!(Dir::open_following_no_link(Path::new("relative")).is_err());
+        assert!(Dir::open_following_no_link(Path::new("/")).is_ok());
+    }
 
     /// Both ways of opening beneath (Linux's openat2 and the walk other Unix use) refuse a
     /// link anywhere on the way, and reach real folders.

@@ -142,30 +142,20 @@ impl Scope {
         })
     }
 
-    /// The same scope holding the workspace folder rein opened: `identity` is its device and
-    /// inode, `path_now` its path as the OS names it now (when the OS can say). The identity
+    /// The same scope holding the workspace folder rein opened, `identity` its device and inode;
+    /// `named` is the identity of the folder the workspace's path reaches walked from `/`
+    /// following no link (an error when a part is a link or missing). The identity
     /// [`Scope::new`] took by name could be another folder's, had the workspace (or a folder
     /// above it) been swapped for a link between making its path real and looking at it, and
     /// every path would then resolve into the link's target under the workspace's name. So,
-    /// after the open, the workspace's path must name that very folder with no link on the way;
-    /// past that, `resolve` checks the name again at each path.
+    /// after the open, the path must reach that very folder with no link on the way; past
+    /// that, `resolve` checks the name again at each path.
     #[cfg(not(windows))]
-    pub fn holding(self, identity: (u64, u64), path_now: Option<PathBuf>) -> Result<Scope, ScopeError> {
-        let held = unix::Identity::known(identity.0, identity.1);
-        let named = match path_now {
-            // One answer from the OS: nothing can change between two looks.
-            Some(now) => now == self.workspace,
-            // Its last part no link (lstat), then no link above it.
-            None => {
-                use std::os::unix::fs::MetadataExt;
-                let last = std::fs::symlink_metadata(&self.workspace).is_ok_and(|m| (m.dev(), m.ino()) == identity);
-                last && std::fs::canonicalize(&self.workspace).is_ok_and(|real| real == self.workspace)
-            }
-        };
-        if !named {
+    pub fn holding(self, identity: (u64, u64), named: std::io::Result<(u64, u64)>) -> Result<Scope, ScopeError> {
+        if !named.is_ok_and(|named| named == identity) {
             return Err(ScopeError::WorkspaceMoved { path: self.workspace.display().to_string() });
         }
-        Ok(Scope { held, ..self })
+        Ok(Scope { held: unix::Identity::known(identity.0, identity.1), ..self })
     }
 
     pub fn workspace(&self) -> &Path {
