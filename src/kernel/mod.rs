@@ -177,7 +177,13 @@ fn hold_root(scope: Scope, root: &files::dir::Dir) -> Result<Scope, KernelError>
     {
         let identity =
             root.identity().map_err(|e| KernelError::io("inspect the workspace", shown_path(scope.workspace()), e))?;
-        let named = files::dir::Dir::open_following_no_link(scope.workspace()).and_then(|dir| dir.identity());
+        let named = match files::dir::Dir::open_following_no_link(scope.workspace()) {
+            Ok(dir) => dir.identity(),
+            // A folder above the workspace that may be passed through but not opened (mode 711)
+            // stops the walk where Linux's one-call open (openat2) is missing: then two looks.
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => scope::named_by_looking(scope.workspace()),
+            Err(e) => Err(e),
+        };
         Ok(scope.holding(identity, named)?)
     }
     #[cfg(windows)]

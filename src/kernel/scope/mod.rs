@@ -123,6 +123,21 @@ pub struct Scope {
     held: unix::Identity,
 }
 
+/// The identity of the folder `path` names, by two looks: its last part no link (`lstat`), then
+/// no link above it (`canonicalize` gives it back unchanged). Racy where the walk that
+/// [`Scope::holding`]'s caller prefers is not: only for when that walk cannot open a folder
+/// above.
+#[cfg(not(windows))]
+pub fn named_by_looking(path: &Path) -> std::io::Result<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path)?;
+    let real = std::fs::canonicalize(path)?;
+    if meta.file_type().is_symlink() || real != path {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "a link on the way"));
+    }
+    Ok((meta.dev(), meta.ino()))
+}
+
 impl Scope {
     /// `workspace` must exist; `home` may not exist yet.
     pub fn new(workspace: &Path, home: &Path) -> Result<Scope, ScopeError> {

@@ -234,6 +234,18 @@ mod tests {
         assert!(moved(f.scope.clone().holding(id(&ws), Err(link_on_the_way))));
     }
 
+    /// Two looks: a real path gives its folder; a link as its last part or above it does not.
+    #[test]
+    fn naming_by_looking_refuses_a_link_anywhere_on_the_way() {
+        let f = fixture();
+        let ws = f.base.join("ws");
+        assert_eq!(super::super::named_by_looking(&ws).unwrap(), id(&ws));
+        symlink(&ws, f.base.join("ws-link")).unwrap();
+        symlink(&f.base, f.base.join("alias")).unwrap();
+        assert!(super::super::named_by_looking(&f.base.join("ws-link")).is_err());
+        assert!(super::super::named_by_looking(&f.base.join("alias/ws")).is_err());
+    }
+
     fn class_of(f: &Fixture, p: &str) -> PathClass {
         f.scope.resolve(p).unwrap().class
     }
