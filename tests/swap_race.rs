@@ -1,6 +1,7 @@
 //! A folder swapped with a link to outside while rein writes and edits in it: nothing ever
 //! lands outside — no file, no temp file — and every refusal carries a code.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -8,6 +9,20 @@ use rein::kernel::platform::Strategy;
 use rein::kernel::{Call, Edit, EditOptions, Kernel};
 
 use crate::common::Workspace;
+
+/// A thread exchanging the entries `a` and `b` (renameat2 RENAME_EXCHANGE) until `stop`; it
+/// gives how many times.
+fn exchange_until(stop: Arc<AtomicBool>, a: PathBuf, b: PathBuf) -> std::thread::JoinHandle<u64> {
+    std::thread::spawn(move || {
+        let mut swaps = 0u64;
+        while !stop.load(Ordering::Relaxed) {
+            rustix::fs::renameat_with(rustix::fs::CWD, &a, rustix::fs::CWD, &b, rustix::fs::RenameFlags::EXCHANGE)
+                .expect("renameat2 RENAME_EXCHANGE");
+            swaps += 1;
+        }
+        swaps
+    })
+}
 
 #[test]
 fn a_folder_swapped_for_a_link_never_lets_a_write_out() {
@@ -20,24 +35,7 @@ fn a_folder_swapped_for_a_link_never_lets_a_write_out() {
     std::fs::write(outside.join("edit.txt"), "counter 0\n").unwrap();
     let kernel = Arc::new(Kernel::new(&ws.ws, &ws.home).unwrap());
     let stop = Arc::new(AtomicBool::new(false));
-    let swapper = {
-        let (stop, d, swap) = (stop.clone(), ws.path("d"), ws.path("swap"));
-        std::thread::spawn(move || {
-            let mut swaps = 0u64;
-            while !stop.load(Ordering::Relaxed) {
-                rustix::fs::renameat_with(
-                    rustix::fs::CWD,
-                    &d,
-                    rustix::fs::CWD,
-                    &swap,
-                    rustix::fs::RenameFlags::EXCHANGE,
-                )
-                .expect("renameat2 RENAME_EXCHANGE");
-                swaps += 1;
-            }
-            swaps
-        })
-    };
+    let swapper = exchange_until(stop.clone(), ws.path("d"), ws.path("swap"));
     let call = Call::new();
     let (mut written, mut refused) = (0, 0);
     for i in 0..3000 {
@@ -130,24 +128,7 @@ fn a_workspace_swapped_for_a_link_while_rein_starts_is_never_held_under_its_name
     let link = ws.root.join("link");
     std::os::unix::fs::symlink(&target, &link).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
-    let swapper = {
-        let (stop, name, link) = (stop.clone(), ws.ws.clone(), link.clone());
-        std::thread::spawn(move || {
-            let mut swaps = 0u64;
-            while !stop.load(Ordering::Relaxed) {
-                rustix::fs::renameat_with(
-                    rustix::fs::CWD,
-                    &name,
-                    rustix::fs::CWD,
-                    &link,
-                    rustix::fs::RenameFlags::EXCHANGE,
-                )
-                .expect("renameat2 RENAME_EXCHANGE");
-                swaps += 1;
-            }
-            swaps
-        })
-    };
+    let swapper = exchange_until(stop.clone(), ws.ws.clone(), link.clone());
     let call = Call::new();
     let (mut held, mut refused, mut named_target, mut unreadable) = (0, 0, 0, 0);
     for _ in 0..3000 {

@@ -10,10 +10,8 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::{write_generated, TypesError};
-use crate::kernel::files::dir::Place;
 use crate::kernel::files::names::relative_name;
-use crate::kernel::files::read::read_whole_text;
-use crate::kernel::KernelError;
+use crate::kernel::files::read::{read_optional_text, Links};
 use crate::visible::shown_path;
 
 /// What `rein types` did to the workspace's `.luarc.json` (`path`), pointing the editor at
@@ -40,9 +38,12 @@ pub fn point_at(workspace: &Path, dir: &Path) -> Result<LuarcOutcome, TypesError
     let path = workspace.join(".luarc.json");
     let shown_path = shown_path(&path);
     let library = library_entry(workspace, dir);
-    let existing = match read_plain(&path) {
+    // Read as the project's policy files are: the agent can make `.luarc.json` a link to a
+    // person's file outside (rein would copy it into the workspace with the stubs added), a FIFO
+    // or a link to a device. Anything but a plain file is why rein leaves it alone.
+    let existing = match read_optional_text(&path, Links::Refuse) {
         Ok(text) => text,
-        Err(why) => return Ok(left_alone(shown_path, library, &why)),
+        Err(why) => return Ok(left_alone(shown_path, library, &why.to_string())),
     };
     let Some(text) = existing else {
         write_generated(&path, &pretty(&fresh(&library)))?;
@@ -59,24 +60,6 @@ pub fn point_at(workspace: &Path, dir: &Path) -> Result<LuarcOutcome, TypesError
     }
     write_generated(&path, &pretty(&Value::Object(config)))?;
     Ok(LuarcOutcome::Updated { path: shown_path, library })
-}
-
-/// The largest `.luarc.json` rein edits: a person's settings are a few KB.
-const LUARC_LIMIT: u64 = 1 << 20;
-
-/// The text of `path` when it is a plain file (None: there is none), read as the kernel reads
-/// a workspace file: the agent can make `.luarc.json` a link to a person's file outside (rein
-/// would copy it into the workspace with the stubs added), a FIFO (waited on for ever) or a
-/// link to a device. Anything but a plain file is why rein leaves it alone.
-fn read_plain(path: &Path) -> Result<Option<String>, String> {
-    let not_plain = |why: String| format!("rein edits only a plain file there, not a link or a special file ({why})");
-    let place = Place::of_path(path).map_err(|e| not_plain(e.to_string()))?;
-    let shown = shown_path(path);
-    match read_whole_text(&place, &shown, LUARC_LIMIT, "a person's .luarc.json is a few KB") {
-        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| not_plain("it is not UTF-8".into())),
-        Err(KernelError::FileNotFound { .. }) => Ok(None),
-        Err(e) => Err(not_plain(e.to_string())),
-    }
 }
 
 fn left_alone(path: String, library: String, why: &str) -> LuarcOutcome {

@@ -92,9 +92,12 @@ pub fn write(workspace: &Path, dir: &Path) -> Result<Written, TypesError> {
 /// [`write()`] for a host that serves native modules (see [`crate::Host::write_types`]).
 pub fn write_with(workspace: &Path, dir: &Path, natives: &NativeModules) -> Result<Written, TypesError> {
     let mut written = Vec::new();
+    // Opened once for every stub: the workspace, held, when the stubs folder is inside it.
+    let held = std::fs::canonicalize(workspace).and_then(|real| Dir::open_path(&real));
     for (rel, text) in files_with(natives) {
         let path = dir.join(&rel);
-        let place = stub_place(workspace, &path).map_err(|source| TypesError::Write { path: path.clone(), source })?;
+        let place =
+            stub_place(workspace, &held, &path).map_err(|source| TypesError::Write { path: path.clone(), source })?;
         write_at(&place, &path, &text)?;
         written.push(rel);
     }
@@ -106,7 +109,7 @@ pub fn write_with(workspace: &Path, dir: &Path, natives: &NativeModules) -> Resu
 /// folders are made and opened beneath the workspace following no link: a cloned repository
 /// may hold `.rein` or `.rein/types` as a link to a person's folder outside, and every stub
 /// landed there. A folder a person names outside the workspace is taken as they name it.
-fn stub_place(workspace: &Path, path: &Path) -> std::io::Result<Place> {
+fn stub_place(workspace: &Path, held: &std::io::Result<Dir>, path: &Path) -> std::io::Result<Place> {
     let path = std::path::absolute(path)?;
     let inside = path
         .strip_prefix(std::path::absolute(workspace)?)
@@ -114,8 +117,8 @@ fn stub_place(workspace: &Path, path: &Path) -> std::io::Result<Place> {
         .filter(|rel| rel.components().all(|part| matches!(part, std::path::Component::Normal(_))));
     match inside {
         Some(rel) => {
-            let real = std::fs::canonicalize(workspace)?;
-            Place::beneath(&Dir::open_path(&real)?, &real.join(rel), true)
+            let held = held.as_ref().map_err(|e| std::io::Error::new(e.kind(), e.to_string()))?;
+            Place::beneath(held, &held.path().join(rel), true)
         }
         None => {
             if let Some(dir) = path.parent() {

@@ -205,7 +205,7 @@ pub fn read_optional_text(path: &Path, links: Links) -> std::io::Result<Option<S
             format!("it is {what}; rein reads it only as a plain file of at most 16 MiB: make it one"),
         )
     };
-    let file = match settings_options(links).open(path) {
+    let file = match open_unwaited(path, links) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) if is_link_refused(&e) => return Err(not_plain("a link")),
@@ -225,9 +225,10 @@ pub fn read_optional_text(path: &Path, links: Links) -> std::io::Result<Option<S
     String::from_utf8(bytes).map(Some).map_err(|_| not_plain("not UTF-8 text"))
 }
 
-/// Opening a settings file: never waiting on a FIFO; with [`Links::Refuse`], a link at its name
-/// is not followed (Unix: refused; Windows: opened itself, then refused).
-fn settings_options(links: Links) -> std::fs::OpenOptions {
+/// Opens `path` for reading without waiting on a FIFO (the caller refuses one by its type);
+/// with [`Links::Refuse`], a link at its name is not followed (Unix: the open fails, see
+/// [`is_link_refused`]; Windows: the link itself is opened, its type says so).
+pub fn open_unwaited(path: &Path, links: Links) -> std::io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -242,7 +243,7 @@ fn settings_options(links: Links) -> std::fs::OpenOptions {
         const FILE_FLAG_OPEN_REPARSE_POINT: u32 = 0x0020_0000;
         options.custom_flags(FILE_FLAG_OPEN_REPARSE_POINT);
     }
-    options
+    options.open(path)
 }
 
 /// Whether opening with `O_NOFOLLOW` failed because the name is a link (ELOOP; EMLINK on the

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::kernel::digest::sha256_hex;
-use crate::kernel::files::read::read_all;
+use crate::kernel::files::read::{open_unwaited, read_all, Links};
 use crate::kernel::files::write::write_atomic;
 use crate::kernel::secrets::material::{flag_value_at, MaterialError};
 use crate::visible;
@@ -95,15 +95,7 @@ const KEYSTORE_LIMIT: u64 = 1 << 20;
 /// this program's turn held alone (`turns`), so no other program of the session ever ran again;
 /// a device (`/dev/zero`) would be read until memory ran out.
 fn read_keystore(keystore: &Path) -> std::io::Result<Vec<u8>> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        // Non-blocking: opening a FIFO does not wait for a writer before it can be refused.
-        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
-    }
-    let file = options.open(keystore)?;
+    let file = open_unwaited(keystore, Links::Refuse)?;
     let meta = file.metadata()?;
     if !meta.is_file() || meta.len() > KEYSTORE_LIMIT {
         return Err(std::io::Error::new(

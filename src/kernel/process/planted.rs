@@ -80,6 +80,7 @@ mod watch {
     use std::sync::{Arc, Mutex};
 
     use super::Planted;
+    use crate::kernel::files::read::{open_unwaited, Links};
     use crate::kernel::platform::name_watch_linux::{walk, NameWatch, Wanted};
     use crate::kernel::process::spawn::StopReason;
     use crate::kernel::scope::protected;
@@ -241,15 +242,8 @@ mod watch {
     fn first_line(path: &Path) -> Option<String> {
         use std::io::Read;
         let mut head = [0u8; 200];
-        let mut options = std::fs::OpenOptions::new();
-        options.read(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            // A program may swap the file for a FIFO after it was looked at: never wait on one.
-            options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
-        }
-        let n = options.open(path).and_then(|mut f| f.read(&mut head)).ok()?;
+        // A program may swap the file for a FIFO after it was looked at: never wait on one.
+        let n = open_unwaited(path, Links::Refuse).and_then(|mut f| f.read(&mut head)).ok()?;
         String::from_utf8_lossy(&head[..n]).lines().next().map(|line| line.trim().to_string())
     }
 

@@ -118,7 +118,7 @@ impl ResolvedPath {
 pub struct Scope {
     workspace: PathBuf,
     home: PathBuf,
-    /// Which folder the workspace's path named when the scope was built.
+    /// The workspace folder the kernel holds open (see `holding`).
     #[cfg(not(windows))]
     held: unix::Identity,
 }
@@ -147,13 +147,13 @@ impl Scope {
             return Err(ScopeError::WorkspaceNotADirectory { path: workspace.display().to_string() });
         }
         let home = os::absolute_home(home)?;
-        #[cfg(not(windows))]
-        let held = unix::Identity::of(&workspace);
         Ok(Scope {
             workspace,
             home,
+            // No folder is held until the kernel opens one (`holding`): until then every path
+            // resolves from `/`.
             #[cfg(not(windows))]
-            held,
+            held: unix::Identity::none(),
         })
     }
 

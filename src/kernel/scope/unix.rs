@@ -23,6 +23,11 @@ impl Identity {
         Identity(std::fs::metadata(path).ok().map(|meta| (meta.dev(), meta.ino())))
     }
 
+    /// No folder: nothing is named by it.
+    pub fn none() -> Identity {
+        Identity(None)
+    }
+
     /// The folder of this device and inode (a held folder's, from `fstat`).
     pub fn known(dev: u64, ino: u64) -> Identity {
         Identity(Some((dev, ino)))
