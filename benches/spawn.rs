@@ -7,7 +7,7 @@
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use rein::kernel::process::toolchain::{Located, Toolchain};
+use rein::harmony::toolchain::{Located, Toolchain};
 use rein::kernel::{Call, Kernel, RunOptions, SpawnSettings};
 
 const RUNS: usize = 301;

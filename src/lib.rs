@@ -86,6 +86,11 @@ pub mod authoring;
 #[cfg(feature = "cli")]
 pub mod cli;
 mod error;
+#[cfg(feature = "internals")]
+#[allow(missing_docs)]
+pub mod harmony;
+#[cfg(not(feature = "internals"))]
+mod harmony;
 mod host;
 #[cfg(feature = "internals")]
 #[allow(missing_docs)]

@@ -7,8 +7,8 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use rein::kernel::policy::confinement::{profile, SpawnPlaces};
-use rein::kernel::policy::Program;
+use rein::harmony::confinement::{profile, SpawnPlaces};
+use rein::harmony::programs::Program;
 use rein::kernel::process::confine::{level, Level};
 use serde_json::{json, Value};
 

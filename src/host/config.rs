@@ -43,11 +43,11 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::error::{Code, Failure};
+use crate::harmony::signing::SigningEnv;
+use crate::harmony::toolchain::ToolchainConfig;
 use crate::kernel::files::read::{read_optional_text, Links};
 use crate::kernel::policy::Rule;
 use crate::kernel::process::confine::ConfineMode;
-use crate::kernel::process::toolchain::ToolchainConfig;
-use crate::kernel::secrets::signing::SigningEnv;
 use crate::visible::shown_path;
 
 /// rein's settings in home: the toolchain, programs a person allows, signing, confinement.

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::sources::builtin_files;
-use crate::kernel::process::discovery::{self, Os};
+use crate::harmony::discovery::{self, Os};
 use crate::kernel::{Call, Kernel};
 use crate::visible::shown_path;
 

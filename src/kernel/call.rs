@@ -59,11 +59,11 @@ pub struct Leases {
 }
 
 impl Leases {
-    pub(super) fn holds(&self, key: &str) -> bool {
+    pub(crate) fn holds(&self, key: &str) -> bool {
         self.held.lock().unwrap_or_else(|e| e.into_inner()).iter().any(|(k, _)| k == key)
     }
 
-    pub(super) fn keep(&self, key: String, files: Vec<File>) {
+    pub(crate) fn keep(&self, key: String, files: Vec<File>) {
         self.held.lock().unwrap_or_else(|e| e.into_inner()).push((key, files));
     }
 }

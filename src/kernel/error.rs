@@ -94,11 +94,11 @@ pub enum KernelError {
 
     /// Another run holds the device (see `lease`).
     #[error("device {device} is in use by another rein run{}; waited {} s for it. Wait until that run ends (or stop it), or let rein wait longer: [lease] wait_s in home config.toml", holder_text(holder), waited_ms / 1000)]
-    DeviceBusy { device: String, holder: Option<crate::kernel::lease::Holder>, waited_ms: u64 },
+    DeviceBusy { device: String, holder: Option<crate::harmony::lease::Holder>, waited_ms: u64 },
 
     /// A signing request refused before anything started (see `secrets::signing`).
     #[error("{0}")]
-    Signing(#[from] crate::kernel::secrets::signing::SecretsError),
+    Signing(#[from] crate::harmony::signing::SecretsError),
 
     #[error("cannot {op} {path}: {source}")]
     Io {
@@ -291,7 +291,7 @@ fn shown_list(paths: &[String]) -> String {
     paths.join(", ")
 }
 
-fn holder_text(holder: &Option<crate::kernel::lease::Holder>) -> String {
+fn holder_text(holder: &Option<crate::harmony::lease::Holder>) -> String {
     match holder {
         Some(h) => format!(" (pid {}, workspace {}, since {})", h.pid, h.workspace, h.since),
         None => String::new(),

@@ -21,7 +21,6 @@ pub mod error;
 pub mod events;
 pub mod files;
 pub mod journal;
-pub mod lease;
 pub mod platform;
 pub mod policy;
 pub mod process;
@@ -50,9 +49,9 @@ use policy::gate::Gate;
 
 #[derive(Debug, Clone)]
 pub struct Kernel {
-    scope: Scope,
+    pub(crate) scope: Scope,
     /// The workspace, held open: every file operation in it starts here.
-    root: Arc<files::dir::Dir>,
+    pub(crate) root: Arc<files::dir::Dir>,
     spawn: SpawnSettings,
     gate: Arc<Gate>,
     journal: Arc<Journal>,
@@ -94,7 +93,7 @@ impl Kernel {
         self
     }
 
-    pub fn toolchain(&self) -> &process::toolchain::Toolchain {
+    pub fn toolchain(&self) -> &crate::harmony::toolchain::Toolchain {
         &self.spawn.toolchain
     }
 
@@ -118,7 +117,7 @@ impl Kernel {
     }
 
     /// Runs one operation for `call` and journals what happened, refusals included.
-    fn journaled<T>(
+    pub(crate) fn journaled<T>(
         &self,
         call: &Call,
         action: journal::Action,
@@ -142,7 +141,7 @@ impl Kernel {
     }
 
     /// Resolves `path` and asks the gate about `access`, noting in `entry` who decided.
-    fn authorize(
+    pub(crate) fn authorize(
         &self,
         call: &Call,
         path: &str,

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::{Code, Failure};
-use crate::kernel::policy::Program;
+use crate::harmony::programs::Program;
 use crate::kernel::process::spawn::{self, SpawnRequest};
 use crate::kernel::scope::protected::GIT_DIR;
 use crate::kernel::Kernel;

@@ -8,8 +8,6 @@ pub mod lock;
 pub mod names;
 mod numbered;
 pub mod read;
-pub mod received;
-pub mod stage;
 pub mod write;
 
 use std::path::Path;
@@ -231,7 +229,7 @@ impl Kernel {
     /// Where `real` is: its folder held open from the workspace root (or from the filesystem's
     /// root — `/`, or `C:\` on Windows — for a path outside that a person approved), following
     /// no link; `create` makes missing folders.
-    pub(super) fn place(&self, real: &Path, display: &str, create: bool) -> Result<Place, KernelError> {
+    pub(crate) fn place(&self, real: &Path, display: &str, create: bool) -> Result<Place, KernelError> {
         let opened = if real.starts_with(self.root.path()) {
             Place::beneath(&self.root, real, create)
         } else {

@@ -7,7 +7,7 @@
 //! a policy file with `INVALID_CONFIG` naming the key. Programs a person added under
 //! `[programs]` are theirs: their arguments are only ever shown escaped.
 
-use super::Program;
+use crate::harmony::programs::Program;
 
 /// An argument holding a control character.
 #[derive(Debug, Clone, PartialEq, Eq)]

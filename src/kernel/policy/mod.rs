@@ -4,35 +4,16 @@
 //! approver where the policy asks.
 
 pub mod approver;
-pub mod confinement;
 pub mod controls;
 mod files;
 pub mod gate;
-mod git;
-mod hdc;
-pub mod hdc_servers;
-mod hdc_shell;
-mod hvigor;
-mod ohpm;
 pub mod packs;
-mod programs;
 pub mod rules;
-mod shapes;
-mod shell_words;
-mod sign;
-#[cfg(test)]
-mod table;
-#[cfg(test)]
-mod table_cases;
-mod values;
+pub mod shapes;
 
 pub use approver::{Answer, ApprovalRequest, Approver, Asked, AssumeYes, Headless};
 pub use files::decide_file;
 pub use gate::{DecidedBy, Gate};
-pub use hdc::server_option as hdc_server_option;
-pub use hdc::{device_of, DeviceOf};
-pub use hdc_servers::HdcServers;
-pub use programs::{decide_spawn, Program};
 pub use rules::{Rule, RuleFile, Subject};
 
 /// What the policy says about one side effect.

@@ -3,7 +3,7 @@
 //! command matches a shape only if every word is accounted for; nothing else is allowed by
 //! the table. Shapes also render themselves for README's approval table.
 
-use super::values::Kind;
+use crate::harmony::grammar::values::Kind;
 
 /// One part of a shape.
 #[derive(Debug, Clone, Copy)]

@@ -13,8 +13,8 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
+use crate::harmony::confinement::Profile;
 use crate::kernel::platform::tree::BeforeExec;
-use crate::kernel::policy::confinement::Profile;
 
 /// The oldest Landlock ABI rein confines with: ABI 3 is the first that controls truncation,
 /// and ABI 2 the first that lets a program rename files across directories.

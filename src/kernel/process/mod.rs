@@ -26,14 +26,9 @@ pub mod capture;
 #[cfg(target_os = "linux")]
 mod carve;
 pub mod confine;
-mod deveco_env;
-pub mod discovery;
 pub mod env;
 #[cfg(target_os = "linux")]
 mod handles;
-pub mod hdc_server;
-mod java_args;
-mod keystore_pins;
 pub mod planted;
 #[cfg(target_os = "linux")]
 mod privileges;
@@ -42,25 +37,26 @@ pub mod question;
 pub mod spawn;
 #[cfg(target_os = "linux")]
 pub mod syscalls;
-pub mod toolchain;
 mod turns;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::secrets::redact::Redacted;
-use super::secrets::signing;
+use crate::harmony::signing;
 pub use spawn::OnLine;
 use spawn::{SpawnOutput, SpawnRequest, Stream};
 
 use super::journal::{Action, Entry};
-use super::policy::confinement;
-use super::policy::hdc_servers::normalize;
 use super::policy::rules::command_line;
-use super::policy::{
-    controls, decide_spawn, device_of, ApprovalRequest, Asked, DecidedBy, Decision, HdcServers, Program, Rule, Subject,
-};
+use super::policy::{controls, ApprovalRequest, Asked, DecidedBy, Decision, Rule, Subject};
 use super::{Call, EventKind, Kernel, KernelError, PathClass};
+use crate::harmony::confinement;
+use crate::harmony::grammar::hdc::device_of;
+use crate::harmony::hdc_servers::{normalize, HdcServers};
+use crate::harmony::programs::{decide_spawn, Program};
+use crate::harmony::toolchain;
+use crate::harmony::{deveco_env, hdc_server, java_args, keystore_pins};
 
 /// Output kept per stream: the first and last half MiB.
 const OUTPUT_LIMIT: usize = 1024 * 1024;
@@ -470,9 +466,9 @@ impl Kernel {
         let Some(device) = device_of(args) else { return Ok(()) };
         let local = format!("127.0.0.1:{}", self.spawn.servers.local_port());
         let server = device.server.as_deref().map(normalize).unwrap_or(local);
-        let wait = self.spawn.lease_wait.unwrap_or(super::lease::DEFAULT_WAIT);
+        let wait = self.spawn.lease_wait.unwrap_or(crate::harmony::lease::DEFAULT_WAIT);
         let home = self.scope.home();
-        super::lease::take(call, home, self.scope.workspace(), &server, &device, wait).await
+        crate::harmony::lease::take(call, home, self.scope.workspace(), &server, &device, wait).await
     }
 
     /// Asks the gate for the policy's decision on running `program args` in `cwd` (path

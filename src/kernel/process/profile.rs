@@ -4,10 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::toolchain;
+use crate::harmony::confinement::{self, Profile, SpawnPlaces};
+use crate::harmony::programs::Program;
+use crate::harmony::toolchain;
 use crate::kernel::journal::Entry;
-use crate::kernel::policy::confinement::{self, Profile, SpawnPlaces};
-use crate::kernel::policy::{DecidedBy, Program};
+use crate::kernel::policy::DecidedBy;
 use crate::kernel::scope::protected;
 use crate::kernel::Kernel;
 

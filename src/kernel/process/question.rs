@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::confine::Plan;
-use super::toolchain::Located;
+use crate::harmony::toolchain::Located;
 use crate::visible;
 
 /// What a spawn's question is made of.

@@ -12,7 +12,7 @@ use super::PathClass;
 /// rein's own folder at the workspace root: the journal, pre-images, run reports.
 pub const REIN_DIR: &str = ".rein";
 /// rein's transit folder at the workspace root: where hdc puts a file the kernel receives from a
-/// device (a screenshot, a UI tree) until the kernel takes it (`kernel::files::received`).
+/// device (a screenshot, a UI tree) until the kernel takes it (`harmony::received`).
 /// Evidence a person reviews passes through it, so only the hdc the kernel runs for a name it
 /// reserved may write there.
 pub const RECEIVED_DIR: &str = ".rein-received";

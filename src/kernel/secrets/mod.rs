@@ -7,9 +7,7 @@
 //! - `signing`: hap-sign-tool's password flags (the one list), and the signing passwords the
 //!   kernel fills in from the environment a person named
 
-pub mod material;
 pub mod redact;
 pub mod scrub;
-pub mod signing;
 
 pub use scrub::Secrets;

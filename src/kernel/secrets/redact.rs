@@ -5,7 +5,7 @@
 //! No program runs beside one whose command line holds a secret (`process::turns`).
 
 use super::scrub::{scrub_values, Secrets, REDACTED};
-use super::signing::PASSWORD_FLAGS;
+use crate::harmony::signing::PASSWORD_FLAGS;
 
 /// A command line with its secrets found once: what may be shown, and what to scrub.
 #[derive(Debug, Clone)]

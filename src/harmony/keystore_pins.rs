@@ -15,10 +15,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::material::{flag_value_at, MaterialError};
 use crate::kernel::digest::sha256_hex;
 use crate::kernel::files::read::{open_unwaited, read_all, Links};
 use crate::kernel::files::write::write_atomic;
-use crate::kernel::secrets::material::{flag_value_at, MaterialError};
 use crate::visible;
 
 /// The file in rein's home.

@@ -8,7 +8,7 @@
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::time::Duration;
 
-use crate::kernel::policy::confinement::hdc_server_port;
+use super::confinement::hdc_server_port;
 use crate::kernel::KernelError;
 
 /// hdc's "do not start a server" option.
@@ -27,7 +27,7 @@ fn local_server(args: &[String], env: &[(String, String)]) -> Option<u16> {
     if !needs_server(args) {
         return None;
     }
-    let server = crate::kernel::policy::hdc_server_option(args);
+    let server = super::grammar::hdc::server_option(args);
     let host = server.as_deref().and_then(|value| value.rsplit_once(':')).map(|(host, _)| host);
     match host {
         None | Some("127.0.0.1" | "localhost" | "::1" | "[::1]" | "::ffff:127.0.0.1") => {
@@ -47,7 +47,7 @@ pub fn check(args: &[String], env: &[(String, String)]) -> Result<(), KernelErro
             port,
             fix: format!(
                 "Start it yourself in a terminal with `hdc start` (or open DevEco Studio, which starts it){}, then try again.",
-                if port == crate::kernel::policy::confinement::HDC_DEFAULT_PORT {
+                if port == super::confinement::HDC_DEFAULT_PORT {
                     String::new()
                 } else {
                     format!(", with OHOS_HDC_SERVER_PORT={port} in its environment")

@@ -1,6 +1,6 @@
 //! What the policy table tests share: a case's words, and its decision as a one-word label.
 
-use super::Decision;
+use crate::kernel::policy::Decision;
 
 /// `line` split into argv the way the cases are written (no quoting).
 pub fn words(line: &str) -> Vec<String> {

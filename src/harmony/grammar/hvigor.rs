@@ -4,7 +4,7 @@
 //! unless a person's rule names it.
 
 use super::values::Kind;
-use super::Decision;
+use crate::kernel::policy::Decision;
 use crate::kernel::PathClass;
 
 /// Tasks that build or clean inside the project.
@@ -105,8 +105,8 @@ fn refuse(what: &str) -> Decision {
 
 /// What the table allows or asks about, for README.
 #[cfg(test)]
-pub fn documented() -> Vec<(String, super::shapes::Verdict)> {
-    use super::shapes::Verdict;
+pub fn documented() -> Vec<(String, crate::kernel::policy::shapes::Verdict)> {
+    use crate::kernel::policy::shapes::Verdict;
     vec![
         (
             "hvigorw [--mode module|project] [-p product=<name>] [-p buildMode=<name>] [-p module=<name>@<target>,…] [-p debuggable=true|false] [-p buildVersion=<n>] [-p parameterFile=<path in the workspace>] [--no-daemon …] clean|assembleHap|assembleApp|assembleHsp|assembleHar|collectCoverage…".into(),
@@ -120,7 +120,7 @@ pub fn documented() -> Vec<(String, super::shapes::Verdict)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::policy::table_cases::{label, words};
+    use crate::harmony::grammar::table_cases::{label, words};
 
     fn verdict(line: &str) -> &'static str {
         let classify = |p: &str| {

@@ -5,13 +5,13 @@
 //! that flash, wipe or reboot a device are refused; everything else is refused unless a
 //! person's rule names it.
 
-use super::hdc_servers::{HdcServers, ServerKind};
 use super::hdc_shell;
-use super::shapes::{self, Captured, Part, Shape, Verdict};
 use super::shell_words;
 use super::values::Kind;
-use super::Decision;
-use crate::kernel::files::stage::is_staged_dir;
+use crate::harmony::hdc_servers::{HdcServers, ServerKind};
+use crate::harmony::stage::is_staged_dir;
+use crate::kernel::policy::shapes::{self, Captured, Part, Shape, Verdict};
+use crate::kernel::policy::Decision;
 use crate::kernel::PathClass;
 
 /// hdc's registered commands (src/common/define.h `CMDSTR_*`, as listed by `IsRegisterCommand`).
@@ -84,7 +84,7 @@ const HOST_SHAPES: &[Shape] = &[
     // One of rein's scratch files into the workspace's transit folder (the kernel takes it from
     // there: rein.fs.take_received): it cannot overwrite a project file, and the kernel admits
     // it only for a name the call reserved, from the device file of that name, once
-    // (kernel::files::received).
+    // (harmony::received).
     Shape {
         parts: &[
             Part::Word("file"),

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::discovery::{self, Candidate, Os};
-use crate::kernel::policy::Program;
+use super::programs::Program;
 use crate::visible::shown_path;
 
 /// Where a person says the programs are (home config.toml `[toolchain]`).

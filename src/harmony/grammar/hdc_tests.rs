@@ -1,5 +1,5 @@
 use super::*;
-use crate::kernel::policy::table_cases::{label, words};
+use crate::harmony::grammar::table_cases::{label, words};
 
 fn verdict(line: &str) -> &'static str {
     verdict_of(&words(line))
@@ -280,7 +280,7 @@ fn device_files_rein_removes_are_only_its_own() {
         assert_eq!(verdict(line), "ask", "hdc {line}");
     }
     // The transit folder is protected: only the kernel's own recv of a name it reserved writes
-    // there (kernel::files::received), never a transfer a person could approve.
+    // there (harmony::received), never a transfer a person could approve.
     let into_transit = [
         "file recv /data/local/tmp/other.json .rein-received/rein-ui-1.json",
         "file recv /data/local/tmp/rein-ui-1.json .rein-received/x.json",

@@ -2,9 +2,9 @@
 //! scripts, so it asks; version queries are allowed; anything else is refused unless a
 //! person's rule names it.
 
-use super::shapes::{self, Part, Shape, Verdict};
 use super::values::Kind;
-use super::Decision;
+use crate::kernel::policy::shapes::{self, Part, Shape, Verdict};
+use crate::kernel::policy::Decision;
 
 const SHAPES: &[Shape] = &[
     Shape { parts: &[Part::Word("-v")], verdict: Verdict::Allow },
@@ -36,7 +36,7 @@ pub fn documented() -> Vec<(String, Verdict)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::policy::table_cases::{label, words};
+    use crate::harmony::grammar::table_cases::{label, words};
 
     #[test]
     fn ohpm_policy_table() {

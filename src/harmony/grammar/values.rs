@@ -2,8 +2,8 @@
 //! device path under `/data/local/tmp/` … Each is a strict pattern; anything else does not
 //! match the shape.
 
-use crate::kernel::files::received::is_rein_file_name;
-use crate::kernel::files::stage::is_staged_dir;
+use crate::harmony::received::is_rein_file_name;
+use crate::harmony::stage::is_staged_dir;
 
 /// The device's scratch folder.
 const DEVICE_TMP: &str = "/data/local/tmp/";
@@ -36,7 +36,7 @@ pub enum Kind {
     /// ([`is_rein_file_name`]); the only device files rein removes.
     ReinTmpFile,
     /// Where hdc puts a file rein receives: `.rein-received/rein-<name>.jpeg|json`, relative
-    /// to the workspace root (the kernel's transit folder, [`crate::kernel::files::received::RECEIVED_DIR`]).
+    /// to the workspace root (the kernel's transit folder, [`crate::harmony::received::RECEIVED_DIR`]).
     ReceivedFile,
     /// The one `-a` argument of `hidumper -s 1201` that queries fault logs and reads only:
     /// `-p Faultlogger` then `-m <bundle>`, `-t <stamp>` or `-f <log name>` pairs.
@@ -52,7 +52,7 @@ pub enum Kind {
     /// An ohpm package: `name` or `@scope/name`, optionally `@version`.
     Package,
     /// What `hdc install` may send, a local path: a `.hap` or `.hsp` file, or a folder rein
-    /// staged (`.rein/install/<id>`, `kernel::files::stage`). hdc sends any other path as a
+    /// staged (`.rein/install/<id>`, `harmony::stage`). hdc sends any other path as a
     /// folder, whole (developtools_hdc `src/host/host_app.cpp` `BeginInstall`), so no other
     /// folder is taken.
     InstallSource,

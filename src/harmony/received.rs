@@ -181,7 +181,8 @@ fn read_limited(file: std::fs::File, display: &str) -> Result<Vec<u8>, KernelErr
             RECEIVED_LIMIT >> 20
         )));
     }
-    super::read::read_all(file, meta.len(), RECEIVED_LIMIT).map_err(|e| KernelError::io("read", display, e))
+    crate::kernel::files::read::read_all(file, meta.len(), RECEIVED_LIMIT)
+        .map_err(|e| KernelError::io("read", display, e))
 }
 
 /// A file hdc made has one name; a second (a hard link from elsewhere) is a file someone else

@@ -3,8 +3,8 @@
 //! other command is refused unless a person's rule names it exactly. The command line is read
 //! by the strict shell-word reader first, so syntax never reaches the table.
 
-use super::shapes::{Opt, Part, Shape, Verdict};
 use super::values::Kind;
+use crate::kernel::policy::shapes::{Opt, Part, Shape, Verdict};
 
 const HILOG_FILTERS: [Opt; 6] = [
     Opt { flag: "-T", value: Some(Kind::Tags), required: false },

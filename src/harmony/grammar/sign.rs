@@ -4,8 +4,8 @@
 //! `~/.ohos/config/` usually) asks. Anything else is refused unless a person's rule names it.
 
 #[cfg(test)]
-use super::shapes::Verdict;
-use super::Decision;
+use crate::kernel::policy::shapes::Verdict;
+use crate::kernel::policy::Decision;
 use crate::kernel::PathClass;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -128,7 +128,7 @@ pub fn documented() -> Vec<(String, Verdict)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::policy::table_cases::{label, words};
+    use crate::harmony::grammar::table_cases::{label, words};
 
     fn verdict(line: &str) -> &'static str {
         let classify = |p: &str| {

@@ -4,9 +4,11 @@
 
 use serde::Serialize;
 
+use super::grammar::{git, hdc, hvigor, ohpm, sign};
+use super::hdc_servers::HdcServers;
 #[cfg(test)]
-use super::shapes::Verdict;
-use super::{git, hdc, hvigor, ohpm, sign, Decision, HdcServers};
+use crate::kernel::policy::shapes::Verdict;
+use crate::kernel::policy::Decision;
 use crate::kernel::scope::PathClass;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

@@ -2,7 +2,7 @@
 //! drift apart (a test compares them).
 
 use super::programs::documented;
-use super::shapes::Verdict;
+use crate::kernel::policy::shapes::Verdict;
 
 const FILE_ROWS: [(&str, &str); 5] = [
     ("read or write inside the workspace", "allow"),

@@ -6,7 +6,7 @@
 //! which this table allowed while the installer still cloned there). Anything else is refused
 //! unless a person's rule names the exact command.
 
-use super::Decision;
+use crate::kernel::policy::Decision;
 
 pub fn decide(args: &[String]) -> Decision {
     match args {
@@ -21,7 +21,7 @@ pub fn decide(args: &[String]) -> Decision {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::policy::table_cases::{label, words};
+    use crate::harmony::grammar::table_cases::{label, words};
 
     #[test]
     fn git_policy_table() {

@@ -21,9 +21,9 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::platform::lock::{try_lock, Mode};
-use super::policy::DeviceOf;
-use super::{Call, KernelError};
+use super::grammar::hdc::DeviceOf;
+use crate::kernel::platform::lock::{try_lock, Mode};
+use crate::kernel::{Call, KernelError};
 
 /// How often a waiting call tries again.
 const RETRY: Duration = Duration::from_millis(200);
@@ -47,7 +47,7 @@ pub fn device_name(device: &DeviceOf, server: &str) -> String {
 }
 
 fn lock_path(dir: &Path, kind: &str, name: &str) -> PathBuf {
-    let digest = super::digest::sha256_hex(name.as_bytes());
+    let digest = crate::kernel::digest::sha256_hex(name.as_bytes());
     dir.join(format!("{kind}-{}.lock", &digest[..32]))
 }
 
@@ -130,7 +130,7 @@ fn read_holder(path: &Path) -> Option<Holder> {
 /// Who holds the lock at `path`; for a server's lock held shared, any holder of one of its
 /// devices.
 fn holder_of(dir: &Path, path: &Path, server: &str) -> Option<Holder> {
-    let alive = |h: &Holder| super::platform::alive::process_alive(h.pid);
+    let alive = |h: &Holder| crate::kernel::platform::alive::process_alive(h.pid);
     if let Some(holder) = read_holder(path).filter(alive) {
         return Some(holder);
     }

@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use super::read;
+use crate::kernel::files::read;
 use crate::kernel::{Access, Action, Call, Kernel, KernelError, PathClass};
 
 /// Where staged folders live, relative to the workspace root.

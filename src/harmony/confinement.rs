@@ -14,8 +14,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::Program;
-use crate::kernel::files::received::{recv_into_transit, RECEIVED_DIR};
+use super::programs::Program;
+use super::received::{recv_into_transit, RECEIVED_DIR};
 use crate::kernel::scope::protected;
 
 /// Read and execute everywhere below these.
@@ -260,7 +260,7 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
         p.write_no_link.push(path);
     }
     // The one program that may write the transit folder: the hdc of a recv the kernel admitted
-    // for a name it reserved (kernel::files::received; the policy refuses every other).
+    // for a name it reserved (harmony::received; the policy refuses every other).
     if *program == Program::Hdc && recv_into_transit(places.args).is_some() {
         p.write_no_link.push(places.workspace.join(RECEIVED_DIR));
     }
@@ -350,7 +350,7 @@ fn install_dir(program: &Path) -> PathBuf {
 /// word), else `OHOS_HDC_SERVER_PORT` from the program's environment, else 8710
 /// (developtools_hdc src/host/main.cpp `ParseServerListenString`).
 pub fn hdc_server_port(args: &[String], env: &[(String, String)]) -> u16 {
-    let from_args = super::hdc::server_option(args).and_then(|value| {
+    let from_args = super::grammar::hdc::server_option(args).and_then(|value| {
         let port = value.rsplit_once(':').map_or(value.as_str(), |(_, port)| port);
         port.parse().ok()
     });

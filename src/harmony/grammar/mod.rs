@@ -1,0 +1,13 @@
+//! The command grammars of the HarmonyOS programs (and git, for packs): pure functions from a
+//! command line to a decision, each tested as a table of cases.
+
+pub mod git;
+pub mod hdc;
+mod hdc_shell;
+pub mod hvigor;
+pub mod ohpm;
+mod shell_words;
+pub mod sign;
+#[cfg(test)]
+mod table_cases;
+pub mod values;
