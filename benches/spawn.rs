@@ -7,6 +7,7 @@
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use rein::harmony::profile::Harmony;
 use rein::harmony::toolchain::{Located, Toolchain};
 use rein::kernel::{Call, Kernel, RunOptions, SpawnSettings};
 
@@ -21,9 +22,10 @@ fn main() {
     let mut toolchain = Toolchain::default();
     let located = Located { path: TRIVIAL.into(), jar: None, script: None, via: "bench".into() };
     toolchain.programs.insert("hdc".into(), Ok(located));
-    let kernel = Kernel::new(&ws, &dir.path().join("home"))
-        .expect("kernel")
-        .with_spawn(SpawnSettings { toolchain, ..Default::default() });
+    let kernel = Kernel::new(&ws, &dir.path().join("home")).expect("kernel").with_spawn(SpawnSettings {
+        profile: std::sync::Arc::new(Harmony { toolchain, ..Default::default() }),
+        ..Default::default()
+    });
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     let rein_once = || {
         let started = Instant::now();

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use super::programs::Program;
 use super::received::{recv_into_transit, RECEIVED_DIR};
+use crate::kernel::process::grants::{guarded, outside_grants, Carve, Most, Profile};
 use crate::kernel::scope::protected;
 
 /// Read and execute everywhere below these.
@@ -141,43 +142,6 @@ pub struct SpawnPlaces<'a> {
     pub hvigor_reads_signing_material: bool,
 }
 
-/// The paths a program may read (and execute) and write; missing ones are skipped when applied.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Profile {
-    pub read: Vec<PathBuf>,
-    /// Device files it may read and write, without device `ioctl`s.
-    pub devices: Vec<PathBuf>,
-    pub write: Vec<PathBuf>,
-    /// Directories rein creates before the program starts (caches, fresh-project outputs).
-    pub create: Vec<PathBuf>,
-    /// Writable workspace entries: granted only if, when rein opens them, they are not links
-    /// (one swapped in after rein listed the workspace would grant its target).
-    pub write_no_link: Vec<PathBuf>,
-    /// TCP ports it may connect to (on any host); it may bind none.
-    pub connect_ports: Vec<u16>,
-    /// Paths a grant above them must leave out, and what they get instead.
-    pub carve: Vec<Carve>,
-}
-
-/// A path inside a granted directory that must get less than the directory: rein grants each
-/// sibling on the way down instead of the directory (Landlock only ever adds).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Carve {
-    pub path: PathBuf,
-    pub most: Most,
-}
-
-/// The most a carved path may get.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Most {
-    /// No right at all (secret files under `/etc`).
-    Nothing,
-    /// Read, but never execute (the hdc binary, for every other program).
-    ReadNoExecute,
-    /// Read and execute, never write.
-    Read,
-}
-
 /// The profile of `program` for this spawn. `entries` lists the workspace's top-level names.
 pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> Profile {
     let table = table(program);
@@ -206,7 +170,7 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
     let tool_dirs = TOOL_DIRS_ENV.iter().filter_map(|name| env(name)).map(PathBuf::from);
     p.read.extend(tool_dirs.filter(|dir| !guarded.iter().any(|g| g.starts_with(dir))));
     p.read.extend(path_dirs(env("PATH").unwrap_or_default(), user_home.as_deref(), &guarded));
-    p.devices.extend(DEVICES.iter().map(PathBuf::from));
+    p.dev_nodes.extend(DEVICES.iter().map(PathBuf::from));
     // rein's private temp directory for this spawn (the shared ones are never granted).
     p.write.extend(env("TMPDIR").map(PathBuf::from).filter(|t| !guarded.iter().any(|g| g.starts_with(t))));
     p.write.extend(places.writable.iter().filter(|w| !guarded.iter().any(|g| g.starts_with(w))).cloned());
@@ -274,45 +238,6 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
     p
 }
 
-/// The places no grant may hold: the workspace (granted entry by entry), rein's home and the
-/// user's home.
-pub fn guarded<'a>(workspace: &'a Path, rein_home: &'a Path, user_home: Option<&'a Path>) -> Vec<&'a Path> {
-    [Some(workspace), Some(rein_home), user_home].into_iter().flatten().collect()
-}
-
-/// What the outside paths of a command line grant (to write, once a person approved it; else
-/// to read): each as it resolves, since a grant follows links — never one that does not exist
-/// (there is nothing to grant), lies in rein's home, or is or holds one of the `guarded` places
-/// (the workspace, rein's home, the user's home).
-pub fn outside_grants(outside_args: &[PathBuf], rein_home: &Path, guarded: &[&Path]) -> Vec<PathBuf> {
-    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let guarded: Vec<PathBuf> = guarded.iter().map(|g| real(g)).collect();
-    let rein_home = real(rein_home);
-    let mut grants: Vec<PathBuf> = Vec::new();
-    for path in outside_args.iter().filter_map(|a| std::fs::canonicalize(a).ok()) {
-        let refused = path.starts_with(&rein_home) || guarded.iter().any(|g| g.starts_with(&path));
-        if !refused && !grants.contains(&path) {
-            grants.push(path);
-        }
-    }
-    grants
-}
-
-impl Profile {
-    /// The profile of a program rein runs only to read what it prints (`rein doctor`): the
-    /// same reads; no folder made for it; writes only where nothing of the workspace, rein's
-    /// home or the user's home is (the devices, a temp folder that holds none of them).
-    pub fn looking(mut self, workspace: &Path, rein_home: &Path, env: &[(String, String)]) -> Profile {
-        let user_home =
-            env.iter().find(|(n, _)| n == "HOME").map(|(_, h)| PathBuf::from(h)).filter(|h| h.is_absolute());
-        let guarded = guarded(workspace, rein_home, user_home.as_deref());
-        self.create.clear();
-        self.write_no_link.clear();
-        self.write.retain(|w| !guarded.iter().any(|g| g.starts_with(w) || w.starts_with(g)));
-        self
-    }
-}
-
 /// The directories of the child's `PATH` outside the user's home (a person's environment: the
 /// programs it names must run): `<root>` of a `<root>/bin` (node and java keep their libraries
 /// there), never one that holds a guarded place (`PATH=/:…`). Inside the home nothing is
@@ -356,16 +281,6 @@ pub fn hdc_server_port(args: &[String], env: &[(String, String)]) -> u16 {
     });
     let from_env = env.iter().find(|(name, _)| name == "OHOS_HDC_SERVER_PORT").and_then(|(_, v)| v.parse().ok());
     from_args.or(from_env).unwrap_or(HDC_DEFAULT_PORT)
-}
-
-/// The absolute paths outside `workspace` an argument names (`/x`, or `key=/x`).
-pub fn outside_paths(args: &[String], workspace: &Path) -> Vec<PathBuf> {
-    args.iter()
-        .map(|a| a.split_once('=').map_or(a.as_str(), |(_, v)| v))
-        .map(Path::new)
-        .filter(|p| p.is_absolute() && !p.starts_with(workspace))
-        .map(Path::to_path_buf)
-        .collect()
 }
 
 // Not on Windows: these profiles are Landlock's (Linux), and the tables name Unix paths,
@@ -449,7 +364,7 @@ mod tests {
     fn approved_outside_arguments_are_granted_and_rein_home_never() {
         let args: Vec<String> =
             ["-inFile", "/w/app/x.hap", "-outFile", "/out/x.hap", "p=/w/app/.reinhome/a"].map(String::from).to_vec();
-        let outside = outside_paths(&args, Path::new("/w/app"));
+        let outside = crate::kernel::process::grants::outside_paths(&args, Path::new("/w/app"));
         assert_eq!(outside, [PathBuf::from("/out/x.hap")]);
         let root = tempfile::tempdir().unwrap();
         let root = root.path().canonicalize().unwrap();

@@ -29,25 +29,9 @@
 
 use std::fmt;
 
-/// The OS whose layout is looked at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Os {
-    Linux,
-    Macos,
-    Windows,
-}
+use crate::kernel::platform::os::Os;
 
 impl Os {
-    pub fn current() -> Os {
-        if cfg!(windows) {
-            Os::Windows
-        } else if cfg!(target_os = "macos") {
-            Os::Macos
-        } else {
-            Os::Linux
-        }
-    }
-
     fn sep(self) -> char {
         if self == Os::Windows {
             '\\'

@@ -9,6 +9,7 @@ use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::time::Duration;
 
 use super::confinement::hdc_server_port;
+use super::error::HarmonyError;
 use crate::kernel::KernelError;
 
 /// hdc's "do not start a server" option.
@@ -43,7 +44,7 @@ pub fn check(args: &[String], env: &[(String, String)]) -> Result<(), KernelErro
     let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
     match TcpStream::connect_timeout(&address, ANSWER_WITHIN) {
         Ok(_) => Ok(()),
-        Err(_) => Err(KernelError::HdcServerNotRunning {
+        Err(_) => Err(HarmonyError::HdcServerNotRunning {
             port,
             fix: format!(
                 "Start it yourself in a terminal with `hdc start` (or open DevEco Studio, which starts it){}, then try again.",
@@ -53,7 +54,8 @@ pub fn check(args: &[String], env: &[(String, String)]) -> Result<(), KernelErro
                     format!(", with OHOS_HDC_SERVER_PORT={port} in its environment")
                 }
             ),
-        }),
+        }
+        .into()),
     }
 }
 

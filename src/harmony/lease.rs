@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::error::HarmonyError;
 use super::grammar::hdc::DeviceOf;
 use crate::kernel::platform::lock::{try_lock, Mode};
 use crate::kernel::{Call, KernelError};
@@ -88,11 +89,12 @@ pub async fn take(
         }
         if started.elapsed() >= wait || call.is_cancelled() {
             let holder = holder_of(&dir, device_lock.as_deref().unwrap_or(&server_lock), server);
-            return Err(KernelError::DeviceBusy {
+            return Err(HarmonyError::DeviceBusy {
                 device: name,
                 holder,
                 waited_ms: started.elapsed().as_millis() as u64,
-            });
+            }
+            .into());
         }
         tokio::time::sleep(RETRY).await;
     }
@@ -163,7 +165,9 @@ mod tests {
         take_within(&nested, home.path(), Some("A"), Duration::ZERO).await.expect("the tree holds it already");
         take_within(&second, home.path(), Some("B"), Duration::ZERO).await.expect("another device is free");
         let busy = take_within(&second, home.path(), Some("A"), Duration::from_millis(300)).await.unwrap_err();
-        let KernelError::DeviceBusy { device, holder, .. } = &busy else { panic!("{busy:?}") };
+        let Some(HarmonyError::DeviceBusy { device, holder, .. }) = busy.toolchain_failure() else {
+            panic!("{busy:?}")
+        };
         assert_eq!(device, "127.0.0.1:8710/A");
         let holder = holder.as_ref().expect("the holder is named");
         assert_eq!((holder.pid, holder.workspace.as_str()), (std::process::id(), "/ws"));
@@ -171,8 +175,8 @@ mod tests {
         assert_eq!(busy.code(), crate::error::Code::DeviceBusy);
         // The server's only device (no -t) could be any of them.
         assert!(matches!(
-            take_within(&second, home.path(), None, Duration::ZERO).await,
-            Err(KernelError::DeviceBusy { .. })
+            take_within(&second, home.path(), None, Duration::ZERO).await.map_err(|e| e.code()),
+            Err(crate::error::Code::DeviceBusy)
         ));
         drop((first, nested));
         take_within(&second, home.path(), Some("A"), Duration::ZERO).await.expect("free once the tree is gone");

@@ -166,6 +166,24 @@ pub fn bind(
     Ok(())
 }
 
+impl crate::kernel::Kernel {
+    /// The text of the workspace's build-profile.json5, for the signing material it names (see
+    /// `material`). An agent can write it: read as every workspace file is (no link,
+    /// a regular file, opened without waiting on a FIFO, at most 1 MiB: DevEco's are a few KB),
+    /// never by name — a link to `/dev/zero` was read until memory ran out, a FIFO waited for
+    /// ever. The error says why, for the status and the refusal that show it.
+    pub fn build_profile_text(&self) -> Result<String, String> {
+        const NAME: &str = "build-profile.json5";
+        const LIMIT: u64 = 1 << 20;
+        let hint = "DevEco's build-profile.json5 is a few KB; make it a regular file at the workspace root";
+        let place = crate::kernel::files::dir::Place::beneath(&self.root, &self.root.path().join(NAME), false)
+            .map_err(|e| format!("{NAME} cannot be read ({e})"))?;
+        let bytes =
+            crate::kernel::files::read::read_whole_text(&place, NAME, LIMIT, hint).map_err(|e| e.to_string())?;
+        String::from_utf8(bytes).map_err(|_| format!("{NAME} is not UTF-8 text"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

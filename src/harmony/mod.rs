@@ -6,6 +6,7 @@
 pub mod confinement;
 pub mod deveco_env;
 pub mod discovery;
+pub mod error;
 pub mod grammar;
 pub mod hdc_server;
 pub mod hdc_servers;
@@ -13,6 +14,7 @@ pub mod java_args;
 pub mod keystore_pins;
 pub mod lease;
 pub mod material;
+pub mod profile;
 pub mod programs;
 pub mod received;
 pub mod signing;

@@ -458,4 +458,15 @@ mod tests {
             SigningEnv { keystore_password_env: "A B".into(), key_password_env: "K".into(), ..SigningEnv::default() };
         assert!(bad.check().is_err());
     }
+
+    /// Every flag hap-sign-tool takes a password with is hidden: the one list signing reads.
+    #[test]
+    fn every_password_flag_hides_its_value() {
+        use crate::kernel::secrets::redact::Redacted;
+        use crate::kernel::secrets::scrub::REDACTED;
+        for flag in PASSWORD_FLAGS {
+            let args: Vec<String> = ["sign-profile", flag, "s3cret"].map(String::from).to_vec();
+            assert_eq!(Redacted::new("hap-sign-tool", &args, &PASSWORD_FLAGS).args[2], REDACTED, "{flag}");
+        }
+    }
 }

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::discovery::{self, Candidate, Os};
+use super::discovery::{self, Candidate};
 use super::programs::Program;
+use crate::kernel::platform::os::Os;
 use crate::visible::shown_path;
 
 /// Where a person says the programs are (home config.toml `[toolchain]`).

@@ -12,6 +12,7 @@ use super::sources::{PackLayer, Sources};
 use super::Host;
 use crate::error::{Code, Failure};
 use crate::harmony::hdc_servers::HdcServers;
+use crate::harmony::profile::Harmony;
 use crate::harmony::signing::SigningSecrets;
 use crate::harmony::toolchain;
 use crate::kernel::policy::rules::APPROVALS_FILE;
@@ -358,16 +359,19 @@ pub(crate) fn configured_kernel_and_policy(
     let policy = policy_files::load(kernel.scope().workspace(), kernel.scope().home())?;
     let gate = Gate::new(approver, rules_path, rules, policy.config.deny.clone());
     let labs = home_config.devices.iter().map(|(name, d)| (name.clone(), d.server.clone())).collect();
-    let spawn = SpawnSettings {
+    let harmony = Harmony {
         toolchain,
-        pass_env: home_config.spawn.pass_env.clone(),
-        confine: home_config.spawn.confine,
         signing: SigningSecrets::new(home_config.signing.clone()),
         servers: HdcServers::new(env("OHOS_HDC_SERVER_PORT").as_deref(), labs),
         lease_wait: home_config.lease.wait_s.map(std::time::Duration::from_secs),
+        hvigor_reads_signing_material: home_config.spawn.hvigor_reads_signing_material,
+    };
+    let spawn = SpawnSettings {
+        profile: Arc::new(harmony),
+        pass_env: home_config.spawn.pass_env.clone(),
+        confine: home_config.spawn.confine,
         connect_ports: home_config.spawn.connect_ports.clone(),
         writable: home_config.spawn.writable.clone(),
-        hvigor_reads_signing_material: home_config.spawn.hvigor_reads_signing_material,
     };
     let kernel = kernel.with_spawn(spawn).with_gate(gate);
     Ok((kernel, policy, home_config))

@@ -8,7 +8,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::sources::builtin_files;
-use crate::harmony::discovery::{self, Os};
+use crate::harmony::discovery;
+use crate::kernel::platform::os::Os;
 use crate::kernel::{Call, Kernel};
 use crate::visible::shown_path;
 

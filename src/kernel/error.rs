@@ -60,14 +60,15 @@ pub enum KernelError {
     #[error("{program}: {argument} holds a control character ({shown}), which no {program} command needs and which a person's screen would act on instead of showing. Give it without control characters")]
     ControlInArgument { program: String, argument: String, position: usize, shown: String },
 
-    #[error("{program} is not a program rein may run. Tools may run hvigorw, hdc, ohpm and hap-sign-tool, and programs a person lists under [programs] in home config.toml.")]
-    ProgramNotAllowed { program: String },
+    #[error("{program} is not a program rein may run. Tools may run {known}, and programs a person lists under [programs] in home config.toml.")]
+    ProgramNotAllowed {
+        program: String,
+        /// The programs the toolchain profile runs, as people read a list of them.
+        known: String,
+    },
 
     #[error("{program} cannot run confined ({why}) and home config.toml says [spawn] confine = \"require\". Run rein on a Linux kernel with Landlock (ABI 3 or newer, Linux 6.2+), or set confine = \"auto\" to run programs unconfined.")]
     Unconfinable { program: String, why: String },
-
-    #[error("no hdc server answers on 127.0.0.1:{port}, and rein never lets a program it runs start one (it would listen on the network and outlive the call). {fix}")]
-    HdcServerNotRunning { port: u16, fix: String },
 
     #[error("{program} was not found: {fix}.")]
     ToolchainNotFound { program: String, tried: Vec<String>, fix: String },
@@ -92,13 +93,9 @@ pub enum KernelError {
     #[error("{command} was stopped: {reason}")]
     Stopped { command: String, reason: String },
 
-    /// Another run holds the device (see `lease`).
-    #[error("device {device} is in use by another rein run{}; waited {} s for it. Wait until that run ends (or stop it), or let rein wait longer: [lease] wait_s in home config.toml", holder_text(holder), waited_ms / 1000)]
-    DeviceBusy { device: String, holder: Option<crate::harmony::lease::Holder>, waited_ms: u64 },
-
-    /// A signing request refused before anything started (see `secrets::signing`).
+    /// A refusal or failure of a toolchain profile's own (`process::toolchain`), typed there.
     #[error("{0}")]
-    Signing(#[from] crate::harmony::signing::SecretsError),
+    Toolchain(Box<dyn ToolchainFailure>),
 
     #[error("cannot {op} {path}: {source}")]
     Io {
@@ -158,7 +155,23 @@ fn candidates_hint(candidates: &[Candidate]) -> String {
     }
 }
 
+/// What a toolchain profile's own error gives the kernel: its stable code and its details.
+pub trait ToolchainFailure: std::error::Error + Send + Sync + 'static {
+    fn code(&self) -> Code;
+    fn details(&self) -> Value;
+    /// The error itself, for its room to look at again.
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
 impl KernelError {
+    /// The toolchain profile's own error of type `T` this is, if it is one.
+    pub fn toolchain_failure<T: ToolchainFailure>(&self) -> Option<&T> {
+        match self {
+            KernelError::Toolchain(failure) => failure.as_any().downcast_ref::<T>(),
+            _ => None,
+        }
+    }
+
     pub fn io(op: &'static str, path: impl Into<String>, source: std::io::Error) -> KernelError {
         KernelError::Io { op, path: path.into(), source }
     }
@@ -197,13 +210,11 @@ impl KernelError {
             KernelError::ApprovalDenied { .. } => Code::ApprovalDenied,
             KernelError::ProgramNotAllowed { .. } | KernelError::Unconfinable { .. } => Code::ProgramNotAllowed,
             KernelError::ToolchainNotFound { .. } => Code::ToolchainNotFound,
-            KernelError::HdcServerNotRunning { .. } => Code::HdcServerNotRunning,
             KernelError::Timeout { .. } => Code::Timeout,
             KernelError::ProtectedCreated { .. } => Code::ProtectedCreated,
             KernelError::Stopped { .. } => Code::Cancelled,
             KernelError::SpawnBudget => Code::BudgetExceeded,
-            KernelError::DeviceBusy { .. } => Code::DeviceBusy,
-            KernelError::Signing(refused) => refused.code(),
+            KernelError::Toolchain(failure) => failure.code(),
             KernelError::Io { .. } => Code::IoError,
         }
     }
@@ -243,12 +254,11 @@ impl KernelError {
             KernelError::ControlInArgument { program, argument, position, shown } => {
                 json!({"program": program, "argument": argument, "position": position, "character": shown})
             }
-            KernelError::ProgramNotAllowed { program } => json!({"program": program}),
+            KernelError::ProgramNotAllowed { program, .. } => json!({"program": program}),
             KernelError::Unconfinable { program, why } => json!({"program": program, "confinement": why}),
             KernelError::ToolchainNotFound { program, tried, fix } => {
                 json!({"program": program, "tried": tried, "fix": fix})
             }
-            KernelError::HdcServerNotRunning { port, fix } => json!({"port": port, "fix": fix}),
             KernelError::Timeout { command, timeout_ms, output, .. } => {
                 json!({"command": command, "timeout_ms": timeout_ms, "output": output})
             }
@@ -257,10 +267,7 @@ impl KernelError {
             }
             KernelError::Stopped { command, reason } => json!({"command": command, "reason": reason}),
             KernelError::SpawnBudget => json!({"limit": "spawns"}),
-            KernelError::DeviceBusy { device, holder, waited_ms } => {
-                json!({"device": device, "holder": holder, "waited_ms": waited_ms})
-            }
-            KernelError::Signing(refused) => refused.details(),
+            KernelError::Toolchain(failure) => failure.details(),
             KernelError::Io { op, path, source } => {
                 json!({"path": path, "operation": op, "os_error": source.to_string()})
             }
@@ -289,13 +296,6 @@ fn shown_list(paths: &[String]) -> String {
         return "nothing".to_string();
     }
     paths.join(", ")
-}
-
-fn holder_text(holder: &Option<crate::harmony::lease::Holder>) -> String {
-    match holder {
-        Some(h) => format!(" (pid {}, workspace {}, since {})", h.pid, h.workspace, h.since),
-        None => String::new(),
-    }
 }
 
 fn with_edit_index(mut details: Value, edit_index: Option<usize>) -> Value {

@@ -93,10 +93,6 @@ impl Kernel {
         self
     }
 
-    pub fn toolchain(&self) -> &crate::harmony::toolchain::Toolchain {
-        &self.spawn.toolchain
-    }
-
     /// How the journal names the approver a call without one of its own asks.
     #[cfg(feature = "mcp")]
     pub(crate) fn approver_name(&self) -> &'static str {

@@ -8,9 +8,10 @@
 use super::hdc_shell;
 use super::shell_words;
 use super::values::Kind;
+use super::values::{Captured, Part, Shape};
 use crate::harmony::hdc_servers::{HdcServers, ServerKind};
 use crate::harmony::stage::is_staged_dir;
-use crate::kernel::policy::shapes::{self, Captured, Part, Shape, Verdict};
+use crate::kernel::policy::shapes::{self, Verdict};
 use crate::kernel::policy::Decision;
 use crate::kernel::PathClass;
 

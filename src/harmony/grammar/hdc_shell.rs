@@ -4,7 +4,8 @@
 //! by the strict shell-word reader first, so syntax never reaches the table.
 
 use super::values::Kind;
-use crate::kernel::policy::shapes::{Opt, Part, Shape, Verdict};
+use super::values::{Opt, Part, Shape};
+use crate::kernel::policy::shapes::Verdict;
 
 const HILOG_FILTERS: [Opt; 6] = [
     Opt { flag: "-T", value: Some(Kind::Tags), required: false },

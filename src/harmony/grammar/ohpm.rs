@@ -3,7 +3,8 @@
 //! person's rule names it.
 
 use super::values::Kind;
-use crate::kernel::policy::shapes::{self, Part, Shape, Verdict};
+use super::values::{Part, Shape};
+use crate::kernel::policy::shapes::{self, Verdict};
 use crate::kernel::policy::Decision;
 
 const SHAPES: &[Shape] = &[

@@ -4,6 +4,7 @@
 
 use crate::harmony::received::is_rein_file_name;
 use crate::harmony::stage::is_staged_dir;
+use crate::kernel::policy::shapes;
 
 /// The device's scratch folder.
 const DEVICE_TMP: &str = "/data/local/tmp/";
@@ -58,9 +59,24 @@ pub enum Kind {
     InstallSource,
 }
 
+/// The kernel's command shapes, holding these kinds.
+pub type Shape = shapes::Shape<Kind>;
+pub type Part = shapes::Part<Kind>;
+pub type Opt = shapes::Opt<Kind>;
+pub type Captured = shapes::Captured<Kind>;
+
+impl shapes::ValueKind for Kind {
+    fn accepts(self, value: &str) -> bool {
+        Kind::accepts(self, value)
+    }
+
+    fn placeholder(self) -> &'static str {
+        Kind::placeholder(self)
+    }
+}
+
 impl Kind {
     /// How the value is shown in documentation: `<bundle>`.
-    #[cfg(test)]
     pub fn placeholder(self) -> &'static str {
         match self {
             Kind::Bundle => "<bundle>",

@@ -35,6 +35,7 @@ mod keeper;
 pub mod lock;
 #[cfg(target_os = "linux")]
 pub mod name_watch_linux;
+pub mod os;
 pub mod perms;
 #[cfg(windows)]
 pub(crate) mod rename_windows;

@@ -7,8 +7,6 @@
 //! a policy file with `INVALID_CONFIG` naming the key. Programs a person added under
 //! `[programs]` are theirs: their arguments are only ever shown escaped.
 
-use crate::harmony::programs::Program;
-
 /// An argument holding a control character.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ControlInArgument {
@@ -20,9 +18,10 @@ pub struct ControlInArgument {
     pub shown: String,
 }
 
-/// The first argument of `program` holding a control character, if any.
-pub fn control_in(program: &Program, args: &[String]) -> Option<ControlInArgument> {
-    if matches!(program, Program::Other(_)) {
+/// The first argument holding a control character, if any; none of a program a person added
+/// themselves (`persons_own`: its arguments are theirs, only ever shown escaped).
+pub fn control_in(persons_own: bool, args: &[String]) -> Option<ControlInArgument> {
+    if persons_own {
         return None;
     }
     let (index, arg) = args.iter().enumerate().find(|(_, arg)| arg.chars().any(char::is_control))?;
@@ -91,20 +90,20 @@ mod tests {
     #[test]
     fn a_control_character_in_any_argument_is_named() {
         let sign = args(&["sign-app", "-keyAlias", "\u{1b}[2J\u{1b}c", "-outFile", "/home/me/.bashrc"]);
-        let found = control_in(&Program::HapSignTool, &sign).unwrap();
+        let found = control_in(false, &sign).unwrap();
         assert_eq!(found.argument, "the value of -keyAlias");
         assert_eq!((found.position, found.shown.as_str()), (3, "\\u{1b}"));
-        let path = args(&["install", "-r", "a\rb.hap"]);
-        assert_eq!(control_in(&Program::Hdc, &path).unwrap().argument, "the value of -r");
+        let path = args(&["install", "-r", "a\rb.bin"]);
+        assert_eq!(control_in(false, &path).unwrap().argument, "the value of -r");
         let first = args(&["file", "send", "x\u{85}", "/data/local/tmp/x"]);
-        assert_eq!(control_in(&Program::Hdc, &first).unwrap().argument, "argument 3");
-        assert_eq!(control_in(&Program::Hvigorw, &args(&["-p", "product=a\tb"])).unwrap().shown, "\\t");
+        assert_eq!(control_in(false, &first).unwrap().argument, "argument 3");
+        assert_eq!(control_in(false, &args(&["-p", "product=a\tb"])).unwrap().shown, "\\t");
     }
 
     #[test]
     fn a_control_character_in_a_policy_file_is_found_by_its_key() {
         let at = |text: &str| control_in_toml(&toml::from_str(text).unwrap());
-        let deny = "[[deny]]\nprogram = \"hdc\"\nargs = [\"uninstall\", \"x\\u001bM\\r\"]\n";
+        let deny = "[[deny]]\nprogram = \"tool\"\nargs = [\"uninstall\", \"x\\u001bM\\r\"]\n";
         assert_eq!(at(deny), Some(("deny[1].args[2]".into(), "\\u{1b}".into())));
         assert_eq!(at("[packs]\n\"kit\\u0007\" = \"../kit\"\n"), Some(("packs.kit\\u{7}".into(), "\\u{7}".into())));
         assert_eq!(
@@ -120,8 +119,8 @@ mod tests {
 
     #[test]
     fn plain_arguments_and_a_persons_own_programs_pass() {
-        assert_eq!(control_in(&Program::Hdc, &args(&["shell", "date", "+%m-%d %H:%M:%S"])), None);
-        assert_eq!(control_in(&Program::HapSignTool, &args(&["sign-app", "-keyAlias", "签名\u{202e}"])), None);
-        assert_eq!(control_in(&Program::Other("mine".into()), &args(&["a\nb"])), None);
+        assert_eq!(control_in(false, &args(&["shell", "date", "+%m-%d %H:%M:%S"])), None);
+        assert_eq!(control_in(false, &args(&["sign-app", "-keyAlias", "签名\u{202e}"])), None);
+        assert_eq!(control_in(true, &args(&["a\nb"])), None);
     }
 }

@@ -3,11 +3,17 @@
 //! command matches a shape only if every word is accounted for; nothing else is allowed by
 //! the table. Shapes also render themselves for README's approval table.
 
-use crate::harmony::grammar::values::Kind;
+/// The typed values a toolchain's shapes hold in their variable positions.
+pub trait ValueKind: Copy + std::fmt::Debug + PartialEq + 'static {
+    /// Whether `value` is one of this kind (a strict pattern).
+    fn accepts(self, value: &str) -> bool;
+    /// How people read it in a shape: `<name>`.
+    fn placeholder(self) -> &'static str;
+}
 
 /// One part of a shape.
 #[derive(Debug, Clone, Copy)]
-pub enum Part {
+pub enum Part<Kind: 'static> {
     /// This exact word.
     Word(&'static str),
     /// One value of this kind.
@@ -15,12 +21,12 @@ pub enum Part {
     /// One or more values of this kind (the rest of the words).
     Values(Kind),
     /// The rest of the words: these options in any order, each at most once.
-    Options(&'static [Opt]),
+    Options(&'static [Opt<Kind>]),
 }
 
 /// An option of [`Part::Options`].
 #[derive(Debug, Clone, Copy)]
-pub struct Opt {
+pub struct Opt<Kind> {
     pub flag: &'static str,
     /// The kind of the value that follows it, if it takes one.
     pub value: Option<Kind>,
@@ -35,21 +41,21 @@ pub enum Verdict {
 }
 
 #[derive(Debug, Clone, Copy)]
-pub struct Shape {
-    pub parts: &'static [Part],
+pub struct Shape<Kind: 'static> {
+    pub parts: &'static [Part<Kind>],
     pub verdict: Verdict,
 }
 
 /// A typed value a matching command holds (local paths need judging by scope).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Captured {
+pub struct Captured<Kind> {
     pub kind: Kind,
     pub value: String,
 }
 
-impl Shape {
+impl<Kind: ValueKind> Shape<Kind> {
     /// The values `words` hold if they match this shape exactly.
-    pub fn captures(&self, words: &[&str]) -> Option<Vec<Captured>> {
+    pub fn captures(&self, words: &[&str]) -> Option<Vec<Captured<Kind>>> {
         let mut captured = Vec::new();
         let mut rest = words;
         for (i, part) in self.parts.iter().enumerate() {
@@ -111,11 +117,15 @@ impl Shape {
     }
 }
 
-fn take(kind: Kind, value: &str, captured: &mut Vec<Captured>) -> Option<()> {
+fn take<Kind: ValueKind>(kind: Kind, value: &str, captured: &mut Vec<Captured<Kind>>) -> Option<()> {
     kind.accepts(value).then(|| captured.push(Captured { kind, value: value.to_string() }))
 }
 
-fn options_of(options: &[Opt], mut rest: &[&str], captured: &mut Vec<Captured>) -> Option<()> {
+fn options_of<Kind: ValueKind>(
+    options: &[Opt<Kind>],
+    mut rest: &[&str],
+    captured: &mut Vec<Captured<Kind>>,
+) -> Option<()> {
     let mut seen = vec![false; options.len()];
     while let Some((flag, tail)) = rest.split_first() {
         let index = options.iter().position(|o| o.flag == *flag)?;
@@ -133,7 +143,10 @@ fn options_of(options: &[Opt], mut rest: &[&str], captured: &mut Vec<Captured>) 
 }
 
 /// The first shape of `table` that `words` match, with what they hold.
-pub fn find<'t>(table: &'t [Shape], words: &[&str]) -> Option<(&'t Shape, Vec<Captured>)> {
+pub fn find<'t, Kind: ValueKind>(
+    table: &'t [Shape<Kind>],
+    words: &[&str],
+) -> Option<(&'t Shape<Kind>, Vec<Captured<Kind>>)> {
     table.iter().find_map(|shape| shape.captures(words).map(|captured| (shape, captured)))
 }
 
@@ -141,13 +154,34 @@ pub fn find<'t>(table: &'t [Shape], words: &[&str]) -> Option<(&'t Shape, Vec<Ca
 mod tests {
     use super::*;
 
-    const START: Shape = Shape {
+    /// Two kinds of value, as a toolchain would define its own.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Kind {
+        Name,
+        Id,
+    }
+
+    impl ValueKind for Kind {
+        fn accepts(self, value: &str) -> bool {
+            let allowed = |c: char| c.is_ascii_alphanumeric() || (self == Kind::Id && c == '.');
+            !value.is_empty() && value.chars().all(allowed)
+        }
+
+        fn placeholder(self) -> &'static str {
+            match self {
+                Kind::Name => "<name>",
+                Kind::Id => "<id>",
+            }
+        }
+    }
+
+    const START: Shape<Kind> = Shape {
         parts: &[
-            Part::Word("aa"),
+            Part::Word("run"),
             Part::Word("start"),
             Part::Options(&[
                 Opt { flag: "-a", value: Some(Kind::Name), required: true },
-                Opt { flag: "-b", value: Some(Kind::Bundle), required: true },
+                Opt { flag: "-b", value: Some(Kind::Id), required: true },
                 Opt { flag: "-m", value: Some(Kind::Name), required: false },
             ]),
         ],
@@ -156,12 +190,12 @@ mod tests {
 
     #[test]
     fn a_command_matches_only_every_word_accounted_for() {
-        assert!(START.captures(&["aa", "start", "-a", "EntryAbility", "-b", "com.x"]).is_some());
-        assert!(START.captures(&["aa", "start", "-b", "com.x", "-a", "EntryAbility", "-m", "entry"]).is_some());
-        assert!(START.captures(&["aa", "start", "-a", "EntryAbility"]).is_none(), "-b is required");
-        assert!(START.captures(&["aa", "start", "-a", "A", "-a", "B", "-b", "com.x"]).is_none(), "twice");
-        assert!(START.captures(&["aa", "start", "-a", "A", "-b", "com.x", "-D"]).is_none(), "unknown option");
-        assert!(START.captures(&["aa", "start", "-a", "A", "-b", "com.x;reboot"]).is_none(), "typed value");
-        assert_eq!(START.render(), "aa start -a <name> -b <bundle> [-m <name>]");
+        assert!(START.captures(&["run", "start", "-a", "EntryAbility", "-b", "com.x"]).is_some());
+        assert!(START.captures(&["run", "start", "-b", "com.x", "-a", "EntryAbility", "-m", "entry"]).is_some());
+        assert!(START.captures(&["run", "start", "-a", "EntryAbility"]).is_none(), "-b is required");
+        assert!(START.captures(&["run", "start", "-a", "A", "-a", "B", "-b", "com.x"]).is_none(), "twice");
+        assert!(START.captures(&["run", "start", "-a", "A", "-b", "com.x", "-D"]).is_none(), "unknown option");
+        assert!(START.captures(&["run", "start", "-a", "A", "-b", "com.x;reboot"]).is_none(), "typed value");
+        assert_eq!(START.render(), "run start -a <name> -b <id> [-m <name>]");
     }
 }

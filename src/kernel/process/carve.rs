@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use landlock::{AccessFs, BitFlags, ABI};
 
 use super::handles;
-use crate::harmony::confinement::{Carve, Most};
+use crate::kernel::process::grants::{Carve, Most};
 
 /// One grant asked for: a path, its rights, and whether a link there may be followed.
 pub type Grant = (PathBuf, BitFlags<AccessFs>, bool);

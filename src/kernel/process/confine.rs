@@ -13,8 +13,8 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::harmony::confinement::Profile;
 use crate::kernel::platform::tree::BeforeExec;
+use crate::kernel::process::grants::Profile;
 
 /// The oldest Landlock ABI rein confines with: ABI 3 is the first that controls truncation,
 /// and ABI 2 the first that lets a program rename files across directories.
@@ -211,7 +211,7 @@ pub fn prepare(profile: &Profile) -> Result<Prepared, ConfineError> {
     let abi = ABI::V5;
     let fail = |e: &dyn std::fmt::Display| ConfineError(e.to_string());
     // Device files are opened, never driven: no IOCTL_DEV (no TIOCSTI, no USB transfers).
-    let device = AccessFs::from_all(abi) & !AccessFs::IoctlDev;
+    let dev_node = AccessFs::from_all(abi) & !AccessFs::IoctlDev;
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(AccessFs::from_all(abi))
@@ -226,7 +226,7 @@ pub fn prepare(profile: &Profile) -> Result<Prepared, ConfineError> {
         .read
         .iter()
         .map(|p| (p.clone(), AccessFs::from_read(abi), true))
-        .chain(profile.devices.iter().map(|p| (p.clone(), device, true)))
+        .chain(profile.dev_nodes.iter().map(|p| (p.clone(), dev_node, true)))
         .chain(profile.write.iter().map(|p| (p.clone(), AccessFs::from_all(abi), true)))
         .chain(profile.write_no_link.iter().map(|p| (p.clone(), AccessFs::from_all(abi), false)))
         .collect();

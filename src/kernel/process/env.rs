@@ -4,7 +4,7 @@
 //! that look like credentials never pass — prefix wildcards included — unless a person lists
 //! the exact name in home config.
 
-use crate::harmony::discovery::Os;
+use crate::kernel::platform::os::Os;
 use crate::kernel::KernelError;
 
 /// rein's own variables passed by exact name.

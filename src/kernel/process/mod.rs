@@ -27,6 +27,7 @@ pub mod capture;
 mod carve;
 pub mod confine;
 pub mod env;
+pub mod grants;
 #[cfg(target_os = "linux")]
 mod handles;
 pub mod planted;
@@ -37,13 +38,13 @@ pub mod question;
 pub mod spawn;
 #[cfg(target_os = "linux")]
 pub mod syscalls;
+pub mod toolchain;
 mod turns;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::secrets::redact::Redacted;
-use crate::harmony::signing;
 pub use spawn::OnLine;
 use spawn::{SpawnOutput, SpawnRequest, Stream};
 
@@ -51,12 +52,7 @@ use super::journal::{Action, Entry};
 use super::policy::rules::command_line;
 use super::policy::{controls, ApprovalRequest, Asked, DecidedBy, Decision, Rule, Subject};
 use super::{Call, EventKind, Kernel, KernelError, PathClass};
-use crate::harmony::confinement;
-use crate::harmony::grammar::hdc::device_of;
-use crate::harmony::hdc_servers::{normalize, HdcServers};
-use crate::harmony::programs::{decide_spawn, Program};
-use crate::harmony::toolchain;
-use crate::harmony::{deveco_env, hdc_server, java_args, keystore_pins};
+use toolchain::{Found, NoPrograms, Spawn, ToolchainProfile};
 
 /// Output kept per stream: the first and last half MiB.
 const OUTPUT_LIMIT: usize = 1024 * 1024;
@@ -75,22 +71,28 @@ enum Purpose {
 
 /// What may be spawned, which looks-secret environment variables a person lets through, and
 /// where the signing passwords come from.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct SpawnSettings {
-    pub toolchain: toolchain::Toolchain,
+    /// The programs there are, and all the kernel asks about them (`toolchain`).
+    pub profile: std::sync::Arc<dyn ToolchainProfile>,
     pub pass_env: Vec<String>,
-    pub signing: signing::SigningSecrets,
     pub confine: confine::ConfineMode,
     /// More TCP ports a person lets a program connect to: program name → ports.
     pub connect_ports: std::collections::BTreeMap<String, Vec<u16>>,
     /// Directories a person lets every confined program write.
     pub writable: Vec<std::path::PathBuf>,
-    /// The hdc servers that are the person's own (the local one and home config's labs).
-    pub servers: HdcServers,
-    /// How long a call waits for a device another run holds (default `lease::DEFAULT_WAIT`).
-    pub lease_wait: Option<Duration>,
-    /// A person lets hvigorw read DevEco's signing material (`~/.ohos/config`).
-    pub hvigor_reads_signing_material: bool,
+}
+
+impl Default for SpawnSettings {
+    fn default() -> SpawnSettings {
+        SpawnSettings {
+            profile: std::sync::Arc::new(NoPrograms),
+            pass_env: Vec::new(),
+            confine: confine::ConfineMode::default(),
+            connect_ports: Default::default(),
+            writable: Vec::new(),
+        }
+    }
 }
 
 /// How to run a program ([`NativeCall::run`](crate::NativeCall::run), `rein.proc.run`).
@@ -109,27 +111,10 @@ pub struct RunOptions {
     pub signing: Option<String>,
 }
 
-/// The default deadline and the most a call may ask for.
-pub fn deadline_of(program: &Program, args: &[String]) -> (Duration, Duration) {
-    let secs = |default: u64, cap: u64| (Duration::from_secs(default), Duration::from_secs(cap));
-    match program {
-        Program::Hvigorw => secs(900, 3600),
-        Program::Hdc if args.iter().any(|a| a == "install") => secs(120, 600),
-        _ => secs(60, 600),
-    }
-}
-
 impl Kernel {
-    /// The hdc servers that are the person's own (`policy::hdc_servers`).
-    pub fn hdc_servers(&self) -> &HdcServers {
-        &self.spawn.servers
-    }
-
-    /// What a script may know about a signing config's passwords: which variables, whether they
-    /// are set and usable — never their values.
-    pub fn signing_status(&self, config: &str) -> signing::SigningStatus {
-        let env = |name: &str| std::env::var(name).ok();
-        self.spawn.signing.status(config, &env, self.scope.workspace(), &|| self.build_profile_text())
+    /// The profile of the programs this kernel spawns.
+    pub fn spawn_profile(&self) -> &dyn ToolchainProfile {
+        self.spawn.profile.as_ref()
     }
 
     pub async fn run(
@@ -169,8 +154,11 @@ impl Kernel {
         opts: RunOptions,
         on_line: &mut OnLine<'_>,
     ) -> Result<SpawnOutput, KernelError> {
-        if let Some(found) = controls::control_in(&Program::parse(program), &args) {
-            let entry = Entry::new(Action::Spawn, &crate::visible::line(&Redacted::new(program, &args).line));
+        let profile = self.spawn.profile.as_ref();
+        let secret_flags = profile.secret_flags();
+        if let Some(found) = controls::control_in(profile.is_persons_own(program), &args) {
+            let entry =
+                Entry::new(Action::Spawn, &crate::visible::line(&Redacted::new(program, &args, secret_flags).line));
             let result = Err(KernelError::ControlInArgument {
                 program: program.to_string(),
                 argument: found.argument,
@@ -182,27 +170,24 @@ impl Kernel {
             }
             return result;
         }
-        let env = |name: &str| std::env::var(name).ok();
-        let workspace = self.scope.workspace();
         let cwd = self.scope.resolve(opts.cwd.as_deref().unwrap_or(".")).map(|c| c.real).unwrap_or_default();
         let resolve = |p: &str| {
             let joined = if Path::new(p).is_absolute() { PathBuf::from(p) } else { cwd.join(p) };
             self.scope.resolve(&joined.display().to_string()).ok().map(|r| r.real)
         };
-        let profile = || self.build_profile_text();
-        let place = signing::Place { workspace, profile: &profile, resolve: &resolve };
-        let args = match self.spawn.signing.prepare(program, args.clone(), opts.signing.as_deref(), &env, place) {
+        let spawn = Spawn { kernel: self, call, program, args: &args };
+        let args = match profile.prepare_args(&spawn, args.clone(), opts.signing.as_deref(), &resolve) {
             Ok(args) => args,
             Err(refused) => {
-                let entry = Entry::new(Action::Spawn, &Redacted::new(program, &args).line);
-                let result = Err(KernelError::Signing(refused));
+                let entry = Entry::new(Action::Spawn, &Redacted::new(program, &args, secret_flags).line);
+                let result = Err(refused);
                 if purpose == Purpose::Act {
                     self.record(call, entry, &result);
                 }
                 return result;
             }
         };
-        let redacted = Redacted::new(program, &args).with_secrets(call.secrets());
+        let redacted = Redacted::new(program, &args, secret_flags).with_secrets(call.secrets());
         let mut record = Unrecorded {
             kernel: self,
             call,
@@ -212,9 +197,7 @@ impl Kernel {
         };
         let planted = record.planted.clone();
         let entry = record.entry.as_mut().expect("recorded only below");
-        let result = self
-            .run_checked(purpose, call, Program::parse(program), args, &redacted, opts, on_line, entry, planted)
-            .await;
+        let result = self.run_checked(purpose, call, program, args, &redacted, opts, on_line, entry, planted).await;
         let mut entry = record.entry.take().expect("recorded only here");
         entry.planted = std::mem::take(&mut *record.planted.lock().unwrap_or_else(|e| e.into_inner()));
         let output = match &result {
@@ -243,7 +226,7 @@ impl Kernel {
         &self,
         purpose: Purpose,
         call: &Call,
-        program: Program,
+        program: &str,
         args: Vec<String>,
         redacted: &Redacted,
         opts: RunOptions,
@@ -252,22 +235,23 @@ impl Kernel {
         planted: planted::Found,
     ) -> Result<SpawnOutput, KernelError> {
         let command = redacted.line.clone();
-        let Some(found) = self.spawn.toolchain.get(&program) else {
-            return Err(KernelError::ProgramNotAllowed { program: program.name().to_string() });
+        let profile = self.spawn.profile.as_ref();
+        let Some(found) = profile.locate(program) else {
+            return Err(KernelError::ProgramNotAllowed { program: program.to_string(), known: profile.known() });
         };
-        let subject = Subject::Spawn { program: program.name(), args: &args };
+        let subject = Subject::Spawn { program, args: &args };
         // What no approval could lift is refused first, whatever this machine has installed.
         if let Err(refusal) = self.gate.bounds(call, &subject, &command) {
             entry.decided_by = Some(refusal.by.clone());
             return Err(refusal.into_spawn_error(command, WHY_ASK.to_string()));
         }
         let located = match found {
-            Ok(located) => located.clone(),
+            Ok(located) => located,
             Err(missing) => {
                 return Err(KernelError::ToolchainNotFound {
-                    program: program.name().to_string(),
-                    tried: missing.tried.clone(),
-                    fix: missing.fix.clone(),
+                    program: program.to_string(),
+                    tried: missing.tried,
+                    fix: missing.fix,
                 })
             }
         };
@@ -276,7 +260,7 @@ impl Kernel {
         entry.confinement = Some(plan.journal());
         match &plan {
             confine::Plan::Refuse(why) => {
-                return Err(KernelError::Unconfinable { program: program.name().to_string(), why: why.clone() })
+                return Err(KernelError::Unconfinable { program: program.to_string(), why: why.clone() })
             }
             confine::Plan::Unconfined(why) if self.spawn.confine == confine::ConfineMode::Auto => {
                 confine::warn_unconfined_once(why)
@@ -284,28 +268,26 @@ impl Kernel {
             _ => {}
         }
         let (decision, shown_writes) =
-            self.authorize_spawn(call, &program, &args, redacted, (&cwd, &located, &plan, &opts), entry)?;
+            self.authorize_spawn(call, program, &args, redacted, (&cwd, &located, &plan, &opts), entry)?;
         if !call.take_spawn() {
             return Err(KernelError::SpawnBudget);
         }
-        if program == Program::Hdc && decision != Decision::Allow {
-            self.lease_device(call, &args).await?;
-        }
-        let (default, cap) = deadline_of(&program, &args);
+        profile.before_spawn(Spawn { kernel: self, call, program, args: &args }, &decision).await?;
+        let (default, cap) = profile.deadline(program, &args);
         let timeout = match opts.timeout_ms.map(Duration::from_millis) {
             Some(asked) if asked > cap => {
                 return Err(KernelError::invalid(format!(
                     "timeout_ms {} is over the cap of {} ms for {}",
                     asked.as_millis(),
                     cap.as_millis(),
-                    program.name()
+                    program
                 )))
             }
             Some(asked) => asked,
             None => default,
         };
         let mut env = env::child_env(std::env::vars(), &opts.env, &self.spawn.pass_env)?;
-        env.retain(|(name, _)| !self.spawn.signing.withholds(name));
+        env.retain(|(name, _)| !profile.withholds_env(name));
         // A temp directory of its own, which rein removes after it (the shared ones are never
         // granted: others' sockets and files live there).
         let private_tmp = tempfile::Builder::new()
@@ -314,39 +296,28 @@ impl Kernel {
             .map_err(|e| KernelError::io("create a temp directory for", command.clone(), e))?;
         env.retain(|(name, _)| name != "TMPDIR");
         env.push(("TMPDIR".to_string(), private_tmp.path().display().to_string()));
-        if program == Program::Hdc {
-            hdc_server::check(&args, &env)?;
-        }
+        profile.check(program, &args, &env)?;
         // Its output also loses the secret-looking variables a person passed it (pass_env).
         let secret_env = env.iter().filter(|(name, _)| env::looks_secret(name)).map(|(_, value)| value.clone());
         let redacted = &redacted.clone().with_output_secrets(secret_env);
-        if program == Program::Hvigorw {
-            let from_deveco = deveco_env::for_hvigor(&located.path, located.script.as_deref(), &env);
-            env.extend(from_deveco);
-            if let Some(home) = profile::hvigor_home(&env, self.scope.workspace()) {
-                env.retain(|(name, _)| name != "HVIGOR_USER_HOME");
-                env.push(("HVIGOR_USER_HOME".to_string(), home.display().to_string()));
-            }
-        }
-        // Held until the program and all it started have ended. An hvigorw that may read DevEco's
-        // signing material signs by running hap-sign-tool with the passwords on java's command
-        // line, which /proc shows every process: it runs alone too.
-        let signs = program == Program::Hvigorw && self.spawn.hvigor_reads_signing_material;
-        let _turn = turns::take(redacted.holds_secret() || signs).await;
+        profile.adjust_env(program, &located, &mut env, self.scope.workspace());
+        // Held until the program and all it started have ended; so is one its profile says
+        // holds a secret where other processes could read it.
+        let _turn = turns::take(redacted.holds_secret() || profile.runs_alone(program)).await;
         let (confinement, oversight) = match plan {
             confine::Plan::Landlock { .. } => {
-                let profile = self.confinement_profile(&program, &located, &args, &env, entry, &shown_writes);
-                let mut profile = match purpose {
-                    Purpose::Act => profile,
-                    Purpose::Look => profile.looking(self.scope.workspace(), self.scope.home(), &env),
+                let grants = self.confinement_profile(program, &located, &args, &env, entry, &shown_writes);
+                let mut grants = match purpose {
+                    Purpose::Act => grants,
+                    Purpose::Look => grants.looking(self.scope.workspace(), self.scope.home(), &env),
                 };
                 let cannot = |e: confine::ConfineError| {
                     KernelError::io("confine", command.clone(), std::io::Error::other(e.to_string()))
                 };
-                confine::make_dirs(&profile).map_err(cannot)?;
+                confine::make_dirs(&grants).map_err(cannot)?;
                 let oversight =
-                    planted::oversee(&mut profile, private_tmp.path(), self.scope.workspace(), planted.clone());
-                let prepared = confine::prepare(&profile).map_err(cannot)?;
+                    planted::oversee(&mut grants, private_tmp.path(), self.scope.workspace(), planted.clone());
+                let prepared = confine::prepare(&grants).map_err(cannot)?;
                 (Some(confine::before_exec(prepared)), oversight)
             }
             confine::Plan::Unconfined(_) if self.spawn.confine != confine::ConfineMode::Off => {
@@ -354,34 +325,14 @@ impl Kernel {
             }
             _ => (None, spawn::Oversight::default()),
         };
-        // The keystore the passwords go with: the bytes they first went with, as a private copy
-        // (`keystore_pins`).
-        let args = match opts.signing.as_deref() {
-            Some(config) => {
-                let (home, workspace) = (self.scope.home(), self.scope.workspace());
-                keystore_pins::hand_over(home, workspace, config, &args, private_tmp.path())
-                    .map_err(|refused| KernelError::Signing(refused.into()))?
-            }
-            None => args,
-        };
-        let argv = match (&located.jar, &located.script) {
-            (Some(jar), _) => {
-                let file = java_args::write(private_tmp.path(), jar, &args)
-                    .map_err(|e| KernelError::io("write java's argument file for", command.clone(), e))?;
-                vec![format!("@{}", file.display())]
-            }
-            // DevEco's hvigorw.js, run by its bundled node (no shell, no cmd.exe on Windows).
-            (None, Some(script)) => std::iter::once(script.display().to_string()).chain(args.iter().cloned()).collect(),
-            (None, None) if program == Program::Hdc => hdc_server::argv(args),
-            (None, None) => args,
-        };
-        // The journal and the events show the command as it runs: hdc with the `-p` put first.
-        let shown = match program {
-            Program::Hdc => hdc_server::argv(redacted.args.clone()),
-            _ => redacted.args.clone(),
-        };
-        let command =
-            std::iter::once(program.name()).chain(shown.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
+        let spawn = Spawn { kernel: self, call, program, args: &args };
+        let args = profile.hand_over(&spawn, args.clone(), opts.signing.as_deref(), private_tmp.path())?;
+        let argv = profile
+            .argv(program, &located, args, private_tmp.path())
+            .map_err(|e| KernelError::io("write the argument file for", command.clone(), e))?;
+        // The journal and the events show the command as it runs.
+        let shown = profile.shown_args(program, redacted.args.clone());
+        let command = std::iter::once(program).chain(shown.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
         entry.target = command.clone();
         let request = SpawnRequest {
             program: located.path,
@@ -392,17 +343,13 @@ impl Kernel {
             timeout,
             output_limit: OUTPUT_LIMIT,
         };
-        call.emit(|| EventKind::ProgramSpawned {
-            program: program.name().to_string(),
-            argv: shown,
-            command: command.clone(),
-        });
+        call.emit(|| EventKind::ProgramSpawned { program: program.to_string(), argv: shown, command: command.clone() });
         let started = std::time::Instant::now();
         let mut scrubbed = |stream: Stream, line: &str| on_line(stream, &redacted.scrub(line));
         let ran = spawn::run_confined(&request, confinement, oversight, &mut scrubbed).await;
         drop(private_tmp);
         let exited = |code, signal, timed_out, stopped, duration_ms| EventKind::ProgramExited {
-            program: program.name().to_string(),
+            program: program.to_string(),
             code,
             signal,
             timed_out,
@@ -457,18 +404,8 @@ impl Kernel {
     fn approved_outside_writes(&self, args: &[String]) -> Vec<PathBuf> {
         let workspace = self.scope.workspace();
         let user_home = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute());
-        let guarded = confinement::guarded(workspace, self.scope.home(), user_home.as_deref());
-        confinement::outside_grants(&confinement::outside_paths(args, workspace), self.scope.home(), &guarded)
-    }
-
-    /// Holds the device an hdc command changes for the rest of the call (see `lease`).
-    async fn lease_device(&self, call: &Call, args: &[String]) -> Result<(), KernelError> {
-        let Some(device) = device_of(args) else { return Ok(()) };
-        let local = format!("127.0.0.1:{}", self.spawn.servers.local_port());
-        let server = device.server.as_deref().map(normalize).unwrap_or(local);
-        let wait = self.spawn.lease_wait.unwrap_or(crate::harmony::lease::DEFAULT_WAIT);
-        let home = self.scope.home();
-        crate::harmony::lease::take(call, home, self.scope.workspace(), &server, &device, wait).await
+        let guarded = grants::guarded(workspace, self.scope.home(), user_home.as_deref());
+        grants::outside_grants(&grants::outside_paths(args, workspace), self.scope.home(), &guarded)
     }
 
     /// Asks the gate for the policy's decision on running `program args` in `cwd` (path
@@ -478,10 +415,10 @@ impl Kernel {
     fn authorize_spawn(
         &self,
         call: &Call,
-        program: &Program,
+        program: &str,
         args: &[String],
         redacted: &Redacted,
-        (cwd, located, plan, opts): (&super::ResolvedPath, &toolchain::Located, &confine::Plan, &RunOptions),
+        (cwd, located, plan, opts): (&super::ResolvedPath, &Found, &confine::Plan, &RunOptions),
         entry: &mut Entry,
     ) -> Result<(Decision, Vec<PathBuf>), KernelError> {
         let outside = std::cell::RefCell::new(Vec::new());
@@ -495,15 +432,11 @@ impl Kernel {
             }
             class
         };
-        let decision = match decide_spawn(program, args, cwd.class, &classify, &self.spawn.servers) {
-            // Into the transit folder only a name this call reserved, received once (files::received).
-            allowed @ (Decision::Allow | Decision::Ask) if *program == Program::Hdc => {
-                match self.admit_recv(call, args) {
-                    Some(Err(why)) => Decision::Deny(why),
-                    _ => allowed,
-                }
-            }
-            other => other,
+        let profile = self.spawn.profile.as_ref();
+        let decided = profile.decide(program, args, cwd.class, &classify);
+        let decision = match profile.admit(&Spawn { kernel: self, call, program, args }, &decided) {
+            Some(why) => Decision::Deny(why),
+            None => decided,
         };
         let shown_writes = self.approved_outside_writes(args);
         let facts = question::Facts {
@@ -516,13 +449,13 @@ impl Kernel {
             input: opts.stdin.as_deref().map(|input| redacted.scrub(&String::from_utf8_lossy(input))),
         };
         let request = ApprovalRequest {
-            what: command_line(program.name(), &redacted.args),
+            what: command_line(program, &redacted.args),
             why: WHY_ASK.to_string(),
             context: question::context(&facts),
             who: Asked::Anyone,
-            rule: Some(Rule::for_command(program.name(), redacted.rule_args())),
+            rule: Some(Rule::for_command(program, redacted.rule_args())),
         };
-        let subject = Subject::Spawn { program: program.name(), args };
+        let subject = Subject::Spawn { program, args };
         match self.gate.settle(call, decision.clone(), &subject, request) {
             Ok(by) => {
                 let answered = matches!(by, DecidedBy::Approver(_));

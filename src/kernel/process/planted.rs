@@ -21,8 +21,8 @@ use std::path::Path;
 use std::path::PathBuf;
 
 use super::spawn::Oversight;
-use crate::harmony::confinement::Profile;
 pub use crate::kernel::journal::Planted;
+use crate::kernel::process::grants::Profile;
 
 /// Where a spawn's sweep puts what it found (the kernel reads it once the spawn is over, or,
 /// for a spawn abandoned half-way, as it journals it).
@@ -34,7 +34,7 @@ pub type Found = std::sync::Arc<std::sync::Mutex<Vec<Planted>>>;
 /// `found` once its process tree has ended.
 #[cfg(target_os = "linux")]
 pub fn oversee(profile: &mut Profile, private_tmp: &Path, workspace: &Path, found: Found) -> Oversight {
-    use crate::harmony::confinement::{Carve, Most};
+    use crate::kernel::process::grants::{Carve, Most};
     let rein_dir = workspace.join(crate::kernel::scope::protected::REIN_DIR);
     let roots: Vec<PathBuf> = profile
         .write

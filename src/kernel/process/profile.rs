@@ -1,12 +1,11 @@
 //! What one spawn may reach: the places rein knows (the workspace's entries and the protected
-//! ones at any depth, the toolchain, the person's settings) handed to `policy::confinement`,
-//! which makes the profile.
+//! ones at any depth, the person's settings) handed to the program's toolchain profile, which
+//! makes its grants (`grants`, `toolchain`).
 
 use std::path::{Path, PathBuf};
 
-use crate::harmony::confinement::{self, Profile, SpawnPlaces};
-use crate::harmony::programs::Program;
-use crate::harmony::toolchain;
+use super::grants::{self, Profile, SpawnFacts};
+use super::toolchain::Found;
 use crate::kernel::journal::Entry;
 use crate::kernel::policy::DecidedBy;
 use crate::kernel::scope::protected;
@@ -16,29 +15,13 @@ use crate::kernel::Kernel;
 #[cfg(target_os = "linux")]
 const MAX_DEPTH: usize = 64;
 
-/// hvigor's user home for this workspace: `HVIGOR_USER_HOME`, which hvigor documents
-/// (developer.huawei.com, "ide-hvigor-path": where `.hvigor` lives instead of `~/.hvigor`).
-/// One per workspace, under the person's cache (`~/.cache/rein/hvigor/<hash of the workspace
-/// path>`), so what one project's build plants there never runs in another project's build, nor
-/// in DevEco Studio's, which keep using `~/.hvigor`.
-pub(super) fn hvigor_home(env: &[(String, String)], workspace: &Path) -> Option<PathBuf> {
-    use sha2::{Digest, Sha256};
-    let home = env.iter().find(|(name, _)| name == "HOME").map(|(_, v)| PathBuf::from(v))?;
-    if !home.is_absolute() {
-        return None;
-    }
-    let digest = Sha256::digest(workspace.as_os_str().as_encoded_bytes());
-    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    Some(home.join(".cache/rein/hvigor").join(hex))
-}
-
 impl Kernel {
-    /// What `program` may reach on disk while it runs (see `policy::confinement`). `shown_writes`:
+    /// What `program` may reach on disk while it runs (its toolchain profile's grants). `shown_writes`:
     /// what the question said a yes lets it write outside the workspace.
     pub(super) fn confinement_profile(
         &self,
-        program: &Program,
-        located: &toolchain::Located,
+        program: &str,
+        located: &Found,
         args: &[String],
         env: &[(String, String)],
         entry: &Entry,
@@ -59,27 +42,19 @@ impl Kernel {
         let protected = self.protected_below(workspace);
         let approved_by_person =
             matches!(entry.decided_by, Some(DecidedBy::Rule(_) | DecidedBy::Session | DecidedBy::Approver(_)));
-        let hdc_paths: Vec<std::path::PathBuf> = match self.spawn.toolchain.get(&Program::Hdc) {
-            Some(Ok(hdc)) => std::iter::once(hdc.path.clone()).chain(std::fs::canonicalize(&hdc.path)).collect(),
-            _ => Vec::new(),
-        };
-        let places = SpawnPlaces {
+        let facts = SpawnFacts {
             workspace,
             rein_home: self.scope.home(),
-            program: &located.path,
-            // A script is read like a jar (never on Linux today: DevEco layouts are macOS/Windows).
-            jar: located.jar.as_deref().or(located.script.as_deref()),
+            entries: &entries,
             env,
-            outside_args: confinement::outside_paths(args, workspace),
-            approved_writes: approved_by_person.then_some(shown_writes),
             args,
-            extra_ports: self.spawn.connect_ports.get(program.name()).map_or(&[], Vec::as_slice),
+            outside_args: grants::outside_paths(args, workspace),
+            approved_writes: approved_by_person.then_some(shown_writes),
+            extra_ports: self.spawn.connect_ports.get(program).map_or(&[], Vec::as_slice),
             writable: &self.spawn.writable,
-            hdc: &hdc_paths,
             protected: &protected,
-            hvigor_reads_signing_material: self.spawn.hvigor_reads_signing_material,
         };
-        confinement::profile(program, &places, &entries)
+        self.spawn.profile.grants(program, located, &facts)
     }
 
     /// Whether the agent's file tools may not write `path` (a `.git` at any depth, `.rein/`,

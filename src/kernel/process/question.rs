@@ -8,12 +8,12 @@
 use std::path::{Path, PathBuf};
 
 use super::confine::Plan;
-use crate::harmony::toolchain::Located;
+use super::toolchain::Found;
 use crate::visible;
 
 /// What a spawn's question is made of.
 pub struct Facts<'a> {
-    pub located: &'a Located,
+    pub located: &'a Found,
     pub cwd: &'a Path,
     /// Each argument the policy read as a path outside the workspace, and where it resolves.
     pub outside: Vec<(String, PathBuf)>,
@@ -33,7 +33,7 @@ const INPUT_SHOWN: usize = 80;
 pub fn context(facts: &Facts) -> Vec<String> {
     let shown = |path: &Path| visible::path(path);
     let mut program = resolved(facts.located.path.as_path());
-    for extra in [&facts.located.script, &facts.located.jar].into_iter().flatten() {
+    for extra in &facts.located.runs_first {
         program.push_str(&format!(" {}", resolved(extra)));
     }
     let mut lines = vec![format!("runs {program}"), format!("in {}", shown(facts.cwd))];
@@ -86,8 +86,8 @@ fn resolved(path: &Path) -> String {
 mod tests {
     use super::*;
 
-    fn located(path: &str) -> Located {
-        Located { path: PathBuf::from(path), jar: Some(PathBuf::from("/sdk/lib/x.jar")), script: None, via: "x".into() }
+    fn located(path: &str) -> Found {
+        Found { path: PathBuf::from(path), runs_first: vec![PathBuf::from("/sdk/lib/x.jar")] }
     }
 
     #[test]

@@ -114,7 +114,7 @@ pub fn parse(text: &str, base: &WinPath) -> Result<WinPath, Refused> {
     if let Some(rest) = text.strip_prefix(r"\\?\") {
         return parse_verbatim(rest).map_err(refuse);
     }
-    if is_device_or_nt_prefix(text) {
+    if is_dos_or_nt_prefix(text) {
         return Err(refuse("it names a device or the NT namespace (\\\\.\\, \\??\\), not a file"));
     }
     // Outside verbatim paths, Win32 takes `/` as a separator too.
@@ -157,12 +157,12 @@ pub fn parse(text: &str, base: &WinPath) -> Result<WinPath, Refused> {
 /// Win32 reads two separators (either kind) then `.` or `?` then a separator or the end as a
 /// device path (`\\.\C:`, `//?/C:`, `/\.\`), and `\??\` as an NT path. Only the exact `\\?\`
 /// form is a verbatim file path, and it is handled before this.
-fn is_device_or_nt_prefix(text: &str) -> bool {
+fn is_dos_or_nt_prefix(text: &str) -> bool {
     let head: Vec<char> = text.chars().take(4).collect();
     let sep = |i: usize| matches!(head.get(i), Some('\\' | '/'));
-    let device = sep(0) && sep(1) && matches!(head.get(2), Some('.' | '?')) && (head.len() == 3 || sep(3));
+    let dos = sep(0) && sep(1) && matches!(head.get(2), Some('.' | '?')) && (head.len() == 3 || sep(3));
     let nt = sep(0) && head.get(1) == Some(&'?') && head.get(2) == Some(&'?') && sep(3);
-    device || nt
+    dos || nt
 }
 
 /// `\\?\` paths reach the filesystem as written: no `/`, `.` or `..` handling.
@@ -286,7 +286,7 @@ fn check_name(name: &str) -> Result<(), &'static str> {
     if is_short_name(name) {
         return Err("a name like GIT~1 may be the 8.3 short name of another (of .git, say)");
     }
-    if is_device(name) {
+    if is_reserved_dos_name(name) {
         return Err("CON, PRN, AUX, NUL, COM1-9 and LPT1-9 name devices in every folder, with any extension");
     }
     Ok(())
@@ -298,7 +298,7 @@ fn is_short_name(name: &str) -> bool {
 }
 
 /// A DOS device name, before any extension and trailing spaces (`nul.txt`, `COM1 .log`).
-fn is_device(name: &str) -> bool {
+fn is_reserved_dos_name(name: &str) -> bool {
     let stem = name.split('.').next().unwrap_or(name).trim_end_matches(' ');
     let upper = stem.to_ascii_uppercase();
     if matches!(upper.as_str(), "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$" | "CLOCK$") {

@@ -1,11 +1,11 @@
-//! Secrets never leave rein: hap-sign-tool passwords are replaced before a command line
+//! Secrets never leave rein: the values of the flags a toolchain profile names secret
+//! (`process::toolchain::ToolchainProfile::secret_flags`: hap-sign-tool's passwords) are replaced before a command line
 //! reaches a log, a journal, an error, a rule or a result, and scrubbed from what the program
 //! prints. A program's output loses its own secrets only: scrubbing it of another program's
 //! would tell it, by the `***`, which of its guesses is that program's password (findings/10).
 //! No program runs beside one whose command line holds a secret (`process::turns`).
 
 use super::scrub::{scrub_values, Secrets, REDACTED};
-use crate::harmony::signing::PASSWORD_FLAGS;
 
 /// A command line with its secrets found once: what may be shown, and what to scrub.
 #[derive(Debug, Clone)]
@@ -20,7 +20,8 @@ pub struct Redacted {
 }
 
 impl Redacted {
-    pub fn new(program: &str, args: &[String]) -> Redacted {
+    /// `program args`, the value after each of `secret_flags` hidden.
+    pub fn new(program: &str, args: &[String], secret_flags: &[&str]) -> Redacted {
         let mut shown = Vec::with_capacity(args.len());
         let mut secrets = Vec::new();
         let mut secret_at = Vec::with_capacity(args.len());
@@ -33,7 +34,7 @@ impl Redacted {
                 hide_next = false;
                 continue;
             }
-            hide_next = PASSWORD_FLAGS.contains(&arg.as_str());
+            hide_next = secret_flags.contains(&arg.as_str());
             shown.push(arg.clone());
         }
         let line = std::iter::once(program).chain(shown.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
@@ -88,16 +89,19 @@ impl Redacted {
 mod tests {
     use super::*;
 
+    /// The flags these cases call secret (a profile names its own).
+    const FLAGS: [&str; 2] = ["-keyPwd", "-keystorePwd"];
+
     #[test]
     fn passwords_are_replaced_everywhere() {
-        let args: Vec<String> = ["sign-app", "-keyPwd", "s3cret!", "-inFile", "a.hap", "-keystorePwd", "0000001BAD"]
+        let args: Vec<String> = ["sign-app", "-keyPwd", "s3cret!", "-inFile", "a.bin", "-keystorePwd", "0000001BAD"]
             .map(String::from)
             .to_vec();
-        let redacted = Redacted::new("hap-sign-tool", &args);
-        assert_eq!(redacted.line, "hap-sign-tool sign-app -keyPwd *** -inFile a.hap -keystorePwd ***");
+        let redacted = Redacted::new("signer", &args, &FLAGS);
+        assert_eq!(redacted.line, "signer sign-app -keyPwd *** -inFile a.bin -keystorePwd ***");
         assert_eq!(redacted.args[2], REDACTED);
         assert_eq!(redacted.scrub("bad password s3cret! for 0000001BAD"), "bad password *** for ***");
-        assert_eq!(redacted.rule_args(), ["sign-app", "-keyPwd", "*", "-inFile", "a.hap", "-keystorePwd", "*"]);
+        assert_eq!(redacted.rule_args(), ["sign-app", "-keyPwd", "*", "-inFile", "a.bin", "-keystorePwd", "*"]);
     }
 
     /// findings/10: were a build's output scrubbed of a signing's passwords, the build could
@@ -106,8 +110,8 @@ mod tests {
     #[test]
     fn a_build_beside_a_signing_learns_nothing_from_the_scrubber() {
         let signing: Vec<String> = ["sign-app", "-keyPwd", "live-pw-4711"].map(String::from).to_vec();
-        let build = Redacted::new("hvigorw", &["assembleHap".to_string()]);
-        let live = Redacted::new("hap-sign-tool", &signing);
+        let build = Redacted::new("builder", &["assemble".to_string()], &FLAGS);
+        let live = Redacted::new("signer", &signing, &FLAGS);
         assert_eq!(build.scrub("guess live-pw-4711"), "guess live-pw-4711", "no oracle");
         assert_eq!(live.scrub("bad password live-pw-4711"), "bad password ***");
     }
@@ -117,16 +121,7 @@ mod tests {
     #[test]
     fn a_password_containing_another_is_scrubbed_whole() {
         let args: Vec<String> = ["sign-app", "-keyPwd", "pass", "-keystorePwd", "password"].map(String::from).to_vec();
-        let redacted = Redacted::new("hap-sign-tool", &args);
+        let redacted = Redacted::new("signer", &args, &FLAGS);
         assert_eq!(redacted.scrub("keystore password was password"), "keystore *** was ***");
-    }
-
-    /// Every flag hap-sign-tool takes a password with is hidden: the one list signing reads.
-    #[test]
-    fn every_password_flag_hides_its_value() {
-        for flag in PASSWORD_FLAGS {
-            let args: Vec<String> = ["sign-profile", flag, "s3cret"].map(String::from).to_vec();
-            assert_eq!(Redacted::new("hap-sign-tool", &args).args[2], REDACTED, "{flag}");
-        }
     }
 }

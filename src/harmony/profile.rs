@@ -1,0 +1,268 @@
+//! The HarmonyOS toolchain as the kernel sees it: [`Harmony`], its
+//! [`ToolchainProfile`](crate::kernel::process::toolchain::ToolchainProfile). Each answer is
+//! one call into the room's own modules: the programs (`programs`, `toolchain`), their
+//! grammars (`grammar`), confinement table (`confinement`), signing passwords (`signing`,
+//! `keystore_pins`), the hdc server check (`hdc_server`), device leases (`lease`), received
+//! files (`received`), DevEco's environment (`deveco_env`) and java's argument file
+//! (`java_args`).
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use super::hdc_servers::{normalize, HdcServers};
+use super::programs::{decide_spawn, Program};
+use super::signing::{self, SigningSecrets};
+use super::toolchain::{Located, Toolchain};
+use super::{confinement, deveco_env, grammar, hdc_server, java_args, keystore_pins, lease};
+use crate::kernel::policy::Decision;
+use crate::kernel::process::grants::{Profile, SpawnFacts};
+use crate::kernel::process::toolchain::{BeforeSpawn, Found, Missing, Spawn, ToolchainProfile};
+use crate::kernel::{Kernel, KernelError, PathClass};
+
+/// What rein knows of this machine's HarmonyOS toolchain and the person's settings for it.
+#[derive(Debug, Clone, Default)]
+pub struct Harmony {
+    /// Where hvigorw, hdc, ohpm and hap-sign-tool are (and the programs a person added).
+    pub toolchain: Toolchain,
+    /// Where the signing passwords come from.
+    pub signing: SigningSecrets,
+    /// The hdc servers that are the person's own (the local one and home config's labs).
+    pub servers: HdcServers,
+    /// How long a call waits for a device another run holds (default `lease::DEFAULT_WAIT`).
+    pub lease_wait: Option<Duration>,
+    /// A person lets hvigorw read DevEco's signing material (`~/.ohos/config`).
+    pub hvigor_reads_signing_material: bool,
+}
+
+/// The HarmonyOS profile `kernel` spawns with, if it is one.
+pub fn of(kernel: &Kernel) -> Option<&Harmony> {
+    kernel.spawn_profile().as_any().downcast_ref::<Harmony>()
+}
+
+fn nothing() -> &'static Harmony {
+    static NOTHING: OnceLock<Harmony> = OnceLock::new();
+    NOTHING.get_or_init(Harmony::default)
+}
+
+impl Kernel {
+    /// The HarmonyOS toolchain this kernel spawns (empty when it spawns with another profile).
+    pub fn toolchain(&self) -> &Toolchain {
+        &of(self).unwrap_or(nothing()).toolchain
+    }
+
+    /// The hdc servers that are the person's own (`hdc_servers`).
+    pub fn hdc_servers(&self) -> &HdcServers {
+        &of(self).unwrap_or(nothing()).servers
+    }
+
+    /// What a script may know about a signing config's passwords: which variables, whether they
+    /// are set and usable — never their values.
+    pub fn signing_status(&self, config: &str) -> signing::SigningStatus {
+        let env = |name: &str| std::env::var(name).ok();
+        let signing = &of(self).unwrap_or(nothing()).signing;
+        signing.status(config, &env, self.scope().workspace(), &|| self.build_profile_text())
+    }
+}
+
+/// hvigor's user home for this workspace: `HVIGOR_USER_HOME`, which hvigor documents
+/// (developer.huawei.com, "ide-hvigor-path": where `.hvigor` lives instead of `~/.hvigor`).
+/// One per workspace, under the person's cache (`~/.cache/rein/hvigor/<hash of the workspace
+/// path>`), so what one project's build plants there never runs in another project's build, nor
+/// in DevEco Studio's, which keep using `~/.hvigor`.
+fn hvigor_home(env: &[(String, String)], workspace: &Path) -> Option<PathBuf> {
+    use sha2::{Digest, Sha256};
+    let home = env.iter().find(|(name, _)| name == "HOME").map(|(_, v)| PathBuf::from(v))?;
+    if !home.is_absolute() {
+        return None;
+    }
+    let digest = Sha256::digest(workspace.as_os_str().as_encoded_bytes());
+    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    Some(home.join(".cache/rein/hvigor").join(hex))
+}
+
+fn found(located: &Located) -> Found {
+    Found { path: located.path.clone(), runs_first: located.script.iter().chain(&located.jar).cloned().collect() }
+}
+
+impl Harmony {
+    fn located(&self, program: &str) -> Option<&Located> {
+        self.toolchain.get(&Program::parse(program)).and_then(|found| found.as_ref().ok())
+    }
+}
+
+impl ToolchainProfile for Harmony {
+    fn locate(&self, program: &str) -> Option<Result<Found, Missing>> {
+        let entry = self.toolchain.get(&Program::parse(program))?;
+        Some(
+            entry
+                .as_ref()
+                .map(found)
+                .map_err(|missing| Missing { tried: missing.tried.clone(), fix: missing.fix.clone() }),
+        )
+    }
+
+    fn decide(&self, program: &str, args: &[String], cwd: PathClass, classify: &dyn Fn(&str) -> PathClass) -> Decision {
+        decide_spawn(&Program::parse(program), args, cwd, classify, &self.servers)
+    }
+
+    fn grants(&self, program: &str, found: &Found, facts: &SpawnFacts) -> Profile {
+        let hdc: Vec<PathBuf> = match self.toolchain.get(&Program::Hdc) {
+            Some(Ok(hdc)) => std::iter::once(hdc.path.clone()).chain(std::fs::canonicalize(&hdc.path)).collect(),
+            _ => Vec::new(),
+        };
+        let places = confinement::SpawnPlaces {
+            workspace: facts.workspace,
+            rein_home: facts.rein_home,
+            program: &found.path,
+            // A script is read like a jar (never on Linux today: DevEco layouts are macOS/Windows).
+            jar: found.runs_first.first().map(PathBuf::as_path),
+            env: facts.env,
+            outside_args: facts.outside_args.clone(),
+            approved_writes: facts.approved_writes,
+            args: facts.args,
+            extra_ports: facts.extra_ports,
+            writable: facts.writable,
+            hdc: &hdc,
+            protected: facts.protected,
+            hvigor_reads_signing_material: self.hvigor_reads_signing_material,
+        };
+        confinement::profile(&Program::parse(program), &places, facts.entries)
+    }
+
+    fn is_persons_own(&self, program: &str) -> bool {
+        matches!(Program::parse(program), Program::Other(_))
+    }
+
+    fn secret_flags(&self) -> &[&'static str] {
+        &signing::PASSWORD_FLAGS
+    }
+
+    fn known(&self) -> String {
+        "hvigorw, hdc, ohpm and hap-sign-tool".to_string()
+    }
+
+    fn deadline(&self, program: &str, args: &[String]) -> (Duration, Duration) {
+        let secs = |default: u64, cap: u64| (Duration::from_secs(default), Duration::from_secs(cap));
+        match Program::parse(program) {
+            Program::Hvigorw => secs(900, 3600),
+            Program::Hdc if args.iter().any(|a| a == "install") => secs(120, 600),
+            _ => secs(60, 600),
+        }
+    }
+
+    fn prepare_args(
+        &self,
+        spawn: &Spawn,
+        args: Vec<String>,
+        secret: Option<&str>,
+        resolve: &dyn Fn(&str) -> Option<PathBuf>,
+    ) -> Result<Vec<String>, KernelError> {
+        let env = |name: &str| std::env::var(name).ok();
+        let profile = || spawn.kernel.build_profile_text();
+        let place = signing::Place { workspace: spawn.kernel.scope().workspace(), profile: &profile, resolve };
+        Ok(self.signing.prepare(spawn.program, args, secret, &env, place)?)
+    }
+
+    fn withholds_env(&self, name: &str) -> bool {
+        self.signing.withholds(name)
+    }
+
+    fn admit(&self, spawn: &Spawn, decision: &Decision) -> Option<String> {
+        // Into the transit folder only a name this call reserved, received once (`received`).
+        let allowed = matches!(decision, Decision::Allow | Decision::Ask);
+        if !allowed || Program::parse(spawn.program) != Program::Hdc {
+            return None;
+        }
+        spawn.kernel.admit_recv(spawn.call, spawn.args)?.err()
+    }
+
+    /// Holds the device an hdc command changes for the rest of the call (see `lease`).
+    fn before_spawn<'a>(&'a self, spawn: Spawn<'a>, decision: &Decision) -> BeforeSpawn<'a> {
+        let changes = Program::parse(spawn.program) == Program::Hdc && *decision != Decision::Allow;
+        Box::pin(async move {
+            let Some(device) = grammar::hdc::device_of(spawn.args).filter(|_| changes) else { return Ok(()) };
+            let local = format!("127.0.0.1:{}", self.servers.local_port());
+            let server = device.server.as_deref().map(normalize).unwrap_or(local);
+            let wait = self.lease_wait.unwrap_or(lease::DEFAULT_WAIT);
+            let (home, workspace) = (spawn.kernel.scope().home(), spawn.kernel.scope().workspace());
+            lease::take(spawn.call, home, workspace, &server, &device, wait).await
+        })
+    }
+
+    fn check(&self, program: &str, args: &[String], env: &[(String, String)]) -> Result<(), KernelError> {
+        match Program::parse(program) {
+            Program::Hdc => Ok(hdc_server::check(args, env)?),
+            _ => Ok(()),
+        }
+    }
+
+    fn adjust_env(&self, program: &str, found: &Found, env: &mut Vec<(String, String)>, workspace: &Path) {
+        if Program::parse(program) != Program::Hvigorw {
+            return;
+        }
+        let script = self.located(program).and_then(|located| located.script.as_deref());
+        let from_deveco = deveco_env::for_hvigor(&found.path, script, env);
+        env.extend(from_deveco);
+        if let Some(home) = hvigor_home(env, workspace) {
+            env.retain(|(name, _)| name != "HVIGOR_USER_HOME");
+            env.push(("HVIGOR_USER_HOME".to_string(), home.display().to_string()));
+        }
+    }
+
+    /// An hvigorw that may read DevEco's signing material signs by running hap-sign-tool with
+    /// the passwords on java's command line, which /proc shows every process.
+    fn runs_alone(&self, program: &str) -> bool {
+        Program::parse(program) == Program::Hvigorw && self.hvigor_reads_signing_material
+    }
+
+    /// The keystore the passwords go with: the bytes they first went with, as a private copy
+    /// (`keystore_pins`).
+    fn hand_over(
+        &self,
+        spawn: &Spawn,
+        args: Vec<String>,
+        secret: Option<&str>,
+        private_tmp: &Path,
+    ) -> Result<Vec<String>, KernelError> {
+        let Some(config) = secret else { return Ok(args) };
+        let (home, workspace) = (spawn.kernel.scope().home(), spawn.kernel.scope().workspace());
+        keystore_pins::hand_over(home, workspace, config, &args, private_tmp)
+            .map_err(|refused| signing::SecretsError::from(refused).into())
+    }
+
+    fn argv(
+        &self,
+        program: &str,
+        found: &Found,
+        args: Vec<String>,
+        private_tmp: &Path,
+    ) -> std::io::Result<Vec<String>> {
+        let located = self.located(program);
+        match (located.and_then(|l| l.jar.as_ref()), located.and_then(|l| l.script.as_ref())) {
+            (Some(jar), _) => {
+                let file = java_args::write(private_tmp, jar, &args)?;
+                Ok(vec![format!("@{}", file.display())])
+            }
+            // DevEco's hvigorw.js, run by its bundled node (no shell, no cmd.exe on Windows).
+            (None, Some(script)) => Ok(std::iter::once(script.display().to_string()).chain(args).collect()),
+            (None, None) if Program::parse(program) == Program::Hdc => Ok(hdc_server::argv(args)),
+            (None, None) => {
+                let _ = found;
+                Ok(args)
+            }
+        }
+    }
+
+    /// hdc's command as it runs: with the `-p` put first.
+    fn shown_args(&self, program: &str, args: Vec<String>) -> Vec<String> {
+        match Program::parse(program) {
+            Program::Hdc => hdc_server::argv(args),
+            _ => args,
+        }
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
