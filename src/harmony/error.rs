@@ -1,9 +1,9 @@
 //! What the HarmonyOS room refuses or fails with on its own: the kernel carries it as
 //! `KernelError::Toolchain` and shows its stable code and details.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::lease::Holder;
 use super::signing::SecretsError;
 use crate::error::Code;
 use crate::kernel::error::ToolchainFailure;
@@ -21,6 +21,16 @@ pub enum HarmonyError {
     /// A signing request refused before anything started (see `signing`).
     #[error("{0}")]
     Signing(#[from] SecretsError),
+}
+
+/// Who holds a device (`lease`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Holder {
+    pub pid: u32,
+    pub workspace: String,
+    /// When the lease was taken (UTC, RFC 3339).
+    pub since: String,
+    pub device: String,
 }
 
 /// ` (pid P, workspace W, since T)` for a known holder.

@@ -19,9 +19,7 @@ use std::path::{Path, PathBuf};
 
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
-use super::error::HarmonyError;
+use super::error::{HarmonyError, Holder};
 use super::grammar::hdc::DeviceOf;
 use crate::kernel::platform::lock::{try_lock, Mode};
 use crate::kernel::{Call, KernelError};
@@ -30,16 +28,6 @@ use crate::kernel::{Call, KernelError};
 const RETRY: Duration = Duration::from_millis(200);
 /// How long a call waits for a device by default (home config.toml `[lease] wait_s`).
 pub const DEFAULT_WAIT: Duration = Duration::from_secs(30);
-
-/// Who holds a device.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Holder {
-    pub pid: u32,
-    pub workspace: String,
-    /// When the lease was taken (UTC, RFC 3339).
-    pub since: String,
-    pub device: String,
-}
 
 /// The device as one name: `<server>/<target>` (`local` for the local server, `*` for "the
 /// server's only device").

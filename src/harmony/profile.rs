@@ -16,6 +16,7 @@ use super::signing::{self, SigningSecrets};
 use super::toolchain::{Located, Toolchain};
 use super::{confinement, deveco_env, grammar, hdc_server, java_args, keystore_pins, lease};
 use crate::kernel::policy::Decision;
+use crate::kernel::process::env::ToolchainVars;
 use crate::kernel::process::grants::{Profile, SpawnFacts};
 use crate::kernel::process::toolchain::{BeforeSpawn, Found, Missing, Spawn, ToolchainProfile};
 use crate::kernel::{Kernel, KernelError, PathClass};
@@ -136,6 +137,20 @@ impl ToolchainProfile for Harmony {
 
     fn secret_flags(&self) -> &[&'static str] {
         &signing::PASSWORD_FLAGS
+    }
+
+    /// The SDK's, Java's and node's homes, and hdc's and the SDK's own variables.
+    fn passed_env(&self) -> ToolchainVars {
+        ToolchainVars { names: &["JAVA_HOME", "NODE_HOME", "DEVECO_SDK_HOME"], prefixes: &["OHOS_", "HDC_"] }
+    }
+
+    /// ohpm's dependencies and hvigor's caches.
+    fn bulky_dirs(&self) -> &[&'static str] {
+        &["oh_modules", ".hvigor"]
+    }
+
+    fn build_scripts(&self) -> &'static str {
+        "the project's build scripts (hvigorfile.ts, package scripts)"
     }
 
     fn known(&self) -> String {

@@ -4,8 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::error::{Code, Failure};
-use crate::kernel::edit::candidates::Candidate;
-use crate::kernel::edit::text::Location;
+use crate::kernel::reported::{Candidate, Location, Planted, SpawnOutput};
 use crate::kernel::scope::{Access, PathClass, ScopeError};
 
 #[derive(Debug, thiserror::Error)]
@@ -73,16 +72,18 @@ pub enum KernelError {
     #[error("{program} was not found: {fix}.")]
     ToolchainNotFound { program: String, tried: Vec<String>, fix: String },
 
-    #[error("{command} made {} where it may write: a git repository, whose hooks and config (core.fsmonitor) git would run unconfined. rein stopped it and {}. A build never needs one: find what made it in the project's build scripts (hvigorfile.ts, package scripts) or its dependencies, and do not trust this build's output.", planted_paths(planted), planted_fate(planted))]
+    #[error("{command} made {} where it may write: a git repository, whose hooks and config (core.fsmonitor) git would run unconfined. rein stopped it and {}. A build never needs one: find what made it in {scripts} or its dependencies, and do not trust this build's output.", planted_paths(planted), planted_fate(planted))]
     ProtectedCreated {
         command: String,
-        planted: Vec<crate::kernel::process::planted::Planted>,
+        /// Where a project's own code runs in a build, as its toolchain profile names it.
+        scripts: &'static str,
+        planted: Vec<Planted>,
         /// What the program printed, when it ran to its end (a stopped one has none).
-        output: Option<Box<crate::kernel::process::spawn::SpawnOutput>>,
+        output: Option<Box<SpawnOutput>>,
     },
 
     #[error("{command} did not finish within {timeout_ms} ms and was stopped with its child processes. Pass a larger timeout_ms (at most {cap_ms}) or find out why it hangs (the output so far is in details).")]
-    Timeout { command: String, timeout_ms: u64, cap_ms: u64, output: Box<crate::kernel::process::spawn::SpawnOutput> },
+    Timeout { command: String, timeout_ms: u64, cap_ms: u64, output: Box<SpawnOutput> },
 
     #[error(
         "the recipe's budget of programs to run is spent; raise budget.spawns or make the steps run fewer programs"
@@ -106,11 +107,11 @@ pub enum KernelError {
     },
 }
 
-fn planted_paths(planted: &[crate::kernel::process::planted::Planted]) -> String {
+fn planted_paths(planted: &[Planted]) -> String {
     planted.iter().map(|p| p.path.as_str()).collect::<Vec<_>>().join(", ")
 }
 
-fn planted_fate(planted: &[crate::kernel::process::planted::Planted]) -> String {
+fn planted_fate(planted: &[Planted]) -> String {
     match planted.iter().filter(|p| !p.removed && p.kind != "gone").map(|p| p.path.as_str()).collect::<Vec<_>>() {
         failed if failed.is_empty() => "removed what it made".to_string(),
         failed => format!("could not remove {}: remove them yourself before running git there", failed.join(", ")),
@@ -262,7 +263,7 @@ impl KernelError {
             KernelError::Timeout { command, timeout_ms, output, .. } => {
                 json!({"command": command, "timeout_ms": timeout_ms, "output": output})
             }
-            KernelError::ProtectedCreated { command, planted, output } => {
+            KernelError::ProtectedCreated { command, planted, output, .. } => {
                 json!({"command": command, "removed": planted, "output": output})
             }
             KernelError::Stopped { command, reason } => json!({"command": command, "reason": reason}),

@@ -24,6 +24,7 @@ pub mod journal;
 pub mod platform;
 pub mod policy;
 pub mod process;
+pub mod reported;
 pub mod scope;
 pub mod secrets;
 

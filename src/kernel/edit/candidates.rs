@@ -6,19 +6,7 @@ use std::time::Duration;
 use memchr::{memchr_iter, memmem};
 use similar::TextDiff;
 
-use serde::Serialize;
-
-/// A span of the file that resembles an `old_string` that was not found. Shown, never applied.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Candidate {
-    pub line: usize,
-    pub end_line: usize,
-    pub text: String,
-    /// 0.0 ..= 1.0, how close the span is to `old_string`.
-    pub similarity: f64,
-    /// Why it was chosen: "whitespace differs", "line endings differ", "similar text" ...
-    pub reason: String,
-}
+pub use crate::kernel::reported::Candidate;
 
 /// Above this many file lines only the whitespace-insensitive search runs.
 pub const MAX_SIMILAR_SCAN_LINES: usize = 200_000;

@@ -3,19 +3,7 @@
 
 use memchr::{memchr_iter, memmem, memrchr};
 
-use serde::Serialize;
-
-/// Where a match or a candidate sits in a file: byte offset, 1-based line and column
-/// (column counted in characters).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Location {
-    /// Byte offset in the file.
-    pub offset: usize,
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column, in characters.
-    pub column: usize,
-}
+pub use crate::kernel::reported::Location;
 
 pub const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 

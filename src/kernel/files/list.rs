@@ -6,9 +6,10 @@ use super::dir::{Dir, Kind};
 use crate::kernel::scope::protected::{GIT_DIR, REIN_DIR};
 use crate::kernel::{KernelError, Scope};
 
-/// Folders listed but never descended into: tool state and dependency caches. (`.rein` at the
-/// workspace root is not listed at all.)
-const NOT_DESCENDED: [&str; 6] = [GIT_DIR, REIN_DIR, "node_modules", "oh_modules", ".hvigor", "target"];
+/// Folders listed but never descended into: tool state and dependency caches, with those of
+/// the toolchain (`ToolchainProfile::bulky_dirs`). (`.rein` at the workspace root is not
+/// listed at all.)
+const NOT_DESCENDED: [&str; 4] = [GIT_DIR, REIN_DIR, "node_modules", "target"];
 pub const MAX_DEPTH: usize = 16;
 
 /// How deep and how much to list.
@@ -42,20 +43,34 @@ pub struct ListOutput {
     pub truncated: bool,
 }
 
-pub fn list(scope: &Scope, dir: Dir, display: &str, opts: ListOptions) -> Result<ListOutput, KernelError> {
+/// Lists `dir`; `bulky` are more folders not descended into.
+pub fn list(
+    scope: &Scope,
+    dir: Dir,
+    display: &str,
+    opts: ListOptions,
+    bulky: &[&str],
+) -> Result<ListOutput, KernelError> {
     let mut out = ListOutput { path: display.to_string(), entries: Vec::new(), truncated: false };
-    walk(scope, &dir, opts.depth.clamp(1, MAX_DEPTH), opts.max_entries, &mut out)?;
+    let limits = Limits { max: opts.max_entries, bulky };
+    walk(scope, &dir, opts.depth.clamp(1, MAX_DEPTH), &limits, &mut out)?;
     Ok(out)
+}
+
+/// How much a listing holds, and what else it does not descend into.
+struct Limits<'a> {
+    max: usize,
+    bulky: &'a [&'a str],
 }
 
 /// Lists `dir` through its open handle; folders are entered by handle too, never through a
 /// link, so a folder swapped for a link while listing is not followed.
-fn walk(scope: &Scope, dir: &Dir, depth: usize, max: usize, out: &mut ListOutput) -> Result<(), KernelError> {
+fn walk(scope: &Scope, dir: &Dir, depth: usize, limits: &Limits, out: &mut ListOutput) -> Result<(), KernelError> {
     let here = dir.path().to_path_buf();
     let mut names = dir.names().map_err(|e| KernelError::io("list", scope.display(&here), e))?;
     names.sort();
     for name in names {
-        if out.entries.len() >= max {
+        if out.entries.len() >= limits.max {
             out.truncated = true;
             return Ok(());
         }
@@ -71,10 +86,10 @@ fn walk(scope: &Scope, dir: &Dir, depth: usize, max: usize, out: &mut ListOutput
             Kind::Other => ("other", 0),
         };
         out.entries.push(Entry { path: scope.display(&here.join(&name)), kind, size });
-        let skip = NOT_DESCENDED.iter().any(|n| name == *n);
+        let skip = NOT_DESCENDED.iter().chain(limits.bulky).any(|n| name == *n);
         if kind == "dir" && depth > 1 && !skip {
             if let Ok(child) = dir.child(&name) {
-                walk(scope, &child, depth - 1, max, out)?;
+                walk(scope, &child, depth - 1, limits, out)?;
             }
         }
     }

@@ -90,7 +90,7 @@ impl Kernel {
         self.journaled(call, Action::List, path, |entry| {
             let (resolved, display) = self.authorize(call, path, Access::Read, entry)?;
             let dir = self.dir_at(&resolved.real, &display)?;
-            list::list(&self.scope, dir, &display, opts)
+            list::list(&self.scope, dir, &display, opts, self.spawn.profile.bulky_dirs())
         })
     }
 

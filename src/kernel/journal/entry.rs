@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Code;
 use crate::kernel::policy::DecidedBy;
+pub use crate::kernel::reported::Planted;
 use crate::kernel::KernelError;
 
 /// What a journaled operation did.
@@ -186,24 +187,4 @@ impl Entry {
     pub fn was_approved(&self) -> bool {
         self.decision == Verdict::Allowed && self.decided_by.as_ref().is_some_and(|by| *by != DecidedBy::Policy)
     }
-}
-
-/// A repository (a `.git`, or a folder git takes for one) a spawned program made where it may
-/// write, and what rein did with it
-/// (`process::planted`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Planted {
-    /// Where it was: relative to the workspace inside it, else absolute.
-    pub path: String,
-    /// `folder`, `file`, `link` or `other`; `repository` for a folder git takes for one without
-    /// the name (`HEAD`, `objects/`, `refs/`), of which only its `HEAD` is removed; `gone` when
-    /// it was moved away (or stopped being one) before the sweep.
-    pub kind: String,
-    /// Where it pointed git: a link's target, or a `.git` file's first line (`gitdir: …`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub points_to: Option<String>,
-    /// Whether rein removed it (false: already gone, or removing failed: `error`).
-    pub removed: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
 }

@@ -8,9 +8,20 @@ use crate::kernel::platform::os::Os;
 use crate::kernel::KernelError;
 
 /// rein's own variables passed by exact name.
-const PASSED: [&str; 7] = ["PATH", "HOME", "LANG", "TMPDIR", "JAVA_HOME", "NODE_HOME", "DEVECO_SDK_HOME"];
+const PASSED: [&str; 4] = ["PATH", "HOME", "LANG", "TMPDIR"];
 /// rein's own variables passed by prefix.
-const PASSED_PREFIXES: [&str; 3] = ["LC_", "OHOS_", "HDC_"];
+const PASSED_PREFIXES: [&str; 1] = ["LC_"];
+
+/// The variables of rein's environment a toolchain's programs need (its profile names them,
+/// `toolchain::ToolchainProfile::passed_env`): passed like rein's own, never one that looks
+/// secret.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ToolchainVars {
+    /// Passed by exact name.
+    pub names: &'static [&'static str],
+    /// Passed by prefix.
+    pub prefixes: &'static [&'static str],
+}
 /// What a script may set: exact names, then prefixes.
 const SCRIPT_SETTABLE: [&str; 4] = ["LANG", "TZ", "NO_COLOR", "TERM"];
 const SCRIPT_SETTABLE_PREFIXES: [&str; 1] = ["LC_"];
@@ -26,8 +37,8 @@ pub fn looks_secret(name: &str) -> bool {
 
 /// Whether rein's own variable `name` reaches a child. `human_allowed` are exact names a person
 /// listed in home config.toml (`[spawn] pass_env`); nothing a script says can add to them.
-pub fn passes(name: &str, human_allowed: &[String]) -> bool {
-    passes_on(Os::current(), name, human_allowed)
+pub fn passes(name: &str, human_allowed: &[String], toolchain: &ToolchainVars) -> bool {
+    passes_on(Os::current(), name, human_allowed, toolchain)
 }
 
 /// What a Windows program needs to start at all (node and java fail without `SystemRoot`;
@@ -52,7 +63,7 @@ const WINDOWS_PASSED: [&str; 15] = [
 ];
 
 /// [`passes`] for `os`: Windows names compare without case (its `PATH` is usually `Path`).
-fn passes_on(os: Os, name: &str, human_allowed: &[String]) -> bool {
+fn passes_on(os: Os, name: &str, human_allowed: &[String], toolchain: &ToolchainVars) -> bool {
     let windows = os == Os::Windows;
     let same = |a: &str, b: &str| if windows { a.eq_ignore_ascii_case(b) } else { a == b };
     let starts = |prefix: &str| name.get(..prefix.len()).is_some_and(|head| same(head, prefix));
@@ -60,8 +71,8 @@ fn passes_on(os: Os, name: &str, human_allowed: &[String]) -> bool {
         return true;
     }
     !looks_secret(name)
-        && (PASSED.iter().any(|p| same(p, name))
-            || PASSED_PREFIXES.iter().any(|p| starts(p))
+        && (PASSED.iter().chain(toolchain.names).any(|p| same(p, name))
+            || PASSED_PREFIXES.iter().chain(toolchain.prefixes).any(|p| starts(p))
             || (windows && WINDOWS_PASSED.iter().any(|p| same(p, name))))
 }
 
@@ -76,6 +87,7 @@ pub fn child_env(
     parent: impl Iterator<Item = (String, String)>,
     requested: &[(String, String)],
     human_allowed: &[String],
+    toolchain: &ToolchainVars,
 ) -> Result<Vec<(String, String)>, KernelError> {
     if let Some((name, _)) = requested.iter().find(|(name, _)| !script_may_set(name)) {
         return Err(KernelError::invalid(format!(
@@ -85,7 +97,7 @@ pub fn child_env(
     if let Some((name, _)) = requested.iter().find(|(_, value)| value.len() > MAX_VALUE || value.contains('\0')) {
         return Err(KernelError::invalid(format!("the value of {name} is too long or holds a NUL byte")));
     }
-    let mut env: Vec<(String, String)> = parent.filter(|(name, _)| passes(name, human_allowed)).collect();
+    let mut env: Vec<(String, String)> = parent.filter(|(name, _)| passes(name, human_allowed, toolchain)).collect();
     for (name, value) in requested {
         env.retain(|(existing, _)| existing != name);
         env.push((name.clone(), value.clone()));
@@ -98,23 +110,27 @@ pub fn child_env(
 mod tests {
     use super::*;
 
+    /// A toolchain's variables, as the HarmonyOS profile names them.
+    const TOOLCHAIN: ToolchainVars =
+        ToolchainVars { names: &["JAVA_HOME", "NODE_HOME", "DEVECO_SDK_HOME"], prefixes: &["OHOS_", "HDC_"] };
+
     #[test]
     fn windows_passes_what_its_programs_need_and_compares_names_without_case() {
         let none: &[String] = &[];
         for name in
             ["Path", "SystemRoot", "SYSTEMROOT", "windir", "ComSpec", "PATHEXT", "TEMP", "LOCALAPPDATA", "ohos_x"]
         {
-            assert!(passes_on(Os::Windows, name, none), "{name} on Windows");
+            assert!(passes_on(Os::Windows, name, none, &TOOLCHAIN), "{name} on Windows");
         }
         for name in ["Path", "SystemRoot", "ComSpec", "APPDATA"] {
-            assert!(!passes_on(Os::Linux, name, none), "{name} is not rein's on Linux");
-            assert!(!passes_on(Os::Macos, name, none), "{name} is not rein's on macOS");
+            assert!(!passes_on(Os::Linux, name, none, &TOOLCHAIN), "{name} is not rein's on Linux");
+            assert!(!passes_on(Os::Macos, name, none, &TOOLCHAIN), "{name} is not rein's on macOS");
         }
         for name in ["GITHUB_TOKEN", "Api_Key", "NODE_OPTIONS", "PYTHONPATH"] {
-            assert!(!passes_on(Os::Windows, name, none), "{name} never passes");
+            assert!(!passes_on(Os::Windows, name, none, &TOOLCHAIN), "{name} never passes");
         }
-        assert!(passes_on(Os::Windows, "my_tool_dir", &["MY_TOOL_DIR".to_string()]));
-        assert!(!passes_on(Os::Linux, "my_tool_dir", &["MY_TOOL_DIR".to_string()]));
+        assert!(passes_on(Os::Windows, "my_tool_dir", &["MY_TOOL_DIR".to_string()], &TOOLCHAIN));
+        assert!(!passes_on(Os::Linux, "my_tool_dir", &["MY_TOOL_DIR".to_string()], &TOOLCHAIN));
     }
 
     fn vars(names: &[&str]) -> Vec<(String, String)> {
@@ -148,7 +164,7 @@ mod tests {
             "SSH_AUTH_SOCK",
             "api_key",
         ]);
-        let env = child_env(parent.into_iter(), &[], &[]).unwrap();
+        let env = child_env(parent.into_iter(), &[], &[], &TOOLCHAIN).unwrap();
         let names: Vec<&str> = env.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
             names,
@@ -170,7 +186,8 @@ mod tests {
     #[test]
     fn a_person_may_allow_a_secret_by_exact_name() {
         let env =
-            child_env(vars(&["OHOS_SIGN_KEY", "GITHUB_TOKEN"]).into_iter(), &[], &["OHOS_SIGN_KEY".into()]).unwrap();
+            child_env(vars(&["OHOS_SIGN_KEY", "GITHUB_TOKEN"]).into_iter(), &[], &["OHOS_SIGN_KEY".into()], &TOOLCHAIN)
+                .unwrap();
         assert_eq!(env, vars(&["OHOS_SIGN_KEY"]));
     }
 
@@ -200,10 +217,10 @@ mod tests {
             "BASH_ENV",
             "ENV",
         ] {
-            assert!(child_env(std::iter::empty(), &vars(&[name]), &[]).is_err(), "{name}");
+            assert!(child_env(std::iter::empty(), &vars(&[name]), &[], &TOOLCHAIN).is_err(), "{name}");
         }
-        let env = child_env(vars(&["LANG"]).into_iter(), &[("LANG".into(), "C".into())], &[]).unwrap();
+        let env = child_env(vars(&["LANG"]).into_iter(), &[("LANG".into(), "C".into())], &[], &TOOLCHAIN).unwrap();
         assert_eq!(env, [("LANG".to_string(), "C".to_string())]);
-        assert!(child_env(std::iter::empty(), &vars(&["TZ", "LC_ALL", "NO_COLOR"]), &[]).is_ok());
+        assert!(child_env(std::iter::empty(), &vars(&["TZ", "LC_ALL", "NO_COLOR"]), &[], &TOOLCHAIN).is_ok());
     }
 }

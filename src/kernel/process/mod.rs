@@ -286,7 +286,7 @@ impl Kernel {
             Some(asked) => asked,
             None => default,
         };
-        let mut env = env::child_env(std::env::vars(), &opts.env, &self.spawn.pass_env)?;
+        let mut env = env::child_env(std::env::vars(), &opts.env, &self.spawn.pass_env, &profile.passed_env())?;
         env.retain(|(name, _)| !profile.withholds_env(name));
         // A temp directory of its own, which rein removes after it (the shared ones are never
         // granted: others' sockets and files live there).
@@ -367,7 +367,12 @@ impl Kernel {
             let elapsed = started.elapsed().as_millis() as u64;
             let code = output.as_ref().and_then(|o| o.code);
             call.emit(|| exited(code, None, false, Some("it made a git repository".to_string()), elapsed));
-            return Err(KernelError::ProtectedCreated { command, planted: made, output });
+            return Err(KernelError::ProtectedCreated {
+                command,
+                scripts: profile.build_scripts(),
+                planted: made,
+                output,
+            });
         }
         let mut output = match ran {
             Ok(output) => {

@@ -17,6 +17,7 @@ use tokio::process::{Child, Command};
 use super::capture::Capture;
 use crate::kernel::platform::tree::BeforeExec;
 use crate::kernel::platform::{ExitInfo, ProcessTree};
+pub use crate::kernel::reported::SpawnOutput;
 use crate::visible::shown_path;
 
 /// Time between TERM and KILL when a program overstays its deadline.
@@ -44,32 +45,6 @@ pub struct SpawnRequest {
 pub enum Stream {
     Stdout,
     Stderr,
-}
-
-/// How a program ended and what it printed (secrets replaced).
-#[derive(Debug, Clone, Serialize)]
-pub struct SpawnOutput {
-    /// Its exit code, when it exited.
-    pub code: Option<i32>,
-    /// The signal that ended it, when one did.
-    pub signal: Option<i32>,
-    /// What it printed on stdout.
-    pub stdout: String,
-    /// What it printed on stderr.
-    pub stderr: String,
-    /// Whether it overstayed its deadline and was stopped.
-    pub timed_out: bool,
-    /// How long it ran.
-    pub duration_ms: u64,
-    /// Whether output was dropped (see `dropped_bytes`).
-    pub truncated: bool,
-    /// Bytes of output not kept (the middle of a long output).
-    pub dropped_bytes: u64,
-    /// Processes the program left running, killed when it ended (or was stopped).
-    pub stragglers: usize,
-    /// The names of the first of them, for the journal.
-    #[serde(skip)]
-    pub straggler_names: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::time::Duration;
 
+use super::env::ToolchainVars;
 use super::grants::{Profile, SpawnFacts};
 use crate::kernel::policy::Decision;
 use crate::kernel::{Call, Kernel, KernelError, PathClass};
@@ -74,6 +75,22 @@ pub trait ToolchainProfile: std::fmt::Debug + Send + Sync + 'static {
     /// Flags whose next argument is a secret: hidden from the journal, events and questions.
     fn secret_flags(&self) -> &[&'static str] {
         &[]
+    }
+
+    /// The variables of rein's environment its programs get (the toolchain's homes, its own
+    /// prefixes); none that looks secret ever passes (`env`).
+    fn passed_env(&self) -> ToolchainVars {
+        ToolchainVars::default()
+    }
+
+    /// Folders a listing does not descend into: the toolchain's build outputs and dependencies.
+    fn bulky_dirs(&self) -> &[&'static str] {
+        &[]
+    }
+
+    /// Where a project's own code runs in a build, as a refusal names it to a person.
+    fn build_scripts(&self) -> &'static str {
+        "the project's build scripts"
     }
 
     /// The names of the programs the profile runs, as the refusal of an unknown one lists them.
