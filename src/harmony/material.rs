@@ -75,7 +75,25 @@ pub struct Material {
 /// The text of the workspace's build-profile.json5, or why it cannot be had. The kernel reads it
 /// as it reads every workspace file (no link, a regular file, bounded): an agent can make it a
 /// link to `/dev/zero` or a FIFO.
-pub type ProfileText<'a> = &'a dyn Fn() -> Result<String, String>;
+pub type ProfileText<'a> = &'a dyn Fn() -> Result<String, BuildProfileError>;
+
+/// Why build-profile.json5 names no usable signing material.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildProfileError {
+    #[error("build-profile.json5 cannot be read ({source})")]
+    Unreadable { source: std::io::Error },
+    /// Read as every workspace file is, and refused as one (a link, a FIFO, too large …).
+    #[error("{0}")]
+    Refused(Box<crate::kernel::KernelError>),
+    #[error("build-profile.json5 is not UTF-8 text")]
+    NotUtf8,
+    #[error("build-profile.json5 is not valid JSON5 ({why})")]
+    NotJson5 { why: String },
+    #[error("build-profile.json5 has no signingConfig {config:?}")]
+    NoSigningConfig { config: String },
+    #[error("signingConfig {config:?} of build-profile.json5 names no material.storeFile and keyAlias")]
+    NoMaterial { config: String },
+}
 
 /// The material of signing config `config`: `pinned` (home config's keystore and key alias)
 /// when a person set them, else build-profile.json5's (`profile`); a relative keystore is
@@ -92,7 +110,7 @@ pub fn material(
             (workspace.join(keystore), alias.to_string(), format!("home config.toml [signing.{config}]"))
         }
         (None, None) => {
-            let (store, alias) = build_profile_material(config, profile).map_err(unusable)?;
+            let (store, alias) = build_profile_material(config, profile).map_err(|e| unusable(e.to_string()))?;
             (workspace.join(store), alias, format!("build-profile.json5 signingConfig {config:?}"))
         }
         _ => return Err(unusable(format!("home config.toml [signing.{config}] names one of keystore and key_alias; name both, or neither (then build-profile.json5's material counts)"))),
@@ -104,18 +122,18 @@ pub fn material(
 }
 
 /// `material.storeFile` and `material.keyAlias` of signingConfig `config` in build-profile.json5.
-fn build_profile_material(config: &str, profile: ProfileText) -> Result<(String, String), String> {
+fn build_profile_material(config: &str, profile: ProfileText) -> Result<(String, String), BuildProfileError> {
     let text = profile()?;
     let profile: serde_json::Value =
-        json5::from_str(&text).map_err(|e| format!("build-profile.json5 is not valid JSON5 ({e})"))?;
+        json5::from_str(&text).map_err(|e| BuildProfileError::NotJson5 { why: e.to_string() })?;
     let configs = profile["app"]["signingConfigs"].as_array().cloned().unwrap_or_default();
     let Some(found) = configs.iter().find(|c| c["name"].as_str() == Some(config)) else {
-        return Err(format!("build-profile.json5 has no signingConfig {config:?}"));
+        return Err(BuildProfileError::NoSigningConfig { config: config.to_string() });
     };
     let text_of = |key: &str| found["material"][key].as_str().filter(|v| !v.is_empty()).map(str::to_string);
     match (text_of("storeFile"), text_of("keyAlias")) {
         (Some(store), Some(alias)) => Ok((store, alias)),
-        _ => Err(format!("signingConfig {config:?} of build-profile.json5 names no material.storeFile and keyAlias")),
+        _ => Err(BuildProfileError::NoMaterial { config: config.to_string() }),
     }
 }
 
@@ -172,15 +190,15 @@ impl crate::kernel::Kernel {
     /// a regular file, opened without waiting on a FIFO, at most 1 MiB: DevEco's are a few KB),
     /// never by name — a link to `/dev/zero` was read until memory ran out, a FIFO waited for
     /// ever. The error says why, for the status and the refusal that show it.
-    pub fn build_profile_text(&self) -> Result<String, String> {
+    pub fn build_profile_text(&self) -> Result<String, BuildProfileError> {
         const NAME: &str = "build-profile.json5";
         const LIMIT: u64 = 1 << 20;
         let hint = "DevEco's build-profile.json5 is a few KB; make it a regular file at the workspace root";
         let place = crate::kernel::files::dir::Place::beneath(&self.root, &self.root.path().join(NAME), false)
-            .map_err(|e| format!("{NAME} cannot be read ({e})"))?;
-        let bytes =
-            crate::kernel::files::read::read_whole_text(&place, NAME, LIMIT, hint).map_err(|e| e.to_string())?;
-        String::from_utf8(bytes).map_err(|_| format!("{NAME} is not UTF-8 text"))
+            .map_err(|source| BuildProfileError::Unreadable { source })?;
+        let bytes = crate::kernel::files::read::read_whole_text(&place, NAME, LIMIT, hint)
+            .map_err(|e| BuildProfileError::Refused(Box::new(e)))?;
+        String::from_utf8(bytes).map_err(|_| BuildProfileError::NotUtf8)
     }
 }
 
@@ -191,8 +209,11 @@ mod tests {
     const PROFILE: &str = r#"{ app: { signingConfigs: [ { name: "default", material: { storeFile: "signing/debug.p12", keyAlias: "debugKey", }, }, ], }, }"#;
 
     /// The profile as the kernel gives it, read here from `ws`.
-    fn profile_of(ws: &Path) -> impl Fn() -> Result<String, String> + '_ {
-        move || std::fs::read_to_string(ws.join("build-profile.json5")).map_err(|e| e.to_string())
+    fn profile_of(ws: &Path) -> impl Fn() -> Result<String, BuildProfileError> + '_ {
+        move || {
+            std::fs::read_to_string(ws.join("build-profile.json5"))
+                .map_err(|source| BuildProfileError::Unreadable { source })
+        }
     }
 
     fn project() -> (tempfile::TempDir, PathBuf) {

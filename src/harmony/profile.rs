@@ -189,7 +189,7 @@ impl ToolchainProfile for Harmony {
         if !allowed || Program::parse(spawn.program) != Program::Hdc {
             return None;
         }
-        spawn.kernel.admit_recv(spawn.call, spawn.args)?.err()
+        spawn.kernel.admit_recv(spawn.call, spawn.args)?.err().map(|refused| refused.to_string())
     }
 
     /// Holds the device an hdc command changes for the rest of the call (see `lease`).

@@ -81,7 +81,7 @@ impl Kernel {
     /// line is no `file recv` into it; else Ok once the name is marked received, or the reason
     /// it may not (a name this call did not reserve, one received already, another device file
     /// than the name's own, a file already there).
-    pub(crate) fn admit_recv(&self, call: &Call, args: &[String]) -> Option<Result<(), String>> {
+    pub(crate) fn admit_recv(&self, call: &Call, args: &[String]) -> Option<Result<(), RecvRefused>> {
         let (remote, name) = recv_into_transit(args)?;
         let receipts = call.receipts();
         if let Some(why) = self.recv_refusal(stage_of(call, name), remote, name) {
@@ -91,23 +91,21 @@ impl Kernel {
         Some(Ok(()))
     }
 
-    fn recv_refusal(&self, stage: Option<Stage>, remote: &str, name: &str) -> Option<String> {
+    fn recv_refusal(&self, stage: Option<Stage>, remote: &str, name: &str) -> Option<RecvRefused> {
         let display = format!("{RECEIVED_DIR}/{name}");
         match stage {
-            None => Some(format!(
-                "{display} is no name rein reserved for this call (rein.fs.reserve_received gives one); only the kernel receives into its transit folder"
-            )),
-            Some(Stage::Received) => Some(format!("{display} was received already; reserve another name")),
-            Some(Stage::Reserved) if remote != format!("{DEVICE_TMP}{name}") => {
-                Some(format!("{display} receives only the device's {DEVICE_TMP}{name}, not {remote}"))
-            }
+            None => Some(RecvRefused::NotReserved { display }),
+            Some(Stage::Received) => Some(RecvRefused::ReceivedAlready { display }),
+            Some(Stage::Reserved) if remote != format!("{DEVICE_TMP}{name}") => Some(RecvRefused::OtherDeviceFile {
+                display,
+                own: format!("{DEVICE_TMP}{name}"),
+                remote: remote.into(),
+            }),
             Some(Stage::Reserved) => match self.transit(false).map(|dir| dir.kind_of(OsStr::new(name))) {
                 Ok(Ok(None)) => None,
-                Ok(Ok(Some(_))) => {
-                    Some(format!("{display} is there before the recv: rein does not take a file it did not receive"))
-                }
-                Ok(Err(e)) => Some(format!("{display} cannot be checked: {e}")),
-                Err(e) => Some(e.to_string()),
+                Ok(Ok(Some(_))) => Some(RecvRefused::ThereBefore { display }),
+                Ok(Err(e)) => Some(RecvRefused::Uncheckable { display, why: e.to_string() }),
+                Err(e) => Some(RecvRefused::Transit { why: e.to_string() }),
             },
         }
     }
@@ -218,6 +216,24 @@ fn check_name(name: &str) -> Result<(), KernelError> {
     Err(KernelError::invalid(format!(
         "{name:?} is not a name rein receives under: rein-<lowercase letters, digits, single ->.jpeg or .json"
     )))
+}
+
+/// Why an hdc recv into the transit folder may not run (the reason its `Deny` gives).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecvRefused {
+    #[error("{display} is no name rein reserved for this call (rein.fs.reserve_received gives one); only the kernel receives into its transit folder")]
+    NotReserved { display: String },
+    #[error("{display} was received already; reserve another name")]
+    ReceivedAlready { display: String },
+    #[error("{display} receives only the device's {own}, not {remote}")]
+    OtherDeviceFile { display: String, own: String, remote: String },
+    #[error("{display} is there before the recv: rein does not take a file it did not receive")]
+    ThereBefore { display: String },
+    #[error("{display} cannot be checked: {why}")]
+    Uncheckable { display: String, why: String },
+    /// The transit folder itself cannot be used (a link in its place).
+    #[error("{why}")]
+    Transit { why: String },
 }
 
 #[cfg(test)]

@@ -50,7 +50,7 @@ fn only_the_reserving_call_receives_a_name_once_from_its_own_device_file() {
     let (mine, other) = (Call::new(), Call::new());
     let name = f.kernel.reserve_received(&mine, "ui", "json").unwrap().name;
     let refused = |call: &Call, args: Vec<String>| match f.kernel.admit_recv(call, &args) {
-        Some(Err(why)) => why,
+        Some(Err(why)) => why.to_string(),
         verdict => panic!("{args:?} was not refused: {verdict:?}"),
     };
     assert!(refused(&other, recv(&device_file(&name), &name)).contains("no name rein reserved for this call"));
@@ -72,7 +72,7 @@ fn a_file_there_before_the_recv_is_refused_and_never_taken() {
     let name = f.kernel.reserve_received(&call, "screen", "jpeg").unwrap().name;
     std::fs::write(f.transit.join(&name), b"\xFF\xD8\xFFforged").unwrap();
     let verdict = f.kernel.admit_recv(&call, &recv(&device_file(&name), &name));
-    assert!(matches!(&verdict, Some(Err(why)) if why.contains("there before the recv")), "{verdict:?}");
+    assert!(matches!(&verdict, Some(Err(why)) if why.to_string().contains("there before the recv")), "{verdict:?}");
     let taken = f.kernel.take_received(&call, &name);
     assert!(taken.unwrap_err().to_string().contains("no hdc of this call received it"));
     assert!(f.kernel.take_received(&call, &name).is_err(), "the reservation ended with the refused take");

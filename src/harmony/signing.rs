@@ -50,17 +50,24 @@ pub struct SigningEnv {
 
 impl SigningEnv {
     /// The variable names, checked: a name a shell could not export is a typo.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), NotAVariableName> {
         for name in [&self.keystore_password_env, &self.key_password_env] {
             let mut chars = name.chars();
             let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                 && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
             if !valid {
-                return Err(format!("{name:?} is not an environment variable name (letters, digits and _)"));
+                return Err(NotAVariableName { name: name.clone() });
             }
         }
         Ok(())
     }
+}
+
+/// A signing config names a variable no shell could export (a typo).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{name:?} is not an environment variable name (letters, digits and _)")]
+pub struct NotAVariableName {
+    pub name: String,
 }
 
 /// The two passwords of a keystore entry, as hap-sign-tool names them.
@@ -363,8 +370,11 @@ mod tests {
     }
 
     impl Fixture {
-        fn profile(&self) -> impl Fn() -> Result<String, String> + '_ {
-            || std::fs::read_to_string(self.ws.join("build-profile.json5")).map_err(|e| e.to_string())
+        fn profile(&self) -> impl Fn() -> Result<String, material::BuildProfileError> + '_ {
+            || {
+                std::fs::read_to_string(self.ws.join("build-profile.json5"))
+                    .map_err(|source| material::BuildProfileError::Unreadable { source })
+            }
         }
 
         fn prepare(

@@ -110,14 +110,23 @@ impl LuaConfig {
     pub const DEFAULT_STATES: usize = 4;
     pub const MAX_STATES: usize = 64;
 
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), SettingError> {
         match self.states {
-            Some(n) if !(1..=Self::MAX_STATES).contains(&n) => {
-                Err(format!("[lua] states = {n}: give a number from 1 to {}", Self::MAX_STATES))
-            }
+            Some(n) if !(1..=Self::MAX_STATES).contains(&n) => Err(SettingError::States { n }),
             _ => Ok(()),
         }
     }
+}
+
+/// A home config setting that cannot be used, and what to give instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingError {
+    #[error("[lua] states = {n}: give a number from 1 to {}", LuaConfig::MAX_STATES)]
+    States { n: usize },
+    #[error("`local` is the name of this machine's own hdc server; pick another")]
+    LocalServerName,
+    #[error("server = \"{server}\" is not host:port (e.g. \"lab.example.com:8710\")")]
+    NotHostPort { server: String },
 }
 
 /// `[devices.<name>]`: another machine's hdc server (`hdc -s host:port`).
@@ -137,14 +146,14 @@ pub struct LeaseConfig {
 
 impl DeviceServer {
     /// `host:port`, with a port hdc can use, and a name that is not the local server's.
-    fn check(&self, name: &str) -> Result<(), String> {
+    fn check(&self, name: &str) -> Result<(), SettingError> {
         if name == "local" {
-            return Err("`local` is the name of this machine's own hdc server; pick another".into());
+            return Err(SettingError::LocalServerName);
         }
         let port = self.server.rsplit_once(':').map(|(host, port)| (host.trim(), port));
         match port {
             Some((host, port)) if !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0) => Ok(()),
-            _ => Err(format!("server = \"{}\" is not host:port (e.g. \"lab.example.com:8710\")", self.server)),
+            _ => Err(SettingError::NotHostPort { server: self.server.clone() }),
         }
     }
 }
@@ -180,7 +189,7 @@ impl HomeConfig {
             Some(text) => {
                 let config: HomeConfig =
                     toml::from_str(&text).map_err(|e| ConfigError::Home { path: path.clone(), why: e.to_string() })?;
-                config.lua.check().map_err(|why| ConfigError::Home { path: path.clone(), why })?;
+                config.lua.check().map_err(|why| ConfigError::Home { path: path.clone(), why: why.to_string() })?;
                 if let Some(relative) = config.spawn.writable.iter().find(|p| !p.is_absolute()) {
                     return Err(ConfigError::Home {
                         path: path.clone(),

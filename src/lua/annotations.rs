@@ -48,19 +48,30 @@ impl Annotations {
     }
 
     /// Refuses a declaration that contradicts itself.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), Contradiction> {
         if self.read_only == Some(true) && self.destructive == Some(true) {
-            return Err("read_only = true and destructive = true contradict each other: a tool that only reads \
-                 destroys nothing. Declare read_only = false if it changes anything"
-                .to_string());
+            return Err(Contradiction::ReadOnlyDestructive);
         }
         if self.read_only == Some(true) && self.idempotent == Some(false) {
-            return Err("read_only = true and idempotent = false contradict each other: calling a tool that \
-                 changes nothing again changes nothing more. Leave idempotent out or set it to true"
-                .to_string());
+            return Err(Contradiction::ReadOnlyNotIdempotent);
         }
         Ok(())
     }
+}
+
+/// Two hints that cannot both hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Contradiction {
+    #[error(
+        "read_only = true and destructive = true contradict each other: a tool that only reads \
+             destroys nothing. Declare read_only = false if it changes anything"
+    )]
+    ReadOnlyDestructive,
+    #[error(
+        "read_only = true and idempotent = false contradict each other: calling a tool that \
+             changes nothing again changes nothing more. Leave idempotent out or set it to true"
+    )]
+    ReadOnlyNotIdempotent,
 }
 
 /// Reads the `annotations` field of a tool or recipe table (nil: none declared).
@@ -75,7 +86,9 @@ pub fn parse(lua: &Lua, value: Value, what: &str) -> Result<Annotations, SpecErr
             return Err(crate::lua::declaration::wrong(what, "annotations", &expected));
         }
     };
-    annotations.check().map_err(|why| SpecError::Params { what: format!("{what}: annotations"), why })?;
+    annotations
+        .check()
+        .map_err(|why| SpecError::Params { what: format!("{what}: annotations"), why: why.to_string() })?;
     Ok(annotations)
 }
 
@@ -83,10 +96,10 @@ pub fn parse(lua: &Lua, value: Value, what: &str) -> Result<Annotations, SpecErr
 mod tests {
     use super::*;
 
-    fn read(source: &str) -> Result<Annotations, String> {
+    fn read(source: &str) -> Result<Annotations, SpecError> {
         let lua = Lua::new();
         let value: Value = lua.load(source).eval().unwrap();
-        parse(&lua, value, "tool t").map_err(|e| e.to_string())
+        parse(&lua, value, "tool t")
     }
 
     #[test]
@@ -100,10 +113,10 @@ mod tests {
 
     #[test]
     fn nonsense_is_refused_with_what_to_do() {
-        let both = read("return { read_only = true, destructive = true }").unwrap_err();
+        let both = read("return { read_only = true, destructive = true }").unwrap_err().to_string();
         assert!(both.contains("contradict") && both.contains("read_only = false"), "{both}");
         assert!(read("return { read_only = true, idempotent = false }").is_err());
-        let typo = read("return { readonly = true }").unwrap_err();
+        let typo = read("return { readonly = true }").unwrap_err().to_string();
         assert!(typo.contains("read_only"), "{typo}");
         assert!(read("return { read_only = \"yes\" }").is_err());
         assert!(read("return true").is_err());

@@ -48,21 +48,22 @@ pub fn from_lua_error(lua: &Lua, value: Value) -> Failure {
 }
 
 fn from_error_table(lua: &Lua, table: mlua::Table) -> Failure {
-    let code: Option<String> = table.get("code").ok();
+    // The one place a script's code text becomes a code: compared typed from here on.
+    let code = table.get::<String>("code").ok().filter(|code| !code.is_empty()).map(|code| Code::parse(&code));
     let message: Option<String> = table.get("message").ok();
     let details =
         table.get::<Value>("details").ok().map(|d| convert::lua_to_json(lua, d)).unwrap_or(serde_json::Value::Null);
     match code {
         // Plain Lua errors were wrapped by the bootstrap; classify them like raw messages.
-        Some(code) if code == Code::LuaError.as_str() && details.is_null() => {
+        Some(Code::LuaError) if details.is_null() => {
             from_message(lua, message.as_deref().unwrap_or("the script failed"))
         }
-        Some(code) if !code.is_empty() => Failure {
-            code: Code::parse(&code),
+        Some(code) => Failure {
+            code,
             message: message.unwrap_or_else(|| "the script failed without a message".to_string()),
             details,
         },
-        _ => {
+        None => {
             let raw = lua.from_value::<serde_json::Value>(Value::Table(table)).unwrap_or_default();
             Failure::new(Code::LuaError, "the script raised a table without a `code` field")
                 .with_details(json!({"value": raw}))

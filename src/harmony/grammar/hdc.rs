@@ -132,7 +132,7 @@ pub fn decide(args: &[String], classify: &dyn Fn(&str) -> PathClass, servers: &H
         return match global_options(&args) {
             Ok(globals) if globals.contains(&Global::Informational) => Decision::Allow,
             Ok(_) => Decision::Deny("hdc without a command does nothing useful".into()),
-            Err(reason) => Decision::Deny(reason),
+            Err(refused) => Decision::Deny(refused.to_string()),
         };
     };
     // The client joins the options as they are, unquoted, and hdc splits them again.
@@ -141,7 +141,7 @@ pub fn decide(args: &[String], classify: &dyn Fn(&str) -> PathClass, servers: &H
     }
     let globals = match global_options(options) {
         Ok(globals) => globals,
-        Err(reason) => return Decision::Deny(reason),
+        Err(refused) => return Decision::Deny(refused.to_string()),
     };
     let unnamed_server =
         globals.iter().any(|g| matches!(g, Global::Server(addr) if servers.kind(addr) == ServerKind::Unnamed));
@@ -271,24 +271,24 @@ fn split_command<'a>(args: &'a [&'a str]) -> Option<(&'a [&'a str], &'a str, &'a
 }
 
 /// The global options, read as getopt reads them; an option rein does not pass is refused.
-fn global_options(options: &[&str]) -> Result<Vec<Global>, String> {
+fn global_options(options: &[&str]) -> Result<Vec<Global>, OptionRefused> {
     read_options(options)?.into_iter().map(|(flag, value)| global(flag, value)).collect()
 }
 
 /// Each option flag before the command word with its value, as getopt reads them
 /// (`-t KEY`, `-tKEY`, `-vh`).
-fn read_options<'a>(options: &[&'a str]) -> Result<Vec<(char, Option<&'a str>)>, String> {
+fn read_options<'a>(options: &[&'a str]) -> Result<Vec<(char, Option<&'a str>)>, OptionRefused> {
     let mut read = Vec::new();
     let mut iter = options.iter();
     while let Some(arg) = iter.next() {
         let Some(flags) = arg.strip_prefix('-').filter(|f| !f.is_empty()) else {
-            return Err(format!("`{arg}` before the hdc command is not an option"));
+            return Err(OptionRefused::NotAnOption { arg: arg.to_string() });
         };
         for (at, flag) in flags.char_indices() {
             if OPTIONS_WITH_VALUE.contains(flag) {
                 let attached = &flags[at + flag.len_utf8()..];
                 let value = if attached.is_empty() { iter.next().copied() } else { Some(attached) };
-                read.push((flag, Some(value.ok_or_else(|| format!("hdc option -{flag} needs a value"))?)));
+                read.push((flag, Some(value.ok_or(OptionRefused::NeedsValue { flag })?)));
                 break;
             }
             read.push((flag, None));
@@ -306,15 +306,25 @@ pub fn server_option(args: &[String]) -> Option<String> {
     read.into_iter().find(|(flag, _)| *flag == 's').and_then(|(_, value)| value.map(String::from))
 }
 
-fn global(flag: char, value: Option<&str>) -> Result<Global, String> {
+fn global(flag: char, value: Option<&str>) -> Result<Global, OptionRefused> {
     match (flag, value) {
         ('t', Some(key)) if Kind::ConnectKey.accepts(key) => Ok(Global::Target(key.to_string())),
         ('s', Some(addr)) => Ok(Global::Server(addr.to_string())),
         ('l', Some(level)) if Kind::Number.accepts(level) => Ok(Global::LogLevel),
         ('v' | 'h', None) => Ok(Global::Informational),
-        (flag, Some(value)) => Err(format!("hdc option -{flag} {value} is not one rein passes to hdc")),
-        (flag, None) => Err(format!("hdc option -{flag} is not one rein passes to hdc")),
+        (flag, value) => Err(OptionRefused::NotPassed { flag, value: value.map(String::from) }),
     }
+}
+
+/// Why an option before the hdc command word is refused (the reason a `Deny` gives).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum OptionRefused {
+    #[error("`{arg}` before the hdc command is not an option")]
+    NotAnOption { arg: String },
+    #[error("hdc option -{flag} needs a value")]
+    NeedsValue { flag: char },
+    #[error("hdc option -{flag}{} is not one rein passes to hdc", value.as_ref().map(|v| format!(" {v}")).unwrap_or_default())]
+    NotPassed { flag: char, value: Option<String> },
 }
 
 /// The device an hdc command line is for, when it names a device command: the server (`-s`,

@@ -42,11 +42,11 @@ fn links() -> BTreeMap<String, String> {
 }
 
 /// Resolves `text` against the fixture: parse, follow links, classify.
-fn class_of(text: &str) -> Result<(String, PathClass), String> {
+fn class_of(text: &str) -> Result<(String, PathClass), &'static str> {
     let table = links();
-    let parsed = parse(text, &ws()).map_err(|r| r.why.to_string())?;
+    let parsed = parse(text, &ws()).map_err(|r| r.why)?;
     let lookup = |p: &WinPath| Ok(table.get(&p.display()).cloned());
-    let real = resolve_links(&parsed, &lookup).map_err(|r| r.why.to_string())?;
+    let real = resolve_links(&parsed, &lookup).map_err(|r| r.why)?;
     Ok((real.display(), classify(&ws(), &home(), &real)))
 }
 
