@@ -70,11 +70,27 @@
 //!
 //! # Inside
 //!
-//! The layers, each using only the ones above it: `error` (the failure every layer reports);
-//! `kernel` (every side effect, each taking the per-call [`Call`]; no Lua here); `lua` (the
-//! sandboxed scripting host and the `rein` API); `recipe` (specs, the engine, reports);
-//! `packs` (installing and verifying shared packs); `host` (the [`Host`]: generations,
-//! reload, sources, checks); `mcp`; `cli`.
+//! The layers, each using only the ones above it (README "Layout" is the full map):
+//!
+//! ```text
+//! error      Code and Failure: the failure every layer reports
+//! kernel/    room one, generic: every side effect, each taking the per-call Call; names no
+//!            toolchain and no Lua (.ci/kernel-words)
+//!   call, events, scope/, files/, edit/, journal/, secrets/, platform/
+//!   policy/    the engine: shapes, file table, rules, pack permissions, controls, gate, approvers
+//!   process/   running a program: spawn, env, grants, confinement — and what it asks
+//!              about programs: the ToolchainProfile (process/toolchain.rs)
+//! harmony/   room two, HarmonyOS: the ToolchainProfile the kernel spawns with (Harmony)
+//!   programs, grammar/ (hdc + shell, hvigorw, ohpm, hap-sign-tool, git), confinement,
+//!   toolchain + discovery (DevEco/SDK/Java), signing + material + keystore_pins, hdc_server(s),
+//!   lease, stage, received, error
+//! lua/       the sandboxed scripting host and the `rein` API (prelude/harmony/: the Lua
+//!            parsers and verdicts tools share)
+//! recipe/    specs, the engine, reports
+//! packs/     installing and verifying shared packs
+//! host/      the Host: generations, reload, sources, checks; configures both rooms
+//! mcp/, cli/ the front ends
+//! ```
 
 #![deny(missing_docs)]
 

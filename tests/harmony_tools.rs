@@ -298,7 +298,7 @@ fn doctor_says_what_is_missing_and_how_to_fix_it() {
     let hdc = programs.iter().find(|p| p["program"] == "hdc").unwrap().clone();
     assert_eq!((hdc["found"].clone(), hdc["needed"].clone()), (json!(false), json!(true)));
     assert!(hdc["problem"].as_str().unwrap().contains("DEVECO_SDK_HOME"));
-    // Windows also looks where DevEco Studio installs (src/kernel/process/discovery.rs), first.
+    // Windows also looks where DevEco Studio installs (src/harmony/discovery.rs), first.
     let tried: Vec<&str> = hdc["tried"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
     let (deveco, path) = tried.split_at(tried.len() - 1);
     assert_eq!(path, ["hdc on PATH"], "{tried:?}");

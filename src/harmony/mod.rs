@@ -1,7 +1,23 @@
-//! What rein knows about the HarmonyOS/OpenHarmony toolchain, in one room: the programs, their
-//! command grammars, where they are installed, what they may reach while they run, their
-//! signing material, device leases, the hdc server check, package staging and received files.
-//! The kernel (`crate::kernel`) is generic; this room uses it and plugs into it.
+//! What rein knows about the HarmonyOS/OpenHarmony toolchain, in one room, trusted and below
+//! Lua. The kernel (`crate::kernel`) is generic; this room uses it and plugs into it as its
+//! toolchain profile ([`profile::Harmony`], a `kernel::process::toolchain::ToolchainProfile`).
+//! A new HarmonyOS program or command lands here, in one place.
+//!
+//! - `profile`: [`profile::Harmony`], the kernel's answers, each one call into the modules below
+//! - `programs`: the programs and the decision for a command line of each
+//! - `grammar/`: each program's command grammar and allow-list (hdc and its shell, hvigorw,
+//!   ohpm, hap-sign-tool, git for packs) and the typed values shapes hold (`values`)
+//! - `table`: README's approval table, rendered from the grammars (tests)
+//! - `confinement`: what each program may reach while it runs
+//! - `toolchain`, `discovery`, `deveco_env`, `java_args`: where the programs are (each OS's
+//!   layouts) and how they are started
+//! - `signing`, `material`, `keystore_pins`: the signing passwords rein fills in, the keystore
+//!   and alias they go with, the keystore bytes they first went with
+//! - `hdc_servers`, `hdc_server`: which hdc servers are the person's own; a server must answer
+//! - `lease`: device leases, held by a call tree
+//! - `stage`: the packages of one install, staged; `received`: the transit folder for files hdc
+//!   brings back
+//! - `error`: what this room refuses with on its own (device busy, no hdc server, signing)
 
 pub mod confinement;
 pub mod deveco_env;

@@ -68,7 +68,7 @@ impl Leases {
     }
 }
 
-/// The names a call tree reserved in the transit folder (`files::received`, which gives them
+/// The names a call tree reserved in the transit folder (`harmony::received`, which gives them
 /// meaning): for each, whether its hdc received it yet.
 #[derive(Debug, Default)]
 pub(crate) struct Receipts {
@@ -134,7 +134,7 @@ pub struct Call {
     /// The devices the tree holds (`lease`): taken by the first program that changes one,
     /// released when the last call of the tree is gone.
     leases: Arc<Leases>,
-    /// The names the tree reserved in the transit folder (`files::received`): only its own hdc
+    /// The names the tree reserved in the transit folder (`harmony::received`): only its own hdc
     /// receives into them, and only it takes them.
     receipts: Arc<Receipts>,
 }

@@ -1,16 +1,21 @@
 //! The kernel owns every side effect. Each operation takes the [`Call`] it serves, resolves
 //! its path, asks the approval gate, and only then touches the disk or spawns a program; what
-//! happened goes to the journal. Nothing in here knows about Lua.
+//! happened goes to the journal. Nothing in here knows about Lua, and nothing names a
+//! toolchain: what the kernel needs to know about programs it asks the toolchain profile held
+//! in [`SpawnSettings`] (`process::toolchain`; `crate::harmony` is HarmonyOS's).
 //!
+//! - `error`: every refusal with its code; `reported`: the plain data results carry
 //! - `call`: the per-call context (who acts, budgets, capture, listeners, read ledger)
 //! - `events`: what happens, typed, for the call's listeners
 //! - `scope`: where a path really points, and its class; the protected names
-//! - `secrets`: what must never be shown; the signing passwords the kernel fills in
+//! - `secrets`: what must never be shown
 //! - `digest`: the SHA-256 rein names content by
 //! - `files/`: read, write, list, lock, read ledger
 //! - `edit/`: exact replacements, candidates, the change, its diff, text shape
-//! - `process/`: running toolchain programs: spawn, capture, environment, redaction, discovery
-//! - `policy/`: pure decision tables, rules, pack permissions, and the gate that asks approvers
+//! - `process/`: running programs: the toolchain profile, spawn, capture, environment, grants,
+//!   confinement, redaction
+//! - `policy/`: the engine: command shapes, the file table, rules, pack permissions, controls,
+//!   and the gate that asks approvers
 //! - `journal/`: the audit log, pre-images, restore
 //! - `platform/`: every call that differs between Linux, macOS and Windows
 

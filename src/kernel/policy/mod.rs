@@ -1,7 +1,8 @@
-//! The approval policy: pure functions from a side effect to Allow / Ask / Deny, one file per
-//! kind of side effect, each tested as a table of cases; the rules people made; what packs
-//! declared they may run; and the gate, which turns all of that into go or no-go, asking an
-//! approver where the policy asks.
+//! The approval policy engine: the decision for files (`files`), command shapes a toolchain's
+//! grammars are written in (`shapes`; the grammars themselves are the toolchain profile's,
+//! `crate::harmony::grammar`), the rules people made, what packs declared they may run, what is
+//! refused before anyone is asked (`controls`), and the gate, which turns all of that into go or
+//! no-go, asking an approver where the policy asks.
 
 pub mod approver;
 pub mod controls;

@@ -1,5 +1,5 @@
 //! OS confinement of spawned programs with Linux Landlock: the program's profile
-//! (`policy::confinement`) becomes a ruleset rein builds in its own process, before the fork;
+//! (the toolchain profile's grants, `grants`) becomes a ruleset rein builds in its own process, before the fork;
 //! the child only enforces it, between fork and exec.
 //!
 //! Why this is safe in the child: after `fork` only async-signal-safe work is allowed. Opening

@@ -1,24 +1,21 @@
-//! Running toolchain programs. `Kernel::run` puts a program through every check — known
-//! program, found on this machine, working directory in the workspace, the gate (policy,
-//! project denies, acting packs' permissions, approvals), the call's spawn budget, the
-//! environment allow-list, a bounded deadline — then the process runner.
+//! Running programs. `Kernel::run` puts a program through every check — known program, found
+//! on this machine, working directory in the workspace, the gate (policy, project denies,
+//! acting packs' permissions, approvals), the call's spawn budget, the environment allow-list,
+//! a bounded deadline — then the process runner. Which programs there are, and all the kernel
+//! asks about them, is the toolchain profile's (`toolchain`).
 //!
-//! - `toolchain`: where hvigorw, hdc, ohpm and hap-sign-tool are
-//! - `discovery`: the places each OS keeps them (pure, table-tested for all three)
+//! - `toolchain`: the toolchain profile: programs, decisions, grants, secret flags, hooks
 //! - `spawn`: the runner (own process group, deadline, bounded output, line streaming)
 //! - `capture`: head-and-tail output capture
-//! - `confine`: Landlock confinement of each program (its profile: `policy::confinement`);
-//!   `carve` grants around a path that must get less than its directory, walking folders by
-//!   handle (`handles`)
+//! - `grants`: what a program may reach (the grant set; the rules every profile's grants obey)
+//! - `confine`: Landlock confinement of each program (its grants: `grants`); `carve` grants
+//!   around a path that must get less than its directory, walking folders by handle
+//!   (`handles`)
 //! - `privileges`: the capabilities a program never inherits (Linux)
 //! - `syscalls`: the system calls a program may not make (unix sockets, io_uring; Linux)
 //! - `env`: the environment a program sees
-//! - `hdc_server`: hdc never starts a server; its server must answer first
-//! - `java_args`: java's command line in an argument file, out of the process table
-//! - `keystore_pins`: signing passwords go only with the keystore bytes they first went with;
-//!   java gets a private copy of them
 //! - `planted`: the `.git` a confined program makes where it may write, stopped and removed
-//! - `profile`: what one spawn may reach (the places rein knows, for `policy::confinement`)
+//! - `profile`: what one spawn may reach (the places rein knows, for the profile's grants)
 //! - `turns`: a program whose command line holds a secret runs alone
 //! - `question`: what a person is told about a program before their yes
 

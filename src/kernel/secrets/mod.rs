@@ -1,11 +1,10 @@
-//! Secrets: what rein must never show, and the signing passwords it fills in itself.
+//! Secrets: what rein must never show. (The signing passwords rein fills in, and the flags
+//! that carry them, are the toolchain profile's: `crate::harmony::signing`.)
 //!
 //! - `scrub`: the values a call must never show ([`Secrets`]), scrubbed from everything that
 //!   leaves rein on the call's behalf
-//! - `material`: the keystore and key alias a signing config's passwords go with (no oracle)
-//! - `redact`: secrets out of command lines and program output
-//! - `signing`: hap-sign-tool's password flags (the one list), and the signing passwords the
-//!   kernel fills in from the environment a person named
+//! - `redact`: secrets out of command lines (the values of the profile's secret flags) and
+//!   program output
 
 pub mod redact;
 pub mod scrub;
