@@ -70,6 +70,7 @@ impl shapes::ValueKind for Kind {
         Kind::accepts(self, value)
     }
 
+    #[cfg(test)]
     fn placeholder(self) -> &'static str {
         Kind::placeholder(self)
     }
@@ -77,6 +78,7 @@ impl shapes::ValueKind for Kind {
 
 impl Kind {
     /// How the value is shown in documentation: `<bundle>`.
+    #[cfg(test)]
     pub fn placeholder(self) -> &'static str {
         match self {
             Kind::Bundle => "<bundle>",
