@@ -112,12 +112,13 @@ impl ToolchainProfile for Harmony {
             Some(Ok(hdc)) => std::iter::once(hdc.path.clone()).chain(std::fs::canonicalize(&hdc.path)).collect(),
             _ => Vec::new(),
         };
+        let located = self.located(program);
         let places = confinement::SpawnPlaces {
             workspace: facts.workspace,
             rein_home: facts.rein_home,
             program: &found.path,
             // A script is read like a jar (never on Linux today: DevEco layouts are macOS/Windows).
-            jar: found.runs_first.first().map(PathBuf::as_path),
+            jar: located.and_then(|l| l.jar.as_deref().or(l.script.as_deref())),
             env: facts.env,
             outside_args: facts.outside_args.clone(),
             approved_writes: facts.approved_writes,
@@ -252,11 +253,13 @@ impl ToolchainProfile for Harmony {
         found: &Found,
         args: Vec<String>,
         private_tmp: &Path,
-    ) -> std::io::Result<Vec<String>> {
+        command: &str,
+    ) -> Result<Vec<String>, KernelError> {
         let located = self.located(program);
         match (located.and_then(|l| l.jar.as_ref()), located.and_then(|l| l.script.as_ref())) {
             (Some(jar), _) => {
-                let file = java_args::write(private_tmp, jar, &args)?;
+                let file = java_args::write(private_tmp, jar, &args)
+                    .map_err(|e| KernelError::io("write java's argument file for", command, e))?;
                 Ok(vec![format!("@{}", file.display())])
             }
             // DevEco's hvigorw.js, run by its bundled node (no shell, no cmd.exe on Windows).

@@ -324,9 +324,7 @@ impl Kernel {
         };
         let spawn = Spawn { kernel: self, call, program, args: &args };
         let args = profile.hand_over(&spawn, args.clone(), opts.signing.as_deref(), private_tmp.path())?;
-        let argv = profile
-            .argv(program, &located, args, private_tmp.path())
-            .map_err(|e| KernelError::io("write the argument file for", command.clone(), e))?;
+        let argv = profile.argv(program, &located, args, private_tmp.path(), &command)?;
         // The journal and the events show the command as it runs.
         let shown = profile.shown_args(program, redacted.args.clone());
         let command = std::iter::once(program).chain(shown.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");

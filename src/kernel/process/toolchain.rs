@@ -165,15 +165,17 @@ pub trait ToolchainProfile: std::fmt::Debug + Send + Sync + 'static {
         Ok(args)
     }
 
-    /// The argv the found program is executed with.
+    /// The argv the found program is executed with (`command`: the command line as shown, for
+    /// a refusal).
     fn argv(
         &self,
         program: &str,
         found: &Found,
         args: Vec<String>,
         private_tmp: &Path,
-    ) -> std::io::Result<Vec<String>> {
-        let _ = (program, private_tmp);
+        command: &str,
+    ) -> Result<Vec<String>, KernelError> {
+        let _ = (program, private_tmp, command);
         Ok(found.runs_first.iter().map(|p| p.display().to_string()).chain(args).collect())
     }
 
