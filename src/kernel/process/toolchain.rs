@@ -1,7 +1,8 @@
 //! The toolchain profile: what the kernel asks about the programs it may run. The kernel knows
 //! how to run *a* program safely — the scope, the gate, the environment allow-list, a deadline,
-//! confinement, the journal — but no program by name. A profile (`crate::harmony::profile::Harmony` for
-//! the HarmonyOS toolchain) answers for its programs, held in [`SpawnSettings`](super::SpawnSettings):
+//! confinement, the journal — but no program by name. A profile (for the HarmonyOS toolchain,
+//! `crate::harmony::profile::Harmony`) answers for its programs, held in
+//! [`SpawnSettings`](super::SpawnSettings):
 //!
 //! - which programs there are and where each was found ([`ToolchainProfile::locate`]),
 //! - the policy's decision for a command line ([`ToolchainProfile::decide`]),
