@@ -350,7 +350,8 @@ impl Kernel {
                 (Some(confine::before_exec(prepared)), oversight)
             }
             confine::Plan::Unconfined(_) if self.spawn.confine != confine::ConfineMode::Off => {
-                (confine::harden_only().map(confine::before_exec), spawn::Oversight::default())
+                let sockets = crate::harmony::confinement::sockets(&program);
+                (confine::harden_only(&sockets).map(confine::before_exec), spawn::Oversight::default())
             }
             _ => (None, spawn::Oversight::default()),
         };
