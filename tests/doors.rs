@@ -182,6 +182,7 @@ attempt("setns_own", setns_own)
 attempt("own_ipc_namespace", own_ipc_namespace)
 attempt("personality_mptcp", personality_mptcp)
 attempt("io_uring", io_uring)
+print("uid", os.getuid(), flush=True)
 if ARCH == "x86_64":
     attempt("x32_socket", lambda: call(0x40000000 | 41, 2, 1, 262))
     attempt("int80_socket", int80_socket)
@@ -245,8 +246,14 @@ const CONFINED: [(&str, &str); 49] = [
     ("int80_socket", "signal 31"),
 ];
 
-/// What `program` must see for each attempt (x86-64 alone has the 32-bit ABIs to try).
+/// What `program` must see for each attempt (x86-64 alone has the 32-bit ABIs to try), with
+/// rein running as root or not.
 fn expected(program: &str) -> Vec<(String, String)> {
+    // SAFETY: geteuid has no preconditions.
+    expected_as(program, unsafe { libc::geteuid() } == 0)
+}
+
+fn expected_as(program: &str, root: bool) -> Vec<(String, String)> {
     let resolves_names = program == "hvigorw";
     CONFINED
         .iter()
@@ -257,8 +264,7 @@ fn expected(program: &str) -> Vec<(String, String)> {
                 "udp" => "errno 13",
                 "hdc" if program == "hdc" => "ok",
                 "hdc" => "errno 13",
-                // SAFETY: geteuid has no preconditions.
-                "root" if unsafe { libc::geteuid() } == 0 => "ok",
+                "root" if root => "ok",
                 "root" => "errno 1",
                 other => other,
             };
@@ -319,19 +325,23 @@ impl Doors {
         };
         // SAFETY: System V IPC calls on objects this test makes, with buffers that outlive them.
         let (shm, msg, sem) = unsafe {
-            let shm = libc::shmget(libc::IPC_PRIVATE, 4096, IPC_CREAT | 0o600);
+            // Open to every user: for a rein run as another user, the refusal is the filter's.
+            let shm = libc::shmget(libc::IPC_PRIVATE, 4096, IPC_CREAT | 0o666);
             assert!(shm >= 0, "shmget: {}", std::io::Error::last_os_error());
             let at = libc::shmat(shm, std::ptr::null(), 0);
             assert_ne!(at as isize, -1, "shmat: {}", std::io::Error::last_os_error());
             std::ptr::copy_nonoverlapping(MARKER.as_ptr(), at.cast::<u8>(), MARKER.len());
             libc::shmdt(at);
-            let msg = libc::msgget(libc::IPC_PRIVATE, IPC_CREAT | 0o600);
-            let sem = libc::semget(libc::IPC_PRIVATE, 1, IPC_CREAT | 0o600);
+            let msg = libc::msgget(libc::IPC_PRIVATE, IPC_CREAT | 0o666);
+            let sem = libc::semget(libc::IPC_PRIVATE, 1, IPC_CREAT | 0o666);
             assert!(msg >= 0 && sem >= 0, "msgget, semget: {}", std::io::Error::last_os_error());
             (shm, msg, sem)
         };
         let description = format!("rein-doors-{unique}");
-        let keys = vec![key_add(&description, libc::KEY_SPEC_USER_KEYRING), key_add(&description, libc::KEY_SPEC_SESSION_KEYRING)];
+        let keys = vec![
+            key_add(&description, libc::KEY_SPEC_USER_KEYRING),
+            key_add(&description, libc::KEY_SPEC_SESSION_KEYRING),
+        ];
         let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
         udp.set_nonblocking(true).unwrap();
         let leave_key = 0x5245_0000 | (unique & 0xffff);
@@ -402,8 +412,13 @@ fn no_landlock() -> Option<String> {
 
 /// Runs the attack as the project's build script; what it printed.
 fn build(lab: &Lab) -> String {
+    build_as(lab, lab.command(&["call", "hvigor_build", "{}"]))
+}
+
+/// [`build`] through `rein`, a command of the lab.
+fn build_as(lab: &Lab, mut rein: std::process::Command) -> String {
     build_script(lab, &format!("mkdir -p build\npython3 - > build/doors.txt <<'PY'\n{ATTACK}\nPY\n"));
-    let (status, out) = crate::common::run_json(&mut lab.command(&["call", "hvigor_build", "{}"]), None);
+    let (status, out) = crate::common::run_json(&mut rein, None);
     assert_eq!(status, 0, "{out}");
     std::fs::read_to_string(lab.ws.path("build/doors.txt")).expect("the attack wrote its results")
 }
@@ -419,6 +434,41 @@ fn a_build_script_opens_no_door_but_tcp_and_name_lookups() {
     let text = build(&lab);
     assert_eq!(outcomes(&text), expected("hvigorw"), "{text}");
     // hvigorw may send datagrams (DNS): the one change the attack could make is the datagram.
+    assert_eq!(doors.changed(), ["a datagram arrived"], "{text}");
+}
+
+/// rein run by an ordinary user (uid 65534, through util-linux `setpriv`, when the test runs as
+/// root), where no IPC namespace can be made: the filter alone shuts the same doors, the
+/// person's IPC objects (open to every user here) included.
+#[test]
+fn an_ordinary_users_build_script_opens_no_door_either() {
+    if let Some(why) = no_landlock() {
+        eprintln!("SKIPPED an_ordinary_users_build_script_opens_no_door_either: {why}");
+        return;
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED an_ordinary_users_build_script_opens_no_door_either: already the ordinary user of a_build_script_opens_no_door_but_tcp_and_name_lookups");
+        return;
+    }
+    let Some(lab) = lab() else { return };
+    let doors = Doors::open(&lab);
+    let chown = std::process::Command::new("chown").args(["-R", "65534:65534"]).arg(&lab.ws.root).status().unwrap();
+    assert!(chown.success(), "the lab becomes the ordinary user's");
+    let inner = lab.command(&["call", "hvigor_build", "{}"]);
+    let mut rein = std::process::Command::new("setpriv");
+    rein.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(inner.get_program())
+        .args(inner.get_args());
+    for (name, value) in inner.get_envs() {
+        match value {
+            Some(value) => rein.env(name, value),
+            None => rein.env_remove(name),
+        };
+    }
+    let text = build_as(&lab, rein);
+    assert!(text.contains("uid 65534\n"), "the build ran as the ordinary user: {text}");
+    assert_eq!(outcomes(&text), expected_as("hvigorw", false), "{text}");
     assert_eq!(doors.changed(), ["a datagram arrived"], "{text}");
 }
 
@@ -452,7 +502,8 @@ fn the_same_build_unconfined_opens_them_so_the_test_can_fail() {
         assert!(found.contains(&(door.to_string(), "ok".to_string())), "{door} opens unconfined: {text}");
     }
     let changed = doors.changed();
-    for change in ["shared memory overwritten", "a message in the queue", "the semaphore moved", "a segment left behind"]
+    for change in
+        ["shared memory overwritten", "a message in the queue", "the semaphore moved", "a segment left behind"]
     {
         assert!(changed.contains(&change), "{change} unconfined: {changed:?} {text}");
     }
@@ -469,7 +520,10 @@ fn probe(lab: &Lab, program: &str) -> std::path::PathBuf {
 
 /// Runs `run` (a tool body) with the attack standing in for `program`; what it printed.
 fn as_program(lab: &Lab, program: &str, run: &str, path_first: Option<&Path>) -> String {
-    lab.ws.file("tools/probe.lua", format!("return {{ name = 'probe', description = 'p', run = function() return {run} end }}"));
+    lab.ws.file(
+        "tools/probe.lua",
+        format!("return {{ name = 'probe', description = 'p', run = function() return {run} end }}"),
+    );
     let mut cmd = lab.command(&["call", "probe", "{}"]);
     if let Some(dir) = path_first {
         cmd.env("PATH", format!("{}:{}", dir.display(), crate::common::lab::fakes_path()));
@@ -499,7 +553,8 @@ fn hdc_hap_sign_tool_and_git_open_no_door_and_send_no_datagram() {
     let real_java = format!("java = {}\n", toml_path(&lab.material.java));
     assert!(text.contains(&real_java), "the lab names its java: {text}");
     std::fs::write(&config, text.replace(&real_java, &format!("java = {}\n", toml_path(&java)))).unwrap();
-    let text = as_program(&lab, "hap-sign-tool", "rein.proc.run('hap-sign-tool', { 'verify-app', '-inFile', 'a.hap' })", None);
+    let text =
+        as_program(&lab, "hap-sign-tool", "rein.proc.run('hap-sign-tool', { 'verify-app', '-inFile', 'a.hap' })", None);
     assert_eq!(outcomes(&text), expected("hap-sign-tool"), "hap-sign-tool: {text}");
 
     let git = probe(&lab, "git");

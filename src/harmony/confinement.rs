@@ -15,8 +15,8 @@
 use std::path::{Path, PathBuf};
 
 use super::programs::Program;
-use crate::kernel::process::confine::SocketKind;
 use super::received::{recv_into_transit, RECEIVED_DIR};
+use crate::kernel::process::confine::SocketKind;
 use crate::kernel::scope::protected;
 
 /// Read and execute everywhere below these.

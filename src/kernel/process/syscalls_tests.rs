@@ -17,9 +17,9 @@ fn filtered(program: &str, args: &[&str], as_program: &Program, nobody: bool) ->
     unsafe {
         cmd.pre_exec(move || {
             super::own_ipc_namespace();
-            if nobody && libc::geteuid() == 0 && (libc::setgroups(0, std::ptr::null()) < 0
-                || libc::setgid(65534) < 0
-                || libc::setuid(65534) < 0)
+            if nobody
+                && libc::geteuid() == 0
+                && (libc::setgroups(0, std::ptr::null()) < 0 || libc::setgid(65534) < 0 || libc::setuid(65534) < 0)
             {
                 return Err(std::io::Error::last_os_error());
             }
