@@ -151,9 +151,9 @@ fn an_ordinary_user_is_refused_the_same() {
     assert_eq!(found, expected(false), "{out}");
 }
 
-/// The toolchain's runtimes under the filter: node (hvigor's) starts threads (clone3 falls back
-/// to clone), looks `localhost` up and connects; java starts its VM. Each is skipped only where
-/// it is not installed, and says so.
+/// The toolchain's runtimes under the filter: node (hvigor's) and java start their threads
+/// (clone3 falls back to clone), look `localhost` up without netlink and connect. Each is
+/// skipped only where it is not installed, and says so.
 #[test]
 fn node_and_java_start_and_look_names_up_under_the_filter() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -174,10 +174,23 @@ fn node_and_java_start_and_look_names_up_under_the_filter() {
         Some(java) => {
             let out = filtered(&java, &["-version"], &Program::HapSignTool, false);
             assert!(out.contains("version"), "{out}");
+            // java looks names up when hvigor runs it (as hvigorw's child, under its filter).
+            let dir = tempfile::tempdir().unwrap();
+            let source = dir.path().join("Lookup.java");
+            std::fs::write(&source, JAVA_LOOKUP).unwrap();
+            let (source, port) = (source.display().to_string(), port.to_string());
+            let out = filtered(&java, &[&source, &port], &Program::Hvigorw, false);
+            assert!(out.contains("lookup 127.0.0.1") && out.contains("connected"), "{out}");
         }
         None => eprintln!("SKIPPED java under the filter: no java on PATH"),
     }
 }
+
+/// Looks `localhost` up and connects to the port it is given (a single-file java program).
+const JAVA_LOOKUP: &str = "public class Lookup { public static void main(String[] a) throws Exception {\n\
+    System.out.println(\"lookup \" + java.net.InetAddress.getByName(\"localhost\").getHostAddress());\n\
+    try (java.net.Socket s = new java.net.Socket(\"localhost\", Integer.parseInt(a[0]))) { System.out.println(\"connected\"); }\n\
+} }\n";
 
 fn which(name: &str) -> Option<String> {
     let path = std::env::var_os("PATH")?;
