@@ -139,6 +139,8 @@ attempt("tcp_socket", sock(2, 1, 0))
 attempt("tcp_socket_tcp", sock(2, 1, 6))
 attempt("tcp6_socket_flags", sock(10, 1 | 0o4000 | 0o2000000, 6))
 attempt("socketpair", socketpair)
+attempt("socketpair_mptcp", lambda: socket.socketpair(socket.AF_INET, socket.SOCK_STREAM, 262))
+attempt("socketpair_tipc", lambda: socket.socketpair(30, 4, 0))
 attempt("tcp_hdc_server", tcp_connect)
 attempt("mptcp_hdc_server", mptcp_connect)
 attempt("mptcp_listen", mptcp_listen)
@@ -194,11 +196,13 @@ if ARCH == "x86_64":
 /// datagram attempts, which only the programs that resolve names (hvigorw, ohpm) may make;
 /// `hdc` what hdc alone may (TCP to its server); `root` what only a rein running as root can
 /// give (an IPC namespace of the program's own, which dies with its last process).
-const CONFINED: [(&str, &str); 49] = [
+const CONFINED: [(&str, &str); 51] = [
     ("tcp_socket", "ok"),
     ("tcp_socket_tcp", "ok"),
     ("tcp6_socket_flags", "ok"),
     ("socketpair", "ok"),
+    ("socketpair_mptcp", "errno 13"),
+    ("socketpair_tipc", "errno 13"),
     ("tcp_hdc_server", "hdc"),
     ("mptcp_hdc_server", "errno 13"),
     ("mptcp_listen", "errno 13"),

@@ -11,8 +11,10 @@
 //!   `SOCK_CLOEXEC` are masked before the comparison (the kernel takes them off too, and
 //!   refuses any other flag); the protocol is compared whole (262 is not 6). The kernel reads
 //!   the three arguments as `int`, so only their low halves are compared. `socketpair()` stays
-//!   allowed: it makes an already-connected pair (node and libuv use it for their children's
-//!   pipes) that can reach nothing else.
+//!   allowed for `AF_UNIX`: it makes an already-connected pair (node and libuv use it for their
+//!   children's pipes) that can reach nothing else. Any other family's `socketpair` gets
+//!   `EACCES`: the kernel makes (and may load the module of) a socket of that family before it
+//!   finds the family has no pairs, and TIPC's pair is a socket that can still send elsewhere.
 //! - System V IPC and POSIX message queues (`shm*`, `msg*`, `sem*`, `mq_*`; neither
 //!   architecture has `ipc()`), with `EPERM`: the person's shared-memory segments (X11 MIT-SHM
 //!   buffers), queues and semaphores are reached by number, not by a path Landlock sees. Where
@@ -231,14 +233,18 @@ pub fn filter(sockets: &[SocketKind]) -> Filter {
     for (nr, errno) in rules::REFUSED {
         asm.jump(JUMP_EQ, nr as u32, refuse(errno), To::Next);
     }
-    let (namespaces, socket) = (asm.label(), asm.label());
+    let (namespaces, pair, socket) = (asm.label(), asm.label(), asm.label());
     for nr in rules::NEW_USER_NAMESPACE {
         asm.jump(JUMP_EQ, nr as u32, To::Label(namespaces), To::Next);
     }
+    asm.jump(JUMP_EQ, libc::SYS_socketpair as u32, To::Label(pair), To::Next);
     asm.jump(JUMP_EQ, libc::SYS_socket as u32, To::Label(socket), To::Return(ALLOW));
     asm.place(namespaces);
     asm.load(arg(0));
     asm.jump(JUMP_SET, rules::CLONE_NEWUSER, refuse(libc::EPERM), To::Return(ALLOW));
+    asm.place(pair);
+    asm.load(arg(0));
+    asm.jump(JUMP_EQ, libc::AF_UNIX as u32, To::Return(ALLOW), refuse(libc::EACCES));
     asm.place(socket);
     for kind in sockets {
         let other = asm.label();

@@ -75,6 +75,7 @@ attempt("vsock", sock(40, socket.SOCK_STREAM, 0))
 def pair():
     a, b = socket.socketpair(); a.send(b"x"); assert b.recv(1) == b"x"
 attempt("socketpair", pair)
+attempt("socketpair_inet", lambda: socket.socketpair(socket.AF_INET, socket.SOCK_STREAM, 0))
 attempt("shmget", lambda: checked(libc.shmget(0, 4096, 0o1600)))
 attempt("msgget", lambda: checked(libc.msgget(0, 0o1600)))
 attempt("semget", lambda: checked(libc.semget(0, 1, 0o1600)))
@@ -104,6 +105,7 @@ fn expected(udp: bool) -> Vec<(String, String)> {
         ("unix", "13"),
         ("vsock", "13"),
         ("socketpair", "ok"),
+        ("socketpair_inet", "13"),
         ("shmget", "1"),
         ("msgget", "1"),
         ("semget", "1"),
