@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use super::programs::Program;
 use super::received::{recv_into_transit, RECEIVED_DIR};
-use crate::kernel::process::confine::SocketKind;
+use crate::kernel::process::sockets::SocketKind;
 use crate::kernel::scope::protected;
 
 /// Read and execute everywhere below these.

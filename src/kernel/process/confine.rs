@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
+use super::sockets::SocketKind;
 use crate::harmony::confinement::Profile;
 use crate::kernel::platform::tree::BeforeExec;
 
@@ -38,16 +39,6 @@ pub fn missing(abi: i32) -> Vec<&'static str> {
             .then_some("sockets other than TCP, System V IPC, keyrings, user namespaces and io_uring (no system-call filter for this architecture)"),
     );
     lacking.collect()
-}
-
-/// One kind of socket a program may open, `socket(domain, kind, protocol)`, in Linux's numbers:
-/// the system-call filter refuses every other (`process::syscalls`), whatever Landlock would
-/// allow. Which program gets which is per-program data (`harmony::confinement::sockets`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SocketKind {
-    pub domain: u32,
-    pub kind: u32,
-    pub protocol: u32,
 }
 
 /// Who may send UDP datagrams (`programs`), where the system-call filter runs (`None`:

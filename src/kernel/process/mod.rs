@@ -11,7 +11,9 @@
 //!   `carve` grants around a path that must get less than its directory, walking folders by
 //!   handle (`handles`)
 //! - `privileges`: the capabilities a program never inherits (Linux)
-//! - `syscalls`: the system calls a program may not make (unix sockets, io_uring; Linux)
+//! - `syscalls`: the system calls a program may not make (every socket kind not on its list,
+//!   System V IPC, keyrings, user namespaces, io_uring; Linux)
+//! - `sockets`: the kinds of socket a program may open (the list `syscalls` enforces)
 //! - `env`: the environment a program sees
 //! - `hdc_server`: hdc never starts a server; its server must answer first
 //! - `java_args`: java's command line in an argument file, out of the process table
@@ -34,6 +36,7 @@ pub mod planted;
 mod privileges;
 mod profile;
 pub mod question;
+pub mod sockets;
 pub mod spawn;
 #[cfg(target_os = "linux")]
 pub mod syscalls;

@@ -1,10 +1,10 @@
 //! The system calls a spawned program may make (Linux, x86-64 and AArch64): a seccomp filter
 //! (seccomp(2), `SECCOMP_SET_MODE_FILTER`) that refuses
 //!
-//! - every `socket()` but the kinds on the program's list (`confine::SocketKind`, per program in `harmony::confinement`:
-//!   TCP for all, UDP for the programs that look names up), with `EACCES`. Landlock judges TCP
-//!   only (`IPPROTO_TCP`): an MPTCP socket (`IPPROTO_MPTCP`, 262) connects to any port and
-//!   listens on any; SCTP, raw, packet, vsock, netlink, bluetooth, crypto sockets and UDP
+//! - every `socket()` but the kinds on the program's list (`sockets::SocketKind`, per program
+//!   in `harmony::confinement`: TCP for all, UDP for the programs that look names up), with
+//!   `EACCES`. Landlock judges TCP only (`IPPROTO_TCP`): an MPTCP socket (`IPPROTO_MPTCP`,
+//!   262) connects to any port and listens on any; SCTP, raw, packet, vsock, netlink, bluetooth, crypto sockets and UDP
 //!   reach what no rule of Landlock names. Landlock before ABI 9 cannot stop `connect()` to a
 //!   pathname unix socket (the session bus, whose systemd runs any command asked of it, the
 //!   docker socket, an ssh agent): `AF_UNIX` is on no list. The type's `SOCK_NONBLOCK` and
@@ -42,7 +42,7 @@
 //! linux/filter.h, linux/audit.h, linux/sched.h and the architecture's syscall table (the
 //! `libc` crate's `SYS_*`).
 
-use super::confine::SocketKind;
+use super::sockets::SocketKind;
 
 /// `struct sock_filter`.
 #[repr(C)]
