@@ -8,11 +8,13 @@ use crate::harmony::confinement::sockets;
 use crate::harmony::programs::Program;
 
 /// Runs `program args` in a child that installed the filter of `as_program` (after becoming
-/// nobody, uid and gid 65534, when `nobody` and the test runs as root); what it printed.
+/// nobody, uid and gid 65534, when `nobody` and the test runs as root), for at most two
+/// minutes; what it printed.
 fn filtered(program: &str, args: &[&str], as_program: &Program, nobody: bool) -> String {
     let filter = super::filter(&sockets(as_program));
-    let mut cmd = std::process::Command::new(program);
-    cmd.args(args);
+    // Bounded: coreutils `timeout` (under the same filter) ends a program that hangs.
+    let mut cmd = std::process::Command::new("timeout");
+    cmd.args(["--kill-after=5", "120", program]).args(args);
     // SAFETY: system calls only, on values made before the fork.
     unsafe {
         cmd.pre_exec(move || {
