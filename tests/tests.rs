@@ -26,6 +26,9 @@ mod confinement;
 // Not on Windows: confinement beyond files (a keeper process, seccomp, sessions) is Linux's.
 #[cfg(target_os = "linux")]
 mod containment;
+// Not on Windows: seccomp, System V IPC, keyrings and namespaces are Linux's.
+#[cfg(target_os = "linux")]
+mod doors;
 // Not on Windows: the rig runs the real Linux hdc server and daemon in network namespaces.
 #[cfg(target_os = "linux")]
 mod device_labs;

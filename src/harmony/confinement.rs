@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use super::programs::Program;
 use super::received::{recv_into_transit, RECEIVED_DIR};
 use crate::kernel::process::grants::{guarded, outside_grants, Carve, Most, Profile};
+use crate::kernel::process::sockets::SocketKind;
 use crate::kernel::scope::protected;
 
 /// Read and execute everywhere below these.
@@ -55,6 +56,40 @@ const MODULE_MARKERS: [&str; 2] = ["hvigorfile.ts", "oh-package.json5"];
 /// Variables in the child's environment that name toolchain directories it reads.
 const TOOL_DIRS_ENV: [&str; 4] = ["DEVECO_SDK_HOME", "OHOS_BASE_SDK_HOME", "JAVA_HOME", "NODE_HOME"];
 
+// Linux's numbers (linux/socket.h, linux/net.h, linux/in.h), which the filter compares.
+const AF_INET: u32 = 2;
+const AF_INET6: u32 = 10;
+const SOCK_STREAM: u32 = 1;
+const SOCK_DGRAM: u32 = 2;
+const IPPROTO_TCP: u32 = 6;
+const IPPROTO_UDP: u32 = 17;
+
+const fn kind(domain: u32, kind: u32, protocol: u32) -> SocketKind {
+    SocketKind { domain, kind, protocol }
+}
+
+/// TCP over IPv4 and IPv6 (protocol 0 is TCP for a stream): every program; Landlock then says
+/// which ports it may connect to. Never MPTCP (262), which Landlock does not judge.
+const TCP: [SocketKind; 4] = [
+    kind(AF_INET, SOCK_STREAM, 0),
+    kind(AF_INET, SOCK_STREAM, IPPROTO_TCP),
+    kind(AF_INET6, SOCK_STREAM, 0),
+    kind(AF_INET6, SOCK_STREAM, IPPROTO_TCP),
+];
+/// UDP over IPv4 and IPv6, for name lookups: glibc's resolver asks the DNS servers over UDP,
+/// and `getaddrinfo` connects a UDP socket to each answer to sort them (RFC 3484 rule 1).
+/// Landlock cannot limit UDP to port 53 before its ABI 10 ("landlock: Add UDP send+connect
+/// access control", 2026), so a program holding these can send datagrams anywhere.
+/// Netlink (`NETLINK_ROUTE`, which `getaddrinfo` opens for `AI_ADDRCONFIG`) is not granted:
+/// without it glibc assumes both IPv4 and IPv6 are configured and the lookup still answers
+/// (sysdeps/unix/sysv/linux/check_pf.c; node's `dns.lookup` and java's `InetAddress` checked).
+const UDP: [SocketKind; 4] = [
+    kind(AF_INET, SOCK_DGRAM, 0),
+    kind(AF_INET, SOCK_DGRAM, IPPROTO_UDP),
+    kind(AF_INET6, SOCK_DGRAM, 0),
+    kind(AF_INET6, SOCK_DGRAM, IPPROTO_UDP),
+];
+
 /// One program's own places, relative to the user's home (`$HOME`) or the workspace.
 struct Table {
     /// Caches it writes under `$HOME` (created before it starts, so it need not write `$HOME`).
@@ -69,6 +104,8 @@ struct Table {
     reads_everything: bool,
     /// Which TCP ports it may connect to.
     network: Network,
+    /// It looks names up (its registries'): UDP sockets ([`UDP`]).
+    looks_up_names: bool,
 }
 
 /// The TCP ports a program may connect to (it may never bind one).
@@ -82,8 +119,14 @@ enum Network {
     HdcServer,
 }
 
-const GENERIC: Table =
-    Table { home_write: &[], home_read: &[], workspace_dirs: &[], reads_everything: false, network: Network::Nothing };
+const GENERIC: Table = Table {
+    home_write: &[],
+    home_read: &[],
+    workspace_dirs: &[],
+    reads_everything: false,
+    network: Network::Nothing,
+    looks_up_names: false,
+};
 
 /// The per-program table. hvigor keeps its caches in its user home (`HVIGOR_USER_HOME`, one
 /// per workspace, set by the kernel) and runs ohpm (`~/.ohpm`: ohpm's user-level `.ohpmrc` and
@@ -97,11 +140,16 @@ fn table(program: &Program) -> Table {
             home_write: &[".ohpm"],
             workspace_dirs: &[".hvigor", "build", "oh_modules"],
             network: Network::Registries,
+            looks_up_names: true,
             ..GENERIC
         },
-        Program::Ohpm => {
-            Table { home_write: &[".ohpm"], workspace_dirs: &["oh_modules"], network: Network::Registries, ..GENERIC }
-        }
+        Program::Ohpm => Table {
+            home_write: &[".ohpm"],
+            workspace_dirs: &["oh_modules"],
+            network: Network::Registries,
+            looks_up_names: true,
+            ..GENERIC
+        },
         Program::HapSignTool => Table { home_read: &[".ohos/config"], ..GENERIC },
         // hdc keeps the host key it authenticates with in ~/.harmony/hdckey (as two independent
         // hdc host implementations describe it; not verified against hdc's own source).
@@ -109,6 +157,22 @@ fn table(program: &Program) -> Table {
         Program::Git => Table { reads_everything: true, ..GENERIC },
         Program::Other(_) => GENERIC,
     }
+}
+
+/// The kinds of socket `program` may open: TCP for every program, UDP only for those that look
+/// names up (hvigorw, ohpm). hap-sign-tool signs offline, hdc talks TCP to its server, git
+/// from scripts reads local sources: none sends a datagram.
+pub fn sockets(program: &Program) -> Vec<SocketKind> {
+    let table = table(program);
+    TCP.iter().chain(table.looks_up_names.then_some(&UDP).into_iter().flatten()).copied().collect()
+}
+
+/// The programs that may send datagrams (`rein doctor` names them).
+pub fn datagram_programs() -> Vec<Program> {
+    [Program::Hvigorw, Program::Ohpm, Program::HapSignTool, Program::Hdc, Program::Git]
+        .into_iter()
+        .filter(|program| table(program).looks_up_names)
+        .collect()
 }
 
 /// What rein knows about one spawn when it builds the program's profile.
@@ -180,6 +244,7 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
         Network::HdcServer => vec![hdc_server_port(places.args, places.env)],
     };
     p.connect_ports.extend(places.extra_ports);
+    p.sockets = sockets(program);
     if *program != Program::Hdc {
         p.carve.extend(places.hdc.iter().map(|path| Carve { path: path.clone(), most: Most::ReadNoExecute }));
     }

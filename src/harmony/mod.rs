@@ -35,6 +35,8 @@ pub mod programs;
 pub mod received;
 pub mod signing;
 pub mod stage;
+#[cfg(all(test, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+mod syscall_filter_tests;
 #[cfg(test)]
 mod table;
 pub mod toolchain;

@@ -18,6 +18,7 @@ use super::{confinement, deveco_env, grammar, hdc_server, java_args, keystore_pi
 use crate::kernel::policy::Decision;
 use crate::kernel::process::env::ToolchainVars;
 use crate::kernel::process::grants::{Profile, SpawnFacts};
+use crate::kernel::process::sockets::SocketKind;
 use crate::kernel::process::toolchain::{BeforeSpawn, Found, Missing, Spawn, ToolchainProfile};
 use crate::kernel::{Kernel, KernelError, PathClass};
 
@@ -152,6 +153,14 @@ impl ToolchainProfile for Harmony {
 
     fn build_scripts(&self) -> &'static str {
         "the project's build scripts (hvigorfile.ts, package scripts)"
+    }
+
+    fn sockets(&self, program: &str) -> Vec<SocketKind> {
+        confinement::sockets(&Program::parse(program))
+    }
+
+    fn datagram_programs(&self) -> Vec<String> {
+        confinement::datagram_programs().iter().map(|program| program.name().to_string()).collect()
     }
 
     fn known(&self) -> String {

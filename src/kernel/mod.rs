@@ -105,9 +105,17 @@ impl Kernel {
         self.gate.approver_name()
     }
 
-    /// The OS confinement spawned programs run under, as `rein doctor` shows it.
+    /// The OS confinement spawned programs run under, as `rein doctor` shows it: the Landlock
+    /// level, and who may send datagrams where the system-call filter runs (README
+    /// "Confinement").
     pub fn confinement(&self) -> String {
-        process::confine::level().describe(self.spawn.confine)
+        let level = process::confine::level().describe(self.spawn.confine);
+        let udp = self.spawn.profile.datagram_programs();
+        let names: Vec<&str> = udp.iter().map(String::as_str).collect();
+        match process::confine::datagrams(self.spawn.confine, &names) {
+            Some(datagrams) => format!("{level}; {datagrams}"),
+            None => level,
+        }
     }
 
     pub fn scope(&self) -> &Scope {

@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
+use super::sockets::SocketKind;
 use crate::kernel::platform::tree::BeforeExec;
 use crate::kernel::process::grants::Profile;
 
@@ -35,9 +36,27 @@ pub fn missing(abi: i32) -> Vec<&'static str> {
     #[cfg(target_os = "linux")]
     let lacking = lacking.chain(
         (!super::syscalls::AVAILABLE)
-            .then_some("unix sockets and io_uring (no system-call filter for this architecture)"),
+            .then_some("sockets other than TCP, System V IPC, keyrings, user namespaces and io_uring (no system-call filter for this architecture)"),
     );
     lacking.collect()
+}
+
+/// Who may send UDP datagrams (`programs`), where the system-call filter runs (`None`:
+/// confinement is off, or this build has no filter, where `missing` says so).
+pub fn datagrams(mode: ConfineMode, programs: &[&str]) -> Option<String> {
+    #[cfg(target_os = "linux")]
+    let filtered = super::syscalls::AVAILABLE && mode != ConfineMode::Off;
+    #[cfg(not(target_os = "linux"))]
+    let filtered = {
+        let _ = mode;
+        false
+    };
+    filtered.then(|| {
+        format!(
+            "UDP: only {} (name lookups; to any port until Landlock ABI 10 confines UDP), no other program",
+            programs.join(" and ")
+        )
+    })
 }
 
 /// Home config.toml `[spawn] confine`.
@@ -168,22 +187,25 @@ fn probe() -> Level {
 pub struct Prepared {
     ruleset: Option<landlock::RulesetCreated>,
     capabilities: super::privileges::CapabilityDrop,
+    filter: super::syscalls::Filter,
 }
 
 #[cfg(not(target_os = "linux"))]
 pub struct Prepared(());
 
 /// Hardening without Landlock (a kernel without it, `confine = "auto"`): the program still holds
-/// no capability and no terminal.
+/// no capability and no terminal, and makes only the system calls its filter allows (opening
+/// only the `sockets` kinds).
 #[cfg(target_os = "linux")]
-pub fn harden_only() -> Option<Prepared> {
-    Some(Prepared { ruleset: None, capabilities: super::privileges::CapabilityDrop::probe() })
+pub fn harden_only(sockets: &[SocketKind]) -> Option<Prepared> {
+    let (capabilities, filter) = (super::privileges::CapabilityDrop::probe(), super::syscalls::filter(sockets));
+    Some(Prepared { ruleset: None, capabilities, filter })
 }
 
 /// Elsewhere there is nothing to run in the child before the program (macOS: its own session
 /// only; Windows: its Job Object).
 #[cfg(not(target_os = "linux"))]
-pub fn harden_only() -> Option<Prepared> {
+pub fn harden_only(_sockets: &[SocketKind]) -> Option<Prepared> {
     None
 }
 
@@ -237,7 +259,9 @@ pub fn prepare(profile: &Profile) -> Result<Prepared, ConfineError> {
     for port in &profile.connect_ports {
         ruleset = ruleset.add_rule(NetPort::new(*port, AccessNet::ConnectTcp)).map_err(|e| fail(&e))?;
     }
-    Ok(Prepared { ruleset: Some(ruleset), capabilities: super::privileges::CapabilityDrop::probe() })
+    let (capabilities, filter) =
+        (super::privileges::CapabilityDrop::probe(), super::syscalls::filter(&profile.sockets));
+    Ok(Prepared { ruleset: Some(ruleset), capabilities, filter })
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -245,13 +269,16 @@ pub fn prepare(_profile: &Profile) -> Result<Prepared, ConfineError> {
     Err(ConfineError("Landlock exists only on Linux".to_string()))
 }
 
-/// The work the child does just before it executes the program: drop every capability (and
-/// set `no_new_privs`), enforce the ruleset, then filter system calls (`process::syscalls`).
+/// The work the child does just before it executes the program: leave the person's IPC
+/// namespace where it may, drop every capability (and set `no_new_privs`), enforce the ruleset,
+/// then filter system calls (`process::syscalls`).
 #[cfg(target_os = "linux")]
 pub fn before_exec(prepared: Prepared) -> BeforeExec {
-    let Prepared { ruleset, capabilities } = prepared;
+    let Prepared { ruleset, capabilities, filter } = prepared;
     let mut ruleset = Some(ruleset);
     Box::new(move || -> std::io::Result<()> {
+        // SAFETY: between fork and exec, while the capabilities are held; one system call.
+        unsafe { super::syscalls::own_ipc_namespace() };
         // SAFETY: between fork and exec; `apply` only makes system calls.
         unsafe { capabilities.apply()? };
         let Some(ruleset) = ruleset.take() else { return Err(std::io::Error::from_raw_os_error(libc::EINVAL)) };
@@ -262,8 +289,8 @@ pub fn before_exec(prepared: Prepared) -> BeforeExec {
                 Err(_) => return Err(std::io::Error::last_os_error()),
             }
         }
-        // SAFETY: between fork and exec, after no_new_privs; one prctl.
-        unsafe { super::syscalls::install() }
+        // SAFETY: between fork and exec, after no_new_privs; one prctl on a filter built before.
+        unsafe { super::syscalls::install(&filter) }
     })
 }
 

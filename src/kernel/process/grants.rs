@@ -5,6 +5,7 @@
 //! Which program gets what is its toolchain profile's (`toolchain::ToolchainProfile::grants`).
 
 use std::path::{Path, PathBuf};
+use super::sockets::SocketKind;
 
 /// What rein knows about one spawn when a profile says what the program may reach.
 pub struct SpawnFacts<'a> {
@@ -47,6 +48,8 @@ pub struct Profile {
     pub connect_ports: Vec<u16>,
     /// Paths a grant above them must leave out, and what they get instead.
     pub carve: Vec<Carve>,
+    /// The kinds of socket it may open (every other is refused).
+    pub sockets: Vec<SocketKind>,
 }
 
 /// A path inside a granted directory that must get less than the directory: rein grants each

@@ -12,7 +12,9 @@
 //!   around a path that must get less than its directory, walking folders by handle
 //!   (`handles`)
 //! - `privileges`: the capabilities a program never inherits (Linux)
-//! - `syscalls`: the system calls a program may not make (unix sockets, io_uring; Linux)
+//! - `syscalls`: the system calls a program may not make (every socket kind not on its list,
+//!   System V IPC, keyrings, user namespaces, io_uring; Linux)
+//! - `sockets`: the kinds of socket a program may open (the list `syscalls` enforces)
 //! - `env`: the environment a program sees
 //! - `planted`: the `.git` a confined program makes where it may write, stopped and removed
 //! - `profile`: what one spawn may reach (the places rein knows, for the profile's grants)
@@ -32,6 +34,7 @@ pub mod planted;
 mod privileges;
 mod profile;
 pub mod question;
+pub mod sockets;
 pub mod spawn;
 #[cfg(target_os = "linux")]
 pub mod syscalls;
@@ -318,7 +321,8 @@ impl Kernel {
                 (Some(confine::before_exec(prepared)), oversight)
             }
             confine::Plan::Unconfined(_) if self.spawn.confine != confine::ConfineMode::Off => {
-                (confine::harden_only().map(confine::before_exec), spawn::Oversight::default())
+                let sockets = profile.sockets(program);
+                (confine::harden_only(&sockets).map(confine::before_exec), spawn::Oversight::default())
             }
             _ => (None, spawn::Oversight::default()),
         };

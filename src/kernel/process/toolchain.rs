@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use super::env::ToolchainVars;
 use super::grants::{Profile, SpawnFacts};
+use super::sockets::SocketKind;
 use crate::kernel::policy::Decision;
 use crate::kernel::{Call, Kernel, KernelError, PathClass};
 
@@ -65,6 +66,18 @@ pub trait ToolchainProfile: std::fmt::Debug + Send + Sync + 'static {
 
     /// What `program` may reach on disk and on the network while it runs.
     fn grants(&self, program: &str, found: &Found, facts: &SpawnFacts) -> Profile;
+
+    /// The kinds of socket `program` may open where the system-call filter runs without file
+    /// confinement (the same as its grants' `sockets`).
+    fn sockets(&self, program: &str) -> Vec<SocketKind> {
+        let _ = program;
+        Vec::new()
+    }
+
+    /// The programs that may send datagrams, as `rein doctor` names them.
+    fn datagram_programs(&self) -> Vec<String> {
+        Vec::new()
+    }
 
     /// The programs a person added themselves (home config.toml `[programs]`): their arguments
     /// are theirs, only ever shown escaped (`policy::controls`).
