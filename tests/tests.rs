@@ -14,6 +14,9 @@
 #[cfg(unix)]
 mod approvals;
 mod authoring;
+// Not on Windows yet: runs the fake toolchain's device, as project_code does.
+#[cfg(unix)]
+mod built_in_trust;
 // Not on Windows: sends rein SIGINT and SIGTERM.
 #[cfg(unix)]
 mod cli_cancel;
