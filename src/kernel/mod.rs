@@ -30,7 +30,7 @@ pub mod secrets;
 use std::path::Path;
 use std::sync::Arc;
 
-pub use call::{Actor, Call, PackGrant};
+pub use call::{Actor, Call, Origin, PackGrant};
 pub use edit::{Edit, EditOptions, EditOutput};
 pub use error::KernelError;
 pub use events::{CallId, Event, EventKind, Listener};
