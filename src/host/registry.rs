@@ -376,7 +376,8 @@ fn load_tool(
     let mut info = info_of(file, &name, &spec.description, &spec.params, spec.checks.clone());
     info.annotations = spec.annotations;
     let actor = actor_of(sources, file, &name);
-    Ok(Loaded { info, value: CallableTool { params: spec.params, run: spec.run, actor } })
+    let annotations = spec.annotations;
+    Ok(Loaded { info, value: CallableTool { params: spec.params, run: spec.run, actor, annotations } })
 }
 
 fn load_recipe(

@@ -21,7 +21,7 @@ pub use tokio_util::sync::CancellationToken;
 use super::files::ReadLedger;
 use super::journal::Entry;
 pub use super::policy::packs::PackGrant;
-use super::policy::Approver;
+use super::policy::{Approver, Bound, Restriction};
 use super::secrets::Secrets;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -194,6 +194,9 @@ pub struct Call {
     /// The names the tree reserved in the transit folder (`files::received`): only its own hdc
     /// receives into them, and only it takes them.
     receipts: Arc<Receipts>,
+    /// What a tool acting in this call (or one that called it) declared it does not do: the
+    /// kernel holds every file access and program of the call to it (`policy::annotated`).
+    bound: Option<Arc<Bound>>,
 }
 
 impl std::fmt::Debug for Call {
@@ -296,6 +299,28 @@ impl Call {
         child
     }
 
+    /// The same call held to `restriction`, which `tool` declared, unless it is held to a
+    /// stricter one already (a tool called by a read-only tool stays read-only).
+    pub(crate) fn bound_by(mut self, restriction: Restriction, tool: &str) -> Call {
+        if self.bound.as_ref().is_none_or(|held| held.restriction < restriction) {
+            self.bound = Some(Arc::new(Bound { restriction, tool: tool.to_string() }));
+        }
+        self
+    }
+
+    /// The same call, held to no tool's annotations: for what rein itself does in it (a failed
+    /// step's rollback puts back only what the step changed).
+    pub(crate) fn reins_own(&self) -> Call {
+        let mut own = self.clone();
+        own.bound = None;
+        own
+    }
+
+    /// What the call is held to, and which tool declared it.
+    pub(crate) fn bound(&self) -> Option<&Bound> {
+        self.bound.as_deref()
+    }
+
     /// The innermost actor.
     pub(crate) fn actor(&self) -> Option<&Actor> {
         self.actors.last()
@@ -390,6 +415,16 @@ mod tests {
         token.cancel();
         assert!(call.is_cancelled() && step.is_cancelled() && nested.is_cancelled());
         assert!(!Call::new().is_cancelled(), "a call without a token is never cancelled");
+    }
+
+    #[test]
+    fn a_restriction_only_tightens_down_the_chain() {
+        let read_only = Call::new().bound_by(Restriction::ReadOnly, "peek");
+        let nested = read_only.acting_as(Actor::new("write_file", None)).bound_by(Restriction::NotDestructive, "add");
+        assert_eq!(nested.bound().map(|b| (b.restriction, b.tool.as_str())), Some((Restriction::ReadOnly, "peek")));
+        let adds = Call::new().bound_by(Restriction::NotDestructive, "add").bound_by(Restriction::ReadOnly, "peek");
+        assert_eq!(adds.bound().map(|b| b.restriction), Some(Restriction::ReadOnly));
+        assert!(Call::new().bound().is_none());
     }
 
     #[test]

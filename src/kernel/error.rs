@@ -83,6 +83,10 @@ pub enum KernelError {
     #[error("{command} did not finish within {timeout_ms} ms and was stopped with its child processes. Pass a larger timeout_ms (at most {cap_ms}) or find out why it hangs (the output so far is in details).")]
     Timeout { command: String, timeout_ms: u64, cap_ms: u64, output: Box<crate::kernel::process::spawn::SpawnOutput> },
 
+    /// A tool's own annotation refused what its code tried (`policy::annotated`).
+    #[error("{tool} declares {} but tried to {what}; the kernel holds a tool to what it declares (clients run such a tool without asking anyone). If the tool changes things, declare {} in its annotations (a client will then ask before it runs); else drop this from its code", restriction.annotation(), fix_of(*restriction))]
+    Annotated { tool: String, restriction: crate::kernel::policy::Restriction, what: String },
+
     #[error(
         "the recipe's budget of programs to run is spent; raise budget.spawns or make the steps run fewer programs"
     )]
@@ -158,6 +162,14 @@ fn candidates_hint(candidates: &[Candidate]) -> String {
     }
 }
 
+/// What a tool must declare instead to do what it tried.
+fn fix_of(restriction: crate::kernel::policy::Restriction) -> &'static str {
+    match restriction {
+        crate::kernel::policy::Restriction::ReadOnly => "read_only = false",
+        crate::kernel::policy::Restriction::NotDestructive => "destructive = true",
+    }
+}
+
 impl KernelError {
     pub fn io(op: &'static str, path: impl Into<String>, source: std::io::Error) -> KernelError {
         KernelError::Io { op, path: path.into(), source }
@@ -176,6 +188,7 @@ impl KernelError {
                 | KernelError::ApprovalDenied { .. }
                 | KernelError::ProgramNotAllowed { .. }
                 | KernelError::Unconfinable { .. }
+                | KernelError::Annotated { .. }
         )
     }
 
@@ -202,6 +215,10 @@ impl KernelError {
             KernelError::ProtectedCreated { .. } => Code::ProtectedCreated,
             KernelError::Stopped { .. } => Code::Cancelled,
             KernelError::SpawnBudget => Code::BudgetExceeded,
+            KernelError::Annotated { restriction, .. } => match restriction {
+                crate::kernel::policy::Restriction::ReadOnly => Code::ReadOnlyTool,
+                crate::kernel::policy::Restriction::NotDestructive => Code::NotDestructiveTool,
+            },
             KernelError::DeviceBusy { .. } => Code::DeviceBusy,
             KernelError::Signing(refused) => refused.code(),
             KernelError::Io { .. } => Code::IoError,
@@ -257,6 +274,9 @@ impl KernelError {
             }
             KernelError::Stopped { command, reason } => json!({"command": command, "reason": reason}),
             KernelError::SpawnBudget => json!({"limit": "spawns"}),
+            KernelError::Annotated { tool, restriction, what } => {
+                json!({"tool": tool, "annotation": restriction, "refused": what})
+            }
             KernelError::DeviceBusy { device, holder, waited_ms } => {
                 json!({"device": device, "holder": holder, "waited_ms": waited_ms})
             }

@@ -26,7 +26,7 @@ pub async fn tool(
     // rein's own tools: a project file under the same name must not answer for them.
     let for_rein = parent.actor().is_some_and(|actor| actor.is_reins_own());
     let tool = state::tool(lua, name, for_rein).ok_or_else(|| tool_not_found(lua, name, for_rein))?;
-    let call = parent.acting_as(tool.actor.clone());
+    let call = tool.annotations.bind(parent.acting_as(tool.actor.clone()), &tool.actor.name);
     let mut ending = Ending::start(&call);
     let result = run_tool(lua, &call, &tool, args).await;
     ending.ended = Some(match &result {

@@ -25,6 +25,8 @@ pub struct CallableTool {
     /// Who acts while it runs: its name and pack (kept when `[overrides]` serves it under
     /// another name, so a pack's permissions follow its code).
     pub actor: Actor,
+    /// What it declares about its effects: the kernel holds its calls to them.
+    pub annotations: crate::lua::annotations::Annotations,
 }
 
 /// Tools by the name they are called with: what everyone but rein's own code gets (the

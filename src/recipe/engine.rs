@@ -361,7 +361,9 @@ impl Engine<'_> {
         if changes.is_empty() {
             return;
         }
-        match self.kernel.restore(call, &changes, false) {
+        // rein's own act, not the recipe's: a recipe that only adds may still have its additions
+        // taken back.
+        match self.kernel.restore(&call.reins_own(), &changes, false) {
             Ok(restored) => {
                 report.rolled_back.extend(restored.into_iter().map(|r| format!("{} ({})", r.path, r.action)))
             }

@@ -21,6 +21,7 @@ pub fn decider(by: &Option<DecidedBy>) -> String {
         DecidedBy::Rule(rule) => format!("rule `{rule}`"),
         DecidedBy::Project(rule) => format!("the project's deny rule `{rule}`"),
         DecidedBy::Pack(pack) => format!("pack {pack}'s permissions"),
+        DecidedBy::Annotation(tool) => format!("tool {tool}'s own annotations"),
         DecidedBy::Session => "an earlier \"always\" this session".to_string(),
         DecidedBy::Approver(name) => match name.as_str() {
             "person" => "a person at the terminal".to_string(),
