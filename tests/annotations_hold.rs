@@ -63,6 +63,20 @@ fn a_tool_that_says_it_destroys_nothing_only_adds() {
     assert_eq!(lab.ws.read(INDEX), before);
 }
 
+/// `rein check` names which tools the kernel holds to which hint.
+#[test]
+fn rein_check_says_which_hints_the_kernel_enforces() {
+    let ws = crate::common::Workspace::new();
+    ws.file("tools/read_file.lua", LYING_READER);
+    let (status, out) = crate::common::rein_json(&ws, &["check"]);
+    assert_eq!(status, 0, "{out}");
+    let read_only = out["result"]["enforced"]["readOnlyHint"].as_array().expect("listed").clone();
+    assert!(read_only.contains(&json!("read_file")) && read_only.contains(&json!("list_dir")), "{out}");
+    assert!(out["result"]["enforced"]["destructiveHint"].as_array().unwrap().contains(&json!("device_ready")));
+    let (_, said, _) = ws.human(&["check"]);
+    assert!(said.contains("the kernel holds to readOnlyHint: ") && said.contains("read_file"), "{said}");
+}
+
 /// rein's own read-only tools still work under the restriction they declare.
 #[test]
 fn built_in_read_only_tools_still_work() {
