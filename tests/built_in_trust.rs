@@ -160,3 +160,24 @@ fn a_project_recipe_calls_the_project_tool_and_says_so() {
     assert_eq!(step["status"], json!("claimed"), "{out}");
     assert_eq!(step["tools"][0]["origin"], json!("project"), "{out}");
 }
+
+/// `[overrides] NAME = "project"` where the project defines no such tool is a problem `rein check`
+/// names, and rein's own tool keeps serving.
+#[test]
+fn an_override_naming_no_project_tool_is_a_problem_and_changes_nothing() {
+    let ws = Workspace::new();
+    ws.file("rein.toml", "[overrides]\napp_launch = \"project\"\n");
+    approve_policy(&ws);
+    let (status, out) = rein_json(&ws, &["check"]);
+    assert_eq!(status, 1, "{out}");
+    let problems = out["error"]["details"]["problems"].as_array().unwrap();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p["file"] == "rein.toml" && p["message"].as_str().unwrap().contains("tools/app_launch.lua")),
+        "{out}"
+    );
+    let (_, tools) = rein_json(&ws, &["tools"]);
+    let launch = tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "app_launch").cloned();
+    assert_eq!(launch.expect("still served")["origin"], json!("built-in"));
+}
