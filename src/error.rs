@@ -73,13 +73,21 @@ pub enum Code {
     /// `PROTECTED_CREATED`: a program made a `.git` where it may write; rein stopped it and
     /// removed what it made (`details.removed`).
     ProtectedCreated,
+    /// `READ_ONLY_TOOL`: a tool that declares `read_only = true` (readOnlyHint) tried to write,
+    /// edit, or run a program or device command that changes something (`details.tool`,
+    /// `details.refused`).
+    ReadOnlyTool,
+    /// `NOT_DESTRUCTIVE_TOOL`: a tool that declares `destructive = false` tried to overwrite,
+    /// edit or remove something, or run a command that replaces or removes (`details.tool`,
+    /// `details.refused`).
+    NotDestructiveTool,
     /// A code a tool raised for itself (`rein.error("BUILD_FAILED", ...)`).
     Tool(String),
 }
 
 impl Code {
     /// Every code rein itself produces.
-    pub const STABLE: [Code; 30] = [
+    pub const STABLE: [Code; 32] = [
         Code::InvalidArgs,
         Code::ToolNotFound,
         Code::FileNotFound,
@@ -110,6 +118,8 @@ impl Code {
         Code::DeviceBusy,
         Code::HdcServerNotRunning,
         Code::ProtectedCreated,
+        Code::ReadOnlyTool,
+        Code::NotDestructiveTool,
     ];
 
     /// The code's text, as JSON output and the journal carry it: `"OLD_STRING_NOT_UNIQUE"`.
@@ -145,6 +155,8 @@ impl Code {
             Code::DeviceBusy => "DEVICE_BUSY",
             Code::HdcServerNotRunning => "HDC_SERVER_NOT_RUNNING",
             Code::ProtectedCreated => "PROTECTED_CREATED",
+            Code::ReadOnlyTool => "READ_ONLY_TOOL",
+            Code::NotDestructiveTool => "NOT_DESTRUCTIVE_TOOL",
             Code::Tool(code) => code,
         }
     }

@@ -126,10 +126,12 @@ Recipe: project (`recipes/ship.lua`).
 | 2 | install | failed | S s | 2 |
 
 ## build
+- tools: `hvigor_build` (rein's built-in, `<built-in>/tools/hvigor_build.lua`)
 - evidence: `built {hap}`
 - ran `hvigorw --mode module -p product=default -p buildMode=debug -p module=entry@default assembleHap --no-daemon` — allowed by rein's policy (no one was asked); exited 0
 
 ## install
+- tools: `app_install` (rein's built-in, `<built-in>/tools/app_install.lua`)
 - approval: spawn `hdc -p install -r {hap}` allowed by `--yes`
 - approval: spawn `hdc -p install -r {hap}` allowed by `--yes`
 - ran `hdc -p shell param get bootevent.boot.completed` — allowed by rein's policy (no one was asked); exited 0

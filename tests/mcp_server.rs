@@ -203,6 +203,11 @@ async fn initialize_and_list_every_tool_and_recipe_with_its_schema() {
     }
     let read = named("read_file");
     assert_eq!(read.input_schema["required"], json!(["path"]));
+    // Which hint the kernel enforces, in a few bytes: only for the tools that declare one.
+    let enforced = |name: &str| named(name).meta.as_ref().and_then(|m| m.0.get("rein/enforced").cloned());
+    assert_eq!(enforced("read_file"), Some(json!("readOnlyHint")));
+    assert_eq!(enforced("device_ready"), Some(json!("destructiveHint")));
+    assert_eq!(enforced("write_file"), None);
     assert_eq!(read.input_schema["properties"]["path"]["type"], "string");
     assert_eq!(named("edit_file").input_schema["properties"]["replace_all"]["type"], "boolean");
     for name in ["recipe_build_verify", "recipe_sign_install_launch", "recipe_edit_and_verify"] {

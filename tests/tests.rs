@@ -13,7 +13,13 @@
 // Not on Windows: plays the person at a terminal through util-linux `script`; its programs are /bin/sh scripts.
 #[cfg(unix)]
 mod approvals;
+// Not on Windows yet: runs the fake toolchain, as project_code does.
+#[cfg(unix)]
+mod annotations_hold;
 mod authoring;
+// Not on Windows yet: runs the fake toolchain's device, as project_code does.
+#[cfg(unix)]
+mod built_in_trust;
 // Not on Windows: sends rein SIGINT and SIGTERM.
 #[cfg(unix)]
 mod cli_cancel;

@@ -26,7 +26,7 @@ return {
     .. "LAUNCH_FAILED (aa code and remedy; no process; never in the foreground: details.state), "
     .. "APP_CRASHED (details.crash: the fault log's first lines; details.event), APP_FROZEN (an "
     .. "APP_FREEZE names it) or VERIFY_FAILED (marker not seen; a <private> near-miss says so).",
-  annotations = { read_only = false, destructive = false, idempotent = false, open_world = true },
+  annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     bundle = {
       type = "string",

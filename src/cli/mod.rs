@@ -308,11 +308,17 @@ pub(crate) fn parse_args(text: Option<&str>) -> Result<Value, Failure> {
 /// Each problem once, as `file:line: message`; exit 1 if there is one.
 fn check(host: &Host, out: &Output) -> u8 {
     let problems = host.problems();
+    let enforced = enforced_hints(host);
     if problems.is_empty() {
         if out.json {
-            return out.success(&json!({"tools": host.tools().len(), "recipes": host.recipes().len(), "problems": []}));
+            return out.success(
+                &json!({"tools": host.tools().len(), "recipes": host.recipes().len(), "problems": [], "enforced": enforced}),
+            );
         }
         say!("{} tools and {} recipes loaded, no problems", host.tools().len(), host.recipes().len());
+        for (hint, names) in &enforced {
+            say!("the kernel holds to {hint}: {}", names.join(", "));
+        }
         return 0;
     }
     let count = match problems.len() {
@@ -330,6 +336,18 @@ fn check(host: &Host, out: &Output) -> u8 {
         out.failure(&failure);
     }
     1
+}
+
+/// The tools and recipes whose annotations the kernel enforces, by hint (`readOnlyHint`:
+/// reads only; `destructiveHint` false: adds only).
+fn enforced_hints(host: &Host) -> std::collections::BTreeMap<&'static str, Vec<String>> {
+    let mut by_hint: std::collections::BTreeMap<&'static str, Vec<String>> = Default::default();
+    for info in host.tools().into_iter().chain(host.recipes()) {
+        if let Some(hint) = info.annotations.enforced_hint() {
+            by_hint.entry(hint).or_default().push(info.name);
+        }
+    }
+    by_hint
 }
 
 /// Exit 1 (`TOOLCHAIN_NOT_FOUND`) when a program a built-in tool needs is missing.

@@ -15,6 +15,7 @@ use super::programs::{decide_spawn, Program};
 use super::signing::{self, SigningSecrets};
 use super::toolchain::{Located, Toolchain};
 use super::{confinement, deveco_env, grammar, hdc_server, java_args, keystore_pins, lease};
+use crate::kernel::policy::shapes::Effect;
 use crate::kernel::policy::Decision;
 use crate::kernel::process::env::ToolchainVars;
 use crate::kernel::process::grants::{Profile, SpawnFacts};
@@ -153,6 +154,10 @@ impl ToolchainProfile for Harmony {
 
     fn build_scripts(&self) -> &'static str {
         "the project's build scripts (hvigorfile.ts, package scripts)"
+    }
+
+    fn effect(&self, program: &str, args: &[String]) -> Effect {
+        super::programs::effect_of(&Program::parse(program), args)
     }
 
     fn sockets(&self, program: &str) -> Vec<SocketKind> {

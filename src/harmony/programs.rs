@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::grammar::{git, hdc, hvigor, ohpm, sign};
 use super::hdc_servers::HdcServers;
+use crate::kernel::policy::shapes::Effect;
 #[cfg(test)]
 use crate::kernel::policy::shapes::Verdict;
 use crate::kernel::policy::Decision;
@@ -75,6 +76,19 @@ pub fn decide_spawn(
         Program::Other(name) => Decision::DenyUnlessRule(format!(
             "{name} has no built-in policy; a person can allow it with `rein approvals grant {name} ...`"
         )),
+    }
+}
+
+/// What running `program args` does, as the command's shape declares (`Effect`): what a tool's
+/// annotations are held to. A program without a table may do anything.
+pub fn effect_of(program: &Program, args: &[String]) -> Effect {
+    match program {
+        Program::Hdc => hdc::effect(args),
+        Program::Hvigorw => hvigor::effect(args),
+        Program::HapSignTool => sign::effect(args),
+        Program::Ohpm => ohpm::effect(args),
+        Program::Git => git::effect(args),
+        Program::Other(_) => Effect::Replaces,
     }
 }
 

@@ -224,7 +224,9 @@ pub struct ProjectConfig {
     /// The packs the project uses: name → source (managed by `rein pack`).
     #[serde(default)]
     pub packs: BTreeMap<String, String>,
-    /// Built-in or project tool names a pack tool takes over: name → `<pack>.<tool>`.
+    /// Who serves a built-in or project tool name instead: name → `<pack>.<tool>` (that pack
+    /// tool, for every caller) or `"project"` (the project's tool of the name, for rein's own
+    /// recipes too); see `registry::apply_overrides`.
     #[serde(default)]
     pub overrides: BTreeMap<String, String>,
 }

@@ -356,7 +356,9 @@ impl Host {
     ) -> Result<Report, Failure> {
         let generation = self.generation();
         let entry = generation.recipe_entry(name)?;
-        let (call, _stop_if_dropped) = stopped_if_dropped(call.acting_as(entry.actor.clone()));
+        // A recipe is held to what it declares, as a tool is: clients run it unasked on its word.
+        let call = entry.spec.annotations.bind(call.acting_as(entry.actor.clone()), &entry.info.name);
+        let (call, _stop_if_dropped) = stopped_if_dropped(call);
         let lease = generation.pool.lease(call.cancel_token()).await?;
         let (kernel, spec, recipe) = (self.kernel.clone(), entry.spec.clone(), entry.info.name.clone());
         let source = crate::recipe::report::RecipeSource {

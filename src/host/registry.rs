@@ -120,18 +120,24 @@ pub fn load(runtime: &mut Runtime, sources: &Sources, loading: &Loading) -> Regi
             ),
         ));
     }
-    let tools = layered(sources.tool_files(), "tools/", &mut registry.problems, |file| {
+    let (tools, replaced_built_ins) = layered(sources.tool_files(), "tools/", &mut registry.problems, |file| {
         load_tool(runtime, sources, loading, file)
     });
     let mut table = ToolTable::default();
+    for (name, loaded) in replaced_built_ins {
+        table.for_rein.insert(name, loaded.value);
+    }
     for (name, loaded) in tools {
-        table.0.insert(name.clone(), loaded.value);
+        if loaded.info.origin.is_reins_own() {
+            table.for_rein.insert(name.clone(), loaded.value.clone());
+        }
+        table.served.insert(name.clone(), loaded.value);
         registry.tools.insert(name, loaded.info);
     }
     apply_overrides(sources, &mut table, &mut registry);
     // Recipe files may call tools while they load.
     runtime.set_tools(table.clone());
-    let recipes = layered(sources.recipe_files(), "recipes/", &mut registry.problems, |file| {
+    let (recipes, _) = layered(sources.recipe_files(), "recipes/", &mut registry.problems, |file| {
         load_recipe(runtime, sources, loading, file)
     });
     let mut codes = RecipeCodes::default();
@@ -219,19 +225,39 @@ fn assign_mcp_names(registry: &mut Registry, table: &mut ToolTable) {
             registry.recipes.remove(&name);
         } else {
             registry.tools.remove(&name);
-            table.0.remove(&name);
+            table.served.remove(&name);
         }
         registry.problems.push(problem);
     }
 }
 
-/// A pack tool takes over a built-in or project name only where rein.toml says so.
+/// What `[overrides] <name> = "project"` says: the project's own tool of that name serves rein's
+/// own code too (a built-in recipe's step).
+pub const PROJECT_OVERRIDE: &str = "project";
+
+/// Another definition serves a built-in name for rein's own code only where rein.toml says so
+/// (and a person approved it): `<name> = "<pack>.<tool>"` (that pack tool, for every caller)
+/// or `<name> = "project"` (the project's tool of that name).
 fn apply_overrides(sources: &Sources, table: &mut ToolTable, registry: &mut Registry) {
     for (name, target) in sources.overrides_served() {
-        match (table.0.get(target).cloned(), registry.tools.get(target).cloned()) {
+        if target == PROJECT_OVERRIDE {
+            match (table.served.get(name).cloned(), registry.tools.get(name)) {
+                (Some(callable), Some(info)) if info.origin == Origin::Project => {
+                    table.for_rein.insert(name.clone(), callable);
+                }
+                _ => registry.problems.push(LoadProblem::new(
+                    "rein.toml",
+                    Some(name.clone()),
+                    format!("[overrides] {name} = \"project\": the project defines no tool {name} (tools/{name}.lua); add it or remove the override"),
+                )),
+            }
+            continue;
+        }
+        match (table.served.get(target).cloned(), registry.tools.get(target).cloned()) {
             (Some(callable), Some(info)) => {
                 let replaced = registry.tools.get(name).map(|t| (t.file.clone(), t.origin));
-                table.0.insert(name.clone(), callable);
+                table.served.insert(name.clone(), callable.clone());
+                table.for_rein.insert(name.clone(), callable);
                 let (overrides, overrides_origin) = replaced.unzip();
                 registry
                     .tools
@@ -246,22 +272,25 @@ fn apply_overrides(sources: &Sources, table: &mut ToolTable, registry: &mut Regi
     }
 }
 
-/// Applies the layering rules to the files of one kind.
+/// Applies the layering rules to the files of one kind: the winner of each name, and second
+/// the built-in (or embedder's) definitions a pack or the project replaced: what rein's own
+/// code still calls.
 fn layered<T>(
     files: Result<Vec<SourceFile>, SourceError>,
     folder: &str,
     problems: &mut Vec<LoadProblem>,
     mut load_one: impl FnMut(&SourceFile) -> Result<Loaded<T>, LoadProblem>,
-) -> BTreeMap<String, Loaded<T>> {
+) -> (BTreeMap<String, Loaded<T>>, BTreeMap<String, Loaded<T>>) {
     let files = match files {
         Ok(files) => files,
         Err(err) => {
             problems.push(LoadProblem::new(folder, None, err.to_string()));
-            return BTreeMap::new();
+            return (BTreeMap::new(), BTreeMap::new());
         }
     };
     let mut winners: BTreeMap<String, Loaded<T>> = BTreeMap::new();
     let mut broken: BTreeMap<String, LoadProblem> = BTreeMap::new();
+    let mut replaced_built_ins: BTreeMap<String, Loaded<T>> = BTreeMap::new();
     for file in &files {
         let loaded = match load_one(file) {
             Ok(loaded) => loaded,
@@ -288,7 +317,11 @@ fn layered<T>(
                 loaded.info.overrides = previous.map(|p| p.info.file.clone());
                 loaded.info.overrides_origin = previous.map(|p| p.info.origin);
                 broken.remove(&name);
-                winners.insert(name, loaded);
+                if let Some(replaced) = winners.insert(name.clone(), loaded) {
+                    if replaced.info.origin.is_reins_own() {
+                        replaced_built_ins.insert(name, replaced);
+                    }
+                }
             }
         }
     }
@@ -296,7 +329,7 @@ fn layered<T>(
         winners.remove(&name);
         problems.push(problem);
     }
-    winners
+    (winners, replaced_built_ins)
 }
 
 /// A broken file is blamed on the name it declares (`name = "greet"`), or else the name its
@@ -343,7 +376,8 @@ fn load_tool(
     let mut info = info_of(file, &name, &spec.description, &spec.params, spec.checks.clone());
     info.annotations = spec.annotations;
     let actor = actor_of(sources, file, &name);
-    Ok(Loaded { info, value: CallableTool { params: spec.params, run: spec.run, actor } })
+    let annotations = spec.annotations;
+    Ok(Loaded { info, value: CallableTool { params: spec.params, run: spec.run, actor, annotations } })
 }
 
 fn load_recipe(
@@ -379,8 +413,7 @@ fn written_literally(file: &SourceFile, name: &str, kind: &str) -> Result<(), Lo
 
 /// `name` acting, with the permissions of the pack `file` comes from.
 fn actor_of(sources: &Sources, file: &SourceFile, name: &str) -> Actor {
-    Actor::new(name, file.pack.as_deref().and_then(|pack| sources.pack_grant(pack)))
-        .given_by_embedder(file.origin == Origin::Embedder)
+    Actor::new(name, file.pack.as_deref().and_then(|pack| sources.pack_grant(pack))).of_file(file.origin, &file.label)
 }
 
 /// A pack's tools and recipes are `<pack>.<name>`, so they never collide with built-ins, the

@@ -6,8 +6,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde::Serialize;
-
 use super::declared_names::Wanted;
 use super::project_files::{is_top_level_in, ProjectFiles, SourceError};
 use crate::kernel::PackGrant;
@@ -23,31 +21,8 @@ pub fn builtin_files() -> &'static [(&'static str, &'static str)] {
     embedded::BUILTIN_FILES
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-/// Where a tool, recipe or module comes from; a later layer's definition of a name wins
-/// (built-in, then packs, then the project). Ordered as the layers load.
-pub enum Origin {
-    /// Shipped in rein.
-    BuiltIn,
-    /// Given as text by the program embedding rein (`HostBuilder::tool_source`).
-    Embedder,
-    /// An installed pack (which one: the file's pack).
-    Pack,
-    /// The workspace's own tools/, recipes/ or prelude/.
-    Project,
-}
-
-impl std::fmt::Display for Origin {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Origin::BuiltIn => "built-in",
-            Origin::Embedder => "embedder",
-            Origin::Pack => "pack",
-            Origin::Project => "project",
-        })
-    }
-}
+/// Where a tool, recipe or module comes from (the kernel's actors carry it too).
+pub use crate::kernel::Origin;
 
 /// One Lua file and where it came from.
 #[derive(Debug, Clone)]

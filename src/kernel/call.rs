@@ -13,14 +13,49 @@ use std::fs::File;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use serde::{Deserialize, Serialize};
+
 use super::events::{CallId, EventKind, Listener, Listeners};
 pub use tokio_util::sync::CancellationToken;
 
 use super::files::ReadLedger;
 use super::journal::Entry;
 pub use super::policy::packs::PackGrant;
-use super::policy::Approver;
+use super::policy::{Approver, Bound, Restriction};
 use super::secrets::Secrets;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+/// Where a tool, recipe or module comes from; a later layer's definition of a name wins
+/// (built-in, then packs, then the project). Ordered as the layers load.
+pub enum Origin {
+    /// Shipped in rein.
+    BuiltIn,
+    /// Given as text by the program embedding rein (`HostBuilder::tool_source`).
+    Embedder,
+    /// An installed pack (which one: the file's pack).
+    Pack,
+    /// The workspace's own tools/, recipes/ or prelude/.
+    Project,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Origin::BuiltIn => "built-in",
+            Origin::Embedder => "embedder",
+            Origin::Pack => "pack",
+            Origin::Project => "project",
+        })
+    }
+}
+
+impl Origin {
+    /// rein's own code, or the program's that embeds it: neither is a file an agent can write.
+    pub fn is_reins_own(self) -> bool {
+        matches!(self, Origin::BuiltIn | Origin::Embedder)
+    }
+}
 
 /// One tool or recipe in the chain of a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,25 +65,47 @@ pub struct Actor {
     /// The pack it comes from (also when a project's `[overrides]` serves it under another
     /// name): its permissions bound everything the call does.
     pub pack: Option<Arc<PackGrant>>,
-    /// Given as text by the program embedding rein: a project or pack tool may take the same
-    /// name, so only this says the embedder's own code is acting.
-    embedder: bool,
+    /// Whose code it is: a project or pack tool may take the name of rein's own or the
+    /// embedder's, so only this says whose code is acting. An actor made without a file is
+    /// the least trusted kind, the project's.
+    origin: Origin,
+    /// The file that defines it, as `rein tools` names files (`tools/x.lua`,
+    /// `<built-in>/tools/x.lua`, `team-kit/tools/x.lua`), when it is code.
+    file: Option<Arc<str>>,
 }
 
 impl Actor {
     pub fn new(name: impl Into<String>, pack: Option<Arc<PackGrant>>) -> Actor {
-        Actor { name: name.into(), pack, embedder: false }
+        Actor { name: name.into(), pack, origin: Origin::Project, file: None }
     }
 
-    /// The same actor, marked as one the embedding program gave.
-    pub(crate) fn given_by_embedder(mut self, embedder: bool) -> Actor {
-        self.embedder = embedder;
+    /// The same actor, as the code of `file`, of layer `origin`.
+    pub(crate) fn of_file(mut self, origin: Origin, file: &str) -> Actor {
+        self.origin = origin;
+        self.file = Some(Arc::from(file));
         self
     }
 
     /// Whether the embedding program gave this tool or recipe (`HostBuilder::tool_source`).
     pub fn is_embedders(&self) -> bool {
-        self.embedder
+        self.origin == Origin::Embedder
+    }
+
+    /// Whether this is rein's own code or the embedding program's (a built-in or embedder's
+    /// tool or recipe): the tools it calls by name are theirs too, whatever a project or pack
+    /// defines under those names.
+    pub fn is_reins_own(&self) -> bool {
+        self.origin.is_reins_own()
+    }
+
+    /// Whose code it is.
+    pub fn origin(&self) -> Origin {
+        self.origin
+    }
+
+    /// The file that defines it, when it is code.
+    pub fn file(&self) -> Option<&str> {
+        self.file.as_deref()
     }
 }
 
@@ -137,6 +194,9 @@ pub struct Call {
     /// The names the tree reserved in the transit folder (`harmony::received`): only its own hdc
     /// receives into them, and only it takes them.
     receipts: Arc<Receipts>,
+    /// What a tool acting in this call (or one that called it) declared it does not do: the
+    /// kernel holds every file access and program of the call to it (`policy::annotated`).
+    bound: Option<Arc<Bound>>,
 }
 
 impl std::fmt::Debug for Call {
@@ -239,6 +299,28 @@ impl Call {
         child
     }
 
+    /// The same call held to `restriction`, which `tool` declared, unless it is held to a
+    /// stricter one already (a tool called by a read-only tool stays read-only).
+    pub(crate) fn bound_by(mut self, restriction: Restriction, tool: &str) -> Call {
+        if self.bound.as_ref().is_none_or(|held| held.restriction < restriction) {
+            self.bound = Some(Arc::new(Bound { restriction, tool: tool.to_string() }));
+        }
+        self
+    }
+
+    /// The same call, held to no tool's annotations: for what rein itself does in it (a failed
+    /// step's rollback puts back only what the step changed).
+    pub(crate) fn reins_own(&self) -> Call {
+        let mut own = self.clone();
+        own.bound = None;
+        own
+    }
+
+    /// What the call is held to, and which tool declared it.
+    pub(crate) fn bound(&self) -> Option<&Bound> {
+        self.bound.as_deref()
+    }
+
     /// The innermost actor.
     pub(crate) fn actor(&self) -> Option<&Actor> {
         self.actors.last()
@@ -333,6 +415,16 @@ mod tests {
         token.cancel();
         assert!(call.is_cancelled() && step.is_cancelled() && nested.is_cancelled());
         assert!(!Call::new().is_cancelled(), "a call without a token is never cancelled");
+    }
+
+    #[test]
+    fn a_restriction_only_tightens_down_the_chain() {
+        let read_only = Call::new().bound_by(Restriction::ReadOnly, "peek");
+        let nested = read_only.acting_as(Actor::new("write_file", None)).bound_by(Restriction::NotDestructive, "add");
+        assert_eq!(nested.bound().map(|b| (b.restriction, b.tool.as_str())), Some((Restriction::ReadOnly, "peek")));
+        let adds = Call::new().bound_by(Restriction::NotDestructive, "add").bound_by(Restriction::ReadOnly, "peek");
+        assert_eq!(adds.bound().map(|b| b.restriction), Some(Restriction::ReadOnly));
+        assert!(Call::new().bound().is_none());
     }
 
     #[test]

@@ -85,6 +85,10 @@ pub enum KernelError {
     #[error("{command} did not finish within {timeout_ms} ms and was stopped with its child processes. Pass a larger timeout_ms (at most {cap_ms}) or find out why it hangs (the output so far is in details).")]
     Timeout { command: String, timeout_ms: u64, cap_ms: u64, output: Box<SpawnOutput> },
 
+    /// A tool's own annotation refused what its code tried (`policy::annotated`).
+    #[error("{tool} declares {} but tried to {what}; the kernel holds a tool to what it declares (clients run such a tool without asking anyone). If the tool changes things, declare {} in its annotations (a client will then ask before it runs); else drop this from its code", restriction.annotation(), fix_of(*restriction))]
+    Annotated { tool: String, restriction: crate::kernel::policy::Restriction, what: String },
+
     #[error(
         "the recipe's budget of programs to run is spent; raise budget.spawns or make the steps run fewer programs"
     )]
@@ -164,6 +168,14 @@ pub trait ToolchainFailure: std::error::Error + Send + Sync + 'static {
     fn as_any(&self) -> &dyn std::any::Any;
 }
 
+/// What a tool must declare instead to do what it tried.
+fn fix_of(restriction: crate::kernel::policy::Restriction) -> &'static str {
+    match restriction {
+        crate::kernel::policy::Restriction::ReadOnly => "read_only = false",
+        crate::kernel::policy::Restriction::NotDestructive => "destructive = true",
+    }
+}
+
 impl KernelError {
     /// The toolchain profile's own error of type `T` this is, if it is one.
     pub fn toolchain_failure<T: ToolchainFailure>(&self) -> Option<&T> {
@@ -190,6 +202,7 @@ impl KernelError {
                 | KernelError::ApprovalDenied { .. }
                 | KernelError::ProgramNotAllowed { .. }
                 | KernelError::Unconfinable { .. }
+                | KernelError::Annotated { .. }
         )
     }
 
@@ -216,6 +229,10 @@ impl KernelError {
             KernelError::Stopped { .. } => Code::Cancelled,
             KernelError::SpawnBudget => Code::BudgetExceeded,
             KernelError::Toolchain(failure) => failure.code(),
+            KernelError::Annotated { restriction, .. } => match restriction {
+                crate::kernel::policy::Restriction::ReadOnly => Code::ReadOnlyTool,
+                crate::kernel::policy::Restriction::NotDestructive => Code::NotDestructiveTool,
+            },
             KernelError::Io { .. } => Code::IoError,
         }
     }
@@ -269,6 +286,9 @@ impl KernelError {
             KernelError::Stopped { command, reason } => json!({"command": command, "reason": reason}),
             KernelError::SpawnBudget => json!({"limit": "spawns"}),
             KernelError::Toolchain(failure) => failure.details(),
+            KernelError::Annotated { tool, restriction, what } => {
+                json!({"tool": tool, "annotation": restriction, "refused": what})
+            }
             KernelError::Io { op, path, source } => {
                 json!({"path": path, "operation": op, "os_error": source.to_string()})
             }

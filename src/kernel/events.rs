@@ -75,6 +75,12 @@ pub enum EventKind {
         tool: String,
         /// 1 for a tool the host called, 2 for one it called, and so on.
         depth: usize,
+        /// Whose code it is: `built-in`, `embedder`, `pack` or `project`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        origin: Option<super::Origin>,
+        /// The file that defines it (`tools/x.lua`, `<built-in>/tools/x.lua`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        file: Option<String>,
     },
     /// A tool ended, with its result or its failure's code.
     ToolEnded {
@@ -258,6 +264,9 @@ pub enum RunStatus {
 pub enum StepStatus {
     /// It ran and its verify passed.
     Verified,
+    /// Its verify passed, but project code (a tool the project defines) served the step: the
+    /// verify read what code rein does not vouch for returned, so rein proved nothing.
+    Claimed,
     /// It ran to its end without an error, but declares no verify: nothing proved it worked.
     Done,
     /// Its last attempt failed (and was rolled back).
@@ -285,6 +294,7 @@ impl std::fmt::Display for StepStatus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             StepStatus::Verified => "verified",
+            StepStatus::Claimed => "claimed by project code (not proven)",
             StepStatus::Done => "done (no verify)",
             StepStatus::Failed => "failed",
             StepStatus::Skipped => "skipped",
@@ -295,9 +305,9 @@ impl std::fmt::Display for StepStatus {
 }
 
 impl StepStatus {
-    /// Whether the run goes on after it: verified, done (no verify) or reused.
+    /// Whether the run goes on after it: verified, claimed, done (no verify) or reused.
     pub fn ended_well(self) -> bool {
-        matches!(self, StepStatus::Verified | StepStatus::Done | StepStatus::Reused)
+        matches!(self, StepStatus::Verified | StepStatus::Claimed | StepStatus::Done | StepStatus::Reused)
     }
 }
 

@@ -36,7 +36,7 @@ pub mod secrets;
 use std::path::Path;
 use std::sync::Arc;
 
-pub use call::{Actor, Call, PackGrant};
+pub use call::{Actor, Call, Origin, PackGrant};
 pub use edit::{Edit, EditOptions, EditOutput};
 pub use error::KernelError;
 pub use events::{CallId, Event, EventKind, Listener};
@@ -161,6 +161,11 @@ impl Kernel {
         let resolved = self.scope.resolve(path)?;
         let display = resolved.display(&self.scope);
         entry.target = display.clone();
+        if access == Access::Write {
+            // A file (or a link) there now is one a write would replace; a folder is not.
+            let exists = std::fs::symlink_metadata(&resolved.real).is_ok_and(|m| !m.is_dir());
+            self.held_to_annotation(call, exists, &display, entry)?;
+        }
         let subject = policy::Subject::File { path: &resolved.real, access };
         let decided = self.gate.bounds(call, &subject, &display).and_then(|()| {
             let request = policy::ApprovalRequest::file(&resolved, access);
@@ -176,6 +181,30 @@ impl Kernel {
                 Err(refusal.into_file_error(display, access, resolved.class))
             }
         }
+    }
+}
+
+impl Kernel {
+    /// Refuses a write the call's annotations forbid (`policy::annotated`): any write for a
+    /// read-only tool, one over an existing file (`exists`) for a tool that destroys nothing.
+    pub(crate) fn held_to_annotation(
+        &self,
+        call: &Call,
+        exists: bool,
+        display: &str,
+        entry: &mut Entry,
+    ) -> Result<(), KernelError> {
+        let Some(bound) = call.bound() else { return Ok(()) };
+        if bound.restriction.allows_write(exists) {
+            return Ok(());
+        }
+        entry.decided_by = Some(policy::DecidedBy::Annotation(bound.tool.clone()));
+        let verb = if exists { "overwrite" } else { "write" };
+        Err(KernelError::Annotated {
+            tool: bound.tool.clone(),
+            restriction: bound.restriction,
+            what: format!("{verb} {display}"),
+        })
     }
 }
 

@@ -12,6 +12,8 @@
 use mlua::{Lua, LuaSerdeExt, Value};
 use serde::{Deserialize, Serialize};
 
+use crate::kernel::policy::Restriction;
+use crate::kernel::Call;
 use crate::lua::declaration::{serde_reason, SpecError};
 
 /// The four hints. `None` is "not declared": the client applies the specification's default
@@ -45,6 +47,34 @@ impl Annotations {
     /// Whether every hint is declared (built-in tools declare all four).
     pub fn is_complete(&self) -> bool {
         self.read_only.is_some() && self.destructive.is_some() && self.idempotent.is_some() && self.open_world.is_some()
+    }
+
+    /// What the kernel holds a tool (or recipe) declaring these to, and every call it makes:
+    /// `read_only = true` to reading, `destructive = false` to adding.
+    pub fn restriction(&self) -> Option<Restriction> {
+        match (self.read_only, self.destructive) {
+            (Some(true), _) => Some(Restriction::ReadOnly),
+            (_, Some(false)) => Some(Restriction::NotDestructive),
+            _ => None,
+        }
+    }
+
+    /// The MCP hint the kernel holds a tool declaring these to (`readOnlyHint`,
+    /// `destructiveHint`), as `rein check` and `tools/list` (`_meta`) say; the other hints are
+    /// the tool's word.
+    pub fn enforced_hint(&self) -> Option<&'static str> {
+        self.restriction().map(|restriction| match restriction {
+            Restriction::ReadOnly => "readOnlyHint",
+            Restriction::NotDestructive => "destructiveHint",
+        })
+    }
+
+    /// `call`, held to what these annotations declare, which `name` declared.
+    pub fn bind(&self, call: Call, name: &str) -> Call {
+        match self.restriction() {
+            Some(restriction) => call.bound_by(restriction, name),
+            None => call,
+        }
     }
 
     /// Refuses a declaration that contradicts itself.

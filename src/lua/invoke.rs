@@ -22,8 +22,11 @@ pub async fn tool(
     if parent.depth() >= max {
         return Err(failure::breach_failure(Breach::ToolDepth(max)));
     }
-    let tool = state::tool(lua, name).ok_or_else(|| tool_not_found(lua, name))?;
-    let call = parent.acting_as(tool.actor.clone());
+    // rein's own code (a built-in recipe, the built-in prelude it runs, a built-in tool) gets
+    // rein's own tools: a project file under the same name must not answer for them.
+    let for_rein = parent.actor().is_some_and(|actor| actor.is_reins_own());
+    let tool = state::tool(lua, name, for_rein).ok_or_else(|| tool_not_found(lua, name, for_rein))?;
+    let call = tool.annotations.bind(parent.acting_as(tool.actor.clone()), &tool.actor.name);
     let mut ending = Ending::start(&call);
     let result = run_tool(lua, &call, &tool, args).await;
     ending.ended = Some(match &result {
@@ -43,7 +46,12 @@ struct Ending<'a> {
 
 impl Ending<'_> {
     fn start(call: &Call) -> Ending<'_> {
-        call.emit(|| EventKind::ToolStarted { tool: actor_name(call), depth: call.depth() });
+        call.emit(|| EventKind::ToolStarted {
+            tool: actor_name(call),
+            depth: call.depth(),
+            origin: call.actor().map(|a| a.origin()),
+            file: call.actor().and_then(|a| a.file()).map(str::to_string),
+        });
         Ending { call, started: std::time::Instant::now(), ended: None }
     }
 }
@@ -121,8 +129,8 @@ fn tool_ctx(lua: &Lua, call: &Call) -> mlua::Result<Table> {
     Ok(ctx)
 }
 
-fn tool_not_found(lua: &Lua, name: &str) -> Failure {
-    let available = state::tool_names(lua);
+fn tool_not_found(lua: &Lua, name: &str, for_rein: bool) -> Failure {
+    let available = state::tool_names(lua, for_rein);
     let suggestions = crate::error::closest_names(name, available.iter().map(String::as_str));
     let hint = crate::error::did_you_mean(&suggestions);
     Failure::new(Code::ToolNotFound, format!("no tool named {name:?}.{hint} `rein tools` lists the tools."))

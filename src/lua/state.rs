@@ -25,11 +25,19 @@ pub struct CallableTool {
     /// Who acts while it runs: its name and pack (kept when `[overrides]` serves it under
     /// another name, so a pack's permissions follow its code).
     pub actor: Actor,
+    /// What it declares about its effects: the kernel holds its calls to them.
+    pub annotations: crate::lua::annotations::Annotations,
 }
 
-/// Tools by the name they are called with.
+/// Tools by the name they are called with: what everyone but rein's own code gets (the
+/// project's definition of a name wins), and what rein's own code gets (its built-in tools,
+/// unless a person's `[overrides]` names another), so code a person did not write never
+/// stands in for rein's own under a built-in recipe.
 #[derive(Default, Clone)]
-pub struct ToolTable(pub std::collections::HashMap<String, CallableTool>);
+pub struct ToolTable {
+    pub served: std::collections::HashMap<String, CallableTool>,
+    pub for_rein: std::collections::HashMap<String, CallableTool>,
+}
 
 /// The bootstrap's helpers: `run` calls a function with failures returned as values, `raising`
 /// turns a native's `(false, failure)` into a raised structured error.
@@ -55,13 +63,19 @@ pub(crate) fn helpers(lua: &Lua) -> mlua::AppDataRef<'_, Helpers> {
     lua.app_data_ref::<Helpers>().expect("the bootstrap ran")
 }
 
-pub(crate) fn tool(lua: &Lua, name: &str) -> Option<CallableTool> {
-    lua.app_data_ref::<ToolTable>().and_then(|t| t.0.get(name).cloned())
+/// The tool `name` stands for, for a caller that is rein's own code (`for_rein`) or not.
+pub(crate) fn tool(lua: &Lua, name: &str, for_rein: bool) -> Option<CallableTool> {
+    let table = lua.app_data_ref::<ToolTable>()?;
+    let tools = if for_rein { &table.for_rein } else { &table.served };
+    tools.get(name).cloned()
 }
 
-pub(crate) fn tool_names(lua: &Lua) -> Vec<String> {
-    let mut names: Vec<String> =
-        lua.app_data_ref::<ToolTable>().map(|t| t.0.keys().cloned().collect()).unwrap_or_default();
+pub(crate) fn tool_names(lua: &Lua, for_rein: bool) -> Vec<String> {
+    let names = |t: &ToolTable| {
+        let tools = if for_rein { &t.for_rein } else { &t.served };
+        tools.keys().cloned().collect::<Vec<_>>()
+    };
+    let mut names: Vec<String> = lua.app_data_ref::<ToolTable>().map(|t| names(&t)).unwrap_or_default();
     names.sort();
     names
 }

@@ -25,12 +25,20 @@ fn tool(info: ToolInfo) -> Tool {
         Value::Object(object) => object,
         _ => JsonObject::from_iter([("type".to_string(), json!("object"))]),
     };
-    let tool = Tool::new(Cow::Owned(info.mcp_name), info.description, Arc::new(schema));
+    let mut tool = Tool::new(Cow::Owned(info.mcp_name), info.description, Arc::new(schema));
+    // Which hint rein's kernel holds the tool to (the others are its word): a few bytes, for
+    // the tools that declare one.
+    if let Some(hint) = info.annotations.enforced_hint() {
+        tool.meta = Some(rmcp::model::MetaObject(JsonObject::from_iter([(ENFORCED.to_string(), json!(hint))])));
+    }
     match hints(&info.annotations) {
         Some(hints) => tool.annotate(hints),
         None => tool,
     }
 }
+
+/// The `_meta` key naming the annotation the kernel enforces.
+pub const ENFORCED: &str = "rein/enforced";
 
 /// What a tool declared, as MCP's `ToolAnnotations`; nothing when it declared nothing (an
 /// empty object would say no more than its absence).

@@ -198,6 +198,8 @@ impl Engine<'_> {
             // Everything this attempt journals (and nothing any other call does) is kept for
             // its report and its rollback.
             let (attempt_call, captured) = run.call.capturing();
+            let served = super::served::Served::default();
+            let attempt_call = attempt_call.with_listener(served.listener());
             let attempt = Try { spec: step, code, number };
             let (outcome, attachments) = self.attempt(run, attempt_call, &attempt, outputs).await;
             // What a step kept as evidence stays, a failed attempt's too (the screen when the
@@ -208,12 +210,21 @@ impl Engine<'_> {
             }
             let entries = captured.take();
             record_activity(&mut report, &entries);
+            let tools = served.take();
+            let by_project = tools.iter().any(|t| t.is_project_code());
+            for tool in tools {
+                if !report.tools.contains(&tool) {
+                    report.tools.push(tool);
+                }
+            }
             let duration_ms = attempt_started.elapsed().as_millis() as u64;
             let failure = match outcome {
                 Outcome::Ended { output, evidence, verified } => {
-                    let (attempt, step) = match verified {
-                        true => (AttemptStatus::Verified, StepStatus::Verified),
-                        false => (AttemptStatus::Done, StepStatus::Done),
+                    // A verify passing on what project code returned proves nothing rein can vouch for.
+                    let (attempt, step) = match (verified, by_project) {
+                        (true, false) => (AttemptStatus::Verified, StepStatus::Verified),
+                        (true, true) => (AttemptStatus::Claimed, StepStatus::Claimed),
+                        (false, _) => (AttemptStatus::Done, StepStatus::Done),
                     };
                     report.attempts.push(Attempt { number, status: attempt, duration_ms, failure: None });
                     report.status = step;
@@ -350,7 +361,9 @@ impl Engine<'_> {
         if changes.is_empty() {
             return;
         }
-        match self.kernel.restore(call, &changes, false) {
+        // rein's own act, not the recipe's: a recipe that only adds may still have its additions
+        // taken back.
+        match self.kernel.restore(&call.reins_own(), &changes, false) {
             Ok(restored) => {
                 report.rolled_back.extend(restored.into_iter().map(|r| format!("{} ({})", r.path, r.action)))
             }
@@ -389,6 +402,7 @@ fn skipped_step(name: &str, status: StepStatus) -> StepReport {
         approvals: Vec::new(),
         files: Vec::new(),
         rolled_back: Vec::new(),
+        tools: Vec::new(),
         attachments: Vec::new(),
     }
 }

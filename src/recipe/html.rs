@@ -110,14 +110,19 @@ impl Report {
     fn timeline(&self, page: &mut String) {
         page.push_str("<h2>Steps</h2>\n<ol class=\"timeline\" id=\"steps\">\n");
         let longest = self.steps.iter().map(|s| s.duration_ms).max().unwrap_or(0).max(1);
+        let tools = self.names_tools();
         for (i, step) in self.steps.iter().enumerate() {
-            step_html(page, i + 1, step, longest);
+            step_html(page, i + 1, step, longest, tools);
         }
         page.push_str("</ol>\n");
         let unverified: Vec<&str> =
             self.steps.iter().filter(|s| s.status == StepStatus::Done).map(|s| s.name.as_str()).collect();
         if !unverified.is_empty() {
             let _ = writeln!(page, "<p>{}</p>", inline_html(&wording::unverified(&unverified)));
+        }
+        let claimed = self.claimed_steps();
+        if !claimed.is_empty() {
+            let _ = writeln!(page, "<p id=\"claimed\">{}</p>", inline_html(&wording::claimed(&claimed)));
         }
         if self.steps.iter().any(|s| !s.files.is_empty()) {
             let undo = format!("Undo every file this run changed: `rein undo {}`", self.run_id);
@@ -126,7 +131,7 @@ impl Report {
     }
 }
 
-fn step_html(page: &mut String, number: usize, step: &StepReport, longest: u64) {
+fn step_html(page: &mut String, number: usize, step: &StepReport, longest: u64, tools: bool) {
     let width = (step.duration_ms.saturating_mul(100) / longest).max(1);
     let status = step.status.to_string();
     let class = status.split(' ').next().unwrap_or_default();
@@ -139,6 +144,9 @@ fn step_html(page: &mut String, number: usize, step: &StepReport, longest: u64) 
         duration(step.duration_ms),
         attempts(step)
     );
+    if tools && !step.tools.is_empty() {
+        let _ = writeln!(page, "<li class=\"tools\">{}</li>", inline_html(&wording::served_tools(&step.tools, true)));
+    }
     for line in &step.evidence {
         let _ = writeln!(page, "<li>evidence: <code>{}</code></li>", escape(line));
     }

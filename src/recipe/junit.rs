@@ -110,6 +110,12 @@ impl Report {
 /// What proves the step, what it ran and who allowed it, and the files it saved.
 fn system_out(report: &Report, step: &StepReport) -> String {
     let mut out = String::new();
+    if step.status == StepStatus::Claimed {
+        let _ = writeln!(out, "status: {}", step.status);
+    }
+    if report.names_tools() && !step.tools.is_empty() {
+        let _ = writeln!(out, "{}", wording::served_tools(&step.tools, false));
+    }
     for line in &step.evidence {
         let _ = writeln!(out, "evidence: {line}");
     }

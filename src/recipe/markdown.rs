@@ -41,10 +41,19 @@ impl Report {
             ));
         }
         md.push_str(&unverified_note(&self.steps));
+        let claimed = self.claimed_steps();
+        if !claimed.is_empty() {
+            md.push_str(&format!("\n{}\n", wording::claimed(&claimed)));
+        }
+        let tools = self.names_tools();
         for s in self.steps.iter().filter(|s| {
-            !s.commands.is_empty() || !s.files.is_empty() || !s.evidence.is_empty() || !s.attachments.is_empty()
+            !s.commands.is_empty()
+                || !s.files.is_empty()
+                || !s.evidence.is_empty()
+                || !s.attachments.is_empty()
+                || (tools && !s.tools.is_empty())
         }) {
-            step_md(&mut md, s);
+            step_md(&mut md, s, tools);
         }
         if self.steps.iter().any(|s| !s.files.is_empty()) {
             md.push_str(&format!("\nUndo every file this run changed: `rein undo {}`\n", self.run_id));
@@ -63,8 +72,11 @@ fn unverified_note(steps: &[StepReport]) -> String {
     format!("\n{}\n", wording::unverified(&unverified))
 }
 
-fn step_md(md: &mut String, s: &StepReport) {
+fn step_md(md: &mut String, s: &StepReport, tools: bool) {
     md.push_str(&format!("\n## {}\n", s.name));
+    if tools && !s.tools.is_empty() {
+        md.push_str(&format!("- {}\n", wording::served_tools(&s.tools, true)));
+    }
     for e in &s.evidence {
         md.push_str(&format!("- evidence: `{e}`\n"));
     }

@@ -8,6 +8,7 @@
 //!   report.md, a failure's details in markdown), past runs, progress as it goes
 //! - `html`, `junit`, `markup`: the same report as one self-contained page and as JUnit XML,
 //!   with everything a run recorded escaped
+//! - `served`: which code served each step (every tool it ran, with its layer and file)
 //! - `retention`: how long the saved copies an undo needs are kept
 //! - `wording`: who approved, how a command ended and a run's arguments, in words for the report
 
@@ -24,6 +25,7 @@ pub mod progress;
 pub mod report;
 pub mod retention;
 pub mod runs;
+pub mod served;
 pub mod spec;
 mod wording;
 

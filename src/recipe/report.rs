@@ -22,6 +22,8 @@ pub use crate::kernel::events::{RunStatus, StepStatus};
 pub enum AttemptStatus {
     /// It ran and its verify passed.
     Verified,
+    /// Its verify passed on what project code returned (see [`StepStatus::Claimed`]).
+    Claimed,
     /// It ran to its end; the step declares no verify, so nothing proved it worked.
     Done,
     /// It failed (see the attempt's `failure`); its changes were rolled back.
@@ -124,6 +126,10 @@ pub struct StepReport {
     pub files: Vec<FileChange>,
     /// Files put back because the step failed.
     pub rolled_back: Vec<String>,
+    /// Every tool the step ran (nested ones too), whose code it is and its file: a built-in
+    /// recipe's step served by a project or pack tool (a person's `[overrides]`) says so.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<super::served::ServedTool>,
     /// Files in the run's folder that show what the step did (the launched app's screenshot
     /// and UI tree), as report.html and the JUnit XML show them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -350,6 +356,19 @@ impl Report {
             Some(f) => format!("recipe {} {} at step {}:", self.recipe, self.status, f.step),
             None => format!("recipe {} {}:", self.recipe, self.status),
         }
+    }
+
+    /// Whether the report names each step's tools and whose code they are: when the recipe or
+    /// any tool a step ran is not rein's own (a person's `[overrides]`, a project recipe).
+    pub fn names_tools(&self) -> bool {
+        let recipe_is_reins =
+            self.source.as_ref().is_none_or(|s| s.origin == crate::kernel::Origin::BuiltIn.to_string());
+        !recipe_is_reins || self.steps.iter().flat_map(|s| &s.tools).any(|t| t.origin != crate::kernel::Origin::BuiltIn)
+    }
+
+    /// The steps whose verify passed on what project code returned.
+    pub fn claimed_steps(&self) -> Vec<&str> {
+        self.steps.iter().filter(|s| s.status == StepStatus::Claimed).map(|s| s.name.as_str()).collect()
     }
 
     /// Every file the run changed, with its first "before" and last "after".

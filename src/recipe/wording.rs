@@ -21,6 +21,7 @@ pub fn decider(by: &Option<DecidedBy>) -> String {
         DecidedBy::Rule(rule) => format!("rule `{rule}`"),
         DecidedBy::Project(rule) => format!("the project's deny rule `{rule}`"),
         DecidedBy::Pack(pack) => format!("pack {pack}'s permissions"),
+        DecidedBy::Annotation(tool) => format!("tool {tool}'s own annotations"),
         DecidedBy::Session => "an earlier \"always\" this session".to_string(),
         DecidedBy::Approver(name) => match name.as_str() {
             "person" => "a person at the terminal".to_string(),
@@ -102,6 +103,36 @@ pub fn recipe_source(source: &super::report::RecipeSource) -> String {
         ),
         None => format!("Recipe: {} (`{}`).\n\n", source.origin, source.file),
     }
+}
+
+/// The tools a step ran and whose code each is: `` `hvigor_build` (project code,
+/// `tools/hvigor_build.lua`) `` (as markdown; `markup` false: plain text, for JUnit). A
+/// reviewer must see when code other than rein's served a step.
+pub fn served_tools(tools: &[super::served::ServedTool], markup: bool) -> String {
+    let (code, strong) = if markup { ("`", "**") } else { ("", "") };
+    let each: Vec<String> = tools
+        .iter()
+        .map(|tool| {
+            let whose = match tool.origin {
+                crate::kernel::Origin::BuiltIn => "rein's built-in".to_string(),
+                other => format!("{strong}{other} code{strong}"),
+            };
+            format!("{code}{}{code} ({whose}, {code}{}{code})", tool.name, tool.file)
+        })
+        .collect();
+    format!("tools: {}", each.join(", "))
+}
+
+/// The steps project code served whose verify passed: rein vouches for none of it.
+pub fn claimed(steps: &[&str]) -> String {
+    let named: Vec<String> = steps.iter().map(|s| format!("`{s}`")).collect();
+    let (steps, them) = match named.len() {
+        1 => (format!("Step {}", named[0]), "it"),
+        _ => (format!("Steps {}", named.join(", ")), "them"),
+    };
+    format!(
+        "**{steps} ran project code (see the tools named below): {them} passed a verify that read what that code returned, which rein does not vouch for. Not proven by rein.**"
+    )
 }
 
 /// Why a step did not run: the step that failed before it, or the cancel.

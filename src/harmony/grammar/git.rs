@@ -6,7 +6,16 @@
 //! which this table allowed while the installer still cloned there). Anything else is refused
 //! unless a person's rule names the exact command.
 
+use crate::kernel::policy::shapes::Effect;
 use crate::kernel::policy::Decision;
+
+/// What the command does: `--version` reads; any other (a person's rule ran it) may do anything.
+pub fn effect(args: &[String]) -> Effect {
+    match args {
+        [only] if only == "--version" => Effect::Reads,
+        _ => Effect::Replaces,
+    }
+}
 
 pub fn decide(args: &[String]) -> Decision {
     match args {

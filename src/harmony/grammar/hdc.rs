@@ -11,7 +11,7 @@ use super::values::Kind;
 use super::values::{Captured, Part, Shape};
 use crate::harmony::hdc_servers::{HdcServers, ServerKind};
 use crate::harmony::stage::is_staged_dir;
-use crate::kernel::policy::shapes::{self, Verdict};
+use crate::kernel::policy::shapes::{self, Effect, Verdict};
 use crate::kernel::policy::Decision;
 use crate::kernel::PathClass;
 
@@ -61,18 +61,35 @@ const DESTRUCTIVE: [&str; 9] =
 
 /// Commands of hdc itself (not the device shell) that rein knows.
 const HOST_SHAPES: &[Shape] = &[
-    Shape { parts: &[Part::Word("version")], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("checkserver")], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("list"), Part::Word("targets")], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("list"), Part::Word("targets"), Part::Word("-v")], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("fport"), Part::Word("ls")], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("version")], verdict: Verdict::Allow, effect: Effect::Reads },
+    Shape { parts: &[Part::Word("checkserver")], verdict: Verdict::Allow, effect: Effect::Reads },
+    Shape { parts: &[Part::Word("list"), Part::Word("targets")], verdict: Verdict::Allow, effect: Effect::Reads },
+    Shape {
+        parts: &[Part::Word("list"), Part::Word("targets"), Part::Word("-v")],
+        verdict: Verdict::Allow,
+        effect: Effect::Reads,
+    },
+    Shape { parts: &[Part::Word("fport"), Part::Word("ls")], verdict: Verdict::Allow, effect: Effect::Reads },
     Shape {
         parts: &[Part::Word("install"), Part::Word("-r"), Part::Values(Kind::InstallSource)],
         verdict: Verdict::Ask,
+        effect: Effect::Replaces,
     },
-    Shape { parts: &[Part::Word("install"), Part::Values(Kind::InstallSource)], verdict: Verdict::Ask },
-    Shape { parts: &[Part::Word("uninstall"), Part::Value(Kind::Bundle)], verdict: Verdict::Ask },
-    Shape { parts: &[Part::Word("uninstall"), Part::Word("-k"), Part::Value(Kind::Bundle)], verdict: Verdict::Ask },
+    Shape {
+        parts: &[Part::Word("install"), Part::Values(Kind::InstallSource)],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
+    Shape {
+        parts: &[Part::Word("uninstall"), Part::Value(Kind::Bundle)],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
+    Shape {
+        parts: &[Part::Word("uninstall"), Part::Word("-k"), Part::Value(Kind::Bundle)],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
     Shape {
         parts: &[
             Part::Word("file"),
@@ -81,6 +98,7 @@ const HOST_SHAPES: &[Shape] = &[
             Part::Value(Kind::ForeignTmpFile),
         ],
         verdict: Verdict::Ask,
+        effect: Effect::Replaces,
     },
     // One of rein's scratch files into the workspace's transit folder (the kernel takes it from
     // there: rein.fs.take_received): it cannot overwrite a project file, and the kernel admits
@@ -94,6 +112,7 @@ const HOST_SHAPES: &[Shape] = &[
             Part::Value(Kind::ReceivedFile),
         ],
         verdict: Verdict::Allow,
+        effect: Effect::Scratch,
     },
     Shape {
         parts: &[
@@ -103,6 +122,7 @@ const HOST_SHAPES: &[Shape] = &[
             Part::Value(Kind::LocalPath),
         ],
         verdict: Verdict::Ask,
+        effect: Effect::Replaces,
     },
 ];
 
@@ -158,6 +178,25 @@ pub fn decide(args: &[String], classify: &dyn Fn(&str) -> PathClass, servers: &H
         Decision::Allow if unnamed_server => Decision::Ask,
         other => other,
     }
+}
+
+/// What the command does, as its shape in the tables declares: a command outside them (a
+/// person's rule ran it, or one refused anyway) may do anything.
+pub fn effect(args: &[String]) -> Effect {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let Some((_, command, rest)) = split_command(&args) else {
+        // `hdc -v`, `hdc -h`: print and exit (anything else without a command is refused).
+        return Effect::Reads;
+    };
+    let found = match command {
+        "shell" => shapes::find(hdc_shell::SHAPES, rest),
+        c if DESTRUCTIVE.contains(&c) => None,
+        c => {
+            let words: Vec<&str> = c.split(' ').chain(rest.iter().copied()).collect();
+            shapes::find(HOST_SHAPES, &words)
+        }
+    };
+    found.map_or(Effect::Replaces, |(shape, _)| shape.effect)
 }
 
 /// The device command of `hdc shell ARGS`, judged by the strict reader, then the table.

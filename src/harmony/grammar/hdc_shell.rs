@@ -5,7 +5,7 @@
 
 use super::values::Kind;
 use super::values::{Opt, Part, Shape};
-use crate::kernel::policy::shapes::Verdict;
+use crate::kernel::policy::shapes::{Effect, Verdict};
 
 const HILOG_FILTERS: [Opt; 6] = [
     Opt { flag: "-T", value: Some(Kind::Tags), required: false },
@@ -26,18 +26,39 @@ const fn hilog_dump(first: Opt) -> [Opt; 7] {
 const HILOG: [Opt; 7] = hilog_dump(Opt { flag: "-x", value: None, required: true });
 
 pub const SHAPES: &[Shape] = &[
-    Shape { parts: &[Part::Word("hilog"), Part::Options(&HILOG)], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("hilog"), Part::Options(&HILOG)], verdict: Verdict::Allow, effect: Effect::Reads },
     Shape {
         parts: &[Part::Word("bm"), Part::Word("dump"), Part::Word("-n"), Part::Value(Kind::Bundle)],
         verdict: Verdict::Allow,
+        effect: Effect::Reads,
     },
-    Shape { parts: &[Part::Word("bm"), Part::Word("dump"), Part::Word("-a")], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("bm"), Part::Word("get"), Part::Word("-u")], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("aa"), Part::Word("dump"), Part::Word("-a")], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("aa"), Part::Word("dump"), Part::Word("-l")], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("pidof"), Part::Value(Kind::Bundle)], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("param"), Part::Word("get"), Part::Value(Kind::Param)], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("date")], verdict: Verdict::Allow },
+    Shape {
+        parts: &[Part::Word("bm"), Part::Word("dump"), Part::Word("-a")],
+        verdict: Verdict::Allow,
+        effect: Effect::Reads,
+    },
+    Shape {
+        parts: &[Part::Word("bm"), Part::Word("get"), Part::Word("-u")],
+        verdict: Verdict::Allow,
+        effect: Effect::Reads,
+    },
+    Shape {
+        parts: &[Part::Word("aa"), Part::Word("dump"), Part::Word("-a")],
+        verdict: Verdict::Allow,
+        effect: Effect::Reads,
+    },
+    Shape {
+        parts: &[Part::Word("aa"), Part::Word("dump"), Part::Word("-l")],
+        verdict: Verdict::Allow,
+        effect: Effect::Reads,
+    },
+    Shape { parts: &[Part::Word("pidof"), Part::Value(Kind::Bundle)], verdict: Verdict::Allow, effect: Effect::Reads },
+    Shape {
+        parts: &[Part::Word("param"), Part::Word("get"), Part::Value(Kind::Param)],
+        verdict: Verdict::Allow,
+        effect: Effect::Reads,
+    },
+    Shape { parts: &[Part::Word("date")], verdict: Verdict::Allow, effect: Effect::Reads },
     // hiview's history of RELIABILITY events (crashes, freezes) since a time: it only reads
     // (`hiviewdfx_hisysevent` frameworks/native/hisysevent_tool.cpp; `-r` would subscribe and
     // never end, so it is absent).
@@ -51,6 +72,7 @@ pub const SHAPES: &[Shape] = &[
             Part::Value(Kind::EventTime),
         ],
         verdict: Verdict::Allow,
+        effect: Effect::Reads,
     },
     // The lock screen's state (`theme_screenlock_mgr` services/src/screenlock_system_ability.cpp
     // `RegisterDumpCommand`): it only reads.
@@ -63,19 +85,29 @@ pub const SHAPES: &[Shape] = &[
             Part::Word("-all"),
         ],
         verdict: Verdict::Allow,
+        effect: Effect::Reads,
     },
     // Turns the screen on, as the power key does (`powermgr_power_manager`
     // utils/shell/src/power_shell_command.cpp `RunAsWakeupCommand`); nothing else changes.
-    Shape { parts: &[Part::Word("power-shell"), Part::Word("wakeup")], verdict: Verdict::Allow },
+    Shape { parts: &[Part::Word("power-shell"), Part::Word("wakeup")], verdict: Verdict::Allow, effect: Effect::Adds },
     // The screen-off timeout a recipe overrides while it works and restores after (`-r` gives
     // back the device's own setting): the screen stays lit, nothing else changes, so it is not
     // asked on top of the install or launch it serves.
     Shape {
         parts: &[Part::Word("power-shell"), Part::Word("timeout"), Part::Word("-o"), Part::Value(Kind::Number)],
         verdict: Verdict::Allow,
+        effect: Effect::Adds,
     },
-    Shape { parts: &[Part::Word("power-shell"), Part::Word("timeout"), Part::Word("-r")], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("date"), Part::Value(Kind::DateFormat)], verdict: Verdict::Allow },
+    Shape {
+        parts: &[Part::Word("power-shell"), Part::Word("timeout"), Part::Word("-r")],
+        verdict: Verdict::Allow,
+        effect: Effect::Adds,
+    },
+    Shape {
+        parts: &[Part::Word("date"), Part::Value(Kind::DateFormat)],
+        verdict: Verdict::Allow,
+        effect: Effect::Reads,
+    },
     // hiview's Faultlogger plugin lists and prints fault logs; only these queries, which read.
     Shape {
         parts: &[
@@ -86,6 +118,7 @@ pub const SHAPES: &[Shape] = &[
             Part::Value(Kind::FaultLogQuery),
         ],
         verdict: Verdict::Allow,
+        effect: Effect::Reads,
     },
     Shape {
         parts: &[
@@ -101,11 +134,17 @@ pub const SHAPES: &[Shape] = &[
             ]),
         ],
         verdict: Verdict::Ask,
+        effect: Effect::Adds,
     },
-    Shape { parts: &[Part::Word("aa"), Part::Word("force-stop"), Part::Value(Kind::Bundle)], verdict: Verdict::Ask },
+    Shape {
+        parts: &[Part::Word("aa"), Part::Word("force-stop"), Part::Value(Kind::Bundle)],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
     Shape {
         parts: &[Part::Word("snapshot_display"), Part::Word("-f"), Part::Value(Kind::DeviceTmpFile)],
         verdict: Verdict::Ask,
+        effect: Effect::Replaces,
     },
     // The UI tree of what is on screen, written to one of rein's scratch names (never uitest's
     // default `layout_<time>.json`, which nothing would remove). It only reads the screen
@@ -121,10 +160,19 @@ pub const SHAPES: &[Shape] = &[
             ]),
         ],
         verdict: Verdict::Allow,
+        effect: Effect::Scratch,
     },
     // Removing rein's own scratch files after `file recv`, as hypium (`uitree.py`
     // `_dump_uitest_layout`: `rm <path>`) and hmdriver2 (`hdc.py` `screenshot`) do: one file,
     // one of rein's names, nothing recursive.
-    Shape { parts: &[Part::Word("rm"), Part::Value(Kind::ReinTmpFile)], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("rm"), Part::Word("-f"), Part::Value(Kind::ReinTmpFile)], verdict: Verdict::Allow },
+    Shape {
+        parts: &[Part::Word("rm"), Part::Value(Kind::ReinTmpFile)],
+        verdict: Verdict::Allow,
+        effect: Effect::Scratch,
+    },
+    Shape {
+        parts: &[Part::Word("rm"), Part::Word("-f"), Part::Value(Kind::ReinTmpFile)],
+        verdict: Verdict::Allow,
+        effect: Effect::Scratch,
+    },
 ];

@@ -4,6 +4,7 @@
 //! unless a person's rule names it.
 
 use super::values::Kind;
+use crate::kernel::policy::shapes::Effect;
 use crate::kernel::policy::Decision;
 use crate::kernel::PathClass;
 
@@ -13,6 +14,9 @@ const TASKS: [&str; 6] = ["clean", "assembleHap", "assembleApp", "assembleHsp", 
 const DEVICE_TASKS: [&str; 2] = ["onDeviceTest", "test"];
 /// Daemon controls and queries, alone on their command line.
 const CONTROLS: [&str; 6] = ["--stop-daemon", "--stop-daemon-all", "--status-daemon", "--version", "-v", "version"];
+/// Of those, the ones that only read (every task builds or cleans: it replaces outputs; a stop
+/// ends the daemons).
+const QUERIES: [&str; 4] = ["--status-daemon", "--version", "-v", "version"];
 /// Options without a value that change only how the build runs or logs.
 const FLAGS: [&str; 12] = [
     "--no-daemon",
@@ -63,6 +67,15 @@ pub fn decide(args: &[String], classify: &dyn Fn(&str) -> PathClass) -> Decision
         (true, _) => Decision::Deny("hvigorw without a task; give assembleHap, clean ...".into()),
         (false, true) => Decision::Ask,
         (false, false) => Decision::Allow,
+    }
+}
+
+/// What the command does: a query only reads; every task writes the project's outputs over
+/// earlier ones.
+pub fn effect(args: &[String]) -> Effect {
+    match args {
+        [only] if QUERIES.contains(&only.as_str()) => Effect::Reads,
+        _ => Effect::Replaces,
     }
 }
 

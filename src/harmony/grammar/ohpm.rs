@@ -4,18 +4,26 @@
 
 use super::values::Kind;
 use super::values::{Part, Shape};
-use crate::kernel::policy::shapes::{self, Verdict};
+use crate::kernel::policy::shapes::{self, Effect, Verdict};
 use crate::kernel::policy::Decision;
 
 const SHAPES: &[Shape] = &[
-    Shape { parts: &[Part::Word("-v")], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("--version")], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("version")], verdict: Verdict::Allow },
-    Shape { parts: &[Part::Word("install")], verdict: Verdict::Ask },
-    Shape { parts: &[Part::Word("install"), Part::Values(Kind::Package)], verdict: Verdict::Ask },
-    Shape { parts: &[Part::Word("update")], verdict: Verdict::Ask },
-    Shape { parts: &[Part::Word("update"), Part::Values(Kind::Package)], verdict: Verdict::Ask },
-    Shape { parts: &[Part::Word("ping")], verdict: Verdict::Ask },
+    Shape { parts: &[Part::Word("-v")], verdict: Verdict::Allow, effect: Effect::Reads },
+    Shape { parts: &[Part::Word("--version")], verdict: Verdict::Allow, effect: Effect::Reads },
+    Shape { parts: &[Part::Word("version")], verdict: Verdict::Allow, effect: Effect::Reads },
+    Shape { parts: &[Part::Word("install")], verdict: Verdict::Ask, effect: Effect::Replaces },
+    Shape {
+        parts: &[Part::Word("install"), Part::Values(Kind::Package)],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
+    Shape { parts: &[Part::Word("update")], verdict: Verdict::Ask, effect: Effect::Replaces },
+    Shape {
+        parts: &[Part::Word("update"), Part::Values(Kind::Package)],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
+    Shape { parts: &[Part::Word("ping")], verdict: Verdict::Ask, effect: Effect::Reads },
 ];
 
 pub fn decide(args: &[String]) -> Decision {
@@ -26,6 +34,13 @@ pub fn decide(args: &[String]) -> Decision {
         None if words.is_empty() => Decision::Deny("ohpm without a command".into()),
         None => Decision::DenyUnlessRule(format!("ohpm `{}` is not a command rein knows", words.join(" "))),
     }
+}
+
+/// What the command does, as its shape declares; a command outside the table (a person's rule
+/// ran it) may do anything.
+pub fn effect(args: &[String]) -> Effect {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    shapes::find(SHAPES, &words).map_or(Effect::Replaces, |(shape, _)| shape.effect)
 }
 
 /// What the table allows or asks about, for README.

@@ -3,6 +3,7 @@
 //! verify-profile). Every path is judged by scope: material outside the workspace (keys under
 //! `~/.ohos/config/` usually) asks. Anything else is refused unless a person's rule names it.
 
+use crate::kernel::policy::shapes::Effect;
 #[cfg(test)]
 use crate::kernel::policy::shapes::Verdict;
 use crate::kernel::policy::Decision;
@@ -65,10 +66,22 @@ fn flags(command: &str) -> Option<&'static [(&'static str, Value)]> {
     }
 }
 
+/// Asking hap-sign-tool what it is, alone on the command line: it prints and exits.
+const QUERIES: [&str; 6] = ["-v", "-h", "--version", "--help", "help", "version"];
+
+/// What the command does: a query reads; signing or verifying writes its output files, over
+/// whatever is there.
+pub fn effect(args: &[String]) -> Effect {
+    match args {
+        [only] if QUERIES.contains(&only.as_str()) => Effect::Reads,
+        _ => Effect::Replaces,
+    }
+}
+
 pub fn decide(args: &[String], classify: &dyn Fn(&str) -> PathClass) -> Decision {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (command, rest) = match args.split_first() {
-        Some((&("-v" | "-h" | "--version" | "--help" | "help" | "version"), [])) => return Decision::Allow,
+        Some((query, [])) if QUERIES.contains(query) => return Decision::Allow,
         Some((command, rest)) => (*command, rest),
         None => return Decision::Deny("hap-sign-tool without a command".into()),
     };

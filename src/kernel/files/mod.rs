@@ -116,6 +116,8 @@ impl Kernel {
             };
             let _lock = lock::lock_dir(&place.dir)?;
             let before = current_sha(&place, &display)?;
+            // Again under the lock: a file made since `authorize` looked is one this would replace.
+            self.held_to_annotation(call, before.is_some(), &display, entry)?;
             ledger::check_fresh(&display, expected_sha256, before.as_deref())?;
             ledger::check_read(call, &resolved.real, &display, before.as_deref())?;
             if let Some(sha) = &before {

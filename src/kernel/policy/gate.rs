@@ -26,6 +26,9 @@ pub enum DecidedBy {
     Project(String),
     /// A pack acting in the call did not declare the command.
     Pack(String),
+    /// What a tool acting in the call declared about itself (`read_only`, `destructive =
+    /// false`), held by the kernel: the tool's name.
+    Annotation(String),
     /// A grant "for this session" made earlier.
     Session,
     /// The approver that answered.

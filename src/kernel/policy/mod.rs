@@ -4,6 +4,7 @@
 //! refused before anyone is asked (`controls`), and the gate, which turns all of that into go or
 //! no-go, asking an approver where the policy asks.
 
+pub mod annotated;
 pub mod approver;
 pub mod controls;
 mod files;
@@ -12,6 +13,7 @@ pub mod packs;
 pub mod rules;
 pub mod shapes;
 
+pub use annotated::{Bound, Restriction};
 pub use approver::{Answer, ApprovalRequest, Approver, Asked, AssumeYes, Headless};
 pub use files::decide_file;
 pub use gate::{DecidedBy, Gate};

@@ -41,10 +41,31 @@ pub enum Verdict {
     Ask,
 }
 
+/// What a matching command does to the workspace, the device or anything else, as a tool's
+/// annotations are held to it (`annotated::Restriction`): a read-only tool may run only what
+/// reads, one that destroys nothing only what does not replace or remove.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// It only reads (a listing, a dump, a query).
+    Reads,
+    /// It writes and removes only rein's own scratch files (a device file of rein's name under
+    /// /data/local/tmp, the transit folder `.rein-received/`, which the kernel takes from), as
+    /// reading the screen needs: to the workspace and the device, reading.
+    Scratch,
+    /// It adds or changes state without replacing or removing anything (a launch, the screen
+    /// lit, its timeout set and given back).
+    Adds,
+    /// It may replace or remove something: an install over an app, an uninstall, a stopped
+    /// app, a file it may overwrite, a build's outputs.
+    Replaces,
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct Shape<Kind: 'static> {
     pub parts: &'static [Part<Kind>],
     pub verdict: Verdict,
+    /// What a command of this shape does (data, one per shape, next to its verdict).
+    pub effect: Effect,
 }
 
 /// A typed value a matching command holds (local paths need judging by scope).
@@ -187,6 +208,7 @@ mod tests {
             ]),
         ],
         verdict: Verdict::Ask,
+        effect: Effect::Adds,
     };
 
     #[test]

@@ -425,6 +425,17 @@ impl Kernel {
         (cwd, located, plan, opts): (&super::ResolvedPath, &Found, &confine::Plan, &RunOptions),
         entry: &mut Entry,
     ) -> Result<(Decision, Vec<PathBuf>), KernelError> {
+        if let Some(bound) = call.bound() {
+            // What the tool declared it does not do, held by what the command's shape does.
+            if !bound.restriction.allows(self.spawn.profile.effect(program, args)) {
+                entry.decided_by = Some(DecidedBy::Annotation(bound.tool.clone()));
+                return Err(KernelError::Annotated {
+                    tool: bound.tool.clone(),
+                    restriction: bound.restriction,
+                    what: format!("run `{}`", redacted.line),
+                });
+            }
+        }
         let outside = std::cell::RefCell::new(Vec::new());
         let classify = |p: &str| {
             let joined = if Path::new(p).is_absolute() { PathBuf::from(p) } else { cwd.real.join(p) };

@@ -25,6 +25,7 @@ use std::time::Duration;
 use super::env::ToolchainVars;
 use super::grants::{Profile, SpawnFacts};
 use super::sockets::SocketKind;
+use crate::kernel::policy::shapes::Effect;
 use crate::kernel::policy::Decision;
 use crate::kernel::{Call, Kernel, KernelError, PathClass};
 
@@ -66,6 +67,13 @@ pub trait ToolchainProfile: std::fmt::Debug + Send + Sync + 'static {
 
     /// What `program` may reach on disk and on the network while it runs.
     fn grants(&self, program: &str, found: &Found, facts: &SpawnFacts) -> Profile;
+
+    /// What running `program args` does, as a tool's annotations are held to it: a command the
+    /// profile does not describe may replace or remove anything.
+    fn effect(&self, program: &str, args: &[String]) -> Effect {
+        let _ = (program, args);
+        Effect::Replaces
+    }
 
     /// The kinds of socket `program` may open where the system-call filter runs without file
     /// confinement (the same as its grants' `sockets`).
