@@ -66,6 +66,9 @@ mod lua_api;
 // Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]
 mod mcp_annotations;
+// Not on Windows: the client watches rein's memory in /proc.
+#[cfg(target_os = "linux")]
+mod mcp_backpressure;
 // Not on Windows: ends rein with kill(2) signals and plays the person through `script`.
 #[cfg(unix)]
 mod mcp_cancel;
