@@ -19,6 +19,7 @@ pub mod engine;
 mod html;
 mod junit;
 mod markdown;
+pub mod markdown_text;
 pub mod markup;
 pub mod progress;
 pub mod report;

@@ -9,10 +9,16 @@
 //! holds the worker, see `mcp/cancels.rs`), and a writer thread serializes the responses and
 //! writes whatever has queued up in a single `write` (pipelined responses leave in batches).
 //! The worker is left with the calls themselves.
+//!
+//! Back-pressure (`owed`): a request is taken only while fewer than [`MAX_OWED`] answers are
+//! owed, an answer being owed until its write to the client returned. The queues between are
+//! bounded: [`QUEUED_BATCHES`] reads for the server, [`QUEUED_OUTGOING`] messages for the
+//! writer. A client that does not read its answers is, in the end, not read either.
 
 mod decode;
 mod lines;
 mod messages;
+mod owed;
 mod reader;
 mod ready;
 mod writer;
@@ -21,7 +27,7 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::Arc;
 
-use rmcp::model::JsonRpcMessage;
+use rmcp::model::{ClientNotification, JsonRpcMessage};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
@@ -31,15 +37,22 @@ use tokio::sync::mpsc;
 use super::cancels::Cancels;
 use lines::Splitter;
 use messages::Parser;
+use owed::Owed;
+pub use owed::MAX_OWED;
+use tokio::sync::OwnedSemaphorePermit;
 use writer::{Outgoing, Writer};
 
 /// The largest message rein reads (16 MiB, as rmcp's own limit).
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
-/// How many batches of messages (one batch per read, at most 64 KiB of input) may wait for the
-/// server before the reader stops reading: at most 64 MiB of input queued (parsed, so a few
-/// times that in memory); the client then waits on a full pipe, and a cancel it writes after
-/// that much is heard only as the queue moves.
-const QUEUED_BATCHES: usize = 1024;
+/// How many batches of messages (one batch per read: at most 64 KiB of input, or one message
+/// up to the size limit) may wait for the server before the reader stops reading: 4 MiB of
+/// ordinary input (parsed, a few times that in memory); the client then waits on a full pipe,
+/// and a cancel it writes after that much is heard only as the queue moves.
+pub const QUEUED_BATCHES: usize = 64;
+/// How many messages may wait for the writer: the answers owed ([`MAX_OWED`]) and what rein
+/// sends besides (progress, logs, the transport's own error answers), each sender waiting
+/// while the queue is full.
+pub const QUEUED_OUTGOING: usize = 2 * MAX_OWED;
 
 type Incoming = RxJsonRpcMessage<RoleServer>;
 
@@ -50,7 +63,11 @@ pub struct LineTransport {
     /// Messages as the reader parsed them, a batch per read.
     input: mpsc::Receiver<Vec<Incoming>>,
     batch: VecDeque<Incoming>,
-    output: Option<mpsc::UnboundedSender<Outgoing>>,
+    output: Option<mpsc::Sender<Outgoing>>,
+    /// The answers owed; a request is taken only with room for its answer.
+    owed: Arc<Owed>,
+    /// Room taken for the request at the front of `batch` (kept if `receive` is dropped).
+    room: Option<OwnedSemaphorePermit>,
     /// Awaited at close, so every queued response is written before the session ends.
     writer: Option<Writer>,
     /// Requests the client cancelled: their responses are not sent.
@@ -73,15 +90,18 @@ impl LineTransport {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (queue, outgoing) = mpsc::unbounded_channel();
-        let writer = Writer::task(outgoing, output);
+        let owed = Owed::new();
+        let (queue, outgoing) = mpsc::channel(QUEUED_OUTGOING);
+        let writer = Writer::task(outgoing, output, owed.clone());
         let (messages, received) = mpsc::channel(QUEUED_BATCHES);
-        let parser = Parser::new(limit, queue.clone());
-        tokio::spawn(reader::read_async(input, Splitter::new(limit), parser, messages));
+        let parser = Parser::new(limit);
+        tokio::spawn(reader::read_async(input, Splitter::new(limit), parser, messages, queue.clone()));
         LineTransport {
             input: received,
             batch: VecDeque::new(),
             output: Some(queue),
+            owed,
+            room: None,
             writer: Some(writer),
             cancels: None,
         }
@@ -91,19 +111,23 @@ impl LineTransport {
     /// messages are read even while a call holds the server's worker, and each request the
     /// client cancels is cancelled through `cancels` as soon as the notification arrives.
     pub(crate) fn stdio(cancels: Arc<Cancels>) -> std::io::Result<LineTransport> {
-        let (queue, outgoing) = mpsc::unbounded_channel();
-        let writer = Writer::thread(outgoing)?;
+        let owed = Owed::new();
+        let (queue, outgoing) = mpsc::channel(QUEUED_OUTGOING);
+        let writer = Writer::thread(outgoing, owed.clone())?;
         let (messages, received) = mpsc::channel(QUEUED_BATCHES);
-        let parser = Parser::new(MAX_MESSAGE_BYTES, queue.clone());
+        let parser = Parser::new(MAX_MESSAGE_BYTES);
         let splitter = Splitter::new(MAX_MESSAGE_BYTES);
         let spotter = cancels.clone();
-        std::thread::Builder::new()
-            .name("rein-stdin".to_string())
-            .spawn(move || reader::read_blocking(ready::Input::stdin(), splitter, parser, &spotter, messages))?;
+        let answers = queue.clone();
+        std::thread::Builder::new().name("rein-stdin".to_string()).spawn(move || {
+            reader::read_blocking(ready::Input::stdin(), splitter, parser, &spotter, messages, answers)
+        })?;
         Ok(LineTransport {
             input: received,
             batch: VecDeque::new(),
             output: Some(queue),
+            owed,
+            room: None,
             writer: Some(writer),
             cancels: Some(cancels),
         })
@@ -112,12 +136,37 @@ impl LineTransport {
     /// Whether `item` answers a request the client cancelled (and is not to be sent).
     fn answers_cancelled(&self, item: &TxJsonRpcMessage<RoleServer>) -> bool {
         let Some(cancels) = &self.cancels else { return false };
-        let id = match item {
-            JsonRpcMessage::Response(response) => Some(&response.id),
-            JsonRpcMessage::Error(error) => error.id.as_ref(),
-            _ => None,
-        };
-        id.is_some_and(|id| cancels.was_cancelled(id))
+        writer::answered(item).is_some_and(|id| cancels.was_cancelled(id))
+    }
+
+    /// Takes room for the request at the front of the batch, waiting while [`MAX_OWED`]
+    /// answers are owed. Cancel-safe: room taken stays in `self.room`.
+    async fn room_for_front(&mut self) {
+        let Some(JsonRpcMessage::Request(request)) = self.batch.front() else { return };
+        if self.room.is_none() && !self.owed.is_owed(&request.id) {
+            self.room = Some(self.owed.room().await);
+        }
+    }
+
+    /// Books what `message` means for the answers owed: a request owes one (with the room
+    /// taken for it), a cancel settles its request's (rmcp drops the answer of a request it
+    /// saw cancelled).
+    fn book(&mut self, message: &Incoming) {
+        match message {
+            JsonRpcMessage::Request(request) => {
+                if let Some(room) = self.room.take_if(|_| !self.owed.is_owed(&request.id)) {
+                    self.owed.owe(request.id.clone(), room);
+                }
+            }
+            JsonRpcMessage::Notification(n) => {
+                if let ClientNotification::CancelledNotification(cancel) = &n.notification {
+                    if let Some(id) = &cancel.params.request_id {
+                        self.owed.settle(id);
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -129,22 +178,35 @@ impl Transport<RoleServer> for LineTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        if self.answers_cancelled(&item) {
+        let cancelled = self.answers_cancelled(&item);
+        if cancelled {
             tracing::debug!("not answering a request the client cancelled");
-            return std::future::ready(Ok(()));
+            if let Some(id) = writer::answered(&item) {
+                self.owed.settle(id);
+            }
         }
-        let sent = match &self.output {
-            Some(output) => output
-                .send(Outgoing::Message(Box::new(item)))
-                .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the client is gone")),
-            None => Err(std::io::Error::new(std::io::ErrorKind::NotConnected, "the transport is closed")),
-        };
-        std::future::ready(sent)
+        let output = self.output.clone();
+        async move {
+            if cancelled {
+                return Ok(());
+            }
+            match output {
+                // rmcp sends each message from a task of its own: a full queue holds the task.
+                Some(output) => output
+                    .send(Outgoing::Message(Box::new(item)))
+                    .await
+                    .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the client is gone")),
+                None => Err(std::io::Error::new(std::io::ErrorKind::NotConnected, "the transport is closed")),
+            }
+        }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
-            if let Some(message) = self.batch.pop_front() {
+            if !self.batch.is_empty() {
+                self.room_for_front().await;
+                let message = self.batch.pop_front()?;
+                self.book(&message);
                 return Some(message);
             }
             self.batch = self.input.recv().await?.into();
@@ -155,7 +217,7 @@ impl Transport<RoleServer> for LineTransport {
     /// first still gets every response).
     async fn close(&mut self) -> Result<(), Self::Error> {
         if let Some(output) = self.output.take() {
-            let _ = output.send(Outgoing::End);
+            let _ = output.send(Outgoing::End).await;
         }
         if let Some(writer) = self.writer.take() {
             writer.finished().await;
