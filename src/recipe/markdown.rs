@@ -14,9 +14,9 @@ impl Report {
         let mut md = format!("# rein run {} — {}: **{}**\n\n", text(&self.run_id), code(&self.recipe), self.status);
         md.push_str(&format!(
             "Started {}, took {:.1} s. Arguments: {}\n\n",
-            self.started,
+            text(&self.started),
             self.duration_ms as f64 / 1000.0,
-            wording::arguments(&self.args)
+            text(&wording::arguments(&self.args))
         ));
         if let Some(source) = &self.source {
             md.push_str(&wording::recipe_source(source));

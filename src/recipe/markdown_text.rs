@@ -12,7 +12,8 @@
 //!   line gets a backslash: `\` `` ` `` `*` `_` `[` `]` `<` `>` `#` `|` `!` `~` `&` (the last
 //!   for entities, `&#10;`, which would bring back what the first rule showed);
 //! - and at the start of the text (where a line of the report may start), `-` `+` `=` and a
-//!   number's `.` or `)`: list items, setext underlines, ordered lists.
+//!   number's `.` or `)`: list items, setext underlines, ordered lists; a first space is
+//!   written `&#32;` (indentation makes code blocks, and a space takes no backslash).
 //!
 //! Code spans and fenced blocks take no backslash escapes (CommonMark 6.1, 4.5): their fence is
 //! made longer than any run of backticks in the text instead.
@@ -37,6 +38,13 @@ pub fn text(text: &str) -> String {
         let in_word = c == '_' && prev.is_alphanumeric() && chars.peek().is_some_and(|n| n.is_alphanumeric());
         prev = c;
         let escaped = !in_word && match at {
+            Start::Spaces if c == ' ' && out.is_empty() => {
+                // Spaces before a line's text are indentation (after a list marker, five make
+                // a code block), and a space takes no backslash: the first one is written as a
+                // character reference, which is text.
+                out.push_str("&#32;");
+                continue;
+            }
             Start::Spaces if c == ' ' => false,
             Start::Spaces if c.is_ascii_digit() => {
                 at = Start::Digits;
@@ -134,7 +142,8 @@ mod tests {
         assert_eq!(text("a\n# b\r| c |"), "a\\n\\# b\\r\\| c \\|");
         assert_eq!(text("![x](http://e/x.png) [y](z) <img>"), "\\!\\[x\\](http://e/x.png) \\[y\\](z) \\<img\\>");
         assert_eq!(text("- item"), "\\- item");
-        assert_eq!(text("  + item"), "  \\+ item");
+        assert_eq!(text("  + item"), "&#32; \\+ item");
+        assert_eq!(text("    code"), "&#32;   code");
         assert_eq!(text("12. item"), "12\\. item");
         assert_eq!(text("3) item"), "3\\) item");
         assert_eq!(text("==="), "\\===");

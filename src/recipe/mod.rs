@@ -15,6 +15,8 @@ mod activity;
 mod attach;
 mod context;
 mod details_md;
+#[cfg(test)]
+mod escaping_tests;
 pub mod engine;
 mod html;
 mod junit;
