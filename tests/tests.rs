@@ -116,6 +116,7 @@ mod recipe_failure_details;
 mod recipes;
 // Not on Windows: its stand-in programs are /bin/sh scripts with Unix modes.
 #[cfg(unix)]
+mod report_escapes;
 mod report_wording;
 // Not on Windows: compares the fake hdc with the real Linux hdc the rig runs.
 #[cfg(target_os = "linux")]
