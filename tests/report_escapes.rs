@@ -116,3 +116,42 @@ fn outside_text_forges_no_heading_row_task_image_or_line_in_any_report_format() 
         );
     }
 }
+
+/// The built-in sign-install-launch on the fake device, the app's screen showing `ui_text` and
+/// the run asked for `expect_text` (a recipe argument): the check fails, naming what the
+/// screen shows. report.md, report.html and the terminal, as they came out.
+fn launch_with_screen(ui_text: &str, expect_text: &str) -> Option<Shown> {
+    let lab = crate::common::lab::lab()?;
+    lab.one_device();
+    lab.edit_device(crate::common::lab::KEY, |state| {
+        state["screen"] = json!([{"type": "Text", "text": ui_text, "id": "title"}]);
+    });
+    let (status, out) = lab.recipe(&["--yes"], "sign-install-launch", json!({ "expect_text": expect_text }));
+    assert_eq!((status, out["error"]["details"]["failure"]["code"].as_str()), (1, Some("VERIFY_FAILED")), "{out}");
+    let run_id = out["error"]["details"]["run_id"].as_str().expect("a run id").to_string();
+    let dir = lab.ws.path(&format!(".rein/runs/{run_id}"));
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let show = |args: &[&str]| {
+        let (status, out, err) = lab.ws.human(args);
+        assert_eq!(status, 0, "{args:?}: {err}");
+        out
+    };
+    Some(Shown {
+        md: read("report.md"),
+        html: read("report.html"),
+        junit: show(&["runs", "show", &run_id, "--format", "junit"]),
+        terminal: show(&["runs", "show", &run_id]),
+        list: show(&["runs", "list"]),
+    })
+}
+
+#[test]
+fn ui_text_on_the_device_and_the_text_asked_for_forge_nothing_in_the_built_in_recipes_report() {
+    let Some(plain) = launch_with_screen("plain", "absent") else { return };
+    let forged = launch_with_screen(FORGERY, &format!("absent{FORGERY}")).expect("the lab ran once already");
+    assert!(forged.md.contains("\\#\\# launch"), "the screen's text is named, escaped: {}", forged.md);
+    assert_eq!(markdown_structure(&forged.md), markdown_structure(&plain.md), "report.md:\n{}", forged.md);
+    assert_eq!(html_structure(&forged.html), html_structure(&plain.html), "report.html:\n{}", forged.html);
+    assert_eq!(junit_structure(&forged.junit), junit_structure(&plain.junit), "JUnit:\n{}", forged.junit);
+    assert_eq!(forged.terminal.lines().count(), plain.terminal.lines().count(), "{}", forged.terminal);
+}

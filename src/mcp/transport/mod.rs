@@ -302,4 +302,48 @@ mod tests {
         let replies = reading.await.unwrap();
         assert_eq!(replies.lines().count(), 50, "a small pipe still gets every response: {replies}");
     }
+
+    /// Back-pressure: with [`MAX_OWED`] answers unwritten (the client reads nothing), no
+    /// request more is taken; once the client reads, every answer is written.
+    #[tokio::test]
+    async fn no_request_is_taken_while_the_answers_owed_wait_unread() {
+        let requests = 3 * MAX_OWED;
+        let mut input = String::new();
+        for id in 0..requests {
+            input.push_str(&format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n"));
+        }
+        let (client, server_out) = tokio::io::duplex(64);
+        let mut transport = LineTransport::with_limit(std::io::Cursor::new(input.into_bytes()), server_out, 1024);
+        let answer = |id: usize| {
+            rmcp::model::ServerJsonRpcMessage::response(
+                rmcp::model::ServerResult::empty(()),
+                rmcp::model::RequestId::Number(id as i64),
+            )
+        };
+        for id in 0..MAX_OWED {
+            let request = transport.receive().await.expect("a request while there is room");
+            assert_eq!(serde_json::to_value(&request).unwrap()["id"], json!(id));
+            tokio::spawn(transport.send(answer(id)));
+        }
+        // A bounded wait that can only fail the test: with room, the next request is there at once.
+        let waited = tokio::time::timeout(std::time::Duration::from_millis(300), transport.receive()).await;
+        assert!(waited.is_err(), "a request was taken while {MAX_OWED} answers waited unread");
+        let reading = tokio::spawn(async move {
+            let mut replies = String::new();
+            tokio::io::AsyncReadExt::read_to_string(&mut { client }, &mut replies).await.unwrap();
+            replies
+        });
+        for id in MAX_OWED..requests {
+            let request = transport.receive().await.expect("requests are taken again once the client reads");
+            assert_eq!(serde_json::to_value(&request).unwrap()["id"], json!(id));
+            transport.send(answer(id)).await.unwrap();
+        }
+        assert!(transport.receive().await.is_none());
+        transport.close().await.unwrap();
+        drop(transport);
+        let replies = reading.await.unwrap();
+        let ids: std::collections::BTreeSet<u64> =
+            replies.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].as_u64().unwrap()).collect();
+        assert_eq!(ids.len(), requests, "every answer is written: {replies}");
+    }
 }
