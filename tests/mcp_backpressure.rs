@@ -107,9 +107,8 @@ fn ten_thousand_unread_answers_keep_reins_memory_bounded_and_the_session_goes_on
         .output()
         .expect("python3 drives the client here and is needed");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let seen: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|_| {
-        panic!("the client said: {stdout}\n{}", String::from_utf8_lossy(&output.stderr))
-    });
+    let seen: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|_| panic!("the client said: {stdout}\n{}", String::from_utf8_lossy(&output.stderr)));
     assert!(
         seen.get("over_kib").is_none(),
         "rein passed {PEAK_MIB} MiB while {} requests were written and no answer was read: {seen}",

@@ -64,7 +64,11 @@ fn crash_md(md: &mut String, crash: &Value) {
         .collect::<Vec<_>>()
         .join(": ");
     let what = if what.is_empty() { text(crash.get("reason")) } else { what };
-    let pid = crash.get("pid").filter(|p| !p.is_null()).map(|p| format!(", pid {}", inline(&text(Some(p))))).unwrap_or_default();
+    let pid = crash
+        .get("pid")
+        .filter(|p| !p.is_null())
+        .map(|p| format!(", pid {}", inline(&text(Some(p)))))
+        .unwrap_or_default();
     md.push_str(&format!("- crash: {} ({}{pid})\n", inline(&what), code(&text(crash.get("file")))));
     for frame in crash.get("stack").and_then(Value::as_array).into_iter().flatten() {
         md.push_str(&format!("  - {}\n", inline(&text(Some(frame)))));

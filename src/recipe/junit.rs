@@ -115,7 +115,8 @@ fn system_out(report: &Report, step: &StepReport) -> String {
         let _ = writeln!(out, "evidence: {}", outside(line));
     }
     for attachment in &step.attachments {
-        let _ = writeln!(out, "{}: {}", escape(&plain(&wording::attachment_kind(attachment))), outside(&attachment.path));
+        let _ =
+            writeln!(out, "{}: {}", escape(&plain(&wording::attachment_kind(attachment))), outside(&attachment.path));
     }
     for approval in &step.approvals {
         let by = plain(&wording::decider(&approval.decided_by));

@@ -37,30 +37,31 @@ pub fn text(text: &str) -> String {
         // so that `app_launch` reads as written.
         let in_word = c == '_' && prev.is_alphanumeric() && chars.peek().is_some_and(|n| n.is_alphanumeric());
         prev = c;
-        let escaped = !in_word && match at {
-            Start::Spaces if c == ' ' && out.is_empty() => {
-                // Spaces before a line's text are indentation (after a list marker, five make
-                // a code block), and a space takes no backslash: the first one is written as a
-                // character reference, which is text.
-                out.push_str("&#32;");
-                continue;
-            }
-            Start::Spaces if c == ' ' => false,
-            Start::Spaces if c.is_ascii_digit() => {
-                at = Start::Digits;
-                false
-            }
-            Start::Digits if c.is_ascii_digit() => false,
-            Start::Spaces => {
-                at = Start::Past;
-                AT_START.contains(&c) || ALWAYS.contains(&c)
-            }
-            Start::Digits => {
-                at = Start::Past;
-                c == '.' || c == ')' || ALWAYS.contains(&c)
-            }
-            Start::Past => ALWAYS.contains(&c),
-        };
+        let escaped = !in_word
+            && match at {
+                Start::Spaces if c == ' ' && out.is_empty() => {
+                    // Spaces before a line's text are indentation (after a list marker, five make
+                    // a code block), and a space takes no backslash: the first one is written as a
+                    // character reference, which is text.
+                    out.push_str("&#32;");
+                    continue;
+                }
+                Start::Spaces if c == ' ' => false,
+                Start::Spaces if c.is_ascii_digit() => {
+                    at = Start::Digits;
+                    false
+                }
+                Start::Digits if c.is_ascii_digit() => false,
+                Start::Spaces => {
+                    at = Start::Past;
+                    AT_START.contains(&c) || ALWAYS.contains(&c)
+                }
+                Start::Digits => {
+                    at = Start::Past;
+                    c == '.' || c == ')' || ALWAYS.contains(&c)
+                }
+                Start::Past => ALWAYS.contains(&c),
+            };
         if escaped {
             out.push('\\');
             out.push(c);

@@ -15,9 +15,9 @@ mod activity;
 mod attach;
 mod context;
 mod details_md;
+pub mod engine;
 #[cfg(test)]
 mod escaping_tests;
-pub mod engine;
 mod html;
 mod junit;
 mod markdown;
