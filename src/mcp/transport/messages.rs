@@ -97,7 +97,7 @@ impl Parser {
 }
 
 /// A JSON-RPC error answer as a line.
-fn error_line(id: Value, code: i64, message: String, data: Option<Value>) -> Vec<u8> {
+pub(super) fn error_line(id: Value, code: i64, message: String, data: Option<Value>) -> Vec<u8> {
     let mut error = json!({"code": code, "message": message});
     if let Some(data) = data {
         error["data"] = data;

@@ -27,7 +27,7 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::Arc;
 
-use rmcp::model::{ClientNotification, JsonRpcMessage};
+use rmcp::model::{ClientNotification, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
@@ -142,10 +142,45 @@ impl LineTransport {
     /// Takes room for the request at the front of the batch, waiting while [`MAX_OWED`]
     /// answers are owed. Cancel-safe: room taken stays in `self.room`.
     async fn room_for_front(&mut self) {
-        let Some(JsonRpcMessage::Request(request)) = self.batch.front() else { return };
-        if self.room.is_none() && !self.owed.is_owed(&request.id) {
+        if matches!(self.batch.front(), Some(JsonRpcMessage::Request(_))) && self.room.is_none() {
             self.room = Some(self.owed.room().await);
         }
+    }
+
+    /// The id of the request at the front of the batch, when an answer to that id is owed
+    /// already.
+    fn front_repeats_an_owed_id(&self) -> Option<RequestId> {
+        match self.batch.front() {
+            Some(JsonRpcMessage::Request(request)) if self.owed.is_owed(&request.id) => Some(request.id.clone()),
+            _ => None,
+        }
+    }
+
+    /// Answers the request at the front, whose id is owed an answer already, with an error
+    /// instead of passing it on: rmcp would handle it and drop its answer (it keeps one
+    /// request per id), so it could take no room, and a client could have any number of them
+    /// handled at once. Cancel-safe: the request is taken only once the answer has its place.
+    async fn refuse_repeated_front(&mut self, id: RequestId) {
+        let slot = match &self.output {
+            Some(output) => output.reserve().await.ok(),
+            None => None,
+        };
+        let Some(slot) = slot else {
+            // Nobody writes answers any more: the request goes unanswered, as every other.
+            self.batch.pop_front();
+            return;
+        };
+        if self.front_repeats_an_owed_id().as_ref() != Some(&id) {
+            return;
+        }
+        self.batch.pop_front();
+        tracing::warn!(%id, "refused a request whose id is still being answered");
+        let message = format!(
+            "Invalid Request: request {id} is still being answered; a request's id must differ from those of \
+             the client's requests in flight"
+        );
+        let id = serde_json::to_value(&id).unwrap_or_default();
+        slot.send(Outgoing::Bytes(messages::error_line(id, messages::INVALID_REQUEST, message, None)));
     }
 
     /// Books what `message` means for the answers owed: a request owes one (with the room
@@ -154,7 +189,7 @@ impl LineTransport {
     fn book(&mut self, message: &Incoming) {
         match message {
             JsonRpcMessage::Request(request) => {
-                if let Some(room) = self.room.take_if(|_| !self.owed.is_owed(&request.id)) {
+                if let Some(room) = self.room.take() {
                     self.owed.owe(request.id.clone(), room);
                 }
             }
@@ -204,6 +239,10 @@ impl Transport<RoleServer> for LineTransport {
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
             if !self.batch.is_empty() {
+                if let Some(id) = self.front_repeats_an_owed_id() {
+                    self.refuse_repeated_front(id).await;
+                    continue;
+                }
                 self.room_for_front().await;
                 let message = self.batch.pop_front()?;
                 self.book(&message);
@@ -345,5 +384,38 @@ mod tests {
         let ids: std::collections::BTreeSet<u64> =
             replies.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].as_u64().unwrap()).collect();
         assert_eq!(ids.len(), requests, "every answer is written: {replies}");
+    }
+
+    /// A request repeating the id of one still being answered is refused with an error (rmcp
+    /// would drop its answer): it can take no room, so it must not be handled.
+    #[tokio::test]
+    async fn a_request_repeating_an_owed_id_is_refused() {
+        let input = [1, 1, 2].map(|id| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n")).concat();
+        let (client, server_out) = tokio::io::duplex(1 << 16);
+        let mut transport = LineTransport::with_limit(std::io::Cursor::new(input.into_bytes()), server_out, 1024);
+        let mut ids = Vec::new();
+        while let Some(request) = transport.receive().await {
+            ids.push(serde_json::to_value(&request).unwrap()["id"].clone());
+        }
+        assert_eq!(ids, [json!(1), json!(2)], "the repeat is not passed on");
+        for id in [1, 2] {
+            let answer = rmcp::model::ServerJsonRpcMessage::response(
+                rmcp::model::ServerResult::empty(()),
+                rmcp::model::RequestId::Number(id),
+            );
+            transport.send(answer).await.unwrap();
+        }
+        transport.close().await.unwrap();
+        drop(transport);
+        let mut replies = String::new();
+        tokio::io::AsyncReadExt::read_to_string(&mut { client }, &mut replies).await.unwrap();
+        let replies: Vec<Value> = replies.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(replies.len(), 3, "{replies:?}");
+        let refused = replies.iter().find(|r| r.get("error").is_some()).expect("an error answer");
+        assert_eq!(
+            (refused["id"].clone(), refused["error"]["code"].clone()),
+            (json!(1), json!(messages::INVALID_REQUEST))
+        );
+        assert!(refused["error"]["message"].as_str().unwrap().contains("still being answered"), "{refused}");
     }
 }

@@ -36,8 +36,8 @@ impl Owed {
         }
     }
 
-    /// Whether an answer to `id` is owed already (a client that sends an id twice gets one
-    /// answer: rmcp keeps one request per id).
+    /// Whether an answer to `id` is owed already (a request repeating it is refused: rmcp
+    /// keeps one request per id and would drop the other's answer).
     pub(super) fn is_owed(&self, id: &RequestId) -> bool {
         self.map().contains_key(id)
     }
