@@ -91,16 +91,25 @@ fn escape(text: &str, keep_breaks: bool) -> Cow<'_, str> {
     let mut shown = String::with_capacity(text.len() + 16);
     for c in text.chars() {
         match c {
-            c if kept(c) || !is_hidden(c) => shown.push(c),
-            '\n' => shown.push_str("\\n"),
-            '\r' => shown.push_str("\\r"),
-            '\t' => shown.push_str("\\t"),
-            other => {
-                let _ = write!(shown, "\\u{{{:x}}}", other as u32);
-            }
+            c if kept(c) => shown.push(c),
+            c => push_on_line(&mut shown, c),
         }
     }
     Cow::Owned(shown)
+}
+
+/// Adds `c` to `shown` as [`line()`] shows it: itself, or escaped when it is hidden. For the
+/// escapers of the report formats, which show what they escape the way the terminal does.
+pub fn push_on_line(shown: &mut String, c: char) {
+    match c {
+        c if !is_hidden(c) => shown.push(c),
+        '\n' => shown.push_str("\\n"),
+        '\r' => shown.push_str("\\r"),
+        '\t' => shown.push_str("\\t"),
+        other => {
+            let _ = write!(shown, "\\u{{{:x}}}", other as u32);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -75,6 +75,9 @@ mod lua_api;
 // Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]
 mod mcp_annotations;
+// Not on Windows: the client watches rein's memory in /proc.
+#[cfg(target_os = "linux")]
+mod mcp_backpressure;
 // Not on Windows: ends rein with kill(2) signals and plays the person through `script`.
 #[cfg(unix)]
 mod mcp_cancel;
@@ -122,6 +125,7 @@ mod recipe_failure_details;
 mod recipes;
 // Not on Windows: its stand-in programs are /bin/sh scripts with Unix modes.
 #[cfg(unix)]
+mod report_escapes;
 mod report_wording;
 // Not on Windows: compares the fake hdc with the real Linux hdc the rig runs.
 #[cfg(target_os = "linux")]

@@ -1,8 +1,11 @@
 //! A failed step's details in report.md: what a reviewer needs to act without opening the
 //! JSON — the ArkTS errors with file:line:column, the crash evidence (the fault log's first
-//! lines), the log lines of the process, a row per device.
+//! lines), the log lines of the process, a row per device. All of it comes from tools, the
+//! device and the app: every value goes through `markdown_text`.
 
 use serde_json::Value;
+
+use super::markdown_text::{code, fenced, text as inline};
 
 /// ArkTS errors listed; the rest are counted.
 const MAX_ERRORS: usize = 20;
@@ -13,15 +16,15 @@ pub fn render(details: &Value) -> String {
         errors_md(&mut md, errors);
     }
     if let Some(marker) = details.get("marker").and_then(Value::as_str) {
-        let pid = details.get("pid").map(|p| format!(" on pid {p}")).unwrap_or_default();
-        md.push_str(&format!("- awaited log text: `{marker}`{pid}\n"));
+        let pid = details.get("pid").map(|p| format!(" on pid {}", inline(&text(Some(p))))).unwrap_or_default();
+        md.push_str(&format!("- awaited log text: {}{pid}\n", code(marker)));
     }
     if let Some(crash) = details.get("crash").filter(|c| c.is_object()) {
         crash_md(&mut md, crash);
     }
     if let Some(lines) = details.get("log").and_then(Value::as_array).filter(|l| !l.is_empty()) {
         md.push_str("- the process's last log lines since the launch:\n");
-        fenced(&mut md, lines);
+        block(&mut md, lines);
     }
     if let Some(rows) = details.get("rows").and_then(Value::as_array) {
         rows_md(&mut md, rows);
@@ -45,9 +48,9 @@ fn errors_md(md: &mut String, errors: &[Value]) {
                 at.push_str(&format!(":{n}"));
             }
         }
-        let code = text(error.get("code"));
-        let code = if code.is_empty() { String::new() } else { format!("{code} ") };
-        md.push_str(&format!("- error `{at}`: {code}{}\n", text(error.get("message"))));
+        let number = text(error.get("code"));
+        let number = if number.is_empty() { String::new() } else { format!("{} ", inline(&number)) };
+        md.push_str(&format!("- error {}: {number}{}\n", code(&at), inline(&text(error.get("message")))));
     }
     if errors.len() > MAX_ERRORS {
         md.push_str(&format!("- … and {} more errors (report.json has them all)\n", errors.len() - MAX_ERRORS));
@@ -61,23 +64,25 @@ fn crash_md(md: &mut String, crash: &Value) {
         .collect::<Vec<_>>()
         .join(": ");
     let what = if what.is_empty() { text(crash.get("reason")) } else { what };
-    let pid = crash.get("pid").filter(|p| !p.is_null()).map(|p| format!(", pid {p}")).unwrap_or_default();
-    md.push_str(&format!("- crash: {what} (`{}`{pid})\n", text(crash.get("file"))));
+    let pid = crash
+        .get("pid")
+        .filter(|p| !p.is_null())
+        .map(|p| format!(", pid {}", inline(&text(Some(p)))))
+        .unwrap_or_default();
+    md.push_str(&format!("- crash: {} ({}{pid})\n", inline(&what), code(&text(crash.get("file")))));
     for frame in crash.get("stack").and_then(Value::as_array).into_iter().flatten() {
-        md.push_str(&format!("  - {}\n", text(Some(frame))));
+        md.push_str(&format!("  - {}\n", inline(&text(Some(frame)))));
     }
     if let Some(lines) = crash.get("first_lines").and_then(Value::as_array).filter(|l| !l.is_empty()) {
         md.push_str("- the fault log's first lines:\n");
-        fenced(md, lines);
+        block(md, lines);
     }
 }
 
-fn fenced(md: &mut String, lines: &[Value]) {
-    md.push_str("  ```\n");
-    for line in lines {
-        md.push_str(&format!("  {}\n", text(Some(line))));
-    }
-    md.push_str("  ```\n");
+/// Log lines as a fenced block inside the list item above.
+fn block(out: &mut String, lines: &[Value]) {
+    let lines: Vec<String> = lines.iter().map(|line| text(Some(line))).collect();
+    out.push_str(&fenced(lines.iter().map(String::as_str), "  "));
 }
 
 fn rows_md(md: &mut String, rows: &[Value]) {
@@ -102,11 +107,7 @@ fn rows_md(md: &mut String, rows: &[Value]) {
             };
             (format!("failed: {code}"), said)
         };
-        md.push_str(&format!(
-            "| {} | {result} | {} |\n",
-            text(row.get("target")),
-            said.replace('|', "\\|").replace('\n', " ")
-        ));
+        md.push_str(&format!("| {} | {} | {} |\n", inline(&text(row.get("target"))), inline(&result), inline(&said)));
     }
 }
 

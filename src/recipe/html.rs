@@ -3,11 +3,11 @@
 //! what to do, and the launched app's screenshot and UI tree. It is self-contained (inline
 //! CSS, the screenshot embedded as a data: URI, no script, nothing fetched), so it shows the
 //! same offline, as a CI artifact or attached to a review. Its sentences are the report's
-//! (`wording`), and everything a run recorded is escaped (`markup`).
+//! (`wording`), and everything a run recorded is escaped (`markup::text`: one line, no markup).
 
 use std::fmt::Write as _;
 
-use super::markup::{escape, inline_html};
+use super::markup::{block_html, escape, inline_html, lines, text};
 use super::report::{Report, StepReport, StepStatus};
 use super::wording;
 
@@ -59,7 +59,7 @@ impl Report {
         page.push_str(
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">",
         );
-        let _ = write!(page, "<title>rein run {} — {}</title>", escape(&self.run_id), escape(&self.recipe));
+        let _ = write!(page, "<title>rein run {} — {}</title>", text(&self.run_id), text(&self.recipe));
         let _ = writeln!(page, "<style>{STYLE}</style></head><body>");
         self.heading(&mut page);
         self.failure_html(&mut page);
@@ -73,17 +73,17 @@ impl Report {
         let _ = writeln!(
             page,
             "<h1>rein run <code>{}</code> — recipe <code>{}</code>: <span class=\"status {}\" id=\"run-status\">{}</span></h1>",
-            escape(&self.run_id),
-            escape(&self.recipe),
+            text(&self.run_id),
+            text(&self.recipe),
             self.status,
             self.status
         );
         let _ = writeln!(
             page,
             "<p>Started {}, took {}. Arguments: {}</p>",
-            escape(&self.started),
+            text(&self.started),
             duration(self.duration_ms),
-            escape(&wording::arguments(&self.args))
+            text(&wording::arguments(&self.args))
         );
     }
 
@@ -92,18 +92,18 @@ impl Report {
         let _ = writeln!(
             page,
             "<div class=\"failure\" id=\"failure\"><p><strong>Failed at step <code>{}</code></strong>: {} — {}</p><ul>",
-            escape(&f.step),
+            text(&f.step),
             escape(f.code.as_str()),
-            escape(&f.message)
+            text(&f.message)
         );
         if let Some(location) = &f.location {
-            let _ = writeln!(page, "<li>where: <code class=\"location\">{}</code></li>", escape(location));
+            let _ = writeln!(page, "<li>where: <code class=\"location\">{}</code></li>", text(location));
         }
         if let Some(remedy) = &f.remedy {
-            let _ = writeln!(page, "<li>what to do: {}</li>", escape(remedy));
+            let _ = writeln!(page, "<li>what to do: {}</li>", text(remedy));
         }
         page.push_str("</ul>\n");
-        page.push_str(&markdown_lines(&super::details_md::render(&f.details)));
+        page.push_str(&block_html(&super::details_md::render(&f.details)));
         page.push_str("</div>\n");
     }
 
@@ -125,8 +125,8 @@ impl Report {
             let _ = writeln!(page, "<p id=\"claimed\">{}</p>", inline_html(&wording::claimed(&claimed)));
         }
         if self.steps.iter().any(|s| !s.files.is_empty()) {
-            let undo = format!("Undo every file this run changed: `rein undo {}`", self.run_id);
-            let _ = writeln!(page, "<p>{}</p>", inline_html(&undo));
+            let undo = format!("rein undo {}", self.run_id);
+            let _ = writeln!(page, "<p>Undo every file this run changed: <code>{}</code></p>", text(&undo));
         }
     }
 }
@@ -139,32 +139,34 @@ fn step_html(page: &mut String, number: usize, step: &StepReport, longest: u64, 
         page,
         "<li class=\"step\"><strong>{number}. <span class=\"step-name\">{}</span></strong> \
          <span class=\"status {class}\">{}</span> {}{}<div class=\"bar\" style=\"width:{width}%\"></div><ul>",
-        escape(&step.name),
+        text(&step.name),
         escape(&status),
         duration(step.duration_ms),
         attempts(step)
     );
     if tools && !step.tools.is_empty() {
-        let _ = writeln!(page, "<li class=\"tools\">{}</li>", inline_html(&wording::served_tools(&step.tools, true)));
+        let _ = writeln!(page, "<li class=\"tools\">{}</li>", inline_html(&wording::served_tools(&step.tools)));
     }
     for line in &step.evidence {
-        let _ = writeln!(page, "<li>evidence: <code>{}</code></li>", escape(line));
+        let _ = writeln!(page, "<li>evidence: <code>{}</code></li>", text(line));
     }
     for a in &step.approvals {
-        let line = format!("approval: {} `{}` allowed by {}", a.action, a.target, wording::decider(&a.decided_by));
+        let target = super::markdown_text::code(&a.target);
+        let line = format!("approval: {} {target} allowed by {}", a.action, wording::decider(&a.decided_by));
         let _ = writeln!(page, "<li class=\"approval\">{}</li>", inline_html(&line));
     }
     for c in &step.commands {
         let _ = writeln!(page, "<li class=\"command\">{}</li>", inline_html(&wording::command(c)));
     }
     for f in &step.files {
-        let _ = writeln!(page, "<li>changed <code>{}</code></li>", escape(&f.path));
+        let _ = writeln!(page, "<li>changed <code>{}</code></li>", text(&f.path));
     }
     for r in &step.rolled_back {
-        let _ = writeln!(page, "<li>rolled back <code>{}</code></li>", escape(r));
+        let _ = writeln!(page, "<li>rolled back <code>{}</code></li>", text(r));
     }
     for a in &step.attachments {
-        let _ = writeln!(page, "<li>{}: <code>{}</code></li>", wording::attachment_kind(a), escape(&a.path));
+        let kind = inline_html(&wording::attachment_kind(a));
+        let _ = writeln!(page, "<li>{kind}: <code>{}</code></li>", text(&a.path));
     }
     page.push_str("</ul></li>\n");
 }
@@ -174,7 +176,7 @@ fn screen(page: &mut String, embedded: &Embedded) {
     for screen in embedded.screens.iter().filter(|s| s.screenshot.is_some() || s.ui_tree.is_some()) {
         let (heading, suffix) = match &screen.label {
             None => ("The app on the device".to_string(), String::new()),
-            Some(label) => (format!("The app on device <code>{}</code>", escape(label)), format!("-{}", escape(label))),
+            Some(label) => (format!("The app on device <code>{}</code>", text(label)), format!("-{}", text(label))),
         };
         let _ = writeln!(page, "<h2>{heading}</h2>");
         if let Some((path, jpeg)) = &screen.screenshot {
@@ -183,15 +185,15 @@ fn screen(page: &mut String, embedded: &Embedded) {
                 "<figure><img class=\"screen\" id=\"screenshot{suffix}\" alt=\"the device's screen after the launch\" \
                  src=\"data:image/jpeg;base64,{}\"><figcaption><code>{}</code></figcaption></figure>",
                 base64(jpeg),
-                escape(path)
+                text(path)
             );
         }
-        if let Some((path, text)) = &screen.ui_tree {
+        if let Some((path, tree)) = &screen.ui_tree {
             let _ = writeln!(
                 page,
                 "<p>UI tree (<code>{}</code>):</p><pre id=\"ui-tree{suffix}\">{}</pre>",
-                escape(path),
-                escape(text)
+                text(path),
+                lines(tree)
             );
         }
     }
@@ -206,34 +208,6 @@ fn attempts(step: &StepReport) -> String {
 
 fn duration(ms: u64) -> String {
     format!("{:.1} s", ms as f64 / 1000.0)
-}
-
-/// The markdown lines `details_md` writes (`- item`, fenced blocks) as HTML.
-fn markdown_lines(markdown: &str) -> String {
-    let mut html = String::new();
-    let mut fenced = false;
-    let mut list = false;
-    for line in markdown.lines() {
-        if line.trim_start().starts_with("```") {
-            html.push_str(if fenced { "</pre>\n" } else { "<pre>" });
-            fenced = !fenced;
-        } else if fenced {
-            let _ = writeln!(html, "{}", escape(line));
-        } else if let Some(item) = line.trim_start().strip_prefix("- ") {
-            if !list {
-                html.push_str("<ul>\n");
-                list = true;
-            }
-            let _ = writeln!(html, "<li>{}</li>", inline_html(item));
-        }
-    }
-    if fenced {
-        html.push_str("</pre>\n");
-    }
-    if list {
-        html.push_str("</ul>\n");
-    }
-    html
 }
 
 /// Standard base64 (RFC 4648 §4, with padding), for the data: URI; a dozen lines do not
@@ -267,8 +241,8 @@ mod tests {
 
     #[test]
     fn details_become_a_list_and_fenced_blocks_pre() {
-        let html = markdown_lines("- error `a.ets:3:5`: <b>\n```\nline <i>\n```\n");
-        assert!(html.contains("<li>error <code>a.ets:3:5</code>: &lt;b&gt;</li>"), "{html}");
-        assert!(html.contains("<pre>line &lt;i&gt;\n</pre>"), "{html}");
+        let html = block_html("- error `a.ets:3:5`: <b>\n  ```\n  line <i>\n  ```\n");
+        assert!(html.contains("<li>error <code>a.ets:3:5</code>: &lt;b&gt;"), "{html}");
+        assert!(html.contains("<pre><code>line &lt;i&gt;\n</code></pre>"), "{html}");
     }
 }

@@ -8,10 +8,14 @@
 //! xsd/junit-10.xsd`, the copy pytest checks its own output with in
 //! `testing/example_scripts/junit-10.xsd`); `tests/run_report_formats.rs` validates against it
 //! with xmllint. Times are seconds with three decimals (its `SUREFIRE_TIME`).
+//!
+//! Text from outside rein goes through `markup::text` (one line, escaped); the report's
+//! sentences through `markdown_text::plain`.
 
 use std::fmt::Write as _;
 
-use super::markup::escape;
+use super::markdown_text::plain;
+use super::markup::{escape, text as outside};
 use super::report::{Report, StepReport, StepStatus};
 use super::wording;
 
@@ -21,7 +25,7 @@ impl Report {
         let failures = self.steps.iter().filter(|s| s.status == StepStatus::Failed).count();
         let cancelled = self.steps.iter().filter(|s| s.status == StepStatus::Cancelled).count();
         let skipped = self.steps.iter().filter(|s| s.status == StepStatus::Skipped).count();
-        let name = escape(&format!("{} {}", self.recipe, self.run_id));
+        let name = outside(&format!("{} {}", self.recipe, self.run_id));
         let (tests, time) = (self.steps.len(), seconds(self.duration_ms));
         let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         let _ = writeln!(
@@ -32,9 +36,9 @@ impl Report {
             xml,
             "  <testsuite name=\"{name}\" id=\"{}\" package=\"{}\" tests=\"{tests}\" failures=\"{failures}\" \
              errors=\"{cancelled}\" skipped=\"{skipped}\" time=\"{time}\" timestamp=\"{}\">",
-            escape(&self.run_id),
-            escape(&self.recipe),
-            escape(&self.started)
+            outside(&self.run_id),
+            outside(&self.recipe),
+            outside(&self.started)
         );
         xml.push_str("    <properties>\n");
         for (key, value) in [
@@ -43,7 +47,7 @@ impl Report {
             ("status", self.status.to_string()),
             ("arguments", wording::arguments(&self.args)),
         ] {
-            let _ = writeln!(xml, "      <property name=\"{key}\" value=\"{}\"/>", escape(&value));
+            let _ = writeln!(xml, "      <property name=\"{key}\" value=\"{}\"/>", outside(&value));
         }
         xml.push_str("    </properties>\n");
         for step in &self.steps {
@@ -57,20 +61,20 @@ impl Report {
         let _ = writeln!(
             xml,
             "    <testcase name=\"{}\" classname=\"{}\" time=\"{}\">",
-            escape(&step.name),
-            escape(&format!("rein.{}", self.recipe)),
+            outside(&step.name),
+            outside(&format!("rein.{}", self.recipe)),
             seconds(step.duration_ms)
         );
         match step.status {
             StepStatus::Failed | StepStatus::Cancelled => self.failure(xml, step),
             StepStatus::Skipped => {
-                let _ = writeln!(xml, "      <skipped message=\"{}\"/>", escape(&wording::skipped(self)));
+                let _ = writeln!(xml, "      <skipped message=\"{}\"/>", outside(&wording::skipped(self)));
             }
             _ => {}
         }
         let out = system_out(self, step);
         if !out.is_empty() {
-            let _ = writeln!(xml, "      <system-out>{}</system-out>", escape(&out));
+            let _ = writeln!(xml, "      <system-out>{out}</system-out>");
         }
         xml.push_str("    </testcase>\n");
     }
@@ -81,59 +85,57 @@ impl Report {
         let element = if step.status == StepStatus::Cancelled { "error" } else { "failure" };
         let summary = self.failure.as_ref().filter(|f| f.step == step.name);
         let (code, message) = match summary {
-            Some(f) => (f.code.as_str().to_string(), f.message.clone()),
-            None => (step.status.to_string(), format!("step {} {}", step.name, step.status)),
+            Some(f) => (f.code.as_str().to_string(), outside(&f.message)),
+            None => (step.status.to_string(), outside(&format!("step {} {}", step.name, step.status))),
         };
+        // Each line escaped on its own: the element's text keeps rein's line breaks only.
         let mut text = format!("{code}: {message}\n");
         if let Some(f) = summary {
             if let Some(location) = &f.location {
-                let _ = writeln!(text, "where: {location}");
+                let _ = writeln!(text, "where: {}", outside(location));
             }
             if let Some(remedy) = &f.remedy {
-                let _ = writeln!(text, "what to do: {remedy}");
+                let _ = writeln!(text, "what to do: {}", outside(remedy));
             }
             if let Some(command) = &f.command {
-                let _ = writeln!(text, "command: {command}");
+                let _ = writeln!(text, "command: {}", outside(command));
             }
-            text.push_str(&super::details_md::render(&f.details));
+            // report.md's lines, whose outside text markdown_text kept on its line.
+            text.push_str(&escape(&super::details_md::render(&f.details)));
         }
-        let _ = writeln!(
-            xml,
-            "      <{element} type=\"{}\" message=\"{}\">{}</{element}>",
-            escape(&code),
-            escape(&message),
-            escape(&text)
-        );
+        let _ = writeln!(xml, "      <{element} type=\"{}\" message=\"{message}\">{text}</{element}>", escape(&code));
     }
 }
 
-/// What proves the step, what it ran and who allowed it, and the files it saved.
+/// What proves the step, what it ran and who allowed it, and the files it saved: a line each,
+/// escaped.
 fn system_out(report: &Report, step: &StepReport) -> String {
     let mut out = String::new();
     if step.status == StepStatus::Claimed {
         let _ = writeln!(out, "status: {}", step.status);
     }
     if report.names_tools() && !step.tools.is_empty() {
-        let _ = writeln!(out, "{}", wording::served_tools(&step.tools, false));
+        let _ = writeln!(out, "{}", escape(&plain(&wording::served_tools(&step.tools))));
     }
     for line in &step.evidence {
-        let _ = writeln!(out, "evidence: {line}");
+        let _ = writeln!(out, "evidence: {}", outside(line));
     }
     for attachment in &step.attachments {
-        let _ = writeln!(out, "{}: {}", wording::attachment_kind(attachment), attachment.path);
+        let _ =
+            writeln!(out, "{}: {}", escape(&plain(&wording::attachment_kind(attachment))), outside(&attachment.path));
     }
     for approval in &step.approvals {
-        let by = wording::decider(&approval.decided_by);
-        let _ = writeln!(out, "approval: {} {} allowed by {by}", approval.action, approval.target);
+        let by = plain(&wording::decider(&approval.decided_by));
+        let _ = writeln!(out, "approval: {} {} allowed by {}", approval.action, outside(&approval.target), escape(&by));
     }
     for command in &step.commands {
-        let _ = writeln!(out, "{}", wording::command(command));
+        let _ = writeln!(out, "{}", escape(&plain(&wording::command(command))));
     }
     for file in &step.files {
-        let _ = writeln!(out, "changed: {}", file.path);
+        let _ = writeln!(out, "changed: {}", outside(&file.path));
     }
     if !out.is_empty() {
-        let _ = writeln!(out, "report: {}/{}/report.html", super::report::RUNS_DIR, report.run_id);
+        let _ = writeln!(out, "report: {}/{}/report.html", super::report::RUNS_DIR, outside(&report.run_id));
     }
     out
 }

@@ -1,30 +1,33 @@
 //! report.md, for a reviewer: how the run ended and why, each step's status (verified, or done
 //! without a verify to prove it), every program a step ran and how it ended, who allowed or
 //! refused it, the files changed and the evidence. It never says more than the report holds.
+//! Every text that comes from outside rein goes through `markdown_text`: it never makes
+//! structure of its own.
 
+use super::markdown_text::{code, text};
 use super::report::{Report, StepReport, StepStatus};
 use super::wording;
 
 impl Report {
     /// The report as `report.md` shows it to a reviewer.
     pub fn to_markdown(&self) -> String {
-        let mut md = format!("# rein run {} — `{}`: **{}**\n\n", self.run_id, self.recipe, self.status);
+        let mut md = format!("# rein run {} — {}: **{}**\n\n", text(&self.run_id), code(&self.recipe), self.status);
         md.push_str(&format!(
             "Started {}, took {:.1} s. Arguments: {}\n\n",
-            self.started,
+            text(&self.started),
             self.duration_ms as f64 / 1000.0,
-            wording::arguments(&self.args)
+            text(&wording::arguments(&self.args))
         ));
         if let Some(source) = &self.source {
             md.push_str(&wording::recipe_source(source));
         }
         if let Some(f) = &self.failure {
-            md.push_str(&format!("**Failed at step `{}`**: {} — {}\n", f.step, f.code, f.message));
+            md.push_str(&format!("**Failed at step {}**: {} — {}\n", code(&f.step), f.code, text(&f.message)));
             if let Some(location) = &f.location {
-                md.push_str(&format!("- where: {location}\n"));
+                md.push_str(&format!("- where: {}\n", text(location)));
             }
             if let Some(remedy) = &f.remedy {
-                md.push_str(&format!("- what to do: {remedy}\n"));
+                md.push_str(&format!("- what to do: {}\n", text(remedy)));
             }
             md.push_str(&super::details_md::render(&f.details));
             md.push('\n');
@@ -34,7 +37,7 @@ impl Report {
             md.push_str(&format!(
                 "| {} | {} | {} | {:.1} s | {} |\n",
                 i + 1,
-                s.name,
+                text(&s.name),
                 s.status,
                 s.duration_ms as f64 / 1000.0,
                 s.attempts.len()
@@ -56,7 +59,8 @@ impl Report {
             step_md(&mut md, s, tools);
         }
         if self.steps.iter().any(|s| !s.files.is_empty()) {
-            md.push_str(&format!("\nUndo every file this run changed: `rein undo {}`\n", self.run_id));
+            let undo = format!("rein undo {}", self.run_id);
+            md.push_str(&format!("\nUndo every file this run changed: {}\n", code(&undo)));
         }
         md
     }
@@ -73,16 +77,16 @@ fn unverified_note(steps: &[StepReport]) -> String {
 }
 
 fn step_md(md: &mut String, s: &StepReport, tools: bool) {
-    md.push_str(&format!("\n## {}\n", s.name));
+    md.push_str(&format!("\n## {}\n", text(&s.name)));
     if tools && !s.tools.is_empty() {
-        md.push_str(&format!("- {}\n", wording::served_tools(&s.tools, true)));
+        md.push_str(&format!("- {}\n", wording::served_tools(&s.tools)));
     }
     for e in &s.evidence {
-        md.push_str(&format!("- evidence: `{e}`\n"));
+        md.push_str(&format!("- evidence: {}\n", code(e)));
     }
     for a in &s.approvals {
         let by = wording::decider(&a.decided_by);
-        md.push_str(&format!("- approval: {} `{}` allowed by {by}\n", a.action, a.target));
+        md.push_str(&format!("- approval: {} {} allowed by {by}\n", a.action, code(&a.target)));
     }
     for c in &s.commands {
         md.push_str(&format!("- {}\n", wording::command(c)));
@@ -90,15 +94,16 @@ fn step_md(md: &mut String, s: &StepReport, tools: bool) {
     for f in &s.files {
         let before = f.sha256_before.as_deref().map_or("new".to_string(), |h| h[..12.min(h.len())].to_string());
         md.push_str(&format!(
-            "- changed `{}`: {before} → {}\n",
-            f.path,
-            &f.sha256_after[..12.min(f.sha256_after.len())]
+            "- changed {}: {} → {}\n",
+            code(&f.path),
+            text(&before),
+            text(&f.sha256_after[..12.min(f.sha256_after.len())])
         ));
     }
     for r in &s.rolled_back {
-        md.push_str(&format!("- rolled back `{r}`\n"));
+        md.push_str(&format!("- rolled back {}\n", code(r)));
     }
     for a in &s.attachments {
-        md.push_str(&format!("- {}: `{}`\n", wording::attachment_kind(a), a.path));
+        md.push_str(&format!("- {}: {}\n", wording::attachment_kind(a), code(&a.path)));
     }
 }

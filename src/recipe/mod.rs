@@ -17,9 +17,12 @@ mod attach;
 mod context;
 mod details_md;
 pub mod engine;
+#[cfg(test)]
+mod escaping_tests;
 mod html;
 mod junit;
 mod markdown;
+pub mod markdown_text;
 pub mod markup;
 pub mod progress;
 pub mod report;

@@ -4,6 +4,7 @@
 //! notifications both word their lines here.
 
 use crate::kernel::{Event, EventKind};
+use crate::visible::line;
 
 impl Event {
     /// A recipe step's progress line, as `rein recipe` and MCP progress notifications word
@@ -24,9 +25,12 @@ impl Event {
 /// 1.2 s`), or None for an event that is not about a step.
 pub fn step_line(event: &Event) -> Option<String> {
     match &event.kind {
-        EventKind::StepStarted { step, number, total, .. } => Some(format!("[{number}/{total}] {step} started")),
+        // A step's name and a command come from recipe and tool code: each stays on its line.
+        EventKind::StepStarted { step, number, total, .. } => {
+            Some(format!("[{number}/{total}] {} started", line(step)))
+        }
         EventKind::StepEnded { step, number, total, status, duration_ms, .. } => {
-            Some(format!("[{number}/{total}] {step} {status} in {}", seconds(*duration_ms)))
+            Some(format!("[{number}/{total}] {} {status} in {}", line(step), seconds(*duration_ms)))
         }
         _ => None,
     }
@@ -36,14 +40,14 @@ pub fn step_line(event: &Event) -> Option<String> {
 /// exit 0 in 1.3 s`), or None for an event that is not about a program.
 pub fn program_line(event: &Event) -> Option<String> {
     match &event.kind {
-        EventKind::ProgramSpawned { command, .. } => Some(format!("running {command}")),
+        EventKind::ProgramSpawned { command, .. } => Some(format!("running {}", line(command))),
         EventKind::ProgramExited { program, code, stopped, duration_ms, .. } => {
             let how = match (code, stopped) {
                 (_, Some(why)) => format!("stopped ({why})"),
                 (Some(code), None) => format!("exit {code}"),
                 (None, None) => "exit by signal".to_string(),
             };
-            Some(format!("{program} ended: {how} in {}", seconds(*duration_ms)))
+            Some(format!("{} ended: {how} in {}", line(program), seconds(*duration_ms)))
         }
         _ => None,
     }

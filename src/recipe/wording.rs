@@ -3,9 +3,15 @@
 //! ended (`exited 255`, `refused by a person at the terminal`) and a run's arguments
 //! (`reinstall = true, target = FMR0223`) — never `null` or a JSON object, and never more than
 //! happened.
+//!
+//! The sentences are markdown (report.md's; report.html and the JUnit XML convert them, see
+//! `markup::inline_html` and `markdown_text::plain`), and every text from outside rein in them
+//! goes through `markdown_text`. [`arguments`] and [`skipped`] are plain text, for each format
+//! to escape.
 
 use serde_json::Value;
 
+use super::markdown_text::{code, text};
 use super::report::{CommandEnd, CommandRecord};
 use crate::error::Code;
 use crate::kernel::policy::DecidedBy;
@@ -18,10 +24,10 @@ pub fn decider(by: &Option<DecidedBy>) -> String {
     let Some(by) = by else { return "nobody recorded".to_string() };
     match by {
         DecidedBy::Policy => "rein's policy (no one was asked)".to_string(),
-        DecidedBy::Rule(rule) => format!("rule `{rule}`"),
-        DecidedBy::Project(rule) => format!("the project's deny rule `{rule}`"),
-        DecidedBy::Pack(pack) => format!("pack {pack}'s permissions"),
-        DecidedBy::Annotation(tool) => format!("tool {tool}'s own annotations"),
+        DecidedBy::Rule(rule) => format!("rule {}", code(rule)),
+        DecidedBy::Project(rule) => format!("the project's deny rule {}", code(rule)),
+        DecidedBy::Pack(pack) => format!("pack {}'s permissions", code(pack)),
+        DecidedBy::Annotation(tool) => format!("tool {}'s own annotations", code(tool)),
         DecidedBy::Session => "an earlier \"always\" this session".to_string(),
         DecidedBy::Approver(name) => match name.as_str() {
             "person" => "a person at the terminal".to_string(),
@@ -29,7 +35,7 @@ pub fn decider(by: &Option<DecidedBy>) -> String {
             "mcp elicitation" => "a person in the MCP client".to_string(),
             "person (confirmed `rein pack`)" => "a person confirming `rein pack`".to_string(),
             HEADLESS => "no one (nobody could be asked)".to_string(),
-            other => other.to_string(),
+            other => text(other),
         },
     }
 }
@@ -37,22 +43,22 @@ pub fn decider(by: &Option<DecidedBy>) -> String {
 /// One program a step ran or tried to run, as a sentence: `ran `x` — allowed by …; exited 0`,
 /// `did not run `x` — refused by a person at the terminal (APPROVAL_DENIED)`.
 pub fn command(record: &CommandRecord) -> String {
-    let cmd = &record.command;
+    let cmd = code(&record.command);
     let by = decider(&record.decided_by);
     let code = record.code.as_ref().map_or("", Code::as_str);
     match record.result {
         CommandEnd::Exited => match record.exit_code {
-            Some(0) => format!("ran `{cmd}` — allowed by {by}; exited 0"),
-            Some(status) => format!("ran `{cmd}` — allowed by {by}; **exited {status}**"),
-            None => format!("ran `{cmd}` — allowed by {by}; its exit status was not recorded"),
+            Some(0) => format!("ran {cmd} — allowed by {by}; exited 0"),
+            Some(status) => format!("ran {cmd} — allowed by {by}; **exited {status}**"),
+            None => format!("ran {cmd} — allowed by {by}; its exit status was not recorded"),
         },
         CommandEnd::Killed => {
             let signal = record.signal.map_or("a signal".to_string(), |s| format!("signal {s}"));
-            format!("ran `{cmd}` — allowed by {by}; **killed by {signal}**")
+            format!("ran {cmd} — allowed by {by}; **killed by {signal}**")
         }
-        CommandEnd::Refused => format!("did not run `{cmd}` — {} ({code})", refusal(record)),
-        CommandEnd::Failed if record.decided_by.is_none() => format!("did not run `{cmd}`: {code}"),
-        CommandEnd::Failed => format!("ran `{cmd}` — allowed by {by}; **it did not run to its end: {code}**"),
+        CommandEnd::Refused => format!("did not run {cmd} — {} ({code})", refusal(record)),
+        CommandEnd::Failed if record.decided_by.is_none() => format!("did not run {cmd}: {code}"),
+        CommandEnd::Failed => format!("ran {cmd} — allowed by {by}; **it did not run to its end: {code}**"),
     }
 }
 
@@ -75,14 +81,14 @@ fn refusal(record: &CommandRecord) -> String {
 /// What an attachment is, with the device it shows when it has a label: `screenshot (d1)`.
 pub fn attachment_kind(attachment: &super::report::Attachment) -> String {
     match &attachment.label {
-        Some(label) => format!("{} ({label})", attachment.kind),
+        Some(label) => format!("{} ({})", attachment.kind, text(label)),
         None => attachment.kind.to_string(),
     }
 }
 
 /// The steps that ran without a verify: nothing proved they worked.
 pub fn unverified(steps: &[&str]) -> String {
-    let named: Vec<String> = steps.iter().map(|s| format!("`{s}`")).collect();
+    let named: Vec<String> = steps.iter().map(|s| code(s)).collect();
     match named.len() {
         1 => format!("Step {} declares no verify: it ran to its end, but nothing proved it worked.", named[0]),
         _ => format!(
@@ -98,26 +104,31 @@ pub fn unverified(steps: &[&str]) -> String {
 pub fn recipe_source(source: &super::report::RecipeSource) -> String {
     match &source.replaces {
         Some(replaced) => format!(
-            "**Recipe: {} code, `{}`. It replaces the {} recipe of this name (`{}`): what ran is the {} code, not the {}.**\n\n",
-            source.origin, source.file, replaced.origin, replaced.file, source.origin, replaced.origin
+            "**Recipe: {} code, {}. It replaces the {} recipe of this name ({}): what ran is the {} code, not the {}.**\n\n",
+            text(&source.origin),
+            code(&source.file),
+            text(&replaced.origin),
+            code(&replaced.file),
+            text(&source.origin),
+            text(&replaced.origin)
         ),
-        None => format!("Recipe: {} (`{}`).\n\n", source.origin, source.file),
+        None => format!("Recipe: {} ({}).\n\n", text(&source.origin), code(&source.file)),
     }
 }
 
 /// The tools a step ran and whose code each is: `` `hvigor_build` (project code,
-/// `tools/hvigor_build.lua`) `` (as markdown; `markup` false: plain text, for JUnit). A
-/// reviewer must see when code other than rein's served a step.
-pub fn served_tools(tools: &[super::served::ServedTool], markup: bool) -> String {
-    let (code, strong) = if markup { ("`", "**") } else { ("", "") };
+/// `tools/hvigor_build.lua`) `` (markdown, whose outside names are escaped; JUnit takes it
+/// through `markdown_text::plain`). A reviewer must see when code other than rein's served a
+/// step.
+pub fn served_tools(tools: &[super::served::ServedTool]) -> String {
     let each: Vec<String> = tools
         .iter()
         .map(|tool| {
             let whose = match tool.origin {
                 crate::kernel::Origin::BuiltIn => "rein's built-in".to_string(),
-                other => format!("{strong}{other} code{strong}"),
+                other => format!("**{other} code**"),
             };
-            format!("{code}{}{code} ({whose}, {code}{}{code})", tool.name, tool.file)
+            format!("{} ({whose}, {})", code(&tool.name), code(&tool.file))
         })
         .collect();
     format!("tools: {}", each.join(", "))
@@ -125,7 +136,7 @@ pub fn served_tools(tools: &[super::served::ServedTool], markup: bool) -> String
 
 /// The steps project code served whose verify passed: rein vouches for none of it.
 pub fn claimed(steps: &[&str]) -> String {
-    let named: Vec<String> = steps.iter().map(|s| format!("`{s}`")).collect();
+    let named: Vec<String> = steps.iter().map(|s| code(s)).collect();
     let (steps, them) = match named.len() {
         1 => (format!("Step {}", named[0]), "it"),
         _ => (format!("Steps {}", named.join(", ")), "them"),

@@ -1,8 +1,10 @@
 //! Recipes for people: `--explain` as a plan (parameters, budget, each step and what it may
-//! ask), and `rein runs list`.
+//! ask), and `rein runs list`. Names and descriptions come from recipe files an agent may
+//! write: each is shown on its one line (`visible::line`), so none adds lines of its own.
 
 use serde_json::Value;
 
+use rein::visible::line;
 use rein::RunSummary;
 
 use super::style::{paint, status, DIM, HEAD};
@@ -11,8 +13,8 @@ use crate::cli::screen::say;
 
 /// The plan `Host::explain_recipe` gives, as text.
 pub fn explain(plan: &Value) {
-    let name = plan["recipe"].as_str().unwrap_or_default();
-    say!("{} — {}", paint(HEAD, format!("recipe {name}")), plan["description"].as_str().unwrap_or(""));
+    let name = line(plan["recipe"].as_str().unwrap_or_default());
+    say!("{} — {}", paint(HEAD, format!("recipe {name}")), line(plan["description"].as_str().unwrap_or("")));
     params(&plan["params"]);
     let budget = &plan["budget"];
     let mut limits = Vec::new();
@@ -39,11 +41,12 @@ pub fn explain(plan: &Value) {
         if let Some(t) = step["timeout_s"].as_u64() {
             notes.push(format!("timeout {t} s"));
         }
-        let asks: Vec<String> = step["approvals"].as_array().into_iter().flatten().map(scalar_text).collect();
+        let asks: Vec<String> =
+            step["approvals"].as_array().into_iter().flatten().map(|a| line(&scalar_text(a)).into_owned()).collect();
         if !asks.is_empty() {
             notes.push(format!("may ask a person: {}", asks.join(", ")));
         }
-        let name = step["name"].as_str().unwrap_or_default();
+        let name = line(step["name"].as_str().unwrap_or_default());
         say!("  {}. {name:<width$}  {}", i + 1, paint(DIM, notes.join(" · ")));
     }
     let with_args = if plan["params"]["properties"].as_object().is_some_and(|p| !p.is_empty()) {
@@ -62,16 +65,17 @@ fn params(schema: &Value) {
     };
     let required: Vec<&str> = schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
     say!("params:");
-    let rows: Vec<(String, String, &str)> = properties
+    let rows: Vec<(String, String, String)> = properties
         .iter()
         .map(|(name, param)| {
             let kind = param["type"].as_str().unwrap_or("any");
             let need = match param.get("default") {
-                Some(default) => format!("default {}", scalar_text(default)),
+                Some(default) => format!("default {}", line(&scalar_text(default))),
                 None if required.contains(&name.as_str()) => "required".to_string(),
                 None => "optional".to_string(),
             };
-            (name.clone(), format!("{kind}, {need}"), param["description"].as_str().unwrap_or(""))
+            let description = line(param["description"].as_str().unwrap_or("")).into_owned();
+            (line(name).into_owned(), format!("{}, {need}", line(kind)), description)
         })
         .collect();
     let name_width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
@@ -90,6 +94,6 @@ pub fn runs(list: &[RunSummary]) {
     for r in list {
         let shown = status(&r.status.to_string());
         let pad = " ".repeat(10usize.saturating_sub(r.status.to_string().len()));
-        say!("{}  {:<24} {shown}{pad} {:.1} s", r.run_id, r.recipe, r.duration_ms as f64 / 1000.0);
+        say!("{}  {:<24} {shown}{pad} {:.1} s", line(&r.run_id), line(&r.recipe), r.duration_ms as f64 / 1000.0);
     }
 }

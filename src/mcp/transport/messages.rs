@@ -1,10 +1,8 @@
 //! Each line as a JSON-RPC message, or the error answer the transport sends itself.
 
 use serde_json::{json, Value};
-use tokio::sync::mpsc;
 
 use super::lines::{Line, SNIFFED};
-use super::writer::Outgoing;
 use super::Incoming;
 
 /// JSON-RPC 2.0 error codes.
@@ -13,25 +11,37 @@ pub(super) const INVALID_REQUEST: i64 = -32600;
 
 pub(super) struct Parser {
     limit: usize,
-    /// Where the transport's own answers go (the writer).
-    answers: mpsc::UnboundedSender<Outgoing>,
+}
+
+/// What a read's lines hold: the messages for the server, and the lines the transport answers
+/// itself (each a JSON-RPC error line), which the reader queues for the writer.
+#[derive(Default)]
+pub(super) struct Parsed {
+    pub(super) messages: Vec<Incoming>,
+    pub(super) answers: Vec<Vec<u8>>,
 }
 
 impl Parser {
-    pub(super) fn new(limit: usize, answers: mpsc::UnboundedSender<Outgoing>) -> Parser {
-        Parser { limit, answers }
+    pub(super) fn new(limit: usize) -> Parser {
+        Parser { limit }
     }
 
-    /// The messages among `lines`; the others are answered (or ignored) here.
-    pub(super) fn parse_all(&self, lines: Vec<Line>) -> Vec<Incoming> {
-        lines.into_iter().filter_map(|line| self.parse(line)).collect()
+    /// The messages among `lines`, and the answers to the others (some are ignored).
+    pub(super) fn parse_all(&self, lines: Vec<Line>) -> Parsed {
+        let mut parsed = Parsed::default();
+        for line in lines {
+            if let Some(message) = self.parse(line, &mut parsed.answers) {
+                parsed.messages.push(message);
+            }
+        }
+        parsed
     }
 
-    fn parse(&self, line: Line) -> Option<Incoming> {
+    fn parse(&self, line: Line, answers: &mut Vec<Vec<u8>>) -> Option<Incoming> {
         let line = match line {
             Line::Whole(line) => line,
             Line::Oversized(head) => {
-                self.refuse_oversized(&head);
+                answers.push(self.refuse_oversized(&head));
                 return None;
             }
         };
@@ -44,12 +54,12 @@ impl Parser {
             Err(e)
                 if matches!(e.classify(), serde_json::error::Category::Syntax | serde_json::error::Category::Eof) =>
             {
-                self.answer_error(
+                answers.push(error_line(
                     Value::Null,
                     PARSE_ERROR,
                     format!("Parse error: the message is not valid JSON ({e})"),
                     None,
-                );
+                ));
                 None
             }
             Err(e) => {
@@ -57,16 +67,16 @@ impl Parser {
                 if value.as_ref().is_some_and(Value::is_array) {
                     // JSON-RPC batches left MCP in 2025-06-18; its requests must not wait for ever.
                     let message = "Invalid Request: batches are not supported; send each message on a line of its own";
-                    self.answer_error(Value::Null, INVALID_REQUEST, message.to_string(), None);
+                    answers.push(error_line(Value::Null, INVALID_REQUEST, message.to_string(), None));
                     return None;
                 }
                 match value.and_then(|v| v.get("id").cloned()) {
-                    Some(id) if id.is_string() || id.is_number() => self.answer_error(
+                    Some(id) if id.is_string() || id.is_number() => answers.push(error_line(
                         id,
                         INVALID_REQUEST,
                         format!("Invalid Request: not a JSON-RPC 2.0 request rein understands ({e})"),
                         None,
-                    ),
+                    )),
                     // A notification rein does not know: notifications are never answered.
                     _ => tracing::debug!("ignored a message that is not a known notification: {e}"),
                 }
@@ -75,25 +85,26 @@ impl Parser {
         }
     }
 
-    fn refuse_oversized(&self, head: &[u8]) {
+    fn refuse_oversized(&self, head: &[u8]) -> Vec<u8> {
         let message = format!(
             "message too large: over the limit of {} bytes{} per message; it was not read",
             self.limit,
             if self.limit >= 1024 * 1024 { format!(" ({} MiB)", self.limit / (1024 * 1024)) } else { String::new() }
         );
         tracing::warn!("{message}");
-        self.answer_error(sniff_id(head), INVALID_REQUEST, message, Some(json!({"limit_bytes": self.limit})));
+        error_line(sniff_id(head), INVALID_REQUEST, message, Some(json!({"limit_bytes": self.limit})))
     }
+}
 
-    fn answer_error(&self, id: Value, code: i64, message: String, data: Option<Value>) {
-        let mut error = json!({"code": code, "message": message});
-        if let Some(data) = data {
-            error["data"] = data;
-        }
-        let mut bytes = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "error": error})).unwrap_or_default();
-        bytes.push(b'\n');
-        let _ = self.answers.send(Outgoing::Bytes(bytes));
+/// A JSON-RPC error answer as a line.
+pub(super) fn error_line(id: Value, code: i64, message: String, data: Option<Value>) -> Vec<u8> {
+    let mut error = json!({"code": code, "message": message});
+    if let Some(data) = data {
+        error["data"] = data;
     }
+    let mut bytes = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "error": error})).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
 }
 
 fn trim_line(line: &[u8]) -> &[u8] {

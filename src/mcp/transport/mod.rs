@@ -9,10 +9,16 @@
 //! holds the worker, see `mcp/cancels.rs`), and a writer thread serializes the responses and
 //! writes whatever has queued up in a single `write` (pipelined responses leave in batches).
 //! The worker is left with the calls themselves.
+//!
+//! Back-pressure (`owed`): a request is taken only while fewer than [`MAX_OWED`] answers are
+//! owed, an answer being owed until its write to the client returned. The queues between are
+//! bounded: [`QUEUED_BATCHES`] reads for the server, [`QUEUED_OUTGOING`] messages for the
+//! writer. A client that does not read its answers is, in the end, not read either.
 
 mod decode;
 mod lines;
 mod messages;
+mod owed;
 mod reader;
 mod ready;
 mod writer;
@@ -21,7 +27,7 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::Arc;
 
-use rmcp::model::JsonRpcMessage;
+use rmcp::model::{ClientNotification, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
@@ -31,15 +37,22 @@ use tokio::sync::mpsc;
 use super::cancels::Cancels;
 use lines::Splitter;
 use messages::Parser;
+use owed::Owed;
+pub use owed::MAX_OWED;
+use tokio::sync::OwnedSemaphorePermit;
 use writer::{Outgoing, Writer};
 
 /// The largest message rein reads (16 MiB, as rmcp's own limit).
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
-/// How many batches of messages (one batch per read, at most 64 KiB of input) may wait for the
-/// server before the reader stops reading: at most 64 MiB of input queued (parsed, so a few
-/// times that in memory); the client then waits on a full pipe, and a cancel it writes after
-/// that much is heard only as the queue moves.
-const QUEUED_BATCHES: usize = 1024;
+/// How many batches of messages (one batch per read: at most 64 KiB of input, or one message
+/// up to the size limit) may wait for the server before the reader stops reading: 4 MiB of
+/// ordinary input (parsed, a few times that in memory); the client then waits on a full pipe,
+/// and a cancel it writes after that much is heard only as the queue moves.
+pub const QUEUED_BATCHES: usize = 64;
+/// How many messages may wait for the writer: the answers owed ([`MAX_OWED`]) and what rein
+/// sends besides (progress, logs, the transport's own error answers), each sender waiting
+/// while the queue is full.
+pub const QUEUED_OUTGOING: usize = 2 * MAX_OWED;
 
 type Incoming = RxJsonRpcMessage<RoleServer>;
 
@@ -50,7 +63,11 @@ pub struct LineTransport {
     /// Messages as the reader parsed them, a batch per read.
     input: mpsc::Receiver<Vec<Incoming>>,
     batch: VecDeque<Incoming>,
-    output: Option<mpsc::UnboundedSender<Outgoing>>,
+    output: Option<mpsc::Sender<Outgoing>>,
+    /// The answers owed; a request is taken only with room for its answer.
+    owed: Arc<Owed>,
+    /// Room taken for the request at the front of `batch` (kept if `receive` is dropped).
+    room: Option<OwnedSemaphorePermit>,
     /// Awaited at close, so every queued response is written before the session ends.
     writer: Option<Writer>,
     /// Requests the client cancelled: their responses are not sent.
@@ -73,15 +90,18 @@ impl LineTransport {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (queue, outgoing) = mpsc::unbounded_channel();
-        let writer = Writer::task(outgoing, output);
+        let owed = Owed::new();
+        let (queue, outgoing) = mpsc::channel(QUEUED_OUTGOING);
+        let writer = Writer::task(outgoing, output, owed.clone());
         let (messages, received) = mpsc::channel(QUEUED_BATCHES);
-        let parser = Parser::new(limit, queue.clone());
-        tokio::spawn(reader::read_async(input, Splitter::new(limit), parser, messages));
+        let parser = Parser::new(limit);
+        tokio::spawn(reader::read_async(input, Splitter::new(limit), parser, messages, queue.clone()));
         LineTransport {
             input: received,
             batch: VecDeque::new(),
             output: Some(queue),
+            owed,
+            room: None,
             writer: Some(writer),
             cancels: None,
         }
@@ -91,19 +111,23 @@ impl LineTransport {
     /// messages are read even while a call holds the server's worker, and each request the
     /// client cancels is cancelled through `cancels` as soon as the notification arrives.
     pub(crate) fn stdio(cancels: Arc<Cancels>) -> std::io::Result<LineTransport> {
-        let (queue, outgoing) = mpsc::unbounded_channel();
-        let writer = Writer::thread(outgoing)?;
+        let owed = Owed::new();
+        let (queue, outgoing) = mpsc::channel(QUEUED_OUTGOING);
+        let writer = Writer::thread(outgoing, owed.clone())?;
         let (messages, received) = mpsc::channel(QUEUED_BATCHES);
-        let parser = Parser::new(MAX_MESSAGE_BYTES, queue.clone());
+        let parser = Parser::new(MAX_MESSAGE_BYTES);
         let splitter = Splitter::new(MAX_MESSAGE_BYTES);
         let spotter = cancels.clone();
-        std::thread::Builder::new()
-            .name("rein-stdin".to_string())
-            .spawn(move || reader::read_blocking(ready::Input::stdin(), splitter, parser, &spotter, messages))?;
+        let answers = queue.clone();
+        std::thread::Builder::new().name("rein-stdin".to_string()).spawn(move || {
+            reader::read_blocking(ready::Input::stdin(), splitter, parser, &spotter, messages, answers)
+        })?;
         Ok(LineTransport {
             input: received,
             batch: VecDeque::new(),
             output: Some(queue),
+            owed,
+            room: None,
             writer: Some(writer),
             cancels: Some(cancels),
         })
@@ -112,12 +136,72 @@ impl LineTransport {
     /// Whether `item` answers a request the client cancelled (and is not to be sent).
     fn answers_cancelled(&self, item: &TxJsonRpcMessage<RoleServer>) -> bool {
         let Some(cancels) = &self.cancels else { return false };
-        let id = match item {
-            JsonRpcMessage::Response(response) => Some(&response.id),
-            JsonRpcMessage::Error(error) => error.id.as_ref(),
+        writer::answered(item).is_some_and(|id| cancels.was_cancelled(id))
+    }
+
+    /// Takes room for the request at the front of the batch, waiting while [`MAX_OWED`]
+    /// answers are owed. Cancel-safe: room taken stays in `self.room`.
+    async fn room_for_front(&mut self) {
+        if matches!(self.batch.front(), Some(JsonRpcMessage::Request(_))) && self.room.is_none() {
+            self.room = Some(self.owed.room().await);
+        }
+    }
+
+    /// The id of the request at the front of the batch, when an answer to that id is owed
+    /// already.
+    fn front_repeats_an_owed_id(&self) -> Option<RequestId> {
+        match self.batch.front() {
+            Some(JsonRpcMessage::Request(request)) if self.owed.is_owed(&request.id) => Some(request.id.clone()),
             _ => None,
+        }
+    }
+
+    /// Answers the request at the front, whose id is owed an answer already, with an error
+    /// instead of passing it on: rmcp would handle it and drop its answer (it keeps one
+    /// request per id), so it could take no room, and a client could have any number of them
+    /// handled at once. Cancel-safe: the request is taken only once the answer has its place.
+    async fn refuse_repeated_front(&mut self, id: RequestId) {
+        let slot = match &self.output {
+            Some(output) => output.reserve().await.ok(),
+            None => None,
         };
-        id.is_some_and(|id| cancels.was_cancelled(id))
+        let Some(slot) = slot else {
+            // Nobody writes answers any more: the request goes unanswered, as every other.
+            self.batch.pop_front();
+            return;
+        };
+        if self.front_repeats_an_owed_id().as_ref() != Some(&id) {
+            return;
+        }
+        self.batch.pop_front();
+        tracing::warn!(%id, "refused a request whose id is still being answered");
+        let message = format!(
+            "Invalid Request: request {id} is still being answered; a request's id must differ from those of \
+             the client's requests in flight"
+        );
+        let id = serde_json::to_value(&id).unwrap_or_default();
+        slot.send(Outgoing::Bytes(messages::error_line(id, messages::INVALID_REQUEST, message, None)));
+    }
+
+    /// Books what `message` means for the answers owed: a request owes one (with the room
+    /// taken for it), a cancel settles its request's (rmcp drops the answer of a request it
+    /// saw cancelled).
+    fn book(&mut self, message: &Incoming) {
+        match message {
+            JsonRpcMessage::Request(request) => {
+                if let Some(room) = self.room.take() {
+                    self.owed.owe(request.id.clone(), room);
+                }
+            }
+            JsonRpcMessage::Notification(n) => {
+                if let ClientNotification::CancelledNotification(cancel) = &n.notification {
+                    if let Some(id) = &cancel.params.request_id {
+                        self.owed.settle(id);
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -129,22 +213,39 @@ impl Transport<RoleServer> for LineTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        if self.answers_cancelled(&item) {
+        let cancelled = self.answers_cancelled(&item);
+        if cancelled {
             tracing::debug!("not answering a request the client cancelled");
-            return std::future::ready(Ok(()));
+            if let Some(id) = writer::answered(&item) {
+                self.owed.settle(id);
+            }
         }
-        let sent = match &self.output {
-            Some(output) => output
-                .send(Outgoing::Message(Box::new(item)))
-                .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the client is gone")),
-            None => Err(std::io::Error::new(std::io::ErrorKind::NotConnected, "the transport is closed")),
-        };
-        std::future::ready(sent)
+        let output = self.output.clone();
+        async move {
+            if cancelled {
+                return Ok(());
+            }
+            match output {
+                // rmcp sends each message from a task of its own: a full queue holds the task.
+                Some(output) => output
+                    .send(Outgoing::Message(Box::new(item)))
+                    .await
+                    .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the client is gone")),
+                None => Err(std::io::Error::new(std::io::ErrorKind::NotConnected, "the transport is closed")),
+            }
+        }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
-            if let Some(message) = self.batch.pop_front() {
+            if !self.batch.is_empty() {
+                if let Some(id) = self.front_repeats_an_owed_id() {
+                    self.refuse_repeated_front(id).await;
+                    continue;
+                }
+                self.room_for_front().await;
+                let message = self.batch.pop_front()?;
+                self.book(&message);
                 return Some(message);
             }
             self.batch = self.input.recv().await?.into();
@@ -155,7 +256,7 @@ impl Transport<RoleServer> for LineTransport {
     /// first still gets every response).
     async fn close(&mut self) -> Result<(), Self::Error> {
         if let Some(output) = self.output.take() {
-            let _ = output.send(Outgoing::End);
+            let _ = output.send(Outgoing::End).await;
         }
         if let Some(writer) = self.writer.take() {
             writer.finished().await;
@@ -239,5 +340,82 @@ mod tests {
         drop(transport);
         let replies = reading.await.unwrap();
         assert_eq!(replies.lines().count(), 50, "a small pipe still gets every response: {replies}");
+    }
+
+    /// Back-pressure: with [`MAX_OWED`] answers unwritten (the client reads nothing), no
+    /// request more is taken; once the client reads, every answer is written.
+    #[tokio::test]
+    async fn no_request_is_taken_while_the_answers_owed_wait_unread() {
+        let requests = 3 * MAX_OWED;
+        let mut input = String::new();
+        for id in 0..requests {
+            input.push_str(&format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n"));
+        }
+        let (client, server_out) = tokio::io::duplex(64);
+        let mut transport = LineTransport::with_limit(std::io::Cursor::new(input.into_bytes()), server_out, 1024);
+        let answer = |id: usize| {
+            rmcp::model::ServerJsonRpcMessage::response(
+                rmcp::model::ServerResult::empty(()),
+                rmcp::model::RequestId::Number(id as i64),
+            )
+        };
+        for id in 0..MAX_OWED {
+            let request = transport.receive().await.expect("a request while there is room");
+            assert_eq!(serde_json::to_value(&request).unwrap()["id"], json!(id));
+            tokio::spawn(transport.send(answer(id)));
+        }
+        // A bounded wait that can only fail the test: with room, the next request is there at once.
+        let waited = tokio::time::timeout(std::time::Duration::from_millis(300), transport.receive()).await;
+        assert!(waited.is_err(), "a request was taken while {MAX_OWED} answers waited unread");
+        let reading = tokio::spawn(async move {
+            let mut replies = String::new();
+            tokio::io::AsyncReadExt::read_to_string(&mut { client }, &mut replies).await.unwrap();
+            replies
+        });
+        for id in MAX_OWED..requests {
+            let request = transport.receive().await.expect("requests are taken again once the client reads");
+            assert_eq!(serde_json::to_value(&request).unwrap()["id"], json!(id));
+            transport.send(answer(id)).await.unwrap();
+        }
+        assert!(transport.receive().await.is_none());
+        transport.close().await.unwrap();
+        drop(transport);
+        let replies = reading.await.unwrap();
+        let ids: std::collections::BTreeSet<u64> =
+            replies.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].as_u64().unwrap()).collect();
+        assert_eq!(ids.len(), requests, "every answer is written: {replies}");
+    }
+
+    /// A request repeating the id of one still being answered is refused with an error (rmcp
+    /// would drop its answer): it can take no room, so it must not be handled.
+    #[tokio::test]
+    async fn a_request_repeating_an_owed_id_is_refused() {
+        let input = [1, 1, 2].map(|id| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n")).concat();
+        let (client, server_out) = tokio::io::duplex(1 << 16);
+        let mut transport = LineTransport::with_limit(std::io::Cursor::new(input.into_bytes()), server_out, 1024);
+        let mut ids = Vec::new();
+        while let Some(request) = transport.receive().await {
+            ids.push(serde_json::to_value(&request).unwrap()["id"].clone());
+        }
+        assert_eq!(ids, [json!(1), json!(2)], "the repeat is not passed on");
+        for id in [1, 2] {
+            let answer = rmcp::model::ServerJsonRpcMessage::response(
+                rmcp::model::ServerResult::empty(()),
+                rmcp::model::RequestId::Number(id),
+            );
+            transport.send(answer).await.unwrap();
+        }
+        transport.close().await.unwrap();
+        drop(transport);
+        let mut replies = String::new();
+        tokio::io::AsyncReadExt::read_to_string(&mut { client }, &mut replies).await.unwrap();
+        let replies: Vec<Value> = replies.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(replies.len(), 3, "{replies:?}");
+        let refused = replies.iter().find(|r| r.get("error").is_some()).expect("an error answer");
+        assert_eq!(
+            (refused["id"].clone(), refused["error"]["code"].clone()),
+            (json!(1), json!(messages::INVALID_REQUEST))
+        );
+        assert!(refused["error"]["message"].as_str().unwrap().contains("still being answered"), "{refused}");
     }
 }

@@ -8,6 +8,7 @@ use tokio::sync::mpsc;
 
 use super::lines::{split, Splitter};
 use super::messages::Parser;
+use super::writer::Outgoing;
 use super::Incoming;
 use crate::mcp::cancels::Cancels;
 
@@ -20,13 +21,21 @@ pub(super) async fn read_async<R: AsyncRead + Unpin>(
     mut splitter: Splitter,
     parser: Parser,
     messages: mpsc::Sender<Vec<Incoming>>,
+    answers: mpsc::Sender<Outgoing>,
 ) {
     let mut buffer = vec![0; READ_CHUNK];
     loop {
         let read = input.read(&mut buffer).await;
         let Some((lines, done)) = split(read, &buffer, &mut splitter) else { continue };
-        let batch = parser.parse_all(lines);
-        if !batch.is_empty() && messages.send(batch).await.is_err() {
+        let parsed = parser.parse_all(lines);
+        for answer in parsed.answers {
+            // The writer's queue is bounded: a client that reads none of these answers stops
+            // being read here.
+            if answers.send(Outgoing::Bytes(answer)).await.is_err() {
+                return;
+            }
+        }
+        if !parsed.messages.is_empty() && messages.send(parsed.messages).await.is_err() {
             return;
         }
         if done {
@@ -45,19 +54,25 @@ pub(super) fn read_blocking(
     parser: Parser,
     cancels: &Cancels,
     messages: mpsc::Sender<Vec<Incoming>>,
+    answers: mpsc::Sender<Outgoing>,
 ) {
     let mut buffer = vec![0; READ_CHUNK];
     loop {
         let read = input.read(&mut buffer);
         let Some((lines, done)) = split(read, &buffer, &mut splitter) else { continue };
-        let batch = parser.parse_all(lines);
-        for message in &batch {
+        let parsed = parser.parse_all(lines);
+        for message in &parsed.messages {
             if let Some(id) = cancelled_request(message) {
                 tracing::info!(%id, "the client cancelled request {id}");
                 cancels.cancel(id);
             }
         }
-        if !batch.is_empty() && messages.blocking_send(batch).is_err() {
+        for answer in parsed.answers {
+            if answers.blocking_send(Outgoing::Bytes(answer)).is_err() {
+                return;
+            }
+        }
+        if !parsed.messages.is_empty() && messages.blocking_send(parsed.messages).is_err() {
             return;
         }
         if done {
@@ -102,10 +117,10 @@ mod tests {
             input.push(b'\n');
         }
         let cancels = Cancels::default();
-        let (answers, _unanswered) = tokio::sync::mpsc::unbounded_channel();
+        let (answers, _unanswered) = mpsc::channel(16);
         let (messages, mut received) = mpsc::channel(16);
         let limit = super::super::MAX_MESSAGE_BYTES;
-        read_blocking(&input[..], Splitter::new(limit), Parser::new(limit, answers), &cancels, messages);
+        read_blocking(&input[..], Splitter::new(limit), Parser::new(limit), &cancels, messages, answers);
         while received.try_recv().is_ok() {}
         for (line, id) in lines {
             let id = RequestId::Number(id);

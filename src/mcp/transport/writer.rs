@@ -1,11 +1,16 @@
 //! Writing to the client: messages are serialized by the writer (off the server's worker) and
-//! whatever has queued up leaves in one `write`.
+//! whatever has queued up leaves in one `write`. An answer is settled ([`Owed`]) once its
+//! write returned: until the client reads, it is still owed.
 
+use std::sync::Arc;
+
+use rmcp::model::{JsonRpcMessage, RequestId};
 use rmcp::service::TxJsonRpcMessage;
 use rmcp::RoleServer;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 
+use super::owed::Owed;
 use super::ready::Output;
 
 /// How much the writer gathers into one write.
@@ -30,19 +35,20 @@ pub(super) struct Writer {
 impl Writer {
     /// Writes to an async sink, on a task.
     pub(super) fn task<W: AsyncWrite + Unpin + Send + 'static>(
-        mut queued: mpsc::UnboundedReceiver<Outgoing>,
+        mut queued: mpsc::Receiver<Outgoing>,
         mut output: W,
+        owed: Arc<Owed>,
     ) -> Writer {
         let (finished, done) = oneshot::channel();
         tokio::spawn(async move {
-            let mut batch = Vec::with_capacity(WRITE_BATCH);
+            let mut batch = Batch::default();
             while let Some(first) = queued.recv().await {
-                let end = gather(&mut batch, first, &mut queued);
-                if let Err(e) = output.write_all(&batch).await.and(output.flush().await) {
+                let end = batch.gather(first, &mut queued);
+                if let Err(e) = output.write_all(&batch.bytes).await.and(output.flush().await) {
                     tracing::debug!("cannot write to the client: {e}");
                     break;
                 }
-                keep_small(&mut batch);
+                batch.written(&owed);
                 if end {
                     break;
                 }
@@ -53,18 +59,18 @@ impl Writer {
     }
 
     /// Writes to the process's stdout with blocking writes, on a thread of its own.
-    pub(super) fn thread(mut queued: mpsc::UnboundedReceiver<Outgoing>) -> std::io::Result<Writer> {
+    pub(super) fn thread(mut queued: mpsc::Receiver<Outgoing>, owed: Arc<Owed>) -> std::io::Result<Writer> {
         let (finished, done) = oneshot::channel();
         let mut stdout = Output::stdout()?;
         std::thread::Builder::new().name("rein-stdout".to_string()).spawn(move || {
-            let mut batch = Vec::with_capacity(WRITE_BATCH);
+            let mut batch = Batch::default();
             while let Some(first) = queued.blocking_recv() {
-                let end = gather(&mut batch, first, &mut queued);
-                if let Err(e) = stdout.write_all(&batch) {
+                let end = batch.gather(first, &mut queued);
+                if let Err(e) = stdout.write_all(&batch.bytes) {
                     tracing::debug!("cannot write to the client: {e}");
                     break;
                 }
-                keep_small(&mut batch);
+                batch.written(&owed);
                 if end {
                     break;
                 }
@@ -80,44 +86,74 @@ impl Writer {
     }
 }
 
-/// Empties `batch` for the next write, letting go of the room one large message took (a
-/// batch is kept for the whole session).
-fn keep_small(batch: &mut Vec<u8>) {
-    batch.clear();
-    if batch.capacity() > 4 * WRITE_BATCH {
-        *batch = Vec::with_capacity(WRITE_BATCH);
+/// What one write takes: lines, and the requests they answer.
+struct Batch {
+    bytes: Vec<u8>,
+    answers: Vec<RequestId>,
+}
+
+impl Default for Batch {
+    fn default() -> Batch {
+        Batch { bytes: Vec::with_capacity(WRITE_BATCH), answers: Vec::new() }
     }
 }
 
-/// `first` and whatever else is queued already, up to [`WRITE_BATCH`], as lines in `batch`.
-/// True when the end was reached.
-fn gather(batch: &mut Vec<u8>, first: Outgoing, queued: &mut mpsc::UnboundedReceiver<Outgoing>) -> bool {
-    if append(batch, first) {
-        return true;
+impl Batch {
+    /// `first` and whatever else is queued already, up to [`WRITE_BATCH`], as lines. True when
+    /// the end was reached.
+    fn gather(&mut self, first: Outgoing, queued: &mut mpsc::Receiver<Outgoing>) -> bool {
+        if self.append(first) {
+            return true;
+        }
+        while self.bytes.len() < WRITE_BATCH {
+            match queued.try_recv() {
+                Ok(more) => {
+                    if self.append(more) {
+                        return true;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        false
     }
-    while batch.len() < WRITE_BATCH {
-        match queued.try_recv() {
-            Ok(more) => {
-                if append(batch, more) {
-                    return true;
+
+    /// Adds `item`; true when it is the end.
+    fn append(&mut self, item: Outgoing) -> bool {
+        match item {
+            Outgoing::End => return true,
+            Outgoing::Bytes(bytes) => self.bytes.extend_from_slice(&bytes),
+            Outgoing::Message(message) => {
+                if let Some(id) = answered(&message) {
+                    self.answers.push(id.clone());
+                }
+                if let Err(e) = crate::mcp::json_text::append_line(&mut self.bytes, &message) {
+                    tracing::error!("cannot serialize a message for the client: {e}");
                 }
             }
-            Err(_) => break,
+        }
+        false
+    }
+
+    /// The batch reached the client's pipe: its answers are no longer owed, and the batch is
+    /// emptied for the next write, letting go of the room one large message took (a batch is
+    /// kept for the whole session).
+    fn written(&mut self, owed: &Owed) {
+        for id in self.answers.drain(..) {
+            owed.settle(&id);
+        }
+        self.bytes.clear();
+        if self.bytes.capacity() > 4 * WRITE_BATCH {
+            self.bytes = Vec::with_capacity(WRITE_BATCH);
         }
     }
-    false
 }
 
-/// Adds `item` to `batch`; true when it is the end.
-fn append(batch: &mut Vec<u8>, item: Outgoing) -> bool {
-    match item {
-        Outgoing::End => return true,
-        Outgoing::Bytes(bytes) => batch.extend_from_slice(&bytes),
-        Outgoing::Message(message) => {
-            if let Err(e) = crate::mcp::json_text::append_line(batch, &message) {
-                tracing::error!("cannot serialize a message for the client: {e}");
-            }
-        }
+/// The request `message` answers, if it is an answer.
+pub(super) fn answered(message: &TxJsonRpcMessage<RoleServer>) -> Option<&RequestId> {
+    match message {
+        JsonRpcMessage::Response(response) => Some(&response.id),
+        JsonRpcMessage::Error(error) => error.id.as_ref(),
+        _ => None,
     }
-    false
 }
