@@ -407,3 +407,48 @@ fn pack_add_list_and_update_read_as_text() {
     let (_, verified, _) = ws.human(&["pack", "verify"]);
     assert_eq!(verified, "ok  team-kit\n");
 }
+
+/// Issue 40: a script error in a recipe's step names the recipe's line; the Lua traceback is
+/// there with `-v` (and in `--json`'s details), not in every failure a person reads.
+#[test]
+fn a_script_error_names_its_line_and_shows_the_traceback_with_v() {
+    let ws = Workspace::new();
+    ws.file(
+        "recipes/walk.lua",
+        "return {\n  name = \"walk\",\n  description = \"d\",\n  steps = {\n    {\n      name = \"modules\",\n      run = function(ctx)\n        local doc = {}\n        for _, m in ipairs(doc.modulez) do\n        end\n      end,\n    },\n  },\n}\n",
+    );
+    let (status, out, err) = ws.human(&["recipe", "walk"]);
+    assert_eq!(status, 1, "{err}");
+    assert!(out.contains("recipes/walk.lua:9: attempt to index a nil value"), "the report says where: {out}");
+    assert!(!err.contains("stack traceback") && !err.contains("in function"), "no traceback without -v: {err}");
+    assert!(err.contains("-v shows the Lua traceback"), "{err}");
+    let (_, _, verbose) = ws.human(&["-v", "recipe", "walk"]);
+    assert!(verbose.contains("recipes/walk.lua:9: in"), "-v shows the traceback: {verbose}");
+    let (_, json) = rein_json(&ws, &["recipe", "walk"]);
+    let traceback = json["error"]["details"]["failure"]["details"]["traceback"].as_str();
+    assert!(traceback.is_some_and(|t| t.contains("recipes/walk.lua:9:")), "{json}");
+}
+
+/// Issue 40: a recipe that went well printed its whole report (30 lines of "ran hdc …
+/// allowed by rein's policy"); now its verdict, its steps one a line and where the report is,
+/// the whole report with `-v` (or `rein runs show`).
+#[test]
+fn a_recipe_that_succeeds_prints_a_short_summary_and_the_whole_report_with_v() {
+    let ws = Workspace::new();
+    ws.file(
+        "recipes/two.lua",
+        "return {\n  name = \"two\",\n  description = \"d\",\n  steps = {\n    { name = \"first\", run = function() return { n = 1 } end, verify = function(_, out) return out.n == 1, \"one\" end },\n    { name = \"second_step\", run = function() return {} end },\n  },\n}\n",
+    );
+    let (status, out, err) = ws.human(&["recipe", "two"]);
+    assert_eq!(status, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert!(lines[0].starts_with("recipe two succeeded in "), "{out}");
+    assert!(lines[1].starts_with("  1. first        verified          "), "{out}");
+    assert!(lines[2].starts_with("  2. second_step  done (no verify)  "), "{out}");
+    let run_id = out.split("rein runs show ").nth(1).unwrap().trim_end_matches("`)\n");
+    assert!(lines[3].starts_with("report: ") && lines[3].contains(&format!("{run_id}/report.md")), "{out}");
+    assert!(!out.contains("| # |"), "not the whole report: {out}");
+    let (_, verbose, _) = ws.human(&["-v", "recipe", "two"]);
+    assert!(verbose.contains("`two`: **succeeded**") && verbose.contains("| 2 | second_step | done (no verify) |"), "{verbose}");
+}

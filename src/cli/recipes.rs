@@ -58,8 +58,15 @@ fn finished(host: &Host, out: &Output, report: &Report) -> u8 {
     match report.as_failure(workspace) {
         None if out.json => out.success(&report.summary(workspace)),
         None => {
-            super::screen::print(&report.to_markdown());
-            tell!("report: {}", rein::visible::path(report.path(workspace).with_extension("md")));
+            // A run that went well needs no reading: its steps and where the report is; the
+            // whole report (each command, what allowed it) with -v or `rein runs show`.
+            let saved = rein::visible::path(report.path(workspace).with_extension("md"));
+            if out.verbose {
+                super::screen::print(&report.to_markdown());
+                tell!("report: {saved}");
+            } else {
+                super::render::recipe::summary(report, &saved);
+            }
             0
         }
         Some(failure) if out.json => out.failure(&failure),
@@ -72,6 +79,7 @@ fn finished(host: &Host, out: &Output, report: &Report) -> u8 {
             let line =
                 super::output::with_yes_hint(Failure::new(failure.code.clone(), line).with_details(failure.details));
             super::render::failure_line(&line.code, &line.message);
+            super::render::traceback(&line.details, out.verbose);
             tell!("report: {}", rein::visible::path(&saved));
             1
         }

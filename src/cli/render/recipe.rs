@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use rein::RunSummary;
+use rein::{Report, RunSummary};
 
 use super::style::{paint, status, DIM, HEAD};
 use super::text::scalar_text;
@@ -92,4 +92,22 @@ pub fn runs(list: &[RunSummary]) {
         let pad = " ".repeat(10usize.saturating_sub(r.status.to_string().len()));
         say!("{}  {:<24} {shown}{pad} {:.1} s", r.run_id, r.recipe, r.duration_ms as f64 / 1000.0);
     }
+}
+
+/// A run that succeeded, in short: the verdict, its steps one a line, where the report is.
+pub fn summary(report: &Report, saved: &str) {
+    say!(
+        "{} {} in {:.1} s",
+        paint(HEAD, format!("recipe {}", report.recipe)),
+        status(&report.status.to_string()),
+        report.duration_ms as f64 / 1000.0
+    );
+    let width = report.steps.iter().map(|s| s.name.len()).max().unwrap_or(0);
+    let status_width = report.steps.iter().map(|s| s.status.to_string().len()).max().unwrap_or(0);
+    for (i, step) in report.steps.iter().enumerate() {
+        let text = step.status.to_string();
+        let pad = " ".repeat(status_width - text.len());
+        say!("  {}. {:<width$}  {}{pad}  {:.1} s", i + 1, step.name, status(&text), step.duration_ms as f64 / 1000.0);
+    }
+    say!("report: {saved} (the whole of it: -v, or `rein runs show {}`)", report.run_id);
 }
