@@ -388,6 +388,14 @@ fn a_new_pack_passes_check_and_test_and_installs_as_generated() {
 #[test]
 #[cfg_attr(windows, ignore = "runs bash (the README's shell commands), which Windows has not")]
 fn completions_for_every_shell_and_the_man_page_render() {
+    if !crate::common::real_tools::program_runs(
+        "completions_for_every_shell_and_the_man_page_render",
+        "groff",
+        &["--version"],
+        "groff-base",
+    ) {
+        return;
+    }
     let ws = Workspace::new();
     for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
         let (status, script, err) = ws.human(&["completions", shell]);
@@ -424,7 +432,7 @@ fn render_man(ws: &Workspace, args: &[&str]) -> String {
         .args(["-man", "-Tutf8", "-ww", "-P-cbou"])
         .arg(&page)
         .output()
-        .expect("groff renders man pages (.ci/run installs it)");
+        .expect("groff renders man pages (.ci/setup installs it)");
     let warnings = String::from_utf8_lossy(&rendered.stderr);
     assert!(rendered.status.success() && warnings.is_empty(), "groff: {warnings}");
     String::from_utf8_lossy(&rendered.stdout).into_owned()

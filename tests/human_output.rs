@@ -450,5 +450,8 @@ fn a_recipe_that_succeeds_prints_a_short_summary_and_the_whole_report_with_v() {
     assert!(lines[3].starts_with("report: ") && lines[3].contains(&format!("{run_id}/report.md")), "{out}");
     assert!(!out.contains("| # |"), "not the whole report: {out}");
     let (_, verbose, _) = ws.human(&["-v", "recipe", "two"]);
-    assert!(verbose.contains("`two`: **succeeded**") && verbose.contains("| 2 | second_step | done (no verify) |"), "{verbose}");
+    assert!(
+        verbose.contains("`two`: **succeeded**") && verbose.contains("| 2 | second_step | done (no verify) |"),
+        "{verbose}"
+    );
 }

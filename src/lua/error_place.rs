@@ -22,10 +22,10 @@ pub(crate) fn native(lua: &Lua) -> mlua::Result<Function> {
         let Some((file, line)) = innermost_place(lua, &called) else {
             return Ok((message, traceback));
         };
-        let already_placed = message
-            .strip_prefix(file.as_str())
-            .and_then(|rest| rest.strip_prefix(':'))
-            .is_some_and(|rest| rest.split(':').next().is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())));
+        let already_placed =
+            message.strip_prefix(file.as_str()).and_then(|rest| rest.strip_prefix(':')).is_some_and(|rest| {
+                rest.split(':').next().is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            });
         let message = if already_placed { message } else { format!("{file}:{line}: {message}") };
         Ok((message, traceback))
     })
