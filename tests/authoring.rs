@@ -521,3 +521,18 @@ fn the_fakes_readme_points_a_home_at_the_fakes_as_it_says() {
         assert!(out.contains(line), "{line}:\n{out}");
     }
 }
+
+/// Issue 40: `rein new tool bump_build` wrote a "count lines" tool, which fits no name but its
+/// own; the template is neutral: it says it is the generated start and what to rewrite.
+#[test]
+fn a_new_tool_is_a_neutral_start_whatever_its_name() {
+    let ws = Workspace::new();
+    let (status, out, err) = ws.human(&["new", "tool", "bump_build"]);
+    assert_eq!(status, 0, "{out}{err}");
+    let text = String::from_utf8(ws.read("tools/bump_build.lua")).unwrap();
+    assert!(!text.to_lowercase().contains("count"), "no other tool's job: {text}");
+    assert!(text.contains("description = \"bump_build, as generated: "), "{text}");
+    assert!(text.contains("Rewrite this with what bump_build does."), "{text}");
+    let (status, out) = rein_json(&ws, &["test", "bump_build"]);
+    assert_eq!(status, 0, "its checks pass as generated: {out}");
+}

@@ -30,7 +30,10 @@ pub fn explain(plan: &Value) {
     let width = steps.iter().filter_map(|s| s["name"].as_str()).map(str::len).max().unwrap_or(0);
     for (i, step) in steps.iter().enumerate() {
         let mut notes = Vec::new();
-        notes.push(if step["verified"] == Value::Bool(true) { "verified" } else { "no verify" }.to_string());
+        // Whether a verify will check it, not that anything was verified: nothing ran yet.
+        notes.push(
+            if step["verified"] == Value::Bool(true) { "checked by its verify" } else { "no verify" }.to_string(),
+        );
         match step["retry_max"].as_u64() {
             Some(0) | None => {}
             Some(1) => notes.push("1 retry".into()),
@@ -87,10 +90,15 @@ pub fn runs(list: &[RunSummary]) {
         say!("no runs yet in this workspace; `rein recipe NAME` starts one");
         return;
     }
+    // Widths from what is listed: a run id's pid part and a recipe's name vary in length.
+    let id_width = list.iter().map(|r| r.run_id.len()).max().unwrap_or(0);
+    let recipe_width = list.iter().map(|r| r.recipe.len()).max().unwrap_or(0);
+    let status_width = list.iter().map(|r| r.status.to_string().len()).max().unwrap_or(0);
     for r in list {
-        let shown = status(&r.status.to_string());
-        let pad = " ".repeat(10usize.saturating_sub(r.status.to_string().len()));
-        say!("{}  {:<24} {shown}{pad} {:.1} s", r.run_id, r.recipe, r.duration_ms as f64 / 1000.0);
+        let text = r.status.to_string();
+        let pad = " ".repeat(status_width - text.len());
+        let time = format!("{:.1} s", r.duration_ms as f64 / 1000.0);
+        say!("{:<id_width$}  {:<recipe_width$}  {}{pad}  {time:>8}", r.run_id, r.recipe, status(&text));
     }
 }
 
