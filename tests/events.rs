@@ -84,8 +84,8 @@ fn a_recipe_run_streams_its_events_in_order_with_one_approval_and_one_program() 
         vec![
             json!({"event": "recipe_started", "actor": "ship", "recipe": "ship", "steps": 1}),
             json!({"event": "step_started", "actor": "ship", "recipe": "ship", "step": "install", "number": 1, "total": 1}),
-            json!({"event": "approval_asked", "actor": "ship", "what": "hdc install -r x.hap", "why": events_why(&events), "who": "anyone"}),
-            json!({"event": "approval_answered", "actor": "ship", "what": "hdc install -r x.hap", "allowed": true, "by": {"approver": "ide-dialog"}, "person": true}),
+            json!({"event": "approval_asked", "actor": "ship", "what": "run hdc -p install -r x.hap", "why": events_why(&events), "who": "anyone"}),
+            json!({"event": "approval_answered", "actor": "ship", "what": "run hdc -p install -r x.hap", "allowed": true, "by": {"approver": "ide-dialog"}, "person": true}),
             json!({"event": "program_spawned", "actor": "ship", "program": "hdc", "argv": ["-p", "install", "-r", "x.hap"], "command": "hdc -p install -r x.hap"}),
             json!({"event": "program_exited", "actor": "ship", "program": "hdc", "code": 0, "signal": null, "timed_out": false}),
             json!({"event": "step_ended", "actor": "ship", "recipe": "ship", "step": "install", "number": 1, "total": 1, "status": "verified"}),

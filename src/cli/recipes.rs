@@ -75,7 +75,12 @@ fn finished(host: &Host, out: &Output, report: &Report) -> u8 {
             super::screen::print(&report.to_markdown());
             let code = report.failure.as_ref().map_or(String::new(), |f| format!(" {}", f.code));
             let saved = report.path(workspace).with_extension("md");
-            let line = format!("{}{code}; the report above says what to do.", report.failed_at());
+            // Pointing at the report's advice only where it has some ("what to do"); else the
+            // failure's own words (a person's no: which command, refused by whom).
+            let line = match &report.failure {
+                Some(f) if f.remedy.is_none() => format!("{}{code}: {}", report.failed_at(), f.message),
+                _ => format!("{}{code}; the report above says what to do.", report.failed_at()),
+            };
             let line =
                 super::output::with_yes_hint(Failure::new(failure.code.clone(), line).with_details(failure.details));
             super::render::failure_line(&line.code, &line.message);

@@ -20,3 +20,4 @@ pub mod stage;
 #[cfg(test)]
 mod table;
 pub mod toolchain;
+pub mod why_asked;

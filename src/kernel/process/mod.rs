@@ -62,7 +62,7 @@ use crate::harmony::{deveco_env, hdc_server, java_args, keystore_pins};
 const OUTPUT_LIMIT: usize = 1024 * 1024;
 
 /// Why the policy asks about a program.
-const WHY_ASK: &str = "it changes a device, reaches the network or touches files outside the workspace";
+const WHY_ASK: &str = crate::harmony::why_asked::GENERAL;
 
 /// Why a program runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -375,13 +375,8 @@ impl Kernel {
             (None, None) if program == Program::Hdc => hdc_server::argv(args),
             (None, None) => args,
         };
-        // The journal and the events show the command as it runs: hdc with the `-p` put first.
-        let shown = match program {
-            Program::Hdc => hdc_server::argv(redacted.args.clone()),
-            _ => redacted.args.clone(),
-        };
-        let command =
-            std::iter::once(program.name()).chain(shown.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
+        let shown = shown_args(&program, redacted);
+        let command = command_line(program.name(), &shown);
         entry.target = command.clone();
         let request = SpawnRequest {
             program: located.path,
@@ -484,6 +479,8 @@ impl Kernel {
         (cwd, located, plan, opts): (&super::ResolvedPath, &toolchain::Located, &confine::Plan, &RunOptions),
         entry: &mut Entry,
     ) -> Result<(Decision, Vec<PathBuf>), KernelError> {
+        // The record names the command as the question shows it and as it would run.
+        entry.target = as_it_runs(program, redacted);
         let outside = std::cell::RefCell::new(Vec::new());
         let classify = |p: &str| {
             let joined = if Path::new(p).is_absolute() { PathBuf::from(p) } else { cwd.real.join(p) };
@@ -515,9 +512,10 @@ impl Kernel {
             env: opts.env.iter().map(|(name, value)| redacted.scrub(&format!("{name}={value}"))).collect(),
             input: opts.stdin.as_deref().map(|input| redacted.scrub(&String::from_utf8_lossy(input))),
         };
+        let why = crate::harmony::why_asked::why_asked(program, args, !facts.outside.is_empty());
         let request = ApprovalRequest {
-            what: command_line(program.name(), &redacted.args),
-            why: WHY_ASK.to_string(),
+            what: format!("run {}", as_it_runs(program, redacted)),
+            why: why.clone(),
             context: question::context(&facts),
             who: Asked::Anyone,
             rule: Some(Rule::for_command(program.name(), redacted.rule_args())),
@@ -542,9 +540,22 @@ impl Kernel {
             }
             Err(refusal) => {
                 entry.decided_by = Some(refusal.by.clone());
-                Err(refusal.into_spawn_error(redacted.line.clone(), WHY_ASK.to_string()))
+                Err(refusal.into_spawn_error(as_it_runs(program, redacted), why))
             }
         }
+    }
+}
+
+/// The command as it runs, quoted as a shell reads it back (`-S '2026-12-06 07:59:24'`): hdc
+/// with the `-p` put first. What the question shows, the journal records and the report prints.
+fn as_it_runs(program: &Program, redacted: &Redacted) -> String {
+    command_line(program.name(), &shown_args(program, redacted))
+}
+
+fn shown_args(program: &Program, redacted: &Redacted) -> Vec<String> {
+    match program {
+        Program::Hdc => hdc_server::argv(redacted.args.clone()),
+        _ => redacted.args.clone(),
     }
 }
 
