@@ -92,7 +92,7 @@ fn a_recipe_run_streams_its_events_in_order_with_one_approval_and_one_program() 
             json!({"event": "recipe_ended", "actor": "ship", "recipe": "ship", "status": "succeeded"}),
         ]
     );
-    assert_eq!(*person.asked.lock().unwrap(), vec!["hdc install -r x.hap".to_string()]);
+    assert_eq!(*person.asked.lock().unwrap(), vec!["run hdc -p install -r x.hap".to_string()]);
     let ended = events.last().unwrap();
     assert!(matches!(&ended.kind, EventKind::RecipeEnded { run_id, .. } if *run_id == report.run_id));
     let step = events.iter().find_map(|e| match &e.kind {
