@@ -277,3 +277,41 @@ fn a_panicking_listener_breaks_neither_the_call_nor_the_host() {
     let read = host.call("read_file", json!({"path": "a.txt"})).expect("the host serves the next call");
     assert!(read.to_string().contains("one"), "{read}");
 }
+
+/// Issue 40: one launch asked twice: `aa start -W …`, then the plain `aa start …` an image
+/// without `-W` needs. One yes covers one launch, its fallback included, once; another start
+/// is asked about.
+#[test]
+fn one_yes_covers_a_launch_and_its_fallback_once() {
+    let ws = fake_hdc_workspace();
+    let person = Arc::new(Person::default());
+    let recipe = r#"return { name = "launch", description = "starts", steps = {
+  { name = "start", run = function()
+      local ability = { "-a", "EntryAbility", "-b", "com.example.hello" }
+      rein.proc.run("hdc", { "shell", "aa", "start", "-W", table.unpack(ability) })
+      rein.proc.run("hdc", { "shell", "aa", "start", table.unpack(ability) })
+      rein.proc.run("hdc", { "shell", "aa", "start", table.unpack(ability) })
+      return {}
+    end },
+} }"#;
+    let host = rein::Host::builder()
+        .workspace(&ws.ws)
+        .home(&ws.home)
+        .approver(person.clone())
+        .recipe_source("launch", recipe)
+        .build()
+        .unwrap();
+    let report = host.run_recipe("launch", json!({}), rein::RecipeOptions::default()).unwrap();
+    assert_eq!(report.status, RunStatus::Succeeded, "{}", report.to_markdown());
+    assert_eq!(
+        *person.asked.lock().unwrap(),
+        vec![
+            "run hdc -p shell aa start -W -a EntryAbility -b com.example.hello".to_string(),
+            "run hdc -p shell aa start -a EntryAbility -b com.example.hello".to_string(),
+        ],
+        "the fallback right after is covered; a start after that is a launch of its own"
+    );
+    let commands = &report.steps[0].commands;
+    assert_eq!(commands.len(), 3, "{}", report.to_markdown());
+    assert!(commands.iter().all(|c| c.decided_by == Some(DecidedBy::Approver("ide-dialog".into()))), "{commands:?}");
+}

@@ -6,6 +6,7 @@
 pub mod confinement;
 pub mod deveco_env;
 pub mod discovery;
+pub mod fallbacks;
 pub mod grammar;
 pub mod hdc_server;
 pub mod hdc_servers;

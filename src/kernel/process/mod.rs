@@ -520,10 +520,23 @@ impl Kernel {
             who: Asked::Anyone,
             rule: Some(Rule::for_command(program.name(), redacted.rule_args())),
         };
+        // One yes covers one launch, its fallback included: the same action in the form an
+        // older device understands is not asked about again (harmony::fallbacks).
+        if decision == Decision::Ask {
+            if let Some(by) = call.take_covered(program.name(), args) {
+                entry.decided_by = Some(by);
+                return Ok((decision, shown_writes));
+            }
+        }
         let subject = Subject::Spawn { program: program.name(), args };
         match self.gate.settle(call, decision.clone(), &subject, request) {
             Ok(by) => {
                 let answered = matches!(by, DecidedBy::Approver(_));
+                if answered && decision == Decision::Ask {
+                    if let Some(fallback) = crate::harmony::fallbacks::fallback_of(program, args) {
+                        call.cover_fallback(program.name(), fallback, by.clone());
+                    }
+                }
                 entry.decided_by = Some(by);
                 // While the person read, a link on the way may have been pointed elsewhere: their
                 // yes is for the places they were shown, and the profile grants only those.
