@@ -179,14 +179,14 @@ impl Kernel {
         if asks && matches!(policy::decide_file(Access::Read, resolved.class), policy::Decision::Allow) {
             // Only what no yes could change is said first; anything else (a missing file, a
             // folder where a file was named) comes after the question, as it did.
-            match before_asking(&resolved, &display) {
-                Err(
-                    refused @ (KernelError::NotRead { .. }
-                    | KernelError::StaleFile { .. }
-                    | KernelError::OldStringNotFound { .. }
-                    | KernelError::OldStringNotUnique { .. }),
-                ) => return Err(refused),
-                _ => {}
+            if let Err(
+                refused @ (KernelError::NotRead { .. }
+                | KernelError::StaleFile { .. }
+                | KernelError::OldStringNotFound { .. }
+                | KernelError::OldStringNotUnique { .. }),
+            ) = before_asking(&resolved, &display)
+            {
+                return Err(refused);
             }
         }
         let request = policy::ApprovalRequest::file(&resolved, access);

@@ -179,7 +179,8 @@ fn without_tracebacks(value: &mut Value) -> bool {
             }
             removed
         }
-        Value::Array(items) => items.iter_mut().fold(false, |removed, item| without_tracebacks(item) || removed),
+        // Every item, not only up to the first that had one.
+        Value::Array(items) => items.iter_mut().map(without_tracebacks).filter(|removed| *removed).count() > 0,
         _ => false,
     }
 }
