@@ -196,7 +196,10 @@ local error_place = natives.error_place
 local function to_failure(e, f)
   if type(e) == "string" and not budget_tripped(e) then
     local message, traceback = error_place(e, f)
-    return raw_setmetatable({ code = "LUA_ERROR", message = message, traceback = traceback }, error_mt)
+    return raw_setmetatable(
+      { code = "LUA_ERROR", message = message, traceback = traceback },
+      error_mt
+    )
   end
   return e
 end
