@@ -112,6 +112,34 @@ pub fn push_on_line(shown: &mut String, c: char) {
     }
 }
 
+/// `word` as a POSIX shell reads it back, and as a person can read it: plain words bare, others
+/// in single quotes, and a word holding a character a screen would act on or hide
+/// ([`is_hidden`]) in ANSI-C quotes (`$'\x1b…\u202e'`, which bash and zsh read
+/// back exactly) — never raw.
+pub fn shell_word(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=@:,+".contains(c)) {
+        word.to_string()
+    } else if word.chars().any(is_hidden) {
+        let mut quoted = String::from("$'");
+        for c in word.chars() {
+            match c {
+                '\\' | '\'' => {
+                    quoted.push('\\');
+                    quoted.push(c);
+                }
+                c if !is_hidden(c) => quoted.push(c),
+                c if c.is_ascii() => quoted.push_str(&format!("\\x{:02x}", c as u32)),
+                c if (c as u32) <= 0xffff => quoted.push_str(&format!("\\u{:04x}", c as u32)),
+                c => quoted.push_str(&format!("\\U{:08x}", c as u32)),
+            }
+        }
+        quoted.push('\'');
+        quoted
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -180,3 +180,19 @@ fn messages_show_paths_the_way_people_write_them() {
         assert!(!text.contains(r"\\?\") && !text.contains(r"\\\\?\\"), "a verbatim path is shown: {text}");
     }
 }
+
+/// Issue 40: `rein serve` with stdin closed said INVALID_ARGS, as if the person had passed a
+/// wrong argument. A client that leaves before it begins is no error: no session, exit 0, and
+/// stderr says what `rein serve` is for.
+#[test]
+fn serve_with_stdin_closed_ends_without_an_error() {
+    let ws = Workspace::new();
+    let mut serve = ws.human_command(&["serve"]);
+    serve.stdin(std::process::Stdio::null());
+    let done = crate::common::output_within(&mut serve, None, std::time::Duration::from_secs(60));
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(0), "{err}");
+    assert!(done.stdout.is_empty(), "stdout belongs to the protocol");
+    assert!(!err.contains("INVALID_ARGS") && err.contains("closed the connection before it initialized"), "{err}");
+    assert!(err.contains("started by an MCP client"), "{err}");
+}

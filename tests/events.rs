@@ -84,15 +84,15 @@ fn a_recipe_run_streams_its_events_in_order_with_one_approval_and_one_program() 
         vec![
             json!({"event": "recipe_started", "actor": "ship", "recipe": "ship", "steps": 1}),
             json!({"event": "step_started", "actor": "ship", "recipe": "ship", "step": "install", "number": 1, "total": 1}),
-            json!({"event": "approval_asked", "actor": "ship", "what": "hdc install -r x.hap", "why": events_why(&events), "who": "anyone"}),
-            json!({"event": "approval_answered", "actor": "ship", "what": "hdc install -r x.hap", "allowed": true, "by": {"approver": "ide-dialog"}, "person": true}),
+            json!({"event": "approval_asked", "actor": "ship", "what": "run hdc -p install -r x.hap", "why": events_why(&events), "who": "anyone"}),
+            json!({"event": "approval_answered", "actor": "ship", "what": "run hdc -p install -r x.hap", "allowed": true, "by": {"approver": "ide-dialog"}, "person": true}),
             json!({"event": "program_spawned", "actor": "ship", "program": "hdc", "argv": ["-p", "install", "-r", "x.hap"], "command": "hdc -p install -r x.hap"}),
             json!({"event": "program_exited", "actor": "ship", "program": "hdc", "code": 0, "signal": null, "timed_out": false}),
             json!({"event": "step_ended", "actor": "ship", "recipe": "ship", "step": "install", "number": 1, "total": 1, "status": "verified"}),
             json!({"event": "recipe_ended", "actor": "ship", "recipe": "ship", "status": "succeeded"}),
         ]
     );
-    assert_eq!(*person.asked.lock().unwrap(), vec!["hdc install -r x.hap".to_string()]);
+    assert_eq!(*person.asked.lock().unwrap(), vec!["run hdc -p install -r x.hap".to_string()]);
     let ended = events.last().unwrap();
     assert!(matches!(&ended.kind, EventKind::RecipeEnded { run_id, .. } if *run_id == report.run_id));
     let step = events.iter().find_map(|e| match &e.kind {
@@ -276,4 +276,42 @@ fn a_panicking_listener_breaks_neither_the_call_nor_the_host() {
     assert!(crate::common::journal_text(&ws.ws).contains("a.txt"), "the write is journaled");
     let read = host.call("read_file", json!({"path": "a.txt"})).expect("the host serves the next call");
     assert!(read.to_string().contains("one"), "{read}");
+}
+
+/// Issue 40: one launch asked twice: `aa start -W …`, then the plain `aa start …` an image
+/// without `-W` needs. One yes covers one launch, its fallback included, once; another start
+/// is asked about.
+#[test]
+fn one_yes_covers_a_launch_and_its_fallback_once() {
+    let ws = fake_hdc_workspace();
+    let person = Arc::new(Person::default());
+    let recipe = r#"return { name = "launch", description = "starts", steps = {
+  { name = "start", run = function()
+      local ability = { "-a", "EntryAbility", "-b", "com.example.hello" }
+      rein.proc.run("hdc", { "shell", "aa", "start", "-W", table.unpack(ability) })
+      rein.proc.run("hdc", { "shell", "aa", "start", table.unpack(ability) })
+      rein.proc.run("hdc", { "shell", "aa", "start", table.unpack(ability) })
+      return {}
+    end },
+} }"#;
+    let host = rein::Host::builder()
+        .workspace(&ws.ws)
+        .home(&ws.home)
+        .approver(person.clone())
+        .recipe_source("launch", recipe)
+        .build()
+        .unwrap();
+    let report = host.run_recipe("launch", json!({}), rein::RecipeOptions::default()).unwrap();
+    assert_eq!(report.status, RunStatus::Succeeded, "{}", report.to_markdown());
+    assert_eq!(
+        *person.asked.lock().unwrap(),
+        vec![
+            "run hdc -p shell aa start -W -a EntryAbility -b com.example.hello".to_string(),
+            "run hdc -p shell aa start -a EntryAbility -b com.example.hello".to_string(),
+        ],
+        "the fallback right after is covered; a start after that is a launch of its own"
+    );
+    let commands = &report.steps[0].commands;
+    assert_eq!(commands.len(), 3, "{}", report.to_markdown());
+    assert!(commands.iter().all(|c| c.decided_by == Some(DecidedBy::Approver("ide-dialog".into()))), "{commands:?}");
 }

@@ -141,8 +141,9 @@ fn the_readme_runs_the_main_recipe_on_the_example_without_a_device() {
     let done = crate::common::output_within(&mut cmd, None, std::time::Duration::from_secs(300));
     let (out, err) = (text(&done.stdout), text(&done.stderr));
     assert_eq!(done.status.code(), Some(0), "the README's commands run as written:\n{out}\n{err}");
-    assert!(out.contains("`sign-install-launch`: **succeeded**"), "{out}");
-    assert!(out.contains("| 5 | launch | verified |"), "{out}");
+    assert!(out.contains("recipe sign-install-launch succeeded in "), "{out}");
+    assert!(out.contains("  5. launch "), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("  5. launch ") && l.contains(" verified ")), "{out}");
     assert!(!fresh_home.join(".ohos").exists(), "fake-env leaves the person's DevEco material alone");
 }
 
@@ -179,4 +180,42 @@ fn fake_env_says_what_to_install_when_the_jar_or_java_is_missing() {
     assert_eq!((status, out.as_str()), (1, "false\n"), "{err}");
     assert!(err.starts_with("fake-env: no java on PATH: install Java 17 or newer"), "{err}");
     assert!(!scratch.exists(), "nothing is made before java and the jar are found");
+}
+
+/// Issue 40: run through a pyenv shim, fake-env put pyenv's own folders (the version's bin,
+/// libexec, its plugins' bin: what `pyenv exec` puts first) first on the PATH it exports, ahead
+/// of the person's programs. Its PATH is the fakes, then the person's own.
+#[cfg(unix)]
+#[test]
+fn fake_env_keeps_pyenvs_own_folders_off_the_path_it_exports() {
+    let Some(jar) =
+        crate::common::real_tools::hap_sign_tool("fake_env_keeps_pyenvs_own_folders_off_the_path_it_exports")
+    else {
+        return;
+    };
+    let ws = Workspace::new();
+    let fake_env = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes/bin/fake-env");
+    let scratch = ws.root.join("try");
+    let pyenv = ws.root.join("pyenv");
+    let persons = std::env::var("PATH").unwrap_or_default();
+    let device = crate::common::real_tools::fake_device_dir();
+    let persons = format!("{}:{}/shims:{persons}", device.display(), pyenv.display());
+    let pyenvs = ["versions/3.11.7/bin", "libexec", "plugins/python-build/bin", "plugins/pyenv-virtualenv/bin"]
+        .map(|p| pyenv.join(p).display().to_string());
+    let exe = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().expect("python3");
+    let mut cmd = Command::new(text(&exe.stdout).trim());
+    cmd.arg(&fake_env).arg(&scratch).current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd.env(crate::common::real_tools::HAP_SIGN_TOOL_VAR, &jar).env("HOME", &ws.root).env("PYENV_ROOT", &pyenv);
+    cmd.env("PATH", format!("{}:{persons}", pyenvs.join(":")));
+    let (status, out, err) = crate::common::human(&mut cmd);
+    let exported = |name: &str| {
+        let line = out.lines().find_map(|l| l.strip_prefix(&format!("export {name}=")));
+        line.map(|v| v.trim_matches('\'').to_string()).unwrap_or_else(|| panic!("{name}: {out}{err}"))
+    };
+    // The stand-in server fake-env started goes with the test.
+    let mut kill = Command::new(scratch.join("bin/hdc"));
+    kill.arg("kill").env("REIN_FAKE_STATE", exported("REIN_FAKE_STATE"));
+    let _ = kill.env("OHOS_HDC_SERVER_PORT", exported("OHOS_HDC_SERVER_PORT")).output();
+    assert_eq!(status, 0, "{out}{err}");
+    assert_eq!(exported("PATH"), format!("{}:{persons}", scratch.join("bin").display()), "{out}");
 }

@@ -69,7 +69,7 @@ params:
   module    string, optional    Module to build
 budget: 600 s
 steps:
-  1. build    verified · timeout 900 s
+  1. build    checked by its verify · timeout 900 s
   2. install  no verify · 1 retry · may ask a person: hdc install
 nothing ran; run it with `rein recipe ship` followed by its params as a JSON object
 "
@@ -408,4 +408,108 @@ fn pack_add_list_and_update_read_as_text() {
     assert!(screen.contains(&format!("team-kit  {} → {}", &sha[..12], &new_sha[..12])), "{screen}");
     let (_, verified, _) = ws.human(&["pack", "verify"]);
     assert_eq!(verified, "ok  team-kit\n");
+}
+
+/// Issue 40: a script error in a recipe's step names the recipe's line; the Lua traceback is
+/// there with `-v` (and in `--json`'s details), not in every failure a person reads.
+#[test]
+fn a_script_error_names_its_line_and_shows_the_traceback_with_v() {
+    let ws = Workspace::new();
+    ws.file(
+        "recipes/walk.lua",
+        "return {\n  name = \"walk\",\n  description = \"d\",\n  steps = {\n    {\n      name = \"modules\",\n      run = function(ctx)\n        local doc = {}\n        for _, m in ipairs(doc.modulez) do\n        end\n      end,\n    },\n  },\n}\n",
+    );
+    let (status, out, err) = ws.human(&["recipe", "walk"]);
+    assert_eq!(status, 1, "{err}");
+    assert!(out.contains("recipes/walk.lua:9: attempt to index a nil value"), "the report says where: {out}");
+    assert!(!err.contains("stack traceback") && !err.contains("in function"), "no traceback without -v: {err}");
+    assert!(err.contains("-v shows the Lua traceback"), "{err}");
+    let (_, _, verbose) = ws.human(&["-v", "recipe", "walk"]);
+    assert!(verbose.contains("recipes/walk.lua:9: in"), "-v shows the traceback: {verbose}");
+    let (_, json) = rein_json(&ws, &["recipe", "walk"]);
+    let traceback = json["error"]["details"]["failure"]["details"]["traceback"].as_str();
+    assert!(traceback.is_some_and(|t| t.contains("recipes/walk.lua:9:")), "{json}");
+}
+
+/// Issue 40: a recipe that went well printed its whole report (30 lines of "ran hdc …
+/// allowed by rein's policy"); now its verdict, its steps one a line and where the report is,
+/// the whole report with `-v` (or `rein runs show`).
+#[test]
+fn a_recipe_that_succeeds_prints_a_short_summary_and_the_whole_report_with_v() {
+    let ws = Workspace::new();
+    ws.file(
+        "recipes/two.lua",
+        "return {\n  name = \"two\",\n  description = \"d\",\n  steps = {\n    { name = \"first\", run = function() return { n = 1 } end, verify = function(_, out) return out.n == 1, \"one\" end },\n    { name = \"second_step\", run = function() return {} end },\n  },\n}\n",
+    );
+    let (status, out, err) = ws.human(&["recipe", "two"]);
+    assert_eq!(status, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert!(lines[0].starts_with("recipe two succeeded in "), "{out}");
+    assert!(lines[1].starts_with("  1. first        verified          "), "{out}");
+    assert!(lines[2].starts_with("  2. second_step  done (no verify)  "), "{out}");
+    let run_id = out.split("rein runs show ").nth(1).unwrap().trim_end_matches("`)\n");
+    assert!(lines[3].starts_with("report: ") && lines[3].contains(&format!("{run_id}/report.md")), "{out}");
+    assert!(!out.contains("| # |"), "not the whole report: {out}");
+    let (_, verbose, _) = ws.human(&["-v", "recipe", "two"]);
+    assert!(
+        verbose.contains("`two`: **succeeded**") && verbose.contains("| 2 | second_step | done (no verify) |"),
+        "{verbose}"
+    );
+}
+
+/// Issue 40: `rein undo last` printed nothing, `rein runs list`'s columns drifted with the
+/// length of a run id's pid and a recipe's name.
+#[test]
+fn undo_says_what_it_did_and_runs_list_keeps_its_columns() {
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\n");
+    ws.file(
+        "recipes/edit.lua",
+        "return {\n  name = \"edit\",\n  description = \"d\",\n  steps = {\n    { name = \"edit\", run = function(ctx) return ctx:tool(\"edit_file\", { path = \"a.txt\", old_string = \"one\", new_string = \"two\" }) end },\n  },\n}\n",
+    );
+    ws.file(
+        "recipes/a_recipe_with_a_long_name_indeed.lua",
+        "return { name = \"a_recipe_with_a_long_name_indeed\", description = \"d\", steps = { { name = \"s\", run = function() return {} end } } }\n",
+    );
+    assert_eq!(ws.human(&["recipe", "a_recipe_with_a_long_name_indeed"]).0, 0);
+    let (_, undone, err) = ws.human(&["undo", "last"]);
+    assert!(
+        undone.starts_with("run ") && undone.ends_with("changed no file of the workspace: nothing to undo\n"),
+        "{undone}{err}"
+    );
+    assert_eq!(ws.human(&["recipe", "edit"]).0, 0);
+    assert_eq!(std::fs::read_to_string(ws.path("a.txt")).unwrap(), "two\n");
+    let (status, undone, err) = ws.human(&["undo", "last"]);
+    assert_eq!(status, 0, "{err}");
+    assert!(undone.starts_with("undid run ") && undone.ends_with(":\n  restored a.txt\n"), "{undone}");
+    assert_eq!(std::fs::read_to_string(ws.path("a.txt")).unwrap(), "one\n");
+
+    let (_, listed, _) = ws.human(&["runs", "list"]);
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(lines.len(), 2, "{listed}");
+    let column = |line: &str, word: &str| line.find(word).unwrap_or_else(|| panic!("{word} in {line}"));
+    assert_eq!(column(lines[0], "a_recipe"), column(lines[1], "edit"), "{listed}");
+    assert_eq!(column(lines[0], "succeeded"), column(lines[1], "succeeded"), "{listed}");
+    assert_eq!(lines[0].len(), lines[1].len(), "{listed}");
+}
+
+/// Issue 40: `rein --json runs show last --format junit` printed the report's JSON; `--json`
+/// prints one JSON object (DESIGN.md's CLI contract), so the form asked for is its `text`.
+#[test]
+fn json_runs_show_in_a_text_form_holds_that_text() {
+    let ws = Workspace::new();
+    ws.file("recipes/one.lua", "return { name = \"one\", description = \"d\", steps = { { name = \"s\", run = function() return {} end } } }\n");
+    assert_eq!(ws.human(&["recipe", "one"]).0, 0);
+    let (status, junit) = rein_json(&ws, &["runs", "show", "last", "--format", "junit"]);
+    assert_eq!(status, 0, "{junit}");
+    assert_eq!(junit["result"]["format"], json!("junit"), "{junit}");
+    let text = junit["result"]["text"].as_str().unwrap();
+    assert!(text.starts_with("<?xml") && text.contains("<testcase"), "{text}");
+    let (_, md) = rein_json(&ws, &["runs", "show", "last", "--format", "md"]);
+    assert!(md["result"]["text"].as_str().unwrap().starts_with("# rein run "), "{md}");
+    let (_, report) = rein_json(&ws, &["runs", "show", "last", "--format", "json"]);
+    assert_eq!(report["result"]["steps"][0]["name"], json!("s"), "the report itself: {report}");
+    let (_, plain) = rein_json(&ws, &["runs", "show", "last"]);
+    assert_eq!(plain["result"]["run_id"], report["result"]["run_id"], "{plain}");
 }

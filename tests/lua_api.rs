@@ -246,3 +246,36 @@ fn a_read_reaches_scripts_as_a_plain_table_of_its_seven_fields() {
     let direct = host.call("read_file", json!({"path": "a.txt", "offset": 2, "limit": 1})).unwrap();
     assert_eq!(out["read"], direct, "the tool returns what rein.fs.read gave");
 }
+
+/// Issue 40: an error raised inside a library function (`ipairs`' iterator indexing nil) came
+/// out as `attempt to index a nil value` with no place; every LUA_ERROR names the innermost
+/// line of the tool's own file, and `details.traceback` holds the way there.
+#[test]
+fn a_lua_error_names_the_innermost_line_of_the_tools_own_file_and_carries_the_traceback() {
+    let (_d, host) = host_of(
+        &[
+            tool("modules", "local doc = {}\nfor _, m in ipairs(doc.modulez) do end"),
+            tool("deep", "local util = require('team.util')\nlocal first = util.first(nil)\nreturn first"),
+            tool("bare", "error('no place', 0)"),
+            tool("boom", "error('boom')"),
+        ],
+        &[("prelude/team/util.lua", "return {\n  first = function(doc)\n    return doc.modules[1]\n  end,\n}\n")],
+    );
+    let nil = host.call("modules", json!({})).unwrap_err();
+    assert_eq!(nil.code.as_str(), "LUA_ERROR");
+    assert!(nil.message.starts_with("tools/modules.lua:3: "), "{nil}");
+    assert!(nil.message.contains("attempt to index a nil value"), "{nil}");
+    let traceback = nil.details["traceback"].as_str().unwrap_or_else(|| panic!("a traceback: {}", nil.details));
+    assert!(traceback.contains("tools/modules.lua:3:"), "{traceback}");
+    assert!(!traceback.contains("<rein>/"), "rein's own bootstrap is not the script's: {traceback}");
+
+    let deep = host.call("deep", json!({})).unwrap_err();
+    assert!(deep.message.starts_with("tools/deep.lua:3: prelude/team/util.lua:3: "), "{deep}");
+    let traceback = deep.details["traceback"].as_str().unwrap();
+    assert!(traceback.contains("prelude/team/util.lua:3:") && traceback.contains("tools/deep.lua:3:"), "{traceback}");
+
+    let bare = host.call("bare", json!({})).unwrap_err();
+    assert_eq!(bare.message, "tools/bare.lua:2: no place");
+    // A message that already names a line of the tool's file keeps it as Lua wrote it.
+    assert_eq!(host.call("boom", json!({})).unwrap_err().message, "tools/boom.lua:2: boom");
+}

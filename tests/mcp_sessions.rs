@@ -284,7 +284,10 @@ async fn rein_toml_changes_over_mcp_ask_a_person_and_hand_edits_wait_for_one() {
     assert!(event["log"]["message"].as_str().unwrap().contains("rein approvals policy"), "{event}");
     // The approved deny rule still holds.
     session.refused("device_list", json!({}), "APPROVAL_DENIED").await;
-    // Through rein, the policy files change only with a person's yes.
+    // Through rein, the policy files change only with a person's yes (once read: what needs no
+    // person is refused first, issue 40).
+    session.refused("write_file", json!({"path": "rein.toml", "content": ""}), "NOT_READ").await;
+    session.ok("read_file", json!({"path": "rein.toml"})).await;
     let error = session.refused("write_file", json!({"path": "rein.toml", "content": ""}), "APPROVAL_REQUIRED").await;
     assert_eq!(error["details"]["class"], json!("policy"), "{error}");
     let error = session.refused("write_file", json!({"path": "rein.lock", "content": ""}), "APPROVAL_REQUIRED").await;

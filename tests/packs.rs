@@ -417,3 +417,30 @@ fn a_pack_changed_while_the_person_reads_installs_as_shown() {
     let installed = std::fs::read_to_string(ws.home.join("packs/team-kit").join(&shown_sha).join("pack.toml")).unwrap();
     assert!(!installed.contains("hdc shell"), "the permission added after the question is not installed: {installed}");
 }
+
+/// Issue 40: `rein pack add` put `[packs]` above the header comment `rein init` writes, and left
+/// its commented `# [packs]` below; the table takes the placeholder's place, the rest of the
+/// file as it was. A file without the placeholder gets the table at its end.
+#[test]
+#[cfg_attr(windows, ignore = "plays the person at a terminal through util-linux `script`, which Windows has not")]
+fn add_writes_packs_where_the_file_keeps_its_place() {
+    let ws = Workspace::new();
+    assert_eq!(rein_json(&ws, &["init"]).0, 0);
+    let before = std::fs::read_to_string(ws.path("rein.toml")).unwrap();
+    let source = pack_source(&ws, MANIFEST);
+    pack_cli(&ws, &format!("add {}", source.display()), "yes\n");
+    let toml = std::fs::read_to_string(ws.path("rein.toml")).unwrap();
+    // The source as rein.toml records it: relative to the workspace.
+    let entry = "[packs]\nteam-kit = \"../team-kit\"\n";
+    assert_eq!(toml, before.replace("# [packs]\n", entry), "{toml}");
+    assert!(toml.starts_with("# rein's settings for this project."), "{toml}");
+
+    let other = Workspace::new();
+    other.file("rein.toml", "# ours\n[[deny]]\nprogram = \"hdc\"\nargs = [\"uninstall\"]\n");
+    crate::common::approve_policy(&other);
+    let source = pack_source(&other, MANIFEST);
+    pack_cli(&other, &format!("add {}", source.display()), "yes\n");
+    let toml = std::fs::read_to_string(other.path("rein.toml")).unwrap();
+    let want = format!("# ours\n[[deny]]\nprogram = \"hdc\"\nargs = [\"uninstall\"]\n\n{entry}");
+    assert_eq!(toml, want);
+}

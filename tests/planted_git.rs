@@ -75,7 +75,10 @@ fn persons_git_ran_the_plant(lab: &Lab, planted: &str, pwned: &Path) -> bool {
 #[test]
 fn a_repository_a_build_plants_is_removed_and_the_call_says_so() {
     if let Some(why) = no_landlock() {
-        eprintln!("SKIPPED a_repository_a_build_plants_is_removed_and_the_call_says_so: {why}");
+        crate::common::real_tools::unavailable(
+            "a_repository_a_build_plants_is_removed_and_the_call_says_so",
+            &format!("this kernel cannot confine with Landlock: {why}"),
+        );
         return;
     }
     for (way, planted, on_the_way) in WAYS {
@@ -102,7 +105,10 @@ fn a_repository_a_build_plants_is_removed_and_the_call_says_so() {
 #[test]
 fn a_build_that_keeps_planting_is_stopped_at_the_first() {
     if let Some(why) = no_landlock() {
-        eprintln!("SKIPPED a_build_that_keeps_planting_is_stopped_at_the_first: {why}");
+        crate::common::real_tools::unavailable(
+            "a_build_that_keeps_planting_is_stopped_at_the_first",
+            &format!("this kernel cannot confine with Landlock: {why}"),
+        );
         return;
     }
     // Without a watch this build would run until its deadline (TIMEOUT), re-making the
@@ -117,7 +123,10 @@ fn a_build_that_keeps_planting_is_stopped_at_the_first() {
 #[test]
 fn a_repository_that_was_there_before_stays_and_is_not_writable() {
     if let Some(why) = no_landlock() {
-        eprintln!("SKIPPED a_repository_that_was_there_before_stays_and_is_not_writable: {why}");
+        crate::common::real_tools::unavailable(
+            "a_repository_that_was_there_before_stays_and_is_not_writable",
+            &format!("this kernel cannot confine with Landlock: {why}"),
+        );
         return;
     }
     // Names that only look like git's are the build's to make (in `entry/src/`: `entry/` itself,

@@ -1,6 +1,6 @@
 //! Real MCP clients are the judge: the official Python SDK (`mcp`) and the MCP Inspector CLI
-//! drive `rein serve`. `.ci/run` installs both into `.ci/tools/clients/` (see `.ci/clients`); a
-//! missing client fails the test with the command that installs it.
+//! drive `rein serve`. `.ci/setup` installs both into `.ci/tools/clients/` (see `.ci/clients`); a
+//! missing client fails the test with the command that installs it (`tests/common/real_tools.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,7 +11,25 @@ use crate::common::{Workspace, REIN};
 use crate::mcp_run_reports::failed_run;
 use crate::mcp_sessions::team_kit;
 
-const INSTALL: &str = "install the MCP clients with `bash .ci/clients` (CI does it in .ci/run)";
+const INSTALL: &str = "install the MCP clients with `bash .ci/setup` (or `bash .ci/clients` alone)";
+
+/// Whether both clients are installed; else the test fails saying how to install them (or,
+/// opted out, is skipped).
+fn clients_present(test: &str) -> bool {
+    let installed = |env: &str, installed: &str| {
+        std::env::var_os(env).map(PathBuf::from).unwrap_or_else(|| tools_dir().join(installed))
+    };
+    let file_present = crate::common::real_tools::file_present;
+    file_present(
+        test,
+        &installed("REIN_TEST_PYTHON", "venv/bin/python"),
+        "the MCP Python SDK's venv (`bash .ci/setup`)",
+    ) && file_present(
+        test,
+        &installed("REIN_TEST_INSPECTOR", "node_modules/.bin/mcp-inspector"),
+        "the MCP Inspector CLI (`bash .ci/setup`)",
+    )
+}
 
 fn tools_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/tools/clients")
@@ -25,6 +43,9 @@ fn client(env: &str, installed: &str) -> PathBuf {
 
 #[test]
 fn the_python_sdk_lists_calls_sets_the_log_level_and_hears_a_refusal() {
+    if !clients_present("the_python_sdk_lists_calls_sets_the_log_level_and_hears_a_refusal") {
+        return;
+    }
     let ws = Workspace::new();
     team_kit(&ws);
     let outside = ws.root.join("outside/no.txt");
@@ -51,6 +72,9 @@ fn inspector(ws: &Workspace, args: &[&str]) -> Value {
 
 #[test]
 fn the_mcp_inspector_cli_sets_the_log_level_lists_and_calls() {
+    if !clients_present("the_mcp_inspector_cli_sets_the_log_level_lists_and_calls") {
+        return;
+    }
     let ws = Workspace::new();
     team_kit(&ws);
     let level = inspector(&ws, &["--method", "logging/setLevel", "--log-level", "debug"]);
@@ -70,6 +94,9 @@ fn the_mcp_inspector_cli_sets_the_log_level_lists_and_calls() {
 
 #[test]
 fn the_python_sdk_reads_why_a_recipe_failed() {
+    if !clients_present("the_python_sdk_reads_why_a_recipe_failed") {
+        return;
+    }
     let ws = Workspace::new();
     let run_id = failed_run(&ws);
     python_sdk(&ws, "python_run_reports.py", &run_id, 9);
@@ -93,6 +120,9 @@ fn python_sdk(ws: &Workspace, script: &str, last: &str, checks: usize) {
 
 #[test]
 fn the_mcp_inspector_cli_reads_a_run_report_as_a_resource_and_through_the_tool() {
+    if !clients_present("the_mcp_inspector_cli_reads_a_run_report_as_a_resource_and_through_the_tool") {
+        return;
+    }
     let ws = Workspace::new();
     let run_id = failed_run(&ws);
     let uri = format!("rein://runs/{run_id}/report.md");
@@ -110,6 +140,9 @@ fn the_mcp_inspector_cli_reads_a_run_report_as_a_resource_and_through_the_tool()
 
 #[test]
 fn the_mcp_inspector_cli_gets_every_built_in_tools_annotations() {
+    if !clients_present("the_mcp_inspector_cli_gets_every_built_in_tools_annotations") {
+        return;
+    }
     let ws = Workspace::new();
     let listed = inspector(&ws, &["--method", "tools/list"]);
     let tools = listed["tools"].as_array().unwrap();

@@ -140,6 +140,25 @@ fn a_command_nobody_could_approve_says_so() {
     let command = &report["steps"][0]["commands"][0];
     assert_eq!((command["result"].clone(), command["code"].clone()), (json!("refused"), json!("APPROVAL_REQUIRED")));
     let line =
-        "- did not run `hdc install app.hap` — it needed approval and nobody could be asked (APPROVAL_REQUIRED)\n";
+        "- did not run `hdc -p install app.hap` — it needed approval and nobody could be asked (APPROVAL_REQUIRED)\n";
     assert!(md.contains(line), "{md}");
+}
+
+/// Issue 40: the report's command lines lost their quoting (`-S 2026-12-06 07:59:24`, two
+/// words where hdc got one); each is written as a shell reads it back.
+#[test]
+fn a_command_line_keeps_its_quoting_in_the_report() {
+    let ws = with_hvigorw("exit 0");
+    ws.file(
+        "recipes/spaced.lua",
+        r#"return { name = "spaced", description = "d", steps = { { name = "clean", run = function() return rein.proc.run("hvigorw", { "-p", "product=my app", "clean" }) end } } }"#,
+    );
+    // The policy refuses a product name with a space; the report and the error say which command.
+    let (status, out) = rein_json(&ws, &["recipe", "spaced"]);
+    assert_eq!(status, 1, "{out}");
+    let (report, md, _) = reports(&ws, &out);
+    let command = "hvigorw -p 'product=my app' clean";
+    assert_eq!(report["steps"][0]["commands"][0]["command"], json!(command), "{report}");
+    assert!(md.contains(&format!("`{command}`")), "{md}");
+    assert_eq!(out["error"]["details"]["failure"]["command"], json!(command), "{out}");
 }

@@ -75,7 +75,13 @@ fn the_question_stays_whole_on_screen_until_answered_and_progress_resumes() {
     let asked = wait_for(&pty, CHOICES, 0);
     let screen = pty.screen();
     let question = &screen[screen.rfind("rein wants to").expect("the question's first line")..];
-    assert!(question.contains("hdc install app.hap"), "the question names the command: {question:?}");
+    // Issue 40: the command as it will run (hdc's `-p` first, as the report records it), and
+    // why this one asks, not a reason that fits every question.
+    assert!(
+        question.contains("rein wants to run hdc -p install app.hap"),
+        "the question names the command: {question:?}"
+    );
+    assert!(question.contains("(it installs an app on the device)"), "{question:?}");
     // The live line redrew every 200 ms before: a second later it would have written over the
     // question. Nothing may be drawn while the person reads.
     std::thread::sleep(Duration::from_secs(1));
@@ -107,10 +113,13 @@ fn a_command_refused_at_the_prompt_is_reported_as_refused_by_the_person() {
     let md = std::fs::read_to_string(runs.path().join("report.md")).unwrap();
     for line in [
         "- ran `hdc -p install app.hap` — allowed by a person at the terminal; exited 0\n",
-        "- did not run `hdc install other.hap` — refused by a person at the terminal (APPROVAL_DENIED)\n",
+        "- did not run `hdc -p install other.hap` — refused by a person at the terminal (APPROVAL_DENIED)\n",
     ] {
         assert!(md.contains(line), "{line}in:\n{md}");
     }
+    // Issue 40: the error pointed at "what to do" in a report that has none for a person's no.
+    assert!(!md.contains("what to do") && !screen.contains("says what to do"), "{screen:?}");
+    assert!(screen.contains("APPROVAL_DENIED: hdc -p install other.hap is refused: a person said no."), "{screen:?}");
     let json = std::fs::read_to_string(runs.path().join("report.json")).unwrap();
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     let refused = &report["steps"][1]["commands"][0];

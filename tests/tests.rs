@@ -133,7 +133,7 @@ mod rig_fake_texts;
 // Not on Windows: the rig runs the real Linux hdc server and daemon in network namespaces.
 #[cfg(target_os = "linux")]
 mod rig_real_hdc;
-// Not on Windows: its judges are Debian's chromium and xmllint, which .ci/run installs on Linux.
+// Not on Windows: its judges are Debian's chromium and xmllint, which .ci/setup installs on Linux.
 #[cfg(target_os = "linux")]
 mod run_report_formats;
 mod sandbox_c_work;

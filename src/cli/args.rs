@@ -209,9 +209,9 @@ pub enum RunsAction {
     Show {
         /// The run, as `rein runs list` shows it, or `last` for the latest.
         run_id: String,
-        /// md, json, html or junit.
-        #[arg(long, value_enum, default_value_t = ReportFormat::Md)]
-        format: ReportFormat,
+        /// md (the default; with --json, json), json, html or junit.
+        #[arg(long, value_enum)]
+        format: Option<ReportFormat>,
     },
     /// Remove the saved copies (pre-images) no run inside the undo window needs. Done after
     /// every run with the defaults; runs outside the window keep their reports but can no

@@ -108,7 +108,7 @@ pub fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> u8 {
-    let out = Output { json: cli.json };
+    let out = Output { json: cli.json, verbose: cli.verbose > 0 };
     let workspace = cli.workspace.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
     let writes_workspace = matches!(cli.command, Command::Types { .. } | Command::Init | Command::New { .. });
     if writes_workspace && !workspace.is_dir() {

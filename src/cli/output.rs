@@ -10,6 +10,8 @@ use super::screen::{self, say, tell};
 
 pub struct Output {
     pub json: bool,
+    /// `-v`: failures for people show their Lua traceback too.
+    pub verbose: bool,
 }
 
 impl Output {
@@ -23,7 +25,7 @@ impl Output {
         if self.json {
             say!("{}", screen::json(&json!({"ok": false, "error": failure})));
         } else {
-            render::failure(failure);
+            render::failure(failure, self.verbose);
         }
         if failure.is_usage_error() {
             2

@@ -58,8 +58,15 @@ fn finished(host: &Host, out: &Output, report: &Report) -> u8 {
     match report.as_failure(workspace) {
         None if out.json => out.success(&report.summary(workspace)),
         None => {
-            super::screen::print(&report.to_markdown());
-            tell!("report: {}", rein::visible::path(report.path(workspace).with_extension("md")));
+            // A run that went well needs no reading: its steps and where the report is; the
+            // whole report (each command, what allowed it) with -v or `rein runs show`.
+            let saved = rein::visible::path(report.path(workspace).with_extension("md"));
+            if out.verbose {
+                super::screen::print(&report.to_markdown());
+                tell!("report: {saved}");
+            } else {
+                super::render::recipe::summary(report, &saved);
+            }
             0
         }
         Some(failure) if out.json => out.failure(&failure),
@@ -68,10 +75,16 @@ fn finished(host: &Host, out: &Output, report: &Report) -> u8 {
             super::screen::print(&report.to_markdown());
             let code = report.failure.as_ref().map_or(String::new(), |f| format!(" {}", f.code));
             let saved = report.path(workspace).with_extension("md");
-            let line = format!("{}{code}; the report above says what to do.", report.failed_at());
+            // Pointing at the report's advice only where it has some ("what to do"); else the
+            // failure's own words (a person's no: which command, refused by whom).
+            let line = match &report.failure {
+                Some(f) if f.remedy.is_none() => format!("{}{code}: {}", report.failed_at(), f.message),
+                _ => format!("{}{code}; the report above says what to do.", report.failed_at()),
+            };
             let line =
                 super::output::with_yes_hint(Failure::new(failure.code.clone(), line).with_details(failure.details));
             super::render::failure_line(&line.code, &line.message);
+            super::render::traceback(&line.details, out.verbose);
             tell!("report: {}", rein::visible::path(&saved));
             1
         }
@@ -89,15 +102,24 @@ pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
             0
         }
         RunsAction::Show { run_id, format } => match host.run_report(run_id) {
-            Ok(report) if out.json => out.success(&report),
+            // Without --format: report.md for people, the report itself for --json.
+            Ok(report) if format.is_none() && out.json => out.success(&report),
+            // `--json` prints one JSON object, whatever the form asked for: the report itself,
+            // or the form's text inside it (a CI step reads `.result.text` for the JUnit).
+            Ok(report) if out.json => match text_form(host, &report, &format.unwrap_or(ReportFormat::Md)) {
+                None => out.success(&report),
+                Some(text) => {
+                    let name =
+                        format.as_ref().and_then(clap::ValueEnum::to_possible_value).map(|v| v.get_name().to_string());
+                    out.success(&json!({"run_id": report.run_id, "format": name, "text": text}))
+                }
+            },
             Ok(report) => {
                 // Every form escapes what the run recorded for where it goes (markup::escape
                 // for the page and the XML), and the screen what a terminal would act on.
-                match format {
-                    ReportFormat::Md => super::screen::print(&report.to_markdown()),
-                    ReportFormat::Json => say!("{}", super::screen::json_pretty(&report)),
-                    ReportFormat::Html => super::screen::print(&host.run_report_page(&report)),
-                    ReportFormat::Junit => super::screen::print(&report.to_junit()),
+                match text_form(host, &report, &format.unwrap_or(ReportFormat::Md)) {
+                    Some(text) => super::screen::print(&text),
+                    None => say!("{}", super::screen::json_pretty(&report)),
                 }
                 0
             }
@@ -122,12 +144,28 @@ pub fn runs(host: &Host, out: &Output, action: &RunsAction) -> u8 {
     }
 }
 
+/// The report in `format` when that form is text (Markdown, the page, JUnit XML); `None` for
+/// JSON, which is the report itself.
+fn text_form(host: &Host, report: &Report, format: &ReportFormat) -> Option<String> {
+    match format {
+        ReportFormat::Md => Some(report.to_markdown()),
+        ReportFormat::Json => None,
+        ReportFormat::Html => Some(host.run_report_page(report)),
+        ReportFormat::Junit => Some(report.to_junit()),
+    }
+}
+
 pub fn undo(host: &Host, out: &Output, run_id: &str, force: bool) -> u8 {
     match host.undo(run_id, force) {
         Ok(undone) if out.json => out.success(&undone),
         Ok(undone) => {
+            if undone.restored.is_empty() {
+                say!("run {} changed no file of the workspace: nothing to undo", undone.run_id);
+                return 0;
+            }
+            say!("undid run {}, latest change first:", undone.run_id);
             for r in undone.restored {
-                say!("{} {}", r.action, r.path);
+                say!("  {} {}", r.action, r.path);
             }
             0
         }

@@ -16,7 +16,7 @@ pub fn run(cli: &Cli) -> u8 {
         Ok(()) => 0,
         Err(failure) => {
             // stdout belongs to the protocol, even for a server that could not start.
-            render::failure(&failure);
+            render::failure(&failure, cli.verbose > 0);
             if failure.is_usage_error() {
                 2
             } else {

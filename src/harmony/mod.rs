@@ -23,6 +23,7 @@ pub mod confinement;
 pub mod deveco_env;
 pub mod discovery;
 pub mod error;
+pub mod fallbacks;
 pub mod grammar;
 pub mod hdc_server;
 pub mod hdc_servers;
@@ -40,3 +41,4 @@ mod syscall_filter_tests;
 #[cfg(test)]
 mod table;
 pub mod toolchain;
+pub mod why_asked;

@@ -160,6 +160,14 @@ impl ToolchainProfile for Harmony {
         super::programs::effect_of(&Program::parse(program), args)
     }
 
+    fn why_asked(&self, program: &str, args: &[String], outside: bool) -> String {
+        super::why_asked::why_asked(&Program::parse(program), args, outside)
+    }
+
+    fn fallback_of(&self, program: &str, args: &[String]) -> Option<Vec<String>> {
+        super::fallbacks::fallback_of(&Program::parse(program), args)
+    }
+
     fn sockets(&self, program: &str) -> Vec<SocketKind> {
         confinement::sockets(&Program::parse(program))
     }

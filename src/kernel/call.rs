@@ -197,6 +197,17 @@ pub struct Call {
     /// What a tool acting in this call (or one that called it) declared it does not do: the
     /// kernel holds every file access and program of the call to it (`policy::annotated`).
     bound: Option<Arc<Bound>>,
+    /// Fallbacks a yes in this tree already covers: the same launch in the form an older
+    /// program understands (`aa start` after `aa start -W`), each once, with who said yes.
+    fallbacks: Arc<Mutex<Vec<Fallback>>>,
+}
+
+/// A command a yes given for another covers, once.
+#[derive(Debug, Clone)]
+struct Fallback {
+    program: String,
+    args: Vec<String>,
+    by: super::policy::DecidedBy,
 }
 
 impl std::fmt::Debug for Call {
@@ -366,6 +377,21 @@ impl Call {
 
     pub(crate) fn receipts(&self) -> &Receipts {
         &self.receipts
+    }
+
+    /// After a yes for a command, its fallback (`program args`) is covered by the same yes,
+    /// once, in this tree.
+    pub(crate) fn cover_fallback(&self, program: &str, args: Vec<String>, by: super::policy::DecidedBy) {
+        let mut fallbacks = self.fallbacks.lock().unwrap_or_else(|e| e.into_inner());
+        fallbacks.push(Fallback { program: program.to_string(), args, by });
+    }
+
+    /// Who already said yes to `program args` as another command's fallback; taken, so it
+    /// covers one run.
+    pub(crate) fn take_covered(&self, program: &str, args: &[String]) -> Option<super::policy::DecidedBy> {
+        let mut fallbacks = self.fallbacks.lock().unwrap_or_else(|e| e.into_inner());
+        let at = fallbacks.iter().position(|f| f.program == program && f.args == args)?;
+        Some(fallbacks.remove(at).by)
     }
 
     pub(crate) fn reads(&self) -> Option<&ReadLedger> {

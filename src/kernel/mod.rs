@@ -158,6 +158,21 @@ impl Kernel {
         access: Access,
         entry: &mut Entry,
     ) -> Result<(ResolvedPath, String), KernelError> {
+        self.authorize_checked(call, path, access, entry, &|_, _| Ok(()))
+    }
+
+    /// [`Kernel::authorize`], running `before_asking` (the refusals that need no person: NOT_READ,
+    /// STALE_FILE, an edit that cannot apply) before the policy asks anyone about a file it may
+    /// read unasked (rein.toml, a `.git/` folder): a person is asked only about what would
+    /// happen. The caller checks again once allowed; this only orders.
+    pub(crate) fn authorize_checked(
+        &self,
+        call: &Call,
+        path: &str,
+        access: Access,
+        entry: &mut Entry,
+        before_asking: &dyn Fn(&ResolvedPath, &str) -> Result<(), KernelError>,
+    ) -> Result<(ResolvedPath, String), KernelError> {
         let resolved = self.scope.resolve(path)?;
         let display = resolved.display(&self.scope);
         entry.target = display.clone();
@@ -167,10 +182,30 @@ impl Kernel {
             self.held_to_annotation(call, exists, &display, entry)?;
         }
         let subject = policy::Subject::File { path: &resolved.real, access };
-        let decided = self.gate.bounds(call, &subject, &display).and_then(|()| {
-            let request = policy::ApprovalRequest::file(&resolved, access);
-            self.gate.settle(call, policy::decide_file(access, resolved.class), &subject, request)
-        });
+        let decision = policy::decide_file(access, resolved.class);
+        if let Err(refusal) = self.gate.bounds(call, &subject, &display) {
+            entry.decided_by = Some(refusal.by.clone());
+            return Err(refusal.into_file_error(display, access, resolved.class));
+        }
+        // Only where reading the file needs no yes either: the checks read it, and what they
+        // say (an edit's nearest candidates, whether it exists) must not tell what a read
+        // outside the workspace would have had to be allowed first.
+        let asks = !matches!(decision, policy::Decision::Allow | policy::Decision::Deny(_));
+        if asks && matches!(policy::decide_file(Access::Read, resolved.class), policy::Decision::Allow) {
+            // Only what no yes could change is said first; anything else (a missing file, a
+            // folder where a file was named) comes after the question, as it did.
+            if let Err(
+                refused @ (KernelError::NotRead { .. }
+                | KernelError::StaleFile { .. }
+                | KernelError::OldStringNotFound { .. }
+                | KernelError::OldStringNotUnique { .. }),
+            ) = before_asking(&resolved, &display)
+            {
+                return Err(refused);
+            }
+        }
+        let request = policy::ApprovalRequest::file(&resolved, access);
+        let decided = self.gate.settle(call, decision, &subject, request);
         match decided {
             Ok(by) => {
                 entry.decided_by = Some(by);

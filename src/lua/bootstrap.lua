@@ -189,9 +189,17 @@ function helpers.raising(native)
   end
 end
 
-local function to_failure(e)
-  if type(e) == "string" then
-    return raw_setmetatable({ code = "LUA_ERROR", message = e }, error_mt)
+-- A plain Lua error as a failure, with the innermost line of `f`'s own file in its message
+-- and the traceback beside it (failure.rs moves it into `details`). A tripped budget is left
+-- as it is: the handler runs with hooks off.
+local error_place = natives.error_place
+local function to_failure(e, f)
+  if type(e) == "string" and not budget_tripped(e) then
+    local message, traceback = error_place(e, f)
+    return raw_setmetatable(
+      { code = "LUA_ERROR", message = message, traceback = traceback },
+      error_mt
+    )
   end
   return e
 end
@@ -199,7 +207,9 @@ end
 -- How the host calls a tool's run or a step's function: `true, results...` or
 -- `false, failure`, never a Lua error.
 function helpers.run(f, ...)
-  return raw_xpcall(f, to_failure, ...)
+  return raw_xpcall(f, function(e)
+    return to_failure(e, f)
+  end, ...)
 end
 
 -- `rein.fs.read`'s result, the kernel's fields as a table: built here in one call, where each

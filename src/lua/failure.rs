@@ -56,7 +56,13 @@ fn from_error_table(lua: &Lua, table: mlua::Table) -> Failure {
     match code {
         // Plain Lua errors were wrapped by the bootstrap; classify them like raw messages.
         Some(Code::LuaError) if details.is_null() => {
-            from_message(lua, message.as_deref().unwrap_or("the script failed"))
+            let failure = from_message(lua, message.as_deref().unwrap_or("the script failed"));
+            match table.get::<Option<String>>("traceback").ok().flatten() {
+                Some(traceback) if failure.code == Code::LuaError && !traceback.is_empty() => {
+                    failure.with_details(json!({"traceback": traceback}))
+                }
+                _ => failure,
+            }
         }
         Some(code) => Failure {
             code,

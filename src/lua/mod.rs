@@ -16,6 +16,7 @@
 //! - `chunk`, `require`: Lua source; files compiled as text, each in its own environment, and
 //!   the modules they require
 //! - `limits`, `failure`, `convert`: budgets, errors across the boundary, JSON <-> Lua
+//! - `error_place`: the tool's own `file:line` and the traceback of a script's error
 //! - `pattern`: Lua 5.4 patterns (`string.find` and friends) that the budget can stop
 
 pub mod annotations;
@@ -25,6 +26,7 @@ pub(crate) mod compiled;
 pub mod convert;
 pub mod current_call;
 pub mod declaration;
+mod error_place;
 pub mod failure;
 pub mod invoke;
 pub mod limits;

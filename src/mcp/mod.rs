@@ -134,11 +134,20 @@ where
         let host = host.host().await.ok()?;
         Some((hear_reloads(&host, reloads), watch(&host)))
     });
-    let running = server
-        .clone()
-        .serve(transport)
-        .await
-        .map_err(|e| Failure::new(Code::InvalidArgs, format!("the MCP client did not initialize: {e}")))?;
+    let running = match server.clone().serve(transport).await {
+        Ok(running) => running,
+        // A client that went away before it began (stdin closed, `rein serve </dev/null`) sent
+        // nothing wrong: there is no session to serve, which is no error.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+            tracing::warn!(
+                "the MCP client closed the connection before it initialized: no session to serve. `rein serve` \
+                 speaks MCP on stdin and stdout and is started by an MCP client (README \"Using rein from an agent (MCP)\")"
+            );
+            drop(listening.await);
+            return Ok(());
+        }
+        Err(e) => return Err(Failure::new(Code::InvalidArgs, format!("the MCP client did not initialize: {e}"))),
+    };
     tracing::info!("MCP client connected");
     let peer = running.peer().clone();
     let log = server.log().clone();

@@ -8,9 +8,12 @@
 //! - `REIN_REAL_HDC_DIR`: the folder holding `hdc` and `hdcd` (default
 //!   `../shared/toolchain/hdc/bin`).
 //!
-//! A test that needs one asks here. When the tool is absent (or cannot run on this machine) the
-//! test says plainly that it was skipped and why, on stderr, and returns; with `CI=true` the
-//! absence fails the run instead, so CI never passes on tests that did not run.
+//! A test that needs one asks here, and so does every test whose judge is a program the suite
+//! does not build (chromium, xmllint, groff, the MCP clients) or a kernel feature (Landlock).
+//! When it is absent (or cannot run on this machine) the test fails, naming what to install
+//! (`bash .ci/setup` installs it all) and the variable that opts out: a test that did not judge
+//! never passes unnoticed. With `REIN_TESTS_SKIP_MISSING=1` it says plainly on stderr that it
+//! was skipped and why, and returns; `CI=true` ignores the opt-out.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -27,12 +30,47 @@ fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
 }
 
-/// Reports a real tool this test cannot use: a failure under CI, a plain skip elsewhere.
+/// The variable by which a person says "skip what cannot be judged here" (README "Quick start").
+pub const SKIP_MISSING_VAR: &str = "REIN_TESTS_SKIP_MISSING";
+
+fn skips_allowed() -> bool {
+    !in_ci() && std::env::var(SKIP_MISSING_VAR).is_ok_and(|v| v == "1")
+}
+
+/// Reports what this test needs and cannot use: a failure naming what to install and the
+/// opt-out, or, opted out (never under CI), a skip said on stderr.
 pub fn unavailable(test: &str, why: &str) {
-    if in_ci() {
-        panic!("{test}: {why} (CI=true: the real tools must be present; README \"Tests\")");
+    unavailable_where(skips_allowed(), test, why)
+}
+
+fn unavailable_where(skips_allowed: bool, test: &str, why: &str) {
+    if !skips_allowed {
+        panic!(
+            "{test} cannot judge: {why}. `bash .ci/setup` installs what the suite needs (README \"Quick start\"); \
+             or set {SKIP_MISSING_VAR}=1 to skip the tests that cannot judge here (each prints SKIPPED)"
+        );
     }
-    eprintln!("SKIPPED {test}: {why}");
+    eprintln!("SKIPPED {test}: {why} ({SKIP_MISSING_VAR}=1)");
+}
+
+/// Whether `program ARGS` runs and exits 0; else [`unavailable`] with what to install.
+pub fn program_runs(test: &str, program: &str, args: &[&str], install: &str) -> bool {
+    match runs(Command::new(program).args(args)) {
+        Ok(()) => true,
+        Err(why) => {
+            unavailable(test, &format!("{program} ({install}): {why}"));
+            false
+        }
+    }
+}
+
+/// Whether `path` is a file; else [`unavailable`] saying what it is.
+pub fn file_present(test: &str, path: &Path, what: &str) -> bool {
+    if path.is_file() {
+        return true;
+    }
+    unavailable(test, &format!("{what} is missing at {}", path.display()));
+    false
 }
 
 fn located(var: &str, default: PathBuf) -> Result<PathBuf, String> {
@@ -176,6 +214,37 @@ pub fn rig(test: &str) -> Option<PathBuf> {
         Err(why) => {
             unavailable(test, &format!("the test rig needs network and mount namespaces (root): {why}"));
             None
+        }
+    }
+}
+
+/// Issue 40: without `../shared` or libuv1, the real hdc's tests printed SKIPPED and counted as
+/// passed, and a newcomer saw green. A test that cannot judge fails, saying what to install and
+/// how to opt out; only a person's opt-out skips it. And no test skips by a rule of its own: the
+/// only other skips are of tests Wine cannot run (`.ci/wine-test` lists them).
+#[test]
+fn a_test_that_cannot_judge_fails_unless_the_person_opts_out() {
+    let failed = std::panic::catch_unwind(|| unavailable_where(false, "probe", "no hdc here"));
+    let message = failed.expect_err("it fails");
+    let message = message.downcast_ref::<String>().expect("a message");
+    for part in ["probe cannot judge: no hdc here", "bash .ci/setup", "REIN_TESTS_SKIP_MISSING=1"] {
+        assert!(message.contains(part), "{part}: {message}");
+    }
+    unavailable_where(true, "probe", "no hdc here");
+
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    for entry in std::fs::read_dir(&tests).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if line.contains("eprintln!(\"SKIPPED") {
+                let before = lines[i.saturating_sub(6)..i].join("\n");
+                assert!(before.contains("under_wine()"), "{}:{}: a skip of its own: {line}", path.display(), i + 1);
+            }
         }
     }
 }

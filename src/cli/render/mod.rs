@@ -106,9 +106,15 @@ pub fn failure_line(code: &rein::Code, message: &str) {
     tell!("{}: {message}", paint(BAD, format!("error[{code}]")));
 }
 
-pub fn failure(failure: &Failure) {
+/// A failure for people; a script error's traceback (`details.traceback`, wherever the failure
+/// nests it) only with `-v`, the message already names the script's line.
+pub fn failure(failure: &Failure, verbose: bool) {
     failure_line(&failure.code, &failure.message);
-    let details = &failure.details;
+    let mut details = failure.details.clone();
+    if !verbose && without_tracebacks(&mut details) {
+        tell!("  {}", paint(DIM, "(-v shows the Lua traceback)"));
+    }
+    let details = &details;
     if let Some(locations) = details.get("locations").and_then(Value::as_array) {
         for loc in locations {
             tell!("  at line {} column {}", loc["line"], loc["column"]);
@@ -136,5 +142,45 @@ pub fn failure(failure: &Failure) {
         for line in text::lines(details, 2) {
             tell!("{line}");
         }
+    }
+}
+
+/// The Lua traceback a failure carries (wherever it nests it), for a failure whose details are
+/// not printed: shown with `-v`, else a line saying `-v` shows it.
+pub fn traceback(details: &Value, verbose: bool) {
+    let Some(traceback) = find_traceback(details) else { return };
+    if verbose {
+        tell!("  traceback:");
+        for line in traceback.lines() {
+            tell!("    {line}");
+        }
+    } else {
+        tell!("  {}", paint(DIM, "(-v shows the Lua traceback)"));
+    }
+}
+
+fn find_traceback(value: &Value) -> Option<&str> {
+    match value {
+        Value::Object(map) => {
+            map.get("traceback").and_then(Value::as_str).or_else(|| map.values().find_map(find_traceback))
+        }
+        Value::Array(items) => items.iter().find_map(find_traceback),
+        _ => None,
+    }
+}
+
+/// Removes every `traceback` entry from `value`; whether there was one.
+fn without_tracebacks(value: &mut Value) -> bool {
+    match value {
+        Value::Object(map) => {
+            let mut removed = map.remove("traceback").is_some();
+            for nested in map.values_mut() {
+                removed |= without_tracebacks(nested);
+            }
+            removed
+        }
+        // Every item, not only up to the first that had one.
+        Value::Array(items) => items.iter_mut().map(without_tracebacks).filter(|removed| *removed).count() > 0,
+        _ => false,
     }
 }

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use rein::visible::line;
-use rein::RunSummary;
+use rein::{Report, RunSummary};
 
 use super::style::{paint, status, DIM, HEAD};
 use super::text::scalar_text;
@@ -32,7 +32,10 @@ pub fn explain(plan: &Value) {
     let width = steps.iter().filter_map(|s| s["name"].as_str()).map(str::len).max().unwrap_or(0);
     for (i, step) in steps.iter().enumerate() {
         let mut notes = Vec::new();
-        notes.push(if step["verified"] == Value::Bool(true) { "verified" } else { "no verify" }.to_string());
+        // Whether a verify will check it, not that anything was verified: nothing ran yet.
+        notes.push(
+            if step["verified"] == Value::Bool(true) { "checked by its verify" } else { "no verify" }.to_string(),
+        );
         match step["retry_max"].as_u64() {
             Some(0) | None => {}
             Some(1) => notes.push("1 retry".into()),
@@ -91,9 +94,34 @@ pub fn runs(list: &[RunSummary]) {
         say!("no runs yet in this workspace; `rein recipe NAME` starts one");
         return;
     }
+    // Widths from what is listed: a run id's pid part and a recipe's name vary in length.
+    let id_width = list.iter().map(|r| line(&r.run_id).chars().count()).max().unwrap_or(0);
+    let recipe_width = list.iter().map(|r| line(&r.recipe).chars().count()).max().unwrap_or(0);
+    let status_width = list.iter().map(|r| r.status.to_string().len()).max().unwrap_or(0);
     for r in list {
-        let shown = status(&r.status.to_string());
-        let pad = " ".repeat(10usize.saturating_sub(r.status.to_string().len()));
-        say!("{}  {:<24} {shown}{pad} {:.1} s", line(&r.run_id), line(&r.recipe), r.duration_ms as f64 / 1000.0);
+        let text = r.status.to_string();
+        let pad = " ".repeat(status_width - text.len());
+        let time = format!("{:.1} s", r.duration_ms as f64 / 1000.0);
+        let (id, recipe) = (line(&r.run_id), line(&r.recipe));
+        say!("{id:<id_width$}  {recipe:<recipe_width$}  {}{pad}  {time:>8}", status(&text));
     }
+}
+
+/// A run that succeeded, in short: the verdict, its steps one a line, where the report is.
+pub fn summary(report: &Report, saved: &str) {
+    say!(
+        "{} {} in {:.1} s",
+        paint(HEAD, format!("recipe {}", line(&report.recipe))),
+        status(&report.status.to_string()),
+        report.duration_ms as f64 / 1000.0
+    );
+    let width = report.steps.iter().map(|s| line(&s.name).chars().count()).max().unwrap_or(0);
+    let status_width = report.steps.iter().map(|s| s.status.to_string().len()).max().unwrap_or(0);
+    for (i, step) in report.steps.iter().enumerate() {
+        let text = step.status.to_string();
+        let pad = " ".repeat(status_width - text.len());
+        let name = line(&step.name);
+        say!("  {}. {name:<width$}  {}{pad}  {:.1} s", i + 1, status(&text), step.duration_ms as f64 / 1000.0);
+    }
+    say!("report: {} (the whole of it: -v, or `rein runs show {}`)", line(saved), line(&report.run_id));
 }

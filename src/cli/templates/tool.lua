@@ -1,12 +1,14 @@
--- The tool "__NAME__". Edit it, then `rein check` and `rein test __NAME__`; try it with
+-- The tool "__NAME__", as `rein new tool` writes it: a working start whatever the name, which
+-- reads one file of the workspace. Make it do what its name says: its description, params,
+-- checks and run below. Then `rein check` and `rein test __NAME__`; try it with
 -- `rein call __NAME__ '{"path":"AppScope/app.json5"}'`. The Lua API is in .rein/types
 -- (`rein types` writes it) and in README's "Writing your own tool".
 
 ---@type rein.Tool
 local tool = {
   name = "__NAME__",
-  -- Agents read this to decide when to call the tool: say what it does and returns.
-  description = "Count the lines of a text file in the workspace. Returns path, lines and sha256.",
+  -- Agents read this to decide when to call the tool: say what it does and what it returns.
+  description = "__NAME__, as generated: reads a text file of the workspace and returns its path, size in bytes and sha256. Rewrite this with what __NAME__ does.",
   params = {
     path = { type = "string", description = "A text file, relative to the workspace root" },
   },
@@ -15,7 +17,7 @@ local tool = {
     {
       files = { ["notes.txt"] = "one\ntwo\n" },
       args = { path = "notes.txt" },
-      expect = { path = "notes.txt", lines = 2 },
+      expect = { path = "notes.txt", bytes = 8 },
     },
     {
       args = { path = "missing.txt" },
@@ -24,8 +26,7 @@ local tool = {
   },
   run = function(args)
     local file = rein.fs.read_text(args.path)
-    local _, lines = file.text:gsub("\n", "")
-    return { path = file.path, lines = lines, sha256 = file.sha256 }
+    return { path = file.path, bytes = #file.text, sha256 = file.sha256 }
   end,
 }
 

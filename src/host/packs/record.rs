@@ -71,12 +71,45 @@ fn edit_rein_toml(kernel: &Kernel, change: impl FnOnce(&mut toml_edit::Table)) -
         .unwrap_or_default();
     let mut doc: toml_edit::DocumentMut =
         current.parse().map_err(|e| Failure::new(Code::InvalidConfig, format!("rein.toml is not valid: {e}")))?;
+    let had_packs = doc.contains_key("packs");
     let packs = doc.entry("packs").or_insert(toml_edit::table());
     let Some(packs) = packs.as_table_mut() else {
         return Err(Failure::new(Code::InvalidConfig, "rein.toml: `packs` must be a table"));
     };
     change(packs);
-    write_policy_file(kernel, PROJECT_FILE, &doc.to_string())
+    let text = if had_packs { doc.to_string() } else { with_new_packs_table(&current, &doc) };
+    write_policy_file(kernel, PROJECT_FILE, &text)
+}
+
+/// `current` with its first `[packs]` table, as `edited` holds it, where a person reads it: in
+/// place of the commented `# [packs]` that `rein init` writes, else at the end. (toml_edit puts
+/// a new table above a file's comments when the file is nothing else.) Only where the result
+/// means what `edited` means; else `edited` as toml_edit writes it.
+fn with_new_packs_table(current: &str, edited: &toml_edit::DocumentMut) -> String {
+    let mut alone = toml_edit::DocumentMut::new();
+    if let Some(packs) = edited.get("packs") {
+        alone.insert("packs", packs.clone());
+    }
+    let block = alone.to_string();
+    let lines: Vec<&str> = current.lines().collect();
+    let text = match lines.iter().position(|line| line.trim() == "# [packs]") {
+        Some(at) => {
+            let after = if at + 1 < lines.len() { format!("{}\n", lines[at + 1..].join("\n")) } else { String::new() };
+            let before = lines[..at].iter().map(|line| format!("{line}\n")).collect::<String>();
+            format!("{before}{block}{after}")
+        }
+        None if current.trim().is_empty() => block,
+        None => format!("{}\n\n{block}", current.trim_end()),
+    };
+    let same = |a: &str, b: &str| {
+        let parsed = |t: &str| t.parse::<toml::Table>().ok();
+        parsed(a).is_some() && parsed(a) == parsed(b)
+    };
+    if same(&text, &edited.to_string()) {
+        text
+    } else {
+        edited.to_string()
+    }
 }
 
 /// Writes a policy file (rein.lock, rein.toml) the person confirmed, and records it in home as

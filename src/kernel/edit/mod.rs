@@ -96,7 +96,18 @@ impl Kernel {
         entry: &mut Entry,
     ) -> Result<EditOutput, KernelError> {
         let EditRequest { path, edits, opts, multi } = *request;
-        let (resolved, display) = self.authorize(call, path, Access::Write, entry)?;
+        // An edit that could not apply, or that the file's state refuses, is refused before
+        // anyone is asked about the file.
+        let unasked = |resolved: &crate::kernel::ResolvedPath, display: &str| {
+            refuse_directory_syntax(path, display)?;
+            let place = self.place(&resolved.real, display, false)?;
+            let before = read_for_edit(&place, display)?;
+            replace::apply_edits(display, &before, edits)?;
+            let sha_before = crate::kernel::digest::sha256_hex(&before);
+            ledger::check_fresh(display, opts.expected_sha256.as_deref(), Some(&sha_before))?;
+            ledger::check_read(call, &resolved.real, display, Some(&sha_before))
+        };
+        let (resolved, display) = self.authorize_checked(call, path, Access::Write, entry, &unasked)?;
         refuse_directory_syntax(path, &display)?;
         let place = self.place(&resolved.real, &display, false)?;
         let _lock = if opts.dry_run { None } else { Some(lock::lock_dir(&place.dir)?) };

@@ -104,7 +104,17 @@ impl Kernel {
         expected_sha256: Option<&str>,
     ) -> Result<WriteOutput, KernelError> {
         self.journaled(call, Action::Write, path, |entry| {
-            let (resolved, display) = self.authorize(call, path, Access::Write, entry)?;
+            let unasked = |resolved: &super::ResolvedPath, display: &str| {
+                refuse_directory_syntax(path, display)?;
+                let before = match self.place(&resolved.real, display, false) {
+                    Ok(place) => current_sha(&place, display)?,
+                    Err(KernelError::FileNotFound { .. }) => None,
+                    Err(e) => return Err(e),
+                };
+                ledger::check_fresh(display, expected_sha256, before.as_deref())?;
+                ledger::check_read(call, &resolved.real, display, before.as_deref())
+            };
+            let (resolved, display) = self.authorize_checked(call, path, Access::Write, entry, &unasked)?;
             refuse_directory_syntax(path, &display)?;
             // With an expected sha256 the file must exist, so no folder is made for it.
             let place = match self.place(&resolved.real, &display, expected_sha256.is_none()) {

@@ -11,7 +11,8 @@ use crate::visible;
 /// them moves a cursor or reorders text); show them whole — a yes means all of it.
 #[derive(Debug, Clone)]
 pub struct ApprovalRequest {
-    /// What would happen, on one line: "hdc install -r entry.hap".
+    /// What would happen, on one line, a verb first: "run hdc -p install -r entry.hap" (the
+    /// command as it will run), "write /home/me/notes.txt".
     pub what: String,
     /// Why the policy asks.
     pub why: String,

@@ -19,7 +19,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::kernel::files::read::{read_optional_text, Links};
 use crate::kernel::files::write;
-use crate::kernel::secrets::scrub::REDACTED;
 use crate::kernel::Access;
 use crate::visible;
 use crate::visible::shown_path;
@@ -142,12 +141,12 @@ impl Rule {
         let mut words = vec!["rein".to_string(), "approvals".into(), "grant".into()];
         match (&self.program, &self.path) {
             (Some(program), _) => {
-                words.push(shell_quote(program));
-                words.extend(self.args.iter().map(|a| shell_quote(a)));
+                words.push(visible::shell_word(program));
+                words.extend(self.args.iter().map(|a| visible::shell_word(a)));
             }
             (None, Some(path)) => {
                 words.push("--path".into());
-                words.push(shell_quote(path));
+                words.push(visible::shell_word(path));
                 if let Some(access) = self.access {
                     words.push("--access".into());
                     words.push(access.verb().to_string());
@@ -164,46 +163,12 @@ impl Rule {
     }
 }
 
-/// `program args…` as a person reads it and a POSIX shell reads it back: each word quoted as
-/// it needs (see [`shell_quote`]), so where one argument ends shows, and nothing in them acts
-/// on the screen. A redacted secret (`***`) stays bare.
-pub fn command_line(program: &str, args: &[String]) -> String {
-    let quote = |word: &str| if word == REDACTED { word.to_string() } else { shell_quote(word) };
-    std::iter::once(quote(program)).chain(args.iter().map(|a| quote(a))).collect::<Vec<_>>().join(" ")
-}
+pub use crate::kernel::secrets::redact::command_line;
 
 fn glob_matches(pattern: &str, text: &str) -> bool {
     let options =
         glob::MatchOptions { case_sensitive: true, require_literal_separator: true, require_literal_leading_dot: true };
     glob::Pattern::new(pattern).is_ok_and(|p| p.matches_with(text, options))
-}
-
-/// `word` as a POSIX shell reads it back, and as a person can read it: plain words bare, others
-/// in single quotes, and a word holding a character a screen would act on or hide
-/// ([`visible::is_hidden`]) in ANSI-C quotes (`$'\x1b…\u202e'`, which bash and zsh read
-/// back exactly) — never raw.
-fn shell_quote(word: &str) -> String {
-    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=@:,+".contains(c)) {
-        word.to_string()
-    } else if word.chars().any(visible::is_hidden) {
-        let mut quoted = String::from("$'");
-        for c in word.chars() {
-            match c {
-                '\\' | '\'' => {
-                    quoted.push('\\');
-                    quoted.push(c);
-                }
-                c if !visible::is_hidden(c) => quoted.push(c),
-                c if c.is_ascii() => quoted.push_str(&format!("\\x{:02x}", c as u32)),
-                c if (c as u32) <= 0xffff => quoted.push_str(&format!("\\u{:04x}", c as u32)),
-                c => quoted.push_str(&format!("\\U{:08x}", c as u32)),
-            }
-        }
-        quoted.push('\'');
-        quoted
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
 }
 
 /// A rule file that cannot be used.

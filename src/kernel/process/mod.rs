@@ -58,7 +58,8 @@ use toolchain::{Found, NoPrograms, Spawn, ToolchainProfile};
 const OUTPUT_LIMIT: usize = 1024 * 1024;
 
 /// Why the policy asks about a program.
-const WHY_ASK: &str = "it changes a device, reaches the network or touches files outside the workspace";
+/// Why the policy asks about a program, where its profile names no reason of its own.
+pub const WHY_ASK: &str = "it changes a device, reaches the network or touches files outside the workspace";
 
 /// Why a program runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -331,7 +332,7 @@ impl Kernel {
         let argv = profile.argv(program, &located, args, private_tmp.path(), &command)?;
         // The journal and the events show the command as it runs.
         let shown = profile.shown_args(program, redacted.args.clone());
-        let command = std::iter::once(program).chain(shown.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
+        let command = command_line(program, &shown);
         entry.target = command.clone();
         let request = SpawnRequest {
             program: located.path,
@@ -436,6 +437,8 @@ impl Kernel {
                 });
             }
         }
+        // The record names the command as the question shows it and as it would run.
+        entry.target = self.as_it_runs(program, redacted);
         let outside = std::cell::RefCell::new(Vec::new());
         let classify = |p: &str| {
             let joined = if Path::new(p).is_absolute() { PathBuf::from(p) } else { cwd.real.join(p) };
@@ -463,17 +466,31 @@ impl Kernel {
             env: opts.env.iter().map(|(name, value)| redacted.scrub(&format!("{name}={value}"))).collect(),
             input: opts.stdin.as_deref().map(|input| redacted.scrub(&String::from_utf8_lossy(input))),
         };
+        let why = self.spawn.profile.why_asked(program, args, !facts.outside.is_empty());
         let request = ApprovalRequest {
-            what: command_line(program, &redacted.args),
-            why: WHY_ASK.to_string(),
+            what: format!("run {}", self.as_it_runs(program, redacted)),
+            why: why.clone(),
             context: question::context(&facts),
             who: Asked::Anyone,
             rule: Some(Rule::for_command(program, redacted.rule_args())),
         };
-        let subject = Subject::Spawn { program, args };
+        // One yes covers one launch, its fallback included: the same action in the form an
+        // older device understands is not asked about again (harmony::fallbacks).
+        if decision == Decision::Ask {
+            if let Some(by) = call.take_covered(program, args) {
+                entry.decided_by = Some(by);
+                return Ok((decision, shown_writes));
+            }
+        }
+        let subject = Subject::Spawn { program: program, args };
         match self.gate.settle(call, decision.clone(), &subject, request) {
             Ok(by) => {
                 let answered = matches!(by, DecidedBy::Approver(_));
+                if answered && decision == Decision::Ask {
+                    if let Some(fallback) = self.spawn.profile.fallback_of(program, args) {
+                        call.cover_fallback(program, fallback, by.clone());
+                    }
+                }
                 entry.decided_by = Some(by);
                 // While the person read, a link on the way may have been pointed elsewhere: their
                 // yes is for the places they were shown, and the profile grants only those.
@@ -490,9 +507,18 @@ impl Kernel {
             }
             Err(refusal) => {
                 entry.decided_by = Some(refusal.by.clone());
-                Err(refusal.into_spawn_error(redacted.line.clone(), WHY_ASK.to_string()))
+                Err(refusal.into_spawn_error(self.as_it_runs(program, redacted), why))
             }
         }
+    }
+}
+
+impl Kernel {
+    /// The command as it runs, quoted as a shell reads it back (`-S '2026-12-06 07:59:24'`),
+    /// with what its profile adds (`ToolchainProfile::shown_args`): what the question shows,
+    /// the journal records and the report prints.
+    fn as_it_runs(&self, program: &str, redacted: &Redacted) -> String {
+        command_line(program, &self.spawn.profile.shown_args(program, redacted.args.clone()))
     }
 }
 

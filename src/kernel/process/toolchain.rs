@@ -75,6 +75,20 @@ pub trait ToolchainProfile: std::fmt::Debug + Send + Sync + 'static {
         Effect::Replaces
     }
 
+    /// Why a person is asked about `program args`, in words about what it does; `outside` when
+    /// a path of it lies outside the workspace.
+    fn why_asked(&self, program: &str, args: &[String], outside: bool) -> String {
+        let _ = (program, args, outside);
+        super::WHY_ASK.to_string()
+    }
+
+    /// The command `program args` falls back to when the other side does not know it (the
+    /// same action in an older form): one yes covers both, once.
+    fn fallback_of(&self, program: &str, args: &[String]) -> Option<Vec<String>> {
+        let _ = (program, args);
+        None
+    }
+
     /// The kinds of socket `program` may open where the system-call filter runs without file
     /// confinement (the same as its grants' `sockets`).
     fn sockets(&self, program: &str) -> Vec<SocketKind> {

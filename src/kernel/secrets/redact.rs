@@ -19,6 +19,15 @@ pub struct Redacted {
     secret_at: Vec<bool>,
 }
 
+/// `program args…` as a person reads it and a POSIX shell reads it back: each word quoted as
+/// it needs ([`visible::shell_word`](crate::visible::shell_word)), so where one argument ends
+/// shows (`-S '2026-12-06 07:59:24'`), and nothing in them acts on the screen. A redacted
+/// secret (`***`) stays bare.
+pub fn command_line(program: &str, args: &[String]) -> String {
+    let quote = |word: &str| if word == REDACTED { word.to_string() } else { crate::visible::shell_word(word) };
+    std::iter::once(quote(program)).chain(args.iter().map(|a| quote(a))).collect::<Vec<_>>().join(" ")
+}
+
 impl Redacted {
     /// `program args`, the value after each of `secret_flags` hidden.
     pub fn new(program: &str, args: &[String], secret_flags: &[&str]) -> Redacted {
@@ -37,7 +46,7 @@ impl Redacted {
             hide_next = secret_flags.contains(&arg.as_str());
             shown.push(arg.clone());
         }
-        let line = std::iter::once(program).chain(shown.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
+        let line = command_line(program, &shown);
         Redacted { args: shown, line, secrets, secret_at }
     }
 

@@ -92,6 +92,7 @@ pub(crate) fn bootstrap_natives(lua: &Lua) -> mlua::Result<Table> {
     natives.set("charge", lua.create_function(charge)?)?;
     natives.set("bytes_per_unit", crate::lua::meter::BYTES_PER_UNIT)?;
     natives.set("yieldable_pcall", crate::lua::meter::hook::yieldable_pcall(lua)?)?;
+    natives.set("error_place", crate::lua::error_place::native(lua)?)?;
     Ok(natives)
 }
 
