@@ -786,7 +786,8 @@ fn errored(test: &str, code: i32, stack: &str, message: &str, ms: u32) -> String
     format!("OHOS_REPORT_STATUS: stack={stack}\nOHOS_REPORT_STATUS: stream=Error in {test}, {message}\nOHOS_REPORT_STATUS: test={test}\nOHOS_REPORT_STATUS_CODE: {code}\nOHOS_REPORT_STATUS: consuming={ms}\n")
 }
 
-const FINISHED: &str = "TestFinished-ResultCode: 0\nTestFinished-ResultMsg: your test finished!!!\nuser test finished.\n";
+const FINISHED: &str =
+    "TestFinished-ResultCode: 0\nTestFinished-ResultMsg: your test finished!!!\nuser test finished.\n";
 
 fn mixed_run() -> String {
     let mut out = String::from("\nOHOS_REPORT_SUM: 2\nOHOS_REPORT_STATUS: class=ActsAbilityTest\n\n");
@@ -807,7 +808,17 @@ fn mixed_run() -> String {
 }
 
 fn statuses(r: &Value) -> Vec<String> {
-    list(&r["tests"]).iter().map(|t| format!("{}#{}={}", t["suite"].as_str().unwrap(), t["test"].as_str().unwrap(), t["status"].as_str().unwrap())).collect()
+    list(&r["tests"])
+        .iter()
+        .map(|t| {
+            format!(
+                "{}#{}={}",
+                t["suite"].as_str().unwrap(),
+                t["test"].as_str().unwrap(),
+                t["status"].as_str().unwrap()
+            )
+        })
+        .collect()
 }
 
 #[test]
@@ -818,7 +829,12 @@ fn aa_test_results_come_per_test_with_message_whole_stack_and_time() {
     assert_eq!(r["verdict"], "failed");
     assert_eq!(
         statuses(&r),
-        ["ActsAbilityTest#passes=passed", "ActsAbilityTest#asserts=failed", "MathTest#waits=timed out", "MathTest#skipped=skipped"]
+        [
+            "ActsAbilityTest#passes=passed",
+            "ActsAbilityTest#asserts=failed",
+            "MathTest#waits=timed out",
+            "MathTest#skipped=skipped"
+        ]
     );
     let tests = list(&r["tests"]);
     assert_eq!(tests[0]["time_ms"], 3);
@@ -831,7 +847,10 @@ fn aa_test_results_come_per_test_with_message_whole_stack_and_time() {
     assert_eq!(tests[2]["message"], "execute timeout 5000ms");
     assert_eq!(tests[3]["skip_reason"], "not on phones");
     assert_eq!(r["summary"], json!({"run": 4, "failure": 1, "error": 1, "pass": 1, "ignore": 1, "skip_spec": 1}));
-    assert_eq!(r["counts"], json!({"total": 4, "passed": 1, "failed": 1, "error": 0, "timed_out": 1, "skipped": 1, "not_run": 0}));
+    assert_eq!(
+        r["counts"],
+        json!({"total": 4, "passed": 1, "failed": 1, "error": 0, "timed_out": 1, "skipped": 1, "not_run": 0})
+    );
     assert_eq!(r["ending"]["kind"], "finished");
 }
 
@@ -840,7 +859,12 @@ fn errors_fail_the_run_though_every_end_code_says_zero() {
     let p = Parsers::new();
     let mut out = String::from("\nOHOS_REPORT_SUM: 1\nOHOS_REPORT_STATUS: class=S\n\n");
     out += &case_start("S", 1, 1, "throws");
-    out += &case_end("S", 1, 1, &errored("throws", -1, "    at throws (entry/src/ohosTest/ets/test/S.test.ets:4:5)", "boom", 2));
+    out += &case_end(
+        "S",
+        1,
+        1,
+        &errored("throws", -1, "    at throws (entry/src/ohosTest/ets/test/S.test.ets:4:5)", "boom", 2),
+    );
     out += "\nOHOS_REPORT_STATUS: class=S\nOHOS_REPORT_STATUS: suiteconsuming=2\n\n";
     out += "\nOHOS_REPORT_RESULT: stream=Tests run: 1, Failure: 0, Error: 1, Pass: 0, Ignore: 0\nOHOS_REPORT_CODE: 0\nOHOS_REPORT_STATUS: taskconsuming=2\n\n";
     out += FINISHED;
@@ -920,7 +944,9 @@ fn a_dry_run_lists_the_tests_from_its_pieces() {
     let p = Parsers::new();
     let json = r#"{"suites":[{"ActsAbilityTest":[{"itName":"passes"},{"itName":"asserts"}]},{"MathTest":[{"itName":"throws"}]}]}"#;
     let (a, b) = json.split_at(40);
-    let out = format!("{a}\n{b}\nTestFinished-ResultCode: 0\nTestFinished-ResultMsg: dry run finished!!!\nuser test finished.\n");
+    let out = format!(
+        "{a}\n{b}\nTestFinished-ResultCode: 0\nTestFinished-ResultMsg: dry run finished!!!\nuser test finished.\n"
+    );
     let r = p.call("hypium", "parse_dry_run", json!([out]));
     assert_eq!(
         r,

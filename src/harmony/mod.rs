@@ -14,6 +14,7 @@ pub mod keystore_pins;
 pub mod lease;
 pub mod material;
 pub mod programs;
+pub mod project;
 pub mod received;
 pub mod signing;
 pub mod stage;

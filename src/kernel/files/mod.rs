@@ -199,13 +199,18 @@ impl Kernel {
     /// never by name — a link to `/dev/zero` was read until memory ran out, a FIFO waited for
     /// ever. The error says why, for the status and the refusal that show it.
     pub fn build_profile_text(&self) -> Result<String, String> {
-        const NAME: &str = "build-profile.json5";
+        self.project_file_text("build-profile.json5")
+    }
+
+    /// A small project file the kernel itself reads (build-profile.json5, AppScope/app.json5),
+    /// `rel` to the workspace root, read as [`Kernel::build_profile_text`] says.
+    pub fn project_file_text(&self, rel: &str) -> Result<String, String> {
         const LIMIT: u64 = 1 << 20;
-        let hint = "DevEco's build-profile.json5 is a few KB; make it a regular file at the workspace root";
-        let place = Place::beneath(&self.root, &self.root.path().join(NAME), false)
-            .map_err(|e| format!("{NAME} cannot be read ({e})"))?;
-        let bytes = read::read_whole_text(&place, NAME, LIMIT, hint).map_err(|e| e.to_string())?;
-        String::from_utf8(bytes).map_err(|_| format!("{NAME} is not UTF-8 text"))
+        let hint = "DevEco's project files are a few KB; make it a regular file in the workspace";
+        let place = Place::beneath(&self.root, &self.root.path().join(rel), false)
+            .map_err(|e| format!("{rel} cannot be read ({e})"))?;
+        let bytes = read::read_whole_text(&place, rel, LIMIT, hint).map_err(|e| e.to_string())?;
+        String::from_utf8(bytes).map_err(|_| format!("{rel} is not UTF-8 text"))
     }
 
     /// The names in `rel` (a folder of rein's own under `.rein/`), opened like

@@ -55,6 +55,7 @@ use crate::harmony::confinement;
 use crate::harmony::grammar::hdc::device_of;
 use crate::harmony::hdc_servers::{normalize, HdcServers};
 use crate::harmony::programs::{decide_spawn, Program};
+use crate::harmony::project::ProjectFacts;
 use crate::harmony::toolchain;
 use crate::harmony::{deveco_env, hdc_server, java_args, keystore_pins};
 
@@ -115,6 +116,8 @@ pub fn deadline_of(program: &Program, args: &[String]) -> (Duration, Duration) {
     match program {
         Program::Hvigorw => secs(900, 3600),
         Program::Hdc if args.iter().any(|a| a == "install") => secs(120, 600),
+        // A device's whole test run (its own `-w` ends it sooner).
+        Program::Hdc if crate::harmony::grammar::hdc::runs_tests(args) => secs(600, 3600),
         _ => secs(60, 600),
     }
 }
@@ -288,7 +291,7 @@ impl Kernel {
         if !call.take_spawn() {
             return Err(KernelError::SpawnBudget);
         }
-        if program == Program::Hdc && decision != Decision::Allow {
+        if program == Program::Hdc && (decision != Decision::Allow || crate::harmony::grammar::hdc::runs_tests(&args)) {
             self.lease_device(call, &args).await?;
         }
         let (default, cap) = deadline_of(&program, &args);
@@ -495,7 +498,11 @@ impl Kernel {
             }
             class
         };
-        let decision = match decide_spawn(program, args, cwd.class, &classify, &self.spawn.servers) {
+        let project = || {
+            let app = self.project_file_text("AppScope/app.json5").ok();
+            ProjectFacts::from_texts(app.as_deref(), self.build_profile_text().ok().as_deref())
+        };
+        let decision = match decide_spawn(program, args, cwd.class, &classify, &self.spawn.servers, &project) {
             // Into the transit folder only a name this call reserved, received once (files::received).
             allowed @ (Decision::Allow | Decision::Ask) if *program == Program::Hdc => {
                 match self.admit_recv(call, args) {

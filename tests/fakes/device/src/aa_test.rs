@@ -44,7 +44,8 @@ options list:\n  \
 /// `STRING_TEST_REGEX_INTEGER_NUMBERS`: `^(0|[1-9][0-9]*|-[1-9][0-9]*)$`.
 fn is_integer(word: &str) -> bool {
     let digits = word.strip_prefix('-').unwrap_or(word);
-    let leading_ok = if word.starts_with('-') { !digits.starts_with('0') } else { digits == "0" || !digits.starts_with('0') };
+    let leading_ok =
+        if word.starts_with('-') { !digits.starts_with('0') } else { digits == "0" || !digits.starts_with('0') };
     !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && leading_ok
 }
 

@@ -184,12 +184,18 @@ fn an_invalid_value_finishes_the_run_with_hypiums_message() {
 fn a_dry_run_prints_the_suites_as_json_and_runs_nothing() {
     let out = run(&mut device(four_cases(), json!({})), &format!("{RUN} -s dryRun true"));
     let json = r#"{"suites":[{"ActsAbilityTest":[{"itName":"passes"},{"itName":"asserts"}]},{"MathTest":[{"itName":"throws"},{"itName":"skipped"}]}]}"#;
-    assert_eq!(out, format!("{json}\nTestFinished-ResultCode: 0\nTestFinished-ResultMsg: dry run finished!!!\nuser test finished.\n"));
+    assert_eq!(
+        out,
+        format!(
+            "{json}\nTestFinished-ResultCode: 0\nTestFinished-ResultMsg: dry run finished!!!\nuser test finished.\n"
+        )
+    );
 }
 
 #[test]
 fn start_errors_carry_their_codes() {
-    let out = run(&mut device(template(), json!({})), "aa test -b com.other -m entry_test -s unittest OpenHarmonyTestRunner");
+    let out =
+        run(&mut device(template(), json!({})), "aa test -b com.other -m entry_test -s unittest OpenHarmonyTestRunner");
     assert!(out.starts_with("error: failed to start user test.\nError Code:10104002  Error Message:Failed to retrieve specified package information.\n"), "{out}");
     let mut release = device(template(), json!({}));
     release.installed_mut().get_mut(BUNDLE).unwrap()["buildMode"] = json!("release");

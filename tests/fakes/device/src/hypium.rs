@@ -224,7 +224,13 @@ pub fn run(specs: &[Spec], args: &TestArgs, deadline_ms: Option<i64>, out: &mut 
             let head = format!(
                 "\nOHOS_REPORT_STATUS: class={suite}\nOHOS_REPORT_STATUS: current={index}\nOHOS_REPORT_STATUS: id=JS\nOHOS_REPORT_STATUS: numtests={total}"
             );
-            print(out, &format!("{head}\nOHOS_REPORT_STATUS: stream=\nOHOS_REPORT_STATUS: test={}\nOHOS_REPORT_STATUS_CODE: 1\n", spec.test));
+            print(
+                out,
+                &format!(
+                    "{head}\nOHOS_REPORT_STATUS: stream=\nOHOS_REPORT_STATUS: test={}\nOHOS_REPORT_STATUS_CODE: 1\n",
+                    spec.test
+                ),
+            );
             if spec.kind == Kind::Crash {
                 return Outcome::Crashed(spec.clone());
             }
@@ -272,8 +278,11 @@ fn spec_end(spec: &Spec, timeout_ms: i64, ms: i64) -> (String, String) {
         Kind::Error | Kind::Hang | Kind::Crash => -1,
     };
     if matches!(spec.kind, Kind::Pass | Kind::Skip) {
-        let reason =
-            if spec.kind == Kind::Skip { format!("OHOS_REPORT_STATUS: skipReason={}\n", spec.skip_reason) } else { String::new() };
+        let reason = if spec.kind == Kind::Skip {
+            format!("OHOS_REPORT_STATUS: skipReason={}\n", spec.skip_reason)
+        } else {
+            String::new()
+        };
         let lines = format!("OHOS_REPORT_STATUS: test={test}\nOHOS_REPORT_STATUS_CODE: {code}\n{reason}OHOS_REPORT_STATUS: consuming={ms}\n");
         return ("OHOS_REPORT_STATUS: stream=".into(), lines);
     }
