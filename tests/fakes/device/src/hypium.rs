@@ -133,7 +133,7 @@ pub enum Outcome {
     /// Hypium called `finishTest(<message>, 0)`.
     Finished(String),
     /// The app died while this case ran.
-    Crashed(Spec),
+    Crashed(Box<Spec>),
     /// `-w`'s seconds passed before the run finished.
     Expired,
 }
@@ -232,7 +232,7 @@ pub fn run(specs: &[Spec], args: &TestArgs, deadline_ms: Option<i64>, out: &mut 
                 ),
             );
             if spec.kind == Kind::Crash {
-                return Outcome::Crashed(spec.clone());
+                return Outcome::Crashed(Box::new(spec.clone()));
             }
             let ms = if spec.kind == Kind::Hang { timeout_ms } else { spec.ms };
             if deadline_ms.is_some_and(|d| elapsed + ms > d) {
