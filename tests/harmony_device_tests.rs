@@ -157,7 +157,8 @@ fn zero_tests_fail_and_say_so() {
 fn a_filter_that_is_not_hypiums_never_reaches_the_device() {
     let Some(lab) = lab() else { return };
     lab.one_device();
-    let (status, out) = lab.call(&["--yes"], "device_test", json!({"class": "ActsAbilityTest;reboot", "list_first": false}));
+    let (status, out) =
+        lab.call(&["--yes"], "device_test", json!({"class": "ActsAbilityTest;reboot", "list_first": false}));
     assert_eq!(status, 1, "{out}");
     assert_eq!(out["error"]["code"], "APPROVAL_DENIED", "{out:#}");
     assert!(on_device(&lab, "aa").is_empty(), "aa never ran: {:?}", on_device(&lab, "aa"));

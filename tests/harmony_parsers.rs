@@ -953,3 +953,14 @@ fn a_dry_run_lists_the_tests_from_its_pieces() {
         json!([{"suite": "ActsAbilityTest", "test": "passes"}, {"suite": "ActsAbilityTest", "test": "asserts"}, {"suite": "MathTest", "test": "throws"}])
     );
 }
+
+#[test]
+fn the_recipes_never_take_a_test_hap_for_the_modules_package() {
+    let p = Parsers::new();
+    let haps = json!([
+        {"path": "entry/build/default/outputs/ohosTest/entry-ohosTest-signed.hap", "signed": true},
+        {"path": "entry/build/default/outputs/default/entry-default-signed.hap", "signed": true},
+    ]);
+    let picked = p.call("deploy", "pick_hap", json!([haps, "entry", true]));
+    assert_eq!(picked, "entry/build/default/outputs/default/entry-default-signed.hap");
+}
