@@ -322,6 +322,9 @@ function M.describe(verdict, counts, ending)
   elseif verdict == "no tests" then
     return "no test ran: the run reported no test (check the filters, and that the suites are "
       .. "registered in ets/test/List.test.ets)"
+  elseif verdict == "crashed" and counts.total == counts.not_run then
+    return "the app died before any test ran (App died): check the runner (-s unittest) and the "
+      .. "test module (-m) the test HAP has, and the crash record"
   elseif verdict == "crashed" then
     return "the app died during the run (App died): " .. tally
   elseif verdict == "timed out" then
