@@ -919,7 +919,11 @@ fn a_crash_a_deadline_and_a_lost_device_list_what_never_ran() {
     let r = p.call("hypium", "parse", json!([expired, expected]));
     assert_eq!(r["verdict"], "timed out", "{r}");
     assert_eq!(statuses(&r), ["S#a=passed", "S#b=timed out", "S#c=not run"]);
-    let r = p.call("hypium", "parse", json!(["TestFinished-ResultCode: -1\nTestFinished-ResultMsg: App died\nuser test finished.\n"]));
+    let r = p.call(
+        "hypium",
+        "parse",
+        json!(["TestFinished-ResultCode: -1\nTestFinished-ResultMsg: App died\nuser test finished.\n"]),
+    );
     assert_eq!(r["verdict"], "crashed", "{r}");
     assert!(r["message"].as_str().unwrap().starts_with("the app died before any test ran"), "{r}");
     let r = p.call("hypium", "parse", json!([head, expected]));
