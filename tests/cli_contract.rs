@@ -26,6 +26,7 @@ fn tools_lists_every_built_in_with_origin_and_schema() {
             "crash_scan",
             "device_list",
             "device_ready",
+            "device_test",
             "edit_file",
             "hap_sign",
             "hilog_read",

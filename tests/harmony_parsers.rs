@@ -765,3 +765,209 @@ fn json5_errors_say_where() {
     assert!(message.contains("line 3 column 9"), "{message}");
     assert_eq!(p.json5("")["error"]["code"], json!("INVALID_ARGS"));
 }
+
+// ---------------------------------------------------------------- aa test (Hypium)
+
+/// A case's start block and end as aa prints them (shared/HARMONY-VERIFY.md §1.3): each
+/// Hypium message starts with "\n" and aa's printf ends it with one.
+fn case_start(suite: &str, index: usize, total: usize, test: &str) -> String {
+    format!("\nOHOS_REPORT_STATUS: class={suite}\nOHOS_REPORT_STATUS: current={index}\nOHOS_REPORT_STATUS: id=JS\nOHOS_REPORT_STATUS: numtests={total}\nOHOS_REPORT_STATUS: stream=\nOHOS_REPORT_STATUS: test={test}\nOHOS_REPORT_STATUS_CODE: 1\n\n")
+}
+
+fn case_end(suite: &str, index: usize, total: usize, middle: &str) -> String {
+    format!("\nOHOS_REPORT_STATUS: class={suite}\nOHOS_REPORT_STATUS: current={index}\nOHOS_REPORT_STATUS: id=JS\nOHOS_REPORT_STATUS: numtests={total}\n{middle}\n")
+}
+
+fn passed(test: &str, ms: u32) -> String {
+    format!("OHOS_REPORT_STATUS: stream=\nOHOS_REPORT_STATUS: test={test}\nOHOS_REPORT_STATUS_CODE: 0\nOHOS_REPORT_STATUS: consuming={ms}\n")
+}
+
+fn errored(test: &str, code: i32, stack: &str, message: &str, ms: u32) -> String {
+    format!("OHOS_REPORT_STATUS: stack={stack}\nOHOS_REPORT_STATUS: stream=Error in {test}, {message}\nOHOS_REPORT_STATUS: test={test}\nOHOS_REPORT_STATUS_CODE: {code}\nOHOS_REPORT_STATUS: consuming={ms}\n")
+}
+
+const FINISHED: &str =
+    "TestFinished-ResultCode: 0\nTestFinished-ResultMsg: your test finished!!!\nuser test finished.\n";
+
+fn mixed_run() -> String {
+    let mut out = String::from("\nOHOS_REPORT_SUM: 2\nOHOS_REPORT_STATUS: class=ActsAbilityTest\n\n");
+    out += &case_start("ActsAbilityTest", 1, 4, "passes");
+    out += &case_end("ActsAbilityTest", 1, 4, &passed("passes", 3));
+    out += &case_start("ActsAbilityTest", 2, 4, "asserts");
+    let stack = "    at anonymous (entry/src/ohosTest/ets/test/Ability.test.ets:30:7)\n    at run (oh_modules/@ohos/hypium/index.js:12:3)";
+    out += &case_end("ActsAbilityTest", 2, 4, &errored("asserts", -2, stack, "expect 1 equals 2", 7));
+    out += "\nOHOS_REPORT_STATUS: class=ActsAbilityTest\nOHOS_REPORT_STATUS: suiteconsuming=10\n\n";
+    out += "\nOHOS_REPORT_SUM: 2\nOHOS_REPORT_STATUS: class=MathTest\n\n";
+    out += &case_start("MathTest", 3, 4, "waits");
+    out += &case_end("MathTest", 3, 4, &errored("waits", -1, "", "execute timeout 5000ms", 5000));
+    out += &case_start("MathTest", 4, 4, "skipped");
+    out += &case_end("MathTest", 4, 4, "OHOS_REPORT_STATUS: stream=\nOHOS_REPORT_STATUS: test=skipped\nOHOS_REPORT_STATUS_CODE: -3\nOHOS_REPORT_STATUS: skipReason=not on phones\nOHOS_REPORT_STATUS: consuming=1\n");
+    out += "\nOHOS_REPORT_STATUS: class=MathTest\nOHOS_REPORT_STATUS: suiteconsuming=5001\n\n";
+    out += "\nOHOS_REPORT_RESULT: stream=Tests run: 4, Failure: 1, Error: 1, Pass: 1, Ignore: 1, SkipSpec: 1\nOHOS_REPORT_CODE: -1\nOHOS_REPORT_STATUS: taskconsuming=5011\n\n";
+    out + FINISHED
+}
+
+fn statuses(r: &Value) -> Vec<String> {
+    list(&r["tests"])
+        .iter()
+        .map(|t| {
+            format!(
+                "{}#{}={}",
+                t["suite"].as_str().unwrap(),
+                t["test"].as_str().unwrap(),
+                t["status"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn aa_test_results_come_per_test_with_message_whole_stack_and_time() {
+    let p = Parsers::new();
+    let r = p.call("hypium", "parse", json!([mixed_run()]));
+    assert_eq!(r["ok"], json!(false), "{r}");
+    assert_eq!(r["verdict"], "failed");
+    assert_eq!(
+        statuses(&r),
+        [
+            "ActsAbilityTest#passes=passed",
+            "ActsAbilityTest#asserts=failed",
+            "MathTest#waits=timed out",
+            "MathTest#skipped=skipped"
+        ]
+    );
+    let tests = list(&r["tests"]);
+    assert_eq!(tests[0]["time_ms"], 3);
+    assert_eq!(tests[1]["message"], "expect 1 equals 2");
+    // Both lines of the stack: the second came without a prefix (xdevice drops it).
+    assert_eq!(
+        tests[1]["stack"],
+        "    at anonymous (entry/src/ohosTest/ets/test/Ability.test.ets:30:7)\n    at run (oh_modules/@ohos/hypium/index.js:12:3)"
+    );
+    assert_eq!(tests[2]["message"], "execute timeout 5000ms");
+    assert_eq!(tests[3]["skip_reason"], "not on phones");
+    assert_eq!(r["summary"], json!({"run": 4, "failure": 1, "error": 1, "pass": 1, "ignore": 1, "skip_spec": 1}));
+    assert_eq!(
+        r["counts"],
+        json!({"total": 4, "passed": 1, "failed": 1, "error": 0, "timed_out": 1, "skipped": 1, "not_run": 0})
+    );
+    assert_eq!(r["ending"]["kind"], "finished");
+}
+
+#[test]
+fn errors_fail_the_run_though_every_end_code_says_zero() {
+    let p = Parsers::new();
+    let mut out = String::from("\nOHOS_REPORT_SUM: 1\nOHOS_REPORT_STATUS: class=S\n\n");
+    out += &case_start("S", 1, 1, "throws");
+    out += &case_end(
+        "S",
+        1,
+        1,
+        &errored("throws", -1, "    at throws (entry/src/ohosTest/ets/test/S.test.ets:4:5)", "boom", 2),
+    );
+    out += "\nOHOS_REPORT_STATUS: class=S\nOHOS_REPORT_STATUS: suiteconsuming=2\n\n";
+    out += "\nOHOS_REPORT_RESULT: stream=Tests run: 1, Failure: 0, Error: 1, Pass: 0, Ignore: 0\nOHOS_REPORT_CODE: 0\nOHOS_REPORT_STATUS: taskconsuming=2\n\n";
+    out += FINISHED;
+    let r = p.call("hypium", "parse", json!([out]));
+    assert_eq!((r["ok"].clone(), r["verdict"].clone()), (json!(false), json!("failed")), "{r}");
+    assert_eq!(list(&r["tests"])[0]["status"], "error");
+    assert_eq!(list(&r["tests"])[0]["message"], "boom");
+}
+
+#[test]
+fn a_passing_run_passes_and_the_real_tail_reads() {
+    let p = Parsers::new();
+    let mut out = String::from("\nOHOS_REPORT_SUM: 1\nOHOS_REPORT_STATUS: class=ActsAbilityTest\n\n");
+    out += &case_start("ActsAbilityTest", 1, 1, "assertContain");
+    out += &case_end("ActsAbilityTest", 1, 1, &passed("assertContain", 1));
+    out += "\nOHOS_REPORT_STATUS: class=ActsAbilityTest\nOHOS_REPORT_STATUS: suiteconsuming=1\n\n\nOHOS_REPORT_RESULT: stream=Tests run: 1, Failure: 0, Error: 0, Pass: 1, Ignore: 0\nOHOS_REPORT_CODE: 0\nOHOS_REPORT_STATUS: taskconsuming=1\n\n";
+    out += FINISHED;
+    let r = p.call("hypium", "parse", json!([out.replace('\n', "\r\n")]));
+    assert_eq!(r["ok"], json!(true), "{r}");
+    assert_eq!(r["message"], "all 1 tests passed (1 passed, 0 failed, 0 errors, 0 timed out, 0 skipped, 0 not run)");
+    // The tail of a real run on a HarmonyOS emulator (HARMONY-VERIFY.md §1.3, OBS): no blank
+    // lines, no `user test finished.`.
+    let real = "OHOS_REPORT_STATUS: class=cryptoAdapterTest\nOHOS_REPORT_STATUS: current=37\nOHOS_REPORT_STATUS: test=barrel_totp_defaultProvider_generates\nOHOS_REPORT_STATUS_CODE: 0\nOHOS_REPORT_STATUS: suiteconsuming=13\nOHOS_REPORT_RESULT: stream=Tests run: 37, Failure: 0, Error: 0, Pass: 37, Ignore: 0\nOHOS_REPORT_CODE: 0\nTestFinished-ResultCode: 0\nTestFinished-ResultMsg: your test finished!!!\n";
+    let r = p.call("hypium", "parse", json!([real]));
+    assert_eq!(r["verdict"], "failed", "36 of the 37 counted tests are not in this tail: {r}");
+    assert_eq!(list(&r["problems"])[0], "the Tests run line counts 37 tests, but 1 were reported");
+}
+
+#[test]
+fn zero_tests_is_a_failure_that_says_so() {
+    let p = Parsers::new();
+    let out = format!("\nOHOS_REPORT_RESULT: stream=Tests run: 0, Failure: 0, Error: 0, Pass: 0, Ignore: 0\nOHOS_REPORT_CODE: 0\nOHOS_REPORT_STATUS: taskconsuming=0\n\n{FINISHED}");
+    let r = p.call("hypium", "parse", json!([out]));
+    assert_eq!((r["ok"].clone(), r["verdict"].clone()), (json!(false), json!("no tests")), "{r}");
+    assert!(r["message"].as_str().unwrap().starts_with("no test ran"), "{r}");
+}
+
+#[test]
+fn a_crash_a_deadline_and_a_lost_device_list_what_never_ran() {
+    let p = Parsers::new();
+    let expected = json!([{"suite": "S", "test": "a"}, {"suite": "S", "test": "b"}, {"suite": "S", "test": "c"}]);
+    let mut head = String::from("\nOHOS_REPORT_SUM: 3\nOHOS_REPORT_STATUS: class=S\n\n");
+    head += &case_start("S", 1, 3, "a");
+    head += &case_end("S", 1, 3, &passed("a", 1));
+    head += &case_start("S", 2, 3, "b");
+    let died = format!("{head}TestFinished-ResultCode: -1\nTestFinished-ResultMsg: App died\nuser test finished.\n");
+    let r = p.call("hypium", "parse", json!([died, expected]));
+    assert_eq!(r["verdict"], "crashed", "{r}");
+    assert_eq!(statuses(&r), ["S#a=passed", "S#b=error", "S#c=not run"]);
+    assert_eq!(list(&r["tests"])[1]["message"], "the app died while this test ran (App died)");
+    let expired = format!("{head}Timeout: user test is not completed within the specified time.\n");
+    let r = p.call("hypium", "parse", json!([expired, expected]));
+    assert_eq!(r["verdict"], "timed out", "{r}");
+    assert_eq!(statuses(&r), ["S#a=passed", "S#b=timed out", "S#c=not run"]);
+    let r = p.call(
+        "hypium",
+        "parse",
+        json!(["TestFinished-ResultCode: -1\nTestFinished-ResultMsg: App died\nuser test finished.\n"]),
+    );
+    assert_eq!(r["verdict"], "crashed", "{r}");
+    assert!(r["message"].as_str().unwrap().starts_with("the app died before any test ran"), "{r}");
+    let r = p.call("hypium", "parse", json!([head, expected]));
+    assert_eq!(r["verdict"], "incomplete", "{r}");
+    assert_eq!(statuses(&r), ["S#a=passed", "S#b=not run", "S#c=not run"]);
+}
+
+#[test]
+fn start_usage_and_parameter_errors_say_the_tests_did_not_start() {
+    let p = Parsers::new();
+    let start = "error: failed to start user test.\nError Code:10106002  Error Message:The aa start command's window option or the aa test command does not support app with release signature.\nError cause: x\n";
+    let r = p.call("hypium", "parse", json!([start]));
+    assert_eq!((r["verdict"].clone(), r["ending"]["code"].clone()), (json!("not started"), json!("10106002")), "{r}");
+    let usage = "error: option [-w] only supports integer numbers.\nusage: aa test <options>\noptions list:\n";
+    let r = p.call("hypium", "parse", json!([usage]));
+    assert_eq!(r["ending"], json!({"kind": "usage_error", "message": "option [-w] only supports integer numbers."}));
+    let param = "TestFinished-ResultCode: 0\nTestFinished-ResultMsg: this param timeout:abc is invalid\n\nuser test finished.\n";
+    let r = p.call("hypium", "parse", json!([param]));
+    assert_eq!((r["ok"].clone(), r["ending"]["kind"].clone()), (json!(false), json!("invalid_param")), "{r}");
+    assert!(r["message"].as_str().unwrap().contains("this param timeout:abc is invalid"), "{r}");
+}
+
+#[test]
+fn a_dry_run_lists_the_tests_from_its_pieces() {
+    let p = Parsers::new();
+    let json = r#"{"suites":[{"ActsAbilityTest":[{"itName":"passes"},{"itName":"asserts"}]},{"MathTest":[{"itName":"throws"}]}]}"#;
+    let (a, b) = json.split_at(40);
+    let out = format!(
+        "{a}\n{b}\nTestFinished-ResultCode: 0\nTestFinished-ResultMsg: dry run finished!!!\nuser test finished.\n"
+    );
+    let r = p.call("hypium", "parse_dry_run", json!([out]));
+    assert_eq!(
+        r,
+        json!([{"suite": "ActsAbilityTest", "test": "passes"}, {"suite": "ActsAbilityTest", "test": "asserts"}, {"suite": "MathTest", "test": "throws"}])
+    );
+}
+
+#[test]
+fn the_recipes_never_take_a_test_hap_for_the_modules_package() {
+    let p = Parsers::new();
+    let haps = json!([
+        {"path": "entry/build/default/outputs/ohosTest/entry-ohosTest-signed.hap", "signed": true},
+        {"path": "entry/build/default/outputs/default/entry-default-signed.hap", "signed": true},
+    ]);
+    let picked = p.call("deploy", "pick_hap", json!([haps, "entry", true]));
+    assert_eq!(picked, "entry/build/default/outputs/default/entry-default-signed.hap");
+}

@@ -110,6 +110,10 @@ fn the_fake_hdc_prints_what_the_real_hdc_printed() {
         vec!["uninstall", "com.example.hello"],
         vec!["uninstall", "com.example.hello"],
         vec!["shell", "hilog", "-x", "-T", "nobody"],
+        // aa test's usage error and start failure (no test module is installed here): the
+        // blank-line-laden run itself is compared by rig_real_hdc's device_test run.
+        vec!["shell", "aa", "test", "-b", "com.example.hello", "-w", "1.5"],
+        vec!["shell", "aa", "test", "-b", "com.none", "-m", "entry_test", "-s", "unittest", "OpenHarmonyTestRunner"],
     ];
     let mut differ = Vec::new();
     for args in &commands {

@@ -122,3 +122,32 @@ fn a_crash_right_after_the_launch_is_app_crashed_on_the_real_hdc() {
     assert_eq!(crash["error_name"], json!("RangeError"), "the fault log came back through the real hdc: {failure:#}");
     assert!(crash["file"].as_str().unwrap().starts_with("jscrash-com.example.hello-"), "{failure:#}");
 }
+
+#[test]
+fn device_tests_run_through_the_real_hdc_with_every_line_intact() {
+    let Some((lab, rig)) = rig_lab() else { return };
+    let stack = [
+        "    at assertContain (entry/src/ohosTest/ets/test/Ability.test.ets:24:7)",
+        "    at run (hypium/index.js:1:1)",
+    ];
+    lab.device(
+        &rig.key,
+        json!({"test_outcomes": {"ActsAbilityTest#assertContain": {"status": "fail", "message": "expect abc equals abd", "stack": stack}}}),
+    );
+    let error = lab.failed(&["--yes"], "device_test", json!({"deadline_s": 60}), "TESTS_FAILED");
+    let d = &error["details"];
+    assert_eq!((d["verdict"].as_str(), d["counts"]["failed"].as_i64()), (Some("failed"), Some(1)), "{error:#}");
+    let failure = &d["failures"][0];
+    // The stack's second line came through the real hdc without a prefix and was kept.
+    assert_eq!(failure["stack"], json!(stack.join("\n")), "{failure:#}");
+    assert_eq!(
+        failure["location"],
+        json!({"file": "entry/src/ohosTest/ets/test/Ability.test.ets", "line": 24, "column": 7})
+    );
+    let aa = device_ran(&lab, "aa");
+    assert_eq!(
+        aa.last().map(String::as_str),
+        Some("test -b com.example.hello -m entry_test -s unittest OpenHarmonyTestRunner -w 60"),
+        "{aa:?}"
+    );
+}

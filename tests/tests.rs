@@ -47,6 +47,7 @@ mod events;
 mod examples;
 // Not on Windows: its stand-in hdc programs are /bin/sh scripts.
 #[cfg(unix)]
+mod harmony_device_tests;
 mod harmony_devices;
 mod harmony_foreground;
 mod harmony_launch;

@@ -192,11 +192,13 @@ function M.project_and_signing(args)
 end
 
 -- The package of `module` the build made (`<module>-<target>-signed|unsigned.hap|hsp`): the
--- signed one when `signed`.
+-- signed one when `signed`. Never the module's test HAP (the ohosTest target, device_test's),
+-- which is `<module>-ohosTest-…` too.
 function M.pick_hap(haps, module, signed)
   for _, hap in ipairs(haps) do
     local file = hap.path:match("[^/]+$")
-    if hap.signed == signed and file:sub(1, #module + 1) == module .. "-" then
+    local test = hap.path:find("/outputs/ohosTest/", 1, true) ~= nil
+    if hap.signed == signed and not test and file:sub(1, #module + 1) == module .. "-" then
       return hap.path
     end
   end

@@ -85,8 +85,6 @@ pub enum BuildProfileError {
     /// Read as every workspace file is, and refused as one (a link, a FIFO, too large …).
     #[error("{0}")]
     Refused(Box<crate::kernel::KernelError>),
-    #[error("build-profile.json5 is not UTF-8 text")]
-    NotUtf8,
     #[error("build-profile.json5 is not valid JSON5 ({why})")]
     NotJson5 { why: String },
     #[error("build-profile.json5 has no signingConfig {config:?}")]
@@ -191,14 +189,7 @@ impl crate::kernel::Kernel {
     /// never by name — a link to `/dev/zero` was read until memory ran out, a FIFO waited for
     /// ever. The error says why, for the status and the refusal that show it.
     pub fn build_profile_text(&self) -> Result<String, BuildProfileError> {
-        const NAME: &str = "build-profile.json5";
-        const LIMIT: u64 = 1 << 20;
-        let hint = "DevEco's build-profile.json5 is a few KB; make it a regular file at the workspace root";
-        let place = crate::kernel::files::dir::Place::beneath(&self.root, &self.root.path().join(NAME), false)
-            .map_err(|source| BuildProfileError::Unreadable { source })?;
-        let bytes = crate::kernel::files::read::read_whole_text(&place, NAME, LIMIT, hint)
-            .map_err(|e| BuildProfileError::Refused(Box::new(e)))?;
-        String::from_utf8(bytes).map_err(|_| BuildProfileError::NotUtf8)
+        self.small_workspace_text("build-profile.json5").map_err(|e| BuildProfileError::Refused(Box::new(e)))
     }
 }
 

@@ -33,6 +33,7 @@ pub mod lease;
 pub mod material;
 pub mod profile;
 pub mod programs;
+pub mod project;
 pub mod received;
 pub mod signing;
 pub mod stage;

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use super::hdc_servers::{normalize, HdcServers};
 use super::programs::{decide_spawn, Program};
+use super::project::ProjectFacts;
 use super::signing::{self, SigningSecrets};
 use super::toolchain::{Located, Toolchain};
 use super::{confinement, deveco_env, grammar, hdc_server, java_args, keystore_pins, lease};
@@ -105,8 +106,19 @@ impl ToolchainProfile for Harmony {
         )
     }
 
-    fn decide(&self, program: &str, args: &[String], cwd: PathClass, classify: &dyn Fn(&str) -> PathClass) -> Decision {
-        decide_spawn(&Program::parse(program), args, cwd, classify, &self.servers)
+    fn decide(
+        &self,
+        program: &str,
+        args: &[String],
+        cwd: PathClass,
+        classify: &dyn Fn(&str) -> PathClass,
+        workspace_text: &dyn Fn(&str) -> Option<String>,
+    ) -> Decision {
+        let project = || {
+            let (app, profile) = (workspace_text("AppScope/app.json5"), workspace_text("build-profile.json5"));
+            ProjectFacts::from_texts(app.as_deref(), profile.as_deref())
+        };
+        decide_spawn(&Program::parse(program), args, cwd, classify, &self.servers, &project)
     }
 
     fn grants(&self, program: &str, found: &Found, facts: &SpawnFacts) -> Profile {
@@ -185,6 +197,8 @@ impl ToolchainProfile for Harmony {
         match Program::parse(program) {
             Program::Hvigorw => secs(900, 3600),
             Program::Hdc if args.iter().any(|a| a == "install") => secs(120, 600),
+            // A device's whole test run (its own `-w` ends it sooner).
+            Program::Hdc if grammar::hdc::runs_tests(args) => secs(600, 3600),
             _ => secs(60, 600),
         }
     }
@@ -217,7 +231,9 @@ impl ToolchainProfile for Harmony {
 
     /// Holds the device an hdc command changes for the rest of the call (see `lease`).
     fn before_spawn<'a>(&'a self, spawn: Spawn<'a>, decision: &Decision) -> BeforeSpawn<'a> {
-        let changes = Program::parse(spawn.program) == Program::Hdc && *decision != Decision::Allow;
+        // A change to the device, or a test run (allowed, but it holds the device for long).
+        let changes = Program::parse(spawn.program) == Program::Hdc
+            && (*decision != Decision::Allow || grammar::hdc::runs_tests(spawn.args));
         Box::pin(async move {
             let Some(device) = grammar::hdc::device_of(spawn.args).filter(|_| changes) else { return Ok(()) };
             let local = format!("127.0.0.1:{}", self.servers.local_port());

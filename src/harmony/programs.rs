@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::grammar::{git, hdc, hvigor, ohpm, sign};
 use super::hdc_servers::HdcServers;
 use crate::kernel::policy::shapes::Effect;
+use super::project::ProjectFacts;
 #[cfg(test)]
 use crate::kernel::policy::shapes::Verdict;
 use crate::kernel::policy::Decision;
@@ -56,19 +57,21 @@ impl std::fmt::Display for Program {
 }
 
 /// Decides one spawn. `cwd` is where it would run; `classify` tells where a path argument
-/// points; `servers` which hdc servers are the person's own.
+/// points; `servers` which hdc servers are the person's own; `project` the workspace's bundle
+/// and modules.
 pub fn decide_spawn(
     program: &Program,
     args: &[String],
     cwd: PathClass,
     classify: &dyn Fn(&str) -> PathClass,
     servers: &HdcServers,
+    project: &dyn Fn() -> ProjectFacts,
 ) -> Decision {
     if cwd != PathClass::Workspace {
         return Decision::Deny(format!("{program} may only run inside the workspace, not {}", cwd.describe()));
     }
     match program {
-        Program::Hdc => hdc::decide(args, classify, servers),
+        Program::Hdc => hdc::decide(args, classify, servers, project),
         Program::Hvigorw => hvigor::decide(args, classify),
         Program::HapSignTool => sign::decide(args, classify),
         Program::Ohpm => ohpm::decide(args),
@@ -110,7 +113,7 @@ mod tests {
     fn verdict(program: Program, line: &str, cwd: PathClass) -> &'static str {
         let args: Vec<String> = line.split_whitespace().map(String::from).collect();
         let classify = |p: &str| if p.starts_with('/') { PathClass::Outside } else { PathClass::Workspace };
-        match decide_spawn(&program, &args, cwd, &classify, &HdcServers::default()) {
+        match decide_spawn(&program, &args, cwd, &classify, &HdcServers::default(), &ProjectFacts::default) {
             Decision::Allow => "allow",
             Decision::Ask | Decision::AskPerson | Decision::AskPersonAtTerminal => "ask",
             Decision::Deny(_) | Decision::DenyUnlessRule(_) => "deny",

@@ -10,6 +10,7 @@ use super::shell_words;
 use super::values::Kind;
 use super::values::{Captured, Part, Shape};
 use crate::harmony::hdc_servers::{HdcServers, ServerKind};
+use crate::harmony::project::ProjectFacts;
 use crate::harmony::stage::is_staged_dir;
 use crate::kernel::policy::shapes::{self, Effect, Verdict};
 use crate::kernel::policy::Decision;
@@ -143,7 +144,13 @@ enum Global {
     Informational,
 }
 
-pub fn decide(args: &[String], classify: &dyn Fn(&str) -> PathClass, servers: &HdcServers) -> Decision {
+/// `project` gives the project's bundle and modules (read only when a command needs them).
+pub fn decide(
+    args: &[String],
+    classify: &dyn Fn(&str) -> PathClass,
+    servers: &HdcServers,
+    project: &dyn Fn() -> ProjectFacts,
+) -> Decision {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     if args.contains(&"-cwd") {
         return Decision::Deny("`-cwd` moves where hdc reads and writes local files; rein refuses it".into());
@@ -166,7 +173,7 @@ pub fn decide(args: &[String], classify: &dyn Fn(&str) -> PathClass, servers: &H
     let unnamed_server =
         globals.iter().any(|g| matches!(g, Global::Server(addr) if servers.kind(addr) == ServerKind::Unnamed));
     let decision = match command {
-        "shell" => decide_shell(rest),
+        "shell" => decide_shell(rest, project),
         c if DESTRUCTIVE.contains(&c) => {
             Decision::Deny(format!("`hdc {c}` can flash, wipe, reboot or re-mode the device"))
         }
@@ -200,7 +207,7 @@ pub fn effect(args: &[String]) -> Effect {
 }
 
 /// The device command of `hdc shell ARGS`, judged by the strict reader, then the table.
-fn decide_shell(rest: &[&str]) -> Decision {
+fn decide_shell(rest: &[&str], project: &dyn Fn() -> ProjectFacts) -> Decision {
     if rest.is_empty() {
         return Decision::Deny("an interactive `hdc shell` cannot be judged; give the command to run".into());
     }
@@ -227,6 +234,8 @@ fn decide_shell(rest: &[&str]) -> Decision {
         ));
     }
     match shapes::find(hdc_shell::SHAPES, &words) {
+        // Another bundle or module than the project's: a person decides.
+        Some((_, captured)) if !hdc_shell::of_project(&captured, &project()) => Decision::Ask,
         Some((shape, _)) => from_verdict(shape.verdict),
         None => Decision::DenyUnlessRule(format!("the device command `{line}` is not one rein knows to be safe")),
     }
@@ -408,6 +417,16 @@ pub fn device_of(args: &[String]) -> Option<DeviceOf> {
         }
     }
     Some(device)
+}
+
+/// Whether the command line runs a device's tests (`hdc shell aa test …`): allowed unasked for
+/// the project's own, it still holds the device for the call (another run's install or launch
+/// in the middle would change what the tests see) and may run as long as the tests do.
+pub fn runs_tests(args: &[String]) -> bool {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let Some((_, "shell", rest)) = split_command(&args) else { return false };
+    let line = shell_words::device_line(rest);
+    shell_words::words(shell_words::daemon_line(&line)).is_ok_and(|w| w.len() >= 2 && w[0] == "aa" && w[1] == "test")
 }
 
 /// Every shape rein allows or asks about, for README's approval table.

@@ -4,7 +4,8 @@
 //! by the strict shell-word reader first, so syntax never reaches the table.
 
 use super::values::Kind;
-use super::values::{Opt, Part, Shape};
+use super::values::{Captured, Opt, Part, Shape};
+use crate::harmony::project::ProjectFacts;
 use crate::kernel::policy::shapes::{Effect, Verdict};
 
 const HILOG_FILTERS: [Opt; 6] = [
@@ -25,7 +26,68 @@ const fn hilog_dump(first: Opt) -> [Opt; 7] {
 /// absent (`hiviewdfx_hilog` services/hilogtool/main.cpp, `optEntries`).
 const HILOG: [Opt; 7] = hilog_dump(Opt { flag: "-x", value: None, required: true });
 
+/// What `aa test` takes after `-b` and `-m`: the runner, Hypium's `-s` keys rein passes, each
+/// with its value rule, and `-w`, the run's deadline in seconds (shared/HARMONY-VERIFY.md §1.1).
+const AA_TEST_RUN: [Opt; 10] = [
+    Opt { flag: "-s unittest", value: Some(Kind::TestRunner), required: true },
+    Opt { flag: "-s class", value: Some(Kind::TestClasses), required: false },
+    Opt { flag: "-s notClass", value: Some(Kind::TestClasses), required: false },
+    Opt { flag: "-s itName", value: Some(Kind::TestNames), required: false },
+    Opt { flag: "-s level", value: Some(Kind::TestLevel), required: false },
+    Opt { flag: "-s size", value: Some(Kind::TestSize), required: false },
+    Opt { flag: "-s testType", value: Some(Kind::TestType), required: false },
+    Opt { flag: "-s timeout", value: Some(Kind::Number), required: false },
+    Opt { flag: "-s dryRun", value: Some(Kind::Switch), required: false },
+    Opt { flag: "-w", value: Some(Kind::Number), required: false },
+];
+
+/// `-D`: the app waits for a debugger (ability_command.cpp `debugApp`).
+const DEBUG: Opt = Opt { flag: "-D", value: None, required: false };
+
+/// `-b`, `-m`, [`AA_TEST_RUN`], then `-D`.
+const fn aa_test(bundle: Kind, module: Kind) -> [Opt; 13] {
+    let mut all = [DEBUG; 13];
+    all[0] = Opt { flag: "-b", value: Some(bundle), required: true };
+    all[1] = Opt { flag: "-m", value: Some(module), required: true };
+    let mut i = 0;
+    while i < AA_TEST_RUN.len() {
+        all[i + 2] = AA_TEST_RUN[i];
+        i += 1;
+    }
+    all
+}
+
+const AA_TEST_OWN_AND_DEBUG: [Opt; 13] = aa_test(Kind::TestBundle, Kind::TestModule);
+/// The project's own tests (its bundle, one of its modules' test module), without `-D`: they
+/// run in the app the person let rein install, so they run unasked.
+const AA_TEST_OWN: &[Opt] = AA_TEST_OWN_AND_DEBUG.split_at(12).0;
+/// Any bundle's test module, or `-D`: a person decides.
+const AA_TEST_ANY: [Opt; 13] = aa_test(Kind::Bundle, Kind::Name);
+
+/// Whether the values an `aa test` shape captured are the project's: its bundle and one of its
+/// modules' `<module>_test`. Other shapes capture neither and pass.
+pub fn of_project(captured: &[Captured], project: &ProjectFacts) -> bool {
+    captured.iter().all(|c| match c.kind {
+        Kind::TestBundle => project.is_bundle(&c.value),
+        Kind::TestModule => project.is_test_module(&c.value),
+        _ => true,
+    })
+}
+
 pub const SHAPES: &[Shape] = &[
+    // The project's tests, run by Hypium in its test module (ability_command.cpp
+    // `RunAsTestCommand`); another bundle or module than the project's asks (hdc.rs). A test may
+    // change or remove what the app keeps, so it replaces as far as annotations go.
+    Shape {
+        parts: &[Part::Word("aa"), Part::Word("test"), Part::Options(AA_TEST_OWN)],
+        verdict: Verdict::Allow,
+        effect: Effect::Replaces,
+    },
+    Shape {
+        parts: &[Part::Word("aa"), Part::Word("test"), Part::Options(&AA_TEST_ANY)],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
     Shape { parts: &[Part::Word("hilog"), Part::Options(&HILOG)], verdict: Verdict::Allow, effect: Effect::Reads },
     Shape {
         parts: &[Part::Word("bm"), Part::Word("dump"), Part::Word("-n"), Part::Value(Kind::Bundle)],

@@ -1,12 +1,17 @@
 use super::*;
 use crate::harmony::grammar::table_cases::{label, words};
 
+/// The fixture's project: `com.example.hello` with its module `entry`.
+fn hello() -> ProjectFacts {
+    ProjectFacts { bundle: Some("com.example.hello".into()), modules: vec!["entry".into()] }
+}
+
 fn verdict(line: &str) -> &'static str {
     verdict_of(&words(line))
 }
 
 fn verdict_of(args: &[String]) -> &'static str {
-    label(&decide(args, &classify, &HdcServers::default()))
+    label(&decide(args, &classify, &HdcServers::default(), &hello))
 }
 
 /// As the scope classes a path given relative to the workspace root: its protected names, `..`
@@ -377,7 +382,7 @@ fn named_lab_servers_are_judged_like_the_local_one_and_unnamed_ones_ask() {
         ("-s 127.0.0.1:27720 target boot", "deny"),
     ];
     for (line, expected) in cases {
-        assert_eq!(label(&decide(&words(line), &classify, &servers)), expected, "{line}");
+        assert_eq!(label(&decide(&words(line), &classify, &servers, &hello)), expected, "{line}");
     }
 }
 
@@ -427,6 +432,57 @@ fn install_takes_packages_and_the_folders_rein_staged_only() {
         ("install -r /ws/.rein/install/1-2-3", "rule"),
     ];
     for (line, expected) in cases {
-        assert_eq!(label(&decide(&words(line), &classify, &HdcServers::default())), expected, "hdc {line}");
+        assert_eq!(label(&decide(&words(line), &classify, &HdcServers::default(), &hello)), expected, "hdc {line}");
     }
+}
+
+/// `aa test` of the project's own test module runs unasked, with Hypium's keys by their value
+/// rules; another bundle or module, or `-D`, asks; anything else is refused unless a rule names it.
+#[test]
+fn aa_test_of_the_projects_own_tests_runs_and_the_rest_asks() {
+    let run = "shell aa test -b com.example.hello -m entry_test -s unittest OpenHarmonyTestRunner";
+    let cases = [
+        (run.to_string(), "allow"),
+        (format!("{run} -w 600"), "allow"),
+        (format!("{run} -s class ActsAbilityTest#assertContain,MathTest -s timeout 10000"), "allow"),
+        (
+            format!("{run} -s notClass Slow -s itName assertContain -s level 1 -s size small -s testType function"),
+            "allow",
+        ),
+        (format!("{run} -s dryRun true"), "allow"),
+        (
+            "shell aa test -s unittest /ets/testrunner/OpenHarmonyTestRunner -m entry_test -b com.example.hello".into(),
+            "allow",
+        ),
+        // A person decides: another bundle, another module, the debugger.
+        ("shell aa test -b com.other.app -m entry_test -s unittest OpenHarmonyTestRunner".into(), "ask"),
+        ("shell aa test -b com.example.hello -m feature_test -s unittest OpenHarmonyTestRunner".into(), "ask"),
+        ("shell aa test -b com.example.hello -m entry -s unittest OpenHarmonyTestRunner".into(), "ask"),
+        (format!("{run} -D"), "ask"),
+        // Outside the typed shape: refused unless a person's rule names it.
+        (format!("{run} -s class 1bad"), "rule"),
+        (format!("{run} -s level 5"), "rule"),
+        (format!("{run} -s size huge"), "rule"),
+        (format!("{run} -s timeout -1"), "rule"),
+        (format!("{run} -w 1.5"), "rule"),
+        (format!("{run} -s dryRun yes"), "rule"),
+        (format!("{run} -s coverage true"), "rule"),
+        (format!("{run} -s stress 100"), "rule"),
+        (format!("{run} -u 100"), "rule"),
+        (format!("{run} -p com.example.hello"), "rule"),
+        (format!("{run} -w 5 -w 6"), "rule"),
+        (format!("{run} -s class A -s class B"), "rule"),
+        ("shell aa test -b com.example.hello -m entry_test".into(), "rule"),
+        ("shell aa test -b com.example.hello -m entry_test -s unittest ../x".into(), "rule"),
+        (format!("{run} -s class A;reboot"), "deny"),
+    ];
+    for (line, expected) in &cases {
+        assert_eq!(verdict(line), *expected, "hdc {line}");
+    }
+    // The project's files decide what is its own: without them nothing runs unasked.
+    let unknown = label(&decide(&words(run), &classify, &HdcServers::default(), &ProjectFacts::default));
+    assert_eq!(unknown, "ask");
+    assert!(runs_tests(&words(run)) && runs_tests(&words("-t K shell aa test -b x")));
+    assert!(runs_tests(&["shell".to_string(), "aa test -b com.example.hello".to_string()]));
+    assert!(!runs_tests(&words("shell aa start -a A -b B")) && !runs_tests(&words("install aa test")));
 }

@@ -153,6 +153,8 @@ mod tests {
         let cases = [
             ("--mode module -p product=default -p buildMode=debug assembleHap --no-daemon", "allow"),
             ("--mode module -p module=entry@default -p product=default assembleHap --no-daemon", "allow"),
+            // The test HAP (shared/HARMONY-VERIFY.md §1.5): built like the app.
+            ("--mode module -p module=entry@ohosTest -p product=default assembleHap --no-daemon", "allow"),
             ("--mode module -p module=entry@default,lib -p product=default assembleHar", "allow"),
             ("clean --no-daemon", "allow"),
             ("--stop-daemon", "allow"),

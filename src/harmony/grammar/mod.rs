@@ -5,6 +5,7 @@ pub mod git;
 pub mod hdc;
 mod hdc_shell;
 pub mod hvigor;
+mod hypium;
 pub mod ohpm;
 mod shell_words;
 pub mod sign;

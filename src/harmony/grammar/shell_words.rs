@@ -103,6 +103,9 @@ pub fn words(line: &str) -> Result<Vec<String>, ShellSyntax> {
             }
             // `=` and `%` are plain; a leading `~` or a `#` starting a word are not.
             c if is_plain(c) => current.get_or_insert_with(String::new).push(c),
+            // Inside a word `#` is plain (POSIX 2.3: only a `#` that starts a word starts a
+            // comment): Hypium's `-s class Suite#test`.
+            '#' if current.is_some() => current.get_or_insert_with(String::new).push('#'),
             other => return Err(ShellSyntax::Operator(other)),
         }
     }
@@ -126,6 +129,8 @@ mod tests {
         );
         assert_eq!(words("re''boot").unwrap(), ["reboot"], "quotes never hide a word from the table");
         assert_eq!(words("'reboot'").unwrap(), ["reboot"]);
+        assert_eq!(words("aa test -s class A#b,C").unwrap(), ["aa", "test", "-s", "class", "A#b,C"]);
+        assert_eq!(words("ls ''#x").unwrap(), ["ls", "#x"], "a quote started the word, as sh reads it");
         assert_eq!(words("date \"+%m-%d %H:%M:%S\"").unwrap(), ["date", "+%m-%d %H:%M:%S"]);
         assert_eq!(device_line(&["hidumper", "-a", "-p Faultlogger"]), "hidumper -a \"-p Faultlogger\"");
     }
@@ -163,6 +168,7 @@ mod tests {
             "ls [ab]",
             "ls ~",
             "ls # comment",
+            "ls #x",
             "echo !!",
             "re\\boot",
             "echo \"$(reboot)\"",

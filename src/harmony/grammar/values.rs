@@ -2,6 +2,7 @@
 //! device path under `/data/local/tmp/` … Each is a strict pattern; anything else does not
 //! match the shape.
 
+use super::hypium;
 use crate::harmony::received::is_rein_file_name;
 use crate::harmony::stage::is_staged_dir;
 use crate::kernel::policy::shapes;
@@ -57,6 +58,25 @@ pub enum Kind {
     /// folder, whole (developtools_hdc `src/host/host_app.cpp` `BeginInstall`), so no other
     /// folder is taken.
     InstallSource,
+    /// The bundle `aa test` runs: the project's (checked against the project after the match:
+    /// `hdc_shell::of_project`).
+    TestBundle,
+    /// `-m <module>_test`: a test module (checked against the project's modules likewise).
+    TestModule,
+    /// `-s unittest <runner>`: a runner's name or `/ets/testrunner/<name>`.
+    TestRunner,
+    /// `-s class|notClass`: `suite[#test]`, comma-separated (Hypium's rule).
+    TestClasses,
+    /// `-s itName`: test names, comma-separated.
+    TestNames,
+    /// `-s level`: 0–4.
+    TestLevel,
+    /// `-s size`: small, medium, large.
+    TestSize,
+    /// `-s testType`: function, performance … (Hypium's list).
+    TestType,
+    /// `true` or `false`.
+    Switch,
 }
 
 /// The kernel's command shapes, holding these kinds.
@@ -100,6 +120,15 @@ impl Kind {
             Kind::LocalPath => "<path>",
             Kind::Package => "<package>",
             Kind::InstallSource => "<hap/hsp/staged>",
+            Kind::TestBundle => "<project bundle>",
+            Kind::TestModule => "<project module>_test",
+            Kind::TestRunner => "<runner>",
+            Kind::TestClasses => "<suite[#test],…>",
+            Kind::TestNames => "<test,…>",
+            Kind::TestLevel => "<0-4>",
+            Kind::TestSize => "<small|medium|large>",
+            Kind::TestType => "<type>",
+            Kind::Switch => "<true|false>",
         }
     }
 
@@ -139,6 +168,15 @@ impl Kind {
             Kind::LocalPath => !value.is_empty() && !value.starts_with('-') && !value.contains('\0'),
             Kind::Package => package(value),
             Kind::InstallSource => Kind::LocalPath.accepts(value) && (package_file(value) || is_staged_dir(value)),
+            Kind::TestBundle => Kind::Bundle.accepts(value),
+            Kind::TestModule => hypium::test_module(value),
+            Kind::TestRunner => hypium::runner(value),
+            Kind::TestClasses => hypium::classes(value),
+            Kind::TestNames => hypium::test_names(value),
+            Kind::TestLevel => hypium::level(value),
+            Kind::TestSize => hypium::size(value),
+            Kind::TestType => hypium::test_type(value),
+            Kind::Switch => hypium::switch(value),
         }
     }
 }

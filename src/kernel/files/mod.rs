@@ -205,6 +205,21 @@ impl Kernel {
         Ok(Some(bytes))
     }
 
+    /// A small workspace file a toolchain profile reads for its decisions (a project's own
+    /// settings), `rel` to the workspace root. An agent can write it: read as every workspace
+    /// file is (no link, a regular file, opened without waiting on a FIFO, at most 1 MiB),
+    /// never by name — a link to `/dev/zero` would be read until memory ran out, a FIFO would
+    /// wait for ever.
+    pub fn small_workspace_text(&self, rel: &str) -> Result<String, KernelError> {
+        const LIMIT: u64 = 1 << 20;
+        let hint = "a project's settings file is a few KB; make it a regular file in the workspace";
+        let place = Place::beneath(&self.root, &self.root.path().join(rel), false)
+            .map_err(|e| KernelError::io("open", rel, e))?;
+        let bytes = read::read_whole_text(&place, rel, LIMIT, hint)?;
+        String::from_utf8(bytes)
+            .map_err(|_| KernelError::BinaryFile { path: rel.to_string(), reason: "it is not UTF-8 text".to_string() })
+    }
+
     /// The names in `rel` (a folder of rein's own under `.rein/`), opened like
     /// [`Kernel::read_rein_file`]; empty when it is not there.
     pub fn rein_dir_names(&self, rel: &Path) -> Result<Vec<String>, KernelError> {

@@ -28,6 +28,7 @@ pub enum Part<Kind: 'static> {
 /// An option of [`Part::Options`].
 #[derive(Debug, Clone, Copy)]
 pub struct Opt<Kind> {
+    /// One word (`-b`), or two (`-s class`: a `-s <key> <value>` option).
     pub flag: &'static str,
     /// The kind of the value that follows it, if it takes one.
     pub value: Option<Kind>,
@@ -143,18 +144,24 @@ fn take<Kind: ValueKind>(kind: Kind, value: &str, captured: &mut Vec<Captured<Ki
     kind.accepts(value).then(|| captured.push(Captured { kind, value: value.to_string() }))
 }
 
+/// Whether `rest` starts with `flag`'s words (a flag may be two words: `-s class`).
+fn starts_with_flag(rest: &[&str], flag: &str) -> bool {
+    let words: Vec<&str> = flag.split(' ').collect();
+    rest.len() >= words.len() && rest[..words.len()] == words[..]
+}
+
 fn options_of<Kind: ValueKind>(
     options: &[Opt<Kind>],
     mut rest: &[&str],
     captured: &mut Vec<Captured<Kind>>,
 ) -> Option<()> {
     let mut seen = vec![false; options.len()];
-    while let Some((flag, tail)) = rest.split_first() {
-        let index = options.iter().position(|o| o.flag == *flag)?;
+    while !rest.is_empty() {
+        let index = options.iter().position(|o| starts_with_flag(rest, o.flag))?;
         if std::mem::replace(&mut seen[index], true) {
             return None;
         }
-        rest = tail;
+        rest = &rest[options[index].flag.split(' ').count()..];
         if let Some(kind) = options[index].value {
             let (value, tail) = rest.split_first()?;
             take(kind, value, captured)?;

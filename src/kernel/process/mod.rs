@@ -451,7 +451,8 @@ impl Kernel {
             class
         };
         let profile = self.spawn.profile.as_ref();
-        let decided = profile.decide(program, args, cwd.class, &classify);
+        let workspace_text = |rel: &str| self.small_workspace_text(rel).ok();
+        let decided = profile.decide(program, args, cwd.class, &classify, &workspace_text);
         let decision = match profile.admit(&Spawn { kernel: self, call, program, args }, &decided) {
             Some(why) => Decision::Deny(why),
             None => decided,

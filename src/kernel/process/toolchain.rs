@@ -62,8 +62,17 @@ pub trait ToolchainProfile: std::fmt::Debug + Send + Sync + 'static {
     fn locate(&self, program: &str) -> Option<Result<Found, Missing>>;
 
     /// The policy's decision on running `program args` in a directory of class `cwd`;
-    /// `classify` tells where a path argument points.
-    fn decide(&self, program: &str, args: &[String], cwd: PathClass, classify: &dyn Fn(&str) -> PathClass) -> Decision;
+    /// `classify` tells where a path argument points; `workspace_text` reads a small file of the
+    /// project (its settings, `rel` to the workspace root) as every workspace file is read, or
+    /// `None` when it cannot be (what needs it then asks).
+    fn decide(
+        &self,
+        program: &str,
+        args: &[String],
+        cwd: PathClass,
+        classify: &dyn Fn(&str) -> PathClass,
+        workspace_text: &dyn Fn(&str) -> Option<String>,
+    ) -> Decision;
 
     /// What `program` may reach on disk and on the network while it runs.
     fn grants(&self, program: &str, found: &Found, facts: &SpawnFacts) -> Profile;
@@ -234,7 +243,14 @@ impl ToolchainProfile for NoPrograms {
         None
     }
 
-    fn decide(&self, program: &str, _: &[String], _: PathClass, _: &dyn Fn(&str) -> PathClass) -> Decision {
+    fn decide(
+        &self,
+        program: &str,
+        _: &[String],
+        _: PathClass,
+        _: &dyn Fn(&str) -> PathClass,
+        _: &dyn Fn(&str) -> Option<String>,
+    ) -> Decision {
         Decision::Deny(format!("{program} is no program this rein knows"))
     }
 

@@ -20,7 +20,7 @@ struct AaError {
 }
 
 /// `CreateMessageMap`: code → message, cause, solutions.
-const AA_ERRORS: [AaError; 9] = [
+const AA_ERRORS: [AaError; 11] = [
     AaError {
         code: 10104001,
         message: "The specified ability does not exist",
@@ -86,6 +86,20 @@ const AA_ERRORS: [AaError; 9] = [
             "Try restarting the device",
         ],
     },
+    // `aa test`'s start failures: the messages are AADOC's (`aa-tool.md`); the causes and
+    // solutions are GUESSES (rein reads only the code).
+    AaError {
+        code: 10106002,
+        message: "The aa start command's window option or the aa test command does not support app with release signature.",
+        cause: "The application is signed with a release certificate",
+        solutions: &["Sign the application with a debug certificate and install it again"],
+    },
+    AaError {
+        code: 10108501,
+        message: "internal error.",
+        cause: "Kernel common errors such as memory allocation and multithreading processing",
+        solutions: &["Try restarting the device"],
+    },
 ];
 
 /// What `aa force-stop` answers for a bundle that is not installed: GUESS (KillProcess's error
@@ -95,7 +109,8 @@ const FORCE_STOP_UNKNOWN: i64 = 10104002;
 /// `AaToolErrorInfo::ToString`: every line ends in "\n"; any code not in the map prints
 /// 10108101's texts.
 pub fn error_info(code: i64) -> String {
-    let e = AA_ERRORS.iter().find(|e| e.code == code).unwrap_or(&AA_ERRORS[8]);
+    let internal = AA_ERRORS.iter().find(|e| e.code == 10108101).expect("10108101 is in the map");
+    let e = AA_ERRORS.iter().find(|e| e.code == code).unwrap_or(internal);
     let mut text =
         format!("Error Code:{code}  Error Message:{}\nError cause: {}\n  Try the following:\n", e.message, e.cause);
     for s in e.solutions {
@@ -107,6 +122,7 @@ pub fn error_info(code: i64) -> String {
 pub fn aa(words: &[String], device: &mut Device, out: &mut String) {
     match words.get(1).map(String::as_str) {
         Some("start") => start(words, device, out),
+        Some("test") => crate::aa_test::aa_test(words, device, out),
         Some("force-stop") => force_stop(words.get(2).map(String::as_str).unwrap_or(""), device, out),
         Some("dump") if has(words, "-l") => lifecycle::dump_missions(device, out),
         Some("dump") => dump(device, out),

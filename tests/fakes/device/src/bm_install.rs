@@ -160,7 +160,14 @@ fn record(bundle: &str, packages: &[Package], device: &mut Device) {
         let abilities = abilities_of(p);
         let kind = p.module["type"].clone();
         let main = p.module["mainElement"].clone();
-        modules.insert(name, json!({"type": kind, "mainElement": main, "abilities": abilities, "hap": p.path}));
+        let mut module = json!({"type": kind, "mainElement": main, "abilities": abilities, "hap": p.path});
+        // A test HAP's code: its runner and the cases it declares (what `aa test` runs).
+        for field in ["testRunner", "tests"] {
+            if let Some(value) = p.code.get(field) {
+                module[field] = value.clone();
+            }
+        }
+        modules.insert(name, module);
     }
     let entry = modules.iter().find(|(_, m)| m["type"] == "entry").or_else(|| modules.iter().next());
     let (entry_name, entry_module) = entry.map(|(n, m)| (n.clone(), m.clone())).unwrap_or_default();

@@ -18,6 +18,7 @@
 //! one line in [`run`] and its name in [`COMMANDS`] (so the rig links it).
 
 mod aa;
+mod aa_test;
 mod bm;
 mod bm_install;
 mod clock;
@@ -26,6 +27,7 @@ mod faultlog;
 mod hap;
 mod hilog;
 mod host;
+mod hypium;
 mod layout;
 mod lifecycle;
 mod power;

@@ -93,10 +93,19 @@ fn pretty(value: &Value) -> String {
 }
 
 /// Writes the HAP; `on_create_logs` maps each ability's name to what its onCreate logs.
-pub fn write(path: &Path, module: &Value, on_create_logs: &BTreeMap<String, Vec<Value>>) -> std::io::Result<()> {
+/// `tests`: a test HAP's runner and cases (`hvigor_tests::code`), merged into its code.
+pub fn write(
+    path: &Path,
+    module: &Value,
+    on_create_logs: &BTreeMap<String, Vec<Value>>,
+    tests: Option<&Value>,
+) -> std::io::Result<()> {
     let abilities: Map<String, Value> =
         on_create_logs.iter().map(|(name, logs)| (name.clone(), json!({"onCreateLogs": logs}))).collect();
-    let code = json!({"format": ABC_FORMAT, "abilities": abilities});
+    let mut code = json!({"format": ABC_FORMAT, "abilities": abilities});
+    for (key, value) in tests.and_then(Value::as_object).into_iter().flatten() {
+        code[key] = value.clone();
+    }
     let entries = [
         ("module.json", pretty(module)),
         ("pack.info", pretty(&pack_info(module))),

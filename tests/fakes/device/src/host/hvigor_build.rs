@@ -10,7 +10,7 @@ use super::common::{conf_str, outln, Conf};
 use super::hvigor::{Args, Failed, P};
 use super::hvigor_arkts::{self as arkts, Marker};
 use super::json5::{self, Json5Error};
-use super::{hap_write, hvigor_modules as modules, hvigor_sign};
+use super::{hap_write, hvigor_modules as modules, hvigor_sign, hvigor_tests};
 
 const TASKS: [&str; 3] = ["clean", "assembleHap", "assembleHsp"];
 const BEFORE_COMPILE: [&str; 5] =
@@ -213,7 +213,10 @@ fn build_module(module: &Value, target: &str, ctx: &Ctx) -> Result<(), Failed> {
     let name = str_of(module, "name").unwrap_or("entry");
     let tag = format!(":{name}:{target}@");
     let src = module_dir(ctx.root, module);
-    let manifest = read_json5(&src.join("src").join("main").join("module.json5"))?;
+    // The ohosTest target is the test HAP, built from `src/ohosTest` (shared/HARMONY-VERIFY.md §1.5).
+    let testing = target == "ohosTest";
+    let sources = src.join("src").join(if testing { "ohosTest" } else { "main" });
+    let manifest = read_json5(&sources.join("module.json5"))?;
     let mod_ = manifest.get("module").cloned().unwrap_or(json!({}));
     if !modules::built_by(&ctx.task, &mod_) {
         return Ok(());
@@ -244,7 +247,8 @@ fn build_module(module: &Value, target: &str, ctx: &Ctx) -> Result<(), Failed> {
         return Err(Failed(lines));
     }
     blocks.warn_lines.iter().for_each(|l| outln(l));
-    outln(&format!("{P}Finished {tag}CompileArkTS... after 2 s 117 ms"));
+    let compile = if testing { "OhosTestCompileArkTS" } else { "CompileArkTS" };
+    outln(&format!("{P}Finished {tag}{compile}... after 2 s 117 ms"));
     outln(&format!("{P}Finished {tag}Package{kind}... after 95 ms"));
     let outdir = src.join("build").join(&ctx.product).join("outputs").join(target);
     std::fs::create_dir_all(&outdir).map_err(|e| Failed::line(format!("{P}ERROR: {}: {e}", outdir.display())))?;
@@ -255,7 +259,8 @@ fn build_module(module: &Value, target: &str, ctx: &Ctx) -> Result<(), Failed> {
     let mut module_json = hap_write::module_json(&ctx.app, &mod_, &Value::Object(product));
     module_json["module"]["dependencies"] = json!(modules::dependencies(ctx.root, &ctx.profile, &src));
     let (unsigned, signed) = (with("unsigned"), with("signed"));
-    hap_write::write(&unsigned, &module_json, &arkts::abilities_logs(&mod_, &src))
+    let tests = testing.then(|| hvigor_tests::code(ctx.root, &src));
+    hap_write::write(&unsigned, &module_json, &arkts::abilities_logs(&mod_, &src), tests.as_ref())
         .map_err(|e| Failed::line(format!("{P}ERROR: {}: {e}", unsigned.display())))?;
     let _ = std::fs::remove_file(&signed);
     sign(&tag, ctx, &unsigned, &signed)?;

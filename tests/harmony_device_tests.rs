@@ -1,0 +1,165 @@
+//! `device_test`: the project's ohosTest suites built, signed, installed with the app in one
+//! transaction and run by `aa test` on the fake device, which prints what aa and Hypium print
+//! (tests/fakes/README.md "aa test"); the results per test, the verdict from the per-test codes
+//! and the Tests run line, the failures pointing at workspace files.
+
+use crate::common::lab::{lab, Lab, KEY};
+use serde_json::{json, Value};
+
+const ABILITY_TEST: &str = "entry/src/ohosTest/ets/test/Ability.test.ets";
+
+/// A second suite beside the template's, so a run cut short has tests it never reached.
+const MATH_TEST: &str = "import { describe, it, expect } from '@ohos/hypium';
+
+export default function mathTest() {
+  describe('MathTest', () => {
+    it('adds', 0, () => {
+      expect(1 + 1).assertEqual(2);
+    })
+    it('divides', 0, () => {
+      expect(4 / 2).assertEqual(2);
+    })
+  })
+}
+";
+
+fn with_math(lab: &Lab) {
+    std::fs::write(lab.ws.path("entry/src/ohosTest/ets/test/Math.test.ets"), MATH_TEST).unwrap();
+    lab.one_device();
+}
+
+/// What the device ran of `command` (calls.log), as command lines.
+fn on_device(lab: &Lab, command: &str) -> Vec<String> {
+    lab.command_lines(command).into_iter().map(|line| format!("{command} {line}")).collect()
+}
+
+fn outcomes(lab: &Lab, outcomes: Value) {
+    lab.edit_device(KEY, |d| d["test_outcomes"] = outcomes);
+}
+
+#[test]
+fn the_template_tests_pass_after_one_install_of_app_and_test_hap() {
+    let Some(lab) = lab() else { return };
+    lab.one_device();
+    let out = lab.ok(&["--yes"], "device_test", json!({}));
+    assert_eq!((out["ok"].clone(), out["verdict"].clone()), (json!(true), json!("passed")), "{out:#}");
+    assert_eq!(out["counts"]["total"], 1);
+    assert_eq!(out["counts"]["passed"], 1);
+    assert_eq!(
+        out["tests"][0],
+        json!({"suite": "ActsAbilityTest", "test": "assertContain", "status": "passed", "time_ms": 1})
+    );
+    assert_eq!(
+        out["packages"],
+        json!([
+            "entry/build/default/outputs/default/entry-default-signed.hap",
+            "entry/build/default/outputs/ohosTest/entry-ohosTest-signed.hap"
+        ])
+    );
+    // The test HAP was built as hvigor builds it, and both packages went in one bm install.
+    let hvigorw = lab.command_lines("hvigorw");
+    assert!(
+        hvigorw
+            .iter()
+            .any(|c| c.ends_with("--mode module -p module=entry@ohosTest -p product=default assembleHap --no-daemon")),
+        "{hvigorw:#?}"
+    );
+    let installs: Vec<String> = on_device(&lab, "bm").into_iter().filter(|c| c.contains("install")).collect();
+    assert_eq!(installs.len(), 1, "{installs:?}");
+    let installed = lab.read_device(KEY)["installed"]["com.example.hello"]["modules"].clone();
+    assert!(
+        installed["entry"].is_object() && installed["entry_test"]["testRunner"] == "OpenHarmonyTestRunner",
+        "{installed:#}"
+    );
+    let aa = on_device(&lab, "aa");
+    assert_eq!(
+        aa.last().unwrap(),
+        "aa test -b com.example.hello -m entry_test -s unittest OpenHarmonyTestRunner",
+        "the run after the dry run: {aa:?}"
+    );
+    assert!(aa.iter().any(|c| c.ends_with("-s dryRun true")), "{aa:?}");
+}
+
+#[test]
+fn a_failed_assertion_is_reported_with_its_message_and_workspace_location() {
+    let Some(lab) = lab() else { return };
+    with_math(&lab);
+    outcomes(
+        &lab,
+        json!({"ActsAbilityTest#assertContain": {"status": "fail", "message": "expect abc equals abd"},
+                           "MathTest#divides": {"status": "error", "message": "boom", "stack": [
+                               "    at divides (entry|entry|1.0.0|src/ohosTest/ets/test/Math.test.ets:9:7)",
+                               "    at run (oh_modules/@ohos/hypium/index.js:1:1)"]}}),
+    );
+    let error = lab.failed(&["--yes"], "device_test", json!({}), "TESTS_FAILED");
+    let d = &error["details"];
+    assert_eq!(d["verdict"], "failed", "{error:#}");
+    assert_eq!(
+        d["counts"],
+        json!({"total": 3, "passed": 1, "failed": 1, "error": 1, "timed_out": 0, "skipped": 0, "not_run": 0})
+    );
+    let first = &d["failures"][0];
+    assert_eq!((first["test"].as_str(), first["status"].as_str()), (Some("assertContain"), Some("failed")), "{d:#}");
+    assert_eq!(first["message"], "expect abc equals abd");
+    assert_eq!(first["location"], json!({"file": ABILITY_TEST, "line": 19, "column": 7}));
+    // A frame in the `module|package|version|path` form maps to the module's folder; the
+    // stack keeps its second line, which came without a prefix.
+    let second = &d["failures"][1];
+    assert_eq!(
+        second["location"],
+        json!({"file": "entry/src/ohosTest/ets/test/Math.test.ets", "line": 9, "column": 7})
+    );
+    assert!(
+        second["stack"].as_str().unwrap().ends_with("\n    at run (oh_modules/@ohos/hypium/index.js:1:1)"),
+        "{second:#}"
+    );
+    let message = error["message"].as_str().unwrap();
+    assert!(message.starts_with("tests failed: 1 passed, 1 failed, 1 errors"), "{message}");
+    assert!(
+        message
+            .contains(&format!("ActsAbilityTest#assertContain (failed) at {ABILITY_TEST}:19:7: expect abc equals abd")),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_crash_names_the_tests_that_never_ran_and_carries_the_crash_record() {
+    let Some(lab) = lab() else { return };
+    with_math(&lab);
+    outcomes(&lab, json!({"MathTest#adds": {"status": "crash", "error_name": "RangeError", "message": "too far"}}));
+    let error = lab.failed(&["--yes"], "device_test", json!({}), "TESTS_FAILED");
+    let d = &error["details"];
+    assert_eq!(d["verdict"], "crashed", "{error:#}");
+    let statuses: Vec<String> = d["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| format!("{}={}", t["test"].as_str().unwrap(), t["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(statuses, ["assertContain=passed", "adds=error", "divides=not run"]);
+    assert!(d["crash"].to_string().contains("RangeError"), "{d:#}");
+}
+
+#[test]
+fn zero_tests_fail_and_say_so() {
+    let Some(lab) = lab() else { return };
+    lab.one_device();
+    let error = lab.failed(&["--yes"], "device_test", json!({"class": "NoSuchSuite"}), "TESTS_FAILED");
+    assert_eq!(error["details"]["verdict"], "no tests", "{error:#}");
+    assert!(error["message"].as_str().unwrap().starts_with("no test ran"), "{error:#}");
+    let aa = on_device(&lab, "aa");
+    assert!(aa.last().unwrap().ends_with("-s class NoSuchSuite"), "{aa:?}");
+}
+
+/// An agent's filter is a value of Hypium's, never shell: one that is not passes no policy,
+/// and the device never runs it.
+#[test]
+fn a_filter_that_is_not_hypiums_never_reaches_the_device() {
+    let Some(lab) = lab() else { return };
+    lab.one_device();
+    let (status, out) =
+        lab.call(&["--yes"], "device_test", json!({"class": "ActsAbilityTest;reboot", "list_first": false}));
+    assert_eq!(status, 1, "{out}");
+    assert_eq!(out["error"]["code"], "APPROVAL_DENIED", "{out:#}");
+    assert!(on_device(&lab, "aa").is_empty(), "aa never ran: {:?}", on_device(&lab, "aa"));
+}
