@@ -2,6 +2,7 @@
 //! without a verify to prove it), every program a step ran and how it ended, who allowed or
 //! refused it, the files changed and the evidence. It never says more than the report holds.
 
+use super::markup::{md_code, md_text};
 use super::report::{Report, StepReport, StepStatus};
 use super::wording;
 
@@ -19,12 +20,12 @@ impl Report {
             md.push_str(&wording::recipe_source(source));
         }
         if let Some(f) = &self.failure {
-            md.push_str(&format!("**Failed at step `{}`**: {} — {}\n", f.step, f.code, f.message));
+            md.push_str(&format!("**Failed at step {}**: {} — {}\n", md_code(&f.step), f.code, md_text(&f.message)));
             if let Some(location) = &f.location {
-                md.push_str(&format!("- where: {location}\n"));
+                md.push_str(&format!("- where: {}\n", md_text(location)));
             }
             if let Some(remedy) = &f.remedy {
-                md.push_str(&format!("- what to do: {remedy}\n"));
+                md.push_str(&format!("- what to do: {}\n", md_text(remedy)));
             }
             md.push_str(&super::details_md::render(&f.details));
             md.push('\n');
@@ -34,7 +35,7 @@ impl Report {
             md.push_str(&format!(
                 "| {} | {} | {} | {:.1} s | {} |\n",
                 i + 1,
-                s.name,
+                md_text(&s.name),
                 s.status,
                 s.duration_ms as f64 / 1000.0,
                 s.attempts.len()
@@ -73,16 +74,16 @@ fn unverified_note(steps: &[StepReport]) -> String {
 }
 
 fn step_md(md: &mut String, s: &StepReport, tools: bool) {
-    md.push_str(&format!("\n## {}\n", s.name));
+    md.push_str(&format!("\n## {}\n", md_text(&s.name)));
     if tools && !s.tools.is_empty() {
         md.push_str(&format!("- {}\n", wording::served_tools(&s.tools, true)));
     }
     for e in &s.evidence {
-        md.push_str(&format!("- evidence: `{e}`\n"));
+        md.push_str(&format!("- evidence: {}\n", md_code(e)));
     }
     for a in &s.approvals {
         let by = wording::decider(&a.decided_by);
-        md.push_str(&format!("- approval: {} `{}` allowed by {by}\n", a.action, a.target));
+        md.push_str(&format!("- approval: {} {} allowed by {by}\n", a.action, md_code(&a.target)));
     }
     for c in &s.commands {
         md.push_str(&format!("- {}\n", wording::command(c)));
@@ -90,15 +91,15 @@ fn step_md(md: &mut String, s: &StepReport, tools: bool) {
     for f in &s.files {
         let before = f.sha256_before.as_deref().map_or("new".to_string(), |h| h[..12.min(h.len())].to_string());
         md.push_str(&format!(
-            "- changed `{}`: {before} → {}\n",
-            f.path,
+            "- changed {}: {before} → {}\n",
+            md_code(&f.path),
             &f.sha256_after[..12.min(f.sha256_after.len())]
         ));
     }
     for r in &s.rolled_back {
-        md.push_str(&format!("- rolled back `{r}`\n"));
+        md.push_str(&format!("- rolled back {}\n", md_code(r)));
     }
     for a in &s.attachments {
-        md.push_str(&format!("- {}: `{}`\n", wording::attachment_kind(a), a.path));
+        md.push_str(&format!("- {}: {}\n", wording::attachment_kind(a), md_code(&a.path)));
     }
 }

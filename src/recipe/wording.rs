@@ -82,7 +82,7 @@ pub fn attachment_kind(attachment: &super::report::Attachment) -> String {
 
 /// The steps that ran without a verify: nothing proved they worked.
 pub fn unverified(steps: &[&str]) -> String {
-    let named: Vec<String> = steps.iter().map(|s| format!("`{s}`")).collect();
+    let named: Vec<String> = steps.iter().map(|s| super::markup::md_code(s)).collect();
     match named.len() {
         1 => format!("Step {} declares no verify: it ran to its end, but nothing proved it worked.", named[0]),
         _ => format!(
@@ -125,7 +125,7 @@ pub fn served_tools(tools: &[super::served::ServedTool], markup: bool) -> String
 
 /// The steps project code served whose verify passed: rein vouches for none of it.
 pub fn claimed(steps: &[&str]) -> String {
-    let named: Vec<String> = steps.iter().map(|s| format!("`{s}`")).collect();
+    let named: Vec<String> = steps.iter().map(|s| super::markup::md_code(s)).collect();
     let (steps, them) = match named.len() {
         1 => (format!("Step {}", named[0]), "it"),
         _ => (format!("Steps {}", named.join(", ")), "them"),
