@@ -235,4 +235,10 @@ fn a_project_step_cannot_write_lines_that_make_it_look_rein_served() {
     }
     let rows = md.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| #")).count();
     assert_eq!(rows, 2, "one row per step: {md}");
+    // The live lines on stderr: one line per step event, none of the step's own.
+    let (_, _, err) = ws.human(&["recipe", "forge"]);
+    for line in err.lines() {
+        assert!(line.starts_with("[1/2] check") || line.starts_with("[2/2] boom") || !line.starts_with('['), "{err}");
+        assert!(!line.starts_with("| ") && !line.starts_with("## "), "a forged line: {line:?} in\n{err}");
+    }
 }

@@ -53,54 +53,29 @@ fn pairs(text: &str, marker: &str, open: &str, close: &str) -> String {
     out
 }
 
-/// A character that would move, hide or reorder what a reader sees (a line break, a control, a
-/// bidi override), shown as its escape (`\n`, `\u{202e}`), so text from a run stays on its
-/// line in report.md and on a terminal that prints it.
-fn visible(c: char, out: &mut String) -> bool {
-    match c {
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        '\t' => out.push_str("\\t"),
-        c if c.is_control()
-            || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}')
-            || ('\u{202a}'..='\u{202e}').contains(&c)
-            || ('\u{2066}'..='\u{2069}').contains(&c) =>
-        {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32))
-        }
-        _ => return false,
-    }
-    true
-}
-
 /// `text` (from a run: a step's name, an error's message) as markdown text on one line: it
-/// cannot end the line, end a table cell, or start a code span, an image or HTML.
+/// cannot end the line, end a table cell, or start a code span, an image or HTML; what a screen
+/// would act on or hide is escaped as `visible::line` shows it.
 pub fn md_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut previous = ' ';
     for c in text.chars() {
-        if !visible(c, &mut out) {
-            match c {
-                '|' | '`' | '<' | '\\' => out.push('\\'),
-                '[' if previous == '!' => out.push('\\'),
-                _ => {}
-            }
-            out.push(c);
+        match c {
+            '|' | '`' | '<' | '\\' => out.push('\\'),
+            '[' if previous == '!' => out.push('\\'),
+            _ => {}
         }
+        out.push(c);
         previous = c;
     }
-    out
+    // What a screen would act on or hide (line breaks included), as a person is shown it.
+    crate::visible::line(&out).into_owned()
 }
 
 /// `text` (from a run: evidence, a path) as one markdown code span on one line: fenced by more
 /// backticks than it holds in a row (CommonMark), so no backtick in it ends the span.
 pub fn md_code(text: &str) -> String {
-    let mut inner = String::with_capacity(text.len());
-    for c in text.chars() {
-        if !visible(c, &mut inner) {
-            inner.push(c);
-        }
-    }
+    let inner = crate::visible::line(text);
     let longest = inner.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let pad = if inner.starts_with('`') || inner.ends_with('`') { " " } else { "" };

@@ -24,9 +24,12 @@ impl Event {
 /// 1.2 s`), or None for an event that is not about a step.
 pub fn step_line(event: &Event) -> Option<String> {
     match &event.kind {
-        EventKind::StepStarted { step, number, total, .. } => Some(format!("[{number}/{total}] {step} started")),
+        EventKind::StepStarted { step, number, total, .. } => {
+            Some(format!("[{number}/{total}] {} started", crate::visible::line(step)))
+        }
         EventKind::StepEnded { step, number, total, status, duration_ms, .. } => {
-            Some(format!("[{number}/{total}] {step} {status} in {}", seconds(*duration_ms)))
+            // A step's name is the recipe's text: one line, so it cannot draw a line of its own.
+            Some(format!("[{number}/{total}] {} {status} in {}", crate::visible::line(step), seconds(*duration_ms)))
         }
         _ => None,
     }
