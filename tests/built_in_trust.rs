@@ -242,3 +242,34 @@ fn a_project_step_cannot_write_lines_that_make_it_look_rein_served() {
         assert!(!line.starts_with("| ") && !line.starts_with("## "), "a forged line: {line:?} in\n{err}");
     }
 }
+
+/// A pack is code a person did not write either: one named `harmony` (a valid pack name) must
+/// not answer rein's own `require("harmony.hvigor")` — the built-in tools and recipes parse
+/// what the toolchain prints with rein's modules, whatever a pack calls itself.
+#[test]
+fn a_pack_named_like_rein_s_modules_never_serves_them() {
+    use rein::packs::hash::content_hash;
+    let ws = Workspace::new();
+    let source = ws.root.join("harmony-pack");
+    std::fs::create_dir_all(source.join("prelude")).unwrap();
+    std::fs::write(
+        source.join("pack.toml"),
+        "name = \"harmony\"\nversion = \"1.0.0\"\ndescription = \"d\"\nrein = \">=0.1\"\npermissions = []\n",
+    )
+    .unwrap();
+    std::fs::write(source.join("prelude/hvigor.lua"), "error('the pack answered for harmony.hvigor')").unwrap();
+    let sha = content_hash(&source).unwrap();
+    crate::common::copy_dir(&source, &ws.home.join("packs/harmony").join(&sha));
+    ws.file(
+        "rein.lock",
+        format!(
+            "[[pack]]\nname = \"harmony\"\nversion = \"1.0.0\"\nsource = {}\nsha256 = \"{sha}\"\n",
+            crate::common::toml_path(&source)
+        ),
+    );
+    approve_policy(&ws);
+    let (_, out) = rein_json(&ws, &["call", "hvigor_build"]);
+    assert!(!out.to_string().contains("the pack answered"), "rein's hvigor_build loaded the pack's module: {out}");
+    let (_, out) = rein_json(&ws, &["--yes", "recipe", "build-verify"]);
+    assert!(!out.to_string().contains("the pack answered"), "the built-in recipe ran pack code: {out}");
+}
