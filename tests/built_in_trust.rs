@@ -235,6 +235,9 @@ fn a_project_step_cannot_write_lines_that_make_it_look_rein_served() {
     }
     let rows = md.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| #")).count();
     assert_eq!(rows, 2, "one row per step: {md}");
+    // The JUnit XML's system-out: one line per piece of evidence.
+    let (_, junit, _) = ws.human(&["runs", "show", "last", "--format", "junit"]);
+    assert!(!junit.lines().any(|l| l.trim_start().starts_with("- tools:") || l.starts_with("| 2 |")), "{junit}");
     // The live lines on stderr: one line per step event, none of the step's own.
     let (_, _, err) = ws.human(&["recipe", "forge"]);
     for line in err.lines() {

@@ -9,6 +9,7 @@
 //! `testing/example_scripts/junit-10.xsd`); `tests/run_report_formats.rs` validates against it
 //! with xmllint. Times are seconds with three decimals (its `SUREFIRE_TIME`).
 
+use crate::visible::line;
 use std::fmt::Write as _;
 
 use super::markup::escape;
@@ -57,7 +58,7 @@ impl Report {
         let _ = writeln!(
             xml,
             "    <testcase name=\"{}\" classname=\"{}\" time=\"{}\">",
-            escape(&step.name),
+            escape(&line(&step.name)),
             escape(&format!("rein.{}", self.recipe)),
             seconds(step.duration_ms)
         );
@@ -82,15 +83,16 @@ impl Report {
         let summary = self.failure.as_ref().filter(|f| f.step == step.name);
         let (code, message) = match summary {
             Some(f) => (f.code.as_str().to_string(), f.message.clone()),
-            None => (step.status.to_string(), format!("step {} {}", step.name, step.status)),
+            None => (step.status.to_string(), format!("step {} {}", line(&step.name), step.status)),
         };
-        let mut text = format!("{code}: {message}\n");
+        // Text from the run stays on its line (visible::line): it cannot add lines of its own.
+        let mut text = format!("{code}: {}\n", line(&message));
         if let Some(f) = summary {
             if let Some(location) = &f.location {
-                let _ = writeln!(text, "where: {location}");
+                let _ = writeln!(text, "where: {}", line(location));
             }
             if let Some(remedy) = &f.remedy {
-                let _ = writeln!(text, "what to do: {remedy}");
+                let _ = writeln!(text, "what to do: {}", line(remedy));
             }
             if let Some(command) = &f.command {
                 let _ = writeln!(text, "command: {command}");
@@ -116,21 +118,21 @@ fn system_out(report: &Report, step: &StepReport) -> String {
     if report.names_tools() && !step.tools.is_empty() {
         let _ = writeln!(out, "{}", wording::served_tools(&step.tools, false));
     }
-    for line in &step.evidence {
-        let _ = writeln!(out, "evidence: {line}");
+    for evidence in &step.evidence {
+        let _ = writeln!(out, "evidence: {}", line(evidence));
     }
     for attachment in &step.attachments {
-        let _ = writeln!(out, "{}: {}", wording::attachment_kind(attachment), attachment.path);
+        let _ = writeln!(out, "{}: {}", wording::attachment_kind(attachment), line(&attachment.path));
     }
     for approval in &step.approvals {
         let by = wording::decider(&approval.decided_by);
-        let _ = writeln!(out, "approval: {} {} allowed by {by}", approval.action, approval.target);
+        let _ = writeln!(out, "approval: {} {} allowed by {by}", approval.action, line(&approval.target));
     }
     for command in &step.commands {
         let _ = writeln!(out, "{}", wording::command(command));
     }
     for file in &step.files {
-        let _ = writeln!(out, "changed: {}", file.path);
+        let _ = writeln!(out, "changed: {}", line(&file.path));
     }
     if !out.is_empty() {
         let _ = writeln!(out, "report: {}/{}/report.html", super::report::RUNS_DIR, report.run_id);
