@@ -70,13 +70,13 @@ fn a_step_without_verify_is_done_without_verify_and_distinct_from_verified() {
     assert_eq!(status, 0, "{out}");
     let steps = out["result"]["steps"].as_array().unwrap();
     let statuses: Vec<&str> = steps.iter().map(|s| s["status"].as_str().unwrap()).collect();
-    assert_eq!(statuses, ["done", "verified"], "{out}");
+    assert_eq!(statuses, ["done", "claimed"], "a project recipe's verify is project code: {out}");
     assert_eq!(steps[0]["attempts"][0]["status"], "done");
     let (report, md, _) = reports(&ws, &out);
     assert_eq!(report["steps"][0]["status"], "done");
     assert_eq!(report["status"], "succeeded");
     assert!(md.contains("| 1 | clean | done (no verify) |"), "{md}");
-    assert!(md.contains("| 2 | check | verified |"), "{md}");
+    assert!(md.contains("| 2 | check | claimed by project code (not proven) |"), "{md}");
     assert!(
         md.contains("Step `clean` declares no verify: it ran to its end, but nothing proved it worked."),
         "the report says what was not proved: {md}"
@@ -87,7 +87,7 @@ fn a_step_without_verify_is_done_without_verify_and_distinct_from_verified() {
     let (status, _, err) = human(&mut ws.human_command(&["recipe", "clean"]));
     assert_eq!(status, 0, "{err}");
     assert!(err.contains("[1/2] clean done (no verify) in "), "{err}");
-    assert!(err.contains("[2/2] check verified in "), "{err}");
+    assert!(err.contains("[2/2] check claimed by project code (not proven) in "), "{err}");
 }
 
 #[test]

@@ -194,7 +194,7 @@ fn the_page_embeds_the_screenshot_and_the_ui_tree_and_a_browser_shows_them() {
     assert_eq!(found["screenshot"], json!({"width": 8, "height": 8, "complete": true}), "decoded: {found}");
     assert!(found["ui_tree"].as_str().unwrap_or_default().contains("Text \"Hello World\" #title"), "{found}");
     assert_eq!(found["steps"], json!(["launch", "note"]), "{found}");
-    assert_eq!(found["statuses"], json!(["verified", "done (no verify)"]), "{found}");
+    assert_eq!(found["statuses"], json!(["claimed by project code (not proven)", "done (no verify)"]), "{found}");
     let text = found["text"].as_str().unwrap_or_default();
     assert!(text.contains("pid 4242 in the foreground"), "the evidence: {text}");
     assert!(

@@ -90,7 +90,8 @@ fn the_question_stays_whole_on_screen_until_answered_and_progress_resumes() {
 
     pty.type_text("y\n");
     let resumed = wait_for(&pty, "[1/2] install … ", asked);
-    wait_for(&pty, "verified", resumed);
+    // A project recipe: its verify is project code, so the step reads claimed, never verified.
+    wait_for(&pty, "claimed", resumed);
     let again = wait_for(&pty, CHOICES, resumed);
     pty.type_text("y\n");
     let (status, screen) = pty.finish(WITHIN);

@@ -47,6 +47,8 @@ pub fn terminal_progress() -> Listener {
                     bar.finish_and_clear();
                 }
                 let secs = *duration_ms as f64 / 1000.0;
+                // The step's name is the recipe's text: kept on this line, so it draws none of its own.
+                let step = rein::visible::line(step);
                 tell!("[{number}/{total}] {step} {} in {secs:.1} s", status(&outcome.to_string()));
             }
             EventKind::ApprovalAsked { .. } => {

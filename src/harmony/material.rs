@@ -80,8 +80,6 @@ pub type ProfileText<'a> = &'a dyn Fn() -> Result<String, BuildProfileError>;
 /// Why build-profile.json5 names no usable signing material.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildProfileError {
-    #[error("build-profile.json5 cannot be read ({source})")]
-    Unreadable { source: std::io::Error },
     /// Read as every workspace file is, and refused as one (a link, a FIFO, too large …).
     #[error("{0}")]
     Refused(Box<crate::kernel::KernelError>),
@@ -202,8 +200,9 @@ mod tests {
     /// The profile as the kernel gives it, read here from `ws`.
     fn profile_of(ws: &Path) -> impl Fn() -> Result<String, BuildProfileError> + '_ {
         move || {
-            std::fs::read_to_string(ws.join("build-profile.json5"))
-                .map_err(|source| BuildProfileError::Unreadable { source })
+            std::fs::read_to_string(ws.join("build-profile.json5")).map_err(|e| {
+                BuildProfileError::Refused(Box::new(crate::kernel::KernelError::io("read", "build-profile.json5", e)))
+            })
         }
     }
 

@@ -6,8 +6,8 @@ use serde::Serialize;
 
 use super::grammar::{git, hdc, hvigor, ohpm, sign};
 use super::hdc_servers::HdcServers;
-use crate::kernel::policy::shapes::Effect;
 use super::project::ProjectFacts;
+use crate::kernel::policy::shapes::Effect;
 #[cfg(test)]
 use crate::kernel::policy::shapes::Verdict;
 use crate::kernel::policy::Decision;

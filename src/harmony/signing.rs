@@ -372,8 +372,13 @@ mod tests {
     impl Fixture {
         fn profile(&self) -> impl Fn() -> Result<String, material::BuildProfileError> + '_ {
             || {
-                std::fs::read_to_string(self.ws.join("build-profile.json5"))
-                    .map_err(|source| material::BuildProfileError::Unreadable { source })
+                std::fs::read_to_string(self.ws.join("build-profile.json5")).map_err(|e| {
+                    material::BuildProfileError::Refused(Box::new(crate::kernel::KernelError::io(
+                        "read",
+                        "build-profile.json5",
+                        e,
+                    )))
+                })
             }
         }
 

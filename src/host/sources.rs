@@ -245,6 +245,18 @@ impl Sources {
     /// Finds module `name` (`a.b` → `a/b.lua` or `a/b/init.lua`): prelude/ of the built-ins,
     /// then of the other layers, the project's first; then the tools/ folders likewise.
     pub fn find_module(&self, name: &str) -> Result<Option<SourceFile>, SourceError> {
+        let stem = name.replace('.', "/");
+        let candidates = [format!("{stem}.lua"), format!("{stem}/init.lua")];
+        // A built-in module's name means the built-in for every file, before anything else: a
+        // pack may be called `harmony` or `rein` (valid pack names), and its `<pack>.<module>`
+        // must not answer rein's own `require("harmony.hvigor")`.
+        for layer in self.layers.iter().filter(|l| matches!(l, Layer::Embedded)) {
+            for candidate in &candidates {
+                if let Some(file) = layer_file(layer, &format!("prelude/{candidate}"))? {
+                    return Ok(Some(file));
+                }
+            }
+        }
         // `<pack>.<module>` is that pack's own module, and pack modules are reachable only so.
         for layer in &self.layers {
             if let Layer::Pack(PackLayer { name: pack, root, .. }) = layer {
@@ -262,8 +274,6 @@ impl Sources {
                 }
             }
         }
-        let stem = name.replace('.', "/");
-        let candidates = [format!("{stem}.lua"), format!("{stem}/init.lua")];
         for folder in ["prelude", "tools"] {
             // A built-in module's name means the built-in for every file: rein's own tools parse
             // what the toolchain prints with them, and no project file may swap that parser

@@ -264,8 +264,8 @@ pub enum RunStatus {
 pub enum StepStatus {
     /// It ran and its verify passed.
     Verified,
-    /// Its verify passed, but project code (a tool the project defines) served the step: the
-    /// verify read what code rein does not vouch for returned, so rein proved nothing.
+    /// Its verify passed, but project code served the step (a tool the project defines, or the
+    /// step is the project's recipe's own, verify included): rein proved nothing.
     Claimed,
     /// It ran to its end without an error, but declares no verify: nothing proved it worked.
     Done,

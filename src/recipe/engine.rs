@@ -17,7 +17,7 @@ use super::spec::{read_verdict, RecipeCode, RecipeSpec, StepCode, StepSpec};
 use crate::error::{Code, Failure};
 use crate::kernel::journal::restore::net_changes;
 use crate::kernel::journal::Entry;
-use crate::kernel::{Call, EventKind, Kernel};
+use crate::kernel::{Call, EventKind, Kernel, Origin};
 use crate::lua::{convert, Runtime};
 
 /// The Lua wall clock of a step whose recipe declares neither a step timeout nor a time
@@ -211,7 +211,10 @@ impl Engine<'_> {
             let entries = captured.take();
             record_activity(&mut report, &entries);
             let tools = served.take();
-            let by_project = tools.iter().any(|t| t.is_project_code());
+            // The step's run and verify are the recipe's code: a project recipe (one may take a
+            // built-in recipe's name) judges its own steps, which rein does not vouch for.
+            let recipe_is_project = run.call.actor().is_some_and(|recipe| recipe.origin() == Origin::Project);
+            let by_project = recipe_is_project || tools.iter().any(|t| t.is_project_code());
             for tool in tools {
                 if !report.tools.contains(&tool) {
                     report.tools.push(tool);

@@ -12,12 +12,12 @@ use serde_json::{json, Value};
 
 use super::html::{Embedded, Screen};
 use super::report::*;
+use super::served::ServedTool;
 use crate::error::Code;
 use crate::kernel::journal::Action;
 use crate::kernel::policy::DecidedBy;
 use crate::kernel::FileChange;
 use crate::kernel::Origin;
-use super::served::ServedTool;
 
 /// Pieces of hostile text: each starts or ends some structure in one of the formats.
 const PIECES: &[&str] = &[

@@ -142,7 +142,7 @@ pub fn claimed(steps: &[&str]) -> String {
         _ => (format!("Steps {}", named.join(", ")), "them"),
     };
     format!(
-        "**{steps} ran project code (see the tools named below): {them} passed a verify that read what that code returned, which rein does not vouch for. Not proven by rein.**"
+        "**{steps} ran project code (the project's recipe, or the tools named below): {them} passed a verify that project code wrote or that read what project code returned, which rein does not vouch for. Not proven by rein.**"
     )
 }
 

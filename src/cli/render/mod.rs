@@ -102,8 +102,10 @@ fn print_lines(lines: &[String]) {
 /// A failure on stderr: the code and message, then its details as text (the closest names
 /// instead of every name there is).
 /// `error[CODE]: message` on stderr, the code in colour on a terminal.
+/// The message may carry text from outside rein (a step's error, a device's): it stays on its
+/// line, with what a screen would act on shown escaped.
 pub fn failure_line(code: &rein::Code, message: &str) {
-    tell!("{}: {message}", paint(BAD, format!("error[{code}]")));
+    tell!("{}: {}", paint(BAD, format!("error[{code}]")), rein::visible::line(message));
 }
 
 /// A failure for people; a script error's traceback (`details.traceback`, wherever the failure

@@ -115,6 +115,9 @@ pub fn summary(report: &Report, saved: &str) {
         status(&report.status.to_string()),
         report.duration_ms as f64 / 1000.0
     );
+    if let Some(source) = report.source_line() {
+        say!("{}", line(&source));
+    }
     let width = report.steps.iter().map(|s| line(&s.name).chars().count()).max().unwrap_or(0);
     let status_width = report.steps.iter().map(|s| s.status.to_string().len()).max().unwrap_or(0);
     for (i, step) in report.steps.iter().enumerate() {

@@ -4,8 +4,8 @@
 //! command line names is granted as it resolves, and written only where a person was shown it).
 //! Which program gets what is its toolchain profile's (`toolchain::ToolchainProfile::grants`).
 
-use std::path::{Path, PathBuf};
 use super::sockets::SocketKind;
+use std::path::{Path, PathBuf};
 
 /// What rein knows about one spawn when a profile says what the program may reach.
 pub struct SpawnFacts<'a> {

@@ -308,4 +308,3 @@ pub unsafe fn own_ipc_namespace() {
 
 /// Whether this build can filter system calls (it names what `rein doctor` reports).
 pub const AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
-
