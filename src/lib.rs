@@ -77,7 +77,9 @@
 //! kernel/    room one, generic: every side effect, each taking the per-call Call; names no
 //!            toolchain and no Lua (.ci/kernel-words)
 //!   call, events, scope/, files/, edit/, journal/, secrets/, platform/
-//!   policy/    the engine: shapes, file table, rules, pack permissions, controls, gate, approvers
+//!   policy/    the engine's words, below the call: shapes, file table, rules, pack
+//!              permissions, controls, approvers, annotations, who decided
+//!   gate/      above the call: bounds, then the decision, asking the approver; approvals.toml
 //!   process/   running a program: spawn, env, grants, confinement — and what it asks
 //!              about programs: the ToolchainProfile (process/toolchain.rs)
 //! harmony/   room two, HarmonyOS: the ToolchainProfile the kernel spawns with (Harmony)

@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Code, Failure};
+use crate::kernel::gate::RuleFile;
 use crate::kernel::policy::rules::APPROVALS_FILE;
-use crate::kernel::policy::{Rule, RuleFile};
+use crate::kernel::policy::Rule;
 use crate::kernel::Access;
 use crate::visible::shown_path;
 

@@ -13,49 +13,16 @@ use std::fs::File;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
 
 use super::events::{CallId, EventKind, Listener, Listeners};
 pub use tokio_util::sync::CancellationToken;
 
-use super::files::ReadLedger;
-use super::journal::Entry;
+use super::entry::Entry;
+pub use super::origin::Origin;
 pub use super::policy::packs::PackGrant;
 use super::policy::{Approver, Bound, Restriction};
 use super::secrets::Secrets;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-/// Where a tool, recipe or module comes from; a later layer's definition of a name wins
-/// (built-in, then packs, then the project). Ordered as the layers load.
-pub enum Origin {
-    /// Shipped in rein.
-    BuiltIn,
-    /// Given as text by the program embedding rein (`HostBuilder::tool_source`).
-    Embedder,
-    /// An installed pack (which one: the file's pack).
-    Pack,
-    /// The workspace's own tools/, recipes/ or prelude/.
-    Project,
-}
-
-impl std::fmt::Display for Origin {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Origin::BuiltIn => "built-in",
-            Origin::Embedder => "embedder",
-            Origin::Pack => "pack",
-            Origin::Project => "project",
-        })
-    }
-}
-
-impl Origin {
-    /// rein's own code, or the program's that embeds it: neither is a file an agent can write.
-    pub fn is_reins_own(self) -> bool {
-        matches!(self, Origin::BuiltIn | Origin::Embedder)
-    }
-}
 
 /// One tool or recipe in the chain of a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,6 +73,28 @@ impl Actor {
     /// The file that defines it, when it is code.
     pub fn file(&self) -> Option<&str> {
         self.file.as_deref()
+    }
+}
+
+/// What one session has read (or written): path → sha256 (the checks are `files::ledger`'s).
+#[derive(Debug, Default)]
+pub struct ReadLedger {
+    seen: Mutex<HashMap<PathBuf, String>>,
+}
+
+impl ReadLedger {
+    pub fn new() -> ReadLedger {
+        ReadLedger::default()
+    }
+
+    /// The sha256 the session last knew `real` by.
+    pub(crate) fn seen(&self, real: &Path) -> Option<String> {
+        self.seen.lock().unwrap_or_else(|e| e.into_inner()).get(real).cloned()
+    }
+
+    /// The session now knows `real` as having `sha256`.
+    pub(crate) fn note(&self, real: &Path, sha256: &str) {
+        self.seen.lock().unwrap_or_else(|e| e.into_inner()).insert(real.to_path_buf(), sha256.to_string());
     }
 }
 
@@ -411,7 +400,7 @@ impl Call {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::journal::Action;
+    use crate::kernel::entry::Action;
 
     fn grant(name: &str) -> Option<Arc<PackGrant>> {
         Some(Arc::new(PackGrant::new(name, &[])))

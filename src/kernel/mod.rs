@@ -5,7 +5,11 @@
 //! in [`SpawnSettings`] (`process::toolchain`; `crate::harmony` is HarmonyOS's).
 //!
 //! - `error`: every refusal with its code; `reported`: the plain data results carry
-//! - `call`: the per-call context (who acts, budgets, capture, listeners, read ledger)
+//! - `call`: the per-call context (who acts, budgets, capture, listeners, read ledger); what
+//!   it holds is defined below it (`origin`, `entry`, `events`, `policy`), as the operations
+//!   that take a call (files, journal, gate) are above it
+//! - `origin`: where the code acting in a call comes from
+//! - `entry`: one line of the journal, which a call captures for a recipe step
 //! - `events`: what happens, typed, for the call's listeners
 //! - `scope`: where a path really points, and its class; the protected names
 //! - `secrets`: what must never be shown
@@ -14,18 +18,23 @@
 //! - `edit/`: exact replacements, candidates, the change, its diff, text shape
 //! - `process/`: running programs: the toolchain profile, spawn, capture, environment, grants,
 //!   confinement, redaction
-//! - `policy/`: the engine: command shapes, the file table, rules, pack permissions, controls,
-//!   and the gate that asks approvers
+//! - `policy/`: the engine's words, taking no call: command shapes, the file table, rules,
+//!   pack permissions, annotations, controls, approvers, who decided
+//! - `gate/`: the policy applied to a call (bounds, then the decision, asking an approver),
+//!   and the rules a person made as approvals.toml stores them
 //! - `journal/`: the audit log, pre-images, restore
 //! - `platform/`: every call that differs between Linux, macOS and Windows
 
 pub mod call;
 pub mod digest;
 pub mod edit;
+pub mod entry;
 pub mod error;
 pub mod events;
 pub mod files;
+pub mod gate;
 pub mod journal;
+pub mod origin;
 pub mod platform;
 pub mod policy;
 pub mod process;
@@ -45,13 +54,14 @@ pub use journal::restore::FileChange;
 // What each operation is, as it names itself to `Kernel::journaled`: the kernel's vocabulary,
 // so the operations (files, edit, process) need not reach into the journal, which itself
 // writes through `files`.
-pub use journal::Action;
+pub use entry::Action;
 pub use process::{RunOptions, SpawnSettings};
 pub use scope::{Access, PathClass, ResolvedPath, Scope};
 
 use crate::visible::shown_path;
-use journal::{Entry, Journal};
-use policy::gate::Gate;
+use entry::Entry;
+use gate::Gate;
+use journal::Journal;
 
 #[derive(Debug, Clone)]
 pub struct Kernel {

@@ -2,32 +2,15 @@
 //! caller based it on — the sha256 the caller passed, or, in a session with read-before-edit
 //! (an MCP connection), what this session last read. Compared by sha256, never by mtime.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::path::Path;
 
+pub use crate::kernel::call::ReadLedger;
 use crate::kernel::{Call, KernelError};
-
-/// What one session has read (or written): path → sha256.
-#[derive(Debug, Default)]
-pub struct ReadLedger {
-    seen: Mutex<HashMap<PathBuf, String>>,
-}
-
-impl ReadLedger {
-    pub fn new() -> ReadLedger {
-        ReadLedger::default()
-    }
-
-    fn seen(&self, real: &Path) -> Option<String> {
-        self.seen.lock().unwrap_or_else(|e| e.into_inner()).get(real).cloned()
-    }
-}
 
 /// The call's session now knows `real` as having `sha256` (after reading or writing it).
 pub(crate) fn note(call: &Call, real: &Path, sha256: &str) {
     if let Some(ledger) = call.reads() {
-        ledger.seen.lock().unwrap_or_else(|e| e.into_inner()).insert(real.to_path_buf(), sha256.to_string());
+        ledger.note(real, sha256);
     }
 }
 

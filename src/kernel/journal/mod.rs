@@ -3,7 +3,6 @@
 //! `.rein/journal/pre/<sha256>` (a pre-image) so that `restore` can put it back.
 
 pub mod collect;
-pub mod entry;
 pub mod restore;
 
 use std::ffi::OsStr;
@@ -20,7 +19,8 @@ use crate::kernel::KernelError;
 use crate::visible::shown_path;
 
 pub use collect::{preimage_name, Collected};
-pub use entry::{Action, Entry, Outcome, Planted, Verdict};
+// One line of the journal is defined below the call, which captures lines for a recipe step.
+pub use crate::kernel::entry::{Action, Entry, Outcome, Planted, Verdict};
 
 /// The journal's folder, relative to the workspace.
 const JOURNAL_DIR: &str = ".rein/journal";

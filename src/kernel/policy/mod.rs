@@ -1,23 +1,25 @@
 //! The approval policy engine: the decision for files (`files`), command shapes a toolchain's
 //! grammars are written in (`shapes`; the grammars themselves are the toolchain profile's,
-//! `crate::harmony::grammar`), the rules people made, what packs declared they may run, what is
-//! refused before anyone is asked (`controls`), and the gate, which turns all of that into go or
-//! no-go, asking an approver where the policy asks.
+//! `crate::harmony::grammar`), the rules people made, what packs declared they may run, what a
+//! tool's annotations bind it to, what is refused before anyone is asked (`controls`), who may
+//! answer and who decided. It takes no call and touches no file, so the call and the journal
+//! can hold its words: the gate (`kernel::gate`), which turns all of it into go or no-go for a
+//! call, asking an approver where the policy asks, sits above.
 
 pub mod annotated;
 pub mod approver;
 pub mod controls;
+mod decided;
 mod files;
-pub mod gate;
 pub mod packs;
 pub mod rules;
 pub mod shapes;
 
 pub use annotated::{Bound, Restriction};
 pub use approver::{Answer, ApprovalRequest, Approver, Asked, AssumeYes, Headless};
+pub use decided::DecidedBy;
 pub use files::decide_file;
-pub use gate::{DecidedBy, Gate};
-pub use rules::{Rule, RuleFile, Subject};
+pub use rules::{Rule, Subject};
 
 /// What the policy says about one side effect.
 #[derive(Debug, Clone, PartialEq, Eq)]

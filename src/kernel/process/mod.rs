@@ -483,7 +483,7 @@ impl Kernel {
                 return Ok((decision, shown_writes));
             }
         }
-        let subject = Subject::Spawn { program: program, args };
+        let subject = Subject::Spawn { program, args };
         match self.gate.settle(call, decision.clone(), &subject, request) {
             Ok(by) => {
                 let answered = matches!(by, DecidedBy::Approver(_));

@@ -7,33 +7,14 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use serde::{Deserialize, Serialize};
+pub use rule_file::RuleFile;
 
-use super::approver::{Answer, ApprovalRequest, Approver, Asked, Headless};
-use super::rules::{Rule, RuleError, RuleFile, Subject};
-use super::{packs, Decision};
+use crate::kernel::policy::approver::{Answer, ApprovalRequest, Approver, Asked, Headless};
+use crate::kernel::policy::rules::{Rule, RuleError, Subject};
+use crate::kernel::policy::{packs, DecidedBy, Decision};
 use crate::kernel::{Access, Call, EventKind, KernelError, PathClass};
 
-/// Who let an action through, or who refused it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DecidedBy {
-    /// The built-in policy, without asking anyone.
-    Policy,
-    /// A rule a person made (home approvals.toml).
-    Rule(String),
-    /// A deny rule of the project's rein.toml.
-    Project(String),
-    /// A pack acting in the call did not declare the command.
-    Pack(String),
-    /// What a tool acting in the call declared about itself (`read_only`, `destructive =
-    /// false`), held by the kernel: the tool's name.
-    Annotation(String),
-    /// A grant "for this session" made earlier.
-    Session,
-    /// The approver that answered.
-    Approver(String),
-}
+mod rule_file;
 
 pub struct Gate {
     approver: Arc<dyn Approver>,
