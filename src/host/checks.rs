@@ -110,7 +110,7 @@ fn run_one(sources: &Sources, tool: &str, check: &Value) -> Result<(), CheckProb
     let expect = check.get("expect").cloned().unwrap_or(Value::Null);
     let result = host.call(tool, args);
     match (expect.get("error").and_then(Value::as_str), result) {
-        (Some(code), Err(failure)) if failure.code.as_str() == code => Ok(()),
+        (Some(code), Err(failure)) if failure.code == crate::error::Code::parse(code) => Ok(()),
         (Some(code), Err(got)) => Err(CheckProblem::WrongError { want: code.to_string(), got }),
         (Some(code), Ok(got)) => Err(CheckProblem::NoError { want: code.to_string(), got }),
         (None, Err(failure)) => Err(CheckProblem::Failed(failure)),

@@ -9,6 +9,13 @@ use super::report::{Report, StepReport, StepStatus};
 use super::wording;
 
 impl Report {
+    /// Where the recipe's code came from, as one plain line for a terminal (what report.md says
+    /// under its title); none for rein's own recipes.
+    pub fn source_line(&self) -> Option<String> {
+        let source = self.source.as_ref().filter(|s| s.origin != crate::kernel::Origin::BuiltIn.to_string())?;
+        Some(super::markdown_text::plain(&super::wording::recipe_source(source)).trim().to_string())
+    }
+
     /// The report as `report.md` shows it to a reviewer.
     pub fn to_markdown(&self) -> String {
         let mut md = format!("# rein run {} — {}: **{}**\n\n", text(&self.run_id), code(&self.recipe), self.status);

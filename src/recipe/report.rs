@@ -358,13 +358,6 @@ impl Report {
         }
     }
 
-    /// Where the recipe's code came from, as one plain line for a terminal (what report.md says
-    /// under its title); none for rein's own recipes.
-    pub fn source_line(&self) -> Option<String> {
-        let source = self.source.as_ref().filter(|s| s.origin != crate::kernel::Origin::BuiltIn.to_string())?;
-        Some(super::markdown_text::plain(&super::wording::recipe_source(source)).trim().to_string())
-    }
-
     /// Whether the report names each step's tools and whose code they are: when the recipe or
     /// any tool a step ran is not rein's own (a person's `[overrides]`, a project recipe).
     pub fn names_tools(&self) -> bool {
