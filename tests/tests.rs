@@ -45,9 +45,11 @@ mod edit_refusals;
 mod edit_round_trips;
 mod events;
 mod examples;
-// Not on Windows: its stand-in hdc programs are /bin/sh scripts.
+// Not on Windows yet: runs the fake device's aa test through the fake toolchain.
 #[cfg(unix)]
 mod harmony_device_tests;
+// Not on Windows: its stand-in hdc programs are /bin/sh scripts.
+#[cfg(unix)]
 mod harmony_devices;
 mod harmony_foreground;
 mod harmony_launch;
@@ -124,9 +126,11 @@ mod recipe_failure_details;
 // Not on Windows: drives the fake toolchain and watches its programs' pids through kill(2) and /proc.
 #[cfg(unix)]
 mod recipes;
-// Not on Windows: its stand-in programs are /bin/sh scripts with Unix modes.
+// Not on Windows yet: runs project recipes and the fake device through the fake toolchain.
 #[cfg(unix)]
 mod report_escapes;
+// Not on Windows: its stand-in programs are /bin/sh scripts with Unix modes.
+#[cfg(unix)]
 mod report_wording;
 // Not on Windows: compares the fake hdc with the real Linux hdc the rig runs.
 #[cfg(target_os = "linux")]
