@@ -131,7 +131,8 @@ fn a_recipe_signing_with_hap_sign_tool_keeps_the_password_out_of_its_report() {
     );
     // The keystore as people know its path: on Windows `C:\…`, never the verbatim `\\?\C:\…`
     // rein opens it by (it was shown so under Wine).
-    let keystore = rein::visible::shown_path(lab.ws.ws.join("signing").join("debug.p12"));
+    // Quoted as a shell reads it back, as every command line rein shows (`C:\…` needs quotes).
+    let keystore = rein::visible::shell_word(&rein::visible::shown_path(lab.ws.ws.join("signing").join("debug.p12")));
     assert!(command.contains(&format!(" -keystoreFile {keystore} ")) && !command.contains(r"\\?\"), "{command}");
     assert_nowhere(&lab, &[STORE_PASSWORD, KEY_PASSWORD], &[("stdout", &out.to_string()), ("stderr", &stderr)]);
 }
@@ -328,7 +329,7 @@ fn a_keystore_named_in_home_config_wins_over_build_profile() {
     // hap_sign takes the keystore and alias from the kernel: outside the workspace, so it asks.
     assert_eq!((status, out["error"]["code"].as_str()), (1, Some("APPROVAL_REQUIRED")), "{out}");
     let command = out["error"]["details"]["command"].as_str().unwrap();
-    let shown = rein::visible::shown_path(&outside);
+    let shown = rein::visible::shell_word(&rein::visible::shown_path(&outside));
     assert!(command.contains("-keyAlias release") && command.contains(&format!("-keystoreFile {shown} ")), "{command}");
 }
 
