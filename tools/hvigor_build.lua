@@ -79,15 +79,7 @@ return {
     local run = rein.proc.run("hvigorw", build_args(args), { timeout_ms = args.timeout_ms })
     local build = hvigor.parse_build(run.stdout, run.stderr, run.code)
     if not build.ok then
-      local failure = build.failure or { class = "unknown", remedy = "read the build output" }
-      rein.error("BUILD_FAILED", "the build failed (" .. failure.class .. "): " .. failure.remedy, {
-        class = failure.class,
-        remedy = failure.remedy,
-        errors = rein.json.array(build.errors),
-        warnings = rein.json.array(build.warnings),
-        exit_code = run.code,
-        output_tail = run.stdout:sub(-4000),
-      })
+      hvigor.refuse_failed(build, run)
     end
     return {
       ok = true,

@@ -169,14 +169,7 @@ end
 -- signing_config } }`.
 function M.project_and_signing(args)
   local info = project.read()
-  local module = project.module_named(info, args.module) or project.entry_module(info)
-  if not module or (args.module and module.name ~= args.module) then
-    rein.error(
-      "INVALID_ARGS",
-      "the project has no module " .. tostring(args.module),
-      { module = args.module }
-    )
-  end
+  local module = project.module_or_refuse(info, args.module)
   local how, problem = signing.path_for(info, args.product)
   if not how then
     signing.fail(problem)

@@ -48,14 +48,7 @@ function M.plan(args)
     end
   end
   local info = project.read()
-  local module = project.module_named(info, args.module) or project.entry_module(info)
-  if not module or (args.module and module.name ~= args.module) then
-    rein.error(
-      "INVALID_ARGS",
-      "the project has no module " .. tostring(args.module),
-      { module = args.module }
-    )
-  end
+  local module = project.module_or_refuse(info, args.module)
   local manifest = module.src_path .. "/src/ohosTest/module.json5"
   if not rein.fs.exists(manifest) then
     rein.error(
@@ -88,16 +81,7 @@ local function hvigorw(argv, timeout_ms)
   local run = rein.proc.run("hvigorw", argv, { timeout_ms = timeout_ms })
   local build = hvigor.parse_build(run.stdout, run.stderr, run.code)
   if not build.ok then
-    local failure = build.failure or { class = "unknown", remedy = "read the build output" }
-    rein.error("BUILD_FAILED", "the build failed (" .. failure.class .. "): " .. failure.remedy, {
-      class = failure.class,
-      remedy = failure.remedy,
-      errors = rein.json.array(build.errors),
-      warnings = rein.json.array(build.warnings),
-      exit_code = run.code,
-      command = "hvigorw " .. table.concat(argv, " "),
-      output_tail = run.stdout:sub(-4000),
-    })
+    hvigor.refuse_failed(build, run, "hvigorw " .. table.concat(argv, " "))
   end
   return build
 end

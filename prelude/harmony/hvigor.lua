@@ -247,4 +247,19 @@ function M.parse_build(stdout, stderr, exit_code)
   return result
 end
 
+--- Refuses with BUILD_FAILED for a build `parse_build` judged failed (`run`: what
+--- rein.proc.run returned); `command`, when given, names what ran.
+function M.refuse_failed(build, run, command)
+  local failure = build.failure or { class = "unknown", remedy = "read the build output" }
+  rein.error("BUILD_FAILED", "the build failed (" .. failure.class .. "): " .. failure.remedy, {
+    class = failure.class,
+    remedy = failure.remedy,
+    errors = rein.json.array(build.errors),
+    warnings = rein.json.array(build.warnings),
+    exit_code = run.code,
+    command = command,
+    output_tail = run.stdout:sub(-4000),
+  })
+end
+
 return M

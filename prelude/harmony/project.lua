@@ -102,6 +102,16 @@ function M.module_named(info, name)
   return nil
 end
 
+--- The module `name` names, or the entry module when none is named; INVALID_ARGS when the
+--- project has no such module.
+function M.module_or_refuse(info, name)
+  local module = M.module_named(info, name) or M.entry_module(info)
+  if not module or (name and module.name ~= name) then
+    rein.error("INVALID_ARGS", "the project has no module " .. tostring(name), { module = name })
+  end
+  return module
+end
+
 --- The signing material of a signingConfig in build-profile.json5 (paths as written).
 function M.signing_material(name)
   local profile = read_json5("build-profile.json5")
