@@ -3,14 +3,9 @@ local device_tests = require("harmony.device_tests")
 
 return {
   name = "device_test",
-  description = "Run the project's on-device tests (src/ohosTest, Hypium) and say which failed "
-    .. "and where: build the app and its test HAP (hvigorw … -p module=<m>@ohosTest assembleHap), "
-    .. "sign both, install them together, run `aa test -b <bundle> -m <m>_test -s unittest "
-    .. "<runner>` with the filters, and return counts first, then each test that did not pass "
-    .. "(message, stack, location as workspace file:line:column), then every test. The verdict "
-    .. "comes from each test's code and the Tests run line (aa's end codes say 0 when tests "
-    .. "errored); zero tests, a crash (App died, with the crash record), the deadline (-w) or a "
-    .. "lost device are failures: TESTS_FAILED with the result in details.",
+  description = "Run the project's on-device tests (src/ohosTest, Hypium): build, sign and "
+    .. "install the app with its test HAP, run them, and return the counts first, then each test "
+    .. "that did not pass with its message and .ets location",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     module = {
