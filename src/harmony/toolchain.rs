@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::discovery::{self, Candidate};
 use super::programs::Program;
+use super::sdk::layout::{self, SdkPlace};
 use crate::kernel::platform::os::Os;
 use crate::visible::shown_path;
 
@@ -21,6 +22,9 @@ pub struct ToolchainConfig {
     pub ohpm: Option<PathBuf>,
     pub java: Option<PathBuf>,
     pub hap_sign_tool_jar: Option<PathBuf>,
+    /// The SDK (`<sdk>`, holding `default/openharmony/ets/api`) whose declarations
+    /// `api_lookup` and `api_check` read.
+    pub sdk: Option<PathBuf>,
 }
 
 /// Where a program was found, and how.
@@ -50,6 +54,8 @@ pub struct Toolchain {
     pub programs: BTreeMap<String, Result<Located, Missing>>,
     /// Every place this OS's layouts name, by program, in the order tried (`rein doctor`).
     pub candidates: BTreeMap<String, Vec<String>>,
+    /// The SDK's declarations (`sdk::layout`).
+    pub sdk: SdkPlace,
 }
 
 impl Toolchain {
@@ -101,7 +107,9 @@ pub fn discover(
     for (name, candidate) in &all {
         candidates.entry(name.to_string()).or_default().push(candidate.to_string());
     }
-    Toolchain { programs, candidates }
+    let hdc_path = hdc.as_ref().ok().map(|h| h.path.clone());
+    let sdk = layout::find(config.sdk.as_deref(), env, hdc_path.as_deref());
+    Toolchain { programs, candidates, sdk }
 }
 
 const HDC_FIX: &str = "install the HarmonyOS command-line tools and set DEVECO_SDK_HOME to their sdk/ folder, or set [toolchain] hdc in home config.toml";
