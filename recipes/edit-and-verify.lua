@@ -31,11 +31,14 @@ return {
       name = "edit-and-build",
       run = function(ctx)
         local edit = ctx:tool("multi_edit", { path = ctx.args.path, edits = ctx.args.edits })
-        local checked = ctx.args.api_check and ctx:tool("api_check", { path = ctx.args.path }) or nil
+        local checked = ctx.args.api_check and ctx:tool("api_check", { path = ctx.args.path })
+          or nil
         if checked and checked.errors > 0 then
           rein.error(
             "API_CHECK_FAILED",
-            "the edit uses " .. checked.errors .. " SDK API(s) that do not exist; the edits were rolled back",
+            "the edit uses "
+              .. checked.errors
+              .. " SDK API(s) that do not exist; the edits were rolled back",
             { findings = checked.findings }
           )
         end

@@ -21,7 +21,8 @@ fn sdk_lab() -> Option<Lab> {
 #[test]
 fn api_lookup_follows_a_kit_and_gives_the_compact_facts() {
     let Some(lab) = sdk_lab() else { return };
-    let found = lab.ok(&[], "api_lookup", json!({"module": "@kit.SensorServiceKit", "symbol": "vibrator.startVibration"}));
+    let found =
+        lab.ok(&[], "api_lookup", json!({"module": "@kit.SensorServiceKit", "symbol": "vibrator.startVibration"}));
     assert_eq!(found["module"], json!("@ohos.vibrator"), "{found}");
     assert_eq!(found["via_kit"], json!("@kit.SensorServiceKit"));
     let first = &found["overloads"][0];
@@ -51,7 +52,12 @@ fn api_lookup_finds_a_bare_symbol_and_gives_whole_records_when_asked() {
 #[test]
 fn api_lookup_of_what_is_not_there_names_the_closest() {
     let Some(lab) = sdk_lab() else { return };
-    let error = lab.failed(&[], "api_lookup", json!({"module": "@ohos.vibrator", "symbol": "vibrator.startVibrate"}), "API_NOT_FOUND");
+    let error = lab.failed(
+        &[],
+        "api_lookup",
+        json!({"module": "@ohos.vibrator", "symbol": "vibrator.startVibrate"}),
+        "API_NOT_FOUND",
+    );
     assert_eq!(error["details"]["closest"][0], json!("vibrator.startVibration"), "{error}");
 }
 
@@ -61,7 +67,9 @@ fn api_lookup_of_what_is_not_there_names_the_closest() {
 fn api_lookup_never_reads_a_path_the_agent_names() {
     let Some(lab) = sdk_lab() else { return };
     std::fs::write(lab.ws.path("secret.d.ts"), "declare namespace secret { function x(): void; }").unwrap();
-    for module in ["../../../../etc/passwd", "@ohos.vibrator/../../../../../etc/passwd", "@ohos../secret", "/etc/passwd"] {
+    for module in
+        ["../../../../etc/passwd", "@ohos.vibrator/../../../../../etc/passwd", "@ohos../secret", "/etc/passwd"]
+    {
         let error = lab.failed(&[], "api_lookup", json!({"module": module}), "API_NOT_FOUND");
         assert_eq!(error["details"]["missing"], json!(module), "{error}");
     }
@@ -154,4 +162,38 @@ fn edit_and_verify_rolls_back_an_edit_that_invents_an_api_before_building() {
     let finding = &report["failure"]["details"]["findings"][0];
     assert_eq!(finding["closest"][0], json!("vibrator.startVibration"), "{report}");
     assert!(lab.calls().iter().all(|c| c["program"] != "hvigorw"), "nothing was built");
+}
+
+#[test]
+fn lint_without_codelinter_says_where_the_command_line_tools_put_it() {
+    let Some(lab) = lab() else { return };
+    let error = lab.failed(&[], "lint", json!({}), "TOOLCHAIN_NOT_FOUND");
+    assert!(error["details"]["fix"].as_str().unwrap().contains("<command-line-tools>/bin/codelinter"), "{error}");
+}
+
+/// A stand-in codelinter that prints nothing (no report text of codelinter's is confirmed,
+/// HARMONY-VERIFY §4) and exits with the documented bits for errors and warnings (4 | 2).
+#[cfg(unix)]
+#[test]
+fn lint_reads_the_documented_exit_bits_and_runs_read_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(lab) = lab() else { return };
+    let bin = lab.ws.root.join("clt/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let linter = bin.join("codelinter");
+    // It tries to write the project, as `--fix` would: confinement must stop it.
+    std::fs::write(&linter, "#!/bin/sh\necho fixed > entry/src/main/ets/pages/Index.ets 2>/dev/null\nexit 6\n")
+        .unwrap();
+    std::fs::set_permissions(&linter, std::fs::Permissions::from_mode(0o755)).unwrap();
+    lab.toolchain("codelinter", &linter);
+    let page = "entry/src/main/ets/pages/Index.ets";
+    let before = std::fs::read(lab.ws.path(page)).unwrap();
+    let out = lab.ok(&[], "lint", json!({"paths": ["entry"]}));
+    assert_eq!(out["clean"], json!(false), "{out}");
+    assert_eq!(out["levels"], json!({"error": true, "warn": true, "suggestion": false}), "{out}");
+    assert_eq!(out["records"], json!([]));
+    assert_eq!(std::fs::read(lab.ws.path(page)).unwrap(), before, "codelinter may not write the project");
+    // Paths outside the workspace are not linted.
+    let (code, refused) = lab.call(&[], "lint", json!({"paths": ["/etc"]}));
+    assert_ne!(code, 0, "{refused}");
 }

@@ -8,12 +8,19 @@ return {
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = false },
   params = {
     symbol = { type = "string", optional = true, description = "e.g. vibrator.startVibration" },
-    module = { type = "string", optional = true, description = "e.g. @ohos.vibrator, @kit.SensorServiceKit" },
+    module = {
+      type = "string",
+      optional = true,
+      description = "e.g. @ohos.vibrator, @kit.SensorServiceKit",
+    },
     full = { type = "boolean", optional = true, description = "whole JSDoc records" },
   },
   run = function(args)
     if not args.symbol and not args.module then
-      rein.error("INVALID_ARGS", "name a symbol (vibrator.startVibration) or a module (@ohos.vibrator)")
+      rein.error(
+        "INVALID_ARGS",
+        "name a symbol (vibrator.startVibration) or a module (@ohos.vibrator)"
+      )
     end
     local result = rein.sdk.lookup(args.module, args.symbol)
     sdk.refuse(result)

@@ -57,7 +57,9 @@ local function compact_overload(o)
     view.throws = table.concat(codes, ",")
   end
   if doc.deprecated then
-    view.deprecated = "since " .. doc.deprecated .. (doc.useinstead and ("; use " .. doc.useinstead) or "")
+    view.deprecated = "since "
+      .. doc.deprecated
+      .. (doc.useinstead and ("; use " .. doc.useinstead) or "")
   end
   local marks = spans(doc.marks)
   if marks ~= "" then
@@ -66,7 +68,8 @@ local function compact_overload(o)
   for _, p in ipairs(doc.params or {}) do
     if type(p.since) == "table" then
       view.param_since = view.param_since or {}
-      view.param_since[p.name] = p.since.to and (p.since.from .. "-" .. p.since.to) or (p.since.from .. "+")
+      view.param_since[p.name] = p.since.to and (p.since.from .. "-" .. p.since.to)
+        or (p.since.from .. "+")
     end
   end
   return view
@@ -78,7 +81,8 @@ function M.compact(result)
     return result
   end
   local s = result.symbol
-  local view = { module = s.module, file = s.file, via_kit = s.via_kit, name = s.name, overloads = {} }
+  local view =
+    { module = s.module, file = s.file, via_kit = s.via_kit, name = s.name, overloads = {} }
   for _, o in ipairs(s.overloads) do
     view.overloads[#view.overloads + 1] = compact_overload(o)
   end

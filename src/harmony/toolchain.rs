@@ -25,6 +25,7 @@ pub struct ToolchainConfig {
     /// The SDK (`<sdk>`, holding `default/openharmony/ets/api`) whose declarations
     /// `api_lookup` and `api_check` read.
     pub sdk: Option<PathBuf>,
+    pub codelinter: Option<PathBuf>,
 }
 
 /// Where a program was found, and how.
@@ -77,7 +78,11 @@ pub fn discover(
     let hdc = find(&config.hdc, places("hdc"), "hdc", &path_var);
     let jar_near_hdc = hdc.as_ref().ok().and_then(|h| h.path.parent().map(|d| d.join("lib").join("hap-sign-tool.jar")));
     programs.insert("hdc".to_string(), hdc.clone().map_err(|tried| missing(tried, HDC_FIX)));
-    for (name, configured, fix) in [("hvigorw", &config.hvigorw, HVIGORW_FIX), ("ohpm", &config.ohpm, OHPM_FIX)] {
+    for (name, configured, fix) in [
+        ("hvigorw", &config.hvigorw, HVIGORW_FIX),
+        ("ohpm", &config.ohpm, OHPM_FIX),
+        ("codelinter", &config.codelinter, CODELINTER_FIX),
+    ] {
         let found = find(configured, places(name), name, &path_var);
         programs.insert(name.to_string(), found.map_err(|tried| missing(tried, fix)));
     }
@@ -117,6 +122,7 @@ const HVIGORW_FIX: &str =
     "put command-line-tools/bin on PATH, set DEVECO_SDK_HOME, or set [toolchain] hvigorw in home config.toml";
 const OHPM_FIX: &str =
     "put command-line-tools/bin on PATH, set DEVECO_SDK_HOME, or set [toolchain] ohpm in home config.toml";
+const CODELINTER_FIX: &str = "codelinter comes with DevEco's command-line tools as <command-line-tools>/bin/codelinter: put that bin on PATH, set DEVECO_SDK_HOME to <command-line-tools>/sdk, or set [toolchain] codelinter in home config.toml";
 const JAVA_FIX: &str = "install JDK 17 (or 21) and set JAVA_HOME, or set [toolchain] java in home config.toml";
 const JAR_FIX: &str = "set DEVECO_SDK_HOME (the jar is in sdk/default/openharmony/toolchains/lib/), or set [toolchain] hap_sign_tool_jar in home config.toml";
 

@@ -64,7 +64,12 @@ pub fn check(src: &dyn Source, text: &str, project: &Project) -> Vec<Finding> {
         }
         for (imported, _) in &import.names {
             if let Err(missing) = lookup::symbol(src, &import.from, imported) {
-                out.push(unknown(at.line, at.column, &format!("{imported} is not exported by {}", import.from), missing));
+                out.push(unknown(
+                    at.line,
+                    at.column,
+                    &format!("{imported} is not exported by {}", import.from),
+                    missing,
+                ));
             }
         }
     }
@@ -110,7 +115,12 @@ fn check_use(src: &dyn Source, scanned: &Uses, used: &Use, project: &Project, ou
             Ok(found) => found,
             Err(missing) => {
                 let shown = format!("{}.{}", used.local, used.members.join("."));
-                out.push(unknown(used.line, used.column, &format!("{shown}: {} does not exist", missing.missing), missing));
+                out.push(unknown(
+                    used.line,
+                    used.column,
+                    &format!("{shown}: {} does not exist", missing.missing),
+                    missing,
+                ));
                 return;
             }
         };
@@ -124,7 +134,8 @@ fn check_use(src: &dyn Source, scanned: &Uses, used: &Use, project: &Project, ou
 fn judge(scanned: &Uses, used: &Use, found: &lookup::Symbol, project: &Project, out: &mut Vec<Finding>) {
     let first = found.overloads.iter().filter_map(|o| o.since).min();
     let doc = &found.overloads[0].doc;
-    let versioned = found.overloads.iter().flat_map(|o| o.doc.since.iter()).filter_map(|s| uses::version_number(&s.text)).min();
+    let versioned =
+        found.overloads.iter().flat_map(|o| o.doc.since.iter()).filter_map(|s| uses::version_number(&s.text)).min();
     let newer = match (versioned, project.min_version) {
         (Some(need), Some(have)) => need > have,
         _ => matches!((first, project.min_level), (Some(need), Some(have)) if need > have),

@@ -65,7 +65,7 @@ impl Permission {
     /// The permission names, and whether any one of them is enough (`or`) or all are needed.
     pub fn names(&self) -> (Vec<String>, bool) {
         let words: Vec<&str> = self.text.split_whitespace().collect();
-        let any = words.iter().any(|w| *w == "or");
+        let any = words.contains(&"or");
         let names = words.into_iter().filter(|w| w.starts_with("ohos.permission.")).map(String::from).collect();
         (names, any)
     }
@@ -259,4 +259,3 @@ pub fn stacked(blocks: &[Doc]) -> Doc {
     }
     doc
 }
-

@@ -77,7 +77,9 @@ impl Kernel {
         let sdk = root.display().to_string();
         let found = match (module, symbol) {
             (Some(module), None) => lookup::module(&src, module).map(|m| json!({"sdk": sdk, "module": m})),
-            (Some(module), Some(symbol)) => lookup::symbol(&src, module, symbol).map(|s| json!({"sdk": sdk, "symbol": s})),
+            (Some(module), Some(symbol)) => {
+                lookup::symbol(&src, module, symbol).map(|s| json!({"sdk": sdk, "symbol": s}))
+            }
             (None, Some(symbol)) => {
                 let mut last = None;
                 let mut hit = None;
@@ -98,7 +100,11 @@ impl Kernel {
                     })),
                 }
             }
-            (None, None) => return Err(KernelError::invalid("name a module (@ohos.vibrator, @kit.SensorServiceKit) or a symbol (vibrator.startVibration)")),
+            (None, None) => {
+                return Err(KernelError::invalid(
+                    "name a module (@ohos.vibrator, @kit.SensorServiceKit) or a symbol (vibrator.startVibration)",
+                ))
+            }
         };
         Ok(found.unwrap_or_else(|missing| json!({"not_found": missing})))
     }

@@ -72,8 +72,22 @@ impl File {
 
 const CONTAINERS: [&str; 6] = ["namespace", "module", "class", "interface", "struct", "enum"];
 const MODIFIERS: [&str; 16] = [
-    "export", "declare", "default", "static", "readonly", "abstract", "public", "private", "protected", "async",
-    "get", "set", "function", "const", "let", "var",
+    "export",
+    "declare",
+    "default",
+    "static",
+    "readonly",
+    "abstract",
+    "public",
+    "private",
+    "protected",
+    "async",
+    "get",
+    "set",
+    "function",
+    "const",
+    "let",
+    "var",
 ];
 
 /// Reads a declaration file's text.
@@ -272,7 +286,10 @@ fn type_position(before: &str) -> bool {
     if before.starts_with("import") || before == "export" || before == "export type" {
         return true;
     }
-    before.ends_with(':') || before.ends_with('=') || before.ends_with("=>") || before.ends_with('|')
+    before.ends_with(':')
+        || before.ends_with('=')
+        || before.ends_with("=>")
+        || before.ends_with('|')
         || before.ends_with('&')
 }
 
@@ -389,4 +406,3 @@ pub fn import(head: &str) -> Option<Import> {
     }
     Some(import)
 }
-

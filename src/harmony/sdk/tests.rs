@@ -39,7 +39,10 @@ fn the_merged_style_gives_since_permission_throws_and_spanned_marks() {
     assert_eq!(codes(&first.doc), ["201", "401", "801", "14600101"]);
     assert_eq!(first.doc.marks["atomicservice"], Some(jsdoc::Span { from: 11, to: None }));
     assert_eq!(first.doc.marks["crossplatform"], Some(jsdoc::Span { from: 22, to: None }));
-    assert_eq!(first.doc.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["effect", "attribute", "callback"]);
+    assert_eq!(
+        first.doc.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+        ["effect", "attribute", "callback"]
+    );
     assert!(first.signature.starts_with("function startVibration(effect: VibrateEffect"), "{}", first.signature);
 }
 
@@ -102,7 +105,16 @@ fn a_missing_name_comes_with_the_closest_ones() {
 
 #[test]
 fn module_names_never_reach_outside_the_declaration_folders() {
-    for bad in ["../etc/passwd", "@ohos./../../x", "@ohos.a/b", "@ohos..x", "@ohos.", "ohos.vibrator", "@ohos.a\\b", "@other.x"] {
+    for bad in [
+        "../etc/passwd",
+        "@ohos./../../x",
+        "@ohos.a/b",
+        "@ohos..x",
+        "@ohos.",
+        "ohos.vibrator",
+        "@ohos.a\\b",
+        "@other.x",
+    ] {
         assert!(!layout::is_module_name(bad), "{bad}");
     }
     assert!(layout::is_module_name("@ohos.app.ability.UIAbility") && layout::is_module_name("@kit.ArkUI"));
@@ -157,7 +169,8 @@ fn a_file_s_uses_are_judged_against_the_sdk_and_the_project() {
     assert_eq!(findings[2].closest.first().map(String::as_str), Some("vibrator.startVibration"));
     assert!(findings[4].replacement.as_deref().unwrap().starts_with("vibrator.startVibration("));
     // With the permission requested and the minimum raised, only the errors and the hint stay.
-    let project = Project { min_level: Some(12), min_version: Some(50000), permissions: vec!["ohos.permission.VIBRATE".into()] };
+    let project =
+        Project { min_level: Some(12), min_version: Some(50000), permissions: vec!["ohos.permission.VIBRATE".into()] };
     let rules: Vec<&str> = check::check(&sdk(), PAGE, &project).iter().map(|f| f.rule).collect();
     assert_eq!(rules, ["unknown_module", "unknown_name", "deprecated"]);
 }
@@ -176,5 +189,8 @@ fn guards_follow_the_documented_forms() {
         assert!(findings.iter().all(|f| f.rule != "newer_than_min_sdk"), "{guard}: {findings:?}");
     }
     let weak = "import { vibrator } from '@kit.SensorServiceKit';\nif (deviceInfo.sdkApiVersion >= 11) {\n  vibrator.isHdHapticSupported();\n}\n";
-    assert!(check::check(&sdk(), weak, &project).iter().any(|f| f.rule == "newer_than_min_sdk"), "a guard for 11 does not cover 12");
+    assert!(
+        check::check(&sdk(), weak, &project).iter().any(|f| f.rule == "newer_than_min_sdk"),
+        "a guard for 11 does not cover 12"
+    );
 }
