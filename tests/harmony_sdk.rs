@@ -197,3 +197,18 @@ fn lint_reads_the_documented_exit_bits_and_runs_read_only() {
     let (code, refused) = lab.call(&[], "lint", json!({"paths": ["/etc"]}));
     assert_ne!(code, 0, "{refused}");
 }
+
+#[test]
+fn the_grounding_tools_are_read_only_and_closed_world() {
+    let ws = crate::common::Workspace::new();
+    let (status, out) = crate::common::rein_json(&ws, &["tools"]);
+    assert_eq!(status, 0, "{out}");
+    for name in ["api_lookup", "api_check", "lint"] {
+        let tool = out["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == name).unwrap();
+        assert_eq!(
+            tool["annotations"],
+            json!({"read_only": true, "destructive": false, "idempotent": true, "open_world": false}),
+            "{name}"
+        );
+    }
+}
