@@ -18,6 +18,11 @@ return {
       },
     },
     module = { type = "string", optional = true, description = "Build only this module" },
+    api_check = {
+      type = "boolean",
+      optional = true,
+      description = "api_check the edited file before building; its errors roll the edits back",
+    },
   },
   budget = { time_s = 3600, spawns = 4 },
   steps = {
@@ -26,8 +31,24 @@ return {
       name = "edit-and-build",
       run = function(ctx)
         local edit = ctx:tool("multi_edit", { path = ctx.args.path, edits = ctx.args.edits })
+        local checked = ctx.args.api_check and ctx:tool("api_check", { path = ctx.args.path })
+          or nil
+        if checked and checked.errors > 0 then
+          rein.error(
+            "API_CHECK_FAILED",
+            "the edit uses "
+              .. checked.errors
+              .. " SDK API(s) that do not exist; the edits were rolled back",
+            { findings = checked.findings }
+          )
+        end
         local build = ctx:tool("hvigor_build", { module = ctx.args.module })
-        return { diff = edit.diff, sha256_after = edit.sha256_after, haps = build.haps }
+        return {
+          diff = edit.diff,
+          sha256_after = edit.sha256_after,
+          haps = build.haps,
+          api_findings = checked and checked.findings or nil,
+        }
       end,
       verify = function(_, out)
         if #out.haps > 0 then

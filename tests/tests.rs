@@ -59,6 +59,7 @@ mod harmony_packages;
 mod harmony_parsers;
 mod harmony_preflight;
 mod harmony_ready;
+mod harmony_sdk;
 mod harmony_signing;
 mod harmony_tools;
 // Not on Windows yet: new, not yet tried under Wine.

@@ -106,6 +106,9 @@ struct Table {
     network: Network,
     /// It looks names up (its registries'): UDP sockets ([`UDP`]).
     looks_up_names: bool,
+    /// It only reads the project: no workspace entry is writable (codelinter, whose `--fix`
+    /// rein refuses).
+    reads_workspace_only: bool,
 }
 
 /// The TCP ports a program may connect to (it may never bind one).
@@ -126,6 +129,7 @@ const GENERIC: Table = Table {
     reads_everything: false,
     network: Network::Nothing,
     looks_up_names: false,
+    reads_workspace_only: false,
 };
 
 /// The per-program table. hvigor keeps its caches in its user home (`HVIGOR_USER_HOME`, one
@@ -155,6 +159,8 @@ fn table(program: &Program) -> Table {
         // hdc host implementations describe it; not verified against hdc's own source).
         Program::Hdc => Table { home_write: &[".harmony"], network: Network::HdcServer, ..GENERIC },
         Program::Git => Table { reads_everything: true, ..GENERIC },
+        // codelinter only reads the project (rein refuses --fix and -o) and needs no network.
+        Program::Codelinter => Table { reads_workspace_only: true, ..GENERIC },
         Program::Other(_) => GENERIC,
     }
 }
@@ -169,7 +175,7 @@ pub fn sockets(program: &Program) -> Vec<SocketKind> {
 
 /// The programs that may send datagrams (`rein doctor` names them).
 pub fn datagram_programs() -> Vec<Program> {
-    [Program::Hvigorw, Program::Ohpm, Program::HapSignTool, Program::Hdc, Program::Git]
+    [Program::Hvigorw, Program::Ohpm, Program::HapSignTool, Program::Hdc, Program::Git, Program::Codelinter]
         .into_iter()
         .filter(|program| table(program).looks_up_names)
         .collect()
@@ -276,6 +282,7 @@ pub fn profile(program: &Program, places: &SpawnPlaces, entries: &[String]) -> P
             p.read.push(home.join(".ohos/config"));
         }
     }
+    let entries = if table.reads_workspace_only { &[] } else { entries };
     let mut names: Vec<&str> = entries.iter().map(String::as_str).collect();
     names.extend(table.workspace_dirs.iter().filter(|d| !entries.iter().any(|e| e == *d)));
     for name in names {
@@ -391,6 +398,18 @@ mod tests {
         assert!(p.read.contains(&PathBuf::from("/clt")) && p.read.contains(&PathBuf::from("/w/app")));
         assert!(!p.read.iter().any(|r| r == Path::new("/u") || r == Path::new("/")), "{p:?}");
         assert!(p.create.contains(&PathBuf::from("/u/.ohpm")) && p.create.contains(&PathBuf::from("/w/app/build")));
+    }
+
+    #[test]
+    fn codelinter_reads_the_project_and_writes_nothing_of_it_and_reaches_no_network() {
+        let env = vec![("HOME".to_string(), "/u".to_string()), ("TMPDIR".to_string(), "/t".to_string())];
+        let entries: Vec<String> = ["entry", "AppScope", "build-profile.json5"].iter().map(|s| s.to_string()).collect();
+        let p = profile(&Program::Codelinter, &places(&env, Path::new("/clt/bin/codelinter")), &entries);
+        let writes: Vec<&PathBuf> = p.write.iter().chain(&p.write_no_link).chain(&p.create).collect();
+        assert_eq!(writes, [&PathBuf::from("/t")], "only its private TMPDIR: {p:?}");
+        assert!(p.read.contains(&PathBuf::from("/w/app")) && p.read.contains(&PathBuf::from("/clt")), "{p:?}");
+        assert!(p.connect_ports.is_empty(), "{p:?}");
+        assert!(!p.sockets.iter().any(|s| s.kind == SOCK_DGRAM), "{p:?}");
     }
 
     /// findings/07: hvigorfile.ts runs inside hvigorw, so hvigorw reads DevEco's signing material

@@ -117,6 +117,9 @@ fn clt_candidates(os: Os, sdk: &str) -> Vec<(&'static str, Candidate)> {
         out.push((name, plain(join(os, &root, &["bin", &file]), "DEVECO_SDK_HOME")));
         out.push((name, plain(join(os, &root, &[dir, "bin", &file]), "DEVECO_SDK_HOME")));
     }
+    // `<command-line-tools>/bin/codelinter` [DOC ide-commandline-get, HARMONY-VERIFY §4]; the
+    // Windows name with `.bat` is a [GUESS] like hvigorw's and ohpm's.
+    out.push(("codelinter", plain(join(os, &root, &["bin", &os.program("codelinter", "bat")]), "DEVECO_SDK_HOME")));
     out
 }
 

@@ -17,6 +17,7 @@
 //! - `lease`: device leases, held by a call tree
 //! - `stage`: the packages of one install, staged; `received`: the transit folder for files hdc
 //!   brings back
+//! - `sdk/`: the SDK's declaration files, read for `api_lookup` and `api_check`
 //! - `error`: what this room refuses with on its own (device busy, no hdc server, signing)
 
 pub mod confinement;
@@ -35,6 +36,7 @@ pub mod profile;
 pub mod programs;
 pub mod project;
 pub mod received;
+pub mod sdk;
 pub mod signing;
 pub mod stage;
 #[cfg(all(test, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]

@@ -189,7 +189,7 @@ impl ToolchainProfile for Harmony {
     }
 
     fn known(&self) -> String {
-        "hvigorw, hdc, ohpm and hap-sign-tool".to_string()
+        "hvigorw, hdc, ohpm, hap-sign-tool and codelinter".to_string()
     }
 
     fn deadline(&self, program: &str, args: &[String]) -> (Duration, Duration) {

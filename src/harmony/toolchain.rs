@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::discovery::{self, Candidate};
 use super::programs::Program;
+use super::sdk::layout::{self, SdkPlace};
 use crate::kernel::platform::os::Os;
 use crate::visible::shown_path;
 
@@ -21,6 +22,10 @@ pub struct ToolchainConfig {
     pub ohpm: Option<PathBuf>,
     pub java: Option<PathBuf>,
     pub hap_sign_tool_jar: Option<PathBuf>,
+    /// The SDK (`<sdk>`, holding `default/openharmony/ets/api`) whose declarations
+    /// `api_lookup` and `api_check` read.
+    pub sdk: Option<PathBuf>,
+    pub codelinter: Option<PathBuf>,
 }
 
 /// Where a program was found, and how.
@@ -50,6 +55,8 @@ pub struct Toolchain {
     pub programs: BTreeMap<String, Result<Located, Missing>>,
     /// Every place this OS's layouts name, by program, in the order tried (`rein doctor`).
     pub candidates: BTreeMap<String, Vec<String>>,
+    /// The SDK's declarations (`sdk::layout`).
+    pub sdk: SdkPlace,
 }
 
 impl Toolchain {
@@ -71,7 +78,11 @@ pub fn discover(
     let hdc = find(&config.hdc, places("hdc"), "hdc", &path_var);
     let jar_near_hdc = hdc.as_ref().ok().and_then(|h| h.path.parent().map(|d| d.join("lib").join("hap-sign-tool.jar")));
     programs.insert("hdc".to_string(), hdc.clone().map_err(|tried| missing(tried, HDC_FIX)));
-    for (name, configured, fix) in [("hvigorw", &config.hvigorw, HVIGORW_FIX), ("ohpm", &config.ohpm, OHPM_FIX)] {
+    for (name, configured, fix) in [
+        ("hvigorw", &config.hvigorw, HVIGORW_FIX),
+        ("ohpm", &config.ohpm, OHPM_FIX),
+        ("codelinter", &config.codelinter, CODELINTER_FIX),
+    ] {
         let found = find(configured, places(name), name, &path_var);
         programs.insert(name.to_string(), found.map_err(|tried| missing(tried, fix)));
     }
@@ -101,7 +112,9 @@ pub fn discover(
     for (name, candidate) in &all {
         candidates.entry(name.to_string()).or_default().push(candidate.to_string());
     }
-    Toolchain { programs, candidates }
+    let hdc_path = hdc.as_ref().ok().map(|h| h.path.clone());
+    let sdk = layout::find(config.sdk.as_deref(), env, hdc_path.as_deref());
+    Toolchain { programs, candidates, sdk }
 }
 
 const HDC_FIX: &str = "install the HarmonyOS command-line tools and set DEVECO_SDK_HOME to their sdk/ folder, or set [toolchain] hdc in home config.toml";
@@ -109,6 +122,7 @@ const HVIGORW_FIX: &str =
     "put command-line-tools/bin on PATH, set DEVECO_SDK_HOME, or set [toolchain] hvigorw in home config.toml";
 const OHPM_FIX: &str =
     "put command-line-tools/bin on PATH, set DEVECO_SDK_HOME, or set [toolchain] ohpm in home config.toml";
+const CODELINTER_FIX: &str = "codelinter comes with DevEco's command-line tools as <command-line-tools>/bin/codelinter: put that bin on PATH, set DEVECO_SDK_HOME to <command-line-tools>/sdk, or set [toolchain] codelinter in home config.toml";
 const JAVA_FIX: &str = "install JDK 17 (or 21) and set JAVA_HOME, or set [toolchain] java in home config.toml";
 const JAR_FIX: &str = "set DEVECO_SDK_HOME (the jar is in sdk/default/openharmony/toolchains/lib/), or set [toolchain] hap_sign_tool_jar in home config.toml";
 

@@ -1,0 +1,198 @@
+//! An ArkTS file's SDK uses checked against the SDK and the project: an import or member the
+//! SDK does not have is an error (with the closest names), one newer than the project's
+//! `compatibleSdkVersion` a warning unless a documented guard holds it (`uses`), a deprecated
+//! one a hint with its `@useinstead`, a permission `module.json5` does not request a warning.
+
+use serde::Serialize;
+
+use super::lookup::{self, Source};
+use super::uses::{self, Use, Uses};
+
+/// The project's side: its minimum SDK and the permissions its module requests.
+#[derive(Debug, Clone, Default)]
+pub struct Project {
+    /// `compatibleSdkVersion`'s API level (`5.0.0(12)` → 12, `12` → 12).
+    pub min_level: Option<u32>,
+    /// Its version number for `since M.S.F(N)` APIs (`5.0.0(12)` → 50000).
+    pub min_version: Option<u32>,
+    pub permissions: Vec<String>,
+}
+
+impl Project {
+    /// From `compatibleSdkVersion` as written (`"5.0.0(12)"` or `12`).
+    pub fn min_sdk(written: &str) -> (Option<u32>, Option<u32>) {
+        let written = written.trim();
+        let level = written.parse().ok().or_else(|| {
+            let open = written.find('(')?;
+            written[open + 1..].strip_suffix(')')?.parse().ok()
+        });
+        (level, uses::version_number(written))
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    /// `error`, `warning` or `hint`.
+    pub severity: &'static str,
+    /// `unknown_module`, `unknown_name`, `newer_than_min_sdk`, `deprecated`, `permission`.
+    pub rule: &'static str,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub closest: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replacement: Option<String>,
+}
+
+pub fn check(src: &dyn Source, text: &str, project: &Project) -> Vec<Finding> {
+    let scanned = uses::scan(text);
+    let mut out = Vec::new();
+    for at in &scanned.imports {
+        let import = &at.import;
+        if let Err(missing) = lookup::load(src, &import.from) {
+            out.push(Finding {
+                severity: "error",
+                rule: "unknown_module",
+                line: at.line,
+                column: at.column,
+                message: format!("{} is not in the SDK", import.from),
+                closest: missing.closest,
+                replacement: None,
+            });
+            continue;
+        }
+        for (imported, _) in &import.names {
+            if let Err(missing) = lookup::symbol(src, &import.from, imported) {
+                out.push(unknown(
+                    at.line,
+                    at.column,
+                    &format!("{imported} is not exported by {}", import.from),
+                    missing,
+                ));
+            }
+        }
+    }
+    for used in &scanned.uses {
+        check_use(src, &scanned, used, project, &mut out);
+    }
+    out.sort_by_key(|f| (f.line, f.column));
+    out
+}
+
+fn unknown(line: usize, column: usize, message: &str, missing: lookup::NotFound) -> Finding {
+    Finding {
+        severity: "error",
+        rule: "unknown_name",
+        line,
+        column,
+        message: message.to_string(),
+        closest: missing.closest,
+        replacement: None,
+    }
+}
+
+/// `local.a.b`: the import it comes from, then each member while it is a namespace, class,
+/// interface or enum (past a function or property the chain is on a value rein does not type).
+fn check_use(src: &dyn Source, scanned: &Uses, used: &Use, project: &Project, out: &mut Vec<Finding>) {
+    let Some(at) = scanned.imports.iter().find(|i| {
+        i.import.default.as_deref() == Some(used.local.as_str()) || i.import.names.iter().any(|(_, l)| *l == used.local)
+    }) else {
+        return;
+    };
+    let import = &at.import;
+    let head = match import.names.iter().find(|(_, l)| *l == used.local) {
+        Some((imported, _)) => imported.clone(),
+        None => match lookup::module(src, &import.from).ok().and_then(|m| m.default_export) {
+            Some(default) => default,
+            None => return,
+        },
+    };
+    let mut path = head;
+    for member in &used.members {
+        path = format!("{path}.{member}");
+        let found = match lookup::symbol(src, &import.from, &path) {
+            Ok(found) => found,
+            Err(missing) => {
+                let shown = format!("{}.{}", used.local, used.members.join("."));
+                out.push(unknown(
+                    used.line,
+                    used.column,
+                    &format!("{shown}: {} does not exist", missing.missing),
+                    missing,
+                ));
+                return;
+            }
+        };
+        judge(scanned, used, &found, project, out);
+        if !found.overloads.iter().any(|o| matches!(o.kind, "namespace" | "class" | "interface" | "enum" | "struct")) {
+            return;
+        }
+    }
+}
+
+fn judge(scanned: &Uses, used: &Use, found: &lookup::Symbol, project: &Project, out: &mut Vec<Finding>) {
+    let first = found.overloads.iter().filter_map(|o| o.since).min();
+    let doc = &found.overloads[0].doc;
+    let versioned =
+        found.overloads.iter().flat_map(|o| o.doc.since.iter()).filter_map(|s| uses::version_number(&s.text)).min();
+    let newer = match (versioned, project.min_version) {
+        (Some(need), Some(have)) => need > have,
+        _ => matches!((first, project.min_level), (Some(need), Some(have)) if need > have),
+    };
+    if newer && !scanned.guarded(used, first, versioned, doc.syscap.as_deref()) {
+        let since = found.overloads.iter().flat_map(|o| o.doc.since.first()).map(|s| s.text.clone()).next();
+        out.push(Finding {
+            severity: "warning",
+            rule: "newer_than_min_sdk",
+            line: used.line,
+            column: used.column,
+            message: format!(
+                "{} is available since {} but compatibleSdkVersion is lower: guard it (if (deviceInfo.sdkApiVersion >= {}) {{ … }}, or canIUse('{}')) or raise compatibleSdkVersion",
+                found.name,
+                since.unwrap_or_default(),
+                first.map_or("N".to_string(), |l| l.to_string()),
+                doc.syscap.as_deref().unwrap_or("SystemCapability.…"),
+            ),
+            closest: Vec::new(),
+            replacement: None,
+        });
+    }
+    if found.overloads.iter().all(|o| o.doc.deprecated.is_some()) {
+        let replacement = found.overloads.iter().find_map(|o| o.doc.useinstead.clone());
+        out.push(Finding {
+            severity: "hint",
+            rule: "deprecated",
+            line: used.line,
+            column: used.column,
+            message: format!(
+                "{} is deprecated since API {}{}",
+                found.name,
+                doc.deprecated.unwrap_or(0),
+                replacement.as_ref().map(|r| format!("; use {r}")).unwrap_or_default()
+            ),
+            closest: Vec::new(),
+            replacement,
+        });
+    }
+    let needs: Vec<_> = found.overloads.iter().flat_map(|o| o.doc.permissions.iter()).collect();
+    if let Some(permission) = needs.first() {
+        let (names, any) = permission.names();
+        let have = |n: &String| project.permissions.iter().any(|p| p == n);
+        let ok = if any { names.iter().any(have) } else { names.iter().all(have) };
+        if !ok && !names.is_empty() {
+            out.push(Finding {
+                severity: "warning",
+                rule: "permission",
+                line: used.line,
+                column: used.column,
+                message: format!(
+                    "{} needs {}, which module.json5 does not request: add it to module.requestPermissions",
+                    found.name, permission.text
+                ),
+                closest: Vec::new(),
+                replacement: None,
+            });
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! The SDK's own truth for an agent: its declaration files (`.d.ts`, `.d.ets`) read for a
+//! lookup (`api_lookup`) and for a check of a file's SDK uses (`api_check`).
+//!
+//! - `layout`: where the SDK and a module's file are
+//! - `jsdoc`: one JSDoc block's tags; `reader`: a file's declarations with their blocks
+//! - `lookup`: a module or symbol, kits followed; `uses`, `check`: an ArkTS file's uses judged
+//!
+//! The SDK is outside the workspace and read here, not through the workspace scope: only a
+//! module name reaches it (`layout::is_module_name`: no `/`, no `..`), only files under the
+//! SDK's declaration folders are opened, each read is journaled, and nothing is written.
+
+pub mod check;
+pub mod jsdoc;
+pub mod layout;
+pub mod lookup;
+pub mod reader;
+pub mod uses;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::kernel::{Action, Call, Kernel, KernelError};
+use lookup::Source;
+
+/// The largest declaration file read (the largest in interface_sdk-js is under 1 MB).
+const FILE_LIMIT: u64 = 8 * 1024 * 1024;
+
+/// Declarations read from the SDK folder, each read journaled for the call.
+struct Disk<'a> {
+    root: &'a Path,
+    kernel: &'a Kernel,
+    call: &'a Call,
+}
+
+impl Source for Disk<'_> {
+    fn module(&self, name: &str) -> Option<(String, String)> {
+        if !layout::is_module_name(name) {
+            return None;
+        }
+        let file = layout::files(self.root, name).into_iter().find(|f| f.is_file())?;
+        let target = format!("sdk:{}", file.display());
+        let read = self.kernel.journaled(self.call, Action::Read, &target, |_| read_declaration(&file));
+        let shown = file.strip_prefix(self.root).unwrap_or(&file).display().to_string();
+        read.ok().map(|text| (shown, text))
+    }
+
+    fn modules_like(&self, name: &str) -> Vec<String> {
+        layout::modules_like(self.root, name)
+    }
+}
+
+fn read_declaration(file: &Path) -> Result<String, KernelError> {
+    let size = std::fs::metadata(file).map_err(|e| KernelError::io("read", file.display().to_string(), e))?.len();
+    if size > FILE_LIMIT {
+        return Err(KernelError::invalid(format!("{} is larger than {FILE_LIMIT} bytes", file.display())));
+    }
+    let bytes = std::fs::read(file).map_err(|e| KernelError::io("read", file.display().to_string(), e))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+impl Kernel {
+    /// The SDK's root, or `{no_sdk: {tried, fix}}`.
+    fn sdk_root(&self) -> Result<PathBuf, Value> {
+        let place = &self.toolchain().sdk;
+        place.root.clone().ok_or_else(|| json!({"no_sdk": {"tried": place.tried, "fix": layout::FIX}}))
+    }
+
+    /// A module (`module` alone) or a symbol (in `module`, or found by its first word):
+    /// `{sdk, module}` / `{sdk, symbol}`, or `{not_found: {missing, closest}}`, or `{no_sdk}`.
+    pub fn sdk_lookup(&self, call: &Call, module: Option<&str>, symbol: Option<&str>) -> Result<Value, KernelError> {
+        let root = match self.sdk_root() {
+            Ok(root) => root,
+            Err(no_sdk) => return Ok(no_sdk),
+        };
+        let src = Disk { root: &root, kernel: self, call };
+        let sdk = root.display().to_string();
+        let found = match (module, symbol) {
+            (Some(module), None) => lookup::module(&src, module).map(|m| json!({"sdk": sdk, "module": m})),
+            (Some(module), Some(symbol)) => {
+                lookup::symbol(&src, module, symbol).map(|s| json!({"sdk": sdk, "symbol": s}))
+            }
+            (None, Some(symbol)) => {
+                let mut last = None;
+                let mut hit = None;
+                for module in lookup::modules_for(&src, symbol) {
+                    match lookup::symbol(&src, &module, symbol) {
+                        Ok(found) => {
+                            hit = Some(found);
+                            break;
+                        }
+                        Err(missing) => last = Some(missing),
+                    }
+                }
+                match hit {
+                    Some(found) => Ok(json!({"sdk": sdk, "symbol": found})),
+                    None => Err(last.unwrap_or(lookup::NotFound {
+                        missing: format!("{symbol}: no module whose last word is its first; name the module"),
+                        closest: Vec::new(),
+                    })),
+                }
+            }
+            (None, None) => {
+                return Err(KernelError::invalid(
+                    "name a module (@ohos.vibrator, @kit.SensorServiceKit) or a symbol (vibrator.startVibration)",
+                ))
+            }
+        };
+        Ok(found.unwrap_or_else(|missing| json!({"not_found": missing})))
+    }
+
+    /// `text` (an ArkTS file) checked against the SDK and the project: `{sdk, findings}` or
+    /// `{no_sdk}`.
+    pub fn sdk_check(&self, call: &Call, text: &str, project: &check::Project) -> Result<Value, KernelError> {
+        let root = match self.sdk_root() {
+            Ok(root) => root,
+            Err(no_sdk) => return Ok(no_sdk),
+        };
+        let src = Disk { root: &root, kernel: self, call };
+        let findings = check::check(&src, text, project);
+        Ok(json!({"sdk": root.display().to_string(), "findings": findings}))
+    }
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;
