@@ -66,6 +66,9 @@ mod tests {
             .map(|(table, _)| table)
             .expect("docs/src/approvals.md has the approval table markers");
         let expected = approval_table();
-        assert!(shown == expected, "the approval table in docs/src/approvals.md is out of date; replace it with:\n{expected}");
+        assert!(
+            shown == expected,
+            "the approval table in docs/src/approvals.md is out of date; replace it with:\n{expected}"
+        );
     }
 }
