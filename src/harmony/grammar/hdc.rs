@@ -429,7 +429,7 @@ pub fn runs_tests(args: &[String]) -> bool {
     shell_words::words(shell_words::daemon_line(&line)).is_ok_and(|w| w.len() >= 2 && w[0] == "aa" && w[1] == "test")
 }
 
-/// Every shape rein allows or asks about, for README's approval table.
+/// Every shape rein allows or asks about, for the approval table in docs/src/approvals.md.
 #[cfg(test)]
 pub fn documented() -> Vec<(String, Verdict)> {
     let host = HOST_SHAPES.iter().map(|s| (format!("hdc {}", s.render()), s.verdict));
