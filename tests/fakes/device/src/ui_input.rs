@@ -29,6 +29,13 @@ fn atoi(word: &str) -> i64 {
     sign * n.parse::<i64>().unwrap_or(0)
 }
 
+/// The action's answer: `No Error`, or the message a test scripted (`"ui_input_error"`, one
+/// of uitest's `ApiCallErr` texts: "The window or component is invisible or destroyed.").
+fn answer(device: &Device, out: &mut String) {
+    let scripted = device.flag("ui_input_error").as_str().map(String::from);
+    line(out, scripted.as_deref().unwrap_or(NO_ERROR));
+}
+
 fn line(out: &mut String, text: &str) {
     out.push_str(text);
     out.push('\n');
@@ -94,7 +101,7 @@ fn click(words: &[String], device: &mut Device, out: &mut String) {
         // A long press fires no onClick (GUESS: a LongPressGesture would; the model has none).
         _ => {}
     }
-    line(out, NO_ERROR);
+    answer(device, out);
 }
 
 fn swipe(words: &[String], device: &Device, out: &mut String) {
@@ -157,7 +164,7 @@ fn swipe(words: &[String], device: &Device, out: &mut String) {
     }
     // The model's pages do not scroll: a swipe reaches the screen and changes nothing.
     let _ = device;
-    line(out, NO_ERROR);
+    answer(device, out);
 }
 
 fn key_event(words: &[String], device: &mut Device, out: &mut String) {
@@ -188,7 +195,7 @@ fn key_event(words: &[String], device: &mut Device, out: &mut String) {
         }
     };
     screen::key(device, code);
-    line(out, NO_ERROR);
+    answer(device, out);
 }
 
 fn input_text(words: &[String], device: &mut Device, out: &mut String) {
@@ -200,7 +207,7 @@ fn input_text(words: &[String], device: &mut Device, out: &mut String) {
     let Some((x, y)) = point(words, out) else { return };
     screen::tap(device, x, y);
     screen::type_text(device, &words[5]);
-    line(out, NO_ERROR);
+    answer(device, out);
 }
 
 fn text(words: &[String], device: &mut Device, out: &mut String) {
@@ -210,7 +217,7 @@ fn text(words: &[String], device: &mut Device, out: &mut String) {
         return;
     }
     screen::type_text(device, &words[3]);
-    line(out, NO_ERROR);
+    answer(device, out);
 }
 
 #[cfg(test)]
