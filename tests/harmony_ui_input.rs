@@ -150,3 +150,67 @@ fn a_secret_typed_is_never_in_the_journal_or_the_result() {
     let typed = lab.ok(&[], "ui_type", json!({"id": "name", "input": "Bob"}));
     assert!(crate::common::journal_text(&lab.ws.ws).contains("uitest uiInput text Bob"), "{typed}");
 }
+
+/// The example app's pages and its flow in a lab workspace, not yet built.
+fn example_with_flow() -> Option<Lab> {
+    let lab = lab()?;
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hello-app");
+    for rel in [
+        "entry/src/main/ets/pages/Index.ets",
+        "entry/src/main/ets/pages/About.ets",
+        "entry/src/main/resources/base/profile/main_pages.json",
+        "flows/smoke.json",
+    ] {
+        let to = lab.ws.path(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(example.join(rel), to).unwrap();
+    }
+    lab.one_device();
+    Some(lab)
+}
+
+#[test]
+fn a_flow_runs_after_a_proven_launch_and_keeps_each_steps_screen() {
+    let Some(lab) = example_with_flow() else { return };
+    let (status, out) = lab.recipe(&["--yes"], "ui-flow", json!({"flow": "flows/smoke.json"}));
+    assert_eq!(status, 0, "{out}");
+    let report = lab.report(&out);
+    let flow = crate::common::lab::step(&report, "flow");
+    assert_eq!(flow["status"], json!("verified"), "{report:#}");
+    let evidence: Vec<String> =
+        flow["evidence"].as_array().unwrap().iter().map(|e| e.as_str().unwrap().to_string()).collect();
+    assert!(
+        evidence.iter().any(|e| e.starts_with("step 2 tap text \"Tap me\": sent at (630, 790) on com.example.hello; Text \"Taps: 1\"")),
+        "{evidence:#?}"
+    );
+    let dir = lab.ws.path(&format!(".rein/runs/{}", report["run_id"].as_str().unwrap()));
+    for n in 1..=6 {
+        assert!(dir.join(format!("screen-step-{n}.jpeg")).exists(), "step {n}'s screenshot");
+        assert!(dir.join(format!("layout-step-{n}.json")).exists(), "step {n}'s tree");
+    }
+    let last = std::fs::read_to_string(dir.join("layout-step-6.txt")).unwrap();
+    assert!(last.contains("Text \"Taps: 1\"") && last.contains("TextInput \"Ann\""), "{last}");
+}
+
+#[test]
+fn a_failed_flow_step_names_the_step_the_expectation_and_the_screen() {
+    let Some(lab) = example_with_flow() else { return };
+    std::fs::write(
+        lab.ws.path("flows/bad.json"),
+        r#"[{"do": "tap", "text": "Tap me", "expect_text": "Taps: 5"}, {"do": "key", "key": "back"}]"#,
+    )
+    .unwrap();
+    let (status, out) = lab.recipe(&["--yes"], "ui-flow", json!({"flow": "flows/bad.json"}));
+    assert_eq!(status, 1, "{out}");
+    let report = lab.report(&out);
+    let message = report["failure"]["message"].as_str().unwrap();
+    assert!(message.contains("step 1 tap text \"Tap me\" failed: "), "{message}");
+    assert!(message.contains("\"Taps: 5\" to show"), "{message}");
+    assert!(message.contains("Text \"Taps: 1\" #taps"), "what the screen showed: {message}");
+    assert_eq!(input_lines(&lab).len(), 1, "the flow stopped at the failed step");
+    std::fs::write(lab.ws.path("flows/typo.json"), r#"[{"do": "tapp", "text": "x"}]"#).unwrap();
+    let (status, out) = lab.recipe(&["--yes"], "ui-flow", json!({"flow": "flows/typo.json"}));
+    assert_ne!(status, 0);
+    assert!(out.to_string().contains("flow step 1: \\\"do\\\" must be one of"), "{out}");
+    assert!(lab.command_lines("hvigorw").len() <= 1, "a bad flow stops before building again");
+}

@@ -1,4 +1,5 @@
 local act = require("harmony.ui_act")
+local actions = require("harmony.ui_actions")
 
 return {
   name = "ui_tap",
@@ -15,23 +16,5 @@ return {
       description = "Tap kind",
     },
   })),
-  run = function(args)
-    local point = args.x ~= nil or args.y ~= nil
-    if point == act.selects(args) or (point and (args.x == nil or args.y == nil)) then
-      rein.error(
-        "INVALID_ARGS",
-        "ui_tap needs a widget (text, id, type) or a point (x and y), not both"
-      )
-    end
-    local verb = ({ single = "click", double = "doubleClick", long = "longClick" })[args.how]
-    return act.act(args, "tap", function(seen)
-      local widget, x, y = nil, args.x, args.y
-      if not point then
-        widget = act.widget(seen, args, "tap")
-        x, y = widget.center.x, widget.center.y
-      end
-      act.inside(seen, x, y, "tap")
-      return { steps = { { verb, x, y } }, x = x, y = y, widget = widget }
-    end)
-  end,
+  run = actions.tap,
 }
