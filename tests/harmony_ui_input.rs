@@ -180,7 +180,10 @@ fn a_flow_runs_after_a_proven_launch_and_keeps_each_steps_screen() {
     let evidence: Vec<String> =
         flow["evidence"].as_array().unwrap().iter().map(|e| e.as_str().unwrap().to_string()).collect();
     assert!(
-        evidence.iter().any(|e| e.starts_with("step 2 tap text \"Tap me\": sent at (630, 790) on com.example.hello; Text \"Taps: 1\"")),
+        evidence
+            .iter()
+            .any(|e| e
+                .starts_with("step 2 tap text \"Tap me\": sent at (630, 790) on com.example.hello; Text \"Taps: 1\"")),
         "{evidence:#?}"
     );
     let dir = lab.ws.path(&format!(".rein/runs/{}", report["run_id"].as_str().unwrap()));

@@ -20,9 +20,12 @@ pub const FRESH: Duration = Duration::from_secs(10);
 /// `Power`'s key code (shared/HARMONY-VERIFY.md §3.1: hypium `KeyCode.POWER`, hmdriver2).
 const POWER_CODE: &str = "18";
 
-/// What rein last saw in front of each device: `<server>/<target>` → (bundles, when).
+/// The bundles seen in front of a device, and when.
+type Seen = (Vec<String>, Instant);
+
+/// What rein last saw in front of each device: `<server>/<target>` → [`Seen`].
 #[derive(Debug, Clone, Default)]
-pub struct Foregrounds(Arc<Mutex<HashMap<String, (Vec<String>, Instant)>>>);
+pub struct Foregrounds(Arc<Mutex<HashMap<String, Seen>>>);
 
 fn device_key(args: &[String]) -> Option<String> {
     let device = device_of(args)?;

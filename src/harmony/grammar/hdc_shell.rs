@@ -243,72 +243,37 @@ pub const SHAPES: &[Shape] = &[
     // own app in the foreground of that device (`harmony::ui_input`), and `Power` always asks.
     // uitest checks the counts itself (a wrong one is a usage error that does nothing).
     Shape {
-        parts: &[
-            Part::Word("uitest"),
-            Part::Word("uiInput"),
-            Part::Word("click"),
-            Part::Values(Kind::Number),
-        ],
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("click"), Part::Values(Kind::Number)],
         verdict: Verdict::Ask,
         effect: Effect::Replaces,
     },
     Shape {
-        parts: &[
-            Part::Word("uitest"),
-            Part::Word("uiInput"),
-            Part::Word("doubleClick"),
-            Part::Values(Kind::Number),
-        ],
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("doubleClick"), Part::Values(Kind::Number)],
         verdict: Verdict::Ask,
         effect: Effect::Replaces,
     },
     Shape {
-        parts: &[
-            Part::Word("uitest"),
-            Part::Word("uiInput"),
-            Part::Word("longClick"),
-            Part::Values(Kind::Number),
-        ],
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("longClick"), Part::Values(Kind::Number)],
         verdict: Verdict::Ask,
         effect: Effect::Replaces,
     },
     Shape {
-        parts: &[
-            Part::Word("uitest"),
-            Part::Word("uiInput"),
-            Part::Word("swipe"),
-            Part::Values(Kind::Number),
-        ],
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("swipe"), Part::Values(Kind::Number)],
         verdict: Verdict::Ask,
         effect: Effect::Replaces,
     },
     Shape {
-        parts: &[
-            Part::Word("uitest"),
-            Part::Word("uiInput"),
-            Part::Word("drag"),
-            Part::Values(Kind::Number),
-        ],
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("drag"), Part::Values(Kind::Number)],
         verdict: Verdict::Ask,
         effect: Effect::Replaces,
     },
     Shape {
-        parts: &[
-            Part::Word("uitest"),
-            Part::Word("uiInput"),
-            Part::Word("fling"),
-            Part::Values(Kind::Number),
-        ],
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("fling"), Part::Values(Kind::Number)],
         verdict: Verdict::Ask,
         effect: Effect::Replaces,
     },
     Shape {
-        parts: &[
-            Part::Word("uitest"),
-            Part::Word("uiInput"),
-            Part::Word("dircFling"),
-            Part::Values(Kind::Number),
-        ],
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("dircFling"), Part::Values(Kind::Number)],
         verdict: Verdict::Ask,
         effect: Effect::Replaces,
     },
@@ -325,52 +290,27 @@ pub const SHAPES: &[Shape] = &[
         effect: Effect::Replaces,
     },
     Shape {
-        parts: &[
-            Part::Word("uitest"),
-            Part::Word("uiInput"),
-            Part::Word("text"),
-            Part::Value(Kind::InputText),
-        ],
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("text"), Part::Value(Kind::InputText)],
         verdict: Verdict::Ask,
         effect: Effect::Replaces,
     },
     Shape {
-        parts: &[
-            Part::Word("uitest"),
-            Part::Word("uiInput"),
-            Part::Word("keyEvent"),
-            Part::Word("Home"),
-        ],
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("keyEvent"), Part::Word("Home")],
         verdict: Verdict::Ask,
         effect: Effect::Replaces,
     },
     Shape {
-        parts: &[
-            Part::Word("uitest"),
-            Part::Word("uiInput"),
-            Part::Word("keyEvent"),
-            Part::Word("Back"),
-        ],
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("keyEvent"), Part::Word("Back")],
         verdict: Verdict::Ask,
         effect: Effect::Replaces,
     },
     Shape {
-        parts: &[
-            Part::Word("uitest"),
-            Part::Word("uiInput"),
-            Part::Word("keyEvent"),
-            Part::Word("Power"),
-        ],
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("keyEvent"), Part::Word("Power")],
         verdict: Verdict::Ask,
         effect: Effect::Replaces,
     },
     Shape {
-        parts: &[
-            Part::Word("uitest"),
-            Part::Word("uiInput"),
-            Part::Word("keyEvent"),
-            Part::Values(Kind::Number),
-        ],
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("keyEvent"), Part::Values(Kind::Number)],
         verdict: Verdict::Ask,
         effect: Effect::Replaces,
     },

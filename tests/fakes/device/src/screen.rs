@@ -80,7 +80,8 @@ fn render(template: &str, vars: &Value) -> String {
 /// The foreground window and what it shows.
 pub fn shown(device: &mut Device) -> Shown {
     let Some(bundle) = foreground(device).and_then(|r| r["bundle"].as_str()).map(String::from) else {
-        let home = [json!({"type": "Text", "text": "Clock", "id": "clock"}), json!({"type": "Text", "text": "Settings"})];
+        let home =
+            [json!({"type": "Text", "text": "Clock", "id": "clock"}), json!({"type": "Text", "text": "Settings"})];
         let widgets = device.flag("home_screen").as_array().cloned().unwrap_or(home.to_vec());
         return Shown { bundle: None, page: String::new(), widgets: widgets.iter().map(plain).collect() };
     };
