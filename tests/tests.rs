@@ -65,6 +65,9 @@ mod harmony_tools;
 // Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]
 mod harmony_ui;
+// Not on Windows yet: new, not yet tried under Wine.
+#[cfg(unix)]
+mod harmony_ui_input;
 // Not on Windows: the rig runs the real Linux hdc server and daemon in network namespaces.
 #[cfg(target_os = "linux")]
 mod hdc_quoting;

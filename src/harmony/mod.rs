@@ -44,4 +44,5 @@ mod syscall_filter_tests;
 #[cfg(test)]
 mod table;
 pub mod toolchain;
+pub mod ui_input;
 pub mod why_asked;
