@@ -6,6 +6,7 @@
 local clock = require("harmony.clock")
 local crashes = require("harmony.crashes")
 local device = require("harmony.device")
+local frames = require("harmony.frames")
 local hdc = require("harmony.hdc")
 local hvigor = require("harmony.hvigor")
 local hypium = require("harmony.hypium")
@@ -15,6 +16,63 @@ local signer = require("harmony.signer")
 local signing = require("harmony.signing")
 
 local M = {}
+
+-- The filters a run of the tests takes (Hypium's `-s` keys and aa's `-w`): the device_test
+-- tool's, and those of the recipes that run the tests after their own proof.
+function M.filter_params()
+  return {
+    class = {
+      type = "string",
+      optional = true,
+      description = "Only these suites or tests: Suite or Suite#test, comma-separated (-s class)",
+    },
+    not_class = { type = "string", optional = true, description = "All but these (-s notClass)" },
+    it_name = {
+      type = "string",
+      optional = true,
+      description = "Only tests of these names (-s itName)",
+    },
+    level = { type = "integer", optional = true, description = "Only this level, 0-4 (-s level)" },
+    size = { type = "string", optional = true, enum = { "small", "medium", "large" } },
+    test_type = { type = "string", optional = true, enum = hypium.test_types() },
+    timeout_ms = {
+      type = "integer",
+      optional = true,
+      description = "Each test's limit in ms (-s timeout; Hypium's default 5000)",
+    },
+    deadline_s = {
+      type = "integer",
+      optional = true,
+      description = "The whole run's limit in seconds (aa test -w)",
+    },
+  }
+end
+
+-- The device_test tool's parameters (the `test` recipe's too).
+function M.params()
+  local params = M.filter_params()
+  params.module = {
+    type = "string",
+    optional = true,
+    description = "Module whose src/ohosTest runs (default: the entry module)",
+  }
+  params.product = { type = "string", default = "default" }
+  params.runner = {
+    type = "string",
+    optional = true,
+    description = "Test runner (default: the file in src/ohosTest/ets/testrunner/)",
+  }
+  params.list_first = {
+    type = "boolean",
+    default = true,
+    description = "List the tests with a dry run first, so a run cut short names those that never ran",
+  }
+  params.build_timeout_ms =
+    { type = "integer", optional = true, description = "Each build's deadline" }
+  params.target = device.target_param()
+  params.server = device.server_param()
+  return params
+end
 
 -- The runner the template's test module has: the file in `src/ohosTest/ets/testrunner/`.
 local DEFAULT_RUNNER = "OpenHarmonyTestRunner"
@@ -220,26 +278,6 @@ local function shell(target, words, timeout_ms)
   return device.run_checked(target, argv, { timeout_ms = timeout_ms })
 end
 
--- A stack frame's `.ets` file as a workspace path, line and column: the first frame whose file
--- is in the workspace. Frames name `module/src/…` paths, or `<module>|<package>|<version>|src/…`
--- (a module's own path then follows its `srcPath`; `<m>_test` is module m's test code).
-function M.locate(stack, info)
-  for frame in (stack or ""):gmatch("[^\n]+") do
-    local path, line, column = frame:match("([^%s%(%)]+%.ets):(%d+):(%d+)")
-    if path then
-      local module_name, rel = path:match("^([^|]+)|.*|([^|]+)$")
-      if module_name then
-        local module = project.module_named(info, (module_name:gsub("_test$", "")))
-        path = module and (module.src_path .. "/" .. rel) or rel
-      end
-      if rein.fs.exists(path) then
-        return { file = path, line = tonumber(line), column = tonumber(column) }
-      end
-    end
-  end
-  return nil
-end
-
 local FAILING = { failed = true, error = true, ["timed out"] = true, ["not run"] = true }
 
 -- The result as an agent reads it: counts first, then each test that did not pass with its
@@ -247,8 +285,13 @@ local FAILING = { failed = true, error = true, ["timed out"] = true, ["not run"]
 function M.compact(parsed, info)
   local failures, tests = rein.json.array({}), rein.json.array({})
   for _, case in ipairs(parsed.tests) do
-    tests[#tests + 1] =
-      { suite = case.suite, test = case.test, status = case.status, time_ms = case.time_ms }
+    tests[#tests + 1] = {
+      suite = case.suite,
+      test = case.test,
+      status = case.status,
+      time_ms = case.time_ms,
+      skip_reason = case.skip_reason,
+    }
     if FAILING[case.status] then
       failures[#failures + 1] = {
         suite = case.suite,
@@ -256,7 +299,7 @@ function M.compact(parsed, info)
         status = case.status,
         message = case.message,
         expect_message = case.expect_message,
-        location = M.locate(case.stack, info),
+        location = frames.locate(case.stack, info),
         stack = case.stack,
       }
     end
