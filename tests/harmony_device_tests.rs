@@ -305,3 +305,58 @@ fn each_report_format_lists_the_tests_and_the_failures_with_their_place() {
     assert!(xml.contains("<testcase name=\"assertContain\" classname=\"ActsAbilityTest\" time=\"0.001\">\n      <failure type=\"failed\" message=\"expect abc equals abd\">where: entry/src/ohosTest/ets/test/Ability.test.ets:19:7\n"), "{xml}");
     assert!(xml.contains("<skipped type=\"skipped\" message=\"not on this device\">"), "{xml}");
 }
+
+const PAGE: &str = "entry/src/main/ets/pages/Index.ets";
+
+/// edit-and-verify with tests=device: a failed test rolls the edit back byte for byte (the
+/// build alone passed), and the report names the failed test; passing tests keep it.
+#[test]
+fn edit_and_verify_keeps_an_edit_only_when_the_device_tests_pass() {
+    let Some(lab) = lab() else { return };
+    lab.one_device();
+    // CRLF and no final newline: a rollback that rewrote the text would show.
+    let original = std::fs::read_to_string(lab.ws.path(PAGE)).unwrap().replace('\n', "\r\n");
+    std::fs::write(lab.ws.path(PAGE), original.trim_end()).unwrap();
+    let before = std::fs::read(lab.ws.path(PAGE)).unwrap();
+    outcomes(&lab, json!({"ActsAbilityTest#assertContain": {"status": "fail", "message": "expect abc equals abd"}}));
+    let edits = json!([{"old_string": "Hello World", "new_string": "Hello rein"}]);
+    let args = json!({"path": PAGE, "edits": edits, "tests": "device"});
+    let (status, out) = lab.recipe(&["--yes"], "edit-and-verify", args.clone());
+    assert_eq!(status, 1, "{out:#}");
+    assert_eq!(std::fs::read(lab.ws.path(PAGE)).unwrap(), before, "rolled back byte for byte");
+    let report = lab.report(&out);
+    assert_eq!(report["failure"]["code"], "TESTS_FAILED", "{report:#}");
+    assert_eq!(report["tests"][0]["tests"][0]["status"], "failed", "{report:#}");
+    assert_eq!(step(&report, "edit-and-build")["rolled_back"], json!([format!("{PAGE} (restored)")]));
+
+    outcomes(&lab, json!({}));
+    let (status, out) = lab.recipe(&["--yes"], "edit-and-verify", args);
+    assert_eq!(status, 0, "{out:#}");
+    assert!(std::fs::read_to_string(lab.ws.path(PAGE)).unwrap().contains("Hello rein"), "the edit is kept");
+    let report = lab.report(&out);
+    let evidence = step(&report, "edit-and-build")["evidence"][0].as_str().unwrap().to_string();
+    assert!(evidence.starts_with("BUILD SUCCESSFUL after the edit, and all 1 tests passed"), "{evidence}");
+}
+
+/// sign-install-launch with device_tests=true runs the tests after the proven launch; without
+/// it the step runs nothing and says so.
+#[test]
+fn sign_install_launch_runs_the_device_tests_after_the_launch_when_asked() {
+    let Some(lab) = lab() else { return };
+    with_math(&lab);
+    outcomes(&lab, json!({"MathTest#adds": {"status": "fail", "message": "expect 2 equals 3"}}));
+    let (status, out) = lab.recipe(&["--yes"], "sign-install-launch", json!({"device_tests": true}));
+    assert_eq!(status, 1, "{out:#}");
+    let report = lab.report(&out);
+    assert_eq!(report["failure"]["step"], "tests", "{report:#}");
+    assert_eq!(step(&report, "launch")["status"], "verified");
+    assert_eq!(report["tests"][0]["counts"]["failed"], 1, "{report:#}");
+    let aa = on_device(&lab, "aa");
+    let start = aa.iter().position(|c| c.starts_with("aa start")).expect("launched");
+    assert!(aa[start..].iter().any(|c| c.starts_with("aa test ")), "tests after the launch: {aa:?}");
+
+    let (status, out) = lab.recipe(&["--yes"], "sign-install-launch", json!({}));
+    assert_eq!(status, 0, "{out:#}");
+    let report = lab.report(&out);
+    assert_eq!(step(&report, "tests")["evidence"][0], "device tests not asked for (device_tests = false): nothing ran");
+}

@@ -144,8 +144,22 @@ local function hvigorw(argv, timeout_ms)
   return build
 end
 
--- Builds every package of the app, then the test HAP
+-- Builds the test HAP alone
 -- (`hvigorw --mode module -p module=<m>@ohosTest -p product=<p> assembleHap`, §1.5).
+function M.build_test(plan, timeout_ms)
+  hvigorw({
+    "--mode",
+    "module",
+    "-p",
+    "module=" .. plan.module.name .. "@ohosTest",
+    "-p",
+    "product=" .. plan.product,
+    "assembleHap",
+    "--no-daemon",
+  }, timeout_ms)
+end
+
+-- Builds every package of the app, then the test HAP.
 function M.build(plan, timeout_ms)
   local app =
     { "--mode", "module", "-p", "product=" .. plan.product, "-p", "buildMode=debug", "assembleHap" }
@@ -157,16 +171,7 @@ function M.build(plan, timeout_ms)
   end
   app[#app + 1] = "--no-daemon"
   hvigorw(app, timeout_ms)
-  hvigorw({
-    "--mode",
-    "module",
-    "-p",
-    "module=" .. plan.module.name .. "@ohosTest",
-    "-p",
-    "product=" .. plan.product,
-    "assembleHap",
-    "--no-daemon",
-  }, timeout_ms)
+  M.build_test(plan, timeout_ms)
 end
 
 -- The package of module `module` in `<src>/build/<product>/outputs/<target>/`: the signed one
@@ -216,6 +221,11 @@ local function signed_package(plan, module, test)
     })
   end
   return signer.sign_app({ hap = unsigned, signing_config = plan.signing.signing_config }).hap
+end
+
+-- The signed test HAP (built by build_test).
+function M.sign_test(plan)
+  return signed_package(plan, plan.module, true)
 end
 
 -- Every signed package of the app, then the test HAP.
@@ -276,6 +286,48 @@ local function shell(target, words, timeout_ms)
     argv[#argv + 1] = w
   end
   return device.run_checked(target, argv, { timeout_ms = timeout_ms })
+end
+
+-- For a recipe that proved a launch (sign-install-launch, device-matrix): with `args.device_tests`,
+-- the test HAP built and signed, to install beside the app's `packages` (the sign step's); nil
+-- when the tests were not asked for.
+function M.test_package_after_launch(args)
+  if not args.device_tests then
+    return nil
+  end
+  local plan = M.plan(args)
+  M.build_test(plan, args.build_timeout_ms)
+  return M.sign_test(plan)
+end
+
+-- Then on one device (`target`: `{ key, server }` as device.pick gives it): the app's packages
+-- and the test HAP installed together, the tests run. Returns the result; TESTS_FAILED as run.
+function M.run_after_launch(args, target, packages, test_hap)
+  local all = rein.json.array({})
+  for _, path in ipairs(packages) do
+    all[#all + 1] = path
+  end
+  all[#all + 1] = test_hap
+  M.install(target, all)
+  local run_args = { list_first = true }
+  for k, v in pairs(args) do
+    run_args[k] = v
+  end
+  return M.run(M.plan(run_args), target, run_args)
+end
+
+-- The parameters of a recipe that can run the tests after its launch: `device_tests` and the
+-- filters, added to `params`.
+function M.after_launch_params(params)
+  for name, spec in pairs(M.filter_params()) do
+    params[name] = spec
+  end
+  params.device_tests = {
+    type = "boolean",
+    default = false,
+    description = "After the proven launch, install the test HAP and run the on-device tests",
+  }
+  return params
 end
 
 local FAILING = { failed = true, error = true, ["timed out"] = true, ["not run"] = true }
