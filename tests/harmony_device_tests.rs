@@ -360,3 +360,56 @@ fn sign_install_launch_runs_the_device_tests_after_the_launch_when_asked() {
     let report = lab.report(&out);
     assert_eq!(step(&report, "tests")["evidence"][0], "device tests not asked for (device_tests = false): nothing ran");
 }
+
+/// local_test: the results come from test_result.txt, never from hvigorw's exit (0 and BUILD
+/// SUCCESSFUL when tests fail: shared/HARMONY-VERIFY.md §2); coverage when asked.
+#[test]
+fn local_test_reads_test_result_txt_whatever_hvigorw_exits() {
+    let Some(lab) = lab() else { return };
+    let out = lab.ok(&[], "local_test", json!({"coverage": true}));
+    assert_eq!((out["verdict"].as_str(), out["counts"]["passed"].as_u64()), (Some("passed"), Some(1)), "{out:#}");
+    assert_eq!(out["tests"], json!([{"suite": "localUnitTest", "test": "assertContain", "status": "passed"}]));
+    assert_eq!(out["result_file"], "entry/.test/default/intermediates/test/coverage_data/test_result.txt");
+    assert_eq!(out["coverage"]["files"], json!(["entry/.test/default/outputs/test/reports/coverageReport.json"]));
+    let hvigorw = lab.command_lines("hvigorw");
+    assert_eq!(
+        hvigorw.last().unwrap(),
+        "--mode module -p module=entry@default -p product=default -p coverage=true test --no-daemon"
+    );
+
+    lab.scenario(json!({"hvigorw": {"local_test_outcomes": {"localUnitTest#assertContain": "fail"}}}));
+    let error = lab.failed(&[], "local_test", json!({}), "TESTS_FAILED");
+    assert_eq!(error["details"]["verdict"], "failed", "{error:#}");
+    assert_eq!(error["details"]["failures"][0]["test"], "assertContain", "{error:#}");
+    assert!(error["message"].as_str().unwrap().ends_with("\nlocalUnitTest#assertContain (failed)"), "{error:#}");
+}
+
+/// Where hvigor runs no unit test (its documentation: `hvigorw test` is not supported on
+/// Linux), a clear refusal with a stable code, never an empty pass or an old result file.
+#[test]
+fn local_test_where_hvigor_runs_no_unit_test_refuses_and_never_reads_an_old_result() {
+    let Some(lab) = lab() else { return };
+    lab.ok(&[], "local_test", json!({}));
+    lab.scenario(json!({"hvigorw": {"local_tests_unsupported": true}}));
+    let code = if cfg!(target_os = "linux") { "LOCAL_TESTS_UNSUPPORTED" } else { "TESTS_FAILED" };
+    let error = lab.failed(&[], "local_test", json!({}), code);
+    assert!(
+        error["message"].as_str().unwrap().starts_with("hvigorw test ran no unit test of module entry"),
+        "{error:#}"
+    );
+    assert!(error["details"]["remedy"].is_string(), "{error:#}");
+}
+
+/// edit-and-verify with tests=local: a failing unit test rolls the edit back.
+#[test]
+fn edit_and_verify_with_local_tests_rolls_back_on_a_failed_unit_test() {
+    let Some(lab) = lab() else { return };
+    let before = std::fs::read(lab.ws.path(PAGE)).unwrap();
+    lab.scenario(json!({"hvigorw": {"local_test_outcomes": {"localUnitTest#assertContain": "error"}}}));
+    let edits = json!([{"old_string": "Hello World", "new_string": "Hello rein"}]);
+    let (status, out) = lab.recipe(&[], "edit-and-verify", json!({"path": PAGE, "edits": edits, "tests": "local"}));
+    assert_eq!(status, 1, "{out:#}");
+    assert_eq!(std::fs::read(lab.ws.path(PAGE)).unwrap(), before);
+    let report = lab.report(&out);
+    assert_eq!(report["tests"][0]["tests"][0]["status"], "error", "{report:#}");
+}

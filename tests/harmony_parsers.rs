@@ -980,7 +980,7 @@ fn the_recipes_never_take_a_test_hap_for_the_modules_package() {
 fn an_ets_frame_becomes_a_workspace_place() {
     let p = Parsers::new();
     let info = json!({"modules": [{"name": "entry", "src_path": "apps/entry"}]});
-    let place = |frame: &str| p.call("frames", "place", json!([frame, info]))["first"].clone();
+    let place = |frame: &str| p.call("frames", "place", json!([frame, info]));
     assert_eq!(
         place("    at f (entry|entry|1.0.0|src/ohosTest/ets/test/List.test.ets:12:5)"),
         json!({"file": "apps/entry/src/ohosTest/ets/test/List.test.ets", "line": 12, "column": 5})
