@@ -2,7 +2,8 @@
 -- build or a failed test rolls the edits back byte for byte with it.
 local device_tests = require("harmony.device_tests")
 
-local params = device_tests.filter_params()
+local params = {}
+params.test_filters = device_tests.FILTERS_PARAM
 params.path = { type = "string", description = "File to edit, relative to the workspace" }
 params.edits = {
   type = "array",
@@ -22,31 +23,10 @@ params.tests = {
   type = "string",
   default = "none",
   enum = { "none", "local", "device" },
-  description = "Tests that must pass too: local (hvigorw test) or device (ohosTest on a device)",
+  description = "Tests that must pass too: local (local_test) or device (device_test)",
 }
 params.target = { type = "string", optional = true, description = "Device for tests=device" }
 params.server = { type = "string", optional = true, description = "Its hdc server" }
-
--- The arguments of the test tool `kind` names, from the recipe's.
-local function test_args(args, names)
-  local out = {}
-  for _, name in ipairs(names) do
-    out[name] = args[name]
-  end
-  return out
-end
-
-local FILTERS = {
-  "module",
-  "class",
-  "not_class",
-  "it_name",
-  "level",
-  "size",
-  "test_type",
-  "timeout_ms",
-  "deadline_s",
-}
 
 return {
   name = "edit-and-verify",
@@ -67,8 +47,8 @@ return {
         local kind = ctx.args.tests
         if kind == "device" then
           -- device_test builds the app and its test HAP: that build is the proof of the edit.
-          local args = test_args(ctx.args, FILTERS)
-          args.target, args.server = ctx.args.target, ctx.args.server
+          local args = device_tests.filters_of(ctx.args.test_filters)
+          args.module, args.target, args.server = ctx.args.module, ctx.args.target, ctx.args.server
           out.tests = ctx:tool("device_test", args)
           out.built = out.tests.packages
         else
@@ -78,9 +58,8 @@ return {
             out.built[#out.built + 1] = hap.path
           end
           if kind == "local" then
-            local args = test_args(ctx.args, { "module" })
-            args.class = ctx.args.class
-            out.tests = ctx:tool("local_test", args)
+            local filters = device_tests.filters_of(ctx.args.test_filters)
+            out.tests = ctx:tool("local_test", { module = ctx.args.module, class = filters.class })
           end
         end
         return out

@@ -12,9 +12,8 @@ end
 
 return {
   name = "test",
-  description = "Run the project's on-device tests (src/ohosTest, Hypium): preflight → build "
-    .. "the app and its test HAP → sign both → install both together → aa test with the "
-    .. "filters; passes only when every test passed, each test listed in the report.",
+  description = "device_test as reported steps: preflight → build (app and test HAP) → sign → "
+    .. "install together → tests; passes only when every test passed.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = device_tests.params(),
   budget = { time_s = 3600, spawns = 200 },

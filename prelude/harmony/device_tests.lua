@@ -295,6 +295,7 @@ function M.test_package_after_launch(args)
   if not args.device_tests then
     return nil
   end
+  M.filters_of(args.test_filters)
   local plan = M.plan(args)
   M.build_test(plan, args.build_timeout_ms)
   return M.sign_test(plan)
@@ -309,23 +310,56 @@ function M.run_after_launch(args, target, packages, test_hap)
   end
   all[#all + 1] = test_hap
   M.install(target, all)
-  local run_args = { list_first = true }
-  for k, v in pairs(args) do
-    run_args[k] = v
+  local run_args = M.filters_of(args.test_filters)
+  run_args.list_first = true
+  for _, key in ipairs({ "module", "product", "runner", "build_timeout_ms" }) do
+    run_args[key] = args[key]
   end
   return M.run(M.plan(run_args), target, run_args)
 end
 
--- The parameters of a recipe that can run the tests after its launch: `device_tests` and the
--- filters, added to `params`.
-function M.after_launch_params(params)
-  for name, spec in pairs(M.filter_params()) do
-    params[name] = spec
+-- The filters a recipe passes on (one object parameter, `test_filters`, keeps tools/list
+-- small): device_test's filter arguments, each checked as device_test checks it; INVALID_ARGS
+-- for a key that is not one.
+function M.filters_of(object)
+  local known = M.filter_params()
+  local out = {}
+  for key, value in pairs(object or {}) do
+    if not known[key] then
+      local names = {}
+      for name in pairs(known) do
+        names[#names + 1] = name
+      end
+      table.sort(names)
+      rein.error(
+        "INVALID_ARGS",
+        "test_filters has no key "
+          .. tostring(key)
+          .. " (keys: "
+          .. table.concat(names, ", ")
+          .. ")",
+        { key = key }
+      )
+    end
+    out[key] = value
   end
+  return out
+end
+
+-- The object parameter that carries the filters.
+M.FILTERS_PARAM = {
+  type = "object",
+  optional = true,
+  description = "device_test's filters: class, not_class, it_name, level, size, test_type, timeout_ms, deadline_s",
+}
+
+-- The parameters of a recipe that can run the tests after its launch, added to `params`.
+function M.after_launch_params(params)
+  params.test_filters = M.FILTERS_PARAM
   params.device_tests = {
     type = "boolean",
     default = false,
-    description = "After the proven launch, install the test HAP and run the on-device tests",
+    description = "Then run the on-device tests",
   }
   return params
 end
