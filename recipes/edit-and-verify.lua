@@ -42,12 +42,14 @@ return {
       name = "edit-and-build",
       approvals = { "hdc install and hdc shell aa test (tests=device)" },
       run = function(ctx)
+        -- A filter that is not device_test's is refused before the edit.
+        local filters = device_tests.filters_of(ctx.args.test_filters)
         local edit = ctx:tool("multi_edit", { path = ctx.args.path, edits = ctx.args.edits })
         local out = { diff = edit.diff, sha256_after = edit.sha256_after }
         local kind = ctx.args.tests
         if kind == "device" then
           -- device_test builds the app and its test HAP: that build is the proof of the edit.
-          local args = device_tests.filters_of(ctx.args.test_filters)
+          local args = filters
           args.module, args.target, args.server = ctx.args.module, ctx.args.target, ctx.args.server
           out.tests = ctx:tool("device_test", args)
           out.built = out.tests.packages
@@ -58,7 +60,6 @@ return {
             out.built[#out.built + 1] = hap.path
           end
           if kind == "local" then
-            local filters = device_tests.filters_of(ctx.args.test_filters)
             out.tests = ctx:tool("local_test", { module = ctx.args.module, class = filters.class })
           end
         end

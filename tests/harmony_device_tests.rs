@@ -345,7 +345,8 @@ fn sign_install_launch_runs_the_device_tests_after_the_launch_when_asked() {
     let Some(lab) = lab() else { return };
     with_math(&lab);
     outcomes(&lab, json!({"MathTest#adds": {"status": "fail", "message": "expect 2 equals 3"}}));
-    let (status, out) = lab.recipe(&["--yes"], "sign-install-launch", json!({"device_tests": true}));
+    let args = json!({"device_tests": true, "test_filters": {"class": "MathTest"}});
+    let (status, out) = lab.recipe(&["--yes"], "sign-install-launch", args);
     assert_eq!(status, 1, "{out:#}");
     let report = lab.report(&out);
     assert_eq!(report["failure"]["step"], "tests", "{report:#}");
@@ -354,6 +355,8 @@ fn sign_install_launch_runs_the_device_tests_after_the_launch_when_asked() {
     let aa = on_device(&lab, "aa");
     let start = aa.iter().position(|c| c.starts_with("aa start")).expect("launched");
     assert!(aa[start..].iter().any(|c| c.starts_with("aa test ")), "tests after the launch: {aa:?}");
+    assert!(aa.last().unwrap().ends_with("-s unittest OpenHarmonyTestRunner -s class MathTest"), "{aa:?}");
+    assert_eq!(report["tests"][0]["counts"]["total"], 2, "only MathTest ran: {report:#}");
 
     let (status, out) = lab.recipe(&["--yes"], "sign-install-launch", json!({}));
     assert_eq!(status, 0, "{out:#}");
@@ -412,4 +415,19 @@ fn edit_and_verify_with_local_tests_rolls_back_on_a_failed_unit_test() {
     assert_eq!(std::fs::read(lab.ws.path(PAGE)).unwrap(), before);
     let report = lab.report(&out);
     assert_eq!(report["tests"][0]["tests"][0]["status"], "error", "{report:#}");
+}
+
+/// A filter a recipe passes on is one of device_test's: any other key is refused before the
+/// edit is made.
+#[test]
+fn an_unknown_test_filter_is_refused_and_nothing_changes() {
+    let Some(lab) = lab() else { return };
+    let before = std::fs::read(lab.ws.path(PAGE)).unwrap();
+    let edits = json!([{"old_string": "Hello World", "new_string": "Hello rein"}]);
+    let args = json!({"path": PAGE, "edits": edits, "tests": "device", "test_filters": {"klass": "MathTest"}});
+    let (status, out) = lab.recipe(&["--yes"], "edit-and-verify", args);
+    assert_eq!(status, 1, "{out:#}");
+    assert!(out.to_string().contains("INVALID_ARGS") && out.to_string().contains("no key klass"), "{out:#}");
+    assert_eq!(std::fs::read(lab.ws.path(PAGE)).unwrap(), before);
+    assert!(lab.command_lines("hvigorw").is_empty(), "nothing built");
 }
