@@ -142,7 +142,7 @@ impl Engine<'_> {
             report.status = RunStatus::Succeeded;
         }
         report.duration_ms = started.elapsed().as_millis() as u64;
-        report.tests = super::tests_section::collect(&report.steps);
+        report.tests = super::tests_collect::collect(&report.steps);
         let (status, duration_ms) = (report.status, report.duration_ms);
         self.call.emit(|| EventKind::RecipeEnded { recipe, run_id: run_id.clone(), status, duration_ms });
         let report = report.scrubbed(self.call.secrets());
