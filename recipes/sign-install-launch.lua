@@ -1,6 +1,8 @@
 -- Preflight, build, sign (when hvigor did not), install, and prove that this launch runs: a new
 -- process that stays alive with no fault log, and the caller's log text on one of its lines.
 local deploy = require("harmony.deploy")
+local device = require("harmony.device")
+local device_tests = require("harmony.device_tests")
 local evidence = require("harmony.evidence")
 
 return {
@@ -12,7 +14,7 @@ return {
     .. "with expect_text a widget on screen must show the text. With reinstall=true an install "
     .. "refused for a different signature or a downgrade uninstalls and retries once.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
-  params = {
+  params = device_tests.after_launch_params({
     target = { type = "string", optional = true, description = "Device connect key" },
     server = {
       type = "string",
@@ -41,7 +43,7 @@ return {
       default = 10000,
       description = "How long to wait for the process and the log text",
     },
-  },
+  }),
   budget = { time_s = 3600, spawns = 200 },
   steps = {
     {
@@ -120,6 +122,31 @@ return {
       end,
       verify = function(ctx, out)
         return evidence.verify(ctx, out, ctx.args.expect_text)
+      end,
+    },
+    {
+      name = "tests",
+      description = "With device_tests=true, after the proven launch: the test HAP built and "
+        .. "signed, installed with the app's packages, and the on-device tests run (the verdict "
+        .. "from the per-test codes); otherwise nothing runs and the step says so.",
+      approvals = { "hdc install (with device_tests)", "hdc shell aa test (with device_tests)" },
+      run = function(ctx)
+        local test_hap = device_tests.test_package_after_launch(ctx.args)
+        if not test_hap then
+          return { asked = false }
+        end
+        local plan = ctx.outputs.preflight
+        local target = device.pick(plan.target, plan.server)
+        local result =
+          device_tests.run_after_launch(ctx.args, target, ctx.outputs.sign.packages, test_hap)
+        result.asked = true
+        return result
+      end,
+      verify = function(_, out)
+        if not out.asked then
+          return true, "device tests not asked for (device_tests = false): nothing ran"
+        end
+        return out.ok == true and out.verdict == "passed", out.message
       end,
     },
   },

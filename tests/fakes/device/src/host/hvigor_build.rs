@@ -12,7 +12,7 @@ use super::hvigor_arkts::{self as arkts, Marker};
 use super::json5::{self, Json5Error};
 use super::{hap_write, hvigor_modules as modules, hvigor_pages, hvigor_sign, hvigor_tests};
 
-const TASKS: [&str; 3] = ["clean", "assembleHap", "assembleHsp"];
+const TASKS: [&str; 4] = ["clean", "assembleHap", "assembleHsp", "test"];
 const BEFORE_COMPILE: [&str; 5] =
     ["GenerateMetadata", "MergeProfile", "CreateBuildProfile", "GenerateLoaderJson", "CompileResource"];
 
@@ -196,6 +196,12 @@ pub fn build(root: &Path, args: &Args, conf: &Conf) -> Result<(), Failed> {
     for task in &args.tasks {
         if task == "clean" {
             clean(root, &ctx.profile);
+            continue;
+        }
+        if task == "test" {
+            for (module, _) in select_modules(&ctx.profile, args, &ctx.product)? {
+                super::hvigor_local_tests::run(root, &module, &module_dir(root, &module), args, conf);
+            }
             continue;
         }
         ctx.markers = arkts::scan_markers(root);

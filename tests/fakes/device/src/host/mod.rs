@@ -14,6 +14,7 @@ mod hdc_server;
 mod hvigor;
 mod hvigor_arkts;
 mod hvigor_build;
+mod hvigor_local_tests;
 mod hvigor_modules;
 mod hvigor_pages;
 mod hvigor_sign;
