@@ -60,6 +60,7 @@ mod harmony_parsers;
 mod harmony_preflight;
 mod harmony_ready;
 mod harmony_signing;
+mod harmony_stacks;
 mod harmony_tools;
 // Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]

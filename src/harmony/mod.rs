@@ -17,9 +17,12 @@
 //! - `lease`: device leases, held by a call tree
 //! - `stage`: the packages of one install, staged; `received`: the transit folder for files hdc
 //!   brings back
+//! - `crash_frames`, `source_maps`: a crash stack's frames, mapped back to the workspace's
+//!   `.ets` lines through the build's source map and name cache
 //! - `error`: what this room refuses with on its own (device busy, no hdc server, signing)
 
 pub mod confinement;
+pub mod crash_frames;
 pub mod deveco_env;
 pub mod discovery;
 pub mod error;
@@ -36,6 +39,7 @@ pub mod programs;
 pub mod project;
 pub mod received;
 pub mod signing;
+pub mod source_maps;
 pub mod stage;
 #[cfg(all(test, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
 mod syscall_filter_tests;

@@ -16,6 +16,7 @@ mod hvigor_arkts;
 mod hvigor_build;
 mod hvigor_modules;
 mod hvigor_sign;
+pub mod hvigor_source_map;
 mod hvigor_tests;
 mod install;
 mod json5;
