@@ -51,6 +51,7 @@ mod harmony_device_tests;
 // Not on Windows: its stand-in hdc programs are /bin/sh scripts.
 #[cfg(unix)]
 mod harmony_devices;
+mod harmony_emulator;
 mod harmony_foreground;
 mod harmony_launch;
 mod harmony_matrix;

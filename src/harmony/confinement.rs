@@ -155,6 +155,14 @@ fn table(program: &Program) -> Table {
         // hdc host implementations describe it; not verified against hdc's own source).
         Program::Hdc => Table { home_write: &[".harmony"], network: Network::HdcServer, ..GENERIC },
         Program::Git => Table { reads_everything: true, ..GENERIC },
+        // Its instances (`~/.Huawei/Emulator/deployed` on macOS, `AppData\Local\Huawei\Emulator`
+        // on Windows) and its images (`~/Library/Huawei/Sdk`, `AppData\Local\Huawei\Sdk`):
+        // shared/HARMONY-VERIFY.md §6 "Paths".
+        Program::Emulator => Table {
+            home_write: &[".Huawei/Emulator", "AppData/Local/Huawei/Emulator"],
+            home_read: &["Library/Huawei/Sdk", "AppData/Local/Huawei/Sdk"],
+            ..GENERIC
+        },
         Program::Other(_) => GENERIC,
     }
 }
@@ -169,7 +177,7 @@ pub fn sockets(program: &Program) -> Vec<SocketKind> {
 
 /// The programs that may send datagrams (`rein doctor` names them).
 pub fn datagram_programs() -> Vec<Program> {
-    [Program::Hvigorw, Program::Ohpm, Program::HapSignTool, Program::Hdc, Program::Git]
+    [Program::Hvigorw, Program::Ohpm, Program::HapSignTool, Program::Hdc, Program::Git, Program::Emulator]
         .into_iter()
         .filter(|program| table(program).looks_up_names)
         .collect()

@@ -23,6 +23,9 @@
 //! - A project's `local.properties` names `sdk.dir` (OpenHarmony), `hwsdk.dir` (HarmonyOS) and
 //!   `nodejs.dir` (Java properties, `\\` for `\`) [OBS: DevEco-generated files and build scripts
 //!   in public repositories; shared/HARMONY.md "Windows installs"].
+//! - DevEco's `Emulator`: `<DevEco>/tools/emulator/Emulator` (macOS
+//!   `/Applications/DevEco-Studio.app/Contents/tools/emulator/Emulator`), `Emulator.exe` on
+//!   Windows, or `<command-line-tools>/emulator/` [DOC HWEMU; OBS; shared/HARMONY-VERIFY.md §6].
 //! - DevEco Studio on another drive: its installer sets the user variable
 //!   `DevEco Studio=<root>\bin`, whose parent is the install [OBS: hdc_py `_which_hdc`,
 //!   shared/HARMONY.md "Windows installs"]; `DEVECO_SDK_HOME=<root>\sdk` leads to it as well.
@@ -117,6 +120,8 @@ fn clt_candidates(os: Os, sdk: &str) -> Vec<(&'static str, Candidate)> {
         out.push((name, plain(join(os, &root, &["bin", &file]), "DEVECO_SDK_HOME")));
         out.push((name, plain(join(os, &root, &[dir, "bin", &file]), "DEVECO_SDK_HOME")));
     }
+    // `<command-line-tools>/emulator/` [DOC HWEMU, shared/HARMONY-VERIFY.md §6].
+    out.push(("emulator", plain(join(os, &root, &["emulator", &os.program("Emulator", "exe")]), "DEVECO_SDK_HOME")));
     out
 }
 
@@ -181,6 +186,9 @@ fn deveco_tools(os: Os, root: &str, via: &str) -> Vec<(&'static str, Candidate)>
         ("hvigorw", plain(join(os, &hvigor_bin, &[&os.program("hvigorw", "bat")]), via)),
         ("ohpm", plain(join(os, root, &["tools", "ohpm", "bin", &os.program("ohpm", "bat")]), via)),
         ("java", plain(java, via)),
+        // `<DevEco>/tools/emulator/Emulator`, `Emulator.exe` on Windows [DOC HWEMU; OBS,
+        // shared/HARMONY-VERIFY.md §6].
+        ("emulator", plain(join(os, root, &["tools", "emulator", &os.program("Emulator", "exe")]), via)),
     ]
 }
 

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::grammar::{git, hdc, hvigor, ohpm, sign};
+use super::grammar::{emulator, git, hdc, hvigor, ohpm, sign};
 use super::hdc_servers::HdcServers;
 use super::project::ProjectFacts;
 use crate::kernel::policy::shapes::Effect;
@@ -22,6 +22,8 @@ pub enum Program {
     HapSignTool,
     /// git, for fetching packs.
     Git,
+    /// DevEco's `Emulator` (shared/HARMONY-VERIFY.md §6).
+    Emulator,
     /// A program a person added in home config.toml.
     Other(String),
 }
@@ -34,6 +36,7 @@ impl Program {
             Program::Ohpm => "ohpm",
             Program::HapSignTool => "hap-sign-tool",
             Program::Git => "git",
+            Program::Emulator => "emulator",
             Program::Other(name) => name,
         }
     }
@@ -45,6 +48,7 @@ impl Program {
             "ohpm" => Program::Ohpm,
             "hap-sign-tool" => Program::HapSignTool,
             "git" => Program::Git,
+            "emulator" => Program::Emulator,
             other => Program::Other(other.to_string()),
         }
     }
@@ -76,6 +80,7 @@ pub fn decide_spawn(
         Program::HapSignTool => sign::decide(args, classify),
         Program::Ohpm => ohpm::decide(args),
         Program::Git => git::decide(args),
+        Program::Emulator => emulator::decide(args),
         Program::Other(name) => Decision::DenyUnlessRule(format!(
             "{name} has no built-in policy; a person can allow it with `rein approvals grant {name} ...`"
         )),
@@ -91,6 +96,7 @@ pub fn effect_of(program: &Program, args: &[String]) -> Effect {
         Program::HapSignTool => sign::effect(args),
         Program::Ohpm => ohpm::effect(args),
         Program::Git => git::effect(args),
+        Program::Emulator => emulator::effect(args),
         Program::Other(_) => Effect::Replaces,
     }
 }
@@ -103,6 +109,7 @@ pub fn documented() -> Vec<(String, Verdict)> {
     all.extend(hvigor::documented());
     all.extend(sign::documented());
     all.extend(ohpm::documented());
+    all.extend(emulator::documented());
     all
 }
 

@@ -21,6 +21,8 @@ pub struct ToolchainConfig {
     pub ohpm: Option<PathBuf>,
     pub java: Option<PathBuf>,
     pub hap_sign_tool_jar: Option<PathBuf>,
+    /// DevEco's `Emulator` (`tools/emulator/Emulator` of DevEco Studio).
+    pub emulator: Option<PathBuf>,
 }
 
 /// Where a program was found, and how.
@@ -71,7 +73,11 @@ pub fn discover(
     let hdc = find(&config.hdc, places("hdc"), "hdc", &path_var);
     let jar_near_hdc = hdc.as_ref().ok().and_then(|h| h.path.parent().map(|d| d.join("lib").join("hap-sign-tool.jar")));
     programs.insert("hdc".to_string(), hdc.clone().map_err(|tried| missing(tried, HDC_FIX)));
-    for (name, configured, fix) in [("hvigorw", &config.hvigorw, HVIGORW_FIX), ("ohpm", &config.ohpm, OHPM_FIX)] {
+    for (name, configured, fix) in [
+        ("hvigorw", &config.hvigorw, HVIGORW_FIX),
+        ("ohpm", &config.ohpm, OHPM_FIX),
+        ("emulator", &config.emulator, EMULATOR_FIX),
+    ] {
         let found = find(configured, places(name), name, &path_var);
         programs.insert(name.to_string(), found.map_err(|tried| missing(tried, fix)));
     }
@@ -109,6 +115,7 @@ const HVIGORW_FIX: &str =
     "put command-line-tools/bin on PATH, set DEVECO_SDK_HOME, or set [toolchain] hvigorw in home config.toml";
 const OHPM_FIX: &str =
     "put command-line-tools/bin on PATH, set DEVECO_SDK_HOME, or set [toolchain] ohpm in home config.toml";
+const EMULATOR_FIX: &str = "install DevEco Studio (its tools/emulator/Emulator) or the command-line tools with their emulator/ folder, or set [toolchain] emulator in home config.toml";
 const JAVA_FIX: &str = "install JDK 17 (or 21) and set JAVA_HOME, or set [toolchain] java in home config.toml";
 const JAR_FIX: &str = "set DEVECO_SDK_HOME (the jar is in sdk/default/openharmony/toolchains/lib/), or set [toolchain] hap_sign_tool_jar in home config.toml";
 

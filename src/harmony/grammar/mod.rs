@@ -1,6 +1,7 @@
 //! The command grammars of the HarmonyOS programs (and git, for packs): pure functions from a
 //! command line to a decision, each tested as a table of cases.
 
+pub mod emulator;
 pub mod git;
 pub mod hdc;
 mod hdc_shell;
