@@ -2,7 +2,7 @@
 //! texts (shared/HARMONY-VERIFY.md §6, verbatim), never its exit code; the fake's `-start`
 //! brings a device up in the fake hdc at 127.0.0.1:5555, as a booted emulator appears.
 
-use crate::common::lab::{fake, lab, Lab};
+use crate::common::lab::{fake, lab, Lab, KEY};
 use serde_json::{json, Value};
 
 fn with_emulators(lab: &Lab, emulators: Value) {
@@ -68,6 +68,7 @@ fn emulator_stop_asks_is_judged_by_listing_and_names_a_missing_instance() {
 #[test]
 fn the_fake_emulator_start_brings_a_device_up_at_5555_and_leaves_it_offline_when_stopped() {
     let Some(lab) = lab() else { return };
+    lab.one_device();
     with_emulators(&lab, mate60(false));
     let env = lab.env();
     let mut child = std::process::Command::new(fake("Emulator"))
@@ -87,6 +88,11 @@ fn the_fake_emulator_start_brings_a_device_up_at_5555_and_leaves_it_offline_when
     };
     let row = listed["devices"].as_array().unwrap().iter().find(|d| d["key"] == json!("127.0.0.1:5555")).unwrap();
     assert_eq!(row["status"], json!("Connected"), "{listed:#}");
+    // Marked as an emulator, with its instance (`const.product.name`, `ohos.qemu.hvd.name`);
+    // the phone is not.
+    assert_eq!((row["emulator"].clone(), row["instance"].clone()), (json!(true), json!("Mate60")), "{listed:#}");
+    let phone = listed["devices"].as_array().unwrap().iter().find(|d| d["key"] == json!(KEY)).unwrap();
+    assert!(phone.get("emulator").is_none(), "{listed:#}");
     // `Emulator -start nosuch` exits 1 with §6's two lines.
     let out = std::process::Command::new(fake("Emulator"))
         .args(["-start", "nosuch"])

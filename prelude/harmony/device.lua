@@ -4,6 +4,7 @@
 -- server home config.toml names (rein.proc.hdc_servers).
 local hdc_parse = require("harmony.hdc")
 local remedies = require("harmony.remedies")
+local text = require("harmony.text")
 
 local M = {}
 
@@ -97,6 +98,26 @@ function M.run_checked(device, args, opts)
   return text, result
 end
 
+--- A booted DevEco emulator is a TCP target at 127.0.0.1 (`127.0.0.1:5555`, the next one
+--- `127.0.0.1:5559`), whose `const.product.name` is `emulator` and `ohos.qemu.hvd.name` its
+--- instance (shared/HARMONY-VERIFY.md §6). Only such a connected target is asked (two `param
+--- get`s), so listing phones costs nothing more; `emulator` and `instance` are set when it says so.
+function M.mark_emulator(t)
+  if t.status ~= "Connected" or not (t.key or ""):match("^127%.0%.0%.1:%d+$") then
+    return
+  end
+  local at = { key = t.key, server = t.server_address }
+  local product = text.trim(M.run(at, { "shell", "param", "get", "const.product.name" }))
+  if product ~= "emulator" then
+    return
+  end
+  t.emulator = true
+  local name = text.trim(M.run(at, { "shell", "param", "get", "ohos.qemu.hvd.name" }))
+  if name ~= "" and not name:find("%s") then
+    t.instance = name
+  end
+end
+
 --- The devices `hdc list targets -v` shows on every server that is the person's own, each
 --- with `server` (`local`, or the lab's name) and, for a lab, `server_address`; second, the
 --- servers as `{ name, server, is_local, error? }` (a lab that cannot be reached says why, and
@@ -116,6 +137,7 @@ function M.list()
       for _, t in ipairs(targets) do
         t.server = server.name
         t.server_address = at.server
+        M.mark_emulator(t)
         devices[#devices + 1] = t
       end
     end
