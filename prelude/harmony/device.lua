@@ -98,17 +98,24 @@ function M.run_checked(device, args, opts)
   return text, result
 end
 
---- A booted DevEco emulator is a TCP target at 127.0.0.1 (`127.0.0.1:5555`, the next one
---- `127.0.0.1:5559`), whose `const.product.name` is `emulator` and `ohos.qemu.hvd.name` its
---- instance (shared/HARMONY-VERIFY.md §6). Only such a connected target is asked (two `param
---- get`s), so listing phones costs nothing more; `emulator` and `instance` are set when it says so.
-function M.mark_emulator(t)
-  if t.status ~= "Connected" or not (t.key or ""):match("^127%.0%.0%.1:%d+$") then
-    return
+--- Whether the device at `at` (`{ key, server? }`) is a DevEco emulator, as the device itself
+--- says: a TCP target at 127.0.0.1 (`127.0.0.1:5555`, the next one `127.0.0.1:5559`) whose
+--- `const.product.name` is `emulator` (shared/HARMONY-VERIFY.md §6). Never from an argument: a
+--- phone reached at 127.0.0.1 (a forwarded port) names its own product; `const.` parameters are
+--- fixed at boot, so no `param set` over hdc turns a phone into an emulator. Only a target with
+--- such a key is asked, so phones cost no extra command.
+function M.is_emulator(at)
+  if not (at.key or ""):match("^127%.0%.0%.1:%d+$") then
+    return false
   end
+  return text.trim(M.run(at, { "shell", "param", "get", "const.product.name" })) == "emulator"
+end
+
+--- Sets `emulator` and `instance` (`ohos.qemu.hvd.name`) on a connected target of `hdc list
+--- targets -v` that is a DevEco emulator (M.is_emulator).
+function M.mark_emulator(t)
   local at = { key = t.key, server = t.server_address }
-  local product = text.trim(M.run(at, { "shell", "param", "get", "const.product.name" }))
-  if product ~= "emulator" then
+  if t.status ~= "Connected" or not M.is_emulator(at) then
     return
   end
   t.emulator = true
