@@ -130,7 +130,9 @@ fn emulator_and_phones(lab: &Lab) {
 
 fn installed(lab: &Lab, key: &str) -> Value {
     let path = lab.state.join(crate::common::lab::device_file(key));
-    std::fs::read_to_string(path).ok().map_or(json!({}), |t| serde_json::from_str::<Value>(&t).unwrap()["installed"].clone())
+    std::fs::read_to_string(path)
+        .ok()
+        .map_or(json!({}), |t| serde_json::from_str::<Value>(&t).unwrap()["installed"].clone())
 }
 
 #[test]
@@ -143,8 +145,16 @@ fn an_unsigned_hap_goes_to_an_emulator_and_never_to_a_phone() {
         let (status, out) = lab.recipe(&["--yes"], "sign-install-launch", json!({"target": phone}));
         assert_eq!(status, 1, "{out}");
         let failure = &out["error"]["details"]["failure"];
-        assert_eq!((failure["step"].as_str(), failure["code"].as_str()), (Some("preflight"), Some("SIGNING_NOT_CONFIGURED")), "{out}");
-        assert_eq!((failure["details"]["problem"].clone(), failure["details"]["phones"].clone()), (json!("no_config"), json!([phone])), "{out}");
+        assert_eq!(
+            (failure["step"].as_str(), failure["code"].as_str()),
+            (Some("preflight"), Some("SIGNING_NOT_CONFIGURED")),
+            "{out}"
+        );
+        assert_eq!(
+            (failure["details"]["problem"].clone(), failure["details"]["phones"].clone()),
+            (json!("no_config"), json!([phone])),
+            "{out}"
+        );
         assert!(lab.command_lines("hvigorw").is_empty(), "nothing was built: {out}");
     }
     let matrix = lab.recipe(&["--yes"], "device-matrix", json!({"targets": ["127.0.0.1:5555", KEY]})).1;
@@ -156,16 +166,24 @@ fn an_unsigned_hap_goes_to_an_emulator_and_never_to_a_phone() {
     let sign = crate::common::lab::step(&report, "sign");
     assert_eq!(sign["output"]["signed_by"], json!("none"), "{sign:#}");
     assert!(sign.to_string().contains("unsigned, for an emulator"), "{sign:#}");
-    assert!(installed(&lab, "127.0.0.1:5555").get("com.example.hello").is_some(), "{:#}", installed(&lab, "127.0.0.1:5555"));
+    assert!(
+        installed(&lab, "127.0.0.1:5555").get("com.example.hello").is_some(),
+        "{:#}",
+        installed(&lab, "127.0.0.1:5555")
+    );
     // Attack: app_install of that unsigned HAP straight to a phone (named, at a 127.0.0.1 port,
     // or the default device): refused before hdc sends anything, with a stable code.
     let unsigned = "entry/build/default/outputs/default/entry-default-unsigned.hap";
     assert!(lab.ws.path(unsigned).exists());
     for target in [json!(KEY), json!("127.0.0.1:5556"), Value::Null] {
-        let refused = lab.failed(&["--yes"], "app_install", json!({"hap": unsigned, "target": target}), "UNSIGNED_HAP_REFUSED");
+        let refused =
+            lab.failed(&["--yes"], "app_install", json!({"hap": unsigned, "target": target}), "UNSIGNED_HAP_REFUSED");
         assert!(!refused["details"]["remedy"].as_str().unwrap().is_empty(), "{refused}");
     }
-    assert!(lab.command_lines("hdc").iter().filter(|c| c.contains("install")).count() == 1, "only the emulator's install ran");
+    assert!(
+        lab.command_lines("hdc").iter().filter(|c| c.contains("install")).count() == 1,
+        "only the emulator's install ran"
+    );
     for phone in [KEY, "127.0.0.1:5556"] {
         assert_eq!(installed(&lab, phone), json!({}), "{phone} got nothing");
     }

@@ -243,7 +243,11 @@ fn doctor_finds_the_toolchain_on_path_with_versions() {
         }
         // DevEco's emulator is not in this lab: optional, shown with where to get it.
         if program["program"] == "emulator" {
-            assert_eq!((program["found"].clone(), program["needed"].clone()), (json!(false), json!(false)), "{program}");
+            assert_eq!(
+                (program["found"].clone(), program["needed"].clone()),
+                (json!(false), json!(false)),
+                "{program}"
+            );
             continue;
         }
         assert!(program.get("problem").is_none(), "doctor made no problem of its own: {program}");
