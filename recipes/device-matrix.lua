@@ -100,7 +100,7 @@ return {
       run = function(ctx)
         local plan = deploy.project_and_signing(ctx.args)
         plan.devices = deploy.matrix_devices(deploy.devices(ctx), ctx.args.targets)
-        return plan
+        return deploy.settle_signing(plan, plan.devices)
       end,
       verify = function(_, out)
         local keys = {}

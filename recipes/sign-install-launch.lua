@@ -50,23 +50,22 @@ return {
       name = "preflight",
       description = "Before any build: the product has a signing path (hvigor signs with the "
         .. "signingConfig it names, or hap-sign-tool with passwords from the variables home "
-        .. "config.toml names), and a device is connected and authorized (or target names one "
-        .. "that is).",
+        .. "config.toml names; unsigned when the project has none and the device is an "
+        .. "emulator), and a device is connected and authorized (or target names one that is).",
       run = function(ctx)
         local plan = deploy.project_and_signing(ctx.args)
         local key, d = deploy.one_device(deploy.devices(ctx, ctx.args.server), ctx.args.target)
         plan.target, plan.server = key, deploy.server_of(d)
-        return plan
+        return deploy.settle_signing(plan, { d })
       end,
       verify = function(_, out)
-        return true,
-          string.format(
-            "device %s ready; %s signed by %s (signingConfig %s)",
-            out.target,
-            out.bundle,
+        local how = out.signing.path == "unsigned" and ("unsigned: " .. out.signing.why)
+          or string.format(
+            "signed by %s (signingConfig %s)",
             out.signing.path,
             out.signing.signing_config
           )
+        return true, string.format("device %s ready; %s %s", out.target, out.bundle, how)
       end,
     },
     deploy.build_step(),

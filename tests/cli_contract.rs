@@ -28,6 +28,8 @@ fn tools_lists_every_built_in_with_origin_and_schema() {
             "device_ready",
             "device_test",
             "edit_file",
+            "emulator_list",
+            "emulator_stop",
             "hap_sign",
             "hilog_read",
             "hvigor_build",

@@ -51,6 +51,7 @@ mod harmony_device_tests;
 // Not on Windows: its stand-in hdc programs are /bin/sh scripts.
 #[cfg(unix)]
 mod harmony_devices;
+mod harmony_emulator;
 mod harmony_foreground;
 mod harmony_launch;
 mod harmony_matrix;
@@ -61,6 +62,7 @@ mod harmony_preflight;
 mod harmony_ready;
 mod harmony_sdk;
 mod harmony_signing;
+mod harmony_stacks;
 mod harmony_tools;
 // Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]

@@ -24,6 +24,45 @@ local function packages_of(args)
   return list
 end
 
+-- The packages of `list` hvigor made unsigned (`<module>-<target>-unsigned.hap|hsp`).
+local function unsigned_of(list)
+  local found = {}
+  for _, path in ipairs(list) do
+    if path:match("%-unsigned%.h[as]p$") then
+      found[#found + 1] = path
+    end
+  end
+  return found
+end
+
+-- An unsigned package goes only to an emulator, as the device itself says
+-- (device.is_emulator: its const.product.name), never on the caller's word: a phone would
+-- refuse it (9568320) and rein does not send it one. A package renamed to hide that it is
+-- unsigned still meets the phone's own check.
+local function refuse_unsigned_on_a_phone(list, target)
+  local unsigned = unsigned_of(list)
+  if #unsigned == 0 then
+    return
+  end
+  if target.key and device.is_emulator(target) then
+    return
+  end
+  local what = target.key and ("device " .. target.key .. " is not an emulator")
+    or "no target was named"
+  rein.error(
+    "UNSIGNED_HAP_REFUSED",
+    table.concat(unsigned, ", ")
+      .. " is unsigned and "
+      .. what
+      .. ": only an emulator installs an unsigned package (a phone refuses it: 9568320).",
+    {
+      packages = rein.json.array(unsigned),
+      target = target.key,
+      remedy = "sign it (hap_sign, or a signingConfig in build-profile.json5), or pass target: an emulator's connect key from device_list (emulator: true)",
+    }
+  )
+end
+
 -- What `hdc install` gets: one package's path; several are copied to a folder of rein's own,
 -- which hdc sends whole and the device installs in one `bm install -p <folder>` (several paths
 -- would be one bm install each, a HAP maybe before the HSP it needs: 9568305).
@@ -41,7 +80,8 @@ return {
     .. "and HSP of the app together (packages: copied to a folder of rein's own that hdc sends "
     .. "whole, one bm install on the device, so a HAP finds the HSP it needs). hdc exits 0 even "
     .. "on failure, so success is read from 'install bundle successfully.'; a failure is "
-    .. "INSTALL_FAILED with the bm error code (e.g. 9568332, 9568305), its message and the remedy.",
+    .. "INSTALL_FAILED with the bm error code (e.g. 9568332, 9568305), its message and the remedy. "
+    .. "An unsigned package goes only to an emulator (UNSIGNED_HAP_REFUSED).",
   annotations = { read_only = false, destructive = true, idempotent = true, open_world = true },
   params = {
     hap = {
@@ -66,6 +106,7 @@ return {
   run = function(args)
     local list = packages_of(args)
     local target = device.pick(args.target, args.server)
+    refuse_unsigned_on_a_phone(list, target)
     local ready = readiness.ensure(target)
     local source, staged = install_source(list)
     local argv = { "install" }

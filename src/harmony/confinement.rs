@@ -161,6 +161,14 @@ fn table(program: &Program) -> Table {
         Program::Git => Table { reads_everything: true, ..GENERIC },
         // codelinter only reads the project (rein refuses --fix and -o) and needs no network.
         Program::Codelinter => Table { reads_workspace_only: true, ..GENERIC },
+        // Its instances (`~/.Huawei/Emulator/deployed` on macOS, `AppData\Local\Huawei\Emulator`
+        // on Windows) and its images (`~/Library/Huawei/Sdk`, `AppData\Local\Huawei\Sdk`):
+        // shared/HARMONY-VERIFY.md §6 "Paths".
+        Program::Emulator => Table {
+            home_write: &[".Huawei/Emulator", "AppData/Local/Huawei/Emulator"],
+            home_read: &["Library/Huawei/Sdk", "AppData/Local/Huawei/Sdk"],
+            ..GENERIC
+        },
         Program::Other(_) => GENERIC,
     }
 }
@@ -175,7 +183,7 @@ pub fn sockets(program: &Program) -> Vec<SocketKind> {
 
 /// The programs that may send datagrams (`rein doctor` names them).
 pub fn datagram_programs() -> Vec<Program> {
-    [Program::Hvigorw, Program::Ohpm, Program::HapSignTool, Program::Hdc, Program::Git, Program::Codelinter]
+    [Program::Hvigorw, Program::Ohpm, Program::HapSignTool, Program::Hdc, Program::Git, Program::Codelinter, Program::Emulator]
         .into_iter()
         .filter(|program| table(program).looks_up_names)
         .collect()

@@ -254,6 +254,14 @@ fn build_module(module: &Value, target: &str, ctx: &Ctx) -> Result<(), Failed> {
     }
     blocks.warn_lines.iter().for_each(|l| outln(l));
     let compile = if testing { "OhosTestCompileArkTS" } else { "CompileArkTS" };
+    if !testing {
+        let version = read_json5(&src.join("oh-package.json5"))
+            .ok()
+            .and_then(|p| str_of(&p, "version").map(String::from))
+            .unwrap_or_else(|| "1.0.0".into());
+        super::hvigor_source_map::write(&src, name, &version, &ctx.product, &ctx.build_mode)
+            .map_err(|e| Failed::line(format!("{P}ERROR: {}: {e}", src.display())))?;
+    }
     outln(&format!("{P}Finished {tag}{compile}... after 2 s 117 ms"));
     outln(&format!("{P}Finished {tag}Package{kind}... after 95 ms"));
     let outdir = src.join("build").join(&ctx.product).join("outputs").join(target);
