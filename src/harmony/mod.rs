@@ -19,6 +19,7 @@
 //!   brings back
 //! - `error`: what this room refuses with on its own (device busy, no hdc server, signing)
 
+pub mod config_check;
 pub mod confinement;
 pub mod deveco_env;
 pub mod discovery;
@@ -33,6 +34,7 @@ pub mod lease;
 pub mod material;
 pub mod profile;
 pub mod programs;
+pub mod scaffold;
 pub mod project;
 pub mod received;
 pub mod signing;
