@@ -1,3 +1,5 @@
+local config = require("harmony.config")
+
 return {
   name = "build-verify",
   description = "Build the project's HAPs with hvigorw and prove it: BUILD SUCCESSFUL and at "
@@ -10,6 +12,7 @@ return {
   },
   budget = { time_s = 3600, spawns = 4 },
   steps = {
+    config.step(),
     {
       name = "build",
       run = function(ctx)

@@ -1,6 +1,7 @@
 -- sign-install-launch on several devices at once: one preflight, one build and signature, then
 -- install, a proven launch and its screen on every device concurrently; a row per device, one
 -- report.
+local config = require("harmony.config")
 local deploy = require("harmony.deploy")
 local evidence = require("harmony.evidence")
 
@@ -81,9 +82,10 @@ return {
   steps = {
     {
       name = "preflight",
-      description = "Before any build: the product has a signing path, and at least one of the "
+      description = "Before any build: the configuration passes config_check, the product has a signing path, and at least one of the "
         .. "devices is connected and authorized (every named target must be connected).",
       run = function(ctx)
+        config.preflight()
         local plan = deploy.project_and_signing(ctx.args)
         plan.devices = deploy.matrix_devices(deploy.devices(ctx), ctx.args.targets)
         return plan

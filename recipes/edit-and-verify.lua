@@ -1,3 +1,5 @@
+local config = require("harmony.config")
+
 return {
   name = "edit-and-verify",
   description = "Apply exact edits to one file and prove them with a real build; if the build "
@@ -21,11 +23,14 @@ return {
   },
   budget = { time_s = 3600, spawns = 4 },
   steps = {
+    config.step(),
     {
       -- One step, so that a failed build rolls the edits back with it.
       name = "edit-and-build",
       run = function(ctx)
         local edit = ctx:tool("multi_edit", { path = ctx.args.path, edits = ctx.args.edits })
+        -- An edit of a configuration file is checked before the build (a failure rolls it back).
+        config.preflight()
         local build = ctx:tool("hvigor_build", { module = ctx.args.module })
         return { diff = edit.diff, sha256_after = edit.sha256_after, haps = build.haps }
       end,

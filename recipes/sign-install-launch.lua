@@ -1,5 +1,6 @@
 -- Preflight, build, sign (when hvigor did not), install, and prove that this launch runs: a new
 -- process that stays alive with no fault log, and the caller's log text on one of its lines.
+local config = require("harmony.config")
 local deploy = require("harmony.deploy")
 local evidence = require("harmony.evidence")
 
@@ -46,11 +47,12 @@ return {
   steps = {
     {
       name = "preflight",
-      description = "Before any build: the product has a signing path (hvigor signs with the "
+      description = "Before any build: the configuration passes config_check, the product has a signing path (hvigor signs with the "
         .. "signingConfig it names, or hap-sign-tool with passwords from the variables home "
         .. "config.toml names), and a device is connected and authorized (or target names one "
         .. "that is).",
       run = function(ctx)
+        config.preflight()
         local plan = deploy.project_and_signing(ctx.args)
         local key, d = deploy.one_device(deploy.devices(ctx, ctx.args.server), ctx.args.target)
         plan.target, plan.server = key, deploy.server_of(d)

@@ -57,6 +57,7 @@ mod harmony_matrix;
 #[cfg(target_os = "linux")]
 mod harmony_packages;
 mod harmony_parsers;
+mod harmony_new_project;
 mod harmony_preflight;
 mod harmony_ready;
 mod harmony_signing;

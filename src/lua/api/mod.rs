@@ -12,6 +12,7 @@ mod json;
 mod json5;
 mod log;
 mod proc;
+mod project;
 pub mod selene;
 pub mod stubs;
 mod task;
@@ -25,8 +26,20 @@ use crate::lua::{convert, failure, limits, meter, require, state};
 use declare::{Area, Class, Field, Home, Make, Native, Param, Returns};
 
 /// Every area, in the order the stubs show them.
-pub fn areas() -> [&'static Area; 10] {
-    [&ROOT, &tool::AREA, &task::AREA, &fs::AREA, &json::AREA, &json5::AREA, &log::AREA, &proc::AREA, &GLOBALS, &ERRORS]
+pub fn areas() -> [&'static Area; 11] {
+    [
+        &ROOT,
+        &tool::AREA,
+        &task::AREA,
+        &fs::AREA,
+        &json::AREA,
+        &json5::AREA,
+        &log::AREA,
+        &proc::AREA,
+        &project::AREA,
+        &GLOBALS,
+        &ERRORS,
+    ]
 }
 
 const ROOT: Area = Area {
