@@ -82,11 +82,12 @@ return {
   steps = {
     {
       name = "preflight",
-      description = "Before any build: the configuration passes config_check, the product has a signing path, and at least one of the "
-        .. "devices is connected and authorized (every named target must be connected).",
+      description = "Before any build: the product has a signing path, and at least one of the "
+        .. "devices is connected and authorized (every named target must be connected); the configuration passes config_check.",
       run = function(ctx)
-        config.preflight()
+        -- The signing path first (its own code and remedy), then the whole configuration.
         local plan = deploy.project_and_signing(ctx.args)
+        config.preflight()
         plan.devices = deploy.matrix_devices(deploy.devices(ctx), ctx.args.targets)
         return plan
       end,

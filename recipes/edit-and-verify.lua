@@ -2,7 +2,7 @@ local config = require("harmony.config")
 
 return {
   name = "edit-and-verify",
-  description = "Apply exact edits to one file and prove them with a real build; if the build "
+  description = "Apply exact edits to one file and prove them with config_check and a real build; if either "
     .. "fails, the edits are rolled back byte for byte and the ArkTS errors are reported.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
@@ -23,13 +23,13 @@ return {
   },
   budget = { time_s = 3600, spawns = 4 },
   steps = {
-    config.step(),
     {
       -- One step, so that a failed build rolls the edits back with it.
       name = "edit-and-build",
       run = function(ctx)
         local edit = ctx:tool("multi_edit", { path = ctx.args.path, edits = ctx.args.edits })
-        -- An edit of a configuration file is checked before the build (a failure rolls it back).
+        -- The configuration is checked before the build, the edit included (a failure rolls the
+        -- edit back, as a failed build does).
         config.preflight()
         local build = ctx:tool("hvigor_build", { module = ctx.args.module })
         return { diff = edit.diff, sha256_after = edit.sha256_after, haps = build.haps }

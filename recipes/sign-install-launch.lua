@@ -47,13 +47,14 @@ return {
   steps = {
     {
       name = "preflight",
-      description = "Before any build: the configuration passes config_check, the product has a signing path (hvigor signs with the "
+      description = "Before any build: the product has a signing path (hvigor signs with the "
         .. "signingConfig it names, or hap-sign-tool with passwords from the variables home "
         .. "config.toml names), and a device is connected and authorized (or target names one "
-        .. "that is).",
+        .. "that is); the configuration passes config_check.",
       run = function(ctx)
-        config.preflight()
+        -- The signing path first (its own code and remedy), then the whole configuration.
         local plan = deploy.project_and_signing(ctx.args)
+        config.preflight()
         local key, d = deploy.one_device(deploy.devices(ctx, ctx.args.server), ctx.args.target)
         plan.target, plan.server = key, deploy.server_of(d)
         return plan

@@ -152,3 +152,21 @@ fn every_recipe_stops_at_a_broken_configuration_before_its_build() {
         assert_eq!(after, before, "{recipe}: the project is as it was");
     }
 }
+
+#[test]
+fn rein_new_app_writes_through_project_create_into_a_folder_and_never_twice() {
+    let Some(lab) = lab() else { return };
+    let new_app = ["new", "app", "--bundle-name", HELLO, "--app-name", "Hello", "--path", "apps/hello", "--runtime-os", "OpenHarmony", "--compatible-sdk", "12", "--compile-sdk", "20"];
+    let (status, out) = lab.rein(&new_app);
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(out["result"]["check"]["errors"], json!(0), "{out}");
+    let profile = std::fs::read_to_string(lab.ws.path("apps/hello/build-profile.json5")).unwrap();
+    assert!(profile.contains("\"compatibleSdkVersion\": 12,") && profile.contains("\"compileSdkVersion\": 20,"), "{profile}");
+    let checked = lab.ok(&[], "config_check", json!({"path": "apps/hello"}));
+    assert_eq!(checked["errors"], json!(0), "{checked}");
+    assert!(checked["problems"].as_array().unwrap().iter().all(|p| p["file"].as_str().unwrap().starts_with("apps/hello/")), "{checked}");
+    let before = snapshot(&lab.ws.ws);
+    let (status, out) = lab.rein(&new_app);
+    assert_eq!((status, out["error"]["code"].as_str()), (1, Some("PROJECT_EXISTS")), "{out}");
+    assert_eq!(snapshot(&lab.ws.ws), before);
+}

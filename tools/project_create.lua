@@ -20,7 +20,7 @@ local function level(value, runtime_os)
   return value
 end
 
-local sdk = "\"6.0.0(20)\" (HarmonyOS) or \"20\" (OpenHarmony)"
+local sdk = '"6.0.0(20)" (HarmonyOS) or "20" (OpenHarmony)'
 
 return {
   name = "project_create",
@@ -32,7 +32,11 @@ return {
     app_name = { type = "string", description = "Name people see" },
     path = { type = "string", default = ".", description = "Folder of the new project" },
     runtime_os = { type = "string", default = "HarmonyOS", enum = { "HarmonyOS", "OpenHarmony" } },
-    compatible_sdk = { type = "string", optional = true, description = sdk .. "; default 6.0.0(20)" },
+    compatible_sdk = {
+      type = "string",
+      optional = true,
+      description = sdk .. "; default 6.0.0(20)",
+    },
     target_sdk = { type = "string", optional = true, description = "Default: compatible_sdk" },
     compile_sdk = { type = "string", optional = true, description = "Written only when given" },
   },
@@ -58,11 +62,15 @@ return {
       end
     end
     if #existing > 0 then
-      rein.error("PROJECT_EXISTS", "a project is already in " .. args.path .. " (" .. existing[1] .. "): nothing was written", {
-        path = args.path,
-        existing = existing,
-        remedy = "pick an empty folder with path, or edit the project that is there",
-      })
+      rein.error(
+        "PROJECT_EXISTS",
+        "a project is already in " .. args.path .. " (" .. existing[1] .. "): nothing was written",
+        {
+          path = args.path,
+          existing = existing,
+          remedy = "pick an empty folder with path, or edit the project that is there",
+        }
+      )
     end
     local written = rein.json.array({})
     for _, file in ipairs(files) do

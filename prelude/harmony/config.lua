@@ -14,19 +14,32 @@ function M.check(root)
       warnings = warnings + 1
     end
   end
-  return { ok = errors == 0, errors = errors, warnings = warnings, problems = rein.json.array(problems) }
+  return {
+    ok = errors == 0,
+    errors = errors,
+    warnings = warnings,
+    problems = rein.json.array(problems),
+  }
 end
 
 --- `file:line:column: severity: message` for a problem.
 function M.line_of(problem)
-  return string.format("%s:%d:%d: %s: %s", problem.file, problem.line, problem.column, problem.severity, problem.message)
+  return string.format(
+    "%s:%d:%d: %s: %s",
+    problem.file,
+    problem.line,
+    problem.column,
+    problem.severity,
+    problem.message
+  )
 end
 
 --- CONFIG_INVALID (with every problem in details) when the project has an error; else the check.
 --- A folder with no build-profile.json5 holds no project to check: `checked` is false then
 --- (the build that follows says what is missing).
 function M.preflight(root)
-  local profile = (root and root ~= ".") and (root .. "/build-profile.json5") or "build-profile.json5"
+  local profile = (root and root ~= ".") and (root .. "/build-profile.json5")
+    or "build-profile.json5"
   if not rein.fs.exists(profile) then
     return { checked = false, ok = true, errors = 0, warnings = 0, problems = rein.json.array({}) }
   end
@@ -42,7 +55,11 @@ function M.preflight(root)
     end
     rein.error(
       "CONFIG_INVALID",
-      string.format("the project's configuration has %d error(s); first: %s", result.errors, M.line_of(first)),
+      string.format(
+        "the project's configuration has %d error(s); first: %s",
+        result.errors,
+        M.line_of(first)
+      ),
       {
         problems = result.problems,
         remedy = "fix each error at its file:line:column as its `fix` says (config_check lists them), then run again",
@@ -50,24 +67,6 @@ function M.preflight(root)
     )
   end
   return result
-end
-
---- The preflight as a recipe step: first in every recipe, before anything slow.
-function M.step()
-  return {
-    name = "preflight",
-    description = "Before anything slow: the project's configuration files pass config_check "
-      .. "(an error stops the run with each problem at its file:line:column).",
-    run = function()
-      return M.preflight()
-    end,
-    verify = function(_, out)
-      if not out.checked then
-        return true, "no build-profile.json5 here: no project configuration to check"
-      end
-      return true, string.format("configuration checked: %d warning(s)", out.warnings)
-    end,
-  }
 end
 
 return M
