@@ -47,9 +47,15 @@ const HELLO: &str = "com.example.hello";
 #[test]
 fn a_new_project_passes_config_check_and_builds_with_the_fakes() {
     let Some(lab) = empty_lab() else { return };
-    let created = lab.ok(&[], "project_create", json!({"bundle_name": HELLO, "app_name": "Hello", "compatible_sdk": "5.0.0(12)", "target_sdk": "6.0.0(20)"}));
+    let created = lab.ok(
+        &[],
+        "project_create",
+        json!({"bundle_name": HELLO, "app_name": "Hello", "compatible_sdk": "5.0.0(12)", "target_sdk": "6.0.0(20)"}),
+    );
     let files: Vec<&str> = created["files"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
-    for path in ["entry/src/ohosTest/module.json5", "entry/src/test/LocalUnit.test.ets", "AppScope/app.json5", ".gitignore"] {
+    for path in
+        ["entry/src/ohosTest/module.json5", "entry/src/test/LocalUnit.test.ets", "AppScope/app.json5", ".gitignore"]
+    {
         assert!(files.contains(&path) && lab.ws.path(path).is_file(), "{path}: {created}");
     }
     assert_eq!(created["check"]["errors"], json!(0), "{created}");
@@ -66,7 +72,8 @@ fn a_new_project_passes_config_check_and_builds_with_the_fakes() {
 fn project_create_over_an_existing_project_is_refused_and_writes_nothing() {
     let Some(lab) = lab() else { return };
     let before = snapshot(&lab.ws.ws);
-    let refused = lab.failed(&[], "project_create", json!({"bundle_name": HELLO, "app_name": "Hello"}), "PROJECT_EXISTS");
+    let refused =
+        lab.failed(&[], "project_create", json!({"bundle_name": HELLO, "app_name": "Hello"}), "PROJECT_EXISTS");
     assert!(refused["details"]["existing"].as_array().is_some_and(|e| !e.is_empty()), "{refused}");
     assert_eq!(snapshot(&lab.ws.ws), before, "nothing changed on disk");
     // One file of a project is enough: a folder holding only an entry/ module is refused too.
@@ -77,7 +84,11 @@ fn project_create_over_an_existing_project_is_refused_and_writes_nothing() {
     lab.failed(&[], "project_create", json!({"bundle_name": HELLO, "app_name": "Hello"}), "PROJECT_EXISTS");
     assert_eq!(snapshot(&lab.ws.ws), before);
     // A bad request names its argument and writes nothing either.
-    let (status, bad) = lab.call(&[], "project_create", json!({"bundle_name": HELLO, "app_name": "H", "compatible_sdk": "6.0.0(20)", "target_sdk": "5.0.0(12)"}));
+    let (status, bad) = lab.call(
+        &[],
+        "project_create",
+        json!({"bundle_name": HELLO, "app_name": "H", "compatible_sdk": "6.0.0(20)", "target_sdk": "5.0.0(12)"}),
+    );
     assert_eq!((status, bad["error"]["code"].as_str()), (2, Some("INVALID_ARGS")), "{bad}");
     assert_eq!(bad["error"]["details"]["argument"], json!("compatible_sdk"), "{bad}");
     assert_eq!(snapshot(&lab.ws.ws), before);
@@ -93,7 +104,11 @@ fn place(lab: &Lab, rel: &str, needle: &str) -> (u64, u64) {
 
 fn error_at(checked: &Value, file: &str) -> Value {
     let problems = checked["problems"].as_array().unwrap();
-    problems.iter().find(|p| p["file"] == json!(file) && p["severity"] == json!("error")).cloned().unwrap_or_else(|| panic!("an error in {file}: {checked}"))
+    problems
+        .iter()
+        .find(|p| p["file"] == json!(file) && p["severity"] == json!("error"))
+        .cloned()
+        .unwrap_or_else(|| panic!("an error in {file}: {checked}"))
 }
 
 #[test]
@@ -119,7 +134,9 @@ fn config_check_reports_each_broken_reference_with_its_position_and_changes_noth
     for (file, needle, fix_says) in expected {
         let (line, column) = place(&lab, file, needle);
         let problems = checked["problems"].as_array().unwrap();
-        let found = problems.iter().find(|p| p["file"] == json!(file) && p["line"] == json!(line) && p["column"] == json!(column));
+        let found = problems
+            .iter()
+            .find(|p| p["file"] == json!(file) && p["line"] == json!(line) && p["column"] == json!(column));
         let found = found.unwrap_or_else(|| panic!("{file}:{line}:{column}: {checked}"));
         assert_eq!(found["severity"], json!("error"));
         assert!(found["fix"].as_str().unwrap().contains(fix_says), "{found}");
@@ -137,7 +154,10 @@ fn every_recipe_stops_at_a_broken_configuration_before_its_build() {
         ("build-verify", json!({})),
         ("sign-install-launch", json!({})),
         ("device-matrix", json!({})),
-        ("edit-and-verify", json!({"path": "entry/src/main/ets/pages/Index.ets", "edits": [{"old_string": "Hello World", "new_string": "Hello"}]})),
+        (
+            "edit-and-verify",
+            json!({"path": "entry/src/main/ets/pages/Index.ets", "edits": [{"old_string": "Hello World", "new_string": "Hello"}]}),
+        ),
     ] {
         let before = snapshot(&lab.ws.ws);
         let (status, out) = lab.recipe(&["--yes"], recipe, args);
@@ -145,10 +165,17 @@ fn every_recipe_stops_at_a_broken_configuration_before_its_build() {
         let failure = &out["error"]["details"]["failure"];
         assert_eq!(failure["code"], json!("CONFIG_INVALID"), "{recipe}: {out}");
         let problems = failure["details"]["problems"].as_array().unwrap();
-        assert!(problems.iter().any(|p| p["file"] == json!("entry/src/main/module.json5") && p["line"].as_u64() > Some(1)), "{recipe}: {out}");
+        assert!(
+            problems.iter().any(|p| p["file"] == json!("entry/src/main/module.json5") && p["line"].as_u64() > Some(1)),
+            "{recipe}: {out}"
+        );
         assert!(lab.command_lines("hvigorw").is_empty(), "{recipe}: nothing was built");
-        let after: BTreeMap<String, Vec<u8>> = snapshot(&lab.ws.ws).into_iter().filter(|(k, _)| !k.starts_with("tmp") && !k.starts_with("fake-state")).collect();
-        let before: BTreeMap<String, Vec<u8>> = before.into_iter().filter(|(k, _)| !k.starts_with("tmp") && !k.starts_with("fake-state")).collect();
+        let after: BTreeMap<String, Vec<u8>> = snapshot(&lab.ws.ws)
+            .into_iter()
+            .filter(|(k, _)| !k.starts_with("tmp") && !k.starts_with("fake-state"))
+            .collect();
+        let before: BTreeMap<String, Vec<u8>> =
+            before.into_iter().filter(|(k, _)| !k.starts_with("tmp") && !k.starts_with("fake-state")).collect();
         assert_eq!(after, before, "{recipe}: the project is as it was");
     }
 }
@@ -156,15 +183,36 @@ fn every_recipe_stops_at_a_broken_configuration_before_its_build() {
 #[test]
 fn rein_new_app_writes_through_project_create_into_a_folder_and_never_twice() {
     let Some(lab) = lab() else { return };
-    let new_app = ["new", "app", "--bundle-name", HELLO, "--app-name", "Hello", "--path", "apps/hello", "--runtime-os", "OpenHarmony", "--compatible-sdk", "12", "--compile-sdk", "20"];
+    let new_app = [
+        "new",
+        "app",
+        "--bundle-name",
+        HELLO,
+        "--app-name",
+        "Hello",
+        "--path",
+        "apps/hello",
+        "--runtime-os",
+        "OpenHarmony",
+        "--compatible-sdk",
+        "12",
+        "--compile-sdk",
+        "20",
+    ];
     let (status, out) = lab.rein(&new_app);
     assert_eq!(status, 0, "{out}");
     assert_eq!(out["result"]["check"]["errors"], json!(0), "{out}");
     let profile = std::fs::read_to_string(lab.ws.path("apps/hello/build-profile.json5")).unwrap();
-    assert!(profile.contains("\"compatibleSdkVersion\": 12,") && profile.contains("\"compileSdkVersion\": 20,"), "{profile}");
+    assert!(
+        profile.contains("\"compatibleSdkVersion\": 12,") && profile.contains("\"compileSdkVersion\": 20,"),
+        "{profile}"
+    );
     let checked = lab.ok(&[], "config_check", json!({"path": "apps/hello"}));
     assert_eq!(checked["errors"], json!(0), "{checked}");
-    assert!(checked["problems"].as_array().unwrap().iter().all(|p| p["file"].as_str().unwrap().starts_with("apps/hello/")), "{checked}");
+    assert!(
+        checked["problems"].as_array().unwrap().iter().all(|p| p["file"].as_str().unwrap().starts_with("apps/hello/")),
+        "{checked}"
+    );
     let before = snapshot(&lab.ws.ws);
     let (status, out) = lab.rein(&new_app);
     assert_eq!((status, out["error"]["code"].as_str()), (1, Some("PROJECT_EXISTS")), "{out}");

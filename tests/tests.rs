@@ -54,10 +54,10 @@ mod harmony_devices;
 mod harmony_foreground;
 mod harmony_launch;
 mod harmony_matrix;
+mod harmony_new_project;
 #[cfg(target_os = "linux")]
 mod harmony_packages;
 mod harmony_parsers;
-mod harmony_new_project;
 mod harmony_preflight;
 mod harmony_ready;
 mod harmony_signing;

@@ -242,7 +242,9 @@ fn new_app(cli: &Cli, app: &NewApp, out: &Output) -> u8 {
         "path": app.path,
         "runtime_os": app.runtime_os,
     });
-    for (name, value) in [("compatible_sdk", &app.compatible_sdk), ("target_sdk", &app.target_sdk), ("compile_sdk", &app.compile_sdk)] {
+    for (name, value) in
+        [("compatible_sdk", &app.compatible_sdk), ("target_sdk", &app.target_sdk), ("compile_sdk", &app.compile_sdk)]
+    {
         if let Some(value) = value {
             args[name] = json!(value);
         }

@@ -34,9 +34,9 @@ pub mod lease;
 pub mod material;
 pub mod profile;
 pub mod programs;
-pub mod scaffold;
 pub mod project;
 pub mod received;
+pub mod scaffold;
 pub mod signing;
 pub mod stage;
 #[cfg(all(test, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]

@@ -82,11 +82,23 @@ pub fn optional<'v, 'a>(
     object.get(name).and_then(|prop| typed(found, file, name, &prop.value, kind, example))
 }
 
-fn typed<'v, 'a>(found: &mut Found, file: &Located, name: &str, value: &'v Value<'a>, kind: Kind, example: &str) -> Option<&'v Value<'a>> {
+fn typed<'v, 'a>(
+    found: &mut Found,
+    file: &Located,
+    name: &str,
+    value: &'v Value<'a>,
+    kind: Kind,
+    example: &str,
+) -> Option<&'v Value<'a>> {
     if kind.holds(value) {
         return Some(value);
     }
-    found.error(file, value.range().start, format!("\"{name}\" must be {}", kind.name()), format!("write \"{name}\": {example}"));
+    found.error(
+        file,
+        value.range().start,
+        format!("\"{name}\" must be {}", kind.name()),
+        format!("write \"{name}\": {example}"),
+    );
     None
 }
 
@@ -94,7 +106,12 @@ fn typed<'v, 'a>(found: &mut Found, file: &Located, name: &str, value: &'v Value
 pub fn top<'v, 'a>(found: &mut Found, file: &Located, value: &'v Value<'a>) -> Option<&'v Object<'a>> {
     let object = value.as_object();
     if object.is_none() {
-        found.error(file, value.range().start, format!("{} must hold an object", file.file), "write { … } around the fields".into());
+        found.error(
+            file,
+            value.range().start,
+            format!("{} must hold an object", file.file),
+            "write { … } around the fields".into(),
+        );
     }
     object
 }

@@ -23,8 +23,6 @@ mod project;
 mod resources;
 pub mod sdk_level;
 mod spans;
-#[cfg(test)]
-mod tests;
 
 pub use project::is_bundle_name;
 
@@ -72,7 +70,9 @@ pub fn check(files: &dyn ProjectFiles, root: &str) -> Vec<Problem> {
     let mut found = Found { files, problems: Vec::new() };
     project::check(&mut found, root);
     // An element file is read once per resource type it is searched for.
-    found.problems.sort_by(|a, b| (&a.file, a.line, a.column, &a.message).cmp(&(&b.file, b.line, b.column, &b.message)));
+    found
+        .problems
+        .sort_by(|a, b| (&a.file, a.line, a.column, &a.message).cmp(&(&b.file, b.line, b.column, &b.message)));
     found.problems.dedup();
     found.problems
 }
@@ -104,12 +104,22 @@ impl Found<'_> {
         match self.files.read(path) {
             Fetched::Text(text) => Some(spans::Located { file: path.to_string(), text }),
             Fetched::Missing if required => {
-                self.error(&nowhere, 0, format!("{path} is missing"), format!("create {path} (a new project has one: project_create)"));
+                self.error(
+                    &nowhere,
+                    0,
+                    format!("{path} is missing"),
+                    format!("create {path} (a new project has one: project_create)"),
+                );
                 None
             }
             Fetched::Missing => None,
             Fetched::Unreadable(why) => {
-                self.error(&nowhere, 0, format!("{path} cannot be read: {why}"), "make it a readable UTF-8 file inside the workspace".into());
+                self.error(
+                    &nowhere,
+                    0,
+                    format!("{path} cannot be read: {why}"),
+                    "make it a readable UTF-8 file inside the workspace".into(),
+                );
                 None
             }
         }

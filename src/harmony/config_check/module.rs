@@ -40,7 +40,12 @@ pub fn parsed(found: &mut Found, file: &Located, rules: impl FnOnce(&mut Found, 
     let value = match file.parse() {
         Ok(value) => value,
         Err(e) => {
-            found.error(file, e.offset, format!("not valid JSON5: {}", e.message), "fix the syntax at this place".into());
+            found.error(
+                file,
+                e.offset,
+                format!("not valid JSON5: {}", e.message),
+                "fix the syntax at this place".into(),
+            );
             return None;
         }
     };
@@ -53,13 +58,20 @@ fn module_profile(found: &mut Found, dir: &str) {
     let Some(file) = found.load(&join(dir, "build-profile.json5"), true) else { return };
     parsed(found, &file, |found, file, object| {
         optional(found, file, object, "apiType", Kind::Str, "\"stageMode\"");
-        if let Some(Value::Array(targets)) = optional(found, file, object, "targets", Kind::Array, "[{ \"name\": \"default\" }]") {
+        if let Some(Value::Array(targets)) =
+            optional(found, file, object, "targets", Kind::Array, "[{ \"name\": \"default\" }]")
+        {
             for target in &targets.elements {
                 match target.as_object() {
                     Some(t) => {
                         required(found, file, t, "name", Kind::Str, "\"default\"");
                     }
-                    None => found.error(file, at(target), "a target must be an object".into(), "write { \"name\": \"default\" }".into()),
+                    None => found.error(
+                        file,
+                        at(target),
+                        "a target must be an object".into(),
+                        "write { \"name\": \"default\" }".into(),
+                    ),
                 }
             }
         }
@@ -72,7 +84,9 @@ fn manifest(found: &mut Found, sources: &str, listed: Option<&str>, app_resource
     let Some(file) = found.load(&join(sources, "module.json5"), required_file) else { return };
     let mut resources = Resources::new(vec![join(sources, "resources"), app_resources.to_string()]);
     parsed(found, &file, |found, file, object| {
-        let Some(Value::Object(module)) = required(found, file, object, "module", Kind::Object, "{ \"name\": \"entry\", … }") else {
+        let Some(Value::Object(module)) =
+            required(found, file, object, "module", Kind::Object, "{ \"name\": \"entry\", … }")
+        else {
             return;
         };
         fields(found, file, module, listed);
@@ -100,7 +114,12 @@ fn fields(found: &mut Found, file: &Located, module: &Object, listed: Option<&st
     }
     let kind = required(found, file, module, "type", Kind::Str, "\"entry\"");
     if let Some(k) = text(kind).filter(|k| !TYPES.contains(k)) {
-        found.error(file, at(kind.unwrap()), format!("\"type\": \"{k}\" is not a module type"), format!("write one of {}", TYPES.join(", ")));
+        found.error(
+            file,
+            at(kind.unwrap()),
+            format!("\"type\": \"{k}\" is not a module type"),
+            format!("write one of {}", TYPES.join(", ")),
+        );
     }
     required(found, file, module, "deviceTypes", Kind::Array, "[\"phone\", \"tablet\"]");
     if text(kind) == Some("har") {
@@ -120,17 +139,28 @@ fn abilities(found: &mut Found, file: &Located, module: &Object, sources: &str) 
         let Some(Value::Array(items)) = optional(found, file, module, list, Kind::Array, "[]") else { continue };
         for item in &items.elements {
             let Some(ability) = item.as_object() else {
-                found.error(file, at(item), format!("each of \"{list}\" must be an object"), "write { \"name\": …, \"srcEntry\": … }".into());
+                found.error(
+                    file,
+                    at(item),
+                    format!("each of \"{list}\" must be an object"),
+                    "write { \"name\": …, \"srcEntry\": … }".into(),
+                );
                 continue;
             };
             if let Some(name) = text(required(found, file, ability, "name", Kind::Str, "\"EntryAbility\"")) {
                 names.push(name.to_string());
             }
-            let entry = required(found, file, ability, "srcEntry", Kind::Str, "\"./ets/entryability/EntryAbility.ets\"");
+            let entry =
+                required(found, file, ability, "srcEntry", Kind::Str, "\"./ets/entryability/EntryAbility.ets\"");
             if let Some(src) = text(entry) {
                 let path = join(sources, src);
                 if !found.exists(&path) {
-                    found.error(file, at(entry.unwrap()), format!("srcEntry {src} does not exist ({path})"), format!("create {path}, or write the path of the ability's .ets file relative to {sources}"));
+                    found.error(
+                        file,
+                        at(entry.unwrap()),
+                        format!("srcEntry {src} does not exist ({path})"),
+                        format!("create {path}, or write the path of the ability's .ets file relative to {sources}"),
+                    );
                 }
             }
         }
@@ -162,13 +192,20 @@ fn pages(found: &mut Found, file: &Located, module: &Object, sources: &str, reso
     let Some(reference) = text(module.get("pages").map(|p| &p.value)) else { return };
     let Some(name) = reference.strip_prefix("$profile:") else {
         let value = &module.get("pages").unwrap().value;
-        found.error(file, at(value), format!("\"pages\": \"{reference}\" is not a profile reference"), "write \"pages\": \"$profile:main_pages\"".into());
+        found.error(
+            file,
+            at(value),
+            format!("\"pages\": \"{reference}\" is not a profile reference"),
+            "write \"pages\": \"$profile:main_pages\"".into(),
+        );
         return;
     };
     let Some(path) = resources.profile(found, name) else { return };
     let Some(profile) = found.load(&path, true) else { return };
     parsed(found, &profile, |found, profile, object| {
-        let Some(Value::Array(list)) = required(found, profile, object, "src", Kind::Array, "[\"pages/Index\"]") else { return };
+        let Some(Value::Array(list)) = required(found, profile, object, "src", Kind::Array, "[\"pages/Index\"]") else {
+            return;
+        };
         for page in &list.elements {
             let Some(page_name) = text(Some(page)) else {
                 found.error(profile, at(page), "each page must be a string".into(), "write \"pages/Index\"".into());
@@ -176,7 +213,12 @@ fn pages(found: &mut Found, file: &Located, module: &Object, sources: &str, reso
             };
             let ets = join(sources, &format!("ets/{page_name}.ets"));
             if !found.exists(&ets) {
-                found.error(profile, at(page), format!("page {page_name} has no file {ets}"), format!("create {ets} (an @Entry @Component struct), or remove \"{page_name}\" from this list"));
+                found.error(
+                    profile,
+                    at(page),
+                    format!("page {page_name} has no file {ets}"),
+                    format!("create {ets} (an @Entry @Component struct), or remove \"{page_name}\" from this list"),
+                );
             }
         }
     });

@@ -30,7 +30,9 @@ fn app(found: &mut Found, root: &str, app_resources: &str) {
     let Some(file) = found.load(&join(root, "AppScope/app.json5"), true) else { return };
     let mut resources = Resources::new(vec![app_resources.to_string()]);
     parsed(found, &file, |found, file, object| {
-        let Some(Value::Object(app)) = required(found, file, object, "app", Kind::Object, "{ \"bundleName\": \"com.example.app\", … }") else {
+        let Some(Value::Object(app)) =
+            required(found, file, object, "app", Kind::Object, "{ \"bundleName\": \"com.example.app\", … }")
+        else {
             return;
         };
         let bundle = required(found, file, app, "bundleName", Kind::Str, "\"com.example.app\"");
@@ -71,20 +73,33 @@ fn build_profile(found: &mut Found, root: &str) -> Vec<Listed> {
     let mut listed = Vec::new();
     let Some(file) = found.load(&join(root, "build-profile.json5"), true) else { return listed };
     parsed(found, &file, |found, file, object| {
-        if let Some(Value::Object(app)) = required(found, file, object, "app", Kind::Object, "{ \"products\": [ … ] }") {
+        if let Some(Value::Object(app)) = required(found, file, object, "app", Kind::Object, "{ \"products\": [ … ] }")
+        {
             products(found, file, app);
         }
-        if let Some(Value::Array(modules)) = required(found, file, object, "modules", Kind::Array, "[{ \"name\": \"entry\", \"srcPath\": \"./entry\" }]") {
+        if let Some(Value::Array(modules)) =
+            required(found, file, object, "modules", Kind::Array, "[{ \"name\": \"entry\", \"srcPath\": \"./entry\" }]")
+        {
             for item in &modules.elements {
                 let Some(m) = item.as_object() else {
-                    found.error(file, at(item), "each module must be an object".into(), "write { \"name\": \"entry\", \"srcPath\": \"./entry\" }".into());
+                    found.error(
+                        file,
+                        at(item),
+                        "each module must be an object".into(),
+                        "write { \"name\": \"entry\", \"srcPath\": \"./entry\" }".into(),
+                    );
                     continue;
                 };
                 let Some(name) = text(required(found, file, m, "name", Kind::Str, "\"entry\"")) else { continue };
                 let src = optional(found, file, m, "srcPath", Kind::Str, "\"./entry\"");
                 let dir = join(root, text(src).unwrap_or(name));
                 if listed.iter().any(|l: &Listed| l.name == name) {
-                    found.error(file, at(item), format!("module \"{name}\" is listed twice"), "remove one of them".into());
+                    found.error(
+                        file,
+                        at(item),
+                        format!("module \"{name}\" is listed twice"),
+                        "remove one of them".into(),
+                    );
                     continue;
                 }
                 let manifest = join(&dir, "src/main/module.json5");
@@ -130,15 +145,30 @@ fn products(found: &mut Found, file: &Located, app: &Object) {
     if let Some(Value::Array(list)) = signing {
         for item in &list.elements {
             match item.as_object() {
-                Some(c) => configs.extend(text(required(found, file, c, "name", Kind::Str, "\"default\"")).map(String::from)),
-                None => found.error(file, at(item), "each signingConfig must be an object".into(), "write { \"name\": \"default\", \"material\": { … } }".into()),
+                Some(c) => {
+                    configs.extend(text(required(found, file, c, "name", Kind::Str, "\"default\"")).map(String::from))
+                }
+                None => found.error(
+                    file,
+                    at(item),
+                    "each signingConfig must be an object".into(),
+                    "write { \"name\": \"default\", \"material\": { … } }".into(),
+                ),
             }
         }
     }
-    let Some(Value::Array(list)) = required(found, file, app, "products", Kind::Array, "[{ \"name\": \"default\" }]") else { return };
+    let Some(Value::Array(list)) = required(found, file, app, "products", Kind::Array, "[{ \"name\": \"default\" }]")
+    else {
+        return;
+    };
     for item in &list.elements {
         let Some(product) = item.as_object() else {
-            found.error(file, at(item), "each product must be an object".into(), "write { \"name\": \"default\", … }".into());
+            found.error(
+                file,
+                at(item),
+                "each product must be an object".into(),
+                "write { \"name\": \"default\", … }".into(),
+            );
             continue;
         };
         required(found, file, product, "name", Kind::Str, "\"default\"");
@@ -183,12 +213,26 @@ fn sdk_levels(found: &mut Found, file: &Located, product: &Object) {
         let Some(prop) = product.get(field) else { continue };
         let parsed = match &prop.value {
             Value::StringLit(s) => SdkLevel::from_version(&s.value),
-            Value::NumberLit(n) => n.value.parse::<i64>().map_err(|_| sdk_level::NotALevel { text: n.value.to_string() }).and_then(SdkLevel::from_integer),
-            other => Err(sdk_level::NotALevel { text: { let r = other.range(); file.text[r.start..r.end].to_string() } }),
+            Value::NumberLit(n) => n
+                .value
+                .parse::<i64>()
+                .map_err(|_| sdk_level::NotALevel { text: n.value.to_string() })
+                .and_then(SdkLevel::from_integer),
+            other => Err(sdk_level::NotALevel {
+                text: {
+                    let r = other.range();
+                    file.text[r.start..r.end].to_string()
+                },
+            }),
         };
         match parsed {
             Ok(level) => levels.push((field, level, at(&prop.value))),
-            Err(e) => found.error(file, at(&prop.value), format!("{field}: {e}"), format!("write \"{field}\": \"6.0.0(20)\" (HarmonyOS) or {field}: 20 (OpenHarmony)")),
+            Err(e) => found.error(
+                file,
+                at(&prop.value),
+                format!("{field}: {e}"),
+                format!("write \"{field}\": \"6.0.0(20)\" (HarmonyOS) or {field}: 20 (OpenHarmony)"),
+            ),
         }
     }
     if let Some(os) = runtime.as_deref() {
@@ -199,7 +243,12 @@ fn sdk_levels(found: &mut Found, file: &Located, product: &Object) {
                     Form::Version => "the quoted version string, e.g. \"6.0.0(20)\"",
                     Form::Integer => "the API level as an integer, e.g. 20",
                 };
-                found.warning(file, *offset, format!("{field} {} is not the form a {os} product writes", level.written), format!("write {write}"));
+                found.warning(
+                    file,
+                    *offset,
+                    format!("{field} {} is not the form a {os} product writes", level.written),
+                    format!("write {write}"),
+                );
             }
         }
     }
@@ -227,8 +276,18 @@ fn model_versions(found: &mut Found, root: &str) {
             format!("modelVersion \"{h}\" differs from oh-package.json5's \"{p}\""),
             format!("write \"modelVersion\": \"{p}\" in both files (the hvigor version the project is for)"),
         ),
-        (Some((p, _)), None) => found.error(&hf, 0, format!("modelVersion is missing; oh-package.json5 has \"{p}\""), format!("add \"modelVersion\": \"{p}\"")),
-        (None, Some((h, _))) => found.error(&pf, 0, format!("modelVersion is missing; hvigor-config.json5 has \"{h}\""), format!("add \"modelVersion\": \"{h}\"")),
+        (Some((p, _)), None) => found.error(
+            &hf,
+            0,
+            format!("modelVersion is missing; oh-package.json5 has \"{p}\""),
+            format!("add \"modelVersion\": \"{p}\""),
+        ),
+        (None, Some((h, _))) => found.error(
+            &pf,
+            0,
+            format!("modelVersion is missing; hvigor-config.json5 has \"{h}\""),
+            format!("add \"modelVersion\": \"{h}\""),
+        ),
         _ => {}
     }
 }

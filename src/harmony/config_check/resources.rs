@@ -52,20 +52,33 @@ impl Resources {
         let Some(first) = self.dirs.first().cloned() else { return };
         let base = join(&first, "base");
         let fix = match kind {
-            "media" => format!("add an image {}/media/{name}.png (or .json for a layered image), or name one that exists", base),
+            "media" => format!(
+                "add an image {}/media/{name}.png (or .json for a layered image), or name one that exists",
+                base
+            ),
             "profile" => format!("add {}/profile/{name}.json, or name one that exists", base),
             _ => {
                 let known: Vec<String> = self.element_names(found, kind).iter().take(8).cloned().collect();
-                let known = if known.is_empty() { String::new() } else { format!("; defined now: {}", known.join(", ")) };
+                let known =
+                    if known.is_empty() { String::new() } else { format!("; defined now: {}", known.join(", ")) };
                 format!("add {{\"name\": \"{name}\", \"value\": …}} to the \"{kind}\" list in {}/element/{kind}.json{known}", base)
             }
         };
-        found.error(file, offset, format!("${kind}:{name} names no {kind} resource in {}", self.dirs.join(" or ")), fix);
+        found.error(
+            file,
+            offset,
+            format!("${kind}:{name} names no {kind} resource in {}", self.dirs.join(" or ")),
+            fix,
+        );
     }
 
     fn qualifiers(&self, found: &Found, dir: &str) -> Vec<String> {
-        let mut names: Vec<String> =
-            found.files.names_in(dir).into_iter().filter(|n| !NOT_QUALIFIERS.contains(&n.as_str()) && !n.starts_with('.')).collect();
+        let mut names: Vec<String> = found
+            .files
+            .names_in(dir)
+            .into_iter()
+            .filter(|n| !NOT_QUALIFIERS.contains(&n.as_str()) && !n.starts_with('.'))
+            .collect();
         // `base` first: the one every device falls back to.
         names.sort_by_key(|n| n != "base");
         names
@@ -74,7 +87,11 @@ impl Resources {
     fn media(&self, found: &Found, name: &str) -> bool {
         self.dirs.iter().any(|dir| {
             self.qualifiers(found, dir).iter().any(|q| {
-                found.files.names_in(&join(dir, &format!("{q}/media"))).iter().any(|f| f.rsplit_once('.').map_or(f.as_str(), |(stem, _)| stem) == name)
+                found
+                    .files
+                    .names_in(&join(dir, &format!("{q}/media")))
+                    .iter()
+                    .any(|f| f.rsplit_once('.').map_or(f.as_str(), |(stem, _)| stem) == name)
             })
         })
     }
@@ -83,7 +100,11 @@ impl Resources {
     pub fn profile(&self, found: &Found, name: &str) -> Option<String> {
         let file = format!("{name}.json");
         self.dirs.iter().find_map(|dir| {
-            self.qualifiers(found, dir).iter().map(|q| join(dir, &format!("{q}/profile"))).find(|p| found.files.names_in(p).contains(&file)).map(|p| join(&p, &file))
+            self.qualifiers(found, dir)
+                .iter()
+                .map(|q| join(dir, &format!("{q}/profile")))
+                .find(|p| found.files.names_in(p).contains(&file))
+                .map(|p| join(&p, &file))
         })
     }
 
@@ -98,7 +119,12 @@ impl Resources {
                         let Some(file) = found.load(&join(&element, &f), false) else { continue };
                         match file.parse() {
                             Ok(value) => names.extend(defined(&value, kind)),
-                            Err(e) => found.error(&file, e.offset, format!("not valid JSON: {}", e.message), "fix the syntax at this place".into()),
+                            Err(e) => found.error(
+                                &file,
+                                e.offset,
+                                format!("not valid JSON: {}", e.message),
+                                "fix the syntax at this place".into(),
+                            ),
                         }
                     }
                 }

@@ -82,9 +82,10 @@ pub const FIELDS: [&str; 3] = ["compatibleSdkVersion", "targetSdkVersion", "comp
 /// The first pair out of order among compatible ≤ target ≤ compile, given in that order (each
 /// where written): the indexes of the lower field and of the higher one it exceeds.
 pub fn out_of_order(levels: &[&SdkLevel]) -> Option<(usize, usize)> {
-    levels.iter().enumerate().find_map(|(i, low)| {
-        levels[i + 1..].iter().position(|high| high.api < low.api).map(|j| (i, i + 1 + j))
-    })
+    levels
+        .iter()
+        .enumerate()
+        .find_map(|(i, low)| levels[i + 1..].iter().position(|high| high.api < low.api).map(|j| (i, i + 1 + j)))
 }
 
 #[cfg(test)]

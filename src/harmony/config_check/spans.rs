@@ -57,7 +57,8 @@ mod tests {
 
     #[test]
     fn json5_parses_with_positions_and_a_missing_comma_does_not() {
-        let file = Located { file: "a.json5".into(), text: "{\n  // c\n  a: 'x',\n  b: +0x1F, c: [.5, Infinity,],\n}".into() };
+        let file =
+            Located { file: "a.json5".into(), text: "{\n  // c\n  a: 'x',\n  b: +0x1F, c: [.5, Infinity,],\n}".into() };
         let value = file.parse().unwrap_or_else(|e| panic!("{}", e.message));
         let a = value.as_object().unwrap().get("a").unwrap();
         assert_eq!(file.position(a.value.range().start), (3, 6));

@@ -5,8 +5,8 @@
 
 mod templates;
 
-use crate::harmony::config_check::sdk_level::{self, Form, NotALevel, SdkLevel};
 use crate::harmony::config_check::is_bundle_name;
+use crate::harmony::config_check::sdk_level::{self, Form, NotALevel, SdkLevel};
 
 /// What the caller asked for, as given (a level is a JSON string or integer).
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -60,7 +60,12 @@ pub fn render(request: &Request) -> Result<Vec<NewFile>, BadRequest> {
     let form = match request.runtime_os.as_str() {
         "HarmonyOS" => Form::Version,
         "OpenHarmony" => Form::Integer,
-        other => return Err(bad("runtime_os", format!("{other:?} is not a runtime OS: write \"HarmonyOS\" or \"OpenHarmony\""))),
+        other => {
+            return Err(bad(
+                "runtime_os",
+                format!("{other:?} is not a runtime OS: write \"HarmonyOS\" or \"OpenHarmony\""),
+            ))
+        }
     };
     let default = match form {
         Form::Version => serde_json::Value::from(DEFAULT_VERSION),
@@ -77,14 +82,24 @@ pub fn render(request: &Request) -> Result<Vec<NewFile>, BadRequest> {
     let apis: Vec<&SdkLevel> = ordered.iter().map(|o| o.1).collect();
     if let Some((low, high)) = sdk_level::out_of_order(&apis) {
         let ((lname, l), (hname, h)) = (ordered[low], ordered[high]);
-        return Err(bad(lname, format!("{l} is above {hname} {h}: write levels that keep compatible ≤ target ≤ compile")));
+        return Err(bad(
+            lname,
+            format!("{l} is above {hname} {h}: write levels that keep compatible ≤ target ≤ compile"),
+        ));
     }
     let model_version = request.model_version.as_deref().unwrap_or(DEFAULT_MODEL_VERSION);
     if SdkLevel::from_version(&format!("{model_version}(1)")).is_err() {
-        return Err(bad("model_version", format!("{model_version:?} is not a version: write the hvigor version, e.g. \"6.0.0\"")));
+        return Err(bad(
+            "model_version",
+            format!("{model_version:?} is not a version: write the hvigor version, e.g. \"6.0.0\""),
+        ));
     }
     let mut sdk_fields = String::new();
-    for (field, value) in [("compileSdkVersion", compile.as_ref()), ("targetSdkVersion", Some(&target)), ("compatibleSdkVersion", Some(&compatible))] {
+    for (field, value) in [
+        ("compileSdkVersion", compile.as_ref()),
+        ("targetSdkVersion", Some(&target)),
+        ("compatibleSdkVersion", Some(&compatible)),
+    ] {
         if let Some(v) = value {
             let written = match form {
                 Form::Version => json_string(&v.written),
@@ -124,8 +139,16 @@ fn level(argument: &'static str, value: &serde_json::Value, form: Form) -> Resul
     match (value, form) {
         (serde_json::Value::String(s), Form::Version) => SdkLevel::from_version(s).map_err(bad),
         (serde_json::Value::Number(n), Form::Integer) => SdkLevel::from_integer(n.as_i64().unwrap_or(0)).map_err(bad),
-        (_, Form::Version) => Err(BadRequest { argument, problem: format!("{value} is not the form HarmonyOS writes: write a version string such as \"6.0.0(20)\" or \"26.0.0\"") }),
-        (_, Form::Integer) => Err(BadRequest { argument, problem: format!("{value} is not the form OpenHarmony writes: write the API level as an integer, e.g. 20") }),
+        (_, Form::Version) => Err(BadRequest {
+            argument,
+            problem: format!(
+                "{value} is not the form HarmonyOS writes: write a version string such as \"6.0.0(20)\" or \"26.0.0\""
+            ),
+        }),
+        (_, Form::Integer) => Err(BadRequest {
+            argument,
+            problem: format!("{value} is not the form OpenHarmony writes: write the API level as an integer, e.g. 20"),
+        }),
     }
 }
 
@@ -133,5 +156,7 @@ fn json_string(text: &str) -> String {
     serde_json::Value::from(text).to_string()
 }
 
+#[cfg(test)]
+mod checked_tests;
 #[cfg(test)]
 mod tests;

@@ -104,7 +104,9 @@ fn scaffold(lua: &Lua, request: Value) -> mlua::Result<MultiValue> {
     };
     let request: Result<Request, Failure> = convert::try_lua_to_json(lua, request)
         .map_err(|e| invalid(format!("the request is not a table of arguments: {e}"), None))
-        .and_then(|json| serde_json::from_value(json).map_err(|e| invalid(format!("the request does not fit: {e}"), None)));
+        .and_then(|json| {
+            serde_json::from_value(json).map_err(|e| invalid(format!("the request does not fit: {e}"), None))
+        });
     let files = request.and_then(|r| scaffold::render(&r).map_err(|e| invalid(e.to_string(), Some(e.argument))));
     match files {
         Ok(files) => {

@@ -1,10 +1,10 @@
-//! The rules on an in-memory project: DevEco's template as rein writes it is clean, and each
-//! broken reference is reported at its place with what to write.
+//! config_check's rules on the new project in memory: DevEco's template as rein writes it is
+//! clean, and each broken reference is reported at its place with what to write.
 
 use std::collections::BTreeMap;
 
-use super::{check, Fetched, Problem, ProjectFiles, Severity};
-use crate::harmony::scaffold::{render, Request};
+use super::{render, Request};
+use crate::harmony::config_check::{check, Fetched, Problem, ProjectFiles, Severity};
 
 pub struct Memory(pub BTreeMap<String, String>);
 
@@ -30,7 +30,8 @@ impl ProjectFiles for Memory {
 }
 
 fn template() -> Memory {
-    let request: Request = serde_json::from_value(serde_json::json!({"bundle_name": "com.example.hello", "app_name": "Hello"})).unwrap();
+    let request: Request =
+        serde_json::from_value(serde_json::json!({"bundle_name": "com.example.hello", "app_name": "Hello"})).unwrap();
     let files = render(&request).unwrap();
     Memory(files.into_iter().map(|f| (f.path.to_string(), String::from_utf8_lossy(&f.bytes).into_owned())).collect())
 }
@@ -73,7 +74,10 @@ fn a_wrong_main_element_is_reported_where_it_is_with_the_abilities_there_are() {
     let mut project = template();
     project.replace(MODULE, "\"mainElement\": \"EntryAbility\"", "\"mainElement\": \"EntryAbilty\"");
     let problem = only_error(&check(&project, ".")).clone();
-    assert_eq!((problem.file.as_str(), (problem.line, problem.column)), (MODULE, project.place(MODULE, "\"EntryAbilty\"")));
+    assert_eq!(
+        (problem.file.as_str(), (problem.line, problem.column)),
+        (MODULE, project.place(MODULE, "\"EntryAbilty\""))
+    );
     assert!(problem.fix.contains("\"mainElement\": \"EntryAbility\""), "{problem:?}");
 }
 
@@ -83,7 +87,10 @@ fn a_page_without_its_file_is_reported_in_the_pages_profile() {
     let pages = "entry/src/main/resources/base/profile/main_pages.json";
     project.replace(pages, "\"pages/Index\"", "\"pages/Index\", \"pages/Second\"");
     let problem = only_error(&check(&project, ".")).clone();
-    assert_eq!((problem.file.as_str(), (problem.line, problem.column)), (pages, project.place(pages, "\"pages/Second\"")));
+    assert_eq!(
+        (problem.file.as_str(), (problem.line, problem.column)),
+        (pages, project.place(pages, "\"pages/Second\""))
+    );
     assert!(problem.fix.contains("entry/src/main/ets/pages/Second.ets"), "{problem:?}");
 }
 
@@ -102,11 +109,18 @@ fn sdk_levels_out_of_order_are_an_error_at_the_lower_one() {
     let mut project = template();
     project.replace(PROFILE, "\"compatibleSdkVersion\": \"6.0.0(20)\"", "\"compatibleSdkVersion\": \"26.0.0\"");
     let problem = only_error(&check(&project, ".")).clone();
-    assert_eq!((problem.file.as_str(), (problem.line, problem.column)), (PROFILE, project.place(PROFILE, "\"26.0.0\"")));
+    assert_eq!(
+        (problem.file.as_str(), (problem.line, problem.column)),
+        (PROFILE, project.place(PROFILE, "\"26.0.0\""))
+    );
     assert!(problem.message.contains("targetSdkVersion"), "{problem:?}");
     // compile only where written: a lower compileSdkVersion is out of order too.
     let mut project = template();
-    project.replace(PROFILE, "\"targetSdkVersion\"", "\"compileSdkVersion\": \"5.0.0(12)\",\n        \"targetSdkVersion\"");
+    project.replace(
+        PROFILE,
+        "\"targetSdkVersion\"",
+        "\"compileSdkVersion\": \"5.0.0(12)\",\n        \"targetSdkVersion\"",
+    );
     assert!(only_error(&check(&project, ".")).message.contains("compileSdkVersion"));
 }
 
@@ -126,7 +140,8 @@ fn syntax_types_required_fields_and_references_between_files() {
         let mut project = template();
         project.replace(path, from, to);
         let problems = check(&project, ".");
-        let problem = problems.iter().find(|p| p.severity == Severity::Error).unwrap_or_else(|| panic!("{to}: {problems:#?}"));
+        let problem =
+            problems.iter().find(|p| p.severity == Severity::Error).unwrap_or_else(|| panic!("{to}: {problems:#?}"));
         assert_eq!(problem.file, path, "{to}: {problems:#?}");
         assert!(format!("{} {}", problem.message, problem.fix).contains(says), "{to}: {problem:?}");
         assert!(problem.line > 1 || path == "hvigor/hvigor-config.json5", "{problem:?}");
