@@ -63,7 +63,7 @@ mod tests {
         let a = value.as_object().unwrap().get("a").unwrap();
         assert_eq!(file.position(a.value.range().start), (3, 6));
         let broken = Located { file: "b.json5".into(), text: "{\n  \"a\": 1\n  \"b\": 2\n}".into() };
-        let error = broken.parse().err().expect("a missing comma is not JSON5");
+        let Err(error) = broken.parse() else { panic!("a missing comma is not JSON5") };
         // Where the comma belongs: after the value on line 2.
         assert_eq!(broken.position(error.offset).0, 2, "{}", error.message);
         assert!(error.message.contains("comma"), "{}", error.message);
