@@ -1,6 +1,7 @@
 -- sign-install-launch on several devices at once: one preflight, one build and signature, then
 -- install, a proven launch and its screen on every device concurrently; a row per device, one
 -- report.
+local config = require("harmony.config")
 local deploy = require("harmony.deploy")
 local device = require("harmony.device")
 local device_tests = require("harmony.device_tests")
@@ -96,9 +97,11 @@ return {
     {
       name = "preflight",
       description = "Before any build: the product has a signing path, and at least one of the "
-        .. "devices is connected and authorized (every named target must be connected).",
+        .. "devices is connected and authorized (every named target must be connected); the configuration passes config_check.",
       run = function(ctx)
+        -- The signing path first (its own code and remedy), then the whole configuration.
         local plan = deploy.project_and_signing(ctx.args)
+        config.preflight()
         plan.devices = deploy.matrix_devices(deploy.devices(ctx), ctx.args.targets)
         return deploy.settle_signing(plan, plan.devices)
       end,

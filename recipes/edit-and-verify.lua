@@ -1,5 +1,6 @@
 -- Edits proven by a build and, when asked, by the project's tests: one step, so that a failed
 -- build or a failed test rolls the edits back byte for byte with it.
+local config = require("harmony.config")
 local device_tests = require("harmony.device_tests")
 
 local params = {}
@@ -35,9 +36,9 @@ params.server = { type = "string", optional = true, description = "Its hdc serve
 
 return {
   name = "edit-and-verify",
-  description = "Apply exact edits to one file and prove them with a real build and, with "
-    .. "tests, the project's tests; if either fails, the edits are rolled back byte for byte "
-    .. "and the ArkTS errors or failed tests are reported.",
+  description = "Apply exact edits to one file and prove them with config_check, a real build "
+    .. "and, with tests, the project's tests; if any fails, the edits are rolled back byte for "
+    .. "byte and the problems, ArkTS errors or failed tests are reported.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = params,
   budget = { time_s = 3600, spawns = 200 },
@@ -50,6 +51,9 @@ return {
         -- A filter that is not device_test's is refused before the edit.
         local filters = device_tests.filters_of(ctx.args.test_filters)
         local edit = ctx:tool("multi_edit", { path = ctx.args.path, edits = ctx.args.edits })
+        -- The configuration is checked before the build, the edit included (a failure rolls the
+        -- edit back, as a failed build does).
+        config.preflight()
         local checked = ctx.args.api_check and ctx:tool("api_check", { path = ctx.args.path })
           or nil
         if checked and checked.errors > 0 then

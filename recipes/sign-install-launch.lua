@@ -1,5 +1,6 @@
 -- Preflight, build, sign (when hvigor did not), install, and prove that this launch runs: a new
 -- process that stays alive with no fault log, and the caller's log text on one of its lines.
+local config = require("harmony.config")
 local deploy = require("harmony.deploy")
 local device = require("harmony.device")
 local device_tests = require("harmony.device_tests")
@@ -51,9 +52,12 @@ return {
       description = "Before any build: the product has a signing path (hvigor signs with the "
         .. "signingConfig it names, or hap-sign-tool with passwords from the variables home "
         .. "config.toml names; unsigned when the project has none and the device is an "
-        .. "emulator), and a device is connected and authorized (or target names one that is).",
+        .. "emulator), a device is connected and authorized (or target names one that is), and "
+        .. "the configuration passes config_check.",
       run = function(ctx)
+        -- The signing path first (its own code and remedy), then the whole configuration.
         local plan = deploy.project_and_signing(ctx.args)
+        config.preflight()
         local key, d = deploy.one_device(deploy.devices(ctx, ctx.args.server), ctx.args.target)
         plan.target, plan.server = key, deploy.server_of(d)
         return deploy.settle_signing(plan, { d })

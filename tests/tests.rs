@@ -55,6 +55,7 @@ mod harmony_emulator;
 mod harmony_foreground;
 mod harmony_launch;
 mod harmony_matrix;
+mod harmony_new_project;
 #[cfg(target_os = "linux")]
 mod harmony_packages;
 mod harmony_parsers;

@@ -22,6 +22,7 @@
 //!   `.ets` lines through the build's source map and name cache
 //! - `error`: what this room refuses with on its own (device busy, no hdc server, signing)
 
+pub mod config_check;
 pub mod confinement;
 pub mod crash_frames;
 pub mod deveco_env;
@@ -40,6 +41,7 @@ pub mod programs;
 pub mod project;
 pub mod received;
 pub mod sdk;
+pub mod scaffold;
 pub mod signing;
 pub mod source_maps;
 pub mod stage;

@@ -13,6 +13,7 @@ mod json5;
 mod log;
 mod proc;
 mod sdk;
+mod project;
 pub mod selene;
 pub mod stubs;
 mod task;
@@ -37,6 +38,7 @@ pub fn areas() -> [&'static Area; 11] {
         &log::AREA,
         &proc::AREA,
         &sdk::AREA,
+        &project::AREA,
         &GLOBALS,
         &ERRORS,
     ]
