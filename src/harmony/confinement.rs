@@ -183,10 +183,18 @@ pub fn sockets(program: &Program) -> Vec<SocketKind> {
 
 /// The programs that may send datagrams (`rein doctor` names them).
 pub fn datagram_programs() -> Vec<Program> {
-    [Program::Hvigorw, Program::Ohpm, Program::HapSignTool, Program::Hdc, Program::Git, Program::Codelinter, Program::Emulator]
-        .into_iter()
-        .filter(|program| table(program).looks_up_names)
-        .collect()
+    [
+        Program::Hvigorw,
+        Program::Ohpm,
+        Program::HapSignTool,
+        Program::Hdc,
+        Program::Git,
+        Program::Codelinter,
+        Program::Emulator,
+    ]
+    .into_iter()
+    .filter(|program| table(program).looks_up_names)
+    .collect()
 }
 
 /// What rein knows about one spawn when it builds the program's profile.
