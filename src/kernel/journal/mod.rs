@@ -93,8 +93,8 @@ impl Journal {
         if pre.kind_of(name).map_err(failed)?.is_some() {
             return Ok(kept);
         }
-        let linkable = place.dir.path().starts_with(self.root.path())
-            && place.dir.is_sole_name(&place.name).map_err(failed)?;
+        let linkable =
+            place.dir.path().starts_with(self.root.path()) && place.dir.is_sole_name(&place.name).map_err(failed)?;
         if linkable && place.dir.hard_link(&place.name, &pre, name).is_ok() {
             pre.sync().map_err(failed)?;
             return Ok(kept);
