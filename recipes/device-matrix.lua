@@ -63,13 +63,8 @@ end
 
 return {
   name = "device-matrix",
-  description = "What sign-install-launch does, on every connected device of every hdc server "
-    .. "that is the person's own (this machine's and the labs home config.toml names), or on "
-    .. "`targets`, at once: "
-    .. "preflight, build and sign once, then install and a proven launch per device, "
-    .. "concurrently, each device's screen kept in the run's folder (screen-<device>.jpeg, its "
-    .. "UI tree and text; what could not be taken is named). Fails if any device fails; the "
-    .. "result and the report have a row per device.",
+  description = "sign-install-launch on every connected device (or targets) at once: one build "
+    .. "and signing, then install and a proven launch per device. Fails if any device fails.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = device_tests.after_launch_params({
     targets = {
@@ -81,7 +76,7 @@ return {
     module = {
       type = "string",
       optional = true,
-      description = "Module to launch (every module is built, signed and installed)",
+      description = "Module to launch",
     },
     product = { type = "string", default = "default" },
     expect_log = {

@@ -8,41 +8,37 @@ local evidence = require("harmony.evidence")
 
 return {
   name = "sign-install-launch",
-  description = "preflight (device connected and authorized, a usable signing path) → build → "
-    .. "sign (when hvigor did not) → install (every HAP and HSP of the app together) → launch, proven by the new process: its pid alive "
-    .. "after a settle with no fault log, and with expect_log a line of that pid showing the "
-    .. "text. Then the screen is kept in the run's folder (screenshot, UI tree and its text), and "
-    .. "with expect_text a widget on screen must show the text. With reinstall=true an install "
-    .. "refused for a different signature or a downgrade uninstalls and retries once.",
+  description = "Preflight, build, sign, install and launch, proven by the new process staying "
+    .. "alive; the screen is kept in the run's folder (with expect_text it must show that text).",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = device_tests.after_launch_params({
-    target = { type = "string", optional = true, description = "Device connect key" },
+    target = { type = "string", optional = true, description = "Device key (hdc -t)" },
     server = {
       type = "string",
       optional = true,
-      description = "Only devices of this hdc server (device_list's `server`: local or a lab's name)",
+      description = "Only devices of this hdc server (device_list's server)",
     },
     module = {
       type = "string",
       optional = true,
-      description = "Module to launch (every module is built, signed and installed)",
+      description = "Module to launch",
     },
     product = { type = "string", default = "default" },
     expect_log = {
       type = "string",
       optional = true,
-      description = "Text a log line of the launched process must show (default: the process alone proves it)",
+      description = "Text a log line of the new process must show",
     },
     expect_text = {
       type = "string",
       optional = true,
-      description = "Text a widget on the launched app's screen must show (default: the screen is kept, not checked)",
+      description = "Text a widget on screen must show",
     },
     reinstall = { type = "boolean", default = false, description = "Uninstall and retry once" },
     wait_ms = {
       type = "integer",
       default = 10000,
-      description = "How long to wait for the process and the log text",
+      description = "Wait for the process and log, ms",
     },
   }),
   budget = { time_s = 3600, spawns = 200 },

@@ -172,6 +172,9 @@ mod swap_race;
 #[cfg(target_os = "linux")]
 mod terminal_prompt;
 mod tool_checks;
+// Not on Windows: drives `rein serve` through mcp_cancel's raw JSON-RPC server, which is Unix-only.
+#[cfg(unix)]
+mod tool_list_size;
 // Not on Windows: Landlock keeps programs out of the transit folder on Linux only; links.
 #[cfg(target_os = "linux")]
 mod transit_forgery;

@@ -76,24 +76,20 @@ end
 
 return {
   name = "app_install",
-  description = "Install an app's packages on a device: one HAP (hdc install -r), or every HAP "
-    .. "and HSP of the app together (packages: copied to a folder of rein's own that hdc sends "
-    .. "whole, one bm install on the device, so a HAP finds the HSP it needs). hdc exits 0 even "
-    .. "on failure, so success is read from 'install bundle successfully.'; a failure is "
-    .. "INSTALL_FAILED with the bm error code (e.g. 9568332, 9568305), its message and the remedy. "
-    .. "An unsigned package goes only to an emulator (UNSIGNED_HAP_REFUSED).",
+  description = "Install a signed HAP (an unsigned one only on an emulator), or all HAPs and "
+    .. "HSPs of an app together, on a device; INSTALL_FAILED carries the bm code and a remedy.",
   annotations = { read_only = false, destructive = true, idempotent = true, open_world = true },
   params = {
     hap = {
       type = "string",
       optional = true,
-      description = "Path of one signed .hap, relative to the workspace",
+      description = "One signed .hap",
     },
     packages = {
       type = "array",
       items = { type = "string" },
       optional = true,
-      description = "Every signed .hap and .hsp of the app, installed together (instead of hap)",
+      description = "Every signed .hap and .hsp of the app (instead of hap)",
     },
     target = device.target_param(),
     server = device.server_param(),

@@ -3,9 +3,8 @@ local device_tests = require("harmony.device_tests")
 
 return {
   name = "device_test",
-  description = "Run the project's on-device tests (src/ohosTest, Hypium): build, sign and "
-    .. "install the app with its test HAP, run them, and return the counts first, then each test "
-    .. "that did not pass with its message and .ets location",
+  description = "Build, install and run the project's on-device tests. Returns the counts and "
+    .. "each failing test with its message and .ets location.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = device_tests.params(),
   run = function(args)
