@@ -369,6 +369,24 @@ mod tests {
         assert!(none.describe(ConfineMode::Auto).contains("unconfined"));
     }
 
+    /// Windows: nothing confines a program yet, doctor says so and `require` refuses every spawn.
+    #[cfg(windows)]
+    #[test]
+    fn windows_reports_no_confinement_and_require_refuses() {
+        assert_eq!(level(), &Level::Unavailable(WINDOWS_UNCONFINED.to_string()));
+        assert!(matches!(decide(ConfineMode::Require, level()), Plan::Refuse(why) if why == WINDOWS_UNCONFINED));
+        assert!(level()
+            .describe(ConfineMode::Require)
+            .ends_with("programs are refused ([spawn] confine = \"require\")"));
+    }
+
+    /// macOS: where sandbox-exec is, it is what confines (the macOS runner proves it is there).
+    #[cfg(target_os = "macos")]
+    #[test]
+    fn macos_confines_with_seatbelt() {
+        assert_eq!(level(), &Level::Seatbelt);
+    }
+
     /// macOS: Seatbelt confines whatever the mode asks (it lacks no part `require` would refuse
     /// for); off stays off; the journal and doctor name it.
     #[test]
