@@ -13,6 +13,8 @@
 //!   (`handles`)
 //! - `seatbelt`: the same grants as a Seatbelt profile for `sandbox-exec` (macOS; pure, tested
 //!   everywhere)
+//! - `windows_acl`: Windows confinement's plan (the ACL entries of a write-restricted token's
+//!   capability SID, recorded and removed; pure, not yet enforced)
 //! - `privileges`: the capabilities a program never inherits (Linux)
 //! - `syscalls`: the system calls a program may not make (every socket kind not on its list,
 //!   System V IPC, keyrings, user namespaces, io_uring; Linux)
@@ -43,6 +45,7 @@ pub mod spawn;
 pub mod syscalls;
 pub mod toolchain;
 mod turns;
+pub mod windows_acl;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
