@@ -538,7 +538,9 @@ mod tests {
             remotes.filter_map(|rest| rest.find("\")").map(|end| rest[..end + 2].to_string())).collect()
         };
         let lookups = |sb: &Seatbelt| sb.text.contains("(allow network-outbound (literal (param \"DNS_0\")))");
-        let rows: [(Program, &str, &[&str], bool, &[&str]); 5] = [
+        // program, its path, its TCP rules, whether it looks names up, what it writes
+        type Row<'a> = (Program, &'a str, &'a [&'a str], bool, &'a [&'a str]);
+        let rows: [Row; 5] = [
             (
                 Program::Hvigorw,
                 "/clt/bin/hvigorw",

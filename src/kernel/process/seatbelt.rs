@@ -490,7 +490,7 @@ mod tests {
             ..Profile::default()
         };
         let resolved = as_resolved(grants);
-        assert_eq!(resolved.read, [ws.clone()]);
+        assert_eq!(resolved.read, std::slice::from_ref(&ws));
         assert_eq!(resolved.write_no_link, [ws.join("entry"), ws.join("fresh")]);
     }
 

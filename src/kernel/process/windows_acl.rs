@@ -162,7 +162,7 @@ mod tests {
         let text = serde_json::to_string(&records).unwrap();
         let read_back: Vec<Record> = serde_json::from_str(&text).unwrap();
         let found = leftovers(read_back, |pid| pid == running);
-        assert_eq!(found, [crashed.clone()]);
+        assert_eq!(found, std::slice::from_ref(&crashed));
         let mut removed = Vec::new();
         undo(&found[0], |ace| {
             removed.push(ace.clone());
