@@ -2,11 +2,10 @@ local config = require("harmony.config")
 
 return {
   name = "build-verify",
-  description = "Check the project's configuration (config_check), build its HAPs with hvigorw "
-    .. "and prove it: BUILD SUCCESSFUL and at least one .hap. On ArkTS errors the failure carries the structured error list.",
+  description = "Check the configuration, build with hvigorw and prove at least one .hap was made.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
-    module = { type = "string", optional = true, description = "Build only this module" },
+    module = { type = "string", optional = true },
     product = { type = "string", default = "default" },
     build_mode = { type = "string", default = "debug", enum = { "debug", "release" } },
   },

@@ -63,8 +63,8 @@ end
 
 return {
   name = "device-matrix",
-  description = "sign-install-launch on every connected device (or targets) at once: one build "
-    .. "and signing, then install and a proven launch per device. Fails if any device fails.",
+  description = "sign-install-launch on every connected device at once: one build, a proven "
+    .. "launch per device.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = device_tests.after_launch_params({
     targets = {
@@ -76,7 +76,6 @@ return {
     module = {
       type = "string",
       optional = true,
-      description = "Module to launch",
     },
     product = { type = "string", default = "default" },
     expect_log = {
@@ -84,7 +83,7 @@ return {
       optional = true,
       description = "Text a log line of each launched process must show",
     },
-    reinstall = { type = "boolean", default = false, description = "Uninstall and retry once" },
+    reinstall = { type = "boolean", default = false },
     wait_ms = { type = "integer", default = 10000 },
   }),
   budget = { time_s = 3600, spawns = 600 },

@@ -5,10 +5,9 @@ local device_tests = require("harmony.device_tests")
 
 local params = {}
 params.test_filters = device_tests.FILTERS_PARAM
-params.path = { type = "string", description = "File to edit, relative to the workspace" }
+params.path = { type = "string" }
 params.edits = {
   type = "array",
-  description = "Edits applied in order, all or nothing",
   items = {
     type = "object",
     properties = {
@@ -18,27 +17,25 @@ params.edits = {
     },
   },
 }
-params.module =
-  { type = "string", optional = true, description = "Build (and test) only this module" }
+params.module = { type = "string", optional = true }
 params.tests = {
   type = "string",
   default = "none",
   enum = { "none", "local", "device" },
   description = "Tests that must pass too: local (local_test) or device (device_test)",
 }
-params.target = { type = "string", optional = true, description = "Device for tests=device" }
+params.target = { type = "string", optional = true }
 params.api_check = {
   type = "boolean",
   optional = true,
   description = "api_check the edited file before building; its errors roll the edits back",
 }
-params.server = { type = "string", optional = true, description = "Its hdc server" }
+params.server = { type = "string", optional = true }
 
 return {
   name = "edit-and-verify",
-  description = "Apply exact edits to one file and prove them with config_check, a real build "
-    .. "and, with tests, the project's tests; if any fails, the edits are rolled back byte for "
-    .. "byte and the problems, ArkTS errors or failed tests are reported.",
+  description = "Apply exact edits and prove them by a build (and tests); on failure they are "
+    .. "rolled back.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = params,
   budget = { time_s = 3600, spawns = 200 },

@@ -8,11 +8,11 @@ local evidence = require("harmony.evidence")
 
 return {
   name = "sign-install-launch",
-  description = "Preflight, build, sign, install and launch, proven by the new process staying "
-    .. "alive; the screen is kept in the run's folder (with expect_text it must show that text).",
+  description = "Preflight, build, sign, install and a proven launch; the screen kept "
+    .. "(expect_text checks it).",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = device_tests.after_launch_params({
-    target = { type = "string", optional = true, description = "Device key (hdc -t)" },
+    target = { type = "string", optional = true },
     server = {
       type = "string",
       optional = true,
@@ -21,7 +21,6 @@ return {
     module = {
       type = "string",
       optional = true,
-      description = "Module to launch",
     },
     product = { type = "string", default = "default" },
     expect_log = {
@@ -32,13 +31,11 @@ return {
     expect_text = {
       type = "string",
       optional = true,
-      description = "Text a widget on screen must show",
     },
-    reinstall = { type = "boolean", default = false, description = "Uninstall and retry once" },
+    reinstall = { type = "boolean", default = false },
     wait_ms = {
       type = "integer",
       default = 10000,
-      description = "Wait for the process and log, ms",
     },
   }),
   budget = { time_s = 3600, spawns = 200 },

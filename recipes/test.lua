@@ -12,10 +12,10 @@ end
 
 return {
   name = "test",
-  description = "device_test as reported steps: preflight → build (app and test HAP) → sign → "
-    .. "install together → tests; passes only when every test passed.",
+  description = "The on-device tests as reported steps: build, sign, install both, run; every "
+    .. "test in the report.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
-  params = device_tests.params(),
+  params = device_tests.recipe_params(),
   budget = { time_s = 3600, spawns = 200 },
   steps = {
     {
@@ -23,7 +23,7 @@ return {
       description = "Before any build: the module has src/ohosTest, the product a signing "
         .. "path, and one device is connected and authorized (or target names one that is).",
       run = function(ctx)
-        local plan = device_tests.plan(ctx.args)
+        local plan = device_tests.plan(device_tests.args_of_recipe(ctx.args))
         local key, d = deploy.one_device(deploy.devices(ctx, ctx.args.server), ctx.args.target)
         local picked = device.pick(key, deploy.server_of(d))
         return {
@@ -52,8 +52,8 @@ return {
     {
       name = "build",
       run = function(ctx)
-        local plan = device_tests.plan(ctx.args)
-        device_tests.build(plan, ctx.args.build_timeout_ms)
+        local plan = device_tests.plan(device_tests.args_of_recipe(ctx.args))
+        device_tests.build(plan)
         return { module = plan.module.name }
       end,
       verify = function(_, out)
@@ -63,7 +63,9 @@ return {
     {
       name = "sign",
       run = function(ctx)
-        return { packages = device_tests.sign(device_tests.plan(ctx.args)) }
+        return {
+          packages = device_tests.sign(device_tests.plan(device_tests.args_of_recipe(ctx.args))),
+        }
       end,
       verify = function(_, out)
         for _, path in ipairs(out.packages) do
@@ -89,7 +91,8 @@ return {
       name = "tests",
       approvals = { "hdc shell aa test" },
       run = function(ctx)
-        return device_tests.run(device_tests.plan(ctx.args), target_of(ctx), ctx.args)
+        local args = device_tests.args_of_recipe(ctx.args)
+        return device_tests.run(device_tests.plan(args), target_of(ctx), args)
       end,
       verify = function(_, out)
         -- The per-test codes and the Tests run line decided `verdict`; the end-of-run codes

@@ -124,18 +124,17 @@ end
 
 return {
   name = "ui-flow",
-  description = "preflight → build → sign → install → launch (proven), then the flow in the "
-    .. "workspace's JSON file `flow` step by step (tap, type, swipe, key, wait, expect, "
-    .. "screenshot, launch), each proven on the screen and its screen kept in the run's folder.",
+  description = "A proven launch, then the workspace's flow file step by step, each step's "
+    .. "screen kept.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     flow = { type = "string", description = "The flow: a JSON file in the workspace" },
     target = { type = "string", optional = true, description = "Device connect key" },
     server = { type = "string", optional = true, description = "Only devices of this hdc server" },
-    module = { type = "string", optional = true, description = "Module to launch" },
+    module = { type = "string", optional = true },
     product = { type = "string", default = "default" },
-    reinstall = { type = "boolean", default = false, description = "Uninstall and retry once" },
-    wait_ms = { type = "integer", default = 10000, description = "How long to wait for the launch" },
+    reinstall = { type = "boolean", default = false },
+    wait_ms = { type = "integer", default = 10000 },
   },
   budget = { time_s = 3600, spawns = 2000 },
   steps = {

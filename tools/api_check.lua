@@ -2,11 +2,11 @@ local sdk = require("harmony.sdk")
 
 return {
   name = "api_check",
-  description = "Checks a file's imports from @ohos/@kit/@hms and the members it uses against the SDK "
-    .. "and the project's compatibleSdkVersion and permissions. Returns {findings, errors, warnings, hints}.",
+  description = "Check a file's @ohos/@kit/@hms uses against the SDK, the minimum SDK level and"
+    .. " the permissions; returns findings.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = false },
   params = {
-    path = { type = "string", description = "an .ets or .ts file" },
+    path = { type = "string" },
   },
   run = function(args)
     return sdk.check(args.path)

@@ -2,18 +2,13 @@ local sdk = require("harmony.sdk")
 
 return {
   name = "api_lookup",
-  description = "An SDK API's declaration from the SDK's .d.ts/.d.ets files: signatures, @since per "
-    .. "overload and parameter, syscap, permission, throws, deprecation and replacement, marks; @kit "
-    .. "modules followed. Returns {module, name, overloads, members?} or a module's names.",
+  description = "An SDK API's declaration: signatures, @since, syscap, permission, throws, "
+    .. "deprecation (@kit followed).",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = false },
   params = {
     symbol = { type = "string", optional = true, description = "e.g. vibrator.startVibration" },
-    module = {
-      type = "string",
-      optional = true,
-      description = "e.g. @ohos.vibrator, @kit.SensorServiceKit",
-    },
-    full = { type = "boolean", optional = true, description = "whole JSDoc records" },
+    module = { type = "string", optional = true, description = "e.g. @ohos.vibrator" },
+    full = { type = "boolean", optional = true },
   },
   run = function(args)
     if not args.symbol and not args.module then

@@ -76,14 +76,13 @@ end
 
 return {
   name = "app_install",
-  description = "Install a signed HAP (an unsigned one only on an emulator), or all HAPs and "
-    .. "HSPs of an app together, on a device; INSTALL_FAILED carries the bm code and a remedy.",
+  description = "Install a signed HAP, or all HAPs and HSPs of the app together (unsigned: "
+    .. "emulators only).",
   annotations = { read_only = false, destructive = true, idempotent = true, open_world = true },
   params = {
     hap = {
       type = "string",
       optional = true,
-      description = "One signed .hap",
     },
     packages = {
       type = "array",
@@ -96,7 +95,6 @@ return {
     replace = {
       type = "boolean",
       default = true,
-      description = "Replace an installed version (-r)",
     },
   },
   run = function(args)

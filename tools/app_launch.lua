@@ -17,25 +17,21 @@ end
 
 return {
   name = "app_launch",
-  description = "Start an ability and prove the launch (a new pid, in the foreground, alive after "
-    .. "settle_ms). Returns pid, launched_at and evidence; else LAUNCH_FAILED, APP_CRASHED, "
-    .. "APP_FROZEN or VERIFY_FAILED.",
+  description = "Start an ability and prove it: a new pid, in front, alive after settle_ms. "
+    .. "Returns pid and evidence.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     bundle = {
       type = "string",
       optional = true,
-      description = "Bundle (default: the project's)",
     },
     ability = {
       type = "string",
       optional = true,
-      description = "Ability (default: the module's main one)",
     },
     module = {
       type = "string",
       optional = true,
-      description = "Module (default: the entry module)",
     },
     target = device.target_param(),
     server = device.server_param(),
@@ -47,7 +43,6 @@ return {
     wait_ms = {
       type = "integer",
       default = 10000,
-      description = "Wait for the process, foreground and log text",
     },
     settle_ms = {
       type = "integer",

@@ -4,13 +4,12 @@ local project = require("harmony.project")
 
 return {
   name = "app_stop",
-  description = "Force-stop an app on a device; STOP_FAILED unless the device confirms it.",
+  description = "Force-stop an app on a device, confirmed by the device.",
   annotations = { read_only = false, destructive = true, idempotent = true, open_world = true },
   params = {
     bundle = {
       type = "string",
       optional = true,
-      description = "Bundle name (default: the project's)",
     },
     target = device.target_param(),
     server = device.server_param(),

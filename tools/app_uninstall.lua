@@ -4,14 +4,12 @@ local project = require("harmony.project")
 
 return {
   name = "app_uninstall",
-  description = "Uninstall an app from a device; UNINSTALL_FAILED with the code and a remedy "
-    .. "unless the device confirms it.",
+  description = "Uninstall an app from a device, confirmed by the device.",
   annotations = { read_only = false, destructive = true, idempotent = true, open_world = true },
   params = {
     bundle = {
       type = "string",
       optional = true,
-      description = "Bundle name (default: the project's)",
     },
     target = device.target_param(),
     server = device.server_param(),

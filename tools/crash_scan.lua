@@ -16,8 +16,8 @@ end
 
 return {
   name = "crash_scan",
-  description = "An app's crashes and freezes since a device time (app_launch's launched_at), and "
-    .. "with pid whether it runs. Returns {clean, crashes, freezes, fault_logs, alive?, checked}.",
+  description = "An app's crashes and freezes since a device time, each stack mapped to .ets "
+    .. "lines.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = true },
   params = {
     since = {
@@ -27,7 +27,6 @@ return {
     bundle = {
       type = "string",
       optional = true,
-      description = "Bundle name (default: AppScope/app.json5)",
     },
     pid = {
       type = "integer",

@@ -2,8 +2,8 @@ local device = require("harmony.device")
 
 return {
   name = "device_list",
-  description = "Connected devices of the local hdc server and of each lab: key, connection, "
-    .. "status, name, server, and a remedy for unauthorized or offline ones.",
+  description = "Connected devices (local hdc server and labs): key, status, name, server; a "
+    .. "remedy for unusable ones.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = true },
   params = {},
   run = function()

@@ -3,8 +3,7 @@ local readiness = require("harmony.readiness")
 
 return {
   name = "device_ready",
-  description = "Make a device ready to install or launch on: booted, screen awake, not locked. "
-    .. "Fails with DEVICE_NOT_READY or DEVICE_LOCKED.",
+  description = "Make a device ready: booted, screen awake, unlocked.",
   annotations = { read_only = false, destructive = false, idempotent = true, open_world = true },
   params = {
     target = device.target_param(),
@@ -12,12 +11,10 @@ return {
     keep_screen_on_ms = {
       type = "integer",
       optional = true,
-      description = "Only keep the screen on this long",
     },
     restore_screen_timeout = {
       type = "boolean",
       default = false,
-      description = "Only restore the screen-off timeout",
     },
   },
   run = function(args)

@@ -3,8 +3,8 @@ local device_tests = require("harmony.device_tests")
 
 return {
   name = "device_test",
-  description = "Build, install and run the project's on-device tests. Returns the counts and "
-    .. "each failing test with its message and .ets location.",
+  description = "Build, install and run the project's on-device tests; returns counts, then "
+    .. "each failure with its .ets place.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = device_tests.params(),
   run = function(args)

@@ -2,9 +2,8 @@ local p = require("rein.file_params")
 
 return {
   name = "edit_file",
-  description = "Replace one exact, unique occurrence of old_string (all with replace_all); a "
-    .. "refusal names the nearest candidates or every match. Returns locations, sha256 "
-    .. "before/after and a diff.",
+  description = "Replace one exact, unique occurrence of old_string (or all); returns the diff "
+    .. "and sha256 before/after.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = false },
   params = {
     path = p.path,

@@ -2,15 +2,13 @@ local emulator = require("harmony.emulator")
 
 return {
   name = "emulator_list",
-  description = "DevEco emulator instances (Emulator -list -details) with name, device type, OS "
-    .. "version, API level, running or not and hdc port, and the images downloaded for a device "
-    .. "type. Returns {instances, broken, images}.",
+  description = "DevEco emulator instances (name, type, API level, running, hdc port) and "
+    .. "downloaded images.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = false },
   params = {
     device_type = {
       type = "string",
       optional = true,
-      description = "Images of this device type (default phone)",
     },
   },
   run = function(args)

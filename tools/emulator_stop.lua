@@ -2,11 +2,10 @@ local emulator = require("harmony.emulator")
 
 return {
   name = "emulator_stop",
-  description = "Stops a running DevEco emulator instance by name (Emulator -stop), judged by "
-    .. "listing again. Returns {name, stopped, was_running}.",
+  description = "Stop a running DevEco emulator instance by name, checked by listing again.",
   annotations = { read_only = false, destructive = true, idempotent = true, open_world = false },
   params = {
-    name = { type = "string", description = "The instance's name (emulator_list)" },
+    name = { type = "string" },
   },
   run = function(args)
     local before = emulator.find(emulator.instances(), args.name)

@@ -3,20 +3,19 @@ local device = require("harmony.device")
 
 return {
   name = "hilog_read",
-  description = "The device log, without blocking, as {time, pid, tid, level, domain, tag, "
-    .. "message} entries filtered by text, level, tag or pid.",
+  description = "The device log without blocking, filtered by text, level, tag or pid.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = true },
   params = {
-    grep = { type = "string", optional = true, description = "Keep lines containing this text" },
+    grep = { type = "string", optional = true },
     level = {
       type = "string",
       optional = true,
       enum = { "D", "I", "W", "E", "F" },
       description = "Minimum level",
     },
-    tag = { type = "string", optional = true, description = "Keep this tag only" },
+    tag = { type = "string", optional = true },
     pid = { type = "integer", optional = true, description = "Keep this process's lines only" },
-    lines = { type = "integer", default = 200, description = "Keep the last N matching lines" },
+    lines = { type = "integer", default = 200 },
     target = device.target_param(),
     server = device.server_param(),
   },

@@ -52,23 +52,21 @@ end
 
 return {
   name = "hvigor_build",
-  description = "Build the project's HAPs and HSPs with hvigorw. Returns their paths; "
-    .. "BUILD_FAILED lists the ArkTS errors with a remedy.",
+  description = "Build the project's HAPs and HSPs with hvigorw; returns their paths, or the "
+    .. "ArkTS errors.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     module = {
       type = "string",
       optional = true,
-      description = "Build only this module (e.g. entry)",
     },
     product = {
       type = "string",
       default = "default",
-      description = "Product from build-profile.json5",
     },
     build_mode = { type = "string", default = "debug", enum = { "debug", "release" } },
-    clean = { type = "boolean", default = false, description = "Run hvigorw clean first" },
-    timeout_ms = { type = "integer", optional = true, description = "Deadline (default 900 s)" },
+    clean = { type = "boolean", default = false },
+    timeout_ms = { type = "integer", optional = true },
   },
   run = function(args)
     if args.clean then

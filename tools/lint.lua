@@ -2,8 +2,8 @@ local codelinter = require("harmony.codelinter")
 
 return {
   name = "lint",
-  description = "Runs DevEco's codelinter (read-only: never --fix) on the project or the files given. "
-    .. "Returns {clean, levels (from its exit bits), token_counts, report}.",
+  description = "Run DevEco's codelinter read-only on the project or the files given; returns "
+    .. "its levels and report.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = false },
   params = {
     paths = {
@@ -12,9 +12,9 @@ return {
       items = { type = "string" },
       description = "files or folders in the workspace (default: the project)",
     },
-    incremental = { type = "boolean", optional = true, description = "only Git-changed files (-i)" },
-    product = { type = "string", optional = true, description = "active product (-p)" },
-    timeout_ms = { type = "integer", optional = true, description = "deadline" },
+    incremental = { type = "boolean", optional = true },
+    product = { type = "string", optional = true },
+    timeout_ms = { type = "integer", optional = true },
   },
   run = function(args)
     local argv = { "-e", "error,warn,suggestion" }

@@ -1,23 +1,19 @@
 return {
   name = "list_dir",
-  description = "List a directory: each entry's path, kind and size; depth > 1 descends (not into "
-    .. ".git, node_modules, oh_modules, .hvigor, target).",
+  description = "List a directory: path, kind and size of each entry; depth > 1 descends.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = false },
   params = {
     path = {
       type = "string",
       default = ".",
-      description = "Directory, relative to the workspace root",
     },
     depth = {
       type = "integer",
       default = 1,
-      description = "Levels to list (1-16)",
     },
     max_entries = {
       type = "integer",
       default = 1000,
-      description = "Stop after this many (truncated is then true)",
     },
   },
   checks = {

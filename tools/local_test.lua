@@ -28,23 +28,21 @@ end
 
 return {
   name = "local_test",
-  description = "Run a module's local unit tests (src/test) with hvigorw test and return the "
-    .. "counts first, then each test that did not pass (from test_result.txt), and coverage when asked",
+  description = "Run a module's local unit tests (hvigorw test); returns counts, then each "
+    .. "failure.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     module = {
       type = "string",
       optional = true,
-      description = "Module (default: the entry module)",
     },
     product = { type = "string", default = "default" },
     class = {
       type = "string",
       optional = true,
-      description = "Only these: Suite or Suite#test, comma-separated (-p scope)",
     },
-    coverage = { type = "boolean", default = false, description = "Also make the coverage report" },
-    timeout_ms = { type = "integer", optional = true, description = "hvigorw's deadline" },
+    coverage = { type = "boolean", default = false },
+    timeout_ms = { type = "integer", optional = true },
   },
   run = function(args)
     local info = project.read()

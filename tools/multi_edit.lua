@@ -2,14 +2,13 @@ local p = require("rein.file_params")
 
 return {
   name = "multi_edit",
-  description = "Several exact replacements in one file, in order, all or nothing (a refusal "
-    .. "names edit_index). Returns what edit_file returns.",
+  description = "Several exact replacements in one file, in order, all or nothing; returns the "
+    .. "diff.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = false },
   params = {
     path = p.path,
     edits = {
       type = "array",
-      description = "Edits applied in order",
       items = {
         type = "object",
         properties = {

@@ -24,21 +24,20 @@ local sdk = '"6.0.0(20)" (HarmonyOS) or "20" (OpenHarmony)'
 
 return {
   name = "project_create",
-  description = "Create a HarmonyOS project (DevEco's Empty Ability, with ohosTest and local tests) "
-    .. "in a folder that holds none. Returns the files written and config_check's result.",
+  description = "Create a HarmonyOS project (DevEco's Empty Ability) in a folder that holds none.",
   annotations = { read_only = false, destructive = false, idempotent = false, open_world = false },
   params = {
-    bundle_name = { type = "string", description = "e.g. com.example.hello" },
-    app_name = { type = "string", description = "Name people see" },
-    path = { type = "string", default = ".", description = "Folder of the new project" },
+    bundle_name = { type = "string" },
+    app_name = { type = "string" },
+    path = { type = "string", default = "." },
     runtime_os = { type = "string", default = "HarmonyOS", enum = { "HarmonyOS", "OpenHarmony" } },
     compatible_sdk = {
       type = "string",
       optional = true,
       description = sdk .. "; default 6.0.0(20)",
     },
-    target_sdk = { type = "string", optional = true, description = "Default: compatible_sdk" },
-    compile_sdk = { type = "string", optional = true, description = "Written only when given" },
+    target_sdk = { type = "string", optional = true },
+    compile_sdk = { type = "string", optional = true },
   },
   run = function(args)
     local files = rein.project.scaffold({

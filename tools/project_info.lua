@@ -2,8 +2,8 @@ local project = require("harmony.project")
 
 return {
   name = "project_info",
-  description = "The HarmonyOS project: bundle name, version, modules with their abilities, "
-    .. "products and signing configs.",
+  description = "The project: bundle name, version, modules and abilities, products, signing "
+    .. "configs.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = false },
   params = {},
   run = function()

@@ -2,20 +2,18 @@ local p = require("rein.file_params")
 
 return {
   name = "read_file",
-  description = "A UTF-8 text file as numbered lines, paged with offset/limit, with total_lines, "
-    .. "truncated and its sha256 (an edit's expected_sha256).",
+  description = "A text file as numbered lines, paged, with its sha256 (for an edit's "
+    .. "expected_sha256).",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = false },
   params = {
     path = p.path,
     offset = {
       type = "integer",
       optional = true,
-      description = "First line to show, 1-based (default 1)",
     },
     limit = {
       type = "integer",
       optional = true,
-      description = "How many lines to show (default 2000)",
     },
   },
   checks = {

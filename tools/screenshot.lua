@@ -5,10 +5,10 @@ local REMOTE = "/data/local/tmp/rein-screenshot.jpeg"
 
 return {
   name = "screenshot",
-  description = "Screenshot the device into the workspace. Returns the path, width and height.",
+  description = "Screenshot the device into the workspace; returns path, width and height.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
-    out = { type = "string", description = "Where to save the .jpeg, relative to the workspace" },
+    out = { type = "string" },
     target = device.target_param(),
     server = device.server_param(),
   },

@@ -4,16 +4,13 @@ local ui = require("harmony.ui")
 
 return {
   name = "ui_dump",
-  description = "The device's screen now as compact text: a line per window and per widget with "
-    .. "text, an id or a tap target, with bounds."
-    .. 'an id or can be tapped (`<type> "<text>" #<id> [l,t][r,b]`, `tap` when clickable). Use '
-    .. "ui_find to ask whether something is there.",
+  description = "The device's screen now as compact text: a line per window and per widget, "
+    .. "with bounds.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = true },
   params = {
     bundle = {
       type = "string",
       optional = true,
-      description = "Only this app's windows",
     },
     target = device.target_param(),
     server = device.server_param(),

@@ -7,23 +7,20 @@ local MAX_MATCHES = 20
 
 return {
   name = "ui_find",
-  description = "Whether a widget is on the device's screen now, by text (part with "
-    .. "contains=true), id and/or type. Returns found, count and the matches with bounds; "
-    .. "on_screen texts when none matched.",
+  description = "Whether a widget is on screen, by text, id and/or type; returns the matches "
+    .. "with bounds.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = true },
   params = {
-    text = { type = "string", optional = true, description = "The widget's text" },
+    text = { type = "string", optional = true },
     contains = {
       type = "boolean",
       default = false,
-      description = "Match a part of the text instead of the whole",
     },
-    id = { type = "string", optional = true, description = "The widget's id (or key)" },
-    type = { type = "string", optional = true, description = "The widget's type: Text, Button …" },
+    id = { type = "string", optional = true },
+    type = { type = "string", optional = true },
     bundle = {
       type = "string",
       optional = true,
-      description = "Only this app's windows",
     },
     target = device.target_param(),
     server = device.server_param(),

@@ -9,11 +9,10 @@ table.sort(names)
 
 return {
   name = "ui_key",
-  description = "Presses a key on the device (back, home, enter, backspace …; power always asks); "
-    .. "returns what changed on screen.",
+  description = "Press a key on the device (back, home, enter …); returns what changed on screen.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = act.expect_params({
-    key = { type = "string", enum = names, description = "The key" },
+    key = { type = "string", enum = names },
     target = require("harmony.device").target_param(),
     server = require("harmony.device").server_param(),
   }),

@@ -3,8 +3,8 @@ local actions = require("harmony.ui_actions")
 
 return {
   name = "ui_swipe",
-  description = "Swipes on the device's screen: between two points, or in a direction within a "
-    .. "widget (by text, id, type) or the screen; returns what changed on screen.",
+  description = "Swipe between points, or in a direction within a widget or the screen; returns"
+    .. " what changed.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = act.expect_params(act.selector_params({
     direction = {
@@ -15,7 +15,7 @@ return {
     },
     from = { type = "array", items = { type = "integer" }, optional = true, description = "[x, y]" },
     to = { type = "array", items = { type = "integer" }, optional = true, description = "[x, y]" },
-    velocity = { type = "integer", default = 600, description = "px/s, 200-40000" },
+    velocity = { type = "integer", default = 600 },
   })),
   run = actions.swipe,
 }

@@ -3,12 +3,12 @@ local actions = require("harmony.ui_actions")
 
 return {
   name = "ui_tap",
-  description = "Taps a widget (by text, id, type, as ui_find) or a point on the device's screen, "
-    .. "proven: refused unless exactly one widget matches; returns what changed on screen.",
+  description = "Tap exactly one widget (by text, id, type) or a point, proven on screen; "
+    .. "returns what changed.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = act.expect_params(act.selector_params({
-    x = { type = "integer", optional = true, description = "A point instead of a widget" },
-    y = { type = "integer", optional = true, description = "With x" },
+    x = { type = "integer", optional = true },
+    y = { type = "integer", optional = true },
     how = {
       type = "string",
       enum = { "single", "double", "long" },

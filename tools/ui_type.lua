@@ -3,8 +3,8 @@ local actions = require("harmony.ui_actions")
 
 return {
   name = "ui_type",
-  description = "Types text into a widget (by text, id, type) or at the focus on the device's "
-    .. "screen (a newline presses Enter); returns what changed on screen.",
+  description = "Type text into a widget or at the focus (newline = Enter); returns what "
+    .. "changed on screen.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = act.expect_params(act.selector_params({
     input = { type = "string", optional = true, description = "The text to type" },

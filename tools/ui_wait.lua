@@ -4,15 +4,13 @@ local ui = require("harmony.ui")
 
 return {
   name = "ui_wait",
-  description = "Waits until a widget (by text, id, type, as ui_find) shows on the device's screen, "
-    .. "or is gone with gone=true, up to a deadline; returns the time waited.",
+  description = "Wait until a widget shows (or is gone) on screen, up to a deadline.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = true },
   params = act.selector_params({
-    gone = { type = "boolean", default = false, description = "Wait until it is gone" },
+    gone = { type = "boolean", default = false },
     deadline_ms = {
       type = "integer",
       default = 10000,
-      description = "How long at most (≤ 120000)",
     },
   }),
   run = function(args)

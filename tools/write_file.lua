@@ -2,8 +2,7 @@ local p = require("rein.file_params")
 
 return {
   name = "write_file",
-  description = "Create or replace a whole file atomically (edit_file for a part). Returns bytes, "
-    .. "sha256 and created.",
+  description = "Create or replace a whole file atomically; returns bytes and sha256.",
   annotations = { read_only = false, destructive = true, idempotent = true, open_world = false },
   params = {
     path = p.path,

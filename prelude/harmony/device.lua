@@ -157,13 +157,13 @@ end
 --- each time, so no tool's schema shares another's.
 ---@return table
 function M.target_param()
-  return { type = "string", optional = true, description = "Device key (hdc -t)" }
+  return { type = "string", optional = true }
 end
 
 --- The parameter every device tool takes for which hdc server (`M.pick`'s `server_name`).
 ---@return table
 function M.server_param()
-  return { type = "string", optional = true, description = "hdc server (device_list's `server`)" }
+  return { type = "string", optional = true }
 end
 
 --- The device a tool acts on: `{ key?, server? }`. `server_name` names a server

@@ -24,26 +24,22 @@ function M.filter_params()
     class = {
       type = "string",
       optional = true,
-      description = "Only these suites or tests: Suite or Suite#test, comma-separated (-s class)",
     },
-    not_class = { type = "string", optional = true, description = "All but these (-s notClass)" },
+    not_class = { type = "string", optional = true },
     it_name = {
       type = "string",
       optional = true,
-      description = "Only tests of these names (-s itName)",
     },
-    level = { type = "integer", optional = true, description = "Only this level, 0-4 (-s level)" },
+    level = { type = "integer", optional = true },
     size = { type = "string", optional = true, enum = { "small", "medium", "large" } },
     test_type = { type = "string", optional = true, enum = hypium.test_types() },
     timeout_ms = {
       type = "integer",
       optional = true,
-      description = "Each test's limit in ms (-s timeout; Hypium's default 5000)",
     },
     deadline_s = {
       type = "integer",
       optional = true,
-      description = "The whole run's limit in seconds (aa test -w)",
     },
   }
 end
@@ -54,24 +50,40 @@ function M.params()
   params.module = {
     type = "string",
     optional = true,
-    description = "Module whose src/ohosTest runs (default: the entry module)",
   }
   params.product = { type = "string", default = "default" }
   params.runner = {
     type = "string",
     optional = true,
-    description = "Test runner (default: the file in src/ohosTest/ets/testrunner/)",
   }
   params.list_first = {
     type = "boolean",
     default = true,
-    description = "List the tests with a dry run first, so a run cut short names those that never ran",
   }
-  params.build_timeout_ms =
-    { type = "integer", optional = true, description = "Each build's deadline" }
+  params.build_timeout_ms = { type = "integer", optional = true }
   params.target = device.target_param()
   params.server = device.server_param()
   return params
+end
+
+-- The `test` recipe's parameters: the filters as one object (`test_filters`), as the other
+-- recipes take them, so tools/list carries device_test's filter list once.
+function M.recipe_params()
+  return {
+    module = { type = "string", optional = true },
+    product = { type = "string", default = "default" },
+    test_filters = M.FILTERS_PARAM,
+    target = device.target_param(),
+    server = device.server_param(),
+  }
+end
+
+-- A recipe's arguments as device_test takes them (the filters checked and spread out).
+function M.args_of_recipe(args)
+  local flat = M.filters_of(args.test_filters)
+  flat.module, flat.product = args.module, args.product
+  flat.target, flat.server = args.target, args.server
+  return flat
 end
 
 -- The runner the template's test module has: the file in `src/ohosTest/ets/testrunner/`.
@@ -350,7 +362,7 @@ end
 M.FILTERS_PARAM = {
   type = "object",
   optional = true,
-  description = "device_test's filters: class, not_class, it_name, level, size, test_type, timeout_ms, deadline_s",
+  description = "device_test's filters (class, level, …)",
 }
 
 -- The parameters of a recipe that can run the tests after its launch, added to `params`.
@@ -359,7 +371,6 @@ function M.after_launch_params(params)
   params.device_tests = {
     type = "boolean",
     default = false,
-    description = "Then run the on-device tests",
   }
   return params
 end

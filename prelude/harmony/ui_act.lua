@@ -23,10 +23,10 @@ local POLL_MS = 250
 
 -- The selector parameters every action shares (the same as ui_find's).
 function M.selector_params(params)
-  params.text = { type = "string", optional = true, description = "The widget's text" }
-  params.contains = { type = "boolean", default = false, description = "Match part of the text" }
-  params.id = { type = "string", optional = true, description = "The widget's id (or key)" }
-  params.type = { type = "string", optional = true, description = "The widget's type" }
+  params.text = { type = "string", optional = true }
+  params.contains = { type = "boolean", default = false }
+  params.id = { type = "string", optional = true }
+  params.type = { type = "string", optional = true }
   params.target = device.target_param()
   params.server = device.server_param()
   return params
@@ -34,9 +34,9 @@ end
 
 -- The after-checks every action shares.
 function M.expect_params(params)
-  params.expect_text = { type = "string", optional = true, description = "Text shown after" }
-  params.expect_gone = { type = "string", optional = true, description = "Text gone after" }
-  params.full = { type = "boolean", default = false, description = "Whole screen too" }
+  params.expect_text = { type = "string", optional = true }
+  params.expect_gone = { type = "string", optional = true }
+  params.full = { type = "boolean", default = false }
   return params
 end
 

@@ -1,7 +1,7 @@
 -- Parameter declarations shared by the file tools, so every tool describes them alike.
 local M = {}
 
-M.path = { type = "string", description = "File, relative to the workspace" }
+M.path = { type = "string" }
 
 M.expected_sha256 = {
   type = "string",
@@ -9,8 +9,8 @@ M.expected_sha256 = {
   description = "Refuse (STALE_FILE) unless the file has this sha256",
 }
 
-M.dry_run = { type = "boolean", default = false, description = "Show the diff without writing" }
+M.dry_run = { type = "boolean", default = false }
 
-M.replace_all = { type = "boolean", default = false, description = "Replace every occurrence" }
+M.replace_all = { type = "boolean", default = false }
 
 return M
