@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Instructions per `tools/call read_file` in `rein serve`, counted by callgrind: repeatable on a
-loaded machine, where calls per second are not (README: Speed).
+loaded machine, where calls per second are not (docs/src/performance.md).
 
     cargo bench --bench mcp_pipeline --no-run   # builds target/release/rein
     python3 benches/mcp_callgrind.py [path/to/rein]

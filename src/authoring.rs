@@ -1,6 +1,6 @@
 //! What a tool author's tooling needs, for `rein types`, `rein init` and `rein new` as for an
 //! editor plugin: the editor stubs of the Lua API, the names rein accepts for tools, recipes
-//! and packs, and which files rein ships.
+//! and packs, which files rein ships, and rein's entry in an MCP client's project file.
 //!
 //! ```
 //! assert!(rein::authoring::is_tool_name("app_version"));
@@ -12,6 +12,9 @@ use std::path::Path;
 
 use crate::error::Failure;
 
+pub use crate::host::mcp_clients::{
+    add as add_mcp_entry, entry as mcp_entry, McpAddError, McpAdded, McpClient, McpEntry,
+};
 pub use crate::host::types::{LuarcOutcome, Written as TypesWritten, DEFAULT_DIR as TYPES_DIR};
 pub use crate::kernel::scope::protected::PROJECT_FILE;
 

@@ -81,13 +81,19 @@ pub enum Code {
     /// edit or remove something, or run a command that replaces or removes (`details.tool`,
     /// `details.refused`).
     NotDestructiveTool,
+    /// `MCP_ENTRY_EXISTS`: an MCP client's config file already names a server `rein` with
+    /// another entry (`details.existing`, `details.entry`); nothing was written.
+    McpEntryExists,
+    /// `MCP_CONFIG_INVALID`: an MCP client's config file is not plain JSON or TOML of the
+    /// client's form, or not a plain file (`details.why`); nothing was written.
+    McpConfigInvalid,
     /// A code a tool raised for itself (`rein.error("BUILD_FAILED", ...)`).
     Tool(String),
 }
 
 impl Code {
     /// Every code rein itself produces.
-    pub const STABLE: [Code; 32] = [
+    pub const STABLE: [Code; 34] = [
         Code::InvalidArgs,
         Code::ToolNotFound,
         Code::FileNotFound,
@@ -120,6 +126,8 @@ impl Code {
         Code::ProtectedCreated,
         Code::ReadOnlyTool,
         Code::NotDestructiveTool,
+        Code::McpEntryExists,
+        Code::McpConfigInvalid,
     ];
 
     /// The code's text, as JSON output and the journal carry it: `"OLD_STRING_NOT_UNIQUE"`.
@@ -157,6 +165,8 @@ impl Code {
             Code::ProtectedCreated => "PROTECTED_CREATED",
             Code::ReadOnlyTool => "READ_ONLY_TOOL",
             Code::NotDestructiveTool => "NOT_DESTRUCTIVE_TOOL",
+            Code::McpEntryExists => "MCP_ENTRY_EXISTS",
+            Code::McpConfigInvalid => "MCP_CONFIG_INVALID",
             Code::Tool(code) => code,
         }
     }
@@ -175,7 +185,15 @@ impl Code {
 
     /// Usage and configuration problems exit with 2; everything else a tool reports exits with 1.
     pub fn is_usage_error(&self) -> bool {
-        matches!(self, Code::InvalidArgs | Code::ToolNotFound | Code::ToolInvalid | Code::InvalidConfig)
+        matches!(
+            self,
+            Code::InvalidArgs
+                | Code::ToolNotFound
+                | Code::ToolInvalid
+                | Code::InvalidConfig
+                | Code::McpEntryExists
+                | Code::McpConfigInvalid
+        )
     }
 }
 

@@ -70,7 +70,7 @@
 //!
 //! # Inside
 //!
-//! The layers, each using only the ones above it (README "Layout" is the full map):
+//! The layers, each using only the ones above it (docs/src/layout.md is the full map):
 //!
 //! ```text
 //! error      Code and Failure: the failure every layer reports

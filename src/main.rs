@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 // glibc's allocator grows and trims a worker thread's arena on almost every MCP call (sysmalloc
 // and mprotect were ~12% of `rein serve`'s time under pipelined calls); mimalloc keeps freed
-// memory for reuse: +20% calls/s in `cargo bench --bench mcp_pipeline` (README: speed).
+// memory for reuse: +20% calls/s in `cargo bench --bench mcp_pipeline` (docs/src/performance.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -38,6 +38,11 @@ fn tools_lists_every_built_in_with_origin_and_schema() {
             "screenshot",
             "ui_dump",
             "ui_find",
+            "ui_key",
+            "ui_swipe",
+            "ui_tap",
+            "ui_type",
+            "ui_wait",
             "write_file"
         ]
     );

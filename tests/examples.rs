@@ -144,6 +144,9 @@ fn the_readme_runs_the_main_recipe_on_the_example_without_a_device() {
     assert!(out.contains("recipe sign-install-launch succeeded in "), "{out}");
     assert!(out.contains("  5. launch "), "{out}");
     assert!(out.lines().any(|l| l.starts_with("  5. launch ") && l.contains(" verified ")), "{out}");
+    // Issue 40: the edit is what the phone shows (the fake hvigorw packs the page's texts).
+    let screen = out.lines().find(|l| l.starts_with("  6. screen ")).unwrap_or_default();
+    assert!(screen.contains(" verified "), "the launched app shows \"Hello rein\":\n{out}");
     assert!(!fresh_home.join(".ohos").exists(), "fake-env leaves the person's DevEco material alone");
 }
 

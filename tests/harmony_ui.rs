@@ -166,7 +166,7 @@ fn ui_dump_gives_the_screen_in_a_few_lines_without_asking() {
         json!(
             "window com.example.hello EntryAbility pages/Index\n\
              Text \"Sign in\" #title [80,400][1180,540]\n\
-             TextInput #user [80,560][1180,700]\n\
+             TextInput #user [80,560][1180,700] tap\n\
              Button \"OK\" #ok [80,720][1180,860] tap\n"
         )
     );

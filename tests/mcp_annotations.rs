@@ -52,7 +52,16 @@ fn every_built_in_tool_and_recipe_declares_the_four_hints() {
     // Looking at the screen reads it: the scratch files it makes on the device and in the
     // transit folder are gone again when it answers (tests/harmony_ui.rs), so asking twice
     // changes nothing; the device is outside rein's world.
-    for looks in ["ui_dump", "ui_find"] {
+    // Touching the screen acts on the world outside rein and may change or remove what the
+    // app holds (tests/harmony_ui_input.rs); waiting for a widget only looks.
+    for touches in ["ui_tap", "ui_type", "ui_swipe", "ui_key"] {
+        assert_eq!(
+            hints(touches),
+            json!({"read_only": false, "destructive": true, "idempotent": false, "open_world": true}),
+            "{touches}"
+        );
+    }
+    for looks in ["ui_dump", "ui_find", "ui_wait"] {
         assert_eq!(
             hints(looks),
             json!({"read_only": true, "destructive": false, "idempotent": true, "open_world": true}),

@@ -1,6 +1,6 @@
 //! A client that never reads its answers cannot make rein hold them all (issue 35, hole 7):
 //! while answers wait unread, rein stops reading requests, so its memory stays under
-//! [`PEAK_MIB`] (README, "MCP server": back-pressure); once the client reads, every answer
+//! [`PEAK_MIB`] (docs/src/performance.md, "The MCP server": back-pressure); once the client reads, every answer
 //! arrives and the session goes on.
 //!
 //! The client is a small Python program, rein's parent: it measures rein's peak memory
@@ -14,7 +14,7 @@ use crate::common::Workspace;
 
 /// Requests the client writes before it reads any answer.
 const REQUESTS: usize = 10_000;
-/// rein's peak memory with [`REQUESTS`] unread answers of 40 KiB files: the figure README names.
+/// rein's peak memory with [`REQUESTS`] unread answers of 40 KiB files: the figure docs/src/performance.md names.
 const PEAK_MIB: i64 = 160;
 
 /// Writes the requests on a thread; does not read until the writer is done or blocked (no

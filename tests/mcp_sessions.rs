@@ -325,7 +325,7 @@ fn a_client_that_closes_stdin_right_after_its_requests_still_gets_every_response
     if crate::common::under_wine() {
         // Under Wine 8 some runs lose the responses still queued when rein exits (241 of 301
         // arrived, or 119: about what fits in the pipe), others pass. Whether Wine's pipes or
-        // rein's end of session on Windows loses them is open (README "Platforms").
+        // rein's end of session on Windows loses them is open (docs/src/platforms.md).
         eprintln!("SKIPPED a_client_that_closes_stdin_right_after_its_requests_still_gets_every_response: loses responses in some runs under Wine, cause open");
         return;
     }

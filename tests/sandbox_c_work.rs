@@ -2,7 +2,7 @@
 //! of these scripts once ran for hours or for ever (the hook sees one instruction per call,
 //! whatever the call does), and each now ends with BUDGET_EXCEEDED within a few seconds. So do
 //! `<close>` handlers that Lua would otherwise run with hooks off, and the host serves the next
-//! call. README "Limits" has the table of every library function and what bounds it.
+//! call. the book's "Limits" (docs/src/lua-api.md) has the table of every library function and what bounds it.
 
 use std::sync::mpsc;
 use std::sync::Arc;

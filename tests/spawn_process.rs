@@ -3,7 +3,7 @@
 //!
 //! The process tree here is the Unix one (`kernel/platform/tree_unix.rs`), which macOS runs
 //! too; Windows' Job Objects (`tree_windows.rs`) have no Linux stand-in and are type-checked
-//! only (README "Platforms").
+//! only (docs/src/platforms.md).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! rein's integration tests: one test binary (linking the vendored Lua once), a module per
 //! area, each named for the behaviour it checks.
 //!
-//! They run on Linux, and on Windows under Wine (`.ci/wine-test`, README "Platforms"). A module
+//! They run on Linux, and on Windows under Wine (`.ci/wine-test`, docs/src/platforms.md). A module
 //! marked `#[cfg(unix)]` says beside it why it cannot run on Windows; inside the others, a test
 //! that cannot says why in its own `cfg` or `cfg_attr(windows, ignore = "...")` (they play the
 //! person through `script`, or run bash or cargo). The fake toolchain is Rust
@@ -65,6 +65,9 @@ mod harmony_tools;
 // Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]
 mod harmony_ui;
+// Not on Windows yet: new, not yet tried under Wine.
+#[cfg(unix)]
+mod harmony_ui_input;
 // Not on Windows: the rig runs the real Linux hdc server and daemon in network namespaces.
 #[cfg(target_os = "linux")]
 mod hdc_quoting;
@@ -76,6 +79,7 @@ mod journal;
 #[cfg(target_os = "linux")]
 mod large_inputs;
 mod lua_api;
+mod mcp_add;
 // Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]
 mod mcp_annotations;

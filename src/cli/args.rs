@@ -125,6 +125,12 @@ pub enum Command {
         #[command(subcommand)]
         what: NewWhat,
     },
+    /// Connect an MCP client to this workspace: write rein's entry into the client's own
+    /// project file, merged into what is there.
+    Mcp {
+        #[command(subcommand)]
+        action: McpAction,
+    },
     /// Print a shell completion script to stdout, e.g. `rein completions bash >
     /// ~/.local/share/bash-completion/completions/rein`.
     Completions {
@@ -156,6 +162,46 @@ pub enum NewWhat {
         /// kebab-case: lowercase letters, digits and -.
         name: String,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpAction {
+    /// Write (or with --print show) the entry that runs `rein serve` on this workspace into
+    /// the client's project file: .mcp.json, .codex/config.toml, .cursor/mcp.json or
+    /// .vscode/mcp.json. Other servers stay; an entry named rein that differs is refused.
+    Add {
+        /// The MCP client.
+        #[arg(value_enum)]
+        client: McpClientArg,
+        /// Print the entry and where it goes; write nothing.
+        #[arg(long)]
+        print: bool,
+    },
+}
+
+/// The clients `rein mcp add` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum McpClientArg {
+    // Plain comments, as ReportFormat's: `.mcp.json` at the project root.
+    ClaudeCode,
+    // `.codex/config.toml` (a trusted project's).
+    Codex,
+    // `.cursor/mcp.json`.
+    Cursor,
+    // `.vscode/mcp.json`.
+    Vscode,
+}
+
+impl McpClientArg {
+    pub fn client(self) -> rein::authoring::McpClient {
+        use rein::authoring::McpClient;
+        match self {
+            McpClientArg::ClaudeCode => McpClient::ClaudeCode,
+            McpClientArg::Codex => McpClient::Codex,
+            McpClientArg::Cursor => McpClient::Cursor,
+            McpClientArg::Vscode => McpClient::VsCode,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -11,6 +11,7 @@ mod approvals;
 mod args;
 mod authoring;
 mod logging;
+mod mcp_add;
 mod output;
 mod packs;
 mod progress;
@@ -110,7 +111,8 @@ pub fn main() -> ExitCode {
 fn run(cli: Cli) -> u8 {
     let out = Output { json: cli.json, verbose: cli.verbose > 0 };
     let workspace = cli.workspace.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
-    let writes_workspace = matches!(cli.command, Command::Types { .. } | Command::Init | Command::New { .. });
+    let writes_workspace =
+        matches!(cli.command, Command::Types { .. } | Command::Init | Command::New { .. } | Command::Mcp { .. });
     if writes_workspace && !workspace.is_dir() {
         let message = format!(
             "workspace {} is not a folder; create it first or pass --workspace DIR",
@@ -126,6 +128,7 @@ fn run(cli: Cli) -> u8 {
         Command::New { what } => return authoring::new(&workspace, what, &out),
         Command::Completions { shell } => return reference::completions(*shell, &out),
         Command::Man { command } => return reference::man(command, &out),
+        Command::Mcp { action } => return mcp_add::run(&workspace, action, &out),
         _ => {}
     }
     if let Command::Pack { action } = &cli.command {
@@ -178,6 +181,7 @@ fn run(cli: Cli) -> u8 {
         | Command::Init
         | Command::New { .. }
         | Command::Completions { .. }
+        | Command::Mcp { .. }
         | Command::Man { .. } => unreachable!("handled before the host is built"),
     }
 }

@@ -7,7 +7,7 @@
 //! - `programs`: the programs and the decision for a command line of each
 //! - `grammar/`: each program's command grammar and allow-list (hdc and its shell, hvigorw,
 //!   ohpm, hap-sign-tool, git for packs) and the typed values shapes hold (`values`)
-//! - `table`: README's approval table, rendered from the grammars (tests)
+//! - `table`: the approval table in docs/src/approvals.md, rendered from the grammars (tests)
 //! - `confinement`: what each program may reach while it runs
 //! - `toolchain`, `discovery`, `deveco_env`, `java_args`: where the programs are (each OS's
 //!   layouts) and how they are started
@@ -44,4 +44,5 @@ mod syscall_filter_tests;
 #[cfg(test)]
 mod table;
 pub mod toolchain;
+pub mod ui_input;
 pub mod why_asked;

@@ -15,7 +15,7 @@ use super::programs::{decide_spawn, Program};
 use super::project::ProjectFacts;
 use super::signing::{self, SigningSecrets};
 use super::toolchain::{Located, Toolchain};
-use super::{confinement, deveco_env, grammar, hdc_server, java_args, keystore_pins, lease};
+use super::{confinement, deveco_env, grammar, hdc_server, java_args, keystore_pins, lease, ui_input};
 use crate::kernel::policy::shapes::Effect;
 use crate::kernel::policy::Decision;
 use crate::kernel::process::env::ToolchainVars;
@@ -37,6 +37,8 @@ pub struct Harmony {
     pub lease_wait: Option<Duration>,
     /// A person lets hvigorw read DevEco's signing material (`~/.ohos/config`).
     pub hvigor_reads_signing_material: bool,
+    /// What rein last saw in front of each device (screen input rests on it: `ui_input`).
+    pub foregrounds: ui_input::Foregrounds,
 }
 
 /// The HarmonyOS profile `kernel` spawns with, if it is one.
@@ -118,7 +120,29 @@ impl ToolchainProfile for Harmony {
             let (app, profile) = (workspace_text("AppScope/app.json5"), workspace_text("build-profile.json5"));
             ProjectFacts::from_texts(app.as_deref(), profile.as_deref())
         };
-        decide_spawn(&Program::parse(program), args, cwd, classify, &self.servers, &project)
+        let program = Program::parse(program);
+        let decision = decide_spawn(&program, args, cwd, classify, &self.servers, &project);
+        // Screen input on the project's own app, just seen in front of that device, is the
+        // project's code at work; anything else on the screen (and Power) a person decides.
+        let touch = (program == Program::Hdc).then(|| ui_input::touch(args)).flatten();
+        match (decision, touch) {
+            (Decision::Ask, Some(false)) => {
+                let in_front = self.foregrounds.in_front(args).unwrap_or_default();
+                let facts = project();
+                if !in_front.is_empty() && in_front.iter().all(|b| facts.is_bundle(b)) {
+                    Decision::Allow
+                } else {
+                    Decision::Ask
+                }
+            }
+            (decision, _) => decision,
+        }
+    }
+
+    fn observe(&self, program: &str, args: &[String], output: &crate::kernel::process::spawn::SpawnOutput) {
+        if Program::parse(program) == Program::Hdc {
+            self.foregrounds.observe(args, &output.stdout);
+        }
     }
 
     fn grants(&self, program: &str, found: &Found, facts: &SpawnFacts) -> Profile {
@@ -233,7 +257,10 @@ impl ToolchainProfile for Harmony {
     fn before_spawn<'a>(&'a self, spawn: Spawn<'a>, decision: &Decision) -> BeforeSpawn<'a> {
         // A change to the device, or a test run (allowed, but it holds the device for long).
         let changes = Program::parse(spawn.program) == Program::Hdc
-            && (*decision != Decision::Allow || grammar::hdc::runs_tests(spawn.args));
+            && (*decision != Decision::Allow
+                || grammar::hdc::runs_tests(spawn.args)
+                // uitest calls on one device block each other (shared/HARMONY-VERIFY.md §3.1).
+                || ui_input::runs_uitest(spawn.args));
         Box::pin(async move {
             let Some(device) = grammar::hdc::device_of(spawn.args).filter(|_| changes) else { return Ok(()) };
             let local = format!("127.0.0.1:{}", self.servers.local_port());

@@ -101,7 +101,7 @@ pub fn effect_of(program: &Program, args: &[String]) -> Effect {
     }
 }
 
-/// Every command shape the tables allow or ask about, by program, for README's approval
+/// Every command shape the tables allow or ask about, by program, for the book's approval
 /// table (which a test keeps equal to this).
 #[cfg(test)]
 pub fn documented() -> Vec<(String, Verdict)> {

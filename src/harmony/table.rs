@@ -1,5 +1,5 @@
-//! README's approval table, rendered from the decision tables themselves so the two cannot
-//! drift apart (a test compares them).
+//! The approval table in docs/src/approvals.md, rendered from the decision tables themselves so
+//! the two cannot drift apart (a test compares them).
 
 use super::programs::documented;
 use crate::kernel::policy::shapes::Verdict;
@@ -33,7 +33,7 @@ const TAIL_ROWS: [(&str, &str); 6] = [
     ("any other program or command shape", "deny, unless a person's rule names the exact command"),
 ];
 
-/// The markdown table README shows under "Approvals".
+/// The markdown table docs/src/approvals.md shows under "Approvals".
 pub fn approval_table() -> String {
     let mut rows: Vec<(String, String)> = FILE_ROWS.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
     for (shape, verdict) in documented() {
@@ -57,15 +57,18 @@ mod tests {
 
     #[test]
     fn readme_shows_the_tables_as_they_are() {
-        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src/approvals.md")).unwrap();
         let start = "<!-- approval-table: generated from src/kernel/policy, checked by a test -->\n";
         let end = "<!-- /approval-table -->";
         let shown = readme
             .split_once(start)
             .and_then(|(_, rest)| rest.split_once(end))
             .map(|(table, _)| table)
-            .expect("README has the approval table markers");
+            .expect("docs/src/approvals.md has the approval table markers");
         let expected = approval_table();
-        assert!(shown == expected, "README's approval table is out of date; replace it with:\n{expected}");
+        assert!(
+            shown == expected,
+            "the approval table in docs/src/approvals.md is out of date; replace it with:\n{expected}"
+        );
     }
 }

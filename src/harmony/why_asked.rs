@@ -43,6 +43,9 @@ fn hdc(args: &[String]) -> &'static str {
         ["uninstall", ..] => "it removes an app and its data from the device",
         ["file", "send", ..] => "it copies a file from this machine onto the device",
         ["file", "recv", ..] => "it copies a file from the device onto this machine",
+        ["shell", "uitest", "uiInput"] => {
+            "it touches the device's screen (a tap, typing, a swipe or a key) and rein has not just seen this project's app in front"
+        }
         ["shell", "aa", "start"] => "it starts an app on the device",
         ["shell", "aa", "force-stop"] => "it stops an app on the device",
         ["shell", ..] => "it runs a command on the device",

@@ -366,6 +366,7 @@ pub(crate) fn configured_kernel_and_policy(
         servers: HdcServers::new(env("OHOS_HDC_SERVER_PORT").as_deref(), labs),
         lease_wait: home_config.lease.wait_s.map(std::time::Duration::from_secs),
         hvigor_reads_signing_material: home_config.spawn.hvigor_reads_signing_material,
+        foregrounds: Default::default(),
     };
     let spawn = SpawnSettings {
         profile: Arc::new(harmony),

@@ -62,7 +62,7 @@ pub enum ConfigError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{} is not valid: {why}. Fix the file (see README: home config).", shown_path(.path))]
+    #[error("{} is not valid: {why}. Fix the file (see the book: docs/src/toolchain.md, home config.toml).", shown_path(.path))]
     Home { path: PathBuf, why: String },
     #[error("rein.toml is not valid: {problem}")]
     Control { problem: String },
@@ -175,7 +175,7 @@ pub struct SpawnConfig {
     pub writable: Vec<PathBuf>,
     /// Lets hvigorw read DevEco's signing material in `~/.ohos/config` (so it can sign with
     /// build-profile.json5's ciphertext passwords). Off by default: the project's
-    /// `hvigorfile.ts` runs inside hvigorw and would read it too (README "Signing passwords").
+    /// `hvigorfile.ts` runs inside hvigorw and would read it too (docs/src/signing-passwords.md).
     #[serde(default)]
     pub hvigor_reads_signing_material: bool,
 }

@@ -16,6 +16,7 @@
 //! - `subscribers`: the host's subscribers to the event stream
 //! - `config`, `doctor`: home and project settings; what toolchain was found
 //! - `types`: editor stubs for tool and recipe authors (`rein types`)
+//! - `mcp_clients`: rein's entry in an MCP client's project file (`rein mcp add`)
 
 mod approval_rules;
 mod builder;
@@ -29,6 +30,7 @@ pub mod doctor;
 mod generation;
 mod loading;
 mod locate;
+pub mod mcp_clients;
 mod nested_calls;
 mod packs;
 pub mod policy_files;

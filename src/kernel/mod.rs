@@ -116,8 +116,7 @@ impl Kernel {
     }
 
     /// The OS confinement spawned programs run under, as `rein doctor` shows it: the Landlock
-    /// level, and who may send datagrams where the system-call filter runs (README
-    /// "Confinement").
+    /// level, and who may send datagrams where the system-call filter runs (docs/src/confinement.md).
     pub fn confinement(&self) -> String {
         let level = process::confine::level().describe(self.spawn.confine);
         let udp = self.spawn.profile.datagram_programs();

@@ -6,7 +6,7 @@
 //! The same checks stop a call whose caller cancelled it (an MCP `notifications/cancelled`):
 //! a script spinning in the VM within [`HOOK_EVERY`] instructions of the cancel, the pattern
 //! engine within its check interval (16,384 matching steps), a library function at its next
-//! charge (each block it allocates, or before it loops). README "Limits" has the table of what
+//! charge (each block it allocates, or before it loops). the book's "Limits" (docs/src/lua-api.md) has the table of what
 //! bounds each library function.
 
 use std::time::Duration;

@@ -62,7 +62,7 @@ pub fn serve_stdio(builder: HostBuilder) -> Result<(), Failure> {
     }
     // Multi-threaded, because the approver waits for the person's answer with
     // `block_in_place`; one worker, because every hand-off of a call between worker threads
-    // costs more than the call (see README: speed).
+    // costs more than the call (see docs/src/performance.md).
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -141,7 +141,7 @@ where
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
             tracing::warn!(
                 "the MCP client closed the connection before it initialized: no session to serve. `rein serve` \
-                 speaks MCP on stdin and stdout and is started by an MCP client (README \"Using rein from an agent (MCP)\")"
+                 speaks MCP on stdin and stdout and is started by an MCP client (README \"Connect your agent\": `rein mcp add`)"
             );
             drop(listening.await);
             return Ok(());

@@ -318,7 +318,7 @@ impl Report {
     }
 
     /// Where `report.json` of this run is, as people and agents read it (`C:\…` on Windows, never
-    /// the verbatim `\\?\` form rein opens files by: README "Platforms").
+    /// the verbatim `\\?\` form rein opens files by: docs/src/platforms.md).
     fn shown_path(&self, workspace: &Path) -> String {
         crate::visible::shown_path(self.path(workspace))
     }

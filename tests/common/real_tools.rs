@@ -1,5 +1,5 @@
 //! The real HarmonyOS tools built from OpenHarmony's sources (`../shared/toolchain/` beside the
-//! repository), found through the variables README names:
+//! repository), found through the variables docs/src/development.md names:
 //!
 //! - `REIN_REAL_HAP_SIGN_TOOL`: the hap-sign-tool jar (default
 //!   `../shared/toolchain/hap-sign-tool/hap-sign-tool.jar`), run with `REIN_REAL_JAVA`;

@@ -1,6 +1,6 @@
 -- An example tool `rein init` wrote: the app's bundle name and version. Try it with
 -- `rein call app_version`, check it with `rein test app_version`, and make your own with
--- `rein new tool NAME`. The Lua API is in .rein/types (for your editor) and README.
+-- `rein new tool NAME`. The Lua API is in .rein/types (for your editor) and rein's book (docs/src/lua-api.md).
 
 local APP_JSON = "AppScope/app.json5"
 

@@ -2,7 +2,7 @@
 -- reads one file of the workspace. Make it do what its name says: its description, params,
 -- checks and run below. Then `rein check` and `rein test __NAME__`; try it with
 -- `rein call __NAME__ '{"path":"AppScope/app.json5"}'`. The Lua API is in .rein/types
--- (`rein types` writes it) and in README's "Writing your own tool".
+-- (`rein types` writes it) and in rein's book, "Writing your own tool" (docs/src/writing-tools.md).
 
 ---@type rein.Tool
 local tool = {

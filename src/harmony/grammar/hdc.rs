@@ -419,6 +419,14 @@ pub fn device_of(args: &[String]) -> Option<DeviceOf> {
     Some(device)
 }
 
+/// The device command of an `hdc … shell` line, as the device shell reads it, when it is one.
+pub fn device_words(args: &[String]) -> Option<Vec<String>> {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (_, "shell", rest) = split_command(&args)? else { return None };
+    let line = shell_words::device_line(rest);
+    shell_words::words(shell_words::daemon_line(&line)).ok()
+}
+
 /// Whether the command line runs a device's tests (`hdc shell aa test …`): allowed unasked for
 /// the project's own, it still holds the device for the call (another run's install or launch
 /// in the middle would change what the tests see) and may run as long as the tests do.
@@ -429,7 +437,7 @@ pub fn runs_tests(args: &[String]) -> bool {
     shell_words::words(shell_words::daemon_line(&line)).is_ok_and(|w| w.len() >= 2 && w[0] == "aa" && w[1] == "test")
 }
 
-/// Every shape rein allows or asks about, for README's approval table.
+/// Every shape rein allows or asks about, for the approval table in docs/src/approvals.md.
 #[cfg(test)]
 pub fn documented() -> Vec<(String, Verdict)> {
     let host = HOST_SHAPES.iter().map(|s| (format!("hdc {}", s.render()), s.verdict));

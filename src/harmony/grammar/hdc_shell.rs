@@ -237,4 +237,81 @@ pub const SHAPES: &[Shape] = &[
         verdict: Verdict::Allow,
         effect: Effect::Scratch,
     },
+    // Input on the screen (`testfwk_arkxtest` uitest/input/ui_input.cpp `UiActionInput`;
+    // shared/HARMONY-VERIFY.md §3.1): it does what a finger would in whatever app is in front.
+    // It asks; the profile lets it through unasked only while rein has just seen the project's
+    // own app in the foreground of that device (`harmony::ui_input`), and `Power` always asks.
+    // uitest checks the counts itself (a wrong one is a usage error that does nothing).
+    Shape {
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("click"), Part::Values(Kind::Number)],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
+    Shape {
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("doubleClick"), Part::Values(Kind::Number)],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
+    Shape {
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("longClick"), Part::Values(Kind::Number)],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
+    Shape {
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("swipe"), Part::Values(Kind::Number)],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
+    Shape {
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("drag"), Part::Values(Kind::Number)],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
+    Shape {
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("fling"), Part::Values(Kind::Number)],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
+    Shape {
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("dircFling"), Part::Values(Kind::Number)],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
+    Shape {
+        parts: &[
+            Part::Word("uitest"),
+            Part::Word("uiInput"),
+            Part::Word("inputText"),
+            Part::Value(Kind::Number),
+            Part::Value(Kind::Number),
+            Part::Value(Kind::InputText),
+        ],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
+    Shape {
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("text"), Part::Value(Kind::InputText)],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
+    Shape {
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("keyEvent"), Part::Word("Home")],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
+    Shape {
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("keyEvent"), Part::Word("Back")],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
+    Shape {
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("keyEvent"), Part::Word("Power")],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
+    Shape {
+        parts: &[Part::Word("uitest"), Part::Word("uiInput"), Part::Word("keyEvent"), Part::Values(Kind::Number)],
+        verdict: Verdict::Ask,
+        effect: Effect::Replaces,
+    },
 ];

@@ -116,7 +116,7 @@ fn refuse(what: &str) -> Decision {
     Decision::DenyUnlessRule(format!("hvigorw `{what}` is not a build, clean or daemon task or option rein knows"))
 }
 
-/// What the table allows or asks about, for README.
+/// What the table allows or asks about, for the approval table in docs/src/approvals.md.
 #[cfg(test)]
 pub fn documented() -> Vec<(String, crate::kernel::policy::shapes::Verdict)> {
     use crate::kernel::policy::shapes::Verdict;

@@ -43,7 +43,7 @@ pub fn effect(args: &[String]) -> Effect {
     shapes::find(SHAPES, &words).map_or(Effect::Replaces, |(shape, _)| shape.effect)
 }
 
-/// What the table allows or asks about, for README.
+/// What the table allows or asks about, for the approval table in docs/src/approvals.md.
 #[cfg(test)]
 pub fn documented() -> Vec<(String, Verdict)> {
     SHAPES.iter().map(|s| (format!("ohpm {}", s.render()), s.verdict)).collect()

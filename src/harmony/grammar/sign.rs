@@ -129,7 +129,7 @@ fn refuse(why: &str) -> Decision {
     Decision::DenyUnlessRule(why.to_string())
 }
 
-/// What the table allows or asks about, for README.
+/// What the table allows or asks about, for the approval table in docs/src/approvals.md.
 #[cfg(test)]
 pub fn documented() -> Vec<(String, Verdict)> {
     vec![

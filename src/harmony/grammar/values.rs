@@ -77,6 +77,9 @@ pub enum Kind {
     TestType,
     /// `true` or `false`.
     Switch,
+    /// Text `uitest uiInput` types: one word of printable characters (the strict reader has
+    /// refused shell syntax already), at most 2,000.
+    InputText,
 }
 
 /// The kernel's command shapes, holding these kinds.
@@ -104,6 +107,7 @@ impl Kind {
             Kind::Bundle => "<bundle>",
             Kind::Name => "<name>",
             Kind::Number => "<n>",
+            Kind::InputText => "<text>",
             Kind::Tags => "<tags>",
             Kind::Domain => "<domain>",
             Kind::Levels => "<levels>",
@@ -142,6 +146,9 @@ impl Kind {
             }
             Kind::Name => value.len() <= 128 && word(value, "_-") && !value.starts_with('-'),
             Kind::Number => value.len() <= 10 && value.chars().all(|c| c.is_ascii_digit()) && !value.is_empty(),
+            Kind::InputText => {
+                !value.is_empty() && value.chars().count() <= 2000 && !value.chars().any(char::is_control)
+            }
             Kind::Tags => value.len() <= 256 && !value.starts_with('-') && list(value, &|t| word(t, "_.-")),
             Kind::Domain => match value.strip_prefix("0x").or_else(|| value.strip_prefix("0X")) {
                 Some(hex) => !hex.is_empty() && hex.len() <= 8 && hex.chars().all(|c| c.is_ascii_hexdigit()),

@@ -297,7 +297,7 @@ mod tests {
     }
 
     /// As a rename replaces a mode-0444 file on Unix and keeps its mode, a read-only file is
-    /// replaced and stays read-only (README "Platforms").
+    /// replaced and stays read-only (docs/src/platforms.md).
     #[cfg(windows)]
     #[test]
     fn a_read_only_file_is_replaced_and_stays_read_only() {

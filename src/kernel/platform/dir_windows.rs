@@ -5,7 +5,7 @@
 //! without `FILE_SHARE_DELETE`, so none of them can be renamed, removed or replaced by a link
 //! while rein holds it, and the path rein names stays the one it checked.
 //!
-//! Weaker than Linux, and said so in README "Platforms": the workspace root's own ancestors
+//! Weaker than Linux, and said so in docs/src/platforms.md: the workspace root's own ancestors
 //! are not held; a directory rein holds cannot be renamed by the person either until rein lets
 //! go; FIFOs do not exist in Windows folders (named pipes live in `\\.\pipe\`, which the scope
 //! refuses), so there is nothing to open without blocking. Type-checked in CI, not run.

@@ -1,6 +1,6 @@
 //! Buffers that hold a whole file. rein's allocator, mimalloc, is built without transparent
 //! huge pages (`no_thp` in Cargo.toml): with them every short `rein call` had the kernel zero
-//! 2 MiB pages for the few KiB it used (about 2 ms of a 6 ms process, README "Performance").
+//! 2 MiB pages for the few KiB it used (about 2 ms of a 6 ms process, docs/src/performance.md).
 //! A file of many MiB is where huge pages pay — read into 4 KiB pages, a 64 MiB edit takes
 //! 16 384 page faults — so a buffer that big, and only such a buffer, asks Linux for them.
 

@@ -21,7 +21,7 @@
 //! - `threads`: a thread's id, and the lowest priority for one rein gave up on
 //!
 //! Linux is run and tested; macOS and Windows are type-checked in CI (`.ci/cross-check`), see
-//! README "Platforms".
+//! docs/src/platforms.md.
 
 pub mod alive;
 #[cfg(unix)]

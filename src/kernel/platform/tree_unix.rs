@@ -1,7 +1,7 @@
 //! A spawned program and everything it starts, as one (Unix other than Linux, i.e. macOS): its
 //! own session and process group, signalled as a whole (TERM, then KILL), and killed when the
 //! program ends or rein lets go of it. A process that leaves the group (`setsid`, `setpgid`)
-//! escapes: macOS has no subreaper (README "Confinement"). Linux: `tree_linux`.
+//! escapes: macOS has no subreaper (docs/src/confinement.md). Linux: `tree_linux`.
 
 use std::process::ExitStatus;
 

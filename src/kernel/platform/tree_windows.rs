@@ -8,7 +8,7 @@
 //!
 //! Windows has no SIGTERM for console programs that rein could send to a tree, so "terminate"
 //! and "kill" both end the job at once: a program past its deadline gets no grace period.
-//! Type-checked in CI, not run (README "Platforms").
+//! Type-checked in CI, not run (docs/src/platforms.md).
 
 use std::os::windows::io::RawHandle;
 use std::process::ExitStatus;

@@ -1,13 +1,13 @@
 //! Command shapes: an allow-list entry is an exact sequence of words and typed values, with an
 //! optional set of options at the end (any order, each at most once, some required). A
 //! command matches a shape only if every word is accounted for; nothing else is allowed by
-//! the table. Shapes also render themselves for README's approval table.
+//! the table. Shapes also render themselves for the approval table in docs/src/approvals.md.
 
 /// The typed values a toolchain's shapes hold in their variable positions.
 pub trait ValueKind: Copy + std::fmt::Debug + PartialEq + 'static {
     /// Whether `value` is one of this kind (a strict pattern).
     fn accepts(self, value: &str) -> bool;
-    /// How people read it in a shape: `<name>` (README's approval table, rendered in tests).
+    /// How people read it in a shape: `<name>` (the approval table in docs/src/approvals.md, rendered in tests).
     #[cfg(test)]
     fn placeholder(self) -> &'static str;
 }

@@ -189,6 +189,7 @@ impl Kernel {
             }
         };
         let redacted = Redacted::new(program, &args, secret_flags).with_secrets(call.secrets());
+        let ran = args.clone();
         let mut record = Unrecorded {
             kernel: self,
             call,
@@ -199,6 +200,9 @@ impl Kernel {
         let planted = record.planted.clone();
         let entry = record.entry.as_mut().expect("recorded only below");
         let result = self.run_checked(purpose, call, program, args, &redacted, opts, on_line, entry, planted).await;
+        if let Ok(output) = &result {
+            profile.observe(program, &ran, output);
+        }
         let mut entry = record.entry.take().expect("recorded only here");
         entry.planted = std::mem::take(&mut *record.planted.lock().unwrap_or_else(|e| e.into_inner()));
         let output = match &result {

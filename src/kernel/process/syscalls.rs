@@ -269,7 +269,7 @@ pub fn filter(sockets: &[SocketKind]) -> Filter {
     Filter { program: asm.finish() }
 }
 
-/// Other architectures: no filter (README "Confinement" says what stays reachable).
+/// Other architectures: no filter (docs/src/confinement.md says what stays reachable).
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 pub fn filter(_sockets: &[SocketKind]) -> Filter {
     Filter { program: Vec::new() }

@@ -74,6 +74,10 @@ pub trait ToolchainProfile: std::fmt::Debug + Send + Sync + 'static {
         workspace_text: &dyn Fn(&str) -> Option<String>,
     ) -> Decision;
 
+    /// Learns from what a finished run of `program args` printed (a fact about the world a
+    /// later decision may rest on: the profile records only what the program itself printed).
+    fn observe(&self, _program: &str, _args: &[String], _output: &super::spawn::SpawnOutput) {}
+
     /// What `program` may reach on disk and on the network while it runs.
     fn grants(&self, program: &str, found: &Found, facts: &SpawnFacts) -> Profile;
 

@@ -5,8 +5,7 @@
 //! exist (its output is not scrubbed of them: that would be an oracle, `secrets::redact`).
 //! Nothing a program starts outlives it (`platform::keeper`), so its turn ends with it.
 //!
-//! Per rein process: a second rein on the same workspace is not held back (README "Signing
-//! passwords").
+//! Per rein process: a second rein on the same workspace is not held back (docs/src/signing-passwords.md).
 
 use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 

@@ -1,7 +1,7 @@
 //! The scope on Windows: requested paths are read as Windows reads them
 //! (`scope::windows_paths`, table-tested on every OS), links and junctions are followed by
 //! asking the disk, and every real path is the verbatim form (`\\?\C:\...`) that Windows opens
-//! without rewriting. Type-checked in CI, not run (README "Platforms").
+//! without rewriting. Type-checked in CI, not run (docs/src/platforms.md).
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,6 @@
 //! The standard functions that can work long in C without building anything the allocator
 //! would charge, made to pay for that work before (or, for a bounded amount, right after)
-//! they do it. README "Limits" has the table of every library function and what bounds it.
+//! they do it. the book's "Limits" (docs/src/lua-api.md) has the table of every library function and what bounds it.
 //!
 //! Each is a C closure in the state with the meter as its first upvalue and, where it
 //! forwards, the engine's own function as its second: it runs in the same frame as the

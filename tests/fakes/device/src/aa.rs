@@ -175,6 +175,12 @@ fn start(words: &[String], device: &mut Device, out: &mut String) {
         out.push_str(&format!("error: failed to start ability.\n{}", error_info(code)));
         return;
     }
+    // An app sent away (Home, Back on its first page) comes back to the foreground as it was.
+    for r in device.running_mut().iter_mut().filter(|r| r["bundle"] == bundle && r["ability"] == ability) {
+        if let Some(record) = r.as_object_mut() {
+            record.remove("background");
+        }
+    }
     let same_bundle: Vec<Value> = device.running().iter().filter(|r| r["bundle"] == bundle).cloned().collect();
     if !same_bundle.iter().any(|r| r["ability"] == ability) {
         let pid = same_bundle.first().and_then(|r| r["pid"].as_i64()).unwrap_or_else(|| device.new_pid());

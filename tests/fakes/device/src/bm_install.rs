@@ -161,8 +161,9 @@ fn record(bundle: &str, packages: &[Package], device: &mut Device) {
         let kind = p.module["type"].clone();
         let main = p.module["mainElement"].clone();
         let mut module = json!({"type": kind, "mainElement": main, "abilities": abilities, "hap": p.path});
-        // A test HAP's code: its runner and the cases it declares (what `aa test` runs).
-        for field in ["testRunner", "tests"] {
+        // A test HAP's code: its runner and the cases it declares (what `aa test` runs); an
+        // app's pages (what its screen shows: layout.rs).
+        for field in ["testRunner", "tests", "pages"] {
             if let Some(value) = p.code.get(field) {
                 module[field] = value.clone();
             }

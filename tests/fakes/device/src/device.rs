@@ -110,6 +110,10 @@ impl Device {
     /// Ends every process of `bundle` (install, force-stop, uninstall).
     pub fn stop(&mut self, bundle: &str) {
         self.running_mut().retain(|r| r["bundle"] != bundle);
+        // What its screen showed goes with it: the next start opens its main page afresh.
+        if let Some(ui) = self.state.get_mut("ui").and_then(Value::as_object_mut) {
+            ui.remove(bundle);
+        }
     }
 
     pub fn hilog_mut(&mut self) -> &mut Vec<Value> {

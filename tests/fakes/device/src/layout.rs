@@ -10,17 +10,17 @@
 //! then `visible`, `hashcode`, `hint`: all strings). nlohmann::json keeps keys sorted and
 //! `dump(-1)` writes one line with no spaces, as serde_json's `to_string` does.
 //!
-//! What the screen shows: the foreground app's window (the last one started), holding the
-//! widgets the device state's `"screen"` lists (`[{"type", "text", "id"}]`, one per row), by
-//! default the stock template's page, `Text` "Hello World" (tests/fixtures/hello-app
-//! `pages/Index.ets`); with no app running, the home screen. `"dump_layout_error": true` makes
-//! it fail with the text `DumpUiHierarchy` gives when it finds no window ("Get window nodes
-//! failed"). Attribute values other than type, text, id and bounds are plausible, not copied
+//! What the screen shows is screen.rs's model: the foreground app's window (its current page's
+//! widgets, one per row) or, with no app in the foreground, the home screen. `"dump_layout_error":
+//! true` makes it fail with the text `DumpUiHierarchy` gives when it finds no window ("Get window
+//! nodes failed"). Attribute values other than type, text, id, bounds, focused, clickable and hint
+//! are plausible, not copied
 //! from a device (GUESS).
 
 use serde_json::{json, Map, Value};
 
 use crate::device::Device;
+use crate::screen::{self, row_bounds, HEIGHT, WIDTH};
 use crate::words::flag;
 
 /// `ATTR_NAMES` of core/ui_model.h up to and without `hierarchy`, in order.
@@ -53,11 +53,7 @@ const ATTRS: [&str; 26] = [
     "originalText",
 ];
 
-const WIDTH: i64 = 1260;
-const HEIGHT: i64 = 2720;
-const ROW: i64 = 160;
-
-pub fn dump_layout(words: &[String], device: &Device, out: &mut String) {
+pub fn dump_layout(words: &[String], device: &mut Device, out: &mut String) {
     let micros = chrono::Local::now().timestamp_micros();
     let path = flag(words, "-p").map(String::from).unwrap_or(format!("/data/local/tmp/layout_{micros}.json"));
     if device.flag("dump_layout_error") == &json!(true) {
@@ -77,13 +73,15 @@ fn strerror(e: &std::io::Error) -> String {
     text.split(" (os error").next().unwrap_or(&text).to_string()
 }
 
-fn tree(device: &Device, only: Option<&str>) -> Value {
-    let running = device.running().last();
-    let bundle = running.and_then(|r| r["bundle"].as_str()).unwrap_or("com.ohos.sceneboard");
-    let ability = running.and_then(|r| r["ability"].as_str()).unwrap_or("com.ohos.sceneboard.MainAbility");
+fn tree(device: &mut Device, only: Option<&str>) -> Value {
+    let running = screen::foreground(device).cloned();
+    let bundle = running.as_ref().and_then(|r| r["bundle"].as_str()).unwrap_or("com.ohos.sceneboard").to_string();
+    let ability =
+        running.as_ref().and_then(|r| r["ability"].as_str()).unwrap_or("com.ohos.sceneboard.MainAbility").to_string();
+    let shown = screen::shown(device);
     let mut windows = Vec::new();
     if only.is_none_or(|b| b == bundle) {
-        windows.push(window(device, bundle, ability, running.is_some()));
+        windows.push(window(&shown, &bundle, &ability));
     }
     let mut root = Map::new();
     for name in ATTRS {
@@ -96,43 +94,23 @@ fn tree(device: &Device, only: Option<&str>) -> Value {
     json!({"attributes": root, "children": windows})
 }
 
-/// What the window shows: the device state's `screen`, else the template's page or the home
-/// screen.
-fn widgets(device: &Device, app: bool) -> Vec<Value> {
-    if let Some(list) = device.flag("screen").as_array() {
-        return list.clone();
-    }
-    if app {
-        vec![json!({"type": "Text", "text": "Hello World"})]
-    } else {
-        vec![json!({"type": "Text", "text": "Clock", "id": "clock"}), json!({"type": "Text", "text": "Settings"})]
-    }
-}
-
-fn window(device: &Device, bundle: &str, ability: &str, app: bool) -> Value {
+fn window(shown: &screen::Shown, bundle: &str, ability: &str) -> Value {
     let mut next = Counter(1);
-    let leaves: Vec<Value> = widgets(device, app)
+    let leaves: Vec<Value> = shown
+        .widgets
         .iter()
         .enumerate()
         .map(|(i, w)| {
-            let top = 400 + i as i64 * ROW;
-            let attrs = widget(
-                &mut next,
-                &format!("ROOT,0,0,{i}"),
-                w["type"].as_str().unwrap_or("Text"),
-                w["text"].as_str().unwrap_or(""),
-                w["id"].as_str().unwrap_or(""),
-                (80, top, WIDTH - 80, top + ROW - 20),
-            );
+            let attrs = widget(&mut next, &format!("ROOT,0,0,{i}"), w, row_bounds(i));
             json!({"attributes": attrs, "children": []})
         })
         .collect();
-    let column = widget(&mut next, "ROOT,0,0", "Column", "", "", (0, 0, WIDTH, HEIGHT));
-    let row = widget(&mut next, "ROOT,0", "Row", "", "", (0, 0, WIDTH, HEIGHT));
-    let mut page = widget(&mut next, "ROOT", "root", "", "", (0, 0, WIDTH, HEIGHT));
+    let column = widget(&mut next, "ROOT,0,0", &json!({"type": "Column"}), (0, 0, WIDTH, HEIGHT));
+    let row = widget(&mut next, "ROOT,0", &json!({"type": "Row"}), (0, 0, WIDTH, HEIGHT));
+    let mut page = widget(&mut next, "ROOT", &json!({"type": "root"}), (0, 0, WIDTH, HEIGHT));
     page.insert("abilityName".into(), json!(ability));
     page.insert("bundleName".into(), json!(bundle));
-    page.insert("pagePath".into(), json!(if app { "pages/Index" } else { "" }));
+    page.insert("pagePath".into(), json!(shown.page));
     json!({"attributes": page, "children": [
         {"attributes": row, "children": [{"attributes": column, "children": leaves}]}
     ]})
@@ -140,16 +118,12 @@ fn window(device: &Device, bundle: &str, ability: &str, app: bool) -> Value {
 
 struct Counter(i64);
 
-fn widget(
-    n: &mut Counter,
-    hierarchy: &str,
-    kind: &str,
-    text: &str,
-    id: &str,
-    at: (i64, i64, i64, i64),
-) -> Map<String, Value> {
+fn widget(n: &mut Counter, hierarchy: &str, w: &Value, at: (i64, i64, i64, i64)) -> Map<String, Value> {
+    let text = w["text"].as_str().unwrap_or("");
+    let kind = w["type"].as_str().unwrap_or("Text");
+    let id = w["id"].as_str().unwrap_or("");
     let (left, top, right, bottom) = at;
-    let clickable = kind == "Button";
+    let clickable = w["clickable"] == json!(true);
     let mut attrs = Map::new();
     for name in ATTRS {
         attrs.insert(name.into(), json!(""));
@@ -162,7 +136,7 @@ fn widget(
         ("bounds", bounds(left, top, right, bottom)),
         ("origBounds", bounds(left, top, right, bottom)),
         ("enabled", "true".into()),
-        ("focused", "false".into()),
+        ("focused", (w["focused"] == json!(true)).to_string()),
         ("selected", "false".into()),
         ("clickable", clickable.to_string()),
         ("longClickable", "false".into()),
@@ -181,7 +155,7 @@ fn widget(
         ("hierarchy", hierarchy.to_string()),
         ("visible", "true".into()),
         ("hashcode", format!("{}", 2_104_001 + n.0)),
-        ("hint", String::new()),
+        ("hint", w["hint"].as_str().unwrap_or("").to_string()),
     ];
     for (name, value) in values {
         attrs.insert(name.into(), json!(value));

@@ -102,8 +102,13 @@ pub fn dump_missions(device: &Device, out: &mut String) {
         let bundle = r["bundle"].as_str().unwrap_or("");
         let ability = r["ability"].as_str().unwrap_or("");
         let module = device.installed().get(bundle).and_then(|a| a.get("module")).and_then(Value::as_str);
-        let (state, app_state) =
-            if in_foreground(r, now) { ("FOREGROUND", "FOREGROUND") } else { ("FOREGROUNDING", "READY") };
+        let (state, app_state) = if r.get("background") == Some(&json!(true)) {
+            ("BACKGROUND", "BACKGROUND")
+        } else if in_foreground(r, now) {
+            ("FOREGROUND", "FOREGROUND")
+        } else {
+            ("FOREGROUNDING", "READY")
+        };
         let started = (r["started_at"].as_f64().unwrap_or(now) * 1000.0) as i64;
         let id = n + 1;
         out.push_str(&format!(

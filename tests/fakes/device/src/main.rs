@@ -32,8 +32,10 @@ mod layout;
 mod lifecycle;
 mod power;
 mod probes;
+mod screen;
 mod state;
 mod sysevent;
+mod ui_input;
 mod words;
 mod zip;
 

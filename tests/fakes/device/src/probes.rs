@@ -76,10 +76,10 @@ pub fn snapshot_display(words: &[String], device: &Device, out: &mut String) {
 }
 
 /// `uitest dumpLayout …` (crate::layout); other uitest commands are not faked.
-pub fn uitest(words: &[String], device: &Device, out: &mut String) {
-    if words.get(1).map(String::as_str) != Some("dumpLayout") {
-        out.push_str("uitest: only dumpLayout is faked\n"); // GUESS
-        return;
+pub fn uitest(words: &[String], device: &mut Device, out: &mut String) {
+    match words.get(1).map(String::as_str) {
+        Some("dumpLayout") => crate::layout::dump_layout(words, device, out),
+        Some("uiInput") => crate::ui_input::ui_input(words, device, out),
+        _ => out.push_str("uitest: only dumpLayout and uiInput are faked\n"), // GUESS
     }
-    crate::layout::dump_layout(words, device, out);
 }

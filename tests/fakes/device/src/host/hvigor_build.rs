@@ -10,7 +10,7 @@ use super::common::{conf_str, outln, Conf};
 use super::hvigor::{Args, Failed, P};
 use super::hvigor_arkts::{self as arkts, Marker};
 use super::json5::{self, Json5Error};
-use super::{hap_write, hvigor_modules as modules, hvigor_sign, hvigor_tests};
+use super::{hap_write, hvigor_modules as modules, hvigor_pages, hvigor_sign, hvigor_tests};
 
 const TASKS: [&str; 3] = ["clean", "assembleHap", "assembleHsp"];
 const BEFORE_COMPILE: [&str; 5] =
@@ -259,8 +259,13 @@ fn build_module(module: &Value, target: &str, ctx: &Ctx) -> Result<(), Failed> {
     let mut module_json = hap_write::module_json(&ctx.app, &mod_, &Value::Object(product));
     module_json["module"]["dependencies"] = json!(modules::dependencies(ctx.root, &ctx.profile, &src));
     let (unsigned, signed) = (with("unsigned"), with("signed"));
-    let tests = testing.then(|| hvigor_tests::code(ctx.root, &src));
-    hap_write::write(&unsigned, &module_json, &arkts::abilities_logs(&mod_, &src), tests.as_ref())
+    // The code beyond onCreate: a test HAP's runner and cases, an app's pages.
+    let mut extra = if testing { hvigor_tests::code(ctx.root, &src) } else { json!({}) };
+    let pages = hvigor_pages::pages(&mod_, &src);
+    if !testing && !pages.is_null() {
+        extra["pages"] = pages;
+    }
+    hap_write::write(&unsigned, &module_json, &arkts::abilities_logs(&mod_, &src), Some(&extra))
         .map_err(|e| Failed::line(format!("{P}ERROR: {}: {e}", unsigned.display())))?;
     let _ = std::fs::remove_file(&signed);
     sign(&tag, ctx, &unsigned, &signed)?;

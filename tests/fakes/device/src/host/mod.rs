@@ -15,6 +15,7 @@ mod hvigor;
 mod hvigor_arkts;
 mod hvigor_build;
 mod hvigor_modules;
+mod hvigor_pages;
 mod hvigor_sign;
 mod hvigor_tests;
 mod install;

@@ -1,0 +1,228 @@
+-- A flow written as data in the workspace (a JSON list of steps), run on the app after a proven
+-- launch: each step an action on the screen (tap, type, swipe, key: proven as the ui_* tools
+-- prove them, harmony/ui_act.lua), a wait, an expectation, a screenshot or a launch. After every
+-- step the screen (screenshot, UI tree and its text) is kept in the run's folder as
+-- `screen-step-<n>.jpeg`, `layout-step-<n>.json|txt`, and a line of evidence says what the step
+-- did and what changed. A failed step names the step, what was expected and what the screen
+-- showed. docs/src/ui.md.
+local act = require("harmony.ui_act")
+local actions = require("harmony.ui_actions")
+local deploy = require("harmony.deploy")
+local evidence = require("harmony.evidence")
+local ui = require("harmony.ui")
+
+local KINDS = {
+  launch = true,
+  tap = true,
+  type = true,
+  swipe = true,
+  key = true,
+  wait = true,
+  expect = true,
+  screenshot = true,
+}
+
+-- The flow file's steps, checked before anything runs: INVALID_ARGS naming the step.
+local function read_flow(path)
+  local ok, doc = pcall(function()
+    return rein.json.decode(rein.fs.read_text(path).text)
+  end)
+  if not ok then
+    rein.error(
+      "INVALID_ARGS",
+      "the flow " .. path .. " is not a JSON file rein can read: " .. tostring(doc)
+    )
+  end
+  local steps = type(doc) == "table" and (doc.steps or doc) or nil
+  if type(steps) ~= "table" or #steps == 0 then
+    rein.error(
+      "INVALID_ARGS",
+      "the flow " .. path .. ' is a list of steps ({"do": "tap", …}), or {"steps": […]}'
+    )
+  end
+  for i, s in ipairs(steps) do
+    if type(s) ~= "table" or not KINDS[s["do"]] then
+      rein.error(
+        "INVALID_ARGS",
+        "flow step "
+          .. i
+          .. ': "do" must be one of launch, tap, type, swipe, key, wait, expect, screenshot',
+        { step = i }
+      )
+    end
+  end
+  return steps
+end
+
+-- A step's arguments for the action: the step's own fields, on the launched device.
+local function action_args(s, plan)
+  local args = { target = plan.target, server = plan.server, contains = false, full = false }
+  for k, v in pairs(s) do
+    if k ~= "do" then
+      args[k] = v
+    end
+  end
+  args.how = args.how or "single"
+  args.velocity = args.velocity or 600
+  return args
+end
+
+local function describe(i, s)
+  local parts = {}
+  for _, k in ipairs({ "text", "id", "type", "key", "input", "direction" }) do
+    if s[k] ~= nil then
+      parts[#parts + 1] = k .. " " .. rein.json.encode(s[k])
+    end
+  end
+  if s.secret ~= nil then
+    parts[#parts + 1] = "secret ***"
+  end
+  return "step " .. i .. " " .. s["do"] .. (#parts > 0 and (" " .. table.concat(parts, ", ")) or "")
+end
+
+-- Runs one step; returns a line saying what it did, or raises.
+local function run_step(ctx, plan, s)
+  local kind = s["do"]
+  local args = action_args(s, plan)
+  if kind == "launch" then
+    local out = deploy.launch(ctx, plan, plan.target, plan.server)
+    if not (out.ok and out.pid) then
+      rein.error("LAUNCH_FAILED", out.evidence or "the launch was not proven")
+    end
+    return "launched again, pid " .. tostring(out.pid)
+  elseif kind == "screenshot" then
+    return "the screen is kept"
+  elseif kind == "wait" or kind == "expect" then
+    local at = require("harmony.device").pick(plan.target, plan.server)
+    local budget = kind == "wait" and (s.deadline_ms or 10000) or (s.deadline_ms or act.EXPECT_MS)
+    local seen, held = act.until_seen(at, budget, function(screen)
+      return (#ui.find(screen.nodes, args) > 0) ~= (s.gone == true)
+    end)
+    if not held then
+      rein.error(
+        "UI_EXPECT_FAILED",
+        "expected "
+          .. (s.gone and "no widget" or "a widget")
+          .. " with "
+          .. rein.json.encode(s)
+          .. "; the screen showed:\n"
+          .. seen.compact
+      )
+    end
+    return s.gone and "it is gone" or "it is there"
+  end
+  local result = actions[kind](args)
+  local changed = #result.changed.added + #result.changed.removed
+  local where = result.at and (" at (" .. result.at.x .. ", " .. result.at.y .. ")") or ""
+  return "sent"
+    .. where
+    .. " on "
+    .. result.app
+    .. "; "
+    .. (changed > 0 and (table.concat(result.changed.added, "; ")) or "nothing on screen changed")
+end
+
+return {
+  name = "ui-flow",
+  description = "preflight → build → sign → install → launch (proven), then the flow in the "
+    .. "workspace's JSON file `flow` step by step (tap, type, swipe, key, wait, expect, "
+    .. "screenshot, launch), each proven on the screen and its screen kept in the run's folder.",
+  annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
+  params = {
+    flow = { type = "string", description = "The flow: a JSON file in the workspace" },
+    target = { type = "string", optional = true, description = "Device connect key" },
+    server = { type = "string", optional = true, description = "Only devices of this hdc server" },
+    module = { type = "string", optional = true, description = "Module to launch" },
+    product = { type = "string", default = "default" },
+    reinstall = { type = "boolean", default = false, description = "Uninstall and retry once" },
+    wait_ms = { type = "integer", default = 10000, description = "How long to wait for the launch" },
+  },
+  budget = { time_s = 3600, spawns = 2000 },
+  steps = {
+    {
+      name = "preflight",
+      description = "Before any build: the flow file reads as a flow, the product has a signing "
+        .. "path and a device is connected and authorized.",
+      run = function(ctx)
+        local flow = read_flow(ctx.args.flow)
+        local plan = deploy.project_and_signing(ctx.args)
+        local key, d = deploy.one_device(deploy.devices(ctx, ctx.args.server), ctx.args.target)
+        plan.target, plan.server, plan.flow = key, deploy.server_of(d), flow
+        return plan
+      end,
+      verify = function(_, out)
+        return true, "device " .. out.target .. " ready; a flow of " .. #out.flow .. " steps"
+      end,
+    },
+    deploy.build_step(),
+    deploy.sign_step(),
+    {
+      name = "install",
+      approvals = { "hdc install" },
+      run = function(ctx)
+        local plan = ctx.outputs.preflight
+        return deploy.with_screen_on(ctx, plan.target, plan.server, function()
+          return deploy.install(
+            ctx,
+            ctx.outputs.sign,
+            plan.target,
+            plan.bundle,
+            ctx.args.reinstall,
+            plan.server
+          )
+        end)
+      end,
+      verify = function(_, out)
+        return out.ok == true, out.evidence
+      end,
+    },
+    {
+      name = "launch",
+      approvals = { "hdc shell aa start" },
+      run = function(ctx)
+        local plan = ctx.outputs.preflight
+        return deploy.with_screen_on(ctx, plan.target, plan.server, function()
+          return deploy.launch(ctx, plan, plan.target, plan.server)
+        end)
+      end,
+      verify = function(ctx, out)
+        for _, line in ipairs(out.lines) do
+          ctx:evidence(line)
+        end
+        return out.ok == true and out.pid ~= nil, out.evidence
+      end,
+    },
+    {
+      name = "flow",
+      description = "The flow's steps, each proven on the screen; after each the screen is kept "
+        .. "(screen-step-<n>.jpeg, layout-step-<n>.json and .txt).",
+      approvals = { "hdc shell uitest uiInput (unasked while the project's app is in front)" },
+      run = function(ctx)
+        local plan = ctx.outputs.preflight
+        local lines, failed = {}, nil
+        for i, s in ipairs(plan.flow) do
+          local ok, said = pcall(run_step, ctx, plan, s)
+          local label = "step-" .. i
+          evidence.capture(ctx, plan.target, plan.server, nil, label)
+          if not ok then
+            local message = type(said) == "table" and (said.message or rein.json.encode(said))
+              or tostring(said)
+            failed = describe(i, s) .. " failed: " .. message
+            break
+          end
+          lines[#lines + 1] = describe(i, s) .. ": " .. said
+        end
+        return { lines = lines, failed = failed, count = #plan.flow }
+      end,
+      verify = function(ctx, out)
+        for _, line in ipairs(out.lines) do
+          ctx:evidence(line)
+        end
+        if out.failed then
+          return false, out.failed
+        end
+        return true, out.count .. " flow steps passed"
+      end,
+    },
+  },
+}

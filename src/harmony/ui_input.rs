@@ -1,0 +1,115 @@
+//! Touching a device's screen (`hdc shell uitest uiInput …`) is allowed without a question only
+//! while the project's own app is in front of that device: what a tap does is then the project's
+//! code, which the person let rein build and install. On another app, the home screen or system
+//! UI a person decides; `Power` (by name or by its code) always asks.
+//!
+//! "In front" is what rein itself read from the device: the output of an `hdc … shell aa dump
+//! -l` the kernel ran (ability records in state FOREGROUND, as `app_launch` reads them:
+//! prelude/harmony/foreground.lua), no older than [`FRESH`]. Nothing a tool says counts: a tool
+//! may lie, the device's own listing is what the kernel saw it print.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::grammar::hdc::{device_of, device_words as shell_words_of};
+
+/// How long a foreground read stands for the input after it: a read, then the action.
+pub const FRESH: Duration = Duration::from_secs(10);
+
+/// `Power`'s key code (shared/HARMONY-VERIFY.md §3.1: hypium `KeyCode.POWER`, hmdriver2).
+const POWER_CODE: &str = "18";
+
+/// The bundles seen in front of a device, and when.
+type Seen = (Vec<String>, Instant);
+
+/// What rein last saw in front of each device: `<server>/<target>` → [`Seen`].
+#[derive(Debug, Clone, Default)]
+pub struct Foregrounds(Arc<Mutex<HashMap<String, Seen>>>);
+
+fn device_key(args: &[String]) -> Option<String> {
+    let device = device_of(args)?;
+    Some(format!("{}/{}", device.server.as_deref().unwrap_or("local"), device.target.as_deref().unwrap_or("*")))
+}
+
+/// A touch of the screen: `Some(true)` when it presses Power.
+pub fn touch(args: &[String]) -> Option<bool> {
+    let words = shell_words_of(args)?;
+    if words.len() < 3 || words[0] != "uitest" || words[1] != "uiInput" {
+        return None;
+    }
+    let power = words[2] == "keyEvent" && words[3..].iter().any(|w| w == "Power" || w == POWER_CODE);
+    Some(power)
+}
+
+/// Whether the command line runs uitest at all (its calls on one device must not overlap).
+pub fn runs_uitest(args: &[String]) -> bool {
+    shell_words_of(args).is_some_and(|w| w.first().is_some_and(|p| p == "uitest"))
+}
+
+/// The bundles `aa dump -l` shows in state FOREGROUND (ability_record.cpp `DumpAbilityState`:
+/// `bundle name [B]`, then `state #FOREGROUND  start time […]`).
+pub fn foreground_bundles(output: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut bundle: Option<String> = None;
+    for line in output.lines() {
+        let line = line.trim();
+        if line.starts_with("AbilityRecord ID #") {
+            bundle = None;
+        } else if let Some(rest) = line.strip_prefix("bundle name [") {
+            bundle = rest.strip_suffix(']').map(String::from);
+        } else if line.starts_with("state #FOREGROUND ") || line == "state #FOREGROUND" {
+            found.extend(bundle.clone());
+        }
+    }
+    found
+}
+
+impl Foregrounds {
+    /// Learns from a finished hdc run: an `aa dump -l` says what is in front of its device.
+    pub fn observe(&self, args: &[String], stdout: &str) {
+        let is_dump = shell_words_of(args).is_some_and(|w| w == ["aa", "dump", "-l"]);
+        let Some(device) = device_key(args).filter(|_| is_dump) else { return };
+        let seen = (foreground_bundles(stdout), Instant::now());
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).insert(device, seen);
+    }
+
+    /// What is in front of the command's device, as read within [`FRESH`]; `None` when rein has
+    /// not read it lately.
+    pub fn in_front(&self, args: &[String]) -> Option<Vec<String>> {
+        let device = device_key(args)?;
+        let all = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (bundles, at) = all.get(&device)?;
+        (at.elapsed() <= FRESH).then(|| bundles.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str) -> Vec<String> {
+        line.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn power_by_name_or_code_is_power_and_other_input_is_not() {
+        assert_eq!(touch(&args("-t K shell uitest uiInput keyEvent Power")), Some(true));
+        assert_eq!(touch(&args("-t K shell uitest uiInput keyEvent 2072 18")), Some(true));
+        assert_eq!(touch(&args("-t K shell uitest uiInput keyEvent Back")), Some(false));
+        assert_eq!(touch(&args("-t K shell uitest uiInput click 10 10")), Some(false));
+        assert_eq!(touch(&args("-t K shell uitest dumpLayout -p /data/local/tmp/rein-ui-1.json")), None);
+        assert_eq!(touch(&args("-t K shell aa dump -l")), None);
+    }
+
+    #[test]
+    fn a_dump_of_the_devices_missions_says_what_is_in_front_of_that_device_only() {
+        let dump = "    Mission ID #1  mission name #[#com.a:entry:EntryAbility]\n      AbilityRecord ID #1\n        bundle name [com.a]\n        state #BACKGROUND  start time [1]\n    Mission ID #2\n      AbilityRecord ID #2\n        bundle name [com.b]\n        state #FOREGROUND  start time [2]\n";
+        let seen = Foregrounds::default();
+        seen.observe(&args("-t K shell aa dump -l"), dump);
+        assert_eq!(seen.in_front(&args("-t K shell uitest uiInput click 1 1")), Some(vec!["com.b".to_string()]));
+        assert_eq!(seen.in_front(&args("-t OTHER shell uitest uiInput click 1 1")), None);
+        seen.observe(&args("-t K shell aa dump -a"), "bundle name [com.c]\nstate #FOREGROUND \n");
+        assert_eq!(seen.in_front(&args("-t K shell uitest uiInput click 1 1")), Some(vec!["com.b".to_string()]));
+    }
+}

@@ -1,0 +1,219 @@
+//! Driving the app like a tester (issue 37): ui_tap, ui_type, ui_swipe, ui_key and ui_wait on
+//! the fake device, whose screen reacts as the project's pages say (the example app's counter
+//! and About pages). Each action is proven before and after; touching anything but the
+//! project's own app in front asks a person; Power always asks; a selector that matches nothing
+//! or several widgets is refused before anything is sent; every uitest text but `No Error` is
+//! a coded failure.
+
+use std::path::Path;
+
+use crate::common::lab::{lab, Lab, KEY, SIGNED_HAP};
+use serde_json::{json, Value};
+
+/// The example app's pages, in a lab workspace: built, installed and launched (with --yes).
+fn launched_example() -> Option<Lab> {
+    let lab = lab()?;
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hello-app/entry/src/main");
+    for rel in ["ets/pages/Index.ets", "ets/pages/About.ets", "resources/base/profile/main_pages.json"] {
+        std::fs::copy(example.join(rel), lab.ws.path(&format!("entry/src/main/{rel}"))).unwrap();
+    }
+    lab.one_device();
+    lab.build();
+    lab.ok(&["--yes"], "app_install", json!({"hap": SIGNED_HAP}));
+    lab.ok(&["--yes"], "app_launch", json!({}));
+    Some(lab)
+}
+
+fn input_lines(lab: &Lab) -> Vec<String> {
+    lab.command_lines("hdc").into_iter().filter(|c| c.contains("uitest uiInput")).collect()
+}
+
+fn texts(changed: &Value, side: &str) -> Vec<String> {
+    changed[side].as_array().unwrap().iter().map(|l| l.as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn a_tap_on_the_projects_app_runs_unasked_and_says_what_changed() {
+    let Some(lab) = launched_example() else { return };
+    // No --yes: the project's own app is in front.
+    let tapped = lab.ok(&[], "ui_tap", json!({"text": "Tap me", "expect_text": "Taps: 1"}));
+    assert_eq!(tapped["app"], json!("com.example.hello"));
+    assert_eq!(tapped["own_app"], json!(true));
+    assert_eq!(tapped["at"], json!({"x": 630, "y": 790}), "the widget's center");
+    assert_eq!(texts(&tapped["changed"], "removed"), ["Text \"Taps: 0\" #taps [80,560][1180,700]"]);
+    assert_eq!(texts(&tapped["changed"], "added"), ["Text \"Taps: 1\" #taps [80,560][1180,700]"]);
+    assert!(tapped.get("screen").is_none(), "compact: the change, not the whole tree, unless asked");
+    let twice = lab.ok(&[], "ui_tap", json!({"id": "tap", "how": "double", "full": true}));
+    assert!(twice["screen"].as_str().unwrap().contains("\"Taps: 3\""), "{twice}");
+    assert_eq!(
+        input_lines(&lab),
+        ["shell uitest uiInput click 630 790", "shell uitest uiInput doubleClick 630 790"],
+        "exactly what was sent"
+    );
+}
+
+#[test]
+fn typing_fills_the_field_a_page_opens_and_back_returns() {
+    let Some(lab) = launched_example() else { return };
+    let typed = lab.ok(&[], "ui_type", json!({"id": "name", "input": "Ann"}));
+    assert_eq!(texts(&typed["changed"], "added"), ["TextInput \"Ann\" #name [80,880][1180,1020] tap"], "{typed}");
+    let typed = lab.ok(&[], "ui_type", json!({"input": "ie\nx"}));
+    assert!(texts(&typed["changed"], "added")[0].starts_with("TextInput \"Anniex\""), "{typed}");
+    let lines = input_lines(&lab);
+    assert_eq!(
+        &lines[lines.len() - 3..],
+        ["shell uitest uiInput text ie", "shell uitest uiInput keyEvent 2054", "shell uitest uiInput text x"],
+        "a newline is Enter: uitest's text cannot type one"
+    );
+    lab.ok(&[], "ui_tap", json!({"text": "About", "expect_text": "About hello-app", "expect_gone": "Tap me"}));
+    let back = lab.ok(&[], "ui_key", json!({"key": "back", "expect_text": "Tap me"}));
+    assert_eq!(texts(&back["changed"], "removed")[0], "window com.example.hello EntryAbility pages/About");
+    // Back on the first page sends the app away; then input on the home screen asks.
+    lab.ok(&[], "ui_key", json!({"key": "back"}));
+    let out = lab.failed(&[], "ui_tap", json!({"text": "Clock"}), "APPROVAL_REQUIRED");
+    assert!(out["message"].as_str().unwrap().contains("touches the device's screen"), "{out}");
+    assert!(!input_lines(&lab).iter().any(|l| l.ends_with("click 630 470")), "nothing was sent");
+}
+
+#[test]
+fn power_always_asks_and_home_leaves_the_app_so_input_then_asks() {
+    let Some(lab) = launched_example() else { return };
+    lab.failed(&[], "ui_key", json!({"key": "power"}), "APPROVAL_REQUIRED");
+    let home = lab.ok(&[], "ui_key", json!({"key": "home", "expect_gone": "Tap me"}));
+    assert_eq!(home["own_app"], json!(true), "it was the project's app when Home was pressed");
+    lab.failed(&[], "ui_key", json!({"key": "back"}), "APPROVAL_REQUIRED");
+    // A person's yes lets it through.
+    let tapped = lab.ok(&["--yes"], "ui_tap", json!({"text": "Settings"}));
+    assert_eq!(tapped["own_app"], json!(false));
+    assert_eq!(tapped["app"], json!("(home screen or system UI)"));
+}
+
+/// The attack: an agent's own tool sends input without reading what is in front (or reads it,
+/// then presses Power by its code). The kernel decides from what the device printed to it.
+#[test]
+fn a_tool_that_skips_the_foreground_read_or_presses_power_by_code_is_asked() {
+    let Some(lab) = launched_example() else { return };
+    let tool = r#"return { name = "poke", description = "pokes", params = { read = { type = "boolean" }, key = { type = "string" } },
+      annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
+      run = function(args)
+        if args.read then rein.proc.run("hdc", { "shell", "aa", "dump", "-l" }) end
+        local r = rein.proc.run("hdc", { "shell", "uitest", "uiInput", "keyEvent", args.key })
+        return { out = r.stdout }
+      end }"#;
+    std::fs::create_dir_all(lab.ws.path("tools")).unwrap();
+    std::fs::write(lab.ws.path("tools/poke.lua"), tool).unwrap();
+    lab.failed(&[], "poke", json!({"read": false, "key": "2055"}), "APPROVAL_REQUIRED");
+    let ok = lab.ok(&[], "poke", json!({"read": true, "key": "2055"}));
+    assert_eq!(ok["out"], json!("No Error\n"), "read, then input on the project's app: unasked");
+    lab.failed(&[], "poke", json!({"read": true, "key": "18"}), "APPROVAL_REQUIRED");
+    lab.failed(&[], "poke", json!({"read": true, "key": "Power"}), "APPROVAL_REQUIRED");
+    assert_ne!(lab.read_device(KEY)["screen_on"], json!(false), "the screen was never turned off");
+}
+
+#[test]
+fn a_selector_that_matches_nothing_or_several_is_refused_before_anything_is_sent() {
+    let Some(lab) = lab() else { return };
+    lab.one_device();
+    lab.device(
+        KEY,
+        json!({"running": [{"bundle": "com.example.hello", "ability": "EntryAbility", "pid": 4000, "started_at": 1.0, "foreground_at": 1.5}],
+               "screen": [{"type": "Button", "text": "OK", "id": "a"}, {"type": "Button", "text": "OK", "id": "b"}]}),
+    );
+    let out = lab.failed(&[], "ui_tap", json!({"text": "OK"}), "UI_AMBIGUOUS");
+    assert_eq!(out["details"]["count"], json!(2), "{out}");
+    let out = lab.failed(&[], "ui_tap", json!({"text": "Cancel"}), "UI_NO_MATCH");
+    assert!(out["message"].as_str().unwrap().contains("Button \"OK\" #a [80,400][1180,540] tap"), "{out}");
+    assert_eq!(out["details"]["on_screen"], json!(["OK"]));
+    lab.failed(&[], "ui_tap", json!({"x": 5000, "y": 10}), "UI_OFF_SCREEN");
+    for half in [json!({"x": 10}), json!({"x": 10, "y": 10, "text": "OK"})] {
+        let (status, out) = lab.call(&[], "ui_tap", half);
+        assert_eq!((status, out["error"]["code"].as_str()), (2, Some("INVALID_ARGS")), "{out}");
+    }
+    assert_eq!(input_lines(&lab), Vec::<String>::new(), "nothing was sent");
+    // Only `No Error` is success: uitest prints its errors and exits 0.
+    lab.edit_device(KEY, |d| d["ui_input_error"] = json!("The window or component is invisible or destroyed."));
+    let out = lab.failed(&[], "ui_tap", json!({"id": "a"}), "UI_INPUT_FAILED");
+    assert!(out["message"].as_str().unwrap().contains("invisible or destroyed"), "{out}");
+    let out = lab.failed(&[], "ui_wait", json!({"text": "Done", "deadline_ms": 500}), "UI_WAIT_TIMEOUT");
+    assert!(out["message"].as_str().unwrap().contains("\"OK\""), "{out}");
+    assert_eq!(lab.ok(&[], "ui_wait", json!({"text": "OK", "deadline_ms": 0}))["count"], json!(2));
+}
+
+#[test]
+fn a_secret_typed_is_never_in_the_journal_or_the_result() {
+    let Some(lab) = launched_example() else { return };
+    let out = lab.ok(&[], "ui_type", json!({"id": "name", "secret": "hunter2"}));
+    assert!(!out.to_string().contains("hunter2"), "{out}");
+    let journal = crate::common::journal_text(&lab.ws.ws);
+    assert!(journal.contains("uitest uiInput text"), "the input is journaled");
+    assert!(!journal.contains("hunter2"), "but not the secret");
+    let typed = lab.ok(&[], "ui_type", json!({"id": "name", "input": "Bob"}));
+    assert!(crate::common::journal_text(&lab.ws.ws).contains("uitest uiInput text Bob"), "{typed}");
+}
+
+/// The example app's pages and its flow in a lab workspace, not yet built.
+fn example_with_flow() -> Option<Lab> {
+    let lab = lab()?;
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hello-app");
+    for rel in [
+        "entry/src/main/ets/pages/Index.ets",
+        "entry/src/main/ets/pages/About.ets",
+        "entry/src/main/resources/base/profile/main_pages.json",
+        "flows/smoke.json",
+    ] {
+        let to = lab.ws.path(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(example.join(rel), to).unwrap();
+    }
+    lab.one_device();
+    Some(lab)
+}
+
+#[test]
+fn a_flow_runs_after_a_proven_launch_and_keeps_each_steps_screen() {
+    let Some(lab) = example_with_flow() else { return };
+    let (status, out) = lab.recipe(&["--yes"], "ui-flow", json!({"flow": "flows/smoke.json"}));
+    assert_eq!(status, 0, "{out}");
+    let report = lab.report(&out);
+    let flow = crate::common::lab::step(&report, "flow");
+    assert_eq!(flow["status"], json!("verified"), "{report:#}");
+    let evidence: Vec<String> =
+        flow["evidence"].as_array().unwrap().iter().map(|e| e.as_str().unwrap().to_string()).collect();
+    assert!(
+        evidence
+            .iter()
+            .any(|e| e
+                .starts_with("step 2 tap text \"Tap me\": sent at (630, 790) on com.example.hello; Text \"Taps: 1\"")),
+        "{evidence:#?}"
+    );
+    let dir = lab.ws.path(&format!(".rein/runs/{}", report["run_id"].as_str().unwrap()));
+    for n in 1..=6 {
+        assert!(dir.join(format!("screen-step-{n}.jpeg")).exists(), "step {n}'s screenshot");
+        assert!(dir.join(format!("layout-step-{n}.json")).exists(), "step {n}'s tree");
+    }
+    let last = std::fs::read_to_string(dir.join("layout-step-6.txt")).unwrap();
+    assert!(last.contains("Text \"Taps: 1\"") && last.contains("TextInput \"Ann\""), "{last}");
+}
+
+#[test]
+fn a_failed_flow_step_names_the_step_the_expectation_and_the_screen() {
+    let Some(lab) = example_with_flow() else { return };
+    std::fs::write(
+        lab.ws.path("flows/bad.json"),
+        r#"[{"do": "tap", "text": "Tap me", "expect_text": "Taps: 5"}, {"do": "key", "key": "back"}]"#,
+    )
+    .unwrap();
+    let (status, out) = lab.recipe(&["--yes"], "ui-flow", json!({"flow": "flows/bad.json"}));
+    assert_eq!(status, 1, "{out}");
+    let report = lab.report(&out);
+    let message = report["failure"]["message"].as_str().unwrap();
+    assert!(message.contains("step 1 tap text \"Tap me\" failed: "), "{message}");
+    assert!(message.contains("\"Taps: 5\" to show"), "{message}");
+    assert!(message.contains("Text \"Taps: 1\" #taps"), "what the screen showed: {message}");
+    assert_eq!(input_lines(&lab).len(), 1, "the flow stopped at the failed step");
+    std::fs::write(lab.ws.path("flows/typo.json"), r#"[{"do": "tapp", "text": "x"}]"#).unwrap();
+    let (status, out) = lab.recipe(&["--yes"], "ui-flow", json!({"flow": "flows/typo.json"}));
+    assert_ne!(status, 0);
+    assert!(out.to_string().contains("flow step 1: \\\"do\\\" must be one of"), "{out}");
+    assert!(lab.command_lines("hvigorw").len() <= 1, "a bad flow stops before building again");
+}
