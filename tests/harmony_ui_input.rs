@@ -246,3 +246,16 @@ fn renaming_the_projects_bundle_to_the_app_in_front_does_not_make_its_screen_the
     assert_eq!(renamed["error"]["code"], json!("APPROVAL_REQUIRED"), "after the rename: {renamed}");
     assert!(!input_lines(&lab).iter().any(|l| l.ends_with("keyEvent 2055")), "nothing was sent to Settings");
 }
+
+/// The attack: `secret` keeps a password out of ui_type's own answer, but the field holds it
+/// afterwards, so the next read of the screen hands it to the agent. A secret a person gave
+/// stays out of every later screen read too.
+#[test]
+fn a_secret_typed_is_not_read_back_from_the_screen_afterwards() {
+    let Some(lab) = launched_example() else { return };
+    lab.ok(&[], "ui_type", json!({"id": "name", "secret": "hunter2"}));
+    let dump = lab.ok(&[], "ui_dump", json!({}));
+    assert!(!dump.to_string().contains("hunter2"), "ui_dump shows the secret: {dump}");
+    let found = lab.ok(&[], "ui_find", json!({"id": "name"}));
+    assert!(!found.to_string().contains("hunter2"), "ui_find shows the secret: {found}");
+}
