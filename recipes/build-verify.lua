@@ -1,7 +1,9 @@
+local config = require("harmony.config")
+
 return {
   name = "build-verify",
-  description = "Build the project's HAPs with hvigorw and prove it: BUILD SUCCESSFUL and at "
-    .. "least one .hap. On ArkTS errors the failure carries the structured error list.",
+  description = "Check the project's configuration (config_check), build its HAPs with hvigorw "
+    .. "and prove it: BUILD SUCCESSFUL and at least one .hap. On ArkTS errors the failure carries the structured error list.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     module = { type = "string", optional = true, description = "Build only this module" },
@@ -13,6 +15,8 @@ return {
     {
       name = "build",
       run = function(ctx)
+        -- The configuration first: a broken one fails here in a second, at its file:line:column.
+        config.preflight()
         return ctx:tool("hvigor_build", {
           module = ctx.args.module,
           product = ctx.args.product,

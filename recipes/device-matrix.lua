@@ -1,12 +1,16 @@
 -- sign-install-launch on several devices at once: one preflight, one build and signature, then
 -- install, a proven launch and its screen on every device concurrently; a row per device, one
 -- report.
+local config = require("harmony.config")
 local deploy = require("harmony.deploy")
+local device = require("harmony.device")
+local device_tests = require("harmony.device_tests")
 local evidence = require("harmony.evidence")
 
 -- One device's install, launch and screen (kept under the device's `label`), as a row of the
--- result. Evidence that cannot be taken is named in the row; it does not undo the launch.
-local function deploy_to(ctx, d, label)
+-- result, then with `test_hap` its on-device tests (TESTS_FAILED fails the row). Evidence
+-- that cannot be taken is named in the row; it does not undo the launch.
+local function deploy_to(ctx, d, label, test_hap)
   local plan, target, server = ctx.outputs.preflight, d.key, deploy.server_of(d)
   local installed, launched, kept
   deploy.with_screen_on(ctx, target, server, function()
@@ -15,7 +19,17 @@ local function deploy_to(ctx, d, label)
     launched = deploy.launch(ctx, plan, target, server)
     kept = evidence.capture(ctx, target, server, nil, label)
   end)
+  local tests
+  if test_hap then
+    tests = device_tests.run_after_launch(
+      ctx.args,
+      device.pick(target, server),
+      ctx.outputs.sign.packages,
+      test_hap
+    )
+  end
   return {
+    device_tests = tests,
     target = target,
     server = d.server,
     ok = true,
@@ -43,20 +57,16 @@ local function failed_row(d, err)
     remedy = details.remedy,
     detail_code = details.code,
     crash = details.crash,
+    device_tests = type(err) == "table" and err.code == "TESTS_FAILED" and details or nil,
   }
 end
 
 return {
   name = "device-matrix",
-  description = "What sign-install-launch does, on every connected device of every hdc server "
-    .. "that is the person's own (this machine's and the labs home config.toml names), or on "
-    .. "`targets`, at once: "
-    .. "preflight, build and sign once, then install and a proven launch per device, "
-    .. "concurrently, each device's screen kept in the run's folder (screen-<device>.jpeg, its "
-    .. "UI tree and text; what could not be taken is named). Fails if any device fails; the "
-    .. "result and the report have a row per device.",
+  description = "sign-install-launch on every connected device (or targets) at once: one build "
+    .. "and signing, then install and a proven launch per device. Fails if any device fails.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
-  params = {
+  params = device_tests.after_launch_params({
     targets = {
       type = "array",
       items = { type = "string" },
@@ -66,7 +76,7 @@ return {
     module = {
       type = "string",
       optional = true,
-      description = "Module to launch (every module is built, signed and installed)",
+      description = "Module to launch",
     },
     product = { type = "string", default = "default" },
     expect_log = {
@@ -76,17 +86,19 @@ return {
     },
     reinstall = { type = "boolean", default = false, description = "Uninstall and retry once" },
     wait_ms = { type = "integer", default = 10000 },
-  },
+  }),
   budget = { time_s = 3600, spawns = 600 },
   steps = {
     {
       name = "preflight",
       description = "Before any build: the product has a signing path, and at least one of the "
-        .. "devices is connected and authorized (every named target must be connected).",
+        .. "devices is connected and authorized (every named target must be connected); the configuration passes config_check.",
       run = function(ctx)
+        -- The signing path first (its own code and remedy), then the whole configuration.
         local plan = deploy.project_and_signing(ctx.args)
+        config.preflight()
         plan.devices = deploy.matrix_devices(deploy.devices(ctx), ctx.args.targets)
-        return plan
+        return deploy.settle_signing(plan, plan.devices)
       end,
       verify = function(_, out)
         local keys = {}
@@ -105,6 +117,7 @@ return {
         "hdc shell aa start",
         "hdc shell snapshot_display (each device)",
         "hdc uninstall (reinstall=true)",
+        "hdc shell aa test (device_tests=true)",
       },
       run = function(ctx)
         -- The devices the preflight found, as they are now (one may have gone meanwhile).
@@ -118,11 +131,13 @@ return {
           now_keys[i] = d.key
         end
         local labels = evidence.labels(now_keys)
+        -- Built and signed once, before the devices run at once (one hvigorw at a time).
+        local test_hap = device_tests.test_package_after_launch(ctx.args)
         local rows, jobs, slots = rein.json.array({}), {}, {}
         for i, d in ipairs(now) do
           if d.usable then
             jobs[#jobs + 1] = function()
-              return deploy_to(ctx, d, labels[i])
+              return deploy_to(ctx, d, labels[i], test_hap)
             end
             slots[#jobs] = i
           else
@@ -166,6 +181,9 @@ return {
             ctx:evidence(row.target .. ": " .. line)
           end
           ctx:evidence(row.target .. ": " .. row.screen)
+          if row.device_tests then
+            ctx:evidence(row.target .. ": " .. row.device_tests.message)
+          end
         end
         return out.failed == 0 and #out.rows > 0, #out.rows .. " devices launched"
       end,

@@ -1,70 +1,71 @@
 -- Preflight, build, sign (when hvigor did not), install, and prove that this launch runs: a new
 -- process that stays alive with no fault log, and the caller's log text on one of its lines.
+local config = require("harmony.config")
 local deploy = require("harmony.deploy")
+local device = require("harmony.device")
+local device_tests = require("harmony.device_tests")
 local evidence = require("harmony.evidence")
 
 return {
   name = "sign-install-launch",
-  description = "preflight (device connected and authorized, a usable signing path) → build → "
-    .. "sign (when hvigor did not) → install (every HAP and HSP of the app together) → launch, proven by the new process: its pid alive "
-    .. "after a settle with no fault log, and with expect_log a line of that pid showing the "
-    .. "text. Then the screen is kept in the run's folder (screenshot, UI tree and its text), and "
-    .. "with expect_text a widget on screen must show the text. With reinstall=true an install "
-    .. "refused for a different signature or a downgrade uninstalls and retries once.",
+  description = "Preflight, build, sign, install and launch, proven by the new process staying "
+    .. "alive; the screen is kept in the run's folder (with expect_text it must show that text).",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
-  params = {
-    target = { type = "string", optional = true, description = "Device connect key" },
+  params = device_tests.after_launch_params({
+    target = { type = "string", optional = true, description = "Device key (hdc -t)" },
     server = {
       type = "string",
       optional = true,
-      description = "Only devices of this hdc server (device_list's `server`: local or a lab's name)",
+      description = "Only devices of this hdc server (device_list's server)",
     },
     module = {
       type = "string",
       optional = true,
-      description = "Module to launch (every module is built, signed and installed)",
+      description = "Module to launch",
     },
     product = { type = "string", default = "default" },
     expect_log = {
       type = "string",
       optional = true,
-      description = "Text a log line of the launched process must show (default: the process alone proves it)",
+      description = "Text a log line of the new process must show",
     },
     expect_text = {
       type = "string",
       optional = true,
-      description = "Text a widget on the launched app's screen must show (default: the screen is kept, not checked)",
+      description = "Text a widget on screen must show",
     },
     reinstall = { type = "boolean", default = false, description = "Uninstall and retry once" },
     wait_ms = {
       type = "integer",
       default = 10000,
-      description = "How long to wait for the process and the log text",
+      description = "Wait for the process and log, ms",
     },
-  },
+  }),
   budget = { time_s = 3600, spawns = 200 },
   steps = {
     {
       name = "preflight",
       description = "Before any build: the product has a signing path (hvigor signs with the "
         .. "signingConfig it names, or hap-sign-tool with passwords from the variables home "
-        .. "config.toml names), and a device is connected and authorized (or target names one "
-        .. "that is).",
+        .. "config.toml names; unsigned when the project has none and the device is an "
+        .. "emulator), a device is connected and authorized (or target names one that is), and "
+        .. "the configuration passes config_check.",
       run = function(ctx)
+        -- The signing path first (its own code and remedy), then the whole configuration.
         local plan = deploy.project_and_signing(ctx.args)
+        config.preflight()
         local key, d = deploy.one_device(deploy.devices(ctx, ctx.args.server), ctx.args.target)
         plan.target, plan.server = key, deploy.server_of(d)
-        return plan
+        return deploy.settle_signing(plan, { d })
       end,
       verify = function(_, out)
-        return true,
-          string.format(
-            "device %s ready; %s signed by %s (signingConfig %s)",
-            out.target,
-            out.bundle,
+        local how = out.signing.path == "unsigned" and ("unsigned: " .. out.signing.why)
+          or string.format(
+            "signed by %s (signingConfig %s)",
             out.signing.path,
             out.signing.signing_config
           )
+        return true, string.format("device %s ready; %s %s", out.target, out.bundle, how)
       end,
     },
     deploy.build_step(),
@@ -120,6 +121,31 @@ return {
       end,
       verify = function(ctx, out)
         return evidence.verify(ctx, out, ctx.args.expect_text)
+      end,
+    },
+    {
+      name = "tests",
+      description = "With device_tests=true, after the proven launch: the test HAP built and "
+        .. "signed, installed with the app's packages, and the on-device tests run (the verdict "
+        .. "from the per-test codes); otherwise nothing runs and the step says so.",
+      approvals = { "hdc install (with device_tests)", "hdc shell aa test (with device_tests)" },
+      run = function(ctx)
+        local test_hap = device_tests.test_package_after_launch(ctx.args)
+        if not test_hap then
+          return { asked = false }
+        end
+        local plan = ctx.outputs.preflight
+        local target = device.pick(plan.target, plan.server)
+        local result =
+          device_tests.run_after_launch(ctx.args, target, ctx.outputs.sign.packages, test_hap)
+        result.asked = true
+        return result
+      end,
+      verify = function(_, out)
+        if not out.asked then
+          return true, "device tests not asked for (device_tests = false): nothing ran"
+        end
+        return out.ok == true and out.verdict == "passed", out.message
       end,
     },
   },

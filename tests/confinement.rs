@@ -1,4 +1,5 @@
-//! Spawned programs run confined by Landlock: an hvigorw stand-in that runs the agent's code
+//! Spawned programs run confined (Linux: Landlock; macOS: Seatbelt, the same table as a
+//! `sandbox-exec` profile; run on macOS by .github/workflows/confinement.yml): an hvigorw stand-in that runs the agent's code
 //! (as `hvigorfile.ts` would) tries to reach the user's shell profile, ssh key, rein's home,
 //! the journal, git hooks, another project and a workspace link to the home; everything fails
 //! but the build's own writes.
@@ -192,21 +193,24 @@ impl Setup {
     }
 }
 
-/// The reason to skip, where this kernel cannot confine.
+/// The reason to skip, where this system cannot confine.
 fn no_landlock() -> Option<String> {
     match level() {
-        Level::Landlock { .. } => None,
+        Level::Landlock { .. } | Level::Seatbelt => None,
         Level::Unavailable(why) => Some(why.clone()),
     }
 }
 
 #[test]
-#[cfg_attr(not(target_os = "linux"), ignore = "Landlock confines programs on Linux only")]
+#[cfg_attr(
+    not(any(target_os = "linux", target_os = "macos")),
+    ignore = "rein confines programs on Linux (Landlock) and macOS (Seatbelt) only"
+)]
 fn a_confined_build_writes_its_own_outputs_and_nothing_of_the_users() {
     if let Some(why) = no_landlock() {
         crate::common::real_tools::unavailable(
             "a_confined_build_writes_its_own_outputs_and_nothing_of_the_users",
-            &format!("this kernel cannot confine with Landlock: {why}"),
+            &format!("this system cannot confine programs: {why}"),
         );
         return;
     }
@@ -225,7 +229,36 @@ fn a_confined_build_writes_its_own_outputs_and_nothing_of_the_users() {
     assert!(!setup.ws.home.join("approvals.toml").exists());
     let spawns = setup.spawn_entries();
     let confinement = spawns[0]["confinement"].as_str().expect("the journal says what the spawn ran under");
-    assert!(confinement.starts_with("landlock-abi"), "{confinement}");
+    let expected = if cfg!(target_os = "macos") { "seatbelt" } else { "landlock-abi" };
+    assert!(confinement.starts_with(expected), "{confinement}");
+}
+
+/// `confine = "require"`: where this system confines every part, the build runs confined;
+/// where it cannot, every spawn is refused and nothing of the person's is touched.
+#[test]
+fn require_confines_or_refuses_and_never_runs_unconfined() {
+    use rein::kernel::process::confine::{decide, ConfineMode, Plan};
+    let setup = setup("require");
+    match decide(ConfineMode::Require, level()) {
+        Plan::Refuse(why) => {
+            let payload = json!({"path": "notes.md", "content": "first\n"}).to_string();
+            let (status, out) = run_json(&mut setup.command(&["call", "write_file", &payload]), None);
+            assert_eq!(status, 0, "{out}");
+            let (status, out) = run_json(&mut setup.command(&["call", "build"]), None);
+            assert_ne!(status, 0, "{out}");
+            assert_eq!(out["error"]["code"], json!("PROGRAM_NOT_ALLOWED"), "{out}");
+            assert!(out.to_string().contains(&why), "the refusal says why: {out}");
+            assert_eq!(std::fs::read_to_string(setup.user_home.join(".bashrc")).unwrap(), BASHRC);
+            assert!(setup.spawn_entries()[0]["confinement"].as_str().unwrap().starts_with("none: "));
+        }
+        Plan::Unconfined(why) => panic!("require never runs unconfined: {why}"),
+        _ => {
+            let expected: Vec<(String, String)> =
+                CONFINED.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+            assert_eq!(setup.build(), expected);
+            assert_eq!(std::fs::read_to_string(setup.user_home.join(".bashrc")).unwrap(), BASHRC);
+        }
+    }
 }
 
 #[test]
@@ -246,6 +279,9 @@ fn doctor_reports_the_confinement_level() {
     let report = if status == 0 { &out["result"] } else { &out["error"]["details"] };
     let shown = report["confinement"].as_str().unwrap_or_else(|| panic!("doctor reports confinement: {out}"));
     match no_landlock() {
+        None if cfg!(target_os = "macos") => {
+            assert!(shown.starts_with("seatbelt (/usr/bin/sandbox-exec): enforced"), "{shown}")
+        }
         None => {
             assert!(shown.starts_with("landlock ABI ") && shown.contains(": enforced; "), "{shown}");
             assert!(shown.ends_with("; UDP: only hvigorw and ohpm (name lookups; to any port until Landlock ABI 10 confines UDP), no other program"), "{shown}");

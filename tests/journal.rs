@@ -121,3 +121,64 @@ fn undo_of_a_forged_report_touches_nothing_outside_without_a_person() {
         }
     }
 }
+
+/// The pre-image of a replaced file is a hard link to its old inode, which a program that held
+/// the file open (a build tool, a watcher) can still write in place after rein replaced it:
+/// then undo must refuse with STALE_FILE naming the saved copy, not restore other bytes.
+#[cfg(unix)]
+#[test]
+fn undo_refuses_a_pre_image_written_in_place_through_a_held_descriptor() {
+    use std::io::{Seek, SeekFrom, Write};
+    let ws = Workspace::new();
+    ws.file("a.txt", "old content\n");
+    ws.file(
+        "recipes/touch.lua",
+        r#"return { name = "touch", description = "rewrites a.txt", steps = { { name = "write", run = function() rein.fs.write("a.txt", "new content\n") end } } }"#,
+    );
+    let mut held = std::fs::OpenOptions::new().read(true).write(true).open(ws.path("a.txt")).unwrap();
+    let (status, out) = run_json(&mut ws.command(&["recipe", "touch"]), None);
+    assert_eq!(status, 0, "{out}");
+    let run_id = out["result"]["run_id"].as_str().unwrap().to_string();
+    held.seek(SeekFrom::Start(0)).unwrap();
+    held.write_all(b"EVIL").unwrap();
+    drop(held);
+    let (status, out) = run_json(&mut ws.command(&["undo", &run_id]), None);
+    assert_ne!(status, 0, "undo put back a changed pre-image: {out}");
+    assert_eq!(out["error"]["code"], json!("STALE_FILE"), "{out}");
+    let details = &out["error"]["details"];
+    assert_eq!(details["expected_sha256"], json!(sha256_hex(b"old content\n")), "{out}");
+    assert_eq!(details["actual_sha256"], json!(sha256_hex(b"EVILcontent\n")), "{out}");
+    assert!(details["preimage"].as_str().is_some_and(|p| p.starts_with(".rein/journal/pre/")), "{out}");
+    let message = out["error"]["message"].as_str().unwrap_or("");
+    assert!(message.contains("no longer holds its old content") && !message.contains("--force"), "{out}");
+    assert_eq!(ws.read("a.txt"), b"new content\n", "nothing was restored");
+}
+
+/// The journal links a pre-image only to an inode no other name shares and only inside the
+/// workspace: a file with a second name (here `b.txt`) would keep the pre-image writable
+/// through it, and a file outside would bring an outside inode into the workspace. Both are
+/// copied, and undo puts the old bytes back.
+#[cfg(unix)]
+#[test]
+fn a_pre_image_is_copied_for_a_shared_inode_and_for_a_file_outside() {
+    use std::os::unix::fs::MetadataExt;
+    let ws = Workspace::new();
+    ws.file("a.txt", "shared\n");
+    std::fs::hard_link(ws.path("a.txt"), ws.path("b.txt")).unwrap();
+    let shared_inode = std::fs::metadata(ws.path("b.txt")).unwrap().ino();
+    ws.ok("read_file", &json!({"path": "a.txt"}));
+    let edit = ws.ok("edit_file", &json!({"path": "a.txt", "old_string": "shared", "new_string": "mine"}));
+    let pre = ws.path(&format!(".rein/journal/pre/{}", edit["sha256_before"].as_str().unwrap()));
+    assert_eq!(std::fs::read(&pre).unwrap(), b"shared\n");
+    assert_ne!(std::fs::metadata(&pre).unwrap().ino(), shared_inode, "the pre-image shares b.txt's inode");
+
+    let outside = ws.outside_file("outside/o.txt", "outside old\n");
+    let outside_inode = std::fs::metadata(&outside).unwrap().ino();
+    let args = json!({"path": outside, "content": "outside new\n"}).to_string();
+    let (status, out) = run_json(&mut ws.command(&["--yes", "call", "write_file", &args]), None);
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(std::fs::read(&outside).unwrap(), b"outside new\n");
+    let pre = ws.path(&format!(".rein/journal/pre/{}", sha256_hex(b"outside old\n")));
+    assert_eq!(std::fs::read(&pre).unwrap(), b"outside old\n");
+    assert_ne!(std::fs::metadata(&pre).unwrap().ino(), outside_inode, "an inode from outside was linked in");
+}

@@ -37,10 +37,13 @@ fn every_built_in_tool_and_recipe_declares_the_four_hints() {
         tools.iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("{name} listed"))["annotations"].clone()
     };
     // The cases: reads are read-only, these two destroy, device tools reach outside.
-    for read in ["read_file", "list_dir", "project_info", "device_list", "hilog_read"] {
+    for read in ["read_file", "list_dir", "project_info", "device_list", "hilog_read", "config_check"] {
         assert_eq!(hints(read)["read_only"], true, "{read}");
         assert_eq!(hints(read)["destructive"], false, "{read}");
     }
+    // project_create writes, but only new files: the kernel holds it to that (NOT_DESTRUCTIVE_TOOL).
+    let create = hints("project_create");
+    assert_eq!((create["read_only"].clone(), create["destructive"].clone()), (json!(false), json!(false)), "{create}");
     for destroys in ["app_uninstall", "write_file", "edit_file"] {
         assert_eq!(hints(destroys)["destructive"], true, "{destroys}");
         assert_eq!(hints(destroys)["read_only"], false, "{destroys}");

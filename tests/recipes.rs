@@ -36,7 +36,7 @@ fn sign_install_launch_proves_each_step() {
     let report = report(&lab, &out);
     assert_eq!(report["status"], json!("succeeded"));
     let names: Vec<&str> = report["steps"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["preflight", "build", "sign", "install", "launch", "screen"]);
+    assert_eq!(names, ["preflight", "build", "sign", "install", "launch", "screen", "tests"]);
     assert!(report["steps"].as_array().unwrap().iter().all(|s| s["status"] == "verified"));
     let preflight = step(&report, "preflight")["evidence"][0].as_str().unwrap();
     assert_eq!(preflight, format!("device {KEY} ready; com.example.hello signed by hvigor (signingConfig default)"));
@@ -282,7 +282,7 @@ fn explain_lists_steps_and_approvals_without_running_anything() {
     let (status, out) = lab.rein(&["recipe", "sign-install-launch", "--explain"]);
     assert_eq!(status, 0, "{out}");
     let steps = out["result"]["steps"].as_array().unwrap();
-    assert_eq!(steps.len(), 6);
+    assert_eq!(steps.len(), 7);
     assert_eq!(steps[3]["approvals"][0], json!("hdc install"));
     assert_eq!(steps[5]["approvals"], json!(["hdc shell snapshot_display"]));
     assert!(!lab.state.join("calls.log").exists(), "nothing ran");

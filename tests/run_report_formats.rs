@@ -19,14 +19,14 @@ const INSTALL: &str =
 
 /// Whether this machine has the judges `test` needs (the browser only where it reads the page);
 /// else the test fails saying what to install (or, opted out, is skipped).
-fn judges_present(test: &str, browser: bool) -> bool {
+pub(crate) fn judges_present(test: &str, browser: bool) -> bool {
     use crate::common::real_tools::{file_present, program_runs};
     (!browser || program_runs(test, "chromium", &["--version"], "Debian's chromium"))
         && program_runs(test, "xmllint", &["--version"], "libxml2-utils")
         && file_present(test, &junit_schema_path(), "the JUnit schema (junit-10.xsd)")
 }
 
-fn junit_schema_path() -> PathBuf {
+pub(crate) fn junit_schema_path() -> PathBuf {
     std::env::var_os("REIN_TEST_JUNIT_XSD")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/tools/junit/junit-10.xsd"))
@@ -245,7 +245,7 @@ fn a_step_name_or_error_text_a_script_wrote_stays_text_in_the_page_and_the_xml()
     assert!(!xml.contains("<script>") && !xml.contains('\u{1b}'), "{xml}");
 }
 
-fn assert_valid_junit(file: &Path) {
+pub(crate) fn assert_valid_junit(file: &Path) {
     let out = Command::new("xmllint")
         .arg("--noout")
         .arg("--schema")

@@ -51,9 +51,11 @@ mod harmony_device_tests;
 // Not on Windows: its stand-in hdc programs are /bin/sh scripts.
 #[cfg(unix)]
 mod harmony_devices;
+mod harmony_emulator;
 mod harmony_foreground;
 mod harmony_launch;
 mod harmony_matrix;
+mod harmony_new_project;
 #[cfg(target_os = "linux")]
 mod harmony_packages;
 mod harmony_parsers;
@@ -61,6 +63,7 @@ mod harmony_preflight;
 mod harmony_ready;
 mod harmony_sdk;
 mod harmony_signing;
+mod harmony_stacks;
 mod harmony_tools;
 // Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]
@@ -169,6 +172,9 @@ mod swap_race;
 #[cfg(target_os = "linux")]
 mod terminal_prompt;
 mod tool_checks;
+// Not on Windows: drives `rein serve` through mcp_cancel's raw JSON-RPC server, which is Unix-only.
+#[cfg(unix)]
+mod tool_list_size;
 // Not on Windows: Landlock keeps programs out of the transit folder on Linux only; links.
 #[cfg(target_os = "linux")]
 mod transit_forgery;

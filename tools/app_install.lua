@@ -24,6 +24,45 @@ local function packages_of(args)
   return list
 end
 
+-- The packages of `list` hvigor made unsigned (`<module>-<target>-unsigned.hap|hsp`).
+local function unsigned_of(list)
+  local found = {}
+  for _, path in ipairs(list) do
+    if path:match("%-unsigned%.h[as]p$") then
+      found[#found + 1] = path
+    end
+  end
+  return found
+end
+
+-- An unsigned package goes only to an emulator, as the device itself says
+-- (device.is_emulator: its const.product.name), never on the caller's word: a phone would
+-- refuse it (9568320) and rein does not send it one. A package renamed to hide that it is
+-- unsigned still meets the phone's own check.
+local function refuse_unsigned_on_a_phone(list, target)
+  local unsigned = unsigned_of(list)
+  if #unsigned == 0 then
+    return
+  end
+  if target.key and device.is_emulator(target) then
+    return
+  end
+  local what = target.key and ("device " .. target.key .. " is not an emulator")
+    or "no target was named"
+  rein.error(
+    "UNSIGNED_HAP_REFUSED",
+    table.concat(unsigned, ", ")
+      .. " is unsigned and "
+      .. what
+      .. ": only an emulator installs an unsigned package (a phone refuses it: 9568320).",
+    {
+      packages = rein.json.array(unsigned),
+      target = target.key,
+      remedy = "sign it (hap_sign, or a signingConfig in build-profile.json5), or pass target: an emulator's connect key from device_list (emulator: true)",
+    }
+  )
+end
+
 -- What `hdc install` gets: one package's path; several are copied to a folder of rein's own,
 -- which hdc sends whole and the device installs in one `bm install -p <folder>` (several paths
 -- would be one bm install each, a HAP maybe before the HSP it needs: 9568305).
@@ -37,23 +76,20 @@ end
 
 return {
   name = "app_install",
-  description = "Install an app's packages on a device: one HAP (hdc install -r), or every HAP "
-    .. "and HSP of the app together (packages: copied to a folder of rein's own that hdc sends "
-    .. "whole, one bm install on the device, so a HAP finds the HSP it needs). hdc exits 0 even "
-    .. "on failure, so success is read from 'install bundle successfully.'; a failure is "
-    .. "INSTALL_FAILED with the bm error code (e.g. 9568332, 9568305), its message and the remedy.",
+  description = "Install a signed HAP (an unsigned one only on an emulator), or all HAPs and "
+    .. "HSPs of an app together, on a device; INSTALL_FAILED carries the bm code and a remedy.",
   annotations = { read_only = false, destructive = true, idempotent = true, open_world = true },
   params = {
     hap = {
       type = "string",
       optional = true,
-      description = "Path of one signed .hap, relative to the workspace",
+      description = "One signed .hap",
     },
     packages = {
       type = "array",
       items = { type = "string" },
       optional = true,
-      description = "Every signed .hap and .hsp of the app, installed together (instead of hap)",
+      description = "Every signed .hap and .hsp of the app (instead of hap)",
     },
     target = device.target_param(),
     server = device.server_param(),
@@ -66,6 +102,7 @@ return {
   run = function(args)
     local list = packages_of(args)
     local target = device.pick(args.target, args.server)
+    refuse_unsigned_on_a_phone(list, target)
     local ready = readiness.ensure(target)
     local source, staged = install_source(list)
     local argv = { "install" }

@@ -17,49 +17,42 @@ end
 
 return {
   name = "app_launch",
-  description = "Start an ability (hdc shell aa start [-W] -a ABILITY -b BUNDLE [-m MODULE]; "
-    .. "defaults from the project) and prove that this launch runs: a new pid from pidof, the "
-    .. "ability in the foreground (aa start -W, else aa dump -l), and after settle_ms more the "
-    .. "process alive with no fault log and no crash or freeze event for it; with expect_log a "
-    .. "line of that pid showing the text. A running instance is force-stopped first. Returns "
-    .. "pid, launched_at (device clock), foreground and the log lines as evidence; fails with "
-    .. "LAUNCH_FAILED (aa code and remedy; no process; never in the foreground: details.state), "
-    .. "APP_CRASHED (details.crash: the fault log's first lines; details.event), APP_FROZEN (an "
-    .. "APP_FREEZE names it) or VERIFY_FAILED (marker not seen; a <private> near-miss says so).",
+  description = "Start an ability and prove the launch (a new pid, in the foreground, alive after "
+    .. "settle_ms). Returns pid, launched_at and evidence; else LAUNCH_FAILED, APP_CRASHED, "
+    .. "APP_FROZEN or VERIFY_FAILED.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     bundle = {
       type = "string",
       optional = true,
-      description = "Bundle name (default: AppScope/app.json5)",
+      description = "Bundle (default: the project's)",
     },
     ability = {
       type = "string",
       optional = true,
-      description = "Ability (default: the module's mainElement)",
+      description = "Ability (default: the module's main one)",
     },
     module = {
       type = "string",
       optional = true,
-      description = "Module name (default: the entry module)",
+      description = "Module (default: the entry module)",
     },
     target = device.target_param(),
     server = device.server_param(),
     expect_log = {
       type = "string",
       optional = true,
-      description = "Text a log line of the launched process must show (default: none needed)",
+      description = "Text a log line of the new process must show",
     },
     wait_ms = {
       type = "integer",
       default = 10000,
-      description = "How long to wait for the process, its foreground and the log text",
+      description = "Wait for the process, foreground and log text",
     },
     settle_ms = {
       type = "integer",
       default = 3000,
-      description = "How long after the foreground the process must stay alive with no crash or "
-        .. "freeze on record (the first page's life)",
+      description = "How long it must then stay alive without a crash",
     },
   },
   run = function(args)

@@ -4,8 +4,7 @@ local project = require("harmony.project")
 
 return {
   name = "app_stop",
-  description = "Force-stop an app (hdc shell aa force-stop BUNDLE). Succeeds only on 'force "
-    .. "stop process successfully.'; otherwise STOP_FAILED.",
+  description = "Force-stop an app on a device; STOP_FAILED unless the device confirms it.",
   annotations = { read_only = false, destructive = true, idempotent = true, open_world = true },
   params = {
     bundle = {

@@ -4,8 +4,8 @@ local project = require("harmony.project")
 
 return {
   name = "app_uninstall",
-  description = "Uninstall an app (hdc uninstall BUNDLE). Succeeds only on 'uninstall bundle "
-    .. "successfully.'; otherwise UNINSTALL_FAILED with the code and a remedy.",
+  description = "Uninstall an app from a device; UNINSTALL_FAILED with the code and a remedy "
+    .. "unless the device confirms it.",
   annotations = { read_only = false, destructive = true, idempotent = true, open_world = true },
   params = {
     bundle = {

@@ -16,17 +16,13 @@ end
 
 return {
   name = "crash_scan",
-  description = "Crashes and freezes of an app since a moment of the device clock (app_launch's "
-    .. "launched_at, or any YYYYMMDDHHMMSS): the faultlogger's logs (hidumper -s 1201 -a "
-    .. '"-p Faultlogger -m BUNDLE -t …") and hiview\'s RELIABILITY events (hisysevent -l: '
-    .. "JS_ERROR, CPP_CRASH, APP_FREEZE). With pid, also whether that process still runs. Returns "
-    .. "{clean, crashes, freezes, fault_logs, alive?, checked}; it reports, it never fails for a "
-    .. "crash (a recipe decides).",
+  description = "An app's crashes and freezes since a device time (app_launch's launched_at), and "
+    .. "with pid whether it runs. Returns {clean, crashes, freezes, fault_logs, alive?, checked}.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = true },
   params = {
     since = {
       type = "string",
-      description = "Device-clock time YYYYMMDDHHMMSS the window starts at (app_launch's launched_at)",
+      description = "Device time YYYYMMDDHHMMSS (app_launch's launched_at)",
     },
     bundle = {
       type = "string",
@@ -36,7 +32,7 @@ return {
     pid = {
       type = "integer",
       optional = true,
-      description = "A process to check is still running (app_launch's pid)",
+      description = "A process to check is alive (app_launch's pid)",
     },
     target = device.target_param(),
     server = device.server_param(),

@@ -3,12 +3,8 @@ local readiness = require("harmony.readiness")
 
 return {
   name = "device_ready",
-  description = "Make sure a device can take an install or a launch: its boot is complete (param "
-    .. "get bootevent.boot.completed), its screen woken (power-shell wakeup) and its lock screen "
-    .. "not up (hidumper -s ScreenlockService -a -all). With keep_screen_on_ms it only keeps the "
-    .. "screen on that long (power-shell timeout -o); with restore_screen_timeout it only brings "
-    .. "the device's own timeout back (power-shell timeout -r). Fails with "
-    .. "DEVICE_NOT_READY (still booting) or DEVICE_LOCKED (unlock it: rein cannot).",
+  description = "Make a device ready to install or launch on: booted, screen awake, not locked. "
+    .. "Fails with DEVICE_NOT_READY or DEVICE_LOCKED.",
   annotations = { read_only = false, destructive = false, idempotent = true, open_world = true },
   params = {
     target = device.target_param(),
@@ -16,12 +12,12 @@ return {
     keep_screen_on_ms = {
       type = "integer",
       optional = true,
-      description = "Keep the screen on this long (power-shell timeout -o)",
+      description = "Only keep the screen on this long",
     },
     restore_screen_timeout = {
       type = "boolean",
       default = false,
-      description = "Only restore the device's screen-off timeout (power-shell timeout -r)",
+      description = "Only restore the screen-off timeout",
     },
   },
   run = function(args)

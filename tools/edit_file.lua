@@ -2,20 +2,19 @@ local p = require("rein.file_params")
 
 return {
   name = "edit_file",
-  description = "Replace one exact, unique occurrence of old_string with new_string in a file "
-    .. "(or every occurrence with replace_all). Never guesses: a missing or repeated old_string "
-    .. "is refused with the nearest candidates or every location. Returns replacements, "
-    .. "locations, sha256 before/after and a unified diff.",
+  description = "Replace one exact, unique occurrence of old_string (all with replace_all); a "
+    .. "refusal names the nearest candidates or every match. Returns locations, sha256 "
+    .. "before/after and a diff.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = false },
   params = {
     path = p.path,
     old_string = {
       type = "string",
-      description = "Exact text to replace, as read_file shows it without the line-number prefix",
+      description = "Exact text, as read_file shows it without line numbers",
     },
     new_string = {
       type = "string",
-      description = "Replacement text (literal: $1 or \\1 mean nothing special)",
+      description = "Replacement text (literal)",
     },
     replace_all = p.replace_all,
     dry_run = p.dry_run,

@@ -3,10 +3,8 @@ local device = require("harmony.device")
 
 return {
   name = "hilog_read",
-  description = "Read the device log buffer without blocking (hdc shell hilog -x), parsed into "
-    .. "{time, pid, tid, level, domain, tag, message}. Filter by substring, minimum level, tag or "
-    .. "pid; keep the last `lines` entries. The buffer holds earlier launches' lines too: pass the "
-    .. "pid app_launch returned to see this launch only.",
+  description = "The device log, without blocking, as {time, pid, tid, level, domain, tag, "
+    .. "message} entries filtered by text, level, tag or pid.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = true },
   params = {
     grep = { type = "string", optional = true, description = "Keep lines containing this text" },

@@ -52,10 +52,8 @@ end
 
 return {
   name = "hvigor_build",
-  description = "Build HAPs with hvigorw (assembleHap, and assembleHsp when the project has a "
-    .. "shared module; --no-daemon). Succeeds only when hvigor prints BUILD SUCCESSFUL and no "
-    .. "COMPILE RESULT:FAIL. Returns the .hap and .hsp paths (signed and unsigned); on failure BUILD_FAILED with ArkTS errors {file, line, column, code, message} "
-    .. "and a failure class with a one-line remedy.",
+  description = "Build the project's HAPs and HSPs with hvigorw. Returns their paths; "
+    .. "BUILD_FAILED lists the ArkTS errors with a remedy.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     module = {

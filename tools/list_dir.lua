@@ -1,8 +1,7 @@
 return {
   name = "list_dir",
-  description = "List a directory: each entry's path (relative to the workspace), kind "
-    .. "(file, dir, symlink, other) and size. depth > 1 descends into subdirectories, "
-    .. "except .git, node_modules, oh_modules, .hvigor and target (rein's own .rein is not listed).",
+  description = "List a directory: each entry's path, kind and size; depth > 1 descends (not into "
+    .. ".git, node_modules, oh_modules, .hvigor, target).",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = false },
   params = {
     path = {
@@ -13,12 +12,12 @@ return {
     depth = {
       type = "integer",
       default = 1,
-      description = "How many levels to list (1 = just this directory, at most 16)",
+      description = "Levels to list (1-16)",
     },
     max_entries = {
       type = "integer",
       default = 1000,
-      description = "Stop after this many entries (truncated is then true)",
+      description = "Stop after this many (truncated is then true)",
     },
   },
   checks = {

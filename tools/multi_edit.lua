@@ -2,9 +2,8 @@ local p = require("rein.file_params")
 
 return {
   name = "multi_edit",
-  description = "Apply several exact replacements to one file, in order, all or nothing: if any "
-    .. "edit is refused, nothing is written and the error names the edit (edit_index). Each "
-    .. "edit sees the result of the ones before it.",
+  description = "Several exact replacements in one file, in order, all or nothing (a refusal "
+    .. "names edit_index). Returns what edit_file returns.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = false },
   params = {
     path = p.path,

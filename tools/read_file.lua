@@ -2,9 +2,8 @@ local p = require("rein.file_params")
 
 return {
   name = "read_file",
-  description = "Read a UTF-8 text file as numbered lines (`     N\\tline`). Returns content, "
-    .. "total_lines, start_line, end_line, truncated and the sha256 of the whole file (pass it "
-    .. "as expected_sha256 to an edit to refuse stale writes). Large files: page with offset/limit.",
+  description = "A UTF-8 text file as numbered lines, paged with offset/limit, with total_lines, "
+    .. "truncated and its sha256 (an edit's expected_sha256).",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = false },
   params = {
     path = p.path,

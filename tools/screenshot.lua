@@ -5,8 +5,7 @@ local REMOTE = "/data/local/tmp/rein-screenshot.jpeg"
 
 return {
   name = "screenshot",
-  description = "Take a screenshot of the device (snapshot_display) and copy it into the "
-    .. "workspace (hdc file recv). Returns the local path, width and height.",
+  description = "Screenshot the device into the workspace. Returns the path, width and height.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     out = { type = "string", description = "Where to save the .jpeg, relative to the workspace" },

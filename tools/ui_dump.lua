@@ -4,8 +4,8 @@ local ui = require("harmony.ui")
 
 return {
   name = "ui_dump",
-  description = "What is on the device's screen now, as a compact text (uitest dumpLayout): one "
-    .. "line per window (`window <bundle> <ability> <page>`) and per widget that shows text, has "
+  description = "The device's screen now as compact text: a line per window and per widget with "
+    .. "text, an id or a tap target, with bounds."
     .. 'an id or can be tapped (`<type> "<text>" #<id> [l,t][r,b]`, `tap` when clickable). Use '
     .. "ui_find to ask whether something is there.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = true },
@@ -13,7 +13,7 @@ return {
     bundle = {
       type = "string",
       optional = true,
-      description = "Only this app's windows (default: every window on screen)",
+      description = "Only this app's windows",
     },
     target = device.target_param(),
     server = device.server_param(),

@@ -7,10 +7,9 @@ local MAX_MATCHES = 20
 
 return {
   name = "ui_find",
-  description = "Whether a widget is on the device's screen now, and where (uitest dumpLayout): "
-    .. "by its whole `text` (a part of it with contains=true), its `id` (or key) and/or its "
-    .. "`type`. Returns `found`, `count`, `ambiguous` (more than one matched) and the matches "
-    .. "with their bounds and center; when nothing matched, `on_screen` lists the texts shown.",
+  description = "Whether a widget is on the device's screen now, by text (part with "
+    .. "contains=true), id and/or type. Returns found, count and the matches with bounds; "
+    .. "on_screen texts when none matched.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = true },
   params = {
     text = { type = "string", optional = true, description = "The widget's text" },
@@ -24,7 +23,7 @@ return {
     bundle = {
       type = "string",
       optional = true,
-      description = "Only this app's windows (default: every window on screen)",
+      description = "Only this app's windows",
     },
     target = device.target_param(),
     server = device.server_param(),

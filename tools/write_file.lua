@@ -2,9 +2,8 @@ local p = require("rein.file_params")
 
 return {
   name = "write_file",
-  description = "Create or replace a whole file, atomically (the file holds the old or the new "
-    .. "bytes, never a mix). Prefer edit_file to change part of a file. Returns bytes, sha256 "
-    .. "and whether the file was created.",
+  description = "Create or replace a whole file atomically (edit_file for a part). Returns bytes, "
+    .. "sha256 and created.",
   annotations = { read_only = false, destructive = true, idempotent = true, open_world = false },
   params = {
     path = p.path,

@@ -30,6 +30,8 @@ function M.fault_logs(target, bundle, since)
     local log = faultlog.parse_log(hidumper(target, faultlog.show_args(entry.name)))
       or { stack = {} }
     log.name, log.type = entry.name, entry.type
+    -- Each frame as the workspace's .ets line (the build's source map), or why not.
+    log.source = rein.fs.map_stack(log.stack)
     logs[#logs + 1] = log
   end
   return logs
@@ -96,6 +98,7 @@ function M.log_evidence(log)
     error_name = log.error_name,
     error_message = log.error_message,
     stack = rein.json.array(log.stack or {}),
+    source = rein.json.array(log.source or {}),
     first_lines = rein.json.array(log.first_lines or {}),
   }
 end

@@ -144,6 +144,7 @@ function M.matrix_devices(devices, targets)
     out[#out + 1] = {
       key = d.key,
       server = d.server,
+      emulator = d.emulator,
       status = d.status,
       usable = USABLE[d.status] == true,
       remedy = d.remedy,
@@ -166,12 +167,15 @@ end
 -- What every recipe checks before it builds: the project, the module to launch, every module
 -- that makes a package (entry, feature, shared: all are installed together), and how the
 -- product gets signed. `{ bundle, module, ability, product, packages, signing = { path,
--- signing_config } }`.
+-- signing_config } }`. A project with no signing config at all comes back with `signing` nil
+-- and `unsigned_problem`: whether its packages may go unsigned depends on the devices
+-- (M.settle_signing); every other signing problem raises SIGNING_NOT_CONFIGURED here, before
+-- any device is asked.
 function M.project_and_signing(args)
   local info = project.read()
   local module = project.module_or_refuse(info, args.module)
   local how, problem = signing.path_for(info, args.product)
-  if not how then
+  if not how and problem.problem ~= "no_config" then
     signing.fail(problem)
   end
   return {
@@ -181,7 +185,23 @@ function M.project_and_signing(args)
     product = args.product,
     packages = project.package_modules(info),
     signing = how,
+    unsigned_problem = problem,
   }
+end
+
+-- Settles `plan.signing` once the target devices are known (each as device_list shows it):
+-- unsigned when every one is an emulator (signing.unsigned_path), else SIGNING_NOT_CONFIGURED.
+function M.settle_signing(plan, devices)
+  if plan.signing then
+    return plan
+  end
+  local problem = plan.unsigned_problem
+  plan.signing = signing.unsigned_path(problem, devices)
+  if not plan.signing then
+    signing.fail(problem)
+  end
+  plan.unsigned_problem = nil
+  return plan
 end
 
 -- The package of `module` the build made (`<module>-<target>-signed|unsigned.hap|hsp`): the
@@ -198,7 +218,8 @@ function M.pick_hap(haps, module, signed)
   return nil
 end
 
--- The signed package of `module`: hvigor's when it signed, else hap-sign-tool's.
+-- The signed package of `module`: hvigor's when it signed, else hap-sign-tool's; the unsigned
+-- one when the plan says unsigned (emulators only: M.settle_signing; app_install checks again).
 local function signed_package(ctx, plan, haps, module)
   local signed = M.pick_hap(haps, module, true)
   if plan.signing.path == "hvigor" then
@@ -225,6 +246,9 @@ local function signed_package(ctx, plan, haps, module)
       remedy = "check the module's build output",
     })
   end
+  if plan.signing.path == "unsigned" then
+    return unsigned
+  end
   return ctx:tool("hap_sign", { hap = unsigned, signing_config = plan.signing.signing_config }).hap
 end
 
@@ -241,7 +265,7 @@ function M.signed_hap(ctx, plan, haps)
   for _, name in ipairs(modules) do
     packages[#packages + 1] = signed_package(ctx, plan, haps, name)
   end
-  local by = plan.signing.path == "hvigor" and "hvigor" or "hap-sign-tool"
+  local by = ({ hvigor = "hvigor", unsigned = "none" })[plan.signing.path] or "hap-sign-tool"
   return { hap = packages[1], packages = packages, signed_by = by }
 end
 
@@ -275,7 +299,9 @@ function M.sign_step()
           return false, path .. " is missing"
         end
       end
-      return true, table.concat(out.packages, ", ") .. " (signed by " .. out.signed_by .. ")"
+      local how = out.signed_by == "none" and "unsigned, for an emulator"
+        or ("signed by " .. out.signed_by)
+      return true, table.concat(out.packages, ", ") .. " (" .. how .. ")"
     end,
   }
 end

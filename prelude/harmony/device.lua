@@ -4,6 +4,7 @@
 -- server home config.toml names (rein.proc.hdc_servers).
 local hdc_parse = require("harmony.hdc")
 local remedies = require("harmony.remedies")
+local text = require("harmony.text")
 
 local M = {}
 
@@ -97,6 +98,33 @@ function M.run_checked(device, args, opts)
   return text, result
 end
 
+--- Whether the device at `at` (`{ key, server? }`) is a DevEco emulator, as the device itself
+--- says: a TCP target at 127.0.0.1 (`127.0.0.1:5555`, the next one `127.0.0.1:5559`) whose
+--- `const.product.name` is `emulator` (shared/HARMONY-VERIFY.md §6). Never from an argument: a
+--- phone reached at 127.0.0.1 (a forwarded port) names its own product; `const.` parameters are
+--- fixed at boot, so no `param set` over hdc turns a phone into an emulator. Only a target with
+--- such a key is asked, so phones cost no extra command.
+function M.is_emulator(at)
+  if not (at.key or ""):match("^127%.0%.0%.1:%d+$") then
+    return false
+  end
+  return text.trim(M.run(at, { "shell", "param", "get", "const.product.name" })) == "emulator"
+end
+
+--- Sets `emulator` and `instance` (`ohos.qemu.hvd.name`) on a connected target of `hdc list
+--- targets -v` that is a DevEco emulator (M.is_emulator).
+function M.mark_emulator(t)
+  local at = { key = t.key, server = t.server_address }
+  if t.status ~= "Connected" or not M.is_emulator(at) then
+    return
+  end
+  t.emulator = true
+  local name = text.trim(M.run(at, { "shell", "param", "get", "ohos.qemu.hvd.name" }))
+  if name ~= "" and not name:find("%s") then
+    t.instance = name
+  end
+end
+
 --- The devices `hdc list targets -v` shows on every server that is the person's own, each
 --- with `server` (`local`, or the lab's name) and, for a lab, `server_address`; second, the
 --- servers as `{ name, server, is_local, error? }` (a lab that cannot be reached says why, and
@@ -116,6 +144,7 @@ function M.list()
       for _, t in ipairs(targets) do
         t.server = server.name
         t.server_address = at.server
+        M.mark_emulator(t)
         devices[#devices + 1] = t
       end
     end
@@ -128,17 +157,13 @@ end
 --- each time, so no tool's schema shares another's.
 ---@return table
 function M.target_param()
-  return { type = "string", optional = true, description = "Device connect key (hdc -t)" }
+  return { type = "string", optional = true, description = "Device key (hdc -t)" }
 end
 
 --- The parameter every device tool takes for which hdc server (`M.pick`'s `server_name`).
 ---@return table
 function M.server_param()
-  return {
-    type = "string",
-    optional = true,
-    description = "The hdc server the device is on: device_list's `server` (local, or a lab's name)",
-  }
+  return { type = "string", optional = true, description = "hdc server (device_list's `server`)" }
 end
 
 --- The device a tool acts on: `{ key?, server? }`. `server_name` names a server

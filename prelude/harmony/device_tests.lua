@@ -6,6 +6,7 @@
 local clock = require("harmony.clock")
 local crashes = require("harmony.crashes")
 local device = require("harmony.device")
+local frames = require("harmony.frames")
 local hdc = require("harmony.hdc")
 local hvigor = require("harmony.hvigor")
 local hypium = require("harmony.hypium")
@@ -15,6 +16,63 @@ local signer = require("harmony.signer")
 local signing = require("harmony.signing")
 
 local M = {}
+
+-- The filters a run of the tests takes (Hypium's `-s` keys and aa's `-w`): the device_test
+-- tool's, and those of the recipes that run the tests after their own proof.
+function M.filter_params()
+  return {
+    class = {
+      type = "string",
+      optional = true,
+      description = "Only these suites or tests: Suite or Suite#test, comma-separated (-s class)",
+    },
+    not_class = { type = "string", optional = true, description = "All but these (-s notClass)" },
+    it_name = {
+      type = "string",
+      optional = true,
+      description = "Only tests of these names (-s itName)",
+    },
+    level = { type = "integer", optional = true, description = "Only this level, 0-4 (-s level)" },
+    size = { type = "string", optional = true, enum = { "small", "medium", "large" } },
+    test_type = { type = "string", optional = true, enum = hypium.test_types() },
+    timeout_ms = {
+      type = "integer",
+      optional = true,
+      description = "Each test's limit in ms (-s timeout; Hypium's default 5000)",
+    },
+    deadline_s = {
+      type = "integer",
+      optional = true,
+      description = "The whole run's limit in seconds (aa test -w)",
+    },
+  }
+end
+
+-- The device_test tool's parameters (the `test` recipe's too).
+function M.params()
+  local params = M.filter_params()
+  params.module = {
+    type = "string",
+    optional = true,
+    description = "Module whose src/ohosTest runs (default: the entry module)",
+  }
+  params.product = { type = "string", default = "default" }
+  params.runner = {
+    type = "string",
+    optional = true,
+    description = "Test runner (default: the file in src/ohosTest/ets/testrunner/)",
+  }
+  params.list_first = {
+    type = "boolean",
+    default = true,
+    description = "List the tests with a dry run first, so a run cut short names those that never ran",
+  }
+  params.build_timeout_ms =
+    { type = "integer", optional = true, description = "Each build's deadline" }
+  params.target = device.target_param()
+  params.server = device.server_param()
+  return params
+end
 
 -- The runner the template's test module has: the file in `src/ohosTest/ets/testrunner/`.
 local DEFAULT_RUNNER = "OpenHarmonyTestRunner"
@@ -86,8 +144,22 @@ local function hvigorw(argv, timeout_ms)
   return build
 end
 
--- Builds every package of the app, then the test HAP
+-- Builds the test HAP alone
 -- (`hvigorw --mode module -p module=<m>@ohosTest -p product=<p> assembleHap`, §1.5).
+function M.build_test(plan, timeout_ms)
+  hvigorw({
+    "--mode",
+    "module",
+    "-p",
+    "module=" .. plan.module.name .. "@ohosTest",
+    "-p",
+    "product=" .. plan.product,
+    "assembleHap",
+    "--no-daemon",
+  }, timeout_ms)
+end
+
+-- Builds every package of the app, then the test HAP.
 function M.build(plan, timeout_ms)
   local app =
     { "--mode", "module", "-p", "product=" .. plan.product, "-p", "buildMode=debug", "assembleHap" }
@@ -99,16 +171,7 @@ function M.build(plan, timeout_ms)
   end
   app[#app + 1] = "--no-daemon"
   hvigorw(app, timeout_ms)
-  hvigorw({
-    "--mode",
-    "module",
-    "-p",
-    "module=" .. plan.module.name .. "@ohosTest",
-    "-p",
-    "product=" .. plan.product,
-    "assembleHap",
-    "--no-daemon",
-  }, timeout_ms)
+  M.build_test(plan, timeout_ms)
 end
 
 -- The package of module `module` in `<src>/build/<product>/outputs/<target>/`: the signed one
@@ -158,6 +221,11 @@ local function signed_package(plan, module, test)
     })
   end
   return signer.sign_app({ hap = unsigned, signing_config = plan.signing.signing_config }).hap
+end
+
+-- The signed test HAP (built by build_test).
+function M.sign_test(plan)
+  return signed_package(plan, plan.module, true)
 end
 
 -- Every signed package of the app, then the test HAP.
@@ -220,24 +288,80 @@ local function shell(target, words, timeout_ms)
   return device.run_checked(target, argv, { timeout_ms = timeout_ms })
 end
 
--- A stack frame's `.ets` file as a workspace path, line and column: the first frame whose file
--- is in the workspace. Frames name `module/src/…` paths, or `<module>|<package>|<version>|src/…`
--- (a module's own path then follows its `srcPath`; `<m>_test` is module m's test code).
-function M.locate(stack, info)
-  for frame in (stack or ""):gmatch("[^\n]+") do
-    local path, line, column = frame:match("([^%s%(%)]+%.ets):(%d+):(%d+)")
-    if path then
-      local module_name, rel = path:match("^([^|]+)|.*|([^|]+)$")
-      if module_name then
-        local module = project.module_named(info, (module_name:gsub("_test$", "")))
-        path = module and (module.src_path .. "/" .. rel) or rel
-      end
-      if rein.fs.exists(path) then
-        return { file = path, line = tonumber(line), column = tonumber(column) }
-      end
-    end
+-- For a recipe that proved a launch (sign-install-launch, device-matrix): with `args.device_tests`,
+-- the test HAP built and signed, to install beside the app's `packages` (the sign step's); nil
+-- when the tests were not asked for.
+function M.test_package_after_launch(args)
+  if not args.device_tests then
+    return nil
   end
-  return nil
+  M.filters_of(args.test_filters)
+  local plan = M.plan(args)
+  M.build_test(plan, args.build_timeout_ms)
+  return M.sign_test(plan)
+end
+
+-- Then on one device (`target`: `{ key, server }` as device.pick gives it): the app's packages
+-- and the test HAP installed together, the tests run. Returns the result; TESTS_FAILED as run.
+function M.run_after_launch(args, target, packages, test_hap)
+  local all = rein.json.array({})
+  for _, path in ipairs(packages) do
+    all[#all + 1] = path
+  end
+  all[#all + 1] = test_hap
+  M.install(target, all)
+  local run_args = M.filters_of(args.test_filters)
+  run_args.list_first = true
+  for _, key in ipairs({ "module", "product", "runner", "build_timeout_ms" }) do
+    run_args[key] = args[key]
+  end
+  return M.run(M.plan(run_args), target, run_args)
+end
+
+-- The filters a recipe passes on (one object parameter, `test_filters`, keeps tools/list
+-- small): device_test's filter arguments, each checked as device_test checks it; INVALID_ARGS
+-- for a key that is not one.
+function M.filters_of(object)
+  local known = M.filter_params()
+  local out = {}
+  for key, value in pairs(object or {}) do
+    if not known[key] then
+      local names = {}
+      for name in pairs(known) do
+        names[#names + 1] = name
+      end
+      table.sort(names)
+      rein.error(
+        "INVALID_ARGS",
+        "test_filters has no key "
+          .. tostring(key)
+          .. " (keys: "
+          .. table.concat(names, ", ")
+          .. ")",
+        { key = key }
+      )
+    end
+    out[key] = value
+  end
+  return out
+end
+
+-- The object parameter that carries the filters.
+M.FILTERS_PARAM = {
+  type = "object",
+  optional = true,
+  description = "device_test's filters: class, not_class, it_name, level, size, test_type, timeout_ms, deadline_s",
+}
+
+-- The parameters of a recipe that can run the tests after its launch, added to `params`.
+function M.after_launch_params(params)
+  params.test_filters = M.FILTERS_PARAM
+  params.device_tests = {
+    type = "boolean",
+    default = false,
+    description = "Then run the on-device tests",
+  }
+  return params
 end
 
 local FAILING = { failed = true, error = true, ["timed out"] = true, ["not run"] = true }
@@ -247,8 +371,13 @@ local FAILING = { failed = true, error = true, ["timed out"] = true, ["not run"]
 function M.compact(parsed, info)
   local failures, tests = rein.json.array({}), rein.json.array({})
   for _, case in ipairs(parsed.tests) do
-    tests[#tests + 1] =
-      { suite = case.suite, test = case.test, status = case.status, time_ms = case.time_ms }
+    tests[#tests + 1] = {
+      suite = case.suite,
+      test = case.test,
+      status = case.status,
+      time_ms = case.time_ms,
+      skip_reason = case.skip_reason,
+    }
     if FAILING[case.status] then
       failures[#failures + 1] = {
         suite = case.suite,
@@ -256,7 +385,7 @@ function M.compact(parsed, info)
         status = case.status,
         message = case.message,
         expect_message = case.expect_message,
-        location = M.locate(case.stack, info),
+        location = frames.locate(case.stack, info),
         stack = case.stack,
       }
     end

@@ -12,6 +12,8 @@ local M = {}
 -- How many lines of a log travel as evidence.
 local FIRST_LINES = 15
 local STACK_FRAMES = 5
+-- The line before the raw frames of a build whose source map the device does not have.
+local RAW_STACK = "Cannot get SourceMap info, dump raw stack:"
 
 -- The `-a` argument of hidumper listing `bundle`'s logs newer than `after` (a stamp).
 function M.list_args(bundle, after)
@@ -64,7 +66,7 @@ local FIELDS = {
 }
 
 -- One log's text → `{ pid?, module?, process?, reason?, error_name?, error_message?,
--- fault_type?, fault_message?, stack = { first frames }, first_lines = { … } }`; nil when the
+-- fault_type?, fault_message?, stack = { first frames }, raw_stack?, first_lines = { … } }`; nil when the
 -- text is no fault log ("Fail to dump the log.").
 function M.parse_log(output)
   local lines = text.lines(output or "")
@@ -86,7 +88,11 @@ function M.parse_log(output)
       log.first_lines[#log.first_lines + 1] = line
     end
     local label, value = line:match("^([%a ]+):(.*)$")
-    if in_stack and (line:find("^%s") or line:find("^at ")) then
+    if in_stack and text.trim(line) == RAW_STACK then
+      -- A release build's frames follow it unrestored (HWSTACK, shared/HARMONY-VERIFY.md §7):
+      -- still the stack.
+      log.raw_stack = true
+    elseif in_stack and (line:find("^%s") or line:find("^at ")) then
       if #log.stack < STACK_FRAMES then
         log.stack[#log.stack + 1] = text.trim(line)
       end

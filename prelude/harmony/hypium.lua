@@ -9,6 +9,32 @@ local text = require("harmony.text")
 
 local M = {}
 
+-- Hypium's test types, the values `-s testType` takes [SRC HYP configService.js]. Rust's
+-- policy shape checks the same list (src/harmony/grammar/hypium.rs `TEST_TYPES`), and
+-- tests/harmony_device_tests.rs proves the two agree.
+local TEST_TYPES = {
+  "function",
+  "performance",
+  "power",
+  "reliability",
+  "security",
+  "global",
+  "compatibility",
+  "user",
+  "standard",
+  "safety",
+  "resilience",
+}
+
+-- A copy of Hypium's test types (a schema's enum).
+function M.test_types()
+  local copy = rein.json.array({})
+  for i, t in ipairs(TEST_TYPES) do
+    copy[i] = t
+  end
+  return copy
+end
+
 local STATUS_OF_CODE = { ["0"] = "passed", ["-1"] = "error", ["-2"] = "failed", ["-3"] = "skipped" }
 local WAIT_EXPIRED = "Timeout: user test is not completed within the specified time."
 -- A line that is one of aa's or Hypium's own, never the continuation of a stack or message.

@@ -220,6 +220,36 @@ function M.path_for(info, product)
   return { path = "hap-sign-tool", signing_config = name }
 end
 
+-- Emulators install unsigned HAPs, phones never do (shared/HARMONY-VERIFY.md §6 "Limits").
+-- When the one problem is that the project has no signing config (`no_config`) and every device
+-- of `devices` is an emulator as it says itself (device_list's `emulator`, read from the
+-- device's const.product.name, never from an argument), the packages go unsigned:
+-- `{ path = "unsigned", why }`. Else nil, and `problem` gains why not (`phones`: the keys of
+-- the devices that are not emulators).
+function M.unsigned_path(problem, devices)
+  if problem.problem ~= "no_config" then
+    return nil
+  end
+  local phones = {}
+  for _, d in ipairs(devices) do
+    if d.emulator ~= true then
+      phones[#phones + 1] = d.key
+    end
+  end
+  if #devices > 0 and #phones == 0 then
+    return {
+      path = "unsigned",
+      why = "no signing config, and an emulator installs an unsigned HAP; a phone would refuse it (9568320)",
+    }
+  end
+  problem.phones = rein.json.array(phones)
+  problem.message = problem.message
+    .. " An unsigned HAP goes only to an emulator, and "
+    .. (#phones > 0 and table.concat(phones, ", ") or "no device")
+    .. " is not one (its const.product.name says so)."
+  return nil
+end
+
 -- Raises SIGNING_NOT_CONFIGURED for a problem from this module.
 function M.fail(found)
   rein.error("SIGNING_NOT_CONFIGURED", found.message .. " " .. found.remedy, found)

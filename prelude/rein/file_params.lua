@@ -1,12 +1,12 @@
 -- Parameter declarations shared by the file tools, so every tool describes them alike.
 local M = {}
 
-M.path = { type = "string", description = "File path, relative to the workspace root" }
+M.path = { type = "string", description = "File, relative to the workspace" }
 
 M.expected_sha256 = {
   type = "string",
   optional = true,
-  description = "Refuse (STALE_FILE) unless the file currently has this sha256 (from read_file)",
+  description = "Refuse (STALE_FILE) unless the file has this sha256",
 }
 
 M.dry_run = { type = "boolean", default = false, description = "Show the diff without writing" }

@@ -162,6 +162,35 @@ pub enum NewWhat {
         /// kebab-case: lowercase letters, digits and -.
         name: String,
     },
+    /// A HarmonyOS project (DevEco's Empty Ability) in the workspace or --path, written by the
+    /// project_create tool: never over an existing project.
+    App(NewApp),
+}
+
+/// `rein new app`'s arguments: project_create's.
+#[derive(Debug, clap::Args)]
+pub struct NewApp {
+    /// Reverse domain name, e.g. com.example.hello.
+    #[arg(long)]
+    pub bundle_name: String,
+    /// The name people see.
+    #[arg(long)]
+    pub app_name: String,
+    /// Folder of the new project, inside the workspace (default: the workspace).
+    #[arg(long, default_value = ".")]
+    pub path: String,
+    /// HarmonyOS or OpenHarmony.
+    #[arg(long, default_value = "HarmonyOS")]
+    pub runtime_os: String,
+    /// "6.0.0(20)" for HarmonyOS, 20 for OpenHarmony (default 6.0.0(20) / 20).
+    #[arg(long)]
+    pub compatible_sdk: Option<String>,
+    /// Default: the compatible level.
+    #[arg(long)]
+    pub target_sdk: Option<String>,
+    /// Written only when given.
+    #[arg(long)]
+    pub compile_sdk: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -100,6 +100,7 @@ pub fn new(workspace: &Path, what: &NewWhat, out: &Output) -> u8 {
         NewWhat::Tool { name } => new_tool(workspace, name),
         NewWhat::Recipe { name } => new_recipe(workspace, name),
         NewWhat::Pack { name } => new_pack(Path::new("."), name),
+        NewWhat::App(_) => unreachable!("`rein new app` calls the project_create tool (cli::new_app)"),
     };
     match result {
         Ok(made) if out.json => out.success(&made.to_json()),

@@ -34,7 +34,7 @@ use serde_json::{json, Value};
 
 use rein::{Approver, AssumeYes, Code, Failure, Headless, Host, HostBuilder, Serving};
 
-use args::{Cli, Command};
+use args::{Cli, Command, NewApp, NewWhat};
 use output::Output;
 use screen::{say, tell};
 
@@ -125,6 +125,7 @@ fn run(cli: Cli) -> u8 {
             return authoring::types(&workspace, dir.as_deref().or(dir_option.as_deref()), &out)
         }
         Command::Init => return authoring::init(&workspace, &out),
+        Command::New { what: NewWhat::App(app) } => return new_app(&cli, app, &out),
         Command::New { what } => return authoring::new(&workspace, what, &out),
         Command::Completions { shell } => return reference::completions(*shell, &out),
         Command::Man { command } => return reference::man(command, &out),
@@ -231,6 +232,28 @@ fn approver(cli: &Cli, honour_yes: bool) -> Arc<dyn Approver> {
     } else {
         Arc::new(Headless)
     }
+}
+
+/// `rein new app`: the project_create tool, so the files go through the kernel like an agent's.
+fn new_app(cli: &Cli, app: &NewApp, out: &Output) -> u8 {
+    let host = match build_host(cli, Some("project_create")) {
+        Ok(host) => host,
+        Err(failure) => return out.failure(&failure),
+    };
+    let mut args = json!({
+        "bundle_name": app.bundle_name,
+        "app_name": app.app_name,
+        "path": app.path,
+        "runtime_os": app.runtime_os,
+    });
+    for (name, value) in
+        [("compatible_sdk", &app.compatible_sdk), ("target_sdk", &app.target_sdk), ("compile_sdk", &app.compile_sdk)]
+    {
+        if let Some(value) = value {
+            args[name] = json!(value);
+        }
+    }
+    call(&host, out, "project_create", Some(&args.to_string()))
 }
 
 fn tools(host: &Host, out: &Output) -> u8 {

@@ -161,6 +161,14 @@ fn table(program: &Program) -> Table {
         Program::Git => Table { reads_everything: true, ..GENERIC },
         // codelinter only reads the project (rein refuses --fix and -o) and needs no network.
         Program::Codelinter => Table { reads_workspace_only: true, ..GENERIC },
+        // Its instances (`~/.Huawei/Emulator/deployed` on macOS, `AppData\Local\Huawei\Emulator`
+        // on Windows) and its images (`~/Library/Huawei/Sdk`, `AppData\Local\Huawei\Sdk`):
+        // shared/HARMONY-VERIFY.md §6 "Paths".
+        Program::Emulator => Table {
+            home_write: &[".Huawei/Emulator", "AppData/Local/Huawei/Emulator"],
+            home_read: &["Library/Huawei/Sdk", "AppData/Local/Huawei/Sdk"],
+            ..GENERIC
+        },
         Program::Other(_) => GENERIC,
     }
 }
@@ -175,10 +183,18 @@ pub fn sockets(program: &Program) -> Vec<SocketKind> {
 
 /// The programs that may send datagrams (`rein doctor` names them).
 pub fn datagram_programs() -> Vec<Program> {
-    [Program::Hvigorw, Program::Ohpm, Program::HapSignTool, Program::Hdc, Program::Git, Program::Codelinter]
-        .into_iter()
-        .filter(|program| table(program).looks_up_names)
-        .collect()
+    [
+        Program::Hvigorw,
+        Program::Ohpm,
+        Program::HapSignTool,
+        Program::Hdc,
+        Program::Git,
+        Program::Codelinter,
+        Program::Emulator,
+    ]
+    .into_iter()
+    .filter(|program| table(program).looks_up_names)
+    .collect()
 }
 
 /// What rein knows about one spawn when it builds the program's profile.
@@ -531,6 +547,84 @@ mod tests {
         let p = profile(&Program::Hdc, &pl, &[]);
         assert!(p.write_no_link.contains(&out), "{p:?}");
         assert!(!p.write_no_link.contains(&root.join("w")), "{p:?}");
+    }
+
+    /// macOS: each program's row of the table as the Seatbelt profile sandbox-exec enforces
+    /// (`kernel::process::seatbelt`): its network (none, its server's port, 80 and 443 with name
+    /// lookups), its writes, the protected names, the hdc binary and the temp folder.
+    #[test]
+    fn each_programs_row_is_its_seatbelt_profile() {
+        use crate::kernel::process::seatbelt::{self, Seatbelt};
+        let env = vec![("HOME".to_string(), "/u".to_string()), ("TMPDIR".to_string(), "/t".to_string())];
+        let entries: Vec<String> = [".git", ".rein", "entry"].iter().map(|s| s.to_string()).collect();
+        let hdc = [PathBuf::from("/sdk/toolchains/hdc")];
+        let seatbelt_of = |program: Program, path: &str, args: &[String]| -> Seatbelt {
+            let mut pl = places(&env, Path::new(path));
+            pl.hdc = &hdc;
+            pl.args = args;
+            seatbelt::profile(&profile(&program, &pl, &entries), &seatbelt::protected_names())
+        };
+        let values = |sb: &Seatbelt, kind: &str| -> Vec<String> {
+            let of_kind = |k: &String| k.rsplit_once('_').is_some_and(|(k, _)| k == kind);
+            sb.params.iter().filter(|(k, _)| of_kind(k)).map(|(_, v)| v.clone()).collect()
+        };
+        let network = |sb: &Seatbelt| -> Vec<String> {
+            let remotes = sb.text.match_indices("(remote tcp \"").map(|(at, _)| &sb.text[at..]);
+            remotes.filter_map(|rest| rest.find("\")").map(|end| rest[..end + 2].to_string())).collect()
+        };
+        let lookups = |sb: &Seatbelt| sb.text.contains("(allow network-outbound (literal (param \"DNS_0\")))");
+        // program, its path, its TCP rules, whether it looks names up, what it writes
+        type Row<'a> = (Program, &'a str, &'a [&'a str], bool, &'a [&'a str]);
+        let rows: [Row; 5] = [
+            (
+                Program::Hvigorw,
+                "/clt/bin/hvigorw",
+                &["(remote tcp \"*:80\")", "(remote tcp \"*:443\")"],
+                true,
+                &["/t", "/u/.ohpm", "/w/app/entry", "/w/app/.hvigor", "/w/app/build", "/w/app/oh_modules"],
+            ),
+            (
+                Program::Ohpm,
+                "/clt/bin/ohpm",
+                &["(remote tcp \"*:80\")", "(remote tcp \"*:443\")"],
+                true,
+                &["/t", "/u/.ohpm", "/w/app/entry", "/w/app/oh_modules"],
+            ),
+            (Program::HapSignTool, "/jdk/bin/java", &[], false, &["/t", "/w/app/entry"]),
+            (
+                Program::Hdc,
+                "/sdk/toolchains/hdc",
+                &["(remote tcp \"*:8710\")"],
+                false,
+                &["/t", "/u/.harmony", "/w/app/entry"],
+            ),
+            (Program::Git, "/usr/bin/git", &[], false, &["/t", "/w/app/entry"]),
+        ];
+        for (program, path, ports, looks_up, writes) in rows {
+            let sb = seatbelt_of(program.clone(), path, &[]);
+            assert!(sb.text.starts_with("(version 1)\n(deny default)\n"), "{program:?}");
+            assert_eq!(network(&sb), ports.iter().map(|p| p.to_string()).collect::<Vec<_>>(), "{program:?}");
+            assert_eq!(lookups(&sb), looks_up, "{program:?}: {}", sb.text);
+            assert!(!sb.text.contains("network-bind") && !sb.text.contains("network-inbound"), "{program:?}");
+            let mut written = values(&sb, "WRITE");
+            written.sort();
+            let mut expected: Vec<String> = writes.iter().map(|w| w.to_string()).collect();
+            expected.sort();
+            assert_eq!(written, expected, "{program:?} writes");
+            assert!(sb.text.contains("(require-not (regex #\"/[.][Gg][Ii][Tt](/|$)\"))"), "{program:?}");
+            assert!(values(&sb, "UNREADABLE").contains(&"/etc/shadow".to_string()), "{program:?}");
+            let reads = values(&sb, "READ");
+            assert!(reads.contains(&"/w/app".to_string()) && !reads.contains(&"/u".to_string()), "{program:?}");
+            assert_eq!(reads.contains(&"/".to_string()), program == Program::Git, "{program:?}: only git reads all");
+            let runs_hdc = !values(&sb, "NO_EXEC").contains(&"/sdk/toolchains/hdc".to_string());
+            assert_eq!(runs_hdc, program == Program::Hdc, "{program:?}: only hdc may execute hdc");
+            for (_, value) in &sb.params {
+                assert!(value == "/" || !sb.text.contains(value.as_str()), "{program:?}: {value} in the text");
+            }
+        }
+        let args: Vec<String> = ["-s", "127.0.0.1:9000", "list", "targets"].map(String::from).to_vec();
+        let sb = seatbelt_of(Program::Hdc, "/sdk/toolchains/hdc", &args);
+        assert_eq!(network(&sb), ["(remote tcp \"*:9000\")"], "hdc's server named by -s");
     }
 
     #[test]

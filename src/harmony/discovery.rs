@@ -23,6 +23,9 @@
 //! - A project's `local.properties` names `sdk.dir` (OpenHarmony), `hwsdk.dir` (HarmonyOS) and
 //!   `nodejs.dir` (Java properties, `\\` for `\`) [OBS: DevEco-generated files and build scripts
 //!   in public repositories; shared/HARMONY.md "Windows installs"].
+//! - DevEco's `Emulator`: `<DevEco>/tools/emulator/Emulator` (macOS
+//!   `/Applications/DevEco-Studio.app/Contents/tools/emulator/Emulator`), `Emulator.exe` on
+//!   Windows, or `<command-line-tools>/emulator/` [DOC HWEMU; OBS; shared/HARMONY-VERIFY.md §6].
 //! - DevEco Studio on another drive: its installer sets the user variable
 //!   `DevEco Studio=<root>\bin`, whose parent is the install [OBS: hdc_py `_which_hdc`,
 //!   shared/HARMONY.md "Windows installs"]; `DEVECO_SDK_HOME=<root>\sdk` leads to it as well.
@@ -120,6 +123,8 @@ fn clt_candidates(os: Os, sdk: &str) -> Vec<(&'static str, Candidate)> {
     // `<command-line-tools>/bin/codelinter` [DOC ide-commandline-get, HARMONY-VERIFY §4]; the
     // Windows name with `.bat` is a [GUESS] like hvigorw's and ohpm's.
     out.push(("codelinter", plain(join(os, &root, &["bin", &os.program("codelinter", "bat")]), "DEVECO_SDK_HOME")));
+    // `<command-line-tools>/emulator/` [DOC HWEMU, shared/HARMONY-VERIFY.md §6].
+    out.push(("emulator", plain(join(os, &root, &["emulator", &os.program("Emulator", "exe")]), "DEVECO_SDK_HOME")));
     out
 }
 
@@ -184,6 +189,9 @@ fn deveco_tools(os: Os, root: &str, via: &str) -> Vec<(&'static str, Candidate)>
         ("hvigorw", plain(join(os, &hvigor_bin, &[&os.program("hvigorw", "bat")]), via)),
         ("ohpm", plain(join(os, root, &["tools", "ohpm", "bin", &os.program("ohpm", "bat")]), via)),
         ("java", plain(java, via)),
+        // `<DevEco>/tools/emulator/Emulator`, `Emulator.exe` on Windows [DOC HWEMU; OBS,
+        // shared/HARMONY-VERIFY.md §6].
+        ("emulator", plain(join(os, root, &["tools", "emulator", &os.program("Emulator", "exe")]), via)),
     ]
 }
 

@@ -27,11 +27,13 @@ fn linux_command_line_tools() {
             "ohpm: /opt/clt/bin/ohpm (DEVECO_SDK_HOME)",
             "ohpm: /opt/clt/ohpm/bin/ohpm (DEVECO_SDK_HOME)",
             "codelinter: /opt/clt/bin/codelinter (DEVECO_SDK_HOME)",
+            "emulator: /opt/clt/emulator/Emulator (DEVECO_SDK_HOME)",
             "java: /usr/lib/jvm/17/bin/java (JAVA_HOME)",
             "hvigorw: /opt/clt/tools/node/bin/node /opt/clt/tools/hvigor/bin/hvigorw.js (DEVECO_SDK_HOME)",
             "hvigorw: /opt/clt/tools/hvigor/bin/hvigorw (DEVECO_SDK_HOME)",
             "ohpm: /opt/clt/tools/ohpm/bin/ohpm (DEVECO_SDK_HOME)",
             "java: /opt/clt/jbr/bin/java (DEVECO_SDK_HOME)",
+            "emulator: /opt/clt/tools/emulator/Emulator (DEVECO_SDK_HOME)",
         ],
         "no DevEco Studio places on Linux but the one DEVECO_SDK_HOME may be inside"
     );
@@ -50,6 +52,7 @@ fn macos_deveco_studio_app_bundle() {
             format!("hvigorw: {root}/tools/hvigor/bin/hvigorw ({via})"),
             format!("ohpm: {root}/tools/ohpm/bin/ohpm ({via})"),
             format!("java: {root}/jbr/Contents/Home/bin/java ({via})"),
+            format!("emulator: {root}/tools/emulator/Emulator ({via})"),
             format!("hdc: {root}/sdk/default/openharmony/toolchains/hdc ({via})"),
             format!("hap-sign-tool.jar: {root}/sdk/default/openharmony/toolchains/lib/hap-sign-tool.jar ({via})"),
         ]);
@@ -76,12 +79,14 @@ fn windows_program_files_and_per_user_installs() {
         r"ohpm: C:\clt\bin\ohpm.bat (DEVECO_SDK_HOME)".into(),
         r"ohpm: C:\clt\ohpm\bin\ohpm.bat (DEVECO_SDK_HOME)".into(),
         r"codelinter: C:\clt\bin\codelinter.bat (DEVECO_SDK_HOME)".into(),
+        r"emulator: C:\clt\emulator\Emulator.exe (DEVECO_SDK_HOME)".into(),
         r"hdc: C:\ohos\12\toolchains\hdc.exe (OHOS_BASE_SDK_HOME)".into(),
         r"hap-sign-tool.jar: C:\ohos\12\toolchains\lib\hap-sign-tool.jar (OHOS_BASE_SDK_HOME)".into(),
         r"hvigorw: C:\clt\tools\node\node.exe C:\clt\tools\hvigor\bin\hvigorw.js (DEVECO_SDK_HOME)".into(),
         r"hvigorw: C:\clt\tools\hvigor\bin\hvigorw.bat (DEVECO_SDK_HOME)".into(),
         r"ohpm: C:\clt\tools\ohpm\bin\ohpm.bat (DEVECO_SDK_HOME)".into(),
         r"java: C:\clt\jbr\bin\java.exe (DEVECO_SDK_HOME)".into(),
+        r"emulator: C:\clt\tools\emulator\Emulator.exe (DEVECO_SDK_HOME)".into(),
     ];
     for (root, via) in [
         (r"D:\Apps\Huawei\DevEco Studio", "DevEco Studio"),
@@ -93,6 +98,7 @@ fn windows_program_files_and_per_user_installs() {
             format!(r"hvigorw: {root}\tools\hvigor\bin\hvigorw.bat ({via})"),
             format!(r"ohpm: {root}\tools\ohpm\bin\ohpm.bat ({via})"),
             format!(r"java: {root}\jbr\bin\java.exe ({via})"),
+            format!(r"emulator: {root}\tools\emulator\Emulator.exe ({via})"),
             format!(r"hdc: {root}\sdk\default\openharmony\toolchains\hdc.exe ({via})"),
             format!(r"hap-sign-tool.jar: {root}\sdk\default\openharmony\toolchains\lib\hap-sign-tool.jar ({via})"),
         ]);

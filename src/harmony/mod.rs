@@ -18,9 +18,13 @@
 //! - `stage`: the packages of one install, staged; `received`: the transit folder for files hdc
 //!   brings back
 //! - `sdk/`: the SDK's declaration files, read for `api_lookup` and `api_check`
+//! - `crash_frames`, `source_maps`: a crash stack's frames, mapped back to the workspace's
+//!   `.ets` lines through the build's source map and name cache
 //! - `error`: what this room refuses with on its own (device busy, no hdc server, signing)
 
+pub mod config_check;
 pub mod confinement;
+pub mod crash_frames;
 pub mod deveco_env;
 pub mod discovery;
 pub mod error;
@@ -36,8 +40,10 @@ pub mod profile;
 pub mod programs;
 pub mod project;
 pub mod received;
+pub mod scaffold;
 pub mod sdk;
 pub mod signing;
+pub mod source_maps;
 pub mod stage;
 #[cfg(all(test, target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
 mod syscall_filter_tests;

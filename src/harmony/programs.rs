@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::grammar::{codelinter, git, hdc, hvigor, ohpm, sign};
+use super::grammar::{codelinter, emulator, git, hdc, hvigor, ohpm, sign};
 use super::hdc_servers::HdcServers;
 use super::project::ProjectFacts;
 use crate::kernel::policy::shapes::Effect;
@@ -24,6 +24,8 @@ pub enum Program {
     Git,
     /// DevEco's linter (`<command-line-tools>/bin/codelinter`).
     Codelinter,
+    /// DevEco's `Emulator` (shared/HARMONY-VERIFY.md §6).
+    Emulator,
     /// A program a person added in home config.toml.
     Other(String),
 }
@@ -37,6 +39,7 @@ impl Program {
             Program::HapSignTool => "hap-sign-tool",
             Program::Git => "git",
             Program::Codelinter => "codelinter",
+            Program::Emulator => "emulator",
             Program::Other(name) => name,
         }
     }
@@ -49,6 +52,7 @@ impl Program {
             "hap-sign-tool" => Program::HapSignTool,
             "git" => Program::Git,
             "codelinter" => Program::Codelinter,
+            "emulator" => Program::Emulator,
             other => Program::Other(other.to_string()),
         }
     }
@@ -81,6 +85,7 @@ pub fn decide_spawn(
         Program::Ohpm => ohpm::decide(args),
         Program::Git => git::decide(args),
         Program::Codelinter => codelinter::decide(args, classify),
+        Program::Emulator => emulator::decide(args),
         Program::Other(name) => Decision::DenyUnlessRule(format!(
             "{name} has no built-in policy; a person can allow it with `rein approvals grant {name} ...`"
         )),
@@ -97,6 +102,7 @@ pub fn effect_of(program: &Program, args: &[String]) -> Effect {
         Program::Ohpm => ohpm::effect(args),
         Program::Git => git::effect(args),
         Program::Codelinter => codelinter::effect(args),
+        Program::Emulator => emulator::effect(args),
         Program::Other(_) => Effect::Replaces,
     }
 }
@@ -110,6 +116,7 @@ pub fn documented() -> Vec<(String, Verdict)> {
     all.extend(sign::documented());
     all.extend(ohpm::documented());
     all.extend(codelinter::documented());
+    all.extend(emulator::documented());
     all
 }
 

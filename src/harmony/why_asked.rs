@@ -13,6 +13,7 @@ pub fn why_asked(program: &Program, args: &[String], outside: bool) -> String {
         Program::Hvigorw => "it runs a hvigor task that reaches a device, or a setting only a person may choose",
         Program::Ohpm => "it fetches packages from the network (the ohpm registry) into the project",
         Program::HapSignTool => "it signs with material outside the workspace (your keys and certificates)",
+        Program::Emulator => "it stops an emulator instance, and with it whatever runs on it",
         Program::Git | Program::Codelinter | Program::Other(_) => GENERAL,
     };
     if outside && what != GENERAL {

@@ -186,8 +186,13 @@ fn clean_version(line: &str) -> String {
     line.trim().to_string()
 }
 
+/// Programs the built-in tools run that a working set-up may lack: DevEco's emulator is for
+/// those without a phone, and codelinter comes only with the command-line tools (`lint` says
+/// where to get it), so their absence is shown, never a failure of `rein doctor`.
+const OPTIONAL: &[&str] = &["emulator", "codelinter"];
+
 /// The programs the built-in tools and prelude run (`rein.proc.run("hdc", …)`), read from
-/// their source so the list cannot go stale.
+/// their source so the list cannot go stale; OPTIONAL ones left out.
 fn needed_by_built_in_tools() -> BTreeSet<&'static str> {
     let mut needed = BTreeSet::new();
     for (rel, text) in builtin_files() {
@@ -195,7 +200,7 @@ fn needed_by_built_in_tools() -> BTreeSet<&'static str> {
             continue;
         }
         for call in text.split("rein.proc.run(\"").skip(1) {
-            if let Some(program) = call.split('"').next() {
+            if let Some(program) = call.split('"').next().filter(|p| !OPTIONAL.contains(p)) {
                 needed.insert(program);
             }
         }

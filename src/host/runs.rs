@@ -60,7 +60,9 @@ impl Host {
             Ok(restored) => Ok(Undone { run_id: report.run_id, restored }),
             Err(err) => {
                 let mut failure = Failure::from(err);
-                if failure.code == Code::StaleFile {
+                // A saved copy that no longer holds the old bytes says so itself (details.preimage);
+                // --force would not help there.
+                if failure.code == Code::StaleFile && failure.details.get("preimage").is_none() {
                     failure.message = changed_since(&report.run_id, &failure.details);
                 }
                 Err(failure)

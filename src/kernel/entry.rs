@@ -130,7 +130,8 @@ pub struct Entry {
     pub signal: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
-    /// What a spawned program ran under: `landlock-abi<N>`, or `none: <why>`.
+    /// What a spawned program ran under: `landlock-abi<N>` (Linux), `seatbelt` (macOS), or
+    /// `none: <why>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confinement: Option<String>,
     /// How many processes a spawned program left running, killed when it ended or was stopped.

@@ -47,6 +47,9 @@ pub enum KernelError {
     #[error("{path} changed since it was read (expected sha256 {expected}, found {}). Read it again and redo the change against the current content.", actual.as_deref().unwrap_or("no file"))]
     StaleFile { path: String, expected: String, actual: Option<String> },
 
+    #[error("the saved copy of {path} ({preimage}) no longer holds its old content (sha256 {expected}, found {actual}): something wrote to it in place since; nothing was restored. Put {path} back by hand (e.g. from version control)")]
+    PreimageChanged { path: String, preimage: String, expected: String, actual: String },
+
     #[error("{command} did not run: what a yes lets it write outside the workspace changed after the question was shown (shown: {}; now: {}), so the yes approves nothing. Ask again if the new place is meant.", shown_list(shown), shown_list(now))]
     ChangedSinceShown { command: String, shown: Vec<String>, now: Vec<String> },
 
@@ -218,7 +221,9 @@ impl KernelError {
             KernelError::NoChange { .. } => Code::NoChange,
             KernelError::OldStringNotFound { .. } => Code::OldStringNotFound,
             KernelError::OldStringNotUnique { .. } => Code::OldStringNotUnique,
-            KernelError::StaleFile { .. } | KernelError::ChangedSinceShown { .. } => Code::StaleFile,
+            KernelError::StaleFile { .. }
+            | KernelError::ChangedSinceShown { .. }
+            | KernelError::PreimageChanged { .. } => Code::StaleFile,
             KernelError::NotRead { .. } => Code::NotRead,
             KernelError::SpawnApprovalRequired { .. } => Code::ApprovalRequired,
             KernelError::ApprovalDenied { .. } => Code::ApprovalDenied,
@@ -261,6 +266,9 @@ impl KernelError {
             KernelError::NotRead { path } => json!({"path": path}),
             KernelError::StaleFile { path, expected, actual } => {
                 json!({"path": path, "expected_sha256": expected, "actual_sha256": actual})
+            }
+            KernelError::PreimageChanged { path, preimage, expected, actual } => {
+                json!({"path": path, "preimage": preimage, "expected_sha256": expected, "actual_sha256": actual})
             }
             KernelError::ChangedSinceShown { command, shown, now } => {
                 json!({"command": command, "shown_writes": shown, "writes_now": now})

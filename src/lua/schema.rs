@@ -245,7 +245,12 @@ fn secrets_of(fields: &BTreeMap<String, Param>, value: &Value, found: &mut Vec<S
 fn object_schema(fields: &BTreeMap<String, Param>) -> Value {
     let properties: Map<String, Value> = fields.iter().map(|(k, p)| (k.clone(), p.json_schema())).collect();
     let required: Vec<&String> = fields.iter().filter(|(_, p)| p.is_required()).map(|(k, _)| k).collect();
-    json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
+    let mut schema = json!({"type": "object", "properties": properties, "additionalProperties": false});
+    // An empty list says no more than its absence, and every agent pays for its bytes in tools/list.
+    if !required.is_empty() {
+        schema["required"] = json!(required);
+    }
+    schema
 }
 
 fn check_object(fields: &BTreeMap<String, Param>, value: &Value, prefix: &str) -> Result<Value, SchemaError> {

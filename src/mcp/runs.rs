@@ -35,7 +35,7 @@ pub fn tool() -> Tool {
         "properties": {
             "run_id": {
                 "type": "string",
-                "description": "A run id as the list shows it, or \"last\"; leave it out to list the latest runs"
+                "description": "A run id, or \"last\"; none lists the runs"
             }
         },
         "additionalProperties": false
@@ -46,9 +46,8 @@ pub fn tool() -> Tool {
     };
     Tool::new(
         Cow::Borrowed(TOOL),
-        "Past recipe runs of this workspace. Without run_id: the latest runs, newest first (id, recipe, status). \
-         With run_id (or \"last\"): that run's report — each step, what it ran, who approved it, which files it \
-         changed, and for a failed run the failing step's code, location and what to do next. Read-only.",
+        "Past recipe runs (id, recipe, status), newest first; with run_id (or \"last\") that run's report: \
+         steps, approvals, changed files, any failure.",
         Arc::new(schema),
     )
     .annotate(ToolAnnotations::from_raw(None, Some(true), Some(false), Some(true), Some(false)))

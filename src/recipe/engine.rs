@@ -94,6 +94,7 @@ impl Engine<'_> {
             steps: Vec::new(),
             failure: None,
             source: Some(self.source.clone()),
+            tests: Vec::new(),
         };
         let first = self.first_step(opts.from.as_deref(), &mut report)?;
         let deadline = self.spec.budget.time_s.map(|s| started + Duration::from_secs(s));
@@ -141,6 +142,7 @@ impl Engine<'_> {
             report.status = RunStatus::Succeeded;
         }
         report.duration_ms = started.elapsed().as_millis() as u64;
+        report.tests = super::tests_collect::collect(&report.steps);
         let (status, duration_ms) = (report.status, report.duration_ms);
         self.call.emit(|| EventKind::RecipeEnded { recipe, run_id: run_id.clone(), status, duration_ms });
         let report = report.scrubbed(self.call.secrets());

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use super::html::{Embedded, Screen};
 use super::report::*;
 use super::served::ServedTool;
+use super::tests_section::{TestCase, TestCounts, TestLocation, TestRun, TestStatus};
 use crate::error::Code;
 use crate::kernel::journal::Action;
 use crate::kernel::policy::DecidedBy;
@@ -177,6 +178,26 @@ fn report(text: &str) -> Report {
             details,
         }),
         source: Some(RecipeSource { origin: t(), file: t(), replaces: Some(Replaced { origin: t(), file: t() }) }),
+        tests: vec![TestRun {
+            step: t(),
+            target: Some(t()),
+            verdict: t(),
+            message: t(),
+            counts: TestCounts::default(),
+            tests: [TestStatus::Failed, TestStatus::Error, TestStatus::Skipped, TestStatus::Passed]
+                .into_iter()
+                .map(|status| TestCase {
+                    suite: t(),
+                    test: t(),
+                    status,
+                    message: Some(t()),
+                    location: Some(TestLocation { file: t(), line: 3, column: 5 }),
+                    stack: Some(format!("{text}\n    at f ({text}:1:2)")),
+                    time_ms: Some(4),
+                })
+                .collect(),
+            claimed: true,
+        }],
     }
 }
 

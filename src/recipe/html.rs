@@ -63,6 +63,7 @@ impl Report {
         let _ = writeln!(page, "<style>{STYLE}</style></head><body>");
         self.heading(&mut page);
         self.failure_html(&mut page);
+        page.push_str(&super::tests_section_html::render(&self.tests));
         self.timeline(&mut page);
         screen(&mut page, embedded);
         page.push_str("</body></html>\n");

@@ -53,7 +53,9 @@ impl Report {
         for step in &self.steps {
             self.testcase(&mut xml, step);
         }
-        xml.push_str("  </testsuite>\n</testsuites>\n");
+        xml.push_str("  </testsuite>\n");
+        xml.push_str(&super::tests_section_junit::render(&self.tests, &self.started));
+        xml.push_str("</testsuites>\n");
         xml
     }
 

@@ -28,6 +28,7 @@ impl Report {
         if let Some(source) = &self.source {
             md.push_str(&wording::recipe_source(source));
         }
+        md.push_str(&super::tests_section_md::render(&self.tests));
         if let Some(f) = &self.failure {
             md.push_str(&format!("**Failed at step {}**: {} — {}\n", code(&f.step), f.code, text(&f.message)));
             if let Some(location) = &f.location {

@@ -10,6 +10,8 @@
 //!   with everything a run recorded escaped
 //! - `served`: which code served each step (every tool it ran, with its layer and file)
 //! - `retention`: how long the saved copies an undo needs are kept
+//! - `tests_section` (`_md`, `_html`, `_junit`), `tests_collect`: the project's own tests a run
+//!   ran, per test, read from the steps and shown in each report format
 //! - `wording`: who approved, how a command ended and a run's arguments, in words for the report
 
 mod activity;
@@ -30,6 +32,11 @@ pub mod retention;
 pub mod runs;
 pub mod served;
 pub mod spec;
+mod tests_collect;
+pub mod tests_section;
+mod tests_section_html;
+mod tests_section_junit;
+mod tests_section_md;
 mod wording;
 
 pub use engine::{Engine, RecipeOptions};

@@ -77,6 +77,9 @@ pub struct Report {
     /// Where the recipe's code came from (absent in reports of older rein versions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<RecipeSource>,
+    /// The project's own tests the run ran, each test with how it ended (issue 36).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<super::tests_section::TestRun>,
 }
 
 /// Where a run's recipe came from: a reviewer must know whether rein's own recipe ran or the

@@ -8,10 +8,13 @@ use crate::kernel::policy::shapes::Effect;
 use crate::kernel::policy::Decision;
 use crate::kernel::PathClass;
 
-/// Tasks that build or clean inside the project.
-const TASKS: [&str; 6] = ["clean", "assembleHap", "assembleApp", "assembleHsp", "assembleHar", "collectCoverage"];
+/// Tasks that build, clean or run the local unit tests inside the project (`test` runs
+/// `src/test` in the previewer on this machine, writing under the module's `.test/`:
+/// shared/HARMONY-VERIFY.md §2).
+const TASKS: [&str; 7] =
+    ["clean", "assembleHap", "assembleApp", "assembleHsp", "assembleHar", "collectCoverage", "test"];
 /// Tasks that install on a device.
-const DEVICE_TASKS: [&str; 2] = ["onDeviceTest", "test"];
+const DEVICE_TASKS: [&str; 1] = ["onDeviceTest"];
 /// Daemon controls and queries, alone on their command line.
 const CONTROLS: [&str; 6] = ["--stop-daemon", "--stop-daemon-all", "--status-daemon", "--version", "-v", "version"];
 /// Of those, the ones that only read (every task builds or cleans: it replaces outputs; a stop
@@ -122,11 +125,11 @@ pub fn documented() -> Vec<(String, crate::kernel::policy::shapes::Verdict)> {
     use crate::kernel::policy::shapes::Verdict;
     vec![
         (
-            "hvigorw [--mode module|project] [-p product=<name>] [-p buildMode=<name>] [-p module=<name>@<target>,…] [-p debuggable=true|false] [-p buildVersion=<n>] [-p parameterFile=<path in the workspace>] [--no-daemon …] clean|assembleHap|assembleApp|assembleHsp|assembleHar|collectCoverage…".into(),
+            "hvigorw [--mode module|project] [-p product=<name>] [-p buildMode=<name>] [-p module=<name>@<target>,…] [-p debuggable=true|false] [-p buildVersion=<n>] [-p parameterFile=<path in the workspace>] [--no-daemon …] clean|assembleHap|assembleApp|assembleHsp|assembleHar|collectCoverage|test [-p scope=<suite>#<test>] [-p coverage=true|false]…".into(),
             Verdict::Allow,
         ),
         ("hvigorw --stop-daemon|--stop-daemon-all|--status-daemon|--version|-v|version".into(), Verdict::Allow),
-        ("hvigorw … onDeviceTest|test [-p scope=<suite>] [-p coverage=true|false]; -p parameterFile=<path outside the workspace>".into(), Verdict::Ask),
+        ("hvigorw … onDeviceTest [-p scope=<suite>] [-p coverage=true|false]; -p parameterFile=<path outside the workspace>".into(), Verdict::Ask),
     ]
 }
 
@@ -163,6 +166,9 @@ mod tests {
             ("-p parameterFile=/outside/p.json5 assembleHap", "ask"),
             ("-p parameterFile=/home/u/.rein/p.json5 assembleHap", "deny"),
             ("onDeviceTest -p module=entry -p coverage=true -p scope=Suite#case", "ask"),
+            // The local unit tests (§2): run on this machine, like a build.
+            ("--mode module -p module=entry -p coverage=false -p scope=Suite#case test --no-daemon", "allow"),
+            ("test -p scope=Suite;rm", "deny"),
             ("publishToMaven", "rule"),
             ("", "deny"),
             ("--no-daemon", "deny"),

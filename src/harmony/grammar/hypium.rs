@@ -32,22 +32,27 @@ pub fn size(value: &str) -> bool {
     ["small", "medium", "large"].contains(&value)
 }
 
+/// Hypium's test types, the values of `-s testType` (configService.js). The device_test tool's
+/// schema offers the same list (`prelude/harmony/hypium.lua`; the unit test below holds the two
+/// together). The fake device keeps its own copy on purpose: it stands for Hypium, a witness
+/// independent of rein's.
+pub const TEST_TYPES: &[&str] = &[
+    "function",
+    "performance",
+    "power",
+    "reliability",
+    "security",
+    "global",
+    "compatibility",
+    "user",
+    "standard",
+    "safety",
+    "resilience",
+];
+
 /// `-s testType`.
 pub fn test_type(value: &str) -> bool {
-    [
-        "function",
-        "performance",
-        "power",
-        "reliability",
-        "security",
-        "global",
-        "compatibility",
-        "user",
-        "standard",
-        "safety",
-        "resilience",
-    ]
-    .contains(&value)
+    TEST_TYPES.contains(&value)
 }
 
 /// `-s dryRun` and the other switches.
@@ -76,6 +81,15 @@ pub fn test_module(value: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tool_schema_offers_the_test_types_the_policy_accepts() {
+        let lua = include_str!("../../../prelude/harmony/hypium.lua");
+        let start = lua.find("local TEST_TYPES = {").expect("hypium.lua has TEST_TYPES");
+        let list = &lua[start..start + lua[start..].find('}').unwrap()];
+        let listed: Vec<&str> = list.split('"').skip(1).step_by(2).collect();
+        assert_eq!(listed, TEST_TYPES);
+    }
 
     #[test]
     fn hypiums_values_follow_its_rules() {

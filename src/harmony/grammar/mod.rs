@@ -2,6 +2,7 @@
 //! command line to a decision, each tested as a table of cases.
 
 pub mod codelinter;
+pub mod emulator;
 pub mod git;
 pub mod hdc;
 mod hdc_shell;

@@ -79,6 +79,12 @@ impl Journal {
     /// written whole under a temporary name first, so a crash never leaves a torn pre-image
     /// under a sha256 it does not have (later writes would trust it and undo would refuse it).
     /// Returns where it is, relative to the workspace.
+    ///
+    /// Linked only where the file is in the workspace and the inode has no other name: a link
+    /// to a file outside would put that file's inode in the workspace, and an inode another
+    /// name shares stays writable through that name. Whatever writes in place to a linked
+    /// inode still (a program holding it open) changes the pre-image: restoring checks its
+    /// sha256 and refuses (STALE_FILE) rather than put back other bytes.
     pub fn keep_preimage(&self, place: &Place, display: &str, sha256: &str) -> Result<String, KernelError> {
         let kept = format!("{PREIMAGE_DIR}/{sha256}");
         let failed = |e| KernelError::io("keep the old content of", display, e);
@@ -87,7 +93,9 @@ impl Journal {
         if pre.kind_of(name).map_err(failed)?.is_some() {
             return Ok(kept);
         }
-        if place.dir.hard_link(&place.name, &pre, name).is_ok() {
+        let linkable =
+            place.dir.path().starts_with(self.root.path()) && place.dir.is_sole_name(&place.name).map_err(failed)?;
+        if linkable && place.dir.hard_link(&place.name, &pre, name).is_ok() {
             pre.sync().map_err(failed)?;
             return Ok(kept);
         }

@@ -185,11 +185,14 @@ impl Kernel {
                 .open_read(&saved.name)
                 .and_then(|mut file| std::io::Read::read_to_end(&mut file, &mut bytes))
                 .map_err(|e| KernelError::io("read the saved copy of", &change.path, e))?;
-            if &sha256_hex(&bytes) != before {
-                return Err(KernelError::invalid(format!(
-                    "the saved copy of {} ({preimage}) was changed; it cannot be restored",
-                    change.path
-                )));
+            let kept = sha256_hex(&bytes);
+            if &kept != before {
+                return Err(KernelError::PreimageChanged {
+                    path: change.path.clone(),
+                    preimage: preimage.to_string(),
+                    expected: before.clone(),
+                    actual: kept,
+                });
             }
             write::write_in(&place, &change.path, std::iter::once(bytes.as_slice()), || Ok(()))?;
             Ok(Restored { path: change.path.clone(), action: RestoreAction::Restored })

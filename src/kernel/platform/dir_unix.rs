@@ -187,6 +187,13 @@ impl Dir {
         Ok(())
     }
 
+    /// Whether entry `name` is a regular file and its inode's only name (a link count of 1),
+    /// without following a link.
+    pub fn is_sole_name(&self, name: &OsStr) -> std::io::Result<bool> {
+        let stat = rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW)?;
+        Ok(FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile && stat.st_nlink == 1)
+    }
+
     /// Renames `from` to `to` in this directory, replacing `to` (never following it).
     pub fn rename(&self, from: &OsStr, to: &OsStr) -> std::io::Result<()> {
         rustix::fs::renameat(&self.fd, from, &self.fd, to)?;

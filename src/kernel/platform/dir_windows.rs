@@ -159,6 +159,12 @@ impl Dir {
         std::fs::hard_link(self.path.join(name), to.path.join(to_name))
     }
 
+    /// Whether entry `name` is a file that no other name shares. Not known here (std keeps the
+    /// link count unstable on Windows), so never: the journal copies instead of linking.
+    pub fn is_sole_name(&self, _name: &OsStr) -> std::io::Result<bool> {
+        Ok(false)
+    }
+
     /// Renames `from` to `to` in this directory, replacing `to` (a link there is replaced, not
     /// followed) even while other handles have it open (`rename_windows`).
     pub fn rename(&self, from: &OsStr, to: &OsStr) -> std::io::Result<()> {

@@ -75,7 +75,13 @@ pub enum ConfineMode {
 /// What this machine's kernel offers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Level {
-    Landlock { abi: i32 },
+    Landlock {
+        abi: i32,
+    },
+    /// macOS: `/usr/bin/sandbox-exec` runs each program under a profile made from its grants
+    /// (`process::seatbelt`).
+    #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+    Seatbelt,
     Unavailable(String),
 }
 
@@ -92,6 +98,10 @@ impl Level {
                 ),
                 (lacking, _) => format!("landlock ABI {abi}: enforced, except {} (not confined)", lacking.join("; ")),
             },
+            (Level::Seatbelt, _) => format!(
+                "seatbelt ({}): enforced, a profile from each program's grants (files, TCP ports, name lookups)",
+                super::seatbelt::SANDBOX_EXEC
+            ),
             (Level::Unavailable(why), ConfineMode::Require) => {
                 format!("unavailable: {why}; programs are refused ([spawn] confine = \"require\")")
             }
@@ -104,6 +114,7 @@ impl Level {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Plan {
     Landlock { abi: i32 },
+    Seatbelt,
     Unconfined(String),
     Refuse(String),
 }
@@ -113,6 +124,7 @@ impl Plan {
     pub fn journal(&self) -> String {
         match self {
             Plan::Landlock { abi } => format!("landlock-abi{abi}"),
+            Plan::Seatbelt => "seatbelt".to_string(),
             Plan::Unconfined(why) | Plan::Refuse(why) => format!("none: {why}"),
         }
     }
@@ -126,6 +138,7 @@ pub fn decide(mode: ConfineMode, level: &Level) -> Plan {
             Plan::Refuse(format!("this kernel's Landlock ABI {abi} cannot confine {}", missing(*abi).join("; ")))
         }
         (_, Level::Landlock { abi }) => Plan::Landlock { abi: *abi },
+        (_, Level::Seatbelt) => Plan::Seatbelt,
         (ConfineMode::Auto, Level::Unavailable(why)) => Plan::Unconfined(why.clone()),
         (ConfineMode::Require, Level::Unavailable(why)) => Plan::Refuse(why.clone()),
     }
@@ -176,9 +189,31 @@ fn probe() -> Level {
     Level::Landlock { abi }
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(target_os = "macos")]
 fn probe() -> Level {
-    Level::Unavailable("Landlock exists only on Linux".to_string())
+    match std::fs::metadata(super::seatbelt::SANDBOX_EXEC) {
+        Ok(meta) if meta.is_file() => Level::Seatbelt,
+        _ => Level::Unavailable(format!(
+            "{} is missing, so Seatbelt cannot confine programs",
+            super::seatbelt::SANDBOX_EXEC
+        )),
+    }
+}
+
+#[cfg(windows)]
+fn probe() -> Level {
+    Level::Unavailable(WINDOWS_UNCONFINED.to_string())
+}
+
+/// Why programs run unconfined on Windows (docs/src/platform-confinement.md: the design chosen,
+/// a write-restricted token, is planned in `process::windows_acl` and not yet enforced).
+#[cfg(windows)]
+pub const WINDOWS_UNCONFINED: &str =
+    "Windows confinement (a write-restricted token inside the Job Object) is not enforced yet";
+
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+fn probe() -> Level {
+    Level::Unavailable("rein confines programs only on Linux (Landlock) and macOS (Seatbelt)".to_string())
 }
 
 /// What the child enforces just before it executes the program: the Landlock ruleset (when
@@ -332,5 +367,35 @@ mod tests {
         let none = Level::Unavailable("no Landlock".to_string());
         assert!(none.describe(ConfineMode::Require).contains("refused"));
         assert!(none.describe(ConfineMode::Auto).contains("unconfined"));
+    }
+
+    /// Windows: nothing confines a program yet, doctor says so and `require` refuses every spawn.
+    #[cfg(windows)]
+    #[test]
+    fn windows_reports_no_confinement_and_require_refuses() {
+        assert_eq!(level(), &Level::Unavailable(WINDOWS_UNCONFINED.to_string()));
+        assert!(matches!(decide(ConfineMode::Require, level()), Plan::Refuse(why) if why == WINDOWS_UNCONFINED));
+        assert!(level()
+            .describe(ConfineMode::Require)
+            .ends_with("programs are refused ([spawn] confine = \"require\")"));
+    }
+
+    /// macOS: where sandbox-exec is, it is what confines (the macOS runner proves it is there).
+    #[cfg(target_os = "macos")]
+    #[test]
+    fn macos_confines_with_seatbelt() {
+        assert_eq!(level(), &Level::Seatbelt);
+    }
+
+    /// macOS: Seatbelt confines whatever the mode asks (it lacks no part `require` would refuse
+    /// for); off stays off; the journal and doctor name it.
+    #[test]
+    fn seatbelt_is_the_plan_where_sandbox_exec_is_and_doctor_and_the_journal_say_so() {
+        assert_eq!(decide(ConfineMode::Require, &Level::Seatbelt), Plan::Seatbelt);
+        assert_eq!(decide(ConfineMode::Auto, &Level::Seatbelt), Plan::Seatbelt);
+        assert!(matches!(decide(ConfineMode::Off, &Level::Seatbelt), Plan::Unconfined(_)));
+        assert_eq!(Plan::Seatbelt.journal(), "seatbelt");
+        assert!(Level::Seatbelt.describe(ConfineMode::Auto).starts_with("seatbelt (/usr/bin/sandbox-exec): enforced"));
+        assert!(Level::Seatbelt.describe(ConfineMode::Off).starts_with("off"));
     }
 }

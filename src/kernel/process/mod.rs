@@ -11,6 +11,10 @@
 //! - `confine`: Landlock confinement of each program (its grants: `grants`); `carve` grants
 //!   around a path that must get less than its directory, walking folders by handle
 //!   (`handles`)
+//! - `seatbelt`: the same grants as a Seatbelt profile for `sandbox-exec` (macOS; pure, tested
+//!   everywhere)
+//! - `windows_acl`: Windows confinement's plan (the ACL entries of a write-restricted token's
+//!   capability SID, recorded and removed; pure, not yet enforced)
 //! - `privileges`: the capabilities a program never inherits (Linux)
 //! - `syscalls`: the system calls a program may not make (every socket kind not on its list,
 //!   System V IPC, keyrings, user namespaces, io_uring; Linux)
@@ -34,12 +38,14 @@ pub mod planted;
 mod privileges;
 mod profile;
 pub mod question;
+pub mod seatbelt;
 pub mod sockets;
 pub mod spawn;
 #[cfg(target_os = "linux")]
 pub mod syscalls;
 pub mod toolchain;
 mod turns;
+pub mod windows_acl;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -309,6 +315,8 @@ impl Kernel {
         // Held until the program and all it started have ended; so is one its profile says
         // holds a secret where other processes could read it.
         let _turn = turns::take(redacted.holds_secret() || profile.runs_alone(program)).await;
+        // macOS: the program runs under sandbox-exec with this profile.
+        let mut seatbelt_profile = None;
         let (confinement, oversight) = match plan {
             confine::Plan::Landlock { .. } => {
                 let grants = self.confinement_profile(program, &located, &args, &env, entry, &shown_writes);
@@ -325,6 +333,18 @@ impl Kernel {
                 let prepared = confine::prepare(&grants).map_err(cannot)?;
                 (Some(confine::before_exec(prepared)), oversight)
             }
+            confine::Plan::Seatbelt => {
+                let grants = self.confinement_profile(program, &located, &args, &env, entry, &shown_writes);
+                let grants = match purpose {
+                    Purpose::Act => grants,
+                    Purpose::Look => grants.looking(self.scope.workspace(), self.scope.home(), &env),
+                };
+                confine::make_dirs(&grants)
+                    .map_err(|e| KernelError::io("confine", command.clone(), std::io::Error::other(e.to_string())))?;
+                seatbelt_profile =
+                    Some(seatbelt::profile(&seatbelt::as_resolved(grants), &seatbelt::protected_names()));
+                (None, spawn::Oversight::default())
+            }
             confine::Plan::Unconfined(_) if self.spawn.confine != confine::ConfineMode::Off => {
                 let sockets = profile.sockets(program);
                 (confine::harden_only(&sockets).map(confine::before_exec), spawn::Oversight::default())
@@ -338,8 +358,12 @@ impl Kernel {
         let shown = profile.shown_args(program, redacted.args.clone());
         let command = command_line(program, &shown);
         entry.target = command.clone();
+        let (program_path, argv) = match seatbelt_profile {
+            Some(profile) => (PathBuf::from(seatbelt::SANDBOX_EXEC), profile.args(&located.path, argv)),
+            None => (located.path, argv),
+        };
         let request = SpawnRequest {
-            program: located.path,
+            program: program_path,
             args: argv,
             cwd: cwd.real,
             env,

@@ -7,7 +7,7 @@ use super::declare::{Area, Class, Field, Home, Make, Native, Param, Returns};
 use super::{options, outcome, take_field};
 use crate::error::{Code, Failure};
 use crate::kernel::{Edit, EditOptions, ListOptions, ReadOptions, ReadOutput};
-use crate::lua::{current_call, state};
+use crate::lua::{convert, current_call, state};
 
 const PATH: Param = Param { name: "path", ty: "string", doc: "relative to the workspace root, or absolute" };
 const RECEIVED_NAME: Param = Param { name: "name", ty: "string", doc: "rein-<name>.jpeg or .json" };
@@ -120,8 +120,48 @@ pub const AREA: Area = Area {
             returns: &[Returns { ty: "rein.fs.Staged", doc: "" }],
             make: Make::Raising(|lua| lua.create_function(stage_packages)),
         },
+        Native {
+            name: "map_frames",
+            doc: "Crash frames mapped to the workspace's .ets file, line and column through the build's source map (and, for a release build, its name cache), each read like a read; a frame that cannot be mapped says why.",
+            params: &[Param { name: "frames", ty: "rein.fs.Frame[]", doc: "parsed frames, e.g. from a test failure" }],
+            returns: &[Returns { ty: "rein.fs.SourceFrame[]", doc: "one per frame, in order" }],
+            make: Make::Raising(|lua| lua.create_function(map_frames)),
+        },
+        Native {
+            name: "map_stack",
+            doc: "Stack lines as the device writes them (`at f (entry|entry|1.0.0|src/main/ets/pages/Index.ts:71:71)` or an already restored `.ets` frame), each parsed and mapped as map_frames does.",
+            params: &[Param { name: "lines", ty: "string[]", doc: "one frame a line" }],
+            returns: &[Returns { ty: "rein.fs.SourceFrame[]", doc: "one per line, in order" }],
+            make: Make::Raising(|lua| lua.create_function(map_stack)),
+        },
     ],
     classes: &[
+        Class {
+            name: "rein.fs.Frame",
+            doc: "One frame of a stack, parsed.",
+            fields: &[
+                Field { name: "name", ty: "string?", doc: "the function as the device named it" },
+                Field { name: "module", ty: "string", doc: "the HAP's module (a raw frame's entry package)" },
+                Field { name: "path", ty: "string", doc: "`src/main/ets/pages/Index.ts` (raw) or `entry/src/main/ets/pages/Index.ets` (restored)" },
+                Field { name: "line", ty: "integer", doc: "1-based" },
+                Field { name: "column", ty: "integer", doc: "1-based" },
+                Field { name: "key", ty: "string?", doc: "a raw frame's whole `entry|entry|1.0.0|<path>`; nil for a restored frame" },
+            ],
+        },
+        Class {
+            name: "rein.fs.SourceFrame",
+            doc: "A frame mapped to the workspace, or why not.",
+            fields: &[
+                Field { name: "name", ty: "string?", doc: "the source name (the name cache's, in a release build)" },
+                Field { name: "file", ty: "string?", doc: "workspace path of the .ets file" },
+                Field { name: "line", ty: "integer?", doc: "" },
+                Field { name: "column", ty: "integer?", doc: "" },
+                Field { name: "mapped", ty: "boolean", doc: "" },
+                Field { name: "why", ty: "string?", doc: "why it could not be mapped" },
+                Field { name: "source_map", ty: "string?", doc: "the map it was read from" },
+                Field { name: "device", ty: "string", doc: "the frame's place as the device wrote it" },
+            ],
+        },
         Class {
             name: "rein.fs.ReadOptions",
             doc: "",
@@ -372,6 +412,23 @@ fn exists(lua: &Lua, path: String) -> mlua::Result<MultiValue> {
 
 fn stage_packages(lua: &Lua, paths: Vec<String>) -> mlua::Result<MultiValue> {
     let result = current_call::get().and_then(|call| Ok(state::kernel(lua).stage_packages(&call, &paths)?));
+    outcome(lua, result)
+}
+
+fn map_frames(lua: &Lua, frames: Value) -> mlua::Result<MultiValue> {
+    let parsed = convert::try_lua_to_json(lua, frames)
+        .map(|json| if json.as_object().is_some_and(serde_json::Map::is_empty) { serde_json::json!([]) } else { json })
+        .map_err(|e| e.to_string())
+        .and_then(|json| {
+            serde_json::from_value::<Vec<crate::harmony::crash_frames::Frame>>(json).map_err(|e| e.to_string())
+        })
+        .map_err(|e| Failure::new(Code::InvalidArgs, format!("bad frames for rein.fs.map_frames: {e}")));
+    let result = parsed.and_then(|frames| Ok(state::kernel(lua).map_frames(&current_call::get()?, &frames)));
+    outcome(lua, result)
+}
+
+fn map_stack(lua: &Lua, lines: Vec<String>) -> mlua::Result<MultiValue> {
+    let result = current_call::get().map(|call| state::kernel(lua).map_stack(&call, &lines));
     outcome(lua, result)
 }
 

@@ -12,6 +12,7 @@ mod json;
 mod json5;
 mod log;
 mod proc;
+mod project;
 mod sdk;
 pub mod selene;
 pub mod stubs;
@@ -26,7 +27,7 @@ use crate::lua::{convert, failure, limits, meter, require, state};
 use declare::{Area, Class, Field, Home, Make, Native, Param, Returns};
 
 /// Every area, in the order the stubs show them.
-pub fn areas() -> [&'static Area; 11] {
+pub fn areas() -> [&'static Area; 12] {
     [
         &ROOT,
         &tool::AREA,
@@ -37,6 +38,7 @@ pub fn areas() -> [&'static Area; 11] {
         &log::AREA,
         &proc::AREA,
         &sdk::AREA,
+        &project::AREA,
         &GLOBALS,
         &ERRORS,
     ]

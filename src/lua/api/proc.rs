@@ -45,6 +45,13 @@ pub const AREA: Area = Area {
         params: &[],
         returns: &[Returns { ty: "rein.proc.HdcServer[]", doc: "local first" }],
         make: Make::Raising(|lua| lua.create_function(hdc_servers)),
+    },
+    Native {
+        name: "host_os",
+        doc: "The operating system the programs run on: `linux`, `macos` or `windows` (a tool whose program does not support every OS says so before running it).",
+        params: &[],
+        returns: &[Returns { ty: "string", doc: "" }],
+        make: Make::Raising(|lua| lua.create_function(host_os)),
     }],
     classes: &[
         Class {
@@ -145,6 +152,10 @@ fn hdc_servers(lua: &Lua, (): ()) -> mlua::Result<MultiValue> {
         is_local: false,
     });
     outcome(lua, Ok(std::iter::once(local).chain(labs).collect::<Vec<_>>()))
+}
+
+fn host_os(lua: &Lua, (): ()) -> mlua::Result<MultiValue> {
+    outcome(lua, Ok(std::env::consts::OS))
 }
 
 #[derive(Default, Deserialize)]

@@ -80,10 +80,26 @@ fn jscrash_log(device: &Device, process: &Value, crash: &Value, stamp: &str) -> 
         format!("Error name:{error_name}"),
         format!("Error message:{}", text(crash.get("error_message"), "Cannot read property 'length' of undefined")),
         "Stacktrace:".into(),
-        "    at onCreate (entry/src/main/ets/entryability/EntryAbility.ets:7:5)".into(),
-        String::new(),
     ];
+    let mut lines = lines.to_vec();
+    lines.extend(stack(crash));
+    lines.push(String::new());
     json!({"name": format!("jscrash-{bundle}-{}-{stamp}.log", uid_of(bundle)), "content": lines.join("\n")})
+}
+
+/// The frames of the crash in EntryAbility's onCreate (line 7, column 5 of the example's
+/// EntryAbility.ets). With `raw: true` (a build whose source map the device lacks: release), the
+/// line HWSTACK shows before them and the compiled `.ts` place the fake hvigorw's source map
+/// maps back (shared/HARMONY-VERIFY.md §7); else the frame as the device restored it.
+fn stack(crash: &Value) -> Vec<String> {
+    if crash.get("raw") != Some(&json!(true)) {
+        return vec!["    at onCreate (entry/src/main/ets/entryability/EntryAbility.ets:7:5)".into()];
+    }
+    let (line, column) = crate::host::hvigor_source_map::compiled_place(7, 5);
+    vec![
+        "Cannot get SourceMap info, dump raw stack:".into(),
+        format!("    at a (entry|entry|1.0.0|src/main/ets/entryability/EntryAbility.ts:{line}:{column})"),
+    ]
 }
 
 /// `hidumper -s 1201 -a "<args>"`: hidumper's frame, then the Faultlogger plugin's answer.

@@ -12,7 +12,7 @@ use super::hvigor_arkts::{self as arkts, Marker};
 use super::json5::{self, Json5Error};
 use super::{hap_write, hvigor_modules as modules, hvigor_pages, hvigor_sign, hvigor_tests};
 
-const TASKS: [&str; 3] = ["clean", "assembleHap", "assembleHsp"];
+const TASKS: [&str; 4] = ["clean", "assembleHap", "assembleHsp", "test"];
 const BEFORE_COMPILE: [&str; 5] =
     ["GenerateMetadata", "MergeProfile", "CreateBuildProfile", "GenerateLoaderJson", "CompileResource"];
 
@@ -198,6 +198,12 @@ pub fn build(root: &Path, args: &Args, conf: &Conf) -> Result<(), Failed> {
             clean(root, &ctx.profile);
             continue;
         }
+        if task == "test" {
+            for (module, _) in select_modules(&ctx.profile, args, &ctx.product)? {
+                super::hvigor_local_tests::run(root, &module, &module_dir(root, &module), args, conf);
+            }
+            continue;
+        }
         ctx.markers = arkts::scan_markers(root);
         ctx.task = task.clone();
         for (module, target) in select_modules(&ctx.profile, args, &ctx.product)? {
@@ -248,6 +254,14 @@ fn build_module(module: &Value, target: &str, ctx: &Ctx) -> Result<(), Failed> {
     }
     blocks.warn_lines.iter().for_each(|l| outln(l));
     let compile = if testing { "OhosTestCompileArkTS" } else { "CompileArkTS" };
+    if !testing {
+        let version = read_json5(&src.join("oh-package.json5"))
+            .ok()
+            .and_then(|p| str_of(&p, "version").map(String::from))
+            .unwrap_or_else(|| "1.0.0".into());
+        super::hvigor_source_map::write(&src, name, &version, &ctx.product, &ctx.build_mode)
+            .map_err(|e| Failed::line(format!("{P}ERROR: {}: {e}", src.display())))?;
+    }
     outln(&format!("{P}Finished {tag}{compile}... after 2 s 117 ms"));
     outln(&format!("{P}Finished {tag}Package{kind}... after 95 ms"));
     let outdir = src.join("build").join(&ctx.product).join("outputs").join(target);

@@ -34,6 +34,22 @@ pub fn code(root: &Path, src: &Path) -> Value {
     code
 }
 
+/// The cases the module at `src` declares in `src/test/*.test.ets` (its local unit tests, which
+/// `hvigorw test` runs: shared/HARMONY-VERIFY.md §2), as [`code`] lists them.
+pub fn local_cases(root: &Path, src: &Path) -> Vec<Value> {
+    let mut tests = Vec::new();
+    for file in files(&src.join("src").join("test")) {
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if !name.ends_with(".test.ets") || name == "List.test.ets" {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&file) else { continue };
+        let shown = file.strip_prefix(root).unwrap_or(&file).to_string_lossy().replace('\\', "/");
+        tests.extend(declared(&text, &shown));
+    }
+    tests
+}
+
 fn files(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut list: Vec<_> = std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path()).collect();
     list.retain(|p| p.extension().is_some_and(|e| e == "ets"));

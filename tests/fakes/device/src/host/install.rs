@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 pub const COMMAND: &str = "install-toolchain";
 
-const NAMES: [&str; 4] = ["hdc", "hvigorw", "ohpm", "rein-fake-device"];
+const NAMES: [&str; 5] = ["hdc", "hvigorw", "ohpm", "Emulator", "rein-fake-device"];
 
 pub fn install(args: &[String]) -> i32 {
     let [dir] = args else {

@@ -5,6 +5,7 @@
 //! scripts (spam, sleep, a child, ignoring SIGTERM: [`common`]) before its own work.
 
 mod common;
+mod emulator;
 mod fake_state;
 mod hap_write;
 mod hdc;
@@ -14,9 +15,11 @@ mod hdc_server;
 mod hvigor;
 mod hvigor_arkts;
 mod hvigor_build;
+mod hvigor_local_tests;
 mod hvigor_modules;
 mod hvigor_pages;
 mod hvigor_sign;
+pub mod hvigor_source_map;
 mod hvigor_tests;
 mod install;
 mod json5;
@@ -25,7 +28,7 @@ mod shell_words;
 mod signing_material;
 
 /// The host programs, by the name they run under.
-pub const PROGRAMS: [&str; 3] = ["hdc", "hvigorw", "ohpm"];
+pub const PROGRAMS: [&str; 4] = ["hdc", "hvigorw", "ohpm", "Emulator"];
 
 /// Runs the host program `called` is (or `args[0]` names, when `called` is this program's own
 /// name); `None` when neither is one. The exit status.
@@ -35,7 +38,7 @@ pub fn run_as(called: &str, args: &[String]) -> Option<i32> {
     }
     let first = args.first()?.as_str();
     match first {
-        "hdc" | "hvigorw" | "ohpm" => Some(run(first, &args[1..])),
+        "hdc" | "hvigorw" | "ohpm" | "Emulator" => Some(run(first, &args[1..])),
         hdc_server::STAND_IN => Some(hdc_server::stand_in(&args[1..])),
         install::COMMAND => Some(install::install(&args[1..])),
         signing_material::COMMAND => Some(signing_material::main(&args[1..])),
@@ -51,6 +54,7 @@ fn run(program: &str, argv: &[String]) -> i32 {
     match program {
         "hdc" => hdc::main(&state, argv),
         "hvigorw" => hvigor::main(&state, argv),
+        "Emulator" => emulator::main(&state, argv),
         _ => ohpm::main(&state, argv),
     }
 }

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""How rein's costs grow with what it handles (issue 41 point 2), against a floor at each size.
+
+    cargo build --release && python3 benches/growth.py [path/to/rein]
+
+Every figure is a median of this run; rein and the floor are interleaved. Peak memory is the
+child's ru_maxrss (os.wait4), in MiB. docs/src/performance-growth.md holds a table it printed.
+"""
+import json, os, shutil, statistics, subprocess, sys, tempfile, time
+
+REIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/release/rein")
+LINE = b"    let value = compute(input, 42); // the quick brown fox jumps over the lazy dog\n"
+SIZES = [("1 KiB", 1 << 10), ("1 MiB", 1 << 20), ("16 MiB", 16 << 20), ("64 MiB", 64 << 20), ("256 MiB", 256 << 20)]
+TOOL = 'return {{ name = "t{n}", description = "tool {n}", run = function() return {{ n = {n} }} end }}\n'
+
+
+def run(argv, cwd=None):
+    """Seconds and peak MiB of one process, run to its end."""
+    start = time.perf_counter()
+    child = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    took = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    assert child.returncode == 0, f"{argv} failed"
+    return took, usage.ru_maxrss / 1024
+
+
+def text(size, marker):
+    tail = marker + b"\n"
+    body = (LINE * (size // len(LINE) + 1))[: size - len(tail) - 1] + b"\n"
+    return body + tail
+
+
+def rein(ws, home, *args):
+    return [REIN, "--workspace", ws, "--home", home, "--json", *args]
+
+
+def edits(root, runs):
+    print("| file size | rein edit_file | floor | ratio | rein peak MiB | floor peak MiB |")
+    print("|---|---|---|---|---|---|")
+    for label, size in SIZES:
+        ws, home, floor = (os.path.join(root, label.replace(" ", ""), d) for d in ("ws", "home", "floor"))
+        for d in (ws, home, floor):
+            os.makedirs(d)
+        for name, marker in (("big.txt", b"MARK_A"), ("MARK_A", b"MARK_A"), ("MARK_B", b"MARK_B")):
+            with open(os.path.join(floor if name != "big.txt" else ws, name), "wb") as f:
+                f.write(text(size, marker))
+        shutil.copy(os.path.join(ws, "big.txt"), os.path.join(floor, "big.txt"))
+        r, fl, rp, fp = [], [], [], []
+        for i in range(runs + 1):
+            old, new = ("MARK_A", "MARK_B") if i % 2 == 0 else ("MARK_B", "MARK_A")
+            args = json.dumps({"path": "big.txt", "old_string": old, "new_string": new})
+            pair = [lambda: run(rein(ws, home, "call", "edit_file", args)),
+                    lambda: run(["sh", "-c", f"cat {new} > tmp && sync tmp && mv tmp big.txt"], cwd=floor)]
+            results = [f() for f in (pair if i % 2 == 0 else pair[::-1])]
+            (a, b) = results if i % 2 == 0 else results[::-1]
+            if i > 0:
+                r.append(a[0]); rp.append(a[1]); fl.append(b[0]); fp.append(b[1])
+        mr, mf = statistics.median(r) * 1e3, statistics.median(fl) * 1e3
+        print(f"| {label} | {mr:.1f} ms | {mf:.1f} ms | {mr / mf:.2f} | {max(rp):.0f} | {max(fp):.0f} |")
+        shutil.rmtree(os.path.join(root, label.replace(" ", "")))
+
+
+def tool_files(root, runs):
+    print("\n| project tool files | `rein call read_file` | per file |")
+    print("|---|---|---|")
+    base = None
+    for count in (0, 100, 1000):
+        ws, home = os.path.join(root, f"t{count}", "ws"), os.path.join(root, f"t{count}", "home")
+        os.makedirs(os.path.join(ws, "tools")); os.makedirs(home)
+        for n in range(count):
+            with open(os.path.join(ws, "tools", f"t{n}.lua"), "w") as f:
+                f.write(TOOL.format(n=n))
+        with open(os.path.join(ws, "small.txt"), "w") as f:
+            f.write("line\n" * 50)
+        args = json.dumps({"path": "small.txt"})
+        took = statistics.median(run(rein(ws, home, "call", "read_file", args))[0] for _ in range(runs))
+        base = took if base is None else base
+        per = f"{(took - base) / count * 1e6:.1f} µs" if count else "—"
+        print(f"| {count} | {took * 1e3:.2f} ms | {per} |")
+
+
+def serve(root):
+    ws = os.path.join(root, "t1000", "ws")
+    home = os.path.join(root, "t1000", "home")
+    start = time.perf_counter()
+    child = subprocess.Popen([REIN, "--workspace", ws, "--home", home, "serve"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    def send(message):
+        child.stdin.write((json.dumps(message) + "\n").encode()); child.stdin.flush()
+    send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+          "capabilities": {}, "clientInfo": {"name": "growth", "version": "0"}}})
+    child.stdout.readline()
+    started = time.perf_counter() - start
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    child.stdout.readline()
+    saved = time.perf_counter()
+    with open(os.path.join(ws, "tools", "t0.lua"), "w") as f:
+        f.write(TOOL.format(n=0).replace("tool 0", "tool zero"))
+    while b"list_changed" not in child.stdout.readline():
+        pass
+    reloaded = time.perf_counter() - saved
+    child.stdin.close(); child.wait()
+    print(f"\n`rein serve` with 1000 tool files: start to the initialize response {started * 1e3:.0f} ms; "
+          f"one saved tool file to notifications/tools/list_changed {reloaded * 1e3:.0f} ms (100 ms of it the settle)")
+
+
+if __name__ == "__main__":
+    print(f"rein: {REIN}; load average {os.getloadavg()}")
+    with tempfile.TemporaryDirectory(dir=os.environ.get("GROWTH_DIR", "/tmp")) as root:
+        edits(root, 5)
+        tool_files(root, 11)
+        serve(root)

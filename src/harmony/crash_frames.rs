@@ -1,0 +1,87 @@
+//! The frames of an ArkTS stack as the device writes them (shared/HARMONY-VERIFY.md §7, HWSTACK):
+//! a frame the device could not restore names the compiled `.ts` inside the HAP,
+//! `at i (entry|entry|1.0.0|src/main/ets/pages/Index.ts:71:71)`
+//! (`<entry package>|<package>|<version>|<path>:<line>:<column>`); one it restored names the
+//! source, `at callHarFunction (entry/src/main/ets/pages/Index.ets:25:3)`. Release builds write
+//! the raw form after `Cannot get SourceMap info, dump raw stack:`.
+
+use serde::{Deserialize, Serialize};
+
+/// One frame, parsed. Built from a stack line ([`parse`]) or by any other parser of stacks
+/// (a test failure's), then mapped with [`crate::kernel::Kernel::map_frames`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Frame {
+    /// The function as the device named it (an obfuscated name in a release build).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The HAP's module (the entry package): the module whose build holds the source map.
+    pub module: String,
+    /// The file as the frame names it: the compiled `src/main/ets/pages/Index.ts` of a raw
+    /// frame, or the restored `entry/src/main/ets/pages/Index.ets`.
+    pub path: String,
+    /// 1-based, as the device writes them.
+    pub line: u32,
+    pub column: u32,
+    /// The whole `<entry>|<package>|<version>|<path>` of a raw frame: its source map's key.
+    #[serde(default)]
+    pub key: Option<String>,
+}
+
+impl Frame {
+    /// Whether the device already restored it (a `.ets` source, no `|` key).
+    pub fn is_restored(&self) -> bool {
+        self.key.is_none()
+    }
+}
+
+/// `at <name> (<where>:<line>:<column>)` → a frame; None for any other line (a native frame
+/// `at anonymous (native)`, a message line).
+pub fn parse(line: &str) -> Option<Frame> {
+    let rest = line.trim().strip_prefix("at ")?;
+    let (name, place) = match rest.rfind(" (") {
+        Some(open) => (Some(rest[..open].trim()), rest[open + 2..].strip_suffix(')')?),
+        None => (None, rest),
+    };
+    let (place, column) = place.rsplit_once(':')?;
+    let (place, line) = place.rsplit_once(':')?;
+    let (line, column) = (line.parse().ok()?, column.parse().ok()?);
+    let name = name.filter(|n| !n.is_empty()).map(String::from);
+    let fields: Vec<&str> = place.split('|').collect();
+    match fields.as_slice() {
+        [entry, _package, _version, path] if !entry.is_empty() && !path.is_empty() => Some(Frame {
+            name,
+            module: entry.to_string(),
+            path: path.to_string(),
+            line,
+            column,
+            key: Some(place.to_string()),
+        }),
+        [path] => {
+            let (module, _) = path.split_once('/')?;
+            Some(Frame { name, module: module.to_string(), path: path.to_string(), line, column, key: None })
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_raw_and_the_restored_forms_of_the_sheet_parse() {
+        let raw = parse("    at i (entry|entry|1.0.0|src/main/ets/pages/Index.ts:71:71)").unwrap();
+        assert_eq!(raw.name.as_deref(), Some("i"));
+        assert_eq!(
+            (raw.module.as_str(), raw.path.as_str(), raw.line, raw.column),
+            ("entry", "src/main/ets/pages/Index.ts", 71, 71)
+        );
+        assert_eq!(raw.key.as_deref(), Some("entry|entry|1.0.0|src/main/ets/pages/Index.ts"));
+        let restored = parse("at callHarFunction (entry/src/main/ets/pages/Index.ets:25:3)").unwrap();
+        assert!(restored.is_restored());
+        assert_eq!((restored.module.as_str(), restored.line, restored.column), ("entry", 25, 3));
+        assert_eq!(parse("at anonymous (native)"), None);
+        assert_eq!(parse("Error message:Cannot read property 'length' of undefined"), None);
+        assert_eq!(parse("at f (a|b|c:1:x)"), None);
+    }
+}

@@ -1,0 +1,82 @@
+//! The project's tests in the JUnit XML: a `<testsuite>` per suite a test run reported (beside
+//! the run's own suite of steps), a `<testcase>` per test with `<failure>` (an assertion),
+//! `<error>` (it threw, timed out, or never ran because the run ended) or `<skipped>`, each
+//! with its message and its whole stack, so CI systems show them. Text from the run goes
+//! through `markup` (one line for attributes; a stack's lines kept in the element's text).
+
+use std::fmt::Write as _;
+
+use super::markup::{escape, lines, text};
+use super::tests_section::{TestCase, TestRun, TestStatus};
+
+/// The suites of every test run, in the order their first test ran.
+pub fn render(runs: &[TestRun], timestamp: &str) -> String {
+    let mut xml = String::new();
+    for run in runs {
+        let mut suites: Vec<&str> = Vec::new();
+        for t in &run.tests {
+            if !suites.contains(&t.suite.as_str()) {
+                suites.push(&t.suite);
+            }
+        }
+        for suite in suites {
+            let cases: Vec<&TestCase> = run.tests.iter().filter(|t| t.suite == suite).collect();
+            let count = |f: fn(TestStatus) -> bool| cases.iter().filter(|t| f(t.status)).count();
+            let failures = count(|s| s == TestStatus::Failed);
+            let errors = count(|s| matches!(s, TestStatus::Error | TestStatus::TimedOut | TestStatus::NotRun));
+            let skipped = count(|s| s == TestStatus::Skipped);
+            let time: u64 = cases.iter().filter_map(|t| t.time_ms).sum();
+            let name = match &run.target {
+                Some(target) => format!("{suite} ({target})"),
+                None => suite.to_string(),
+            };
+            let _ = writeln!(
+                xml,
+                "  <testsuite name=\"{}\" package=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" \
+                 skipped=\"{skipped}\" time=\"{}\" timestamp=\"{}\">",
+                text(&name),
+                text(&format!("rein.{}", run.step)),
+                cases.len(),
+                seconds(time),
+                text(timestamp)
+            );
+            for t in cases {
+                testcase(&mut xml, t);
+            }
+            xml.push_str("  </testsuite>\n");
+        }
+    }
+    xml
+}
+
+fn testcase(xml: &mut String, t: &TestCase) {
+    let time = t.time_ms.map(|ms| format!(" time=\"{}\"", seconds(ms))).unwrap_or_default();
+    let _ = write!(xml, "    <testcase name=\"{}\" classname=\"{}\"{time}", text(&t.test), text(&t.suite));
+    let element = match t.status {
+        TestStatus::Passed => {
+            xml.push_str("/>\n");
+            return;
+        }
+        TestStatus::Failed => "failure",
+        TestStatus::Skipped => "skipped",
+        TestStatus::Error | TestStatus::TimedOut | TestStatus::NotRun => "error",
+    };
+    let message = text(t.message.as_deref().unwrap_or(t.status.as_str()));
+    let mut body = String::new();
+    if let Some(location) = &t.location {
+        let _ = writeln!(body, "where: {}", text(&location.to_string()));
+    }
+    if let Some(stack) = &t.stack {
+        let _ = writeln!(body, "{}", lines(stack));
+    }
+    let _ = writeln!(
+        xml,
+        ">\n      <{element} type=\"{}\" message=\"{message}\">{body}</{element}>\n    </testcase>",
+        escape(t.status.as_str())
+    );
+}
+
+/// Milliseconds as JUnit's seconds (`41.700`).
+fn seconds(ms: u64) -> String {
+    format!("{}.{:03}", ms / 1000, ms % 1000)
+}

@@ -1,0 +1,151 @@
+//! Fake DevEco `Emulator` (shared/HARMONY-VERIFY.md §6; texts and exit codes verbatim from its
+//! table, measured on Emulator 6.1.1.200 [OBS ARG]). Its instances and images are the state
+//! directory's `emulators.json`: `{"instances": [{"name", "deviceType", "os.osVersion",
+//! "os.apiVersion", "hw.hdc.port", "broken"?}], "images": [{…as -imageList prints}],
+//! "running": {"<name>": "<hdc key>"}}`.
+//!
+//! `-start <name>` is a long-running supervisor, as the real one is: it puts the instance's
+//! device in the fake hdc (`127.0.0.1:5555`, the next instance `127.0.0.1:5559`: §6 "As an
+//! hdc target"; `const.product.name` is `emulator`, `ohos.qemu.hvd.name` the instance) and
+//! stays until `-stop <name>` or a signal ends it; then the device stays listed as `Offline`
+//! (§6). The fake's own choices, never seen from the real tool, are marked GUESS.
+
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use super::common::outln;
+use super::hdc::list_devices;
+use crate::state::State;
+
+const FILE: &str = "emulators.json";
+/// The deployed-instances folder the not-found text names (§6 prints a macOS user's).
+const DEPLOYED: &str = "/Users/u/.Huawei/Emulator/deployed";
+
+pub fn main(state: &State, argv: &[String]) -> i32 {
+    let words: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let mut emulators = state.read_json(FILE, json!({}));
+    match words.as_slice() {
+        ["-list"] => {
+            let names: Vec<String> = instances(&emulators).iter().map(|i| text(i, "name")).collect();
+            if names.is_empty() {
+                outln("[Empty]");
+            }
+            names.iter().for_each(|n| outln(n));
+            0
+        }
+        ["-list", "-details"] => {
+            let mut rows = Vec::new();
+            for instance in instances(&emulators) {
+                if instance.get("broken") == Some(&json!(true)) {
+                    outln(&format!("Config file not found: \"{DEPLOYED}/{}/config.ini\"", text(&instance, "name")));
+                    continue;
+                }
+                rows.push(details(&emulators, &instance));
+            }
+            outln(&Value::Array(rows).to_string());
+            0
+        }
+        ["-imageList", "-deviceType", kind, "-downloaded", downloaded] => {
+            let images: Vec<Value> = emulators["images"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|i| i["deviceType"].as_str() == Some(kind) && i["downloaded"].as_str() == Some(downloaded))
+                .cloned()
+                .collect();
+            if images.is_empty() {
+                outln("No images matching the criteria were found.");
+            } else {
+                outln(&Value::Array(images).to_string());
+            }
+            0
+        }
+        ["-stop", name] => {
+            let running = emulators["running"].as_object().is_some_and(|r| r.contains_key(*name));
+            if !running {
+                outln(&format!("Stop emulator  \"{name}\"  failed, emulator is not exists."));
+                return 0;
+            }
+            if let Some(r) = emulators["running"].as_object_mut() {
+                r.remove(*name);
+            }
+            state.write_json(FILE, &emulators);
+            // GUESS: what a successful stop prints was never recorded; the fake prints nothing
+            // and rein judges the stop by listing again.
+            0
+        }
+        ["-start", name] => start(state, &mut emulators, name),
+        _ => {
+            // GUESS: the words for a command it does not know.
+            outln(&format!("Unknown command: {}", words.join(" ")));
+            0
+        }
+    }
+}
+
+fn instances(emulators: &Value) -> Vec<Map<String, Value>> {
+    emulators["instances"].as_array().into_iter().flatten().filter_map(|i| i.as_object().cloned()).collect()
+}
+
+fn text(map: &Map<String, Value>, key: &str) -> String {
+    map.get(key).and_then(Value::as_str).unwrap_or("").to_string()
+}
+
+/// One `-list -details` row: every value a string (§6).
+fn details(emulators: &Value, instance: &Map<String, Value>) -> Value {
+    let name = text(instance, "name");
+    let running = emulators["running"].as_object().is_some_and(|r| r.contains_key(&name));
+    json!({
+        "deviceName": name,
+        "deviceType": instance.get("deviceType").cloned().unwrap_or(json!("Phone")),
+        "hw.hdc.port": instance.get("hw.hdc.port").cloned().unwrap_or(json!("10000")),
+        "hw.lcd.single.height": "2856",
+        "hw.lcd.single.width": "1320",
+        "isRunning": if running { "true" } else { "false" },
+        "name": name,
+        "os.apiVersion": instance.get("os.apiVersion").cloned().unwrap_or(json!("24")),
+        "os.osVersion": instance.get("os.osVersion").cloned().unwrap_or(json!("HarmonyOS 6.1.1(24)")),
+    })
+}
+
+fn start(state: &State, emulators: &mut Value, name: &str) -> i32 {
+    if !instances(emulators).iter().any(|i| text(i, "name") == name) {
+        outln(&format!("\"{name}\"  is not found. Please create the device(folder):  \"{DEPLOYED}/{name}\""));
+        outln("Unable to start the emulator");
+        return 1;
+    }
+    if emulators["running"].as_object().is_some_and(|r| r.contains_key(name)) {
+        outln("this emulator instance is already running");
+        return 0;
+    }
+    let taken = emulators["running"].as_object().map_or(0, Map::len);
+    let key = format!("127.0.0.1:{}", 5555 + 4 * taken);
+    emulators["running"][name] = json!(key);
+    state.write_json(FILE, emulators);
+    let device = format!("device-{}.json", crate::device::safe_key(&key));
+    let mut params = state.read_json(&device, json!({}));
+    params["params"]["const.product.name"] = json!("emulator");
+    params["params"]["ohos.qemu.hvd.name"] = json!(name);
+    params["params"]["bootevent.boot.completed"] = json!("true");
+    state.write_json(&device, &params);
+    set_status(state, &key, "Connected");
+    outln("Guest OS Boot Completed!!");
+    // Until -stop takes it out of `running` (a signal ends the process as it ends the real one).
+    loop {
+        std::thread::sleep(Duration::from_millis(100));
+        let now = state.read_json(FILE, json!({}));
+        if now["running"].get(name).is_none() {
+            set_status(state, &key, "Offline");
+            return 0;
+        }
+    }
+}
+
+fn set_status(state: &State, key: &str, status: &str) {
+    let mut devices = list_devices(state);
+    devices.retain(|d| d.get("key").and_then(Value::as_str) != Some(key));
+    let entry = json!({"key": key, "status": status, "conn": "TCP", "name": "localhost"});
+    devices.push(entry.as_object().cloned().unwrap_or_default());
+    state.write_json("devices.json", &Value::Array(devices.into_iter().map(Value::Object).collect()));
+}
