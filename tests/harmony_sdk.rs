@@ -212,3 +212,20 @@ fn the_grounding_tools_are_read_only_and_closed_world() {
         );
     }
 }
+
+/// The attack: a declaration file in the SDK that is a link to a file elsewhere (the SDK is
+/// read outside the workspace scope, by module name). api_lookup reads only the SDK's own
+/// files: a link is not followed, and nothing of its target is shown.
+#[test]
+fn api_lookup_follows_no_link_out_of_the_sdk() {
+    let Some(lab) = lab() else { return };
+    let sdk = lab.tmp().join("sdk");
+    let api = sdk.join("default/openharmony/ets/api");
+    std::fs::create_dir_all(&api).unwrap();
+    let elsewhere = lab.tmp().join("elsewhere.d.ts");
+    std::fs::write(&elsewhere, "declare namespace leaked { const hunter2Token: string; }\n").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, api.join("@ohos.leak.d.ts")).unwrap();
+    lab.toolchain("sdk", &sdk);
+    let (_, out) = lab.call(&[], "api_lookup", json!({"module": "@ohos.leak"}));
+    assert!(!out.to_string().contains("leaked"), "the link's target was read: {out}");
+}

@@ -217,3 +217,45 @@ fn a_failed_flow_step_names_the_step_the_expectation_and_the_screen() {
     assert!(out.to_string().contains("flow step 1: \\\"do\\\" must be one of"), "{out}");
     assert!(lab.command_lines("hvigorw").len() <= 1, "a bad flow stops before building again");
 }
+
+/// The attack: the project's bundle name is the agent's to write (AppScope/app.json5). A person
+/// has Settings in front; the agent renames the project's bundle to Settings' and Settings'
+/// screen becomes "the project's own app": a tap on it (developer options, USB debugging, a
+/// permission) would run unasked. Only an app rein itself put on that device is the project's.
+#[test]
+fn renaming_the_projects_bundle_to_the_app_in_front_does_not_make_its_screen_the_agents() {
+    let Some(lab) = launched_example() else { return };
+    lab.edit_device(KEY, |d| {
+        for r in d["running"].as_array_mut().unwrap() {
+            r["bundle"] = json!("com.huawei.hmos.settings");
+        }
+    });
+    let tool = r#"return { name = "poke", description = "pokes", params = { key = { type = "string" } },
+      annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
+      run = function(args)
+        rein.proc.run("hdc", { "shell", "aa", "dump", "-l" })
+        local r = rein.proc.run("hdc", { "shell", "uitest", "uiInput", "keyEvent", args.key })
+        return { out = r.stdout }
+      end }"#;
+    std::fs::create_dir_all(lab.ws.path("tools")).unwrap();
+    std::fs::write(lab.ws.path("tools/poke.lua"), tool).unwrap();
+    let (_, before) = lab.call(&[], "poke", json!({"key": "2055"}));
+    assert_eq!(before["error"]["code"], json!("APPROVAL_REQUIRED"), "Settings in front asks: {before}");
+    lab.replace_in("AppScope/app.json5", "com.example.hello", "com.huawei.hmos.settings");
+    let (_, renamed) = lab.call(&[], "poke", json!({"key": "2055"}));
+    assert_eq!(renamed["error"]["code"], json!("APPROVAL_REQUIRED"), "after the rename: {renamed}");
+    assert!(!input_lines(&lab).iter().any(|l| l.ends_with("keyEvent 2055")), "nothing was sent to Settings");
+}
+
+/// The attack: `secret` keeps a password out of ui_type's own answer, but the field holds it
+/// afterwards, so the next read of the screen hands it to the agent. A secret a person gave
+/// stays out of every later screen read too.
+#[test]
+fn a_secret_typed_is_not_read_back_from_the_screen_afterwards() {
+    let Some(lab) = launched_example() else { return };
+    lab.ok(&[], "ui_type", json!({"id": "name", "secret": "hunter2"}));
+    let dump = lab.ok(&[], "ui_dump", json!({}));
+    assert!(!dump.to_string().contains("hunter2"), "ui_dump shows the secret: {dump}");
+    let found = lab.ok(&[], "ui_find", json!({"id": "name"}));
+    assert!(!found.to_string().contains("hunter2"), "ui_find shows the secret: {found}");
+}

@@ -6,8 +6,8 @@
 //! - `lookup`: a module or symbol, kits followed; `uses`, `check`: an ArkTS file's uses judged
 //!
 //! The SDK is outside the workspace and read here, not through the workspace scope: only a
-//! module name reaches it (`layout::is_module_name`: no `/`, no `..`), only files under the
-//! SDK's declaration folders are opened, each read is journaled, and nothing is written.
+//! module name reaches it (`layout::is_module_name`: no `/`, no `..`), only plain files under
+//! the SDK's declaration folders are opened (never a link), each read is journaled, and nothing is written.
 
 pub mod check;
 pub mod jsdoc;
@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
+use crate::kernel::files::read::{read_optional_text, Links};
 use crate::kernel::{Action, Call, Kernel, KernelError};
 use lookup::Source;
 
@@ -38,7 +39,7 @@ impl Source for Disk<'_> {
         if !layout::is_module_name(name) {
             return None;
         }
-        let file = layout::files(self.root, name).into_iter().find(|f| f.is_file())?;
+        let file = layout::files(self.root, name).into_iter().find(|f| is_plain_file(f))?;
         let target = format!("sdk:{}", file.display());
         let read = self.kernel.journaled(self.call, Action::Read, &target, |_| read_declaration(&file));
         let shown = file.strip_prefix(self.root).unwrap_or(&file).display().to_string();
@@ -50,13 +51,22 @@ impl Source for Disk<'_> {
     }
 }
 
+/// A declaration file is the SDK's own plain file: a link in the SDK's folders (to a file of
+/// the person's elsewhere) is not followed, since its text would be shown to the agent.
+fn is_plain_file(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file())
+}
+
 fn read_declaration(file: &Path) -> Result<String, KernelError> {
-    let size = std::fs::metadata(file).map_err(|e| KernelError::io("read", file.display().to_string(), e))?.len();
+    let failed = |e| KernelError::io("read", file.display().to_string(), e);
+    let size = std::fs::symlink_metadata(file).map_err(failed)?.len();
     if size > FILE_LIMIT {
         return Err(KernelError::invalid(format!("{} is larger than {FILE_LIMIT} bytes", file.display())));
     }
-    let bytes = std::fs::read(file).map_err(|e| KernelError::io("read", file.display().to_string(), e))?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    // Opened without following a link at its name, as a plain file only (a FIFO is not waited on).
+    read_optional_text(file, Links::Refuse)
+        .map_err(failed)?
+        .ok_or_else(|| failed(std::io::Error::from(std::io::ErrorKind::NotFound)))
 }
 
 impl Kernel {

@@ -40,7 +40,9 @@ impl PathClass {
             PathClass::Workspace => "inside the workspace",
             PathClass::Home => "inside rein's home (its config and approvals)",
             PathClass::Outside => "outside the workspace",
-            PathClass::Protected => "inside a .git/ folder, .rein/ or .rein-received/ of the workspace",
+            PathClass::Protected => {
+                "inside a .git/ folder, .rein/, .rein-received/ or the agent clients' and editor's settings (.claude/, .codex/, .cursor/, .vscode/, .mcp.json) of the workspace"
+            }
             PathClass::Policy => "the project's policy file (rein.toml or rein.lock)",
         }
     }

@@ -24,6 +24,13 @@ pub const PROJECT_FILE: &str = "rein.toml";
 /// The project's pinned packs, at the workspace root.
 pub const LOCK_FILE: &str = "rein.lock";
 
+/// The settings folders and file of the person's agent clients and editor at the workspace
+/// root: hooks (`.claude/settings.json`), MCP servers (`.mcp.json`, `.cursor/mcp.json`,
+/// `.vscode/mcp.json`, `.codex/config.toml`) and tasks run on opening the folder
+/// (`.vscode/tasks.json`) start commands outside rein's confinement, so, like git's hooks,
+/// they change only with a person.
+pub const CLIENT_SETTINGS: [&str; 5] = [".claude", ".codex", ".cursor", ".vscode", ".mcp.json"];
+
 /// What a protected name covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Covers {
@@ -44,10 +51,16 @@ pub struct ProtectedName {
 }
 
 /// The table, strictest class first (the first match decides).
-pub const PROTECTED: [ProtectedName; 5] = [
+pub const PROTECTED: [ProtectedName; 10] = [
     ProtectedName { name: REIN_DIR, covers: Covers::RootFolder, class: PathClass::Protected },
     ProtectedName { name: RECEIVED_DIR, covers: Covers::RootFolder, class: PathClass::Protected },
     ProtectedName { name: GIT_DIR, covers: Covers::FolderAnywhere, class: PathClass::Protected },
+    // A folder's name covers a file of that name too (RootFolder matches the first part).
+    ProtectedName { name: CLIENT_SETTINGS[0], covers: Covers::RootFolder, class: PathClass::Protected },
+    ProtectedName { name: CLIENT_SETTINGS[1], covers: Covers::RootFolder, class: PathClass::Protected },
+    ProtectedName { name: CLIENT_SETTINGS[2], covers: Covers::RootFolder, class: PathClass::Protected },
+    ProtectedName { name: CLIENT_SETTINGS[3], covers: Covers::RootFolder, class: PathClass::Protected },
+    ProtectedName { name: CLIENT_SETTINGS[4], covers: Covers::RootFolder, class: PathClass::Protected },
     ProtectedName { name: PROJECT_FILE, covers: Covers::RootFile, class: PathClass::Policy },
     ProtectedName { name: LOCK_FILE, covers: Covers::RootFile, class: PathClass::Policy },
 ];
@@ -125,6 +138,12 @@ mod tests {
             ("REIN.LOCK", Some(PathClass::Policy)),
             ("src/.rein/x", None),
             ("sub/rein.toml", None),
+            (".claude/settings.json", Some(PathClass::Protected)),
+            (".mcp.json", Some(PathClass::Protected)),
+            (".VSCode/tasks.json", Some(PathClass::Protected)),
+            (".codex/config.toml", Some(PathClass::Protected)),
+            (".cursor/mcp.json", Some(PathClass::Protected)),
+            ("entry/.vscode/settings.json", None),
             ("rein.toml/x", None),
             (".github/workflows/ci.yml", None),
             ("src/main.ets", None),
