@@ -67,6 +67,7 @@ local function action_args(s, plan)
   return args
 end
 
+-- What the step does, in words (its number first: `step 2 tap text "Tap me"`).
 local function describe(i, s)
   local parts = {}
   for _, k in ipairs({ "text", "id", "type", "key", "input", "direction" }) do
@@ -119,7 +120,21 @@ local function run_step(ctx, plan, s)
     .. " on "
     .. result.app
     .. "; "
-    .. (changed > 0 and (table.concat(result.changed.added, "; ")) or "nothing on screen changed")
+    .. (changed > 0 and (table.concat(result.changed.added, "; ")) or "nothing on screen changed"),
+    result
+end
+
+-- Where a step's input landed, for the report's strip of screens (src/recipe/flow_section.rs):
+-- the point and the display it lies in; from the result, or from a failure's details (an
+-- expectation that did not hold after the input was sent).
+local function landed(result)
+  if type(result) == "table" and type(result.details) == "table" then
+    result = result.details
+  end
+  if type(result) ~= "table" or type(result.at) ~= "table" or type(result.display) ~= "table" then
+    return nil
+  end
+  return { at = result.at, display = result.display }
 end
 
 return {
@@ -199,20 +214,39 @@ return {
       approvals = { "hdc shell uitest uiInput (unasked while the project's app is in front)" },
       run = function(ctx)
         local plan = ctx.outputs.preflight
-        local lines, failed = {}, nil
+        -- flow_steps: one record a flow step, read by the report (src/recipe/flow_section.rs:
+        -- a JUnit testcase and a screen of the strip each).
+        local lines, failed, records = {}, nil, rein.json.array({})
         for i, s in ipairs(plan.flow) do
-          local ok, said = pcall(run_step, ctx, plan, s)
+          local ok, said, result = pcall(run_step, ctx, plan, s)
           local label = "step-" .. i
           evidence.capture(ctx, plan.target, plan.server, nil, label)
+          local record = {
+            number = i,
+            action = (describe(i, s):gsub("^step %d+ ", "")),
+            screen = label,
+            passed = ok,
+          }
+          local where = landed(ok and result or said)
+          if where then
+            record.at, record.display = where.at, where.display
+          end
+          records[#records + 1] = record
           if not ok then
             local message = type(said) == "table" and (said.message or rein.json.encode(said))
               or tostring(said)
             failed = describe(i, s) .. " failed: " .. message
+            record.said = message
             break
           end
+          record.said = said
           lines[#lines + 1] = describe(i, s) .. ": " .. said
         end
-        return { lines = lines, failed = failed, count = #plan.flow }
+        for i = #records + 1, #plan.flow do
+          records[#records + 1] =
+            { number = i, action = (describe(i, plan.flow[i]):gsub("^step %d+ ", "")), skipped = true }
+        end
+        return { lines = lines, failed = failed, count = #plan.flow, flow_steps = records }
       end,
       verify = function(ctx, out)
         for _, line in ipairs(out.lines) do

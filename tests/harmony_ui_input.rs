@@ -217,3 +217,65 @@ fn a_failed_flow_step_names_the_step_the_expectation_and_the_screen() {
     assert!(out.to_string().contains("flow step 1: \\\"do\\\" must be one of"), "{out}");
     assert!(lab.command_lines("hvigorw").len() <= 1, "a bad flow stops before building again");
 }
+
+/// `rein runs show RUN --format FORMAT` of the run `out` names.
+fn shown(lab: &Lab, out: &Value, format: &str) -> String {
+    let run_id = out["error"]["details"]["run_id"].as_str().or(out["result"]["run_id"].as_str()).unwrap();
+    let (status, shown) = lab.rein(&["runs", "show", run_id, "--format", format]);
+    assert_eq!(status, 0, "{shown}");
+    shown["result"]["text"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn junit_has_a_testcase_per_flow_step_and_the_page_draws_each_tap_on_its_screen() {
+    let Some(lab) = example_with_flow() else { return };
+    // The third step's text would be markup if it were not escaped: a flow is workspace data.
+    std::fs::write(
+        lab.ws.path("flows/bad.json"),
+        r#"[{"do": "tap", "text": "Tap me", "expect_text": "Taps: 1"},
+            {"do": "tap", "x": 315, "y": 680},
+            {"do": "tap", "text": "Tap me", "expect_text": "<script>x</script>"},
+            {"do": "key", "key": "back"}]"#,
+    )
+    .unwrap();
+    let (status, out) = lab.recipe(&["--yes"], "ui-flow", json!({"flow": "flows/bad.json"}));
+    assert_eq!(status, 1, "{out}");
+
+    let xml = shown(&lab, &out, "junit");
+    let file = lab.ws.root.join("flow.xml");
+    std::fs::write(&file, &xml).unwrap();
+    crate::run_report_formats::assert_valid_junit(&file);
+    let cases: Vec<&str> = xml.lines().filter(|l| l.contains("<testcase name=\"step ")).collect();
+    assert_eq!(cases.len(), 4, "a testcase per flow step: {xml}");
+    assert!(cases[0].contains("name=\"step 1 tap text &quot;Tap me&quot;\""), "{xml}");
+    assert!(cases[1].contains("name=\"step 2 tap\""), "{xml}");
+    let failure = xml.split("name=\"step 3 tap").nth(1).unwrap().split("</testcase>").next().unwrap();
+    assert!(failure.contains("<failure type=\"flow step\""), "{failure}");
+    assert!(failure.contains("&quot;&lt;script&gt;x&lt;/script&gt;&quot; to show"), "the expectation: {failure}");
+    assert!(failure.contains("Text &quot;Taps: 2&quot; #taps"), "what the screen showed: {failure}");
+    let skipped = xml.split("name=\"step 4 key").nth(1).unwrap().split("</testcase>").next().unwrap();
+    assert!(skipped.contains("<skipped"), "{skipped}");
+    assert!(
+        xml.contains("tests=\"10\" failures=\"2\" errors=\"0\" skipped=\"1\""),
+        "6 recipe steps + 4 flow steps: {xml}"
+    );
+
+    let page = shown(&lab, &out, "html");
+    let strip =
+        page.split("<div class=\"flow\" id=\"flow\">").nth(1).expect("the strip").split("</div>\n").next().unwrap();
+    assert_eq!(strip.matches("<figure class=\"flow-step").count(), 3, "the screens of the steps that ran: {strip}");
+    assert_eq!(strip.matches("src=\"data:image/jpeg;base64,").count(), 3, "{strip}");
+    // The widget's center (630, 790) and the point (315, 680) on the 1260x2720 display.
+    let first = strip.split("id=\"flow-step-1\"").nth(1).unwrap().split("</figure>").next().unwrap();
+    assert!(first.contains("<span class=\"tap\" style=\"left:50.00%;top:29.04%\">"), "{first}");
+    let second = strip.split("id=\"flow-step-2\"").nth(1).unwrap().split("</figure>").next().unwrap();
+    assert!(second.contains("style=\"left:25.00%;top:25.00%\""), "{second}");
+    let third = strip.split("id=\"flow-step-3\"").nth(1).unwrap().split("</figure>").next().unwrap();
+    assert!(
+        third.contains("flow-step failed") || strip.contains("<figure class=\"flow-step failed\" id=\"flow-step-3\""),
+        "{strip}"
+    );
+    assert!(third.contains("left:50.00%"), "the failed tap was sent too: {third}");
+    assert!(!page.contains("<script>"), "no markup from the flow");
+    assert!(!page.contains("The app on device <code>step-1</code>"), "each step's screen shows once, in the strip");
+}

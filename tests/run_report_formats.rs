@@ -245,7 +245,7 @@ fn a_step_name_or_error_text_a_script_wrote_stays_text_in_the_page_and_the_xml()
     assert!(!xml.contains("<script>") && !xml.contains('\u{1b}'), "{xml}");
 }
 
-fn assert_valid_junit(file: &Path) {
+pub(crate) fn assert_valid_junit(file: &Path) {
     let out = Command::new("xmllint")
         .arg("--noout")
         .arg("--schema")

@@ -64,7 +64,8 @@ impl Report {
         self.heading(&mut page);
         self.failure_html(&mut page);
         self.timeline(&mut page);
-        screen(&mut page, embedded);
+        let others = super::flow_section::html_strip(&mut page, self, embedded);
+        screen(&mut page, &others);
         page.push_str("</body></html>\n");
         page
     }
@@ -212,7 +213,7 @@ fn duration(ms: u64) -> String {
 
 /// Standard base64 (RFC 4648 §4, with padding), for the data: URI; a dozen lines do not
 /// warrant a crate.
-fn base64(bytes: &[u8]) -> String {
+pub(super) fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
