@@ -3,18 +3,30 @@
 -- report.
 local deploy = require("harmony.deploy")
 local evidence = require("harmony.evidence")
+local flows = require("harmony.ui_flow")
 
 -- One device's install, launch and screen (kept under the device's `label`), as a row of the
 -- result. Evidence that cannot be taken is named in the row; it does not undo the launch.
-local function deploy_to(ctx, d, label)
+local function deploy_to(ctx, d, label, slot)
   local plan, target, server = ctx.outputs.preflight, d.key, deploy.server_of(d)
-  local installed, launched, kept
+  local installed, launched, kept, flowed
   deploy.with_screen_on(ctx, target, server, function()
     installed =
       deploy.install(ctx, ctx.outputs.sign, target, plan.bundle, ctx.args.reinstall, server)
     launched = deploy.launch(ctx, plan, target, server)
     kept = evidence.capture(ctx, target, server, nil, label)
+    -- The same flow on every device, its screens kept apart (`screen-<label>-step-<n>.jpeg`).
+    if plan.flow then
+      flowed = flows.run(ctx, plan, target, server, plan.flow, flows.prefix(label, slot))
+    end
   end)
+  if flowed and flowed.failed then
+    rein.error(
+      "VERIFY_FAILED",
+      "the flow: " .. flowed.failed,
+      { flow_steps = flowed.flow_steps, label = label }
+    )
+  end
   return {
     target = target,
     server = d.server,
@@ -29,6 +41,8 @@ local function deploy_to(ctx, d, label)
     screenshot = kept.screenshot,
     ui_tree = kept.ui_tree,
     ui_text = kept.ui_text,
+    flow = flowed and flowed.lines or nil,
+    flow_steps = flowed and flowed.flow_steps or nil,
   }
 end
 
@@ -43,6 +57,7 @@ local function failed_row(d, err)
     remedy = details.remedy,
     detail_code = details.code,
     crash = details.crash,
+    flow_steps = details.flow_steps,
   }
 end
 
@@ -76,6 +91,11 @@ return {
     },
     reinstall = { type = "boolean", default = false, description = "Uninstall and retry once" },
     wait_ms = { type = "integer", default = 10000 },
+    flow = {
+      type = "string",
+      optional = true,
+      description = "A UI flow (JSON file) to run on each device after its launch",
+    },
   },
   budget = { time_s = 3600, spawns = 600 },
   steps = {
@@ -85,6 +105,7 @@ return {
         .. "devices is connected and authorized (every named target must be connected).",
       run = function(ctx)
         local plan = deploy.project_and_signing(ctx.args)
+        plan.flow = ctx.args.flow and flows.read(ctx.args.flow) or nil
         plan.devices = deploy.matrix_devices(deploy.devices(ctx), ctx.args.targets)
         return plan
       end,
@@ -105,6 +126,7 @@ return {
         "hdc shell aa start",
         "hdc shell snapshot_display (each device)",
         "hdc uninstall (reinstall=true)",
+        "hdc shell uitest uiInput (flow; unasked while the project's app is in front)",
       },
       run = function(ctx)
         -- The devices the preflight found, as they are now (one may have gone meanwhile).
@@ -122,7 +144,7 @@ return {
         for i, d in ipairs(now) do
           if d.usable then
             jobs[#jobs + 1] = function()
-              return deploy_to(ctx, d, labels[i])
+              return deploy_to(ctx, d, labels[i], i)
             end
             slots[#jobs] = i
           else
@@ -166,6 +188,9 @@ return {
             ctx:evidence(row.target .. ": " .. line)
           end
           ctx:evidence(row.target .. ": " .. row.screen)
+          for _, line in ipairs(row.flow or {}) do
+            ctx:evidence(row.target .. ": " .. line)
+          end
         end
         return out.failed == 0 and #out.rows > 0, #out.rows .. " devices launched"
       end,

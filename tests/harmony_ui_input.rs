@@ -279,3 +279,45 @@ fn junit_has_a_testcase_per_flow_step_and_the_page_draws_each_tap_on_its_screen(
     assert!(!page.contains("<script>"), "no markup from the flow");
     assert!(!page.contains("The app on device <code>step-1</code>"), "each step's screen shows once, in the strip");
 }
+
+#[test]
+fn device_matrix_runs_the_flow_on_every_device_each_devices_steps_kept_apart() {
+    let Some(lab) = example_with_flow() else { return };
+    lab.devices(json!([{"key": "D1"}, {"key": "D2"}]));
+    let (status, out) = lab.recipe(&["--yes"], "device-matrix", json!({"flow": "flows/smoke.json"}));
+    assert_eq!(status, 0, "{out}");
+    let report = lab.report(&out);
+    let dir = lab.ws.path(&format!(".rein/runs/{}", report["run_id"].as_str().unwrap()));
+    for device in ["d1", "d2"] {
+        for n in 1..=6 {
+            assert!(dir.join(format!("screen-{device}-step-{n}.jpeg")).exists(), "{device} step {n}'s screenshot");
+        }
+        // Each device's own screen: one tap on each, not two on one.
+        let last = std::fs::read_to_string(dir.join(format!("layout-{device}-step-6.txt"))).unwrap();
+        assert!(last.contains("Text \"Taps: 1\"") && last.contains("TextInput \"Ann\""), "{device}: {last}");
+    }
+    let evidence = crate::common::lab::step(&report, "devices")["evidence"].to_string();
+    assert!(evidence.contains("D2: step 2 tap text \\\"Tap me\\\": sent at (630, 790)"), "{evidence}");
+    let xml = shown(&lab, &out, "junit");
+    let file = lab.ws.root.join("matrix.xml");
+    std::fs::write(&file, &xml).unwrap();
+    crate::run_report_formats::assert_valid_junit(&file);
+    for device in ["D1", "D2"] {
+        assert_eq!(xml.matches(&format!("<testcase name=\"{device} step ")).count(), 6, "{xml}");
+    }
+    let page = shown(&lab, &out, "html");
+    for device in ["D1", "D2"] {
+        assert!(page.contains(&format!("id=\"flow-{device}-step-2\"")), "a strip per device");
+    }
+
+    // A flow that fails on the devices fails the matrix, naming the step per device.
+    std::fs::write(lab.ws.path("flows/bad.json"), r#"[{"do": "tap", "text": "Tap me", "expect_text": "Taps: 9"}]"#)
+        .unwrap();
+    let (status, out) = lab.recipe(&["--yes"], "device-matrix", json!({"flow": "flows/bad.json"}));
+    assert_eq!(status, 1, "{out}");
+    let report = lab.report(&out);
+    let message = report["failure"]["message"].as_str().unwrap();
+    assert!(message.contains("the flow: step 1 tap text \"Tap me\" failed: "), "{message}");
+    let xml = shown(&lab, &out, "junit");
+    assert_eq!(xml.matches("<failure type=\"flow step\"").count(), 2, "each device's step failed: {xml}");
+}

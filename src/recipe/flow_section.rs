@@ -54,10 +54,44 @@ pub struct Size {
     pub height: f64,
 }
 
-/// The flow a step recorded, when its output holds one.
-pub fn flow_of(step: &StepReport) -> Option<Vec<FlowStep>> {
-    let records = step.output.get("flow_steps")?;
-    serde_json::from_value(records.clone()).ok()
+/// One device's flow: the device (None for ui-flow's one) and its steps.
+pub struct Flow {
+    pub device: Option<String>,
+    pub steps: Vec<FlowStep>,
+}
+
+/// The flows a step recorded: its output's `flow_steps` (ui-flow), or each of its rows'
+/// (device-matrix: a row per device, named by its `target`; in the failure's details when it
+/// failed).
+pub fn flows_of(step: &StepReport) -> Vec<Flow> {
+    let parse = |records: &serde_json::Value| serde_json::from_value::<Vec<FlowStep>>(records.clone()).ok();
+    if let Some(steps) = step.output.get("flow_steps").and_then(parse) {
+        return vec![Flow { device: None, steps }];
+    }
+    // A matrix that failed returned nothing: its rows are in the failure's details.
+    let failed = step.attempts.last().and_then(|a| a.failure.as_ref()).map(|f| &f.details);
+    let rows = [Some(&step.output), failed]
+        .into_iter()
+        .flatten()
+        .find_map(|v| v.get("rows").and_then(|r| r.as_array()))
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    rows.iter()
+        .filter_map(|row| {
+            let steps = row.get("flow_steps").and_then(parse)?;
+            Some(Flow { device: row.get("target").and_then(|t| t.as_str()).map(String::from), steps })
+        })
+        .collect()
+}
+
+impl Flow {
+    /// `step 2 tap …`, or `D1 step 2 tap …` on a device of several.
+    fn case_name(&self, f: &FlowStep) -> String {
+        match &self.device {
+            Some(device) => format!("{device} step {} {}", f.number, f.action),
+            None => format!("step {} {}", f.number, f.action),
+        }
+    }
 }
 
 /// What the flows add to the JUnit suite's counts.
@@ -69,7 +103,7 @@ pub struct JunitCounts {
 
 /// How many testcases, failures and skipped ones the flows add to the JUnit suite.
 pub fn junit_counts(report: &Report) -> JunitCounts {
-    let flows: Vec<FlowStep> = report.steps.iter().filter_map(flow_of).flatten().collect();
+    let flows: Vec<FlowStep> = report.steps.iter().flat_map(flows_of).flat_map(|flow| flow.steps).collect();
     JunitCounts {
         tests: flows.len(),
         failures: flows.iter().filter(|f| !f.passed && !f.skipped).count(),
@@ -79,14 +113,17 @@ pub fn junit_counts(report: &Report) -> JunitCounts {
 
 /// A testcase per flow step of `step`, after the step's own testcase.
 pub fn junit_cases(xml: &mut String, report: &Report, step: &StepReport) {
-    let Some(flow) = flow_of(step) else { return };
     let classname = text(&format!("rein.{}.{}", report.recipe, step.name));
-    for f in &flow {
-        let _ = writeln!(
-            xml,
-            "    <testcase name=\"{}\" classname=\"{classname}\" time=\"0.000\">",
-            text(&format!("step {} {}", f.number, f.action))
-        );
+    for flow in flows_of(step) {
+        for f in &flow.steps {
+            junit_case(xml, &classname, &flow.case_name(f), f);
+        }
+    }
+}
+
+fn junit_case(xml: &mut String, classname: &str, name: &str, f: &FlowStep) {
+    {
+        let _ = writeln!(xml, "    <testcase name=\"{}\" classname=\"{classname}\" time=\"0.000\">", text(name));
         if f.skipped {
             xml.push_str("      <skipped message=\"an earlier flow step failed\"/>\n");
         } else if !f.passed {
@@ -112,14 +149,24 @@ const STYLE: &str = "<style>.flow{display:flex;gap:.8rem;overflow-x:auto;padding
 /// The strip of the flows' screens; returns the screens it did not show (the others).
 pub fn html_strip(page: &mut String, report: &Report, embedded: &Embedded) -> Embedded {
     let mut shown: Vec<String> = Vec::new();
-    for step in &report.steps {
-        let Some(flow) = flow_of(step) else { continue };
-        let _ = writeln!(page, "{STYLE}<h2>Flow of step <code>{}</code></h2>", text(&step.name));
-        page.push_str("<div class=\"flow\" id=\"flow\">\n");
-        for f in flow.iter().filter(|f| !f.skipped) {
+    let flows: Vec<(&StepReport, Flow)> =
+        report.steps.iter().flat_map(|step| flows_of(step).into_iter().map(move |flow| (step, flow))).collect();
+    if !flows.is_empty() {
+        page.push_str(STYLE);
+    }
+    for (step, flow) in flows {
+        let (heading, suffix) = match &flow.device {
+            None => (format!("Flow of step <code>{}</code>", text(&step.name)), String::new()),
+            Some(device) => (format!("Flow on device <code>{}</code>", text(device)), format!("-{}", text(device))),
+        };
+        let _ = writeln!(page, "<h2>{heading}</h2>\n<div class=\"flow\" id=\"flow{suffix}\">");
+        for f in flow.steps.iter().filter(|f| !f.skipped) {
             let class = if f.passed { "passed" } else { "failed" };
-            let _ =
-                write!(page, "<figure class=\"flow-step {class}\" id=\"flow-step-{}\"><div class=\"shot\">", f.number);
+            let _ = write!(
+                page,
+                "<figure class=\"flow-step {class}\" id=\"flow{suffix}-step-{}\"><div class=\"shot\">",
+                f.number
+            );
             let screen = f
                 .screen
                 .as_deref()
