@@ -81,7 +81,15 @@ fn power_always_asks_and_home_leaves_the_app_so_input_then_asks() {
     lab.failed(&[], "ui_key", json!({"key": "power"}), "APPROVAL_REQUIRED");
     let home = lab.ok(&[], "ui_key", json!({"key": "home", "expect_gone": "Tap me"}));
     assert_eq!(home["own_app"], json!(true), "it was the project's app when Home was pressed");
-    lab.failed(&[], "ui_key", json!({"key": "back"}), "APPROVAL_REQUIRED");
+    let asked = lab.failed(&[], "ui_key", json!({"key": "back"}), "APPROVAL_REQUIRED");
+    // The question says the input and what rein itself read in front, not what a tool claims.
+    let question = asked["message"].as_str().unwrap();
+    assert!(
+        question.contains("it touches the device's screen: the key Back, on the home screen or system UI"),
+        "{asked}"
+    );
+    let asked = lab.failed(&[], "ui_tap", json!({"x": 630, "y": 470}), "APPROVAL_REQUIRED");
+    assert!(asked["message"].as_str().unwrap().contains("a tap at (630, 470), on the home screen"), "{asked}");
     // A person's yes lets it through.
     let tapped = lab.ok(&["--yes"], "ui_tap", json!({"text": "Settings"}));
     assert_eq!(tapped["own_app"], json!(false));
