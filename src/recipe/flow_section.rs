@@ -12,7 +12,6 @@ use std::fmt::Write as _;
 
 use serde::Deserialize;
 
-use super::html::{base64, Embedded};
 use super::markup::{lines, text};
 use super::report::{Report, StepReport};
 
@@ -146,8 +145,13 @@ const STYLE: &str = "<style>.flow{display:flex;gap:.8rem;overflow-x:auto;padding
 .flow .tap{position:absolute;width:1.4rem;height:1.4rem;margin:-.7rem 0 0 -.7rem;border:3px solid #e0312b;border-radius:50%;background:rgba(224,49,43,.25)}\
 .flow .failed figcaption{color:#b3261e}.flow figcaption{font-size:13px}</style>\n";
 
-/// The strip of the flows' screens; returns the screens it did not show (the others).
-pub fn html_strip(page: &mut String, report: &Report, embedded: &Embedded) -> Embedded {
+/// The strip of the flows' screens (`screenshot`: a label's path and data: URI); returns the
+/// labels of the screens it showed.
+pub fn html_strip(
+    page: &mut String,
+    report: &Report,
+    screenshot: &dyn Fn(&str) -> Option<(String, String)>,
+) -> Vec<String> {
     let mut shown: Vec<String> = Vec::new();
     let flows: Vec<(&StepReport, Flow)> =
         report.steps.iter().flat_map(|step| flows_of(step).into_iter().map(move |flow| (step, flow))).collect();
@@ -167,17 +171,12 @@ pub fn html_strip(page: &mut String, report: &Report, embedded: &Embedded) -> Em
                 "<figure class=\"flow-step {class}\" id=\"flow{suffix}-step-{}\"><div class=\"shot\">",
                 f.number
             );
-            let screen = f
-                .screen
-                .as_deref()
-                .and_then(|label| embedded.screens.iter().find(|s| s.label.as_deref() == Some(label)));
-            if let Some((path, jpeg)) = screen.and_then(|s| s.screenshot.as_ref()) {
+            if let Some((path, uri)) = f.screen.as_deref().and_then(screenshot) {
                 let _ = write!(
                     page,
-                    "<img alt=\"the screen after step {}\" title=\"{}\" src=\"data:image/jpeg;base64,{}\">",
+                    "<img alt=\"the screen after step {}\" title=\"{}\" src=\"{uri}\">",
                     f.number,
-                    text(path),
-                    base64(jpeg)
+                    text(&path)
                 );
                 shown.push(f.screen.clone().unwrap_or_default());
             }
@@ -194,9 +193,7 @@ pub fn html_strip(page: &mut String, report: &Report, embedded: &Embedded) -> Em
         }
         page.push_str("</div>\n");
     }
-    let mut rest = embedded.clone();
-    rest.screens.retain(|s| !s.label.as_ref().is_some_and(|l| shown.contains(l)));
-    rest
+    shown
 }
 
 /// Where the marker goes, in percent of the screen: None without a point inside a display.

@@ -41,6 +41,20 @@ impl Embedded {
         };
         &mut self.screens[at]
     }
+
+    /// The screenshot of `label` as its path and a data: URI, if the run kept one.
+    pub fn screenshot_uri(&self, label: &str) -> Option<(String, String)> {
+        let screen = self.screens.iter().find(|s| s.label.as_deref() == Some(label))?;
+        let (path, jpeg) = screen.screenshot.as_ref()?;
+        Some((path.clone(), format!("data:image/jpeg;base64,{}", base64(jpeg))))
+    }
+
+    /// These files without the screens of `labels` (shown elsewhere on the page).
+    pub fn without(&self, labels: &[String]) -> Embedded {
+        let mut rest = self.clone();
+        rest.screens.retain(|s| !s.label.as_ref().is_some_and(|l| labels.contains(l)));
+        rest
+    }
 }
 
 const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:62rem;padding:0 1rem;color:#1b1f24}\
@@ -64,8 +78,8 @@ impl Report {
         self.heading(&mut page);
         self.failure_html(&mut page);
         self.timeline(&mut page);
-        let others = super::flow_section::html_strip(&mut page, self, embedded);
-        screen(&mut page, &others);
+        let shown = super::flow_section::html_strip(&mut page, self, &|label| embedded.screenshot_uri(label));
+        screen(&mut page, &embedded.without(&shown));
         page.push_str("</body></html>\n");
         page
     }
@@ -213,7 +227,7 @@ fn duration(ms: u64) -> String {
 
 /// Standard base64 (RFC 4648 §4, with padding), for the data: URI; a dozen lines do not
 /// warrant a crate.
-pub(super) fn base64(bytes: &[u8]) -> String {
+fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
