@@ -133,13 +133,13 @@ local function run_step(ctx, plan, s)
   local result = actions[kind](args)
   local changed = #result.changed.added + #result.changed.removed
   local where = result.at and (" at (" .. result.at.x .. ", " .. result.at.y .. ")") or ""
-  return "sent"
+  local said = "sent"
     .. where
     .. " on "
     .. result.app
     .. "; "
-    .. (changed > 0 and (table.concat(result.changed.added, "; ")) or "nothing on screen changed"),
-    result
+    .. (changed > 0 and (table.concat(result.changed.added, "; ")) or "nothing on screen changed")
+  return said, result
 end
 
 -- Where a step's input landed, for the report's strip of screens (src/recipe/flow_section.rs):
@@ -154,7 +154,6 @@ local function landed(result)
   end
   return { at = result.at, display = result.display }
 end
-
 
 -- Runs `flow` on the device `target` (of `server`) until a step fails; after each step the
 -- screen is kept under `<prefix>step-<n>`. Returns `{ lines, failed, count, flow_steps }`:
