@@ -6,19 +6,32 @@ local deploy = require("harmony.deploy")
 local device = require("harmony.device")
 local device_tests = require("harmony.device_tests")
 local evidence = require("harmony.evidence")
+local flows = require("harmony.ui_flow")
 
 -- One device's install, launch and screen (kept under the device's `label`), as a row of the
--- result, then with `test_hap` its on-device tests (TESTS_FAILED fails the row). Evidence
--- that cannot be taken is named in the row; it does not undo the launch.
-local function deploy_to(ctx, d, label, test_hap)
+-- result, then the flow (when asked) and with `test_hap` its on-device tests (VERIFY_FAILED or
+-- TESTS_FAILED fails the row). Evidence that cannot be taken is named in the row; it does not
+-- undo the launch.
+local function deploy_to(ctx, d, label, slot, test_hap)
   local plan, target, server = ctx.outputs.preflight, d.key, deploy.server_of(d)
-  local installed, launched, kept
+  local installed, launched, kept, flowed
   deploy.with_screen_on(ctx, target, server, function()
     installed =
       deploy.install(ctx, ctx.outputs.sign, target, plan.bundle, ctx.args.reinstall, server)
     launched = deploy.launch(ctx, plan, target, server)
     kept = evidence.capture(ctx, target, server, nil, label)
+    -- The same flow on every device, its screens kept apart (`screen-<label>-step-<n>.jpeg`).
+    if plan.flow then
+      flowed = flows.run(ctx, plan, target, server, plan.flow, flows.prefix(label, slot))
+    end
   end)
+  if flowed and flowed.failed then
+    rein.error(
+      "VERIFY_FAILED",
+      "the flow: " .. flowed.failed,
+      { flow_steps = flowed.flow_steps, label = label }
+    )
+  end
   local tests
   if test_hap then
     tests = device_tests.run_after_launch(
@@ -43,6 +56,8 @@ local function deploy_to(ctx, d, label, test_hap)
     screenshot = kept.screenshot,
     ui_tree = kept.ui_tree,
     ui_text = kept.ui_text,
+    flow = flowed and flowed.lines or nil,
+    flow_steps = flowed and flowed.flow_steps or nil,
   }
 end
 
@@ -58,6 +73,7 @@ local function failed_row(d, err)
     detail_code = details.code,
     crash = details.crash,
     device_tests = type(err) == "table" and err.code == "TESTS_FAILED" and details or nil,
+    flow_steps = details.flow_steps,
   }
 end
 
@@ -85,6 +101,11 @@ return {
     },
     reinstall = { type = "boolean", default = false },
     wait_ms = { type = "integer", default = 10000 },
+    flow = {
+      type = "string",
+      optional = true,
+      description = "A UI flow (JSON file) to run on each device after its launch",
+    },
   }),
   budget = { time_s = 3600, spawns = 600 },
   steps = {
@@ -96,6 +117,7 @@ return {
         -- The signing path first (its own code and remedy), then the whole configuration.
         local plan = deploy.project_and_signing(ctx.args)
         config.preflight()
+        plan.flow = ctx.args.flow and flows.read(ctx.args.flow) or nil
         plan.devices = deploy.matrix_devices(deploy.devices(ctx), ctx.args.targets)
         return deploy.settle_signing(plan, plan.devices)
       end,
@@ -117,6 +139,7 @@ return {
         "hdc shell snapshot_display (each device)",
         "hdc uninstall (reinstall=true)",
         "hdc shell aa test (device_tests=true)",
+        "hdc shell uitest uiInput (flow; unasked while the project's app is in front)",
       },
       run = function(ctx)
         -- The devices the preflight found, as they are now (one may have gone meanwhile).
@@ -136,7 +159,7 @@ return {
         for i, d in ipairs(now) do
           if d.usable then
             jobs[#jobs + 1] = function()
-              return deploy_to(ctx, d, labels[i], test_hap)
+              return deploy_to(ctx, d, labels[i], i, test_hap)
             end
             slots[#jobs] = i
           else
@@ -180,6 +203,9 @@ return {
             ctx:evidence(row.target .. ": " .. line)
           end
           ctx:evidence(row.target .. ": " .. row.screen)
+          for _, line in ipairs(row.flow or {}) do
+            ctx:evidence(row.target .. ": " .. line)
+          end
           if row.device_tests then
             ctx:evidence(row.target .. ": " .. row.device_tests.message)
           end

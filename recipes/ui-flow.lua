@@ -5,122 +5,8 @@
 -- `screen-step-<n>.jpeg`, `layout-step-<n>.json|txt`, and a line of evidence says what the step
 -- did and what changed. A failed step names the step, what was expected and what the screen
 -- showed. docs/src/ui.md.
-local act = require("harmony.ui_act")
-local actions = require("harmony.ui_actions")
 local deploy = require("harmony.deploy")
-local evidence = require("harmony.evidence")
-local ui = require("harmony.ui")
-
-local KINDS = {
-  launch = true,
-  tap = true,
-  type = true,
-  swipe = true,
-  key = true,
-  wait = true,
-  expect = true,
-  screenshot = true,
-}
-
--- The flow file's steps, checked before anything runs: INVALID_ARGS naming the step.
-local function read_flow(path)
-  local ok, doc = pcall(function()
-    return rein.json.decode(rein.fs.read_text(path).text)
-  end)
-  if not ok then
-    rein.error(
-      "INVALID_ARGS",
-      "the flow " .. path .. " is not a JSON file rein can read: " .. tostring(doc)
-    )
-  end
-  local steps = type(doc) == "table" and (doc.steps or doc) or nil
-  if type(steps) ~= "table" or #steps == 0 then
-    rein.error(
-      "INVALID_ARGS",
-      "the flow " .. path .. ' is a list of steps ({"do": "tap", …}), or {"steps": […]}'
-    )
-  end
-  for i, s in ipairs(steps) do
-    if type(s) ~= "table" or not KINDS[s["do"]] then
-      rein.error(
-        "INVALID_ARGS",
-        "flow step "
-          .. i
-          .. ': "do" must be one of launch, tap, type, swipe, key, wait, expect, screenshot',
-        { step = i }
-      )
-    end
-  end
-  return steps
-end
-
--- A step's arguments for the action: the step's own fields, on the launched device.
-local function action_args(s, plan)
-  local args = { target = plan.target, server = plan.server, contains = false, full = false }
-  for k, v in pairs(s) do
-    if k ~= "do" then
-      args[k] = v
-    end
-  end
-  args.how = args.how or "single"
-  args.velocity = args.velocity or 600
-  return args
-end
-
-local function describe(i, s)
-  local parts = {}
-  for _, k in ipairs({ "text", "id", "type", "key", "input", "direction" }) do
-    if s[k] ~= nil then
-      parts[#parts + 1] = k .. " " .. rein.json.encode(s[k])
-    end
-  end
-  if s.secret ~= nil then
-    parts[#parts + 1] = "secret ***"
-  end
-  return "step " .. i .. " " .. s["do"] .. (#parts > 0 and (" " .. table.concat(parts, ", ")) or "")
-end
-
--- Runs one step; returns a line saying what it did, or raises.
-local function run_step(ctx, plan, s)
-  local kind = s["do"]
-  local args = action_args(s, plan)
-  if kind == "launch" then
-    local out = deploy.launch(ctx, plan, plan.target, plan.server)
-    if not (out.ok and out.pid) then
-      rein.error("LAUNCH_FAILED", out.evidence or "the launch was not proven")
-    end
-    return "launched again, pid " .. tostring(out.pid)
-  elseif kind == "screenshot" then
-    return "the screen is kept"
-  elseif kind == "wait" or kind == "expect" then
-    local at = require("harmony.device").pick(plan.target, plan.server)
-    local budget = kind == "wait" and (s.deadline_ms or 10000) or (s.deadline_ms or act.EXPECT_MS)
-    local seen, held = act.until_seen(at, budget, function(screen)
-      return (#ui.find(screen.nodes, args) > 0) ~= (s.gone == true)
-    end)
-    if not held then
-      rein.error(
-        "UI_EXPECT_FAILED",
-        "expected "
-          .. (s.gone and "no widget" or "a widget")
-          .. " with "
-          .. rein.json.encode(s)
-          .. "; the screen showed:\n"
-          .. seen.compact
-      )
-    end
-    return s.gone and "it is gone" or "it is there"
-  end
-  local result = actions[kind](args)
-  local changed = #result.changed.added + #result.changed.removed
-  local where = result.at and (" at (" .. result.at.x .. ", " .. result.at.y .. ")") or ""
-  return "sent"
-    .. where
-    .. " on "
-    .. result.app
-    .. "; "
-    .. (changed > 0 and (table.concat(result.changed.added, "; ")) or "nothing on screen changed")
-end
+local flows = require("harmony.ui_flow")
 
 return {
   name = "ui-flow",
@@ -143,7 +29,7 @@ return {
       description = "Before any build: the flow file reads as a flow, the product has a signing "
         .. "path and a device is connected and authorized.",
       run = function(ctx)
-        local flow = read_flow(ctx.args.flow)
+        local flow = flows.read(ctx.args.flow)
         local plan = deploy.project_and_signing(ctx.args)
         local key, d = deploy.one_device(deploy.devices(ctx, ctx.args.server), ctx.args.target)
         plan.target, plan.server, plan.flow = key, deploy.server_of(d), flow
@@ -198,20 +84,7 @@ return {
       approvals = { "hdc shell uitest uiInput (unasked while the project's app is in front)" },
       run = function(ctx)
         local plan = ctx.outputs.preflight
-        local lines, failed = {}, nil
-        for i, s in ipairs(plan.flow) do
-          local ok, said = pcall(run_step, ctx, plan, s)
-          local label = "step-" .. i
-          evidence.capture(ctx, plan.target, plan.server, nil, label)
-          if not ok then
-            local message = type(said) == "table" and (said.message or rein.json.encode(said))
-              or tostring(said)
-            failed = describe(i, s) .. " failed: " .. message
-            break
-          end
-          lines[#lines + 1] = describe(i, s) .. ": " .. said
-        end
-        return { lines = lines, failed = failed, count = #plan.flow }
+        return flows.run(ctx, plan, plan.target, plan.server, plan.flow)
       end,
       verify = function(ctx, out)
         for _, line in ipairs(out.lines) do

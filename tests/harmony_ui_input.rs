@@ -81,7 +81,15 @@ fn power_always_asks_and_home_leaves_the_app_so_input_then_asks() {
     lab.failed(&[], "ui_key", json!({"key": "power"}), "APPROVAL_REQUIRED");
     let home = lab.ok(&[], "ui_key", json!({"key": "home", "expect_gone": "Tap me"}));
     assert_eq!(home["own_app"], json!(true), "it was the project's app when Home was pressed");
-    lab.failed(&[], "ui_key", json!({"key": "back"}), "APPROVAL_REQUIRED");
+    let asked = lab.failed(&[], "ui_key", json!({"key": "back"}), "APPROVAL_REQUIRED");
+    // The question says the input and what rein itself read in front, not what a tool claims.
+    let question = asked["message"].as_str().unwrap();
+    assert!(
+        question.contains("it touches the device's screen: the key Back, on the home screen or system UI"),
+        "{asked}"
+    );
+    let asked = lab.failed(&[], "ui_tap", json!({"x": 630, "y": 470}), "APPROVAL_REQUIRED");
+    assert!(asked["message"].as_str().unwrap().contains("a tap at (630, 470), on the home screen"), "{asked}");
     // A person's yes lets it through.
     let tapped = lab.ok(&["--yes"], "ui_tap", json!({"text": "Settings"}));
     assert_eq!(tapped["own_app"], json!(false));
@@ -260,4 +268,108 @@ fn a_secret_typed_is_not_read_back_from_the_screen_afterwards() {
     assert!(!dump.to_string().contains("hunter2"), "ui_dump shows the secret: {dump}");
     let found = lab.ok(&[], "ui_find", json!({"id": "name"}));
     assert!(!found.to_string().contains("hunter2"), "ui_find shows the secret: {found}");
+}
+
+/// `rein runs show RUN --format FORMAT` of the run `out` names.
+fn shown(lab: &Lab, out: &Value, format: &str) -> String {
+    let run_id = out["error"]["details"]["run_id"].as_str().or(out["result"]["run_id"].as_str()).unwrap();
+    let (status, shown) = lab.rein(&["runs", "show", run_id, "--format", format]);
+    assert_eq!(status, 0, "{shown}");
+    shown["result"]["text"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn junit_has_a_testcase_per_flow_step_and_the_page_draws_each_tap_on_its_screen() {
+    let Some(lab) = example_with_flow() else { return };
+    // The third step's text would be markup if it were not escaped: a flow is workspace data.
+    std::fs::write(
+        lab.ws.path("flows/bad.json"),
+        r#"[{"do": "tap", "text": "Tap me", "expect_text": "Taps: 1"},
+            {"do": "tap", "x": 315, "y": 680},
+            {"do": "tap", "text": "Tap me", "expect_text": "<script>x</script>"},
+            {"do": "key", "key": "back"}]"#,
+    )
+    .unwrap();
+    let (status, out) = lab.recipe(&["--yes"], "ui-flow", json!({"flow": "flows/bad.json"}));
+    assert_eq!(status, 1, "{out}");
+
+    let xml = shown(&lab, &out, "junit");
+    let file = lab.ws.root.join("flow.xml");
+    std::fs::write(&file, &xml).unwrap();
+    crate::run_report_formats::assert_valid_junit(&file);
+    let cases: Vec<&str> = xml.lines().filter(|l| l.contains("<testcase name=\"step ")).collect();
+    assert_eq!(cases.len(), 4, "a testcase per flow step: {xml}");
+    assert!(cases[0].contains("name=\"step 1 tap text &quot;Tap me&quot;\""), "{xml}");
+    assert!(cases[1].contains("name=\"step 2 tap\""), "{xml}");
+    let failure = xml.split("name=\"step 3 tap").nth(1).unwrap().split("</testcase>").next().unwrap();
+    assert!(failure.contains("<failure type=\"flow step\""), "{failure}");
+    assert!(failure.contains("&quot;&lt;script&gt;x&lt;/script&gt;&quot; to show"), "the expectation: {failure}");
+    assert!(failure.contains("Text &quot;Taps: 2&quot; #taps"), "what the screen showed: {failure}");
+    let skipped = xml.split("name=\"step 4 key").nth(1).unwrap().split("</testcase>").next().unwrap();
+    assert!(skipped.contains("<skipped"), "{skipped}");
+    assert!(
+        xml.contains("tests=\"10\" failures=\"2\" errors=\"0\" skipped=\"1\""),
+        "6 recipe steps + 4 flow steps: {xml}"
+    );
+
+    let page = shown(&lab, &out, "html");
+    let strip =
+        page.split("<div class=\"flow\" id=\"flow\">").nth(1).expect("the strip").split("</div>\n").next().unwrap();
+    assert_eq!(strip.matches("<figure class=\"flow-step").count(), 3, "the screens of the steps that ran: {strip}");
+    assert_eq!(strip.matches("src=\"data:image/jpeg;base64,").count(), 3, "{strip}");
+    // The widget's center (630, 790) and the point (315, 680) on the 1260x2720 display.
+    let first = strip.split("id=\"flow-step-1\"").nth(1).unwrap().split("</figure>").next().unwrap();
+    assert!(first.contains("<span class=\"tap\" style=\"left:50.00%;top:29.04%\">"), "{first}");
+    let second = strip.split("id=\"flow-step-2\"").nth(1).unwrap().split("</figure>").next().unwrap();
+    assert!(second.contains("style=\"left:25.00%;top:25.00%\""), "{second}");
+    let third = strip.split("id=\"flow-step-3\"").nth(1).unwrap().split("</figure>").next().unwrap();
+    assert!(
+        third.contains("flow-step failed") || strip.contains("<figure class=\"flow-step failed\" id=\"flow-step-3\""),
+        "{strip}"
+    );
+    assert!(third.contains("left:50.00%"), "the failed tap was sent too: {third}");
+    assert!(!page.contains("<script>"), "no markup from the flow");
+    assert!(!page.contains("The app on device <code>step-1</code>"), "each step's screen shows once, in the strip");
+}
+
+#[test]
+fn device_matrix_runs_the_flow_on_every_device_each_devices_steps_kept_apart() {
+    let Some(lab) = example_with_flow() else { return };
+    lab.devices(json!([{"key": "D1"}, {"key": "D2"}]));
+    let (status, out) = lab.recipe(&["--yes"], "device-matrix", json!({"flow": "flows/smoke.json"}));
+    assert_eq!(status, 0, "{out}");
+    let report = lab.report(&out);
+    let dir = lab.ws.path(&format!(".rein/runs/{}", report["run_id"].as_str().unwrap()));
+    for device in ["d1", "d2"] {
+        for n in 1..=6 {
+            assert!(dir.join(format!("screen-{device}-step-{n}.jpeg")).exists(), "{device} step {n}'s screenshot");
+        }
+        // Each device's own screen: one tap on each, not two on one.
+        let last = std::fs::read_to_string(dir.join(format!("layout-{device}-step-6.txt"))).unwrap();
+        assert!(last.contains("Text \"Taps: 1\"") && last.contains("TextInput \"Ann\""), "{device}: {last}");
+    }
+    let evidence = crate::common::lab::step(&report, "devices")["evidence"].to_string();
+    assert!(evidence.contains("D2: step 2 tap text \\\"Tap me\\\": sent at (630, 790)"), "{evidence}");
+    let xml = shown(&lab, &out, "junit");
+    let file = lab.ws.root.join("matrix.xml");
+    std::fs::write(&file, &xml).unwrap();
+    crate::run_report_formats::assert_valid_junit(&file);
+    for device in ["D1", "D2"] {
+        assert_eq!(xml.matches(&format!("<testcase name=\"{device} step ")).count(), 6, "{xml}");
+    }
+    let page = shown(&lab, &out, "html");
+    for device in ["D1", "D2"] {
+        assert!(page.contains(&format!("id=\"flow-{device}-step-2\"")), "a strip per device");
+    }
+
+    // A flow that fails on the devices fails the matrix, naming the step per device.
+    std::fs::write(lab.ws.path("flows/bad.json"), r#"[{"do": "tap", "text": "Tap me", "expect_text": "Taps: 9"}]"#)
+        .unwrap();
+    let (status, out) = lab.recipe(&["--yes"], "device-matrix", json!({"flow": "flows/bad.json"}));
+    assert_eq!(status, 1, "{out}");
+    let report = lab.report(&out);
+    let message = report["failure"]["message"].as_str().unwrap();
+    assert!(message.contains("the flow: step 1 tap text \"Tap me\" failed: "), "{message}");
+    let xml = shown(&lab, &out, "junit");
+    assert_eq!(xml.matches("<failure type=\"flow step\"").count(), 2, "each device's step failed: {xml}");
 }

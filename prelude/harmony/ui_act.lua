@@ -246,6 +246,7 @@ function M.act(args, action, plan, hide)
   local result = {
     action = action,
     at = aim.x and { x = aim.x, y = aim.y } or nil,
+    display = { width = before.width, height = before.height },
     widget = aim.widget and ui.public(aim.widget) or nil,
     app = front[1] or "(home screen or system UI)",
     own_app = own ~= nil and front[1] == own,

@@ -51,4 +51,5 @@ mod syscall_filter_tests;
 mod table;
 pub mod toolchain;
 pub mod ui_input;
+pub mod ui_question;
 pub mod why_asked;

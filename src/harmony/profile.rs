@@ -197,7 +197,11 @@ impl ToolchainProfile for Harmony {
     }
 
     fn why_asked(&self, program: &str, args: &[String], outside: bool) -> String {
-        super::why_asked::why_asked(&Program::parse(program), args, outside)
+        let program = Program::parse(program);
+        if program == Program::Hdc && ui_input::touch(args).is_some() {
+            return super::ui_question::why_touch(args, &self.foregrounds);
+        }
+        super::why_asked::why_asked(&program, args, outside)
     }
 
     fn fallback_of(&self, program: &str, args: &[String]) -> Option<Vec<String>> {

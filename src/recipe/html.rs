@@ -41,6 +41,20 @@ impl Embedded {
         };
         &mut self.screens[at]
     }
+
+    /// The screenshot of `label` as its path and a data: URI, if the run kept one.
+    pub fn screenshot_uri(&self, label: &str) -> Option<(String, String)> {
+        let screen = self.screens.iter().find(|s| s.label.as_deref() == Some(label))?;
+        let (path, jpeg) = screen.screenshot.as_ref()?;
+        Some((path.clone(), format!("data:image/jpeg;base64,{}", base64(jpeg))))
+    }
+
+    /// These files without the screens of `labels` (shown elsewhere on the page).
+    pub fn without(&self, labels: &[String]) -> Embedded {
+        let mut rest = self.clone();
+        rest.screens.retain(|s| !s.label.as_ref().is_some_and(|l| labels.contains(l)));
+        rest
+    }
 }
 
 const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:62rem;padding:0 1rem;color:#1b1f24}\
@@ -65,7 +79,8 @@ impl Report {
         self.failure_html(&mut page);
         page.push_str(&super::tests_section_html::render(&self.tests));
         self.timeline(&mut page);
-        screen(&mut page, embedded);
+        let shown = super::flow_section::html_strip(&mut page, self, &|label| embedded.screenshot_uri(label));
+        screen(&mut page, &embedded.without(&shown));
         page.push_str("</body></html>\n");
         page
     }

@@ -26,7 +26,9 @@ impl Report {
         let cancelled = self.steps.iter().filter(|s| s.status == StepStatus::Cancelled).count();
         let skipped = self.steps.iter().filter(|s| s.status == StepStatus::Skipped).count();
         let name = outside(&format!("{} {}", self.recipe, self.run_id));
-        let (tests, time) = (self.steps.len(), seconds(self.duration_ms));
+        let flows = super::flow_section::junit_counts(self);
+        let (tests, time) = (self.steps.len() + flows.tests, seconds(self.duration_ms));
+        let (failures, skipped) = (failures + flows.failures, skipped + flows.skipped);
         let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         let _ = writeln!(
             xml,
@@ -52,6 +54,7 @@ impl Report {
         xml.push_str("    </properties>\n");
         for step in &self.steps {
             self.testcase(&mut xml, step);
+            super::flow_section::junit_cases(&mut xml, self, step);
         }
         xml.push_str("  </testsuite>\n");
         xml.push_str(&super::tests_section_junit::render(&self.tests, &self.started));

@@ -7,7 +7,8 @@
 //! - `report`, `markdown`, `details_md`, `runs`, `progress`: what a run leaves (report.json,
 //!   report.md, a failure's details in markdown), past runs, progress as it goes
 //! - `html`, `junit`, `markup`: the same report as one self-contained page and as JUnit XML,
-//!   with everything a run recorded escaped
+//!   with everything a run recorded escaped; `flow_section`: a UI flow's steps in both (a
+//!   testcase each, a strip of screens with the tap drawn)
 //! - `served`: which code served each step (every tool it ran, with its layer and file)
 //! - `retention`: how long the saved copies an undo needs are kept
 //! - `tests_section` (`_md`, `_html`, `_junit`), `tests_collect`: the project's own tests a run
@@ -21,6 +22,7 @@ mod details_md;
 pub mod engine;
 #[cfg(test)]
 mod escaping_tests;
+mod flow_section;
 mod html;
 mod junit;
 mod markdown;
