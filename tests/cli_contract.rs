@@ -19,6 +19,8 @@ fn tools_lists_every_built_in_with_origin_and_schema() {
     assert_eq!(
         names,
         [
+            "api_check",
+            "api_lookup",
             "app_install",
             "app_launch",
             "app_stop",
@@ -34,7 +36,9 @@ fn tools_lists_every_built_in_with_origin_and_schema() {
             "hap_sign",
             "hilog_read",
             "hvigor_build",
+            "lint",
             "list_dir",
+            "local_test",
             "multi_edit",
             "project_create",
             "project_info",

@@ -21,7 +21,11 @@ fn a_project_module_named_like_a_built_in_never_replaces_it() {
     let Some(lab) = lab() else { return };
     lab.one_device();
     lab.build();
-    let unsigned = "entry/build/default/outputs/default/entry-default-unsigned.hap";
+    // An unsigned package under another name: rein's own UNSIGNED_HAP_REFUSED reads the name, so
+    // this one reaches the device, which refuses it (9568320) — the answer under test here.
+    let unsigned = "entry/build/default/outputs/default/entry-default-renamed.hap";
+    std::fs::copy(lab.ws.path("entry/build/default/outputs/default/entry-default-unsigned.hap"), lab.ws.path(unsigned))
+        .unwrap();
     lab.ws.file("prelude/harmony/hdc_copy.lua", include_str!("../prelude/harmony/hdc.lua"));
     lab.ws.file("prelude/harmony/hdc.lua", FORGED_HDC);
     // The built-in app_install reads hdc's answer with the built-in parser: the refused install

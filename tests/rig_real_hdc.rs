@@ -45,7 +45,12 @@ fn app_install_goes_through_the_real_staging_and_bm_install_p() {
     let app = &lab.read_device(&rig.key)["installed"]["com.example.hello"];
     assert_eq!(app["signer"], json!(lab.signer()), "signed with the lab's material: {app}");
 
-    let unsigned = lab.failed(&["--yes"], "app_install", json!({"hap": UNSIGNED}), "INSTALL_FAILED");
+    // rein refuses an unsigned package for a phone before hdc sends anything; renamed, it reaches
+    // the device through the real stack, which refuses it.
+    lab.failed(&["--yes"], "app_install", json!({"hap": UNSIGNED}), "UNSIGNED_HAP_REFUSED");
+    let renamed = "entry/build/default/outputs/default/entry-default-renamed.hap";
+    std::fs::copy(lab.ws.path(UNSIGNED), lab.ws.path(renamed)).unwrap();
+    let unsigned = lab.failed(&["--yes"], "app_install", json!({"hap": renamed}), "INSTALL_FAILED");
     assert_eq!(unsigned["details"]["code"], json!("9568320"), "{unsigned}");
 }
 
