@@ -67,42 +67,11 @@ return {
     },
     deploy.build_step(),
     deploy.sign_step(),
-    {
-      name = "install",
-      approvals = { "hdc install", "hdc uninstall (reinstall=true)" },
-      run = function(ctx)
-        local plan = ctx.outputs.preflight
-        return deploy.with_screen_on(ctx, plan.target, plan.server, function()
-          return deploy.install(
-            ctx,
-            ctx.outputs.sign,
-            plan.target,
-            plan.bundle,
-            ctx.args.reinstall,
-            plan.server
-          )
-        end)
-      end,
-      verify = function(_, out)
-        return out.ok == true, out.evidence
-      end,
-    },
-    {
-      name = "launch",
-      approvals = { "hdc shell aa start", "hdc shell aa force-stop (when the app already runs)" },
-      run = function(ctx)
-        local plan = ctx.outputs.preflight
-        return deploy.with_screen_on(ctx, plan.target, plan.server, function()
-          return deploy.launch(ctx, plan, plan.target, plan.server)
-        end)
-      end,
-      verify = function(ctx, out)
-        for _, line in ipairs(out.lines) do
-          ctx:evidence(line)
-        end
-        return out.ok == true and out.pid ~= nil, out.evidence
-      end,
-    },
+    deploy.install_step({ "hdc install", "hdc uninstall (reinstall=true)" }),
+    deploy.launch_step({
+      "hdc shell aa start",
+      "hdc shell aa force-stop (when the app already runs)",
+    }),
     {
       name = "screen",
       description = "The launched app's screen into the run's folder: screenshot "

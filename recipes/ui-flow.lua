@@ -41,42 +41,8 @@ return {
     },
     deploy.build_step(),
     deploy.sign_step(),
-    {
-      name = "install",
-      approvals = { "hdc install" },
-      run = function(ctx)
-        local plan = ctx.outputs.preflight
-        return deploy.with_screen_on(ctx, plan.target, plan.server, function()
-          return deploy.install(
-            ctx,
-            ctx.outputs.sign,
-            plan.target,
-            plan.bundle,
-            ctx.args.reinstall,
-            plan.server
-          )
-        end)
-      end,
-      verify = function(_, out)
-        return out.ok == true, out.evidence
-      end,
-    },
-    {
-      name = "launch",
-      approvals = { "hdc shell aa start" },
-      run = function(ctx)
-        local plan = ctx.outputs.preflight
-        return deploy.with_screen_on(ctx, plan.target, plan.server, function()
-          return deploy.launch(ctx, plan, plan.target, plan.server)
-        end)
-      end,
-      verify = function(ctx, out)
-        for _, line in ipairs(out.lines) do
-          ctx:evidence(line)
-        end
-        return out.ok == true and out.pid ~= nil, out.evidence
-      end,
-    },
+    deploy.install_step({ "hdc install" }),
+    deploy.launch_step({ "hdc shell aa start" }),
     {
       name = "flow",
       description = "The flow's steps, each proven on the screen; after each the screen is kept "

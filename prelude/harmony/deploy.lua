@@ -306,6 +306,52 @@ function M.sign_step()
   }
 end
 
+-- The install step of the one-device recipes: the signed packages on the preflight's device.
+---@param approvals string[]
+function M.install_step(approvals)
+  return {
+    name = "install",
+    approvals = approvals,
+    run = function(ctx)
+      local plan = ctx.outputs.preflight
+      return M.with_screen_on(ctx, plan.target, plan.server, function()
+        return M.install(
+          ctx,
+          ctx.outputs.sign,
+          plan.target,
+          plan.bundle,
+          ctx.args.reinstall,
+          plan.server
+        )
+      end)
+    end,
+    verify = function(_, out)
+      return out.ok == true, out.evidence
+    end,
+  }
+end
+
+-- The launch step of the one-device recipes: a launch proven by the new process.
+---@param approvals string[]
+function M.launch_step(approvals)
+  return {
+    name = "launch",
+    approvals = approvals,
+    run = function(ctx)
+      local plan = ctx.outputs.preflight
+      return M.with_screen_on(ctx, plan.target, plan.server, function()
+        return M.launch(ctx, plan, plan.target, plan.server)
+      end)
+    end,
+    verify = function(ctx, out)
+      for _, line in ipairs(out.lines) do
+        ctx:evidence(line)
+      end
+      return out.ok == true and out.pid ~= nil, out.evidence
+    end,
+  }
+end
+
 -- Installs the signed packages (`signed`: the sign step's output) on `target`, together; with
 -- `reinstall`, an install refused for another signature or a downgrade uninstalls `bundle` and
 -- installs once more.
