@@ -4,7 +4,7 @@
 -- server home config.toml names (rein.proc.hdc_servers).
 local hdc_parse = require("harmony.hdc")
 local remedies = require("harmony.remedies")
-local text = require("harmony.text")
+local strings = require("harmony.text")
 
 local M = {}
 
@@ -108,7 +108,7 @@ function M.is_emulator(at)
   if not (at.key or ""):match("^127%.0%.0%.1:%d+$") then
     return false
   end
-  return text.trim(M.run(at, { "shell", "param", "get", "const.product.name" })) == "emulator"
+  return strings.trim(M.run(at, { "shell", "param", "get", "const.product.name" })) == "emulator"
 end
 
 --- Sets `emulator` and `instance` (`ohos.qemu.hvd.name`) on a connected target of `hdc list
@@ -119,7 +119,7 @@ function M.mark_emulator(t)
     return
   end
   t.emulator = true
-  local name = text.trim(M.run(at, { "shell", "param", "get", "ohos.qemu.hvd.name" }))
+  local name = strings.trim(M.run(at, { "shell", "param", "get", "ohos.qemu.hvd.name" }))
   if name ~= "" and not name:find("%s") then
     t.instance = name
   end

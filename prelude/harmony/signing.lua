@@ -224,10 +224,10 @@ end
 -- When the one problem is that the project has no signing config (`no_config`) and every device
 -- of `devices` is an emulator as it says itself (device_list's `emulator`, read from the
 -- device's const.product.name, never from an argument), the packages go unsigned:
--- `{ path = "unsigned", why }`. Else nil, and `problem` gains why not (`phones`: the keys of
+-- `{ path = "unsigned", why }`. Else nil, and `found` gains why not (`phones`: the keys of
 -- the devices that are not emulators).
-function M.unsigned_path(problem, devices)
-  if problem.problem ~= "no_config" then
+function M.unsigned_path(found, devices)
+  if found.problem ~= "no_config" then
     return nil
   end
   local phones = {}
@@ -242,8 +242,8 @@ function M.unsigned_path(problem, devices)
       why = "no signing config, and an emulator installs an unsigned HAP; a phone would refuse it (9568320)",
     }
   end
-  problem.phones = rein.json.array(phones)
-  problem.message = problem.message
+  found.phones = rein.json.array(phones)
+  found.message = found.message
     .. " An unsigned HAP goes only to an emulator, and "
     .. (#phones > 0 and table.concat(phones, ", ") or "no device")
     .. " is not one (its const.product.name says so)."

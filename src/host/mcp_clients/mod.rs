@@ -96,7 +96,7 @@ pub struct McpEntry {
     pub client: &'static str,
     /// The client's file, absolute.
     pub file: String,
-    /// The server's entry, as the file holds it under [`SERVER_NAME`].
+    /// The server's entry, as the file holds it under the name `rein`.
     pub entry: Value,
     /// The smallest file that holds the entry, in the file's own format: what `--print`
     /// shows, and what to merge by hand when rein refuses.
