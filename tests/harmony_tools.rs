@@ -241,14 +241,14 @@ fn doctor_finds_the_toolchain_on_path_with_versions() {
             assert_eq!(program["found"], json!(false), "{program}");
             continue;
         }
-        // DevEco's emulator and codelinter are not in this lab: optional, shown with where to
-        // get them.
+        // DevEco's emulator and codelinter are optional: on Linux this lab has neither (shown
+        // with where to get them); on Windows PATH is read without case, so the fakes'
+        // `Emulator.exe` is found, and doctor then makes no problem of it either.
         if program["program"] == "emulator" || program["program"] == "codelinter" {
-            assert_eq!(
-                (program["found"].clone(), program["needed"].clone()),
-                (json!(false), json!(false)),
-                "{program}"
-            );
+            assert_eq!(program["needed"], json!(false), "{program}");
+            if program["found"] == json!(true) {
+                assert!(program.get("problem").is_none(), "doctor made no problem of its own: {program}");
+            }
             continue;
         }
         assert!(program.get("problem").is_none(), "doctor made no problem of its own: {program}");

@@ -114,7 +114,11 @@ pub async fn examine(kernel: &Kernel, call: &Call) -> Diagnosis {
                 report.jar = located.jar.as_deref().map(shown_path);
                 report.script = located.script.as_deref().map(shown_path);
                 report.via = Some(located.via.clone());
-                (report.version, report.problem) = version_of(kernel, call, name).await;
+                // DevEco's Emulator documents no version flag (shared/HARMONY-VERIFY.md §6), and
+                // its policy allows only listing without a question: found is all doctor says.
+                if name != "emulator" {
+                    (report.version, report.problem) = version_of(kernel, call, name).await;
+                }
             }
         }
         programs.push(report);
