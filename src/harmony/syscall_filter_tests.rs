@@ -41,7 +41,8 @@ const PROBE: &str = r#"
 import ctypes, os, platform, socket
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
-NR = {"x86_64": dict(keyctl=250, unshare=272, clone3=435), "aarch64": dict(keyctl=219, unshare=97, clone3=435)}[platform.machine()]
+NR = {"x86_64": dict(keyctl=250, unshare=272, clone3=435, bpf=321, userfaultfd=323, perf_event_open=298),
+      "aarch64": dict(keyctl=219, unshare=97, clone3=435, bpf=280, userfaultfd=282, perf_event_open=241)}[platform.machine()]
 def attempt(name, action):
     try:
         action(); print(name, "ok")
@@ -85,6 +86,10 @@ attempt("semget", lambda: checked(libc.semget(0, 1, 0o1600)))
 attempt("keyctl", lambda: checked(libc.syscall(NR["keyctl"], 0, -4, 0)))
 attempt("unshare_user", in_child(lambda: checked(libc.syscall(NR["unshare"], 0x10000000))))
 attempt("clone3", lambda: checked(libc.syscall(NR["clone3"], None, 0)))
+# Unfiltered, root gets EINVAL, EFAULT and a descriptor here; the filter answers first.
+attempt("bpf", lambda: checked(libc.syscall(NR["bpf"], 0, None, 0)))
+attempt("perf_event_open", lambda: checked(libc.syscall(NR["perf_event_open"], None, 0, -1, -1, 0)))
+attempt("userfaultfd", lambda: checked(libc.syscall(NR["userfaultfd"], 0)))
 attempt("fork", in_child(lambda: None))
 print("uid", os.getuid())
 "#;
@@ -115,6 +120,9 @@ fn expected(udp: bool) -> Vec<(String, String)> {
         ("keyctl", "1"),
         ("unshare_user", "1"),
         ("clone3", "38"),
+        ("bpf", "1"),
+        ("perf_event_open", "13"),
+        ("userfaultfd", "1"),
         ("fork", "ok"),
     ]
     .iter()

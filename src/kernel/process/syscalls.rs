@@ -30,6 +30,12 @@
 //!   JVM fall back to `clone`. `setns` (joining a namespace) is refused with `EPERM`.
 //! - `io_uring_setup` (and `_enter`, `_register`) with `ENOSYS`: io_uring can open sockets
 //!   without the `socket` system call (`IORING_OP_SOCKET`); programs fall back to plain calls.
+//! - `bpf` and `userfaultfd` with `EPERM`, `perf_event_open` with `EACCES` (what each returns
+//!   when its sysctl refuses an unprivileged caller): no build needs them, and they are the
+//!   kernel's most used doors for privilege escalation (verifier bugs, races held open by a
+//!   user fault, counters that read other processes) — the filter does not depend on the
+//!   machine's `unprivileged_bpf_disabled`, `perf_event_paranoid` or
+//!   `unprivileged_userfaultfd`.
 //! - every system call of another ABI (32-bit x86 `int 0x80`, 32-bit ARM) kills the program:
 //!   their `socketcall` and `ipc` would reach the same doors around the filter; x32 calls
 //!   (`__X32_SYSCALL_BIT`) get `ENOSYS`.
@@ -84,7 +90,7 @@ mod rules {
     pub const SOCKET_TYPE_FLAGS: u32 = 0o4000 | 0o2000000;
 
     /// Refused whatever their arguments, with the errno the program sees.
-    pub const REFUSED: [(c_long, i32); 25] = [
+    pub const REFUSED: [(c_long, i32); 28] = [
         (libc::SYS_io_uring_setup, libc::ENOSYS),
         (libc::SYS_io_uring_enter, libc::ENOSYS),
         (libc::SYS_io_uring_register, libc::ENOSYS),
@@ -110,6 +116,9 @@ mod rules {
         (libc::SYS_mq_timedsend, libc::EPERM),
         (libc::SYS_mq_timedreceive, libc::EPERM),
         (libc::SYS_mq_notify, libc::EPERM),
+        (libc::SYS_bpf, libc::EPERM),
+        (libc::SYS_userfaultfd, libc::EPERM),
+        (libc::SYS_perf_event_open, libc::EACCES),
     ];
     /// Refused when their first argument (the flags) holds `CLONE_NEWUSER`.
     pub const NEW_USER_NAMESPACE: [c_long; 2] = [libc::SYS_unshare, libc::SYS_clone];
