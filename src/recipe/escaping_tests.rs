@@ -293,6 +293,24 @@ fn hostile_text_in_every_field_leaves_every_format_with_the_structure_of_plain_t
 }
 
 #[test]
+fn the_junit_totals_count_every_testcase_of_every_suite() {
+    let xml = report("plain").to_junit();
+    let document = roxmltree::Document::parse(&xml).unwrap();
+    let root = document.root_element();
+    let count = |name: &str| document.descendants().filter(|n| n.has_tag_name(name)).count();
+    let total = |attr: &str| root.attribute(attr).unwrap().parse::<usize>().unwrap();
+    assert_eq!(total("tests"), count("testcase"), "{xml}");
+    assert_eq!(total("failures"), count("failure"), "{xml}");
+    assert_eq!(total("errors"), count("error"), "{xml}");
+    let suites: usize = root
+        .children()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .map(|s| s.attribute("tests").unwrap().parse::<usize>().unwrap())
+        .sum();
+    assert_eq!(total("tests"), suites, "the suites add up to the total: {xml}");
+}
+
+#[test]
 fn the_judges_see_a_forged_structure() {
     // Without the escapers, each judge would tell: the check above can fail.
     let forged = "x\n## launch\n| launch | verified |\n- [ ] task\n![i](http://e/x.png)";

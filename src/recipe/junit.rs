@@ -29,10 +29,15 @@ impl Report {
         let flows = super::flow_section::junit_counts(self);
         let (tests, time) = (self.steps.len() + flows.tests, seconds(self.duration_ms));
         let (failures, skipped) = (failures + flows.failures, skipped + flows.skipped);
+        // `<testsuites>` counts every testcase below it: the steps' suite and the project's.
+        let (project_tests, project_failures, project_errors) = super::tests_section_junit::totals(&self.tests);
         let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         let _ = writeln!(
             xml,
-            "<testsuites name=\"rein\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{cancelled}\" time=\"{time}\">"
+            "<testsuites name=\"rein\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{time}\">",
+            tests + project_tests,
+            failures + project_failures,
+            cancelled + project_errors
         );
         let _ = writeln!(
             xml,

@@ -9,6 +9,16 @@ use std::fmt::Write as _;
 use super::markup::{escape, lines, text};
 use super::tests_section::{TestCase, TestRun, TestStatus};
 
+/// How many of the project's tests every run reported, failed (an assertion) and erred (threw,
+/// timed out, never ran): the part of `<testsuites>`' totals that is not rein's own steps.
+pub fn totals(runs: &[TestRun]) -> (usize, usize, usize) {
+    let cases = || runs.iter().flat_map(|r| &r.tests);
+    let failures = cases().filter(|t| t.status == TestStatus::Failed).count();
+    let errors =
+        cases().filter(|t| matches!(t.status, TestStatus::Error | TestStatus::TimedOut | TestStatus::NotRun)).count();
+    (cases().count(), failures, errors)
+}
+
 /// The suites of every test run, in the order their first test ran.
 pub fn render(runs: &[TestRun], timestamp: &str) -> String {
     let mut xml = String::new();
