@@ -12,7 +12,7 @@ use super::loading::Loading;
 use super::project_files::SourceError;
 use super::sources::{Origin, SourceFile, Sources};
 use crate::error::{Code, Failure};
-use crate::kernel::policy::Headless;
+use crate::kernel::policy::{Headless, Restriction};
 use crate::kernel::{Actor, Call};
 use crate::lua::annotations::Annotations;
 use crate::lua::schema::Params;
@@ -356,7 +356,12 @@ fn declaration(
     // Top-level code only declares: it asks nobody. A person's `--yes` (or their answer at the
     // terminal, or an MCP client's) is for what they asked to run, never for a file that merely
     // loaded beside it (a tool file wrote outside the workspace with `rein --yes recipe …`).
-    let loader = Call::new().acting_as(actor_of(sources, file, &file.label)).with_approver(Arc::new(Headless));
+    // And it changes nothing: it is held to reading as a read-only tool is, whatever the
+    // tool it declares says of itself (its top level runs on every load, `rein tools` too).
+    let loader = Call::new()
+        .acting_as(actor_of(sources, file, &file.label))
+        .with_approver(Arc::new(Headless))
+        .bound_by(Restriction::ReadOnly, &format!("{} (loading)", file.label));
     loading.at(Some(&file.label));
     let declared = runtime.load_declaration(loader, &file.chunk());
     loading.at(None);
