@@ -54,6 +54,9 @@ mod harmony_devices;
 // Not on Windows yet: new this round, not yet tried under Wine.
 #[cfg(unix)]
 mod harmony_emulator;
+// Linux only: its checks read /proc (process groups); the kept class is Unix-only.
+#[cfg(target_os = "linux")]
+mod harmony_kept;
 mod harmony_foreground;
 mod harmony_launch;
 mod harmony_matrix;
