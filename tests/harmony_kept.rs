@@ -100,7 +100,10 @@ fn the_kept_emulator_outlives_its_call_rein_ps_lists_it_and_rein_stop_ends_its_w
     assert_eq!(row.map(|r| r["status"].clone()), Some(json!("Connected")), "{devices:#}");
     // Asked again while it runs: its key, nothing started twice.
     let again = lab.ok(&[], "emulator_start", json!({"name": "Mate60"}));
-    assert_eq!((again["key"].clone(), again["kept_id"].clone(), again["started"].clone()), (json!("127.0.0.1:5555"), json!(id), json!(false)));
+    assert_eq!(
+        (again["key"].clone(), again["kept_id"].clone(), again["started"].clone()),
+        (json!("127.0.0.1:5555"), json!(id), json!(false))
+    );
     let log = std::fs::read_to_string(lab.ws.ws.join(format!(".rein/kept/{id}.log"))).unwrap();
     assert!(log.contains("Guest OS Boot Completed!!"), "{log}");
     // `rein stop`: the Emulator's own -stop (which asks: --yes answers it), then nothing of
@@ -187,7 +190,8 @@ fn a_killed_holder_takes_the_emulator_with_it_and_ps_says_ended() {
     // longer running and its device is Offline, as after a real one's heartbeat loss.
     let listed = lab.ok(&[], "emulator_list", json!({}));
     assert_eq!(listed["instances"][0]["running"], json!(false), "{listed:#}");
-    let devices: Value = serde_json::from_str(&std::fs::read_to_string(lab.state.join("devices.json")).unwrap()).unwrap();
+    let devices: Value =
+        serde_json::from_str(&std::fs::read_to_string(lab.state.join("devices.json")).unwrap()).unwrap();
     let row = devices.as_array().unwrap().iter().find(|d| d["key"] == json!("127.0.0.1:5555")).cloned();
     assert_eq!(row.map(|r| r["status"].clone()), Some(json!("Offline")), "{devices:#}");
 }
@@ -239,8 +243,9 @@ fn the_kept_emulator_outlives_the_mcp_session_and_emulator_stop_ends_it_with_its
     let kept = ps(&lab);
     assert_eq!(kept[0]["state"], json!("running"), "{kept:#?}");
     let holder = kept[0]["holder_pid"].as_u64().unwrap() as u32;
-    let listed = lab.ok(&[], "kept_list", json!({}));
+    let listed = lab.ok(&[], "emulator_list", json!({}));
     assert_eq!(listed["kept"][0]["id"], kept[0]["id"], "{listed:#}");
+    assert_eq!(listed["kept"][0]["state"], json!("running"), "{listed:#}");
     // emulator_stop ends the instance and its holder, and nothing of the group is left.
     let stopped = lab.ok(&["--yes"], "emulator_stop", json!({"name": "Mate60"}));
     assert_eq!(stopped, json!({"name": "Mate60", "stopped": true, "was_running": true}));
@@ -261,7 +266,8 @@ fn the_kept_emulator_writes_only_where_its_confinement_lets_it() {
     let instances = lab.user_home().join(".Huawei/Emulator/deployed");
     std::fs::create_dir_all(&instances).unwrap();
     let allowed = instances.join("probe.txt");
-    let refused = [lab.ws.ws.join("planted.txt"), lab.user_home().join("elsewhere.txt"), lab.ws.ws.join(".rein/kept/x.json")];
+    let refused =
+        [lab.ws.ws.join("planted.txt"), lab.user_home().join("elsewhere.txt"), lab.ws.ws.join(".rein/kept/x.json")];
     let mut writes = vec![allowed.display().to_string()];
     writes.extend(refused.iter().map(|p| p.display().to_string()));
     lab.scenario(json!({"Emulator": {"start_writes": writes}}));

@@ -55,9 +55,9 @@ mod harmony_devices;
 #[cfg(unix)]
 mod harmony_emulator;
 // Linux only: its checks read /proc (process groups); the kept class is Unix-only.
+mod harmony_foreground;
 #[cfg(target_os = "linux")]
 mod harmony_kept;
-mod harmony_foreground;
 mod harmony_launch;
 mod harmony_matrix;
 // Not on Windows yet: new this round, not yet tried under Wine.

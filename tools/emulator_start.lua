@@ -13,7 +13,8 @@ local function booted_key(name)
   for _, d in ipairs((device.list())) do
     if d.emulator and d.instance == name and d.status == "Connected" then
       local at = { key = d.key, server = d.server_address }
-      local done = strings.trim(device.run(at, { "shell", "param", "get", "bootevent.boot.completed" }))
+      local done =
+        strings.trim(device.run(at, { "shell", "param", "get", "bootevent.boot.completed" }))
       if done == "true" then
         return d.key
       end
@@ -29,8 +30,8 @@ end
 
 return {
   name = "emulator_start",
-  description = "Start a DevEco emulator instance kept running (asks a person), wait until it "
-    .. "has booted; returns {name, key, kept_id}.",
+  description = "Start a DevEco emulator kept running (asks a person) and wait for its boot; "
+    .. "returns {name, key, kept_id}.",
   annotations = { read_only = false, destructive = false, idempotent = true, open_world = false },
   params = {
     name = { type = "string" },
@@ -66,7 +67,10 @@ return {
         if now.state == "ended" then
           rein.error(
             "EMULATOR_FAILED",
-            "Emulator -start " .. args.name .. " ended before it booted; its log ends:\n" .. log_of(now),
+            "Emulator -start "
+              .. args.name
+              .. " ended before it booted; its log ends:\n"
+              .. log_of(now),
             { name = args.name, kept_id = kept.id, log = now.log, log_tail = now.log_tail }
           )
         end

@@ -9,8 +9,8 @@
 
 mod approvals;
 mod args;
-mod kept;
 mod authoring;
+mod kept;
 mod logging;
 mod mcp_add;
 mod output;

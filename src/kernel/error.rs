@@ -69,10 +69,10 @@ pub enum KernelError {
         known: String,
     },
 
-    #[error("{command} may not be kept running after the call that starts it: only what the toolchain profile names may (the DevEco emulator's `emulator -start <name>`); run it as a program of the call instead")]
+    #[error("{command} may not be kept running after the call that starts it: only what the toolchain profile names may (an emulator's start, with a person's yes); run it as a program of the call instead")]
     NotKept { command: String },
 
-    #[error("no kept program has the id {id}; `rein ps` (or the kept_list tool) lists them")]
+    #[error("no kept program has the id {id}; `rein ps` lists them")]
     KeptNotFound { id: String },
 
     #[error("{program} cannot run confined ({why}) and home config.toml says [spawn] confine = \"require\". Run rein on a Linux kernel with Landlock (ABI 3 or newer, Linux 6.2+), or set confine = \"auto\" to run programs unconfined.")]
@@ -234,9 +234,9 @@ impl KernelError {
             KernelError::NotRead { .. } => Code::NotRead,
             KernelError::SpawnApprovalRequired { .. } => Code::ApprovalRequired,
             KernelError::ApprovalDenied { .. } => Code::ApprovalDenied,
-            KernelError::ProgramNotAllowed { .. }
-            | KernelError::Unconfinable { .. }
-            | KernelError::NotKept { .. } => Code::ProgramNotAllowed,
+            KernelError::ProgramNotAllowed { .. } | KernelError::Unconfinable { .. } | KernelError::NotKept { .. } => {
+                Code::ProgramNotAllowed
+            }
             KernelError::KeptNotFound { .. } => Code::KeptNotFound,
             KernelError::ToolchainNotFound { .. } => Code::ToolchainNotFound,
             KernelError::Timeout { .. } => Code::Timeout,

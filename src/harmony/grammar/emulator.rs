@@ -60,7 +60,9 @@ pub fn decide(args: &[String]) -> Decision {
 /// What the command does, as its shape declares; one outside the table may do anything.
 pub fn effect(args: &[String]) -> Effect {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
-    shapes::find(SHAPES, &words).or_else(|| shapes::find(KEPT, &words)).map_or(Effect::Replaces, |(shape, _)| shape.effect)
+    shapes::find(SHAPES, &words)
+        .or_else(|| shapes::find(KEPT, &words))
+        .map_or(Effect::Replaces, |(shape, _)| shape.effect)
 }
 
 /// What the table allows or asks about, for README.
@@ -99,7 +101,9 @@ mod tests {
     fn only_start_of_one_named_instance_is_kept_and_its_stop_is_stop() {
         assert!(may_keep(&words("-start Mate60")));
         assert_eq!(kept_stop(&words("-start Mate60")), Some(words("-stop Mate60")));
-        for line in ["-start", "-start ../x", "-start Mate60 -bootmode coldboot", "-list", "-stop Mate60", "-start -list"] {
+        for line in
+            ["-start", "-start ../x", "-start Mate60 -bootmode coldboot", "-list", "-stop Mate60", "-start -list"]
+        {
             assert!(!may_keep(&words(line)), "Emulator {line}");
             assert_eq!(kept_stop(&words(line)), None, "Emulator {line}");
         }

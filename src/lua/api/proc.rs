@@ -239,9 +239,10 @@ async fn stop_kept(lua: Lua, id: String) -> mlua::Result<MultiValue> {
         Ok(call) => call,
         Err(failure) => return outcome::<()>(&lua, Err(failure)),
     };
-    let result = state::kernel(&lua).stop_kept(&call, &id).await.map_err(Failure::from).map(|(record, was_running)| {
-        StoppedKept { id: record.id, was_running, how: record.stopped.map(|s| s.how) }
-    });
+    let result =
+        state::kernel(&lua).stop_kept(&call, &id).await.map_err(Failure::from).map(|(record, was_running)| {
+            StoppedKept { id: record.id, was_running, how: record.stopped.map(|s| s.how) }
+        });
     let result = super::awake(&lua).and(result);
     outcome(&lua, result)
 }

@@ -2,8 +2,8 @@
 //! session of its own, started by the kernel with the program's confinement already applied
 //! (`start`), its stdout and stderr being the program's log. It starts the program as its
 //! child, copies the program's output into the log (capped, `log_cap`), and stays the
-//! program's parent until the program ends — a program that watches its launcher (the DevEco
-//! emulator's "Client heartbeat lost") never sees it go. `rein stop` ends it with the program's
+//! program's parent until the program ends — a program that watches its launcher (an
+//! emulator that exits when it loses its client) never sees it go. `rein stop` ends it with the program's
 //! own stop, then their process group.
 //!
 //! Plain threads and std only: no runtime, nothing but pipes, a child and the log.

@@ -67,7 +67,7 @@ pub struct Record {
     pub stopped: Option<Stopped>,
 }
 
-/// A kept program as `rein ps` and `kept_list` show it.
+/// A kept program as `rein ps` and `rein.proc.kept` show it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Kept {
     #[serde(flatten)]

@@ -127,7 +127,9 @@ impl Kernel {
         env.push(("TMPDIR".to_string(), tmp.display().to_string()));
         profile.check(program, args, &env)?;
         profile.adjust_env(program, &located, &mut env, self.scope.workspace());
-        let cannot = |e: confine::ConfineError| KernelError::io("confine", command.clone(), std::io::Error::other(e.to_string()));
+        let cannot = |e: confine::ConfineError| {
+            KernelError::io("confine", command.clone(), std::io::Error::other(e.to_string()))
+        };
         let grants = || {
             let mut grants = self.confinement_profile(program, &located, args, &env, entry, &[]);
             // The holder is rein's own program, run inside the same confinement.
@@ -251,4 +253,3 @@ fn spawn_holder(
 ) -> std::io::Result<u32> {
     Err(std::io::Error::other("kept programs are not supported on Windows yet"))
 }
-
