@@ -106,6 +106,13 @@ fn the_kept_emulator_outlives_its_call_rein_ps_lists_it_and_rein_stop_ends_its_w
     );
     let log = std::fs::read_to_string(lab.ws.ws.join(format!(".rein/kept/{id}.log"))).unwrap();
     assert!(log.contains("Guest OS Boot Completed!!"), "{log}");
+    // The record names the process group `rein stop` ends: the agent cannot rewrite it (it is
+    // under `.rein/`, as the journal is), not even with --yes.
+    let record = format!(".rein/kept/{id}.json");
+    let before = std::fs::read(lab.ws.ws.join(&record)).unwrap();
+    let forged = json!({"path": record, "content": "{\"holder_pid\": 1}"});
+    lab.failed(&["--yes"], "write_file", forged, "APPROVAL_REQUIRED");
+    assert_eq!(std::fs::read(lab.ws.ws.join(&record)).unwrap(), before);
     // `rein stop`: the Emulator's own -stop (which asks: --yes answers it), then nothing of
     // its group is left.
     let (status, stopped) = lab.rein(&["--yes", "stop", &id]);
