@@ -155,7 +155,7 @@ fn is_holder(pid: u32, id: &str) -> bool {
     let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else { return false };
     // A zombie (ended, not yet waited for) has an empty command line.
     let words: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-    words.iter().any(|w| *w == HOLD_COMMAND.as_bytes()) && words.iter().any(|w| *w == id.as_bytes())
+    words.contains(&HOLD_COMMAND.as_bytes()) && words.contains(&id.as_bytes())
 }
 
 #[cfg(not(target_os = "linux"))]
