@@ -10,7 +10,6 @@
 
 use std::fs::File;
 use std::io::Read;
-use std::os::fd::AsFd;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -30,8 +29,8 @@ pub fn hold(argv: &[String]) -> u8 {
             return 2;
         }
     };
-    let log = match std::io::stdout().as_fd().try_clone_to_owned() {
-        Ok(fd) => File::from(fd),
+    let log = match stdout_file() {
+        Ok(file) => file,
         Err(e) => {
             eprintln!("rein hold {id}: no log to write: {e}");
             return 1;
@@ -100,6 +99,19 @@ pub fn hold(argv: &[String]) -> u8 {
     }
     log.flush();
     0
+}
+
+/// The log rein opened for the holder: its stdout, as a file it can rewrite (`log_cap`).
+#[cfg(unix)]
+fn stdout_file() -> std::io::Result<File> {
+    use std::os::fd::AsFd;
+    Ok(File::from(std::io::stdout().as_fd().try_clone_to_owned()?))
+}
+
+#[cfg(windows)]
+fn stdout_file() -> std::io::Result<File> {
+    use std::os::windows::io::AsHandle;
+    Ok(File::from(std::io::stdout().as_handle().try_clone_to_owned()?))
 }
 
 fn described(status: &std::process::ExitStatus) -> String {

@@ -123,6 +123,8 @@ impl Kernel {
             .tempdir()
             .map_err(|e| KernelError::io("create a temp directory for", command.clone(), e))?
             .keep();
+        // Removed again unless the holder starts.
+        let mut made = MadeUntilStarted(Some(tmp.clone()));
         env.retain(|(name, _)| name != "TMPDIR");
         env.push(("TMPDIR".to_string(), tmp.display().to_string()));
         profile.check(program, args, &env)?;
@@ -181,9 +183,37 @@ impl Kernel {
             tmp: tmp.display().to_string(),
             stopped: None,
         };
-        self.write_kept_record(&record)?;
+        if let Err(e) = self.write_kept_record(&record) {
+            // Without its record nobody could list or stop it: it does not run.
+            end_unrecorded(holder_pid);
+            return Err(e);
+        }
+        made.0 = None;
         entry.target = format!("keep {command} (kept {id}, holder {holder_pid})");
         Ok(record)
+    }
+}
+
+/// Ends a holder whose record could not be written, with its process group.
+fn end_unrecorded(holder_pid: u32) {
+    #[cfg(unix)]
+    if let Ok(group) = i32::try_from(holder_pid) {
+        // SAFETY: signals the process group of the holder just started (its own session).
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+    }
+    #[cfg(not(unix))]
+    let _ = holder_pid;
+}
+
+/// A kept program's temp folder while it is being started: removed when the start fails.
+struct MadeUntilStarted(Option<PathBuf>);
+
+impl Drop for MadeUntilStarted {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0.take() {
+            // Empty and rein's own; one that cannot be removed is left in the temp folder.
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 
