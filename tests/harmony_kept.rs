@@ -292,3 +292,34 @@ fn the_kept_emulator_writes_only_where_its_confinement_lets_it() {
     let (status, out) = lab.rein(&["--yes", "stop", &id]);
     assert_eq!(status, 0, "{out}");
 }
+
+/// A person at rein's terminal prompt says yes once: the emulator starts and outlives the
+/// terminal session too (the pty's session ends with the command; the holder has its own).
+#[test]
+fn a_person_at_the_terminal_says_yes_and_the_emulator_outlives_the_terminal() {
+    let Some(lab) = lab() else { return };
+    let _cleanup = Cleanup(&lab);
+    with_emulator(&lab);
+    let quote = |text: &str| format!("'{}'", text.replace('\'', "'\\''"));
+    let env: Vec<String> =
+        lab.env().iter().map(|(name, value)| format!("{name}={}", quote(&value.display().to_string()))).collect();
+    let command = format!(
+        "env {} {} --workspace {} --home {} --json call emulator_start '{{\"name\":\"Mate60\",\"deadline_ms\":30000}}'",
+        env.join(" "),
+        crate::common::REIN,
+        quote(&lab.ws.ws.display().to_string()),
+        quote(&lab.ws.home.display().to_string())
+    );
+    let screen = crate::common::in_terminal(&command, "y\n");
+    assert!(screen.contains("start and keep running emulator -start Mate60"), "{screen}");
+    assert!(screen.contains("127.0.0.1:5555"), "{screen}");
+    let kept = ps(&lab);
+    assert_eq!(kept[0]["state"], json!("running"), "{kept:#?}");
+    assert_eq!(kept[0]["approved_by"], json!({"approver": "person"}), "{:#}", kept[0]);
+    assert!(!lab.ws.home.join("approvals.toml").exists(), "a yes once makes no rule");
+    let id = kept[0]["id"].as_str().unwrap().to_string();
+    let holder = kept[0]["holder_pid"].as_u64().unwrap() as u32;
+    let (status, out) = lab.rein(&["--yes", "stop", &id]);
+    assert_eq!(status, 0, "{out}");
+    assert!(group_members(holder).is_empty(), "left running: {:?}", group_members(holder));
+}
