@@ -15,8 +15,10 @@ use crate::kernel::{Call, Kernel, KernelError};
 /// How long the program has to end after its own stop before its group is ended.
 const OWN_STOP_WAIT: Duration = Duration::from_secs(20);
 /// Between TERM and KILL.
+#[cfg(unix)]
 const TERM_GRACE: Duration = Duration::from_secs(3);
 /// How long the group has to be gone after KILL.
+#[cfg(unix)]
 const KILL_WAIT: Duration = Duration::from_secs(3);
 
 /// How a kept program was ended.

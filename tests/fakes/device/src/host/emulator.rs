@@ -173,11 +173,15 @@ fn start(state: &State, emulators: &mut Value, name: &str) -> i32 {
 const BOOT_TIME: Duration = Duration::from_millis(700);
 
 /// The process that started this one (its parent; when that goes, another adopts it).
+#[cfg(unix)]
 fn launcher() -> Option<u32> {
-    #[cfg(unix)]
-    return Some(std::os::unix::process::parent_id());
-    #[cfg(not(unix))]
-    return None;
+    Some(std::os::unix::process::parent_id())
+}
+
+/// Windows tells no parent that changes: the fake does not watch it there.
+#[cfg(not(unix))]
+fn launcher() -> Option<u32> {
+    None
 }
 
 /// Scenario `start_writes`: what a confined Emulator may write.
