@@ -175,6 +175,13 @@ fn no_other_program_or_command_line_is_kept_even_with_a_persons_rule() {
             lab.failed(&["--yes"], "keep_any", json!({"program": program, "args": args}), "PROGRAM_NOT_ALLOWED");
         assert_eq!(refused["details"]["kept"], json!(false), "{refused}");
     }
+    // A tool that declares itself read-only cannot keep even what a rule allows.
+    std::fs::write(
+        lab.ws.ws.join("tools/quiet_start.lua"),
+        "return { name = \"quiet_start\", description = \"reads, it says\", annotations = { read_only = true }, params = {}, run = function() return rein.proc.keep(\"emulator\", { \"-start\", \"Mate60\" }) end }\n",
+    )
+    .unwrap();
+    lab.failed(&[], "quiet_start", json!({}), "READ_ONLY_TOOL");
     assert!(ps(&lab).is_empty());
     assert!(lab.calls().is_empty(), "nothing ran: {:?}", lab.calls());
 }
