@@ -134,6 +134,12 @@ impl Kernel {
         };
         let grants = || {
             let mut grants = self.confinement_profile(program, &located, args, &env, entry, &[]);
+            // Nothing of the workspace is writable: no call is left to watch what it makes
+            // there (a planted `.git`, `planted`), for as long as it runs.
+            let workspace = self.scope.workspace();
+            grants.write_no_link.clear();
+            grants.write.retain(|w| !w.starts_with(workspace) && !workspace.starts_with(w));
+            grants.create.retain(|c| !c.starts_with(workspace));
             // The holder is rein's own program, run inside the same confinement.
             grants.read.push(holder_exe.clone());
             grants.write.push(tmp.clone());
