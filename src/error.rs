@@ -87,13 +87,15 @@ pub enum Code {
     /// `MCP_CONFIG_INVALID`: an MCP client's config file is not plain JSON or TOML of the
     /// client's form, or not a plain file (`details.why`); nothing was written.
     McpConfigInvalid,
+    /// `KEPT_NOT_FOUND`: no kept program has that id (`details.id`; `rein ps` lists them).
+    KeptNotFound,
     /// A code a tool raised for itself (`rein.error("BUILD_FAILED", ...)`).
     Tool(String),
 }
 
 impl Code {
     /// Every code rein itself produces.
-    pub const STABLE: [Code; 34] = [
+    pub const STABLE: [Code; 35] = [
         Code::InvalidArgs,
         Code::ToolNotFound,
         Code::FileNotFound,
@@ -128,6 +130,7 @@ impl Code {
         Code::NotDestructiveTool,
         Code::McpEntryExists,
         Code::McpConfigInvalid,
+        Code::KeptNotFound,
     ];
 
     /// The code's text, as JSON output and the journal carry it: `"OLD_STRING_NOT_UNIQUE"`.
@@ -167,6 +170,7 @@ impl Code {
             Code::NotDestructiveTool => "NOT_DESTRUCTIVE_TOOL",
             Code::McpEntryExists => "MCP_ENTRY_EXISTS",
             Code::McpConfigInvalid => "MCP_CONFIG_INVALID",
+            Code::KeptNotFound => "KEPT_NOT_FOUND",
             Code::Tool(code) => code,
         }
     }

@@ -32,6 +32,7 @@ fn tools_lists_every_built_in_with_origin_and_schema() {
             "device_test",
             "edit_file",
             "emulator_list",
+            "emulator_start",
             "emulator_stop",
             "hap_sign",
             "hilog_read",

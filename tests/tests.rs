@@ -54,7 +54,10 @@ mod harmony_devices;
 // Not on Windows yet: new this round, not yet tried under Wine.
 #[cfg(unix)]
 mod harmony_emulator;
+// Linux only: its checks read /proc (process groups); the kept class is Unix-only.
 mod harmony_foreground;
+#[cfg(target_os = "linux")]
+mod harmony_kept;
 mod harmony_launch;
 mod harmony_matrix;
 // Not on Windows yet: new this round, not yet tried under Wine.

@@ -2,8 +2,8 @@ local emulator = require("harmony.emulator")
 
 return {
   name = "emulator_list",
-  description = "DevEco emulator instances (name, type, API level, running, hdc port) and "
-    .. "downloaded images.",
+  description = "DevEco emulator instances (name, type, API level, running, hdc port), "
+    .. "downloaded images, and what rein keeps running.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = false },
   params = {
     device_type = {
@@ -22,6 +22,8 @@ return {
       broken = rein.json.array(listed.broken),
       images = images and rein.json.array(images) or nil,
       images_unreadable = other,
+      -- What rein keeps running for this workspace (`rein ps`): a started emulator's holder.
+      kept = rein.json.array(rein.proc.kept()),
     }
   end,
 }

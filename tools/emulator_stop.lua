@@ -16,10 +16,17 @@ return {
         { name = args.name }
       )
     end
-    if not before.running then
+    if not before.running and not emulator.kept_for(args.name) then
       return { name = args.name, stopped = true, was_running = false }
     end
-    local out = emulator.run({ "-stop", args.name })
+    -- One rein keeps running is ended with its holder (its own -stop first); else -stop.
+    local kept = emulator.kept_for(args.name)
+    local out = ""
+    if kept then
+      rein.proc.stop_kept(kept.id)
+    else
+      out = emulator.run({ "-stop", args.name })
+    end
     local after = emulator.find(emulator.instances(), args.name)
     if after and after.running then
       rein.error(

@@ -117,4 +117,19 @@ function M.find(listed, name)
   return nil
 end
 
+-- The kept program (rein.proc.keep) running instance `name`'s `-start`, or nil.
+function M.kept_for(name)
+  for _, kept in ipairs(rein.proc.kept()) do
+    if
+      kept.state == "running"
+      and kept.program == "emulator"
+      and kept.args[1] == "-start"
+      and kept.args[2] == name
+    then
+      return kept
+    end
+  end
+  return nil
+end
+
 return M

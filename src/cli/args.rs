@@ -101,6 +101,15 @@ pub enum Command {
     },
     /// What toolchain was found, where, which version; what is missing and how to fix it.
     Doctor,
+    /// List the programs rein keeps running for this workspace (a started emulator): id,
+    /// state (running or ended), command, since, and the end of its log.
+    Ps,
+    /// End a kept program: its own stop first (`emulator -stop <name>`, asked about as that
+    /// command is), then its process group after a bounded wait.
+    Stop {
+        /// The kept program's id, as `rein ps` shows it.
+        id: String,
+    },
     /// Manage the rules a person made (in home approvals.toml).
     Approvals {
         #[command(subcommand)]

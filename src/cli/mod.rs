@@ -10,6 +10,7 @@
 mod approvals;
 mod args;
 mod authoring;
+mod kept;
 mod logging;
 mod mcp_add;
 mod output;
@@ -103,6 +104,12 @@ pub fn main() -> ExitCode {
     unsafe {
         libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
     }
+    // A kept program's holder (`kernel::process::kept`), started by rein itself: no clap, no
+    // logging, no runtime — it only holds the program and copies its output to the log.
+    let raw: Vec<String> = std::env::args().collect();
+    if raw.get(1).map(String::as_str) == Some(rein::HOLD_COMMAND) {
+        return ExitCode::from(rein::hold_kept_program(&raw[2..]));
+    }
     let args = Cli::parse();
     logging::init(args.verbose);
     ExitCode::from(run(args))
@@ -175,6 +182,8 @@ fn run(cli: Cli) -> u8 {
         Command::Runs { action } => recipes::runs(&host, &out, action),
         Command::Undo { run_id, force } => recipes::undo(&host, &out, run_id, *force),
         Command::Doctor => doctor(&host, &out),
+        Command::Ps => kept::ps(&host, &out),
+        Command::Stop { id } => kept::stop(&host, &out, id),
         Command::Approvals { .. }
         | Command::Serve { .. }
         | Command::Pack { .. }

@@ -204,6 +204,14 @@ impl ToolchainProfile for Harmony {
         super::why_asked::why_asked(&program, args, outside)
     }
 
+    fn may_keep(&self, program: &str, args: &[String]) -> bool {
+        Program::parse(program) == Program::Emulator && super::grammar::emulator::may_keep(args)
+    }
+
+    fn kept_stop(&self, program: &str, args: &[String]) -> Option<Vec<String>> {
+        (Program::parse(program) == Program::Emulator).then(|| super::grammar::emulator::kept_stop(args)).flatten()
+    }
+
     fn fallback_of(&self, program: &str, args: &[String]) -> Option<Vec<String>> {
         super::fallbacks::fallback_of(&Program::parse(program), args)
     }

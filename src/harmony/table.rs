@@ -15,7 +15,11 @@ const FILE_ROWS: [(&str, &str); 5] = [
     ("write rein's home", "ask a person at rein's terminal prompt — never a rule, never `--yes`, never over MCP"),
 ];
 
-const TAIL_ROWS: [(&str, &str); 6] = [
+const TAIL_ROWS: [(&str, &str); 7] = [
+    (
+        "`emulator -start <name>`, kept running after the call (`emulator_start`; a kept program: docs/src/emulator.md)",
+        "ask a person: their answer or a rule they made in home approvals.toml, never --yes",
+    ),
     (
         "`hdc -t <key> …`, `hdc -l <n> …`; `hdc -s` to this machine's server (`OHOS_HDC_SERVER_PORT`, default 8710, on loopback) or to a server home config.toml names (`[devices.<name>] server`)",
         "as the command that follows",

@@ -28,6 +28,7 @@ mod declared_names;
 mod dependencies;
 pub mod doctor;
 mod generation;
+pub mod kept;
 mod loading;
 mod locate;
 pub mod mcp_clients;

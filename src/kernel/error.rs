@@ -69,6 +69,12 @@ pub enum KernelError {
         known: String,
     },
 
+    #[error("{command} may not be kept running after the call that starts it: only what the toolchain profile names may (an emulator's start, with a person's yes); run it as a program of the call instead")]
+    NotKept { command: String },
+
+    #[error("no kept program has the id {id}; `rein ps` lists them")]
+    KeptNotFound { id: String },
+
     #[error("{program} cannot run confined ({why}) and home config.toml says [spawn] confine = \"require\". Run rein on a Linux kernel with Landlock (ABI 3 or newer, Linux 6.2+), or set confine = \"auto\" to run programs unconfined.")]
     Unconfinable { program: String, why: String },
 
@@ -205,6 +211,7 @@ impl KernelError {
                 | KernelError::ApprovalDenied { .. }
                 | KernelError::ProgramNotAllowed { .. }
                 | KernelError::Unconfinable { .. }
+                | KernelError::NotKept { .. }
                 | KernelError::Annotated { .. }
         )
     }
@@ -227,7 +234,10 @@ impl KernelError {
             KernelError::NotRead { .. } => Code::NotRead,
             KernelError::SpawnApprovalRequired { .. } => Code::ApprovalRequired,
             KernelError::ApprovalDenied { .. } => Code::ApprovalDenied,
-            KernelError::ProgramNotAllowed { .. } | KernelError::Unconfinable { .. } => Code::ProgramNotAllowed,
+            KernelError::ProgramNotAllowed { .. } | KernelError::Unconfinable { .. } | KernelError::NotKept { .. } => {
+                Code::ProgramNotAllowed
+            }
+            KernelError::KeptNotFound { .. } => Code::KeptNotFound,
             KernelError::ToolchainNotFound { .. } => Code::ToolchainNotFound,
             KernelError::Timeout { .. } => Code::Timeout,
             KernelError::ProtectedCreated { .. } => Code::ProtectedCreated,
@@ -282,6 +292,8 @@ impl KernelError {
             }
             KernelError::ProgramNotAllowed { program, .. } => json!({"program": program}),
             KernelError::Unconfinable { program, why } => json!({"program": program, "confinement": why}),
+            KernelError::NotKept { command } => json!({"command": command, "kept": false}),
+            KernelError::KeptNotFound { id } => json!({"id": id}),
             KernelError::ToolchainNotFound { program, tried, fix } => {
                 json!({"program": program, "tried": tried, "fix": fix})
             }

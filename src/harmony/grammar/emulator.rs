@@ -27,6 +27,26 @@ const SHAPES: &[Shape] = &[
     Shape { parts: &[Part::Word("-stop"), Part::Value(Kind::Name)], verdict: Verdict::Ask, effect: Effect::Replaces },
 ];
 
+/// The one command line rein keeps running past its call (`kernel::process::kept`): `-start
+/// <name>`, a long-running supervisor that must outlive its launcher (§6 "Start"). Run as a
+/// program of a call it stays refused unless a rule names it: the call's end would kill it.
+const KEPT: &[Shape] =
+    &[Shape { parts: &[Part::Word("-start"), Part::Value(Kind::Name)], verdict: Verdict::Ask, effect: Effect::Adds }];
+
+/// Whether `args` is a command line rein may keep running (always with a person's yes).
+pub fn may_keep(args: &[String]) -> bool {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    shapes::find(KEPT, &words).is_some()
+}
+
+/// The instance's own stop for a kept `-start <name>`: `-stop <name>`.
+pub fn kept_stop(args: &[String]) -> Option<Vec<String>> {
+    match args {
+        [start, name] if may_keep(args) && start == "-start" => Some(vec!["-stop".to_string(), name.clone()]),
+        _ => None,
+    }
+}
+
 pub fn decide(args: &[String]) -> Decision {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     match shapes::find(SHAPES, &words) {
@@ -40,7 +60,9 @@ pub fn decide(args: &[String]) -> Decision {
 /// What the command does, as its shape declares; one outside the table may do anything.
 pub fn effect(args: &[String]) -> Effect {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
-    shapes::find(SHAPES, &words).map_or(Effect::Replaces, |(shape, _)| shape.effect)
+    shapes::find(SHAPES, &words)
+        .or_else(|| shapes::find(KEPT, &words))
+        .map_or(Effect::Replaces, |(shape, _)| shape.effect)
 }
 
 /// What the table allows or asks about, for README.
@@ -72,6 +94,18 @@ mod tests {
         ];
         for (line, expected) in cases {
             assert_eq!(verdict(line), expected, "Emulator {line}");
+        }
+    }
+
+    #[test]
+    fn only_start_of_one_named_instance_is_kept_and_its_stop_is_stop() {
+        assert!(may_keep(&words("-start Mate60")));
+        assert_eq!(kept_stop(&words("-start Mate60")), Some(words("-stop Mate60")));
+        for line in
+            ["-start", "-start ../x", "-start Mate60 -bootmode coldboot", "-list", "-stop Mate60", "-start -list"]
+        {
+            assert!(!may_keep(&words(line)), "Emulator {line}");
+            assert_eq!(kept_stop(&words(line)), None, "Emulator {line}");
         }
     }
 }

@@ -172,6 +172,16 @@ impl Kernel {
         write::write_in(&place, &display, std::iter::once(content), || Ok(())).map(drop)
     }
 
+    /// Creates `rel` (a new file of rein's own under `.rein/`, a kept program's log) through
+    /// folders held open beneath the workspace, refusing one that is there already (a link an
+    /// agent put in its place included); the file is open for writing.
+    pub(crate) fn create_rein_file(&self, rel: &Path) -> Result<std::fs::File, KernelError> {
+        let display = rein_file_name(rel);
+        let place = Place::beneath(&self.root, &self.root.path().join(rel), true)
+            .map_err(|e| KernelError::io("open the folder of", &display, e))?;
+        place.dir.create_new(&place.name, 0o600).map_err(|e| KernelError::io("create", &display, e))
+    }
+
     /// [`Kernel::write_rein_file`] with the content copied from `source` as it is read.
     pub(crate) fn write_rein_file_from(&self, rel: &Path, source: &mut dyn std::io::Read) -> Result<(), KernelError> {
         let display = rein_file_name(rel);

@@ -183,9 +183,11 @@ impl Gate {
             Answer::Refused => Err(denied(by, "a person said no".into())),
             Answer::No if approver.is_person() => Err(denied(by, "a person said no".into())),
             Answer::No => {
+                // A question only a person answers offers a rule only where a person's rule may
+                // allow it (a kept start; `Decision::AskPerson` asks with none).
                 let grant = match request.who {
-                    Asked::Anyone => request.rule.as_ref().map(Rule::grant_command),
-                    Asked::Person | Asked::PersonAtTerminal => None,
+                    Asked::Anyone | Asked::Person => request.rule.as_ref().map(Rule::grant_command),
+                    Asked::PersonAtTerminal => None,
                 };
                 Err(Refusal { by, kind: RefusalKind::NotApproved { grant } })
             }

@@ -24,6 +24,8 @@
 //! - `profile`: what one spawn may reach (the places rein knows, for the profile's grants)
 //! - `turns`: a program whose command line holds a secret runs alone
 //! - `question`: what a person is told about a program before their yes
+//! - `kept`: the one class of program allowed to outlive its call (held by `rein hold`,
+//!   listed by `rein ps`, ended by `rein stop`)
 
 pub mod capture;
 #[cfg(target_os = "linux")]
@@ -33,6 +35,7 @@ pub mod env;
 pub mod grants;
 #[cfg(target_os = "linux")]
 mod handles;
+pub mod kept;
 pub mod planted;
 #[cfg(target_os = "linux")]
 mod privileges;

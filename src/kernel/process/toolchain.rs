@@ -234,6 +234,20 @@ pub trait ToolchainProfile: std::fmt::Debug + Send + Sync + 'static {
         args
     }
 
+    /// Whether `program args` may be kept running past the call that starts it
+    /// (`process::kept`): only what the profile names here, always with a person's yes.
+    fn may_keep(&self, program: &str, args: &[String]) -> bool {
+        let _ = (program, args);
+        false
+    }
+
+    /// The program's own stop for a kept `program args` (run before its process group is
+    /// ended), if it has one.
+    fn kept_stop(&self, program: &str, args: &[String]) -> Option<Vec<String>> {
+        let _ = (program, args);
+        None
+    }
+
     /// The profile itself, for the room it comes from to find its own state again.
     fn as_any(&self) -> &dyn std::any::Any;
 }

@@ -4,6 +4,8 @@
 //! output so far in its details. `signing = "<config>"` has the kernel append hap-sign-tool's
 //! passwords from the environment variables home config.toml names (the script never sees
 //! them); `rein.proc.signing_status(config)` says whether they are usable, without values.
+//! `rein.proc.keep`, `rein.proc.kept` and `rein.proc.stop_kept`: a program kept running past
+//! its call (`kernel::process::kept`).
 
 use std::collections::BTreeMap;
 
@@ -45,6 +47,30 @@ pub const AREA: Area = Area {
         params: &[],
         returns: &[Returns { ty: "rein.proc.HdcServer[]", doc: "local first" }],
         make: Make::Raising(|lua| lua.create_function(hdc_servers)),
+    },
+    Native {
+        name: "keep",
+        doc: "Starts `program args` kept: it outlives this call (only what the toolchain names, e.g. `emulator -start <name>`; always a person's yes or their rule, never --yes). Returns its record at once; `rein.proc.kept(id)` says whether it still runs. Raises PROGRAM_NOT_ALLOWED for any other command line.",
+        params: &[
+            Param { name: "program", ty: "string", doc: "the program's name, e.g. \"emulator\"" },
+            Param { name: "args", ty: "string[]", doc: "the arguments, one string each" },
+        ],
+        returns: &[Returns { ty: "rein.proc.Kept", doc: "" }],
+        make: Make::Raising(|lua| lua.create_async_function(keep)),
+    },
+    Native {
+        name: "kept",
+        doc: "The programs rein keeps running for this workspace, running or ended (`rein ps`), oldest first; with `id`, that one (KEPT_NOT_FOUND when there is none).",
+        params: &[Param { name: "id", ty: "string?", doc: "one kept program's id" }],
+        returns: &[Returns { ty: "rein.proc.Kept[]|rein.proc.Kept", doc: "" }],
+        make: Make::Raising(|lua| lua.create_function(kept)),
+    },
+    Native {
+        name: "stop_kept",
+        doc: "Ends kept program `id`: its own stop first (asked about as that command is), then its process group after a bounded wait (`rein stop`).",
+        params: &[Param { name: "id", ty: "string", doc: "" }],
+        returns: &[Returns { ty: "rein.proc.Stopped", doc: "" }],
+        make: Make::Raising(|lua| lua.create_async_function(stop_kept)),
     },
     Native {
         name: "host_os",
@@ -91,6 +117,35 @@ pub const AREA: Area = Area {
                     ty: "integer",
                     doc: "processes the program left running, killed when it ended (nothing outlives a spawn)",
                 },
+            ],
+        },
+        Class {
+            name: "rein.proc.Kept",
+            doc: "A program rein keeps running past its call.",
+            fields: &[
+                Field { name: "id", ty: "string", doc: "what `rein stop` takes" },
+                Field { name: "program", ty: "string", doc: "" },
+                Field { name: "args", ty: "string[]", doc: "" },
+                Field { name: "command", ty: "string", doc: "the command line as the question showed it" },
+                Field { name: "holder_pid", ty: "integer", doc: "the holder (`rein hold`), whose process group it runs in" },
+                Field { name: "started_at", ty: "string", doc: "RFC 3339" },
+                Field { name: "workspace", ty: "string", doc: "" },
+                Field { name: "approved_by", ty: "any", doc: "who said yes" },
+                Field { name: "confinement", ty: "string", doc: "what it runs under" },
+                Field { name: "log", ty: "string", doc: "its log, relative to the workspace" },
+                Field { name: "tmp", ty: "string", doc: "its own temp folder" },
+                Field { name: "stopped", ty: "table?", doc: "{at, how} once `rein stop` ended it" },
+                Field { name: "state", ty: "\"running\"|\"ended\"?", doc: "whether its holder still runs (not in keep's answer)" },
+                Field { name: "log_tail", ty: "string[]?", doc: "the last lines of its log (not in keep's answer)" },
+            ],
+        },
+        Class {
+            name: "rein.proc.Stopped",
+            doc: "",
+            fields: &[
+                Field { name: "id", ty: "string", doc: "" },
+                Field { name: "was_running", ty: "boolean", doc: "" },
+                Field { name: "how", ty: "string?", doc: "own_stop, term or kill" },
             ],
         },
         Class {
@@ -152,6 +207,44 @@ fn hdc_servers(lua: &Lua, (): ()) -> mlua::Result<MultiValue> {
         is_local: false,
     });
     outcome(lua, Ok(std::iter::once(local).chain(labs).collect::<Vec<_>>()))
+}
+
+async fn keep(lua: Lua, (program, args): (String, Vec<String>)) -> mlua::Result<MultiValue> {
+    let call = match current_call::get() {
+        Ok(call) => call,
+        Err(failure) => return outcome::<()>(&lua, Err(failure)),
+    };
+    let result = state::kernel(&lua).keep(&call, &program, args).await.map_err(Failure::from);
+    let result = super::awake(&lua).and(result);
+    outcome(&lua, result)
+}
+
+fn kept(lua: &Lua, id: Option<String>) -> mlua::Result<MultiValue> {
+    let kernel = state::kernel(lua);
+    match id {
+        Some(id) => outcome(lua, kernel.kept_one(&id).map_err(Failure::from)),
+        None => outcome(lua, kernel.kept().map_err(Failure::from)),
+    }
+}
+
+#[derive(serde::Serialize)]
+struct StoppedKept {
+    id: String,
+    was_running: bool,
+    how: Option<String>,
+}
+
+async fn stop_kept(lua: Lua, id: String) -> mlua::Result<MultiValue> {
+    let call = match current_call::get() {
+        Ok(call) => call,
+        Err(failure) => return outcome::<()>(&lua, Err(failure)),
+    };
+    let result =
+        state::kernel(&lua).stop_kept(&call, &id).await.map_err(Failure::from).map(|(record, was_running)| {
+            StoppedKept { id: record.id, was_running, how: record.stopped.map(|s| s.how) }
+        });
+    let result = super::awake(&lua).and(result);
+    outcome(&lua, result)
 }
 
 fn host_os(lua: &Lua, (): ()) -> mlua::Result<MultiValue> {

@@ -8,7 +8,13 @@
 //! device in the fake hdc (`127.0.0.1:5555`, the next instance `127.0.0.1:5559`: §6 "As an
 //! hdc target"; `const.product.name` is `emulator`, `ohos.qemu.hvd.name` the instance) and
 //! stays until `-stop <name>` or a signal ends it; then the device stays listed as `Offline`
-//! (§6). The fake's own choices, never seen from the real tool, are marked GUESS.
+//! (§6). Its device answers `param get bootevent.boot.completed` `false` for a moment, then
+//! `true` (§6 "Ready check"), when it prints `Guest OS Boot Completed!!`. When the process that
+//! started it goes, it prints `Client heartbeat lost, exit` and exits (§6 "Start": a real one
+//! did when the shell that launched it exited). Scenario `{"Emulator": {"start_writes":
+//! [paths]}}` has `-start` try to write each path and say `write <path>: ok` or `write <path>:
+//! refused (<error>)` (what a confined Emulator may reach). The fake's own choices, never seen
+//! from the real tool, are marked GUESS.
 
 use std::time::Duration;
 
@@ -127,17 +133,65 @@ fn start(state: &State, emulators: &mut Value, name: &str) -> i32 {
     let mut params = state.read_json(&device, json!({}));
     params["params"]["const.product.name"] = json!("emulator");
     params["params"]["ohos.qemu.hvd.name"] = json!(name);
-    params["params"]["bootevent.boot.completed"] = json!("true");
+    params["params"]["bootevent.boot.completed"] = json!("false");
     state.write_json(&device, &params);
     set_status(state, &key, "Connected");
-    outln("Guest OS Boot Completed!!");
+    try_writes(state);
+    let launcher = launcher();
+    // GUESS: how long a boot takes; long enough that a caller must wait for it.
+    let booted_at = std::time::Instant::now() + BOOT_TIME;
+    let mut booted = false;
     // Until -stop takes it out of `running` (a signal ends the process as it ends the real one).
     loop {
         std::thread::sleep(Duration::from_millis(100));
+        if !booted && std::time::Instant::now() >= booted_at {
+            let mut params = state.read_json(&device, json!({}));
+            params["params"]["bootevent.boot.completed"] = json!("true");
+            state.write_json(&device, &params);
+            outln("Guest OS Boot Completed!!");
+            booted = true;
+        }
         let now = state.read_json(FILE, json!({}));
         if now["running"].get(name).is_none() {
             set_status(state, &key, "Offline");
             return 0;
+        }
+        if launcher.is_some() && launcher != self::launcher() {
+            outln("Client heartbeat lost, exit");
+            let mut now = now;
+            if let Some(r) = now["running"].as_object_mut() {
+                r.remove(name);
+            }
+            state.write_json(FILE, &now);
+            set_status(state, &key, "Offline");
+            return 0;
+        }
+    }
+}
+
+/// How long the fake's boot takes before `bootevent.boot.completed` is `true`.
+const BOOT_TIME: Duration = Duration::from_millis(700);
+
+/// The process that started this one (its parent; when that goes, another adopts it).
+#[cfg(unix)]
+fn launcher() -> Option<u32> {
+    Some(std::os::unix::process::parent_id())
+}
+
+/// Windows tells no parent that changes: the fake does not watch it there.
+#[cfg(not(unix))]
+fn launcher() -> Option<u32> {
+    None
+}
+
+/// Scenario `start_writes`: what a confined Emulator may write.
+fn try_writes(state: &State) {
+    let scenario = state.scenario("Emulator");
+    for path in scenario.get("start_writes").and_then(Value::as_array).into_iter().flatten() {
+        let Some(path) = path.as_str() else { continue };
+        match std::fs::write(path, "written by the fake Emulator\n") {
+            Ok(()) => outln(&format!("write {path}: ok")),
+            Err(e) => outln(&format!("write {path}: refused ({e})")),
         }
     }
 }

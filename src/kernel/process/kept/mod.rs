@@ -1,0 +1,164 @@
+//! Kept programs: the one class of spawn allowed to outlive the call that starts it (an
+//! emulator's supervisor, which must run for as long as the emulator does). Everything else
+//! keeps "nothing outlives a spawn" (`spawn`).
+//!
+//! - Only a command line the toolchain profile names (`ToolchainProfile::may_keep`) is kept, and
+//!   only with a person's yes or a rule a person made in home approvals.toml — never `--yes`,
+//!   never the project's rein.toml (`start`).
+//! - A holder (`rein hold`, `holder`) in a session of its own keeps the program as its child
+//!   for the program's whole life, so the program never sees its launcher go. The holder runs
+//!   inside the program's own confinement (Landlock and the system-call filter are applied to
+//!   the holder before it executes, and the program inherits them): the holder can reach no
+//!   more than the program may.
+//! - Its output goes to `.rein/kept/<id>.log` (capped), its record `.rein/kept/<id>.json`
+//!   (written atomically; `.rein/` is protected from the agent's writes as the journal is).
+//! - `rein ps` lists them (`Kernel::kept`), `rein stop` ends one (`stop`): the program's own
+//!   stop first, then its process group after a bounded wait. A call ending never ends one.
+
+mod holder;
+mod log_cap;
+mod start;
+mod stop;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub use holder::hold;
+pub use stop::Stopped;
+
+use crate::kernel::policy::DecidedBy;
+use crate::kernel::{Kernel, KernelError};
+
+/// Where the records and logs are, relative to the workspace.
+pub const KEPT_DIR: &str = ".rein/kept";
+/// The most of a kept program's output its log holds: the first and the last half.
+pub const LOG_LIMIT: usize = 1024 * 1024;
+/// The word the holder's command line starts with (`rein hold --id <id> -- program args…`).
+pub const HOLD_COMMAND: &str = "hold";
+
+/// What rein knows of one kept program (`.rein/kept/<id>.json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    /// `<program>-<unix seconds>-<hex>`: what `rein stop` takes.
+    pub id: String,
+    /// The program's name, as the toolchain profile knows it.
+    pub program: String,
+    /// Its arguments (secret values hidden).
+    pub args: Vec<String>,
+    /// The command line as the question showed it.
+    pub command: String,
+    /// The holder: its process, also the process group the program runs in.
+    pub holder_pid: u32,
+    /// When it was started (RFC 3339).
+    pub started_at: String,
+    /// The workspace it was started for.
+    pub workspace: String,
+    /// Who said yes: a person (the approver) or their rule.
+    pub approved_by: DecidedBy,
+    /// What it runs under (as the journal says it: `landlock-abi6`, `seatbelt`, `none: why`).
+    pub confinement: String,
+    /// The log, relative to the workspace.
+    pub log: String,
+    /// Its own temp folder (removed once it is stopped).
+    pub tmp: String,
+    /// Set by `rein stop`: when and how it was ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<Stopped>,
+}
+
+/// A kept program as `rein ps` and `rein.proc.kept` show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Kept {
+    #[serde(flatten)]
+    /// What rein recorded when it started it.
+    pub record: Record,
+    /// `running` while its holder runs, else `ended`.
+    pub state: &'static str,
+    /// The last lines of its log.
+    pub log_tail: Vec<String>,
+}
+
+/// How many lines of the log a listing shows.
+const TAIL_LINES: usize = 20;
+
+impl Kernel {
+    /// Every kept program of this workspace, running or ended, oldest first.
+    pub fn kept(&self) -> Result<Vec<Kept>, KernelError> {
+        let mut names = self.rein_dir_names(Path::new(KEPT_DIR))?;
+        names.sort();
+        let mut all = Vec::new();
+        for name in names.iter().filter_map(|n| n.strip_suffix(".json")) {
+            if let Some(record) = self.kept_record(name)? {
+                all.push(self.shown(record));
+            }
+        }
+        all.sort_by(|a, b| a.record.started_at.cmp(&b.record.started_at).then(a.record.id.cmp(&b.record.id)));
+        Ok(all)
+    }
+
+    /// One kept program, or `KEPT_NOT_FOUND`.
+    pub fn kept_one(&self, id: &str) -> Result<Kept, KernelError> {
+        match self.kept_record(id)? {
+            Some(record) => Ok(self.shown(record)),
+            None => Err(KernelError::KeptNotFound { id: id.to_string() }),
+        }
+    }
+
+    fn shown(&self, record: Record) -> Kept {
+        let state = if holder_runs(&record) { "running" } else { "ended" };
+        let log = self.read_rein_file(Path::new(&record.log)).ok().flatten().unwrap_or_default();
+        let text = String::from_utf8_lossy(&log);
+        let lines: Vec<&str> = text.lines().collect();
+        let log_tail = lines[lines.len().saturating_sub(TAIL_LINES)..].iter().map(|l| l.to_string()).collect();
+        Kept { record, state, log_tail }
+    }
+
+    fn kept_record(&self, id: &str) -> Result<Option<Record>, KernelError> {
+        if !valid_id(id) {
+            return Ok(None);
+        }
+        let Some(bytes) = self.read_rein_file(&record_path(id))? else { return Ok(None) };
+        let record: Record = serde_json::from_slice(&bytes).map_err(|e| {
+            KernelError::invalid(format!("{KEPT_DIR}/{id}.json is not a record rein wrote ({e}); remove it"))
+        })?;
+        // A record copied under another name names another program's holder.
+        Ok((record.id == id).then_some(record))
+    }
+
+    fn write_kept_record(&self, record: &Record) -> Result<(), KernelError> {
+        let text = serde_json::to_vec_pretty(record).expect("a record serializes");
+        self.write_rein_file(&record_path(&record.id), &text)
+    }
+}
+
+fn record_path(id: &str) -> PathBuf {
+    Path::new(KEPT_DIR).join(format!("{id}.json"))
+}
+
+/// An id rein makes: `<program>-<digits>-<hex>`, nothing that walks folders.
+fn valid_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 80 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// Whether the record's holder still runs: the process is there and (where the system says
+/// what a process runs) it is `rein hold` for this id, not a later process given the same pid.
+fn holder_runs(record: &Record) -> bool {
+    if record.stopped.is_some() || !crate::kernel::platform::alive::process_alive(record.holder_pid) {
+        return false;
+    }
+    is_holder(record.holder_pid, &record.id)
+}
+
+#[cfg(target_os = "linux")]
+fn is_holder(pid: u32, id: &str) -> bool {
+    let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else { return false };
+    // A zombie (ended, not yet waited for) has an empty command line.
+    let words: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+    words.contains(&HOLD_COMMAND.as_bytes()) && words.contains(&id.as_bytes())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn is_holder(_pid: u32, _id: &str) -> bool {
+    true
+}

@@ -1,0 +1,333 @@
+//! Programs rein keeps running past their call (`kernel::process::kept`): `emulator_start`
+//! starts the fake `Emulator -start` kept, held by `rein hold` in a session of its own, with a
+//! person's yes only (their rule in home approvals.toml here; never `--yes`); it outlives the
+//! rein call and the MCP session that started it; `rein ps` lists it, `rein stop` and
+//! `emulator_stop` end it and everything of its process group; no other program is kept.
+
+use std::time::{Duration, Instant};
+
+use crate::common::lab::{fake, lab, Lab};
+use serde_json::{json, Value};
+
+/// A person's rule (home approvals.toml, as `rein approvals grant emulator -start Mate60`
+/// writes it): the yes a kept start needs when nobody is at a prompt.
+const RULE: &str = "[[rule]]\nprogram = \"emulator\"\nargs = [\"-start\", \"Mate60\"]\n";
+
+fn with_emulator(lab: &Lab) {
+    lab.one_device();
+    lab.toolchain("emulator", &fake("Emulator"));
+    let emulators = json!({
+        "instances": [{"name": "Mate60", "deviceType": "Phone", "os.osVersion": "HarmonyOS 6.1.1(24)",
+                       "os.apiVersion": "24", "hw.hdc.port": "10000"}],
+        "running": {}
+    });
+    std::fs::write(lab.state.join("emulators.json"), emulators.to_string()).unwrap();
+}
+
+fn allow_start(lab: &Lab) {
+    std::fs::write(lab.ws.home.join("approvals.toml"), RULE).unwrap();
+}
+
+/// The processes of process group `group` that have not ended (a zombie has).
+fn group_members(group: u32) -> Vec<(u32, String)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        let Some((name, rest)) = stat.split_once(" (").and_then(|(_, r)| r.rsplit_once(") ")) else { continue };
+        let fields: Vec<&str> = rest.split(' ').collect();
+        if fields[0] != "Z" && fields[2].parse::<u32>() == Ok(group) {
+            found.push((pid, name.to_string()));
+        }
+    }
+    found
+}
+
+fn ps(lab: &Lab) -> Vec<Value> {
+    let (status, out) = lab.rein(&["ps"]);
+    assert_eq!(status, 0, "{out}");
+    out["result"]["kept"].as_array().unwrap().clone()
+}
+
+/// Ends whatever a failed test left running: the holders of the lab's records.
+struct Cleanup<'a>(&'a Lab);
+
+impl Drop for Cleanup<'_> {
+    fn drop(&mut self) {
+        let dir = self.0.ws.ws.join(".rein/kept");
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let Ok(text) = std::fs::read_to_string(entry.path()) else { continue };
+            let Ok(record) = serde_json::from_str::<Value>(&text) else { continue };
+            if let Some(pid) = record["holder_pid"].as_i64() {
+                if !group_members(pid as u32).is_empty() {
+                    // SAFETY: a process group this test started.
+                    unsafe { libc::kill(-(pid as i32), libc::SIGKILL) };
+                }
+            }
+        }
+    }
+}
+
+fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let until = Instant::now() + limit;
+    while !done() {
+        assert!(Instant::now() < until, "{what} within {limit:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn the_kept_emulator_outlives_its_call_rein_ps_lists_it_and_rein_stop_ends_its_whole_group() {
+    let Some(lab) = lab() else { return };
+    let _cleanup = Cleanup(&lab);
+    with_emulator(&lab);
+    allow_start(&lab);
+    let started = lab.ok(&[], "emulator_start", json!({"name": "Mate60", "deadline_ms": 30000}));
+    assert_eq!((started["name"].clone(), started["key"].clone()), (json!("Mate60"), json!("127.0.0.1:5555")));
+    let id = started["kept_id"].as_str().unwrap().to_string();
+    // The rein call has ended; the emulator runs on, held by its holder.
+    let kept = ps(&lab);
+    assert_eq!(kept.len(), 1, "{kept:#?}");
+    assert_eq!((kept[0]["id"].as_str(), kept[0]["state"].as_str()), (Some(id.as_str()), Some("running")));
+    assert_eq!(kept[0]["command"], json!("emulator -start Mate60"));
+    assert!(kept[0]["approved_by"].to_string().contains("emulator -start Mate60"), "{:#}", kept[0]);
+    let holder = kept[0]["holder_pid"].as_u64().unwrap() as u32;
+    let members = group_members(holder);
+    assert!(members.iter().any(|(pid, _)| *pid == holder), "the holder leads its group: {members:?}");
+    assert!(members.len() >= 2, "holder and Emulator: {members:?}");
+    let devices = lab.ok(&[], "device_list", json!({}));
+    let row = devices["devices"].as_array().unwrap().iter().find(|d| d["key"] == json!("127.0.0.1:5555")).cloned();
+    assert_eq!(row.map(|r| r["status"].clone()), Some(json!("Connected")), "{devices:#}");
+    // Asked again while it runs: its key, nothing started twice.
+    let again = lab.ok(&[], "emulator_start", json!({"name": "Mate60"}));
+    assert_eq!(
+        (again["key"].clone(), again["kept_id"].clone(), again["started"].clone()),
+        (json!("127.0.0.1:5555"), json!(id), json!(false))
+    );
+    let log = std::fs::read_to_string(lab.ws.ws.join(format!(".rein/kept/{id}.log"))).unwrap();
+    assert!(log.contains("Guest OS Boot Completed!!"), "{log}");
+    // The record names the process group `rein stop` ends: the agent cannot rewrite it (it is
+    // under `.rein/`, as the journal is), not even with --yes.
+    let record = format!(".rein/kept/{id}.json");
+    let before = std::fs::read(lab.ws.ws.join(&record)).unwrap();
+    let forged = json!({"path": record, "content": "{\"holder_pid\": 1}"});
+    lab.failed(&["--yes"], "write_file", forged, "APPROVAL_REQUIRED");
+    assert_eq!(std::fs::read(lab.ws.ws.join(&record)).unwrap(), before);
+    // `rein stop`: the Emulator's own -stop (which asks: --yes answers it), then nothing of
+    // its group is left.
+    let (status, stopped) = lab.rein(&["--yes", "stop", &id]);
+    assert_eq!(status, 0, "{stopped}");
+    assert_eq!(stopped["result"]["was_running"], json!(true), "{stopped}");
+    assert_eq!(stopped["result"]["stopped"]["how"], json!("own_stop"), "{stopped}");
+    assert!(group_members(holder).is_empty(), "left running: {:?}", group_members(holder));
+    assert!(lab.ran("emulator").iter().any(|c| c == "emulator -stop Mate60"), "{:?}", lab.ran("emulator"));
+    let kept = ps(&lab);
+    assert_eq!(kept[0]["state"], json!("ended"), "{kept:#?}");
+    assert!(kept[0]["log_tail"].to_string().contains("ended: exit code 0"), "{:#}", kept[0]);
+    let listed = lab.ok(&[], "emulator_list", json!({}));
+    assert_eq!(listed["instances"][0]["running"], json!(false), "{listed:#}");
+    // A second stop changes nothing; an id rein never made is KEPT_NOT_FOUND.
+    let (_, twice) = lab.rein(&["--yes", "stop", &id]);
+    assert_eq!(twice["result"]["was_running"], json!(false), "{twice}");
+    let (status, unknown) = lab.rein(&["stop", "emulator-1-abcdef"]);
+    assert_eq!((status, unknown["error"]["code"].as_str()), (1, Some("KEPT_NOT_FOUND")), "{unknown}");
+}
+
+#[test]
+fn without_a_persons_yes_or_rule_the_emulator_never_starts_and_yes_is_not_one() {
+    let Some(lab) = lab() else { return };
+    let _cleanup = Cleanup(&lab);
+    with_emulator(&lab);
+    for flags in [&[][..], &["--yes"][..]] {
+        let refused = lab.failed(flags, "emulator_start", json!({"name": "Mate60"}), "APPROVAL_REQUIRED");
+        // What a person can do instead: make the rule (that command asks them at a terminal).
+        assert_eq!(refused["details"]["grant"], json!("rein approvals grant emulator -start Mate60"), "{refused}");
+    }
+    // The project's rein.toml cannot allow it (it only denies); nothing ran, nothing is kept.
+    assert!(lab.calls().iter().all(|c| !c.to_string().contains("-start")), "{:?}", lab.calls());
+    assert!(ps(&lab).is_empty());
+    // An unknown instance is refused before anyone is asked.
+    allow_start(&lab);
+    lab.failed(&[], "emulator_start", json!({"name": "nosuch"}), "EMULATOR_NOT_FOUND");
+    assert!(ps(&lab).is_empty());
+}
+
+#[test]
+fn no_other_program_or_command_line_is_kept_even_with_a_persons_rule() {
+    let Some(lab) = lab() else { return };
+    let _cleanup = Cleanup(&lab);
+    with_emulator(&lab);
+    std::fs::create_dir_all(lab.ws.ws.join("tools")).unwrap();
+    std::fs::write(
+        lab.ws.ws.join("tools/keep_any.lua"),
+        "return { name = \"keep_any\", description = \"keeps anything\", params = { program = { type = \"string\" }, args = { type = \"array\", items = { type = \"string\" } } }, run = function(a) return rein.proc.keep(a.program, a.args) end }\n",
+    )
+    .unwrap();
+    let rules = "[[rule]]\nprogram = \"hdc\"\nargs = [\"shell\", \"sleep\", \"100\"]\n[[rule]]\nprogram = \"emulator\"\nargs = [\"-start\", \"Mate60\", \"-bootmode\", \"coldboot\"]\n";
+    std::fs::write(lab.ws.home.join("approvals.toml"), format!("{RULE}{rules}")).unwrap();
+    for (program, args) in [
+        ("hdc", json!(["shell", "sleep", "100"])),
+        ("emulator", json!(["-start", "Mate60", "-bootmode", "coldboot"])),
+        ("emulator", json!(["-list"])),
+        ("hvigorw", json!(["assembleHap"])),
+    ] {
+        let refused =
+            lab.failed(&["--yes"], "keep_any", json!({"program": program, "args": args}), "PROGRAM_NOT_ALLOWED");
+        assert_eq!(refused["details"]["kept"], json!(false), "{refused}");
+    }
+    // A tool that declares itself read-only cannot keep even what a rule allows.
+    std::fs::write(
+        lab.ws.ws.join("tools/quiet_start.lua"),
+        "return { name = \"quiet_start\", description = \"reads, it says\", annotations = { read_only = true }, params = {}, run = function() return rein.proc.keep(\"emulator\", { \"-start\", \"Mate60\" }) end }\n",
+    )
+    .unwrap();
+    lab.failed(&[], "quiet_start", json!({}), "READ_ONLY_TOOL");
+    assert!(ps(&lab).is_empty());
+    assert!(lab.calls().is_empty(), "nothing ran: {:?}", lab.calls());
+}
+
+#[test]
+fn a_killed_holder_takes_the_emulator_with_it_and_ps_says_ended() {
+    let Some(lab) = lab() else { return };
+    let _cleanup = Cleanup(&lab);
+    with_emulator(&lab);
+    allow_start(&lab);
+    let started = lab.ok(&[], "emulator_start", json!({"name": "Mate60", "deadline_ms": 30000}));
+    let id = started["kept_id"].as_str().unwrap().to_string();
+    let holder = ps(&lab)[0]["holder_pid"].as_u64().unwrap() as u32;
+    // SAFETY: the holder this test started.
+    unsafe { libc::kill(holder as i32, libc::SIGKILL) };
+    // The Emulator sees its launcher go (§6: "Client heartbeat lost, exit") and ends.
+    wait_until("the Emulator ends with its holder", Duration::from_secs(10), || group_members(holder).is_empty());
+    let kept = ps(&lab);
+    assert_eq!((kept[0]["id"].as_str(), kept[0]["state"].as_str()), (Some(id.as_str()), Some("ended")), "{kept:#?}");
+    // It ended on its own (its output went to the holder, which is gone): the instance is no
+    // longer running and its device is Offline, as after a real one's heartbeat loss.
+    let listed = lab.ok(&[], "emulator_list", json!({}));
+    assert_eq!(listed["instances"][0]["running"], json!(false), "{listed:#}");
+    let devices: Value =
+        serde_json::from_str(&std::fs::read_to_string(lab.state.join("devices.json")).unwrap()).unwrap();
+    let row = devices.as_array().unwrap().iter().find(|d| d["key"] == json!("127.0.0.1:5555")).cloned();
+    assert_eq!(row.map(|r| r["status"].clone()), Some(json!("Offline")), "{devices:#}");
+}
+
+#[test]
+fn the_kept_emulator_outlives_the_mcp_session_and_emulator_stop_ends_it_with_its_holder() {
+    use std::io::{BufRead, BufReader, Write};
+    let Some(lab) = lab() else { return };
+    let _cleanup = Cleanup(&lab);
+    with_emulator(&lab);
+    allow_start(&lab);
+    let mut serve = lab.command(&["serve"]);
+    let mut child = serve
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "emulator_start", "arguments": {"name": "Mate60", "deadline_ms": 30000}}});
+    writeln!(input, "{init}\n{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n{call}").unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let output = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(output).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let answer = loop {
+        let line = rx.recv_timeout(Duration::from_secs(60)).expect("rein serve answers within 60 s");
+        let value: Value = serde_json::from_str(&line).unwrap();
+        if value["id"] == json!(1) {
+            break value;
+        }
+    };
+    assert_eq!(answer["result"]["isError"], json!(false), "{answer:#}");
+    drop(input);
+    let until = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < until, "rein serve ends when its client closes stdin");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The session is over; the Emulator still runs.
+    std::thread::sleep(Duration::from_millis(500));
+    let kept = ps(&lab);
+    assert_eq!(kept[0]["state"], json!("running"), "{kept:#?}");
+    let holder = kept[0]["holder_pid"].as_u64().unwrap() as u32;
+    let listed = lab.ok(&[], "emulator_list", json!({}));
+    assert_eq!(listed["kept"][0]["id"], kept[0]["id"], "{listed:#}");
+    assert_eq!(listed["kept"][0]["state"], json!("running"), "{listed:#}");
+    // emulator_stop ends the instance and its holder, and nothing of the group is left.
+    let stopped = lab.ok(&["--yes"], "emulator_stop", json!({"name": "Mate60"}));
+    assert_eq!(stopped, json!({"name": "Mate60", "stopped": true, "was_running": true}));
+    assert!(group_members(holder).is_empty(), "left running: {:?}", group_members(holder));
+    assert_eq!(ps(&lab)[0]["state"], json!("ended"));
+}
+
+/// The holder runs inside the Emulator's confinement, and the Emulator inherits it: it writes
+/// its instance folder (and the fakes' state, which the lab's home config lets every program
+/// write), nothing else — not the workspace, not elsewhere in the user's home.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_kept_emulator_writes_only_where_its_confinement_lets_it() {
+    let Some(lab) = lab() else { return };
+    let _cleanup = Cleanup(&lab);
+    with_emulator(&lab);
+    allow_start(&lab);
+    let instances = lab.user_home().join(".Huawei/Emulator/deployed");
+    std::fs::create_dir_all(&instances).unwrap();
+    let allowed = instances.join("probe.txt");
+    let refused =
+        [lab.ws.ws.join("planted.txt"), lab.user_home().join("elsewhere.txt"), lab.ws.ws.join(".rein/kept/x.json")];
+    let mut writes = vec![allowed.display().to_string()];
+    writes.extend(refused.iter().map(|p| p.display().to_string()));
+    lab.scenario(json!({"Emulator": {"start_writes": writes}}));
+    let started = lab.ok(&[], "emulator_start", json!({"name": "Mate60", "deadline_ms": 30000}));
+    let id = started["kept_id"].as_str().unwrap().to_string();
+    let log = std::fs::read_to_string(lab.ws.ws.join(format!(".rein/kept/{id}.log"))).unwrap();
+    assert!(log.contains(&format!("write {}: ok", allowed.display())), "{log}");
+    assert!(allowed.exists());
+    for path in &refused {
+        assert!(log.contains(&format!("write {}: refused", path.display())), "{log}");
+        assert!(!path.exists(), "{}", path.display());
+    }
+    let kept = ps(&lab);
+    assert!(kept[0]["confinement"].as_str().unwrap().starts_with("landlock-abi"), "{:#}", kept[0]);
+    let (status, out) = lab.rein(&["--yes", "stop", &id]);
+    assert_eq!(status, 0, "{out}");
+}
+
+/// A person at rein's terminal prompt says yes once: the emulator starts and outlives the
+/// terminal session too (the pty's session ends with the command; the holder has its own).
+#[test]
+fn a_person_at_the_terminal_says_yes_and_the_emulator_outlives_the_terminal() {
+    let Some(lab) = lab() else { return };
+    let _cleanup = Cleanup(&lab);
+    with_emulator(&lab);
+    let quote = |text: &str| format!("'{}'", text.replace('\'', "'\\''"));
+    let env: Vec<String> =
+        lab.env().iter().map(|(name, value)| format!("{name}={}", quote(&value.display().to_string()))).collect();
+    let command = format!(
+        "env {} {} --workspace {} --home {} --json call emulator_start '{{\"name\":\"Mate60\",\"deadline_ms\":30000}}'",
+        env.join(" "),
+        crate::common::REIN,
+        quote(&lab.ws.ws.display().to_string()),
+        quote(&lab.ws.home.display().to_string())
+    );
+    let screen = crate::common::in_terminal(&command, "y\n");
+    assert!(screen.contains("start and keep running emulator -start Mate60"), "{screen}");
+    assert!(screen.contains("127.0.0.1:5555"), "{screen}");
+    let kept = ps(&lab);
+    assert_eq!(kept[0]["state"], json!("running"), "{kept:#?}");
+    assert_eq!(kept[0]["approved_by"], json!({"approver": "person"}), "{:#}", kept[0]);
+    assert!(!lab.ws.home.join("approvals.toml").exists(), "a yes once makes no rule");
+    let id = kept[0]["id"].as_str().unwrap().to_string();
+    let holder = kept[0]["holder_pid"].as_u64().unwrap() as u32;
+    let (status, out) = lab.rein(&["--yes", "stop", &id]);
+    assert_eq!(status, 0, "{out}");
+    assert!(group_members(holder).is_empty(), "left running: {:?}", group_members(holder));
+}
