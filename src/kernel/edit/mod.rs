@@ -116,17 +116,23 @@ impl Kernel {
         let change = change::Change::of(&before, &applied.result);
         let mut hashes = None;
         let mut preimage = None;
-        // Hashing runs beside the write, which mostly waits on the disk; the freshness checks
-        // and the pre-image happen once the new bytes are durable but before they are visible.
+        // The hashes, the freshness checks and the pre-image (durable: its folder's fsync)
+        // run beside the write, which mostly waits on the disk; the new bytes become visible
+        // only once both are done, so the pre-image is still durable before the change is.
         std::thread::scope(|s| {
-            let hashing = s.spawn(|| change.hashes(&before));
-            let verify = || {
-                let (sha_before, sha_after) = hashing.join().expect("hashing does not panic");
+            let keeping = s.spawn(|| {
+                let (sha_before, sha_after) = change.hashes(&before);
                 ledger::check_fresh(&display, opts.expected_sha256.as_deref(), Some(&sha_before))?;
                 ledger::check_read(call, &resolved.real, &display, Some(&sha_before))?;
-                if !opts.dry_run {
-                    preimage = Some(self.keep_preimage(&place, &display, &sha_before)?);
-                }
+                let kept = match opts.dry_run {
+                    true => None,
+                    false => Some(self.keep_preimage(&place, &display, &sha_before)?),
+                };
+                Ok::<_, KernelError>((sha_before, sha_after, kept))
+            });
+            let verify = || {
+                let (sha_before, sha_after, kept) = keeping.join().expect("keeping the old content does not panic")?;
+                preimage = kept;
                 hashes = Some((sha_before, sha_after));
                 Ok(())
             };
