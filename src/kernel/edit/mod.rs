@@ -26,9 +26,9 @@ pub use text::Location;
 
 use super::files::dir::Place;
 use super::files::{ledger, lock, read, refuse_directory_syntax, write};
-use old_hash::OldHashing;
 use super::journal::{Action, Entry};
 use super::{Access, Call, EventKind, Kernel, KernelError};
+use old_hash::OldHashing;
 
 /// Edits refuse files above this size: the whole file is held in memory twice.
 pub const EDIT_MAX_BYTES: u64 = 512 * 1024 * 1024;

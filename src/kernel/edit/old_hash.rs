@@ -35,10 +35,8 @@ impl OldHashing {
     pub fn start(bytes: Arc<Vec<u8>>) -> OldHashing {
         let stop = Arc::new(AtomicBool::new(false));
         let (shared, stopped) = (bytes.clone(), stop.clone());
-        let thread = std::thread::Builder::new()
-            .name("rein-edit-hash".into())
-            .spawn(move || hash_old(&shared, &stopped))
-            .ok();
+        let thread =
+            std::thread::Builder::new().name("rein-edit-hash".into()).spawn(move || hash_old(&shared, &stopped)).ok();
         OldHashing { bytes, stop, thread }
     }
 
