@@ -4,7 +4,10 @@
     cargo build --release && python3 benches/growth.py [path/to/rein]
 
 Every figure is a median of this run; rein and the floor are interleaved. Peak memory is the
-child's ru_maxrss (os.wait4), in MiB. docs/src/performance-growth.md holds a table it printed.
+ru_maxrss of one more run of each, started by GNU time (`/usr/bin/time -f %M`), in MiB: a child
+forked from this Python process would be charged at exec with the memory Python holds (Linux
+keeps the copied address space's high-water mark), time's own few MiB are all it is charged
+with. docs/src/performance-growth.md holds a table it printed.
 """
 import json, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -15,14 +18,28 @@ TOOL = 'return {{ name = "t{n}", description = "tool {n}", run = function() retu
 
 
 def run(argv, cwd=None):
-    """Seconds and peak MiB of one process, run to its end."""
+    """Seconds of one process, run to its end."""
     start = time.perf_counter()
-    child = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    took = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    assert child.returncode == 0, f"{argv} failed"
-    return took, usage.ru_maxrss / 1024
+    subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+GNU_TIME = "/usr/bin/time"
+
+
+def peak_mib(argv, cwd=None):
+    """The peak memory of one process run to its end (its ru_maxrss, as GNU time reports it), in
+    MiB; None without GNU time."""
+    if not os.access(GNU_TIME, os.X_OK):
+        return None
+    with tempfile.NamedTemporaryFile("r") as out:
+        subprocess.run([GNU_TIME, "-f", "%M", "-o", out.name, *argv], cwd=cwd, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, check=True)
+        return int(out.read().strip().splitlines()[-1]) / 1024
+
+
+def mib(value):
+    return "—" if value is None else f"{value:.0f}"
 
 
 def text(size, marker):
@@ -46,18 +63,25 @@ def edits(root, runs):
             with open(os.path.join(floor if name != "big.txt" else ws, name), "wb") as f:
                 f.write(text(size, marker))
         shutil.copy(os.path.join(ws, "big.txt"), os.path.join(floor, "big.txt"))
-        r, fl, rp, fp = [], [], [], []
-        for i in range(runs + 1):
+        def commands(i):
+            """rein's edit and the floor's, run `i` (markers swap every run, so each changes the file)."""
             old, new = ("MARK_A", "MARK_B") if i % 2 == 0 else ("MARK_B", "MARK_A")
             args = json.dumps({"path": "big.txt", "old_string": old, "new_string": new})
-            pair = [lambda: run(rein(ws, home, "call", "edit_file", args)),
-                    lambda: run(["sh", "-c", f"cat {new} > tmp && sync tmp && mv tmp big.txt"], cwd=floor)]
-            results = [f() for f in (pair if i % 2 == 0 else pair[::-1])]
-            (a, b) = results if i % 2 == 0 else results[::-1]
+            return rein(ws, home, "call", "edit_file", args), ["sh", "-c", f"cat {new} > tmp && sync tmp && mv tmp big.txt"]
+
+        r, fl = [], []
+        for i in range(runs + 1):
+            rein_argv, floor_argv = commands(i)
+            if i % 2 == 0:
+                a = run(rein_argv); b = run(floor_argv, cwd=floor)
+            else:
+                b = run(floor_argv, cwd=floor); a = run(rein_argv)
             if i > 0:
-                r.append(a[0]); rp.append(a[1]); fl.append(b[0]); fp.append(b[1])
+                r.append(a); fl.append(b)
+        rein_argv, floor_argv = commands(runs + 1)
+        rp, fp = peak_mib(rein_argv), peak_mib(floor_argv, cwd=floor)
         mr, mf = statistics.median(r) * 1e3, statistics.median(fl) * 1e3
-        print(f"| {label} | {mr:.1f} ms | {mf:.1f} ms | {mr / mf:.2f} | {max(rp):.0f} | {max(fp):.0f} |")
+        print(f"| {label} | {mr:.1f} ms | {mf:.1f} ms | {mr / mf:.2f} | {mib(rp)} | {mib(fp)} |")
         shutil.rmtree(os.path.join(root, label.replace(" ", "")))
 
 
@@ -74,7 +98,7 @@ def tool_files(root, runs):
         with open(os.path.join(ws, "small.txt"), "w") as f:
             f.write("line\n" * 50)
         args = json.dumps({"path": "small.txt"})
-        took = statistics.median(run(rein(ws, home, "call", "read_file", args))[0] for _ in range(runs))
+        took = statistics.median(run(rein(ws, home, "call", "read_file", args)) for _ in range(runs))
         base = took if base is None else base
         per = f"{(took - base) / count * 1e6:.1f} µs" if count else "—"
         print(f"| {count} | {took * 1e3:.2f} ms | {per} |")

@@ -100,3 +100,31 @@ fn a_name_no_file_declares_gets_the_whole_hosts_answer() {
     let suggestions = out["error"]["details"]["suggestions"].as_array().unwrap();
     assert!(suggestions.contains(&json!("read_file")), "{out}");
 }
+
+#[test]
+fn a_tool_file_rewritten_in_place_with_its_size_and_time_restored_is_read_again() {
+    // The attack on any memory of what a file declared, kept by its size and modification
+    // time: the agent's file first declares another name, then, rewritten in place to take over
+    // read_file with the same size and its old time put back, must win as it would in a whole
+    // host. (rein keeps no such memory today: every call reads every tool file; issue 41.)
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\n");
+    let tool = |name: &str| {
+        format!(
+            r#"return {{ name = "{name}", description = "d", params = {{ path = {{ type = "string" }} }},
+             run = function() return {{ content = "the project's" }} end }}"#
+        )
+    };
+    let (before, after) = (tool("reed_fila"), tool("read_file"));
+    assert_eq!(before.len(), after.len());
+    ws.file("tools/mine.lua", &before);
+    let modified = std::fs::metadata(ws.path("tools/mine.lua")).unwrap().modified().unwrap();
+    assert_eq!(ws.ok("read_file", &json!({"path": "a.txt"}))["total_lines"], json!(1));
+    let mut file = std::fs::OpenOptions::new().write(true).open(ws.path("tools/mine.lua")).unwrap();
+    std::io::Write::write_all(&mut file, after.as_bytes()).unwrap();
+    file.set_modified(modified).unwrap();
+    drop(file);
+    let meta = std::fs::metadata(ws.path("tools/mine.lua")).unwrap();
+    assert_eq!((meta.len(), meta.modified().unwrap()), (before.len() as u64, modified));
+    assert_eq!(ws.ok("read_file", &json!({"path": "a.txt"}))["content"], json!("the project's"));
+}

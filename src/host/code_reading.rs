@@ -7,6 +7,7 @@
 //! link (one swapped in after the check fails the read), without waiting on a FIFO, and only up
 //! to [`CODE_FILE_LIMIT`].
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use crate::kernel::files::dir::{Dir, Place};
@@ -41,17 +42,40 @@ impl CodeRoot {
             )));
         }
         let place = Place::beneath(&self.dir, &target, false)?;
-        let file = place.dir.open_read(&place.name)?;
-        let meta = file.metadata()?;
-        if !meta.is_file() || meta.len() > CODE_FILE_LIMIT {
-            return Err(refused(format!(
-                "it is not a file of at most {} MiB (a tool or module is a few KB)",
-                CODE_FILE_LIMIT >> 20
-            )));
-        }
-        let bytes = read_all(file, meta.len(), CODE_FILE_LIMIT)?;
-        String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+        text_of(place.dir.open_read(&place.name)?)
     }
+
+    /// The project's folder `rel` (e.g. `tools`), held open without following a link: the plain
+    /// files listed in it are read through it ([`CodeRoot::read_plain`]).
+    pub fn folder(&self, rel: &Path) -> std::io::Result<Dir> {
+        self.dir.open_beneath(rel)
+    }
+
+    /// The text of `name` in `folder`, listed there as a plain file (no link), whose path
+    /// relative to the project is `rel`: one open, one stat and one read through the folder held
+    /// open, since `rein call` reads every tool file of the project (issue 41). Whatever stops
+    /// that (a link swapped in since the listing, a file gone) goes [`CodeRoot::read`]'s way,
+    /// which follows a link inside the project and says why anything else cannot be read.
+    pub fn read_plain(&self, folder: &Dir, name: &OsStr, rel: &str) -> std::io::Result<String> {
+        match folder.open_read(name) {
+            Ok(file) => text_of(file),
+            Err(_) => self.read(rel),
+        }
+    }
+}
+
+/// The text of a code file opened to be read: a regular file of at most [`CODE_FILE_LIMIT`],
+/// UTF-8.
+fn text_of(file: std::fs::File) -> std::io::Result<String> {
+    let meta = file.metadata()?;
+    if !meta.is_file() || meta.len() > CODE_FILE_LIMIT {
+        return Err(refused(format!(
+            "it is not a file of at most {} MiB (a tool or module is a few KB)",
+            CODE_FILE_LIMIT >> 20
+        )));
+    }
+    let bytes = read_all(file, meta.len(), CODE_FILE_LIMIT)?;
+    String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }
 
 /// One entry of a folder of code, its kind read without following a link.

@@ -118,6 +118,9 @@ fn collect(
             _ => Ok(()),
         };
     }
+    // Plain files are read through their folder held open; where it cannot be opened so, each
+    // file goes the longer way, which says why.
+    let held = dir.strip_prefix(root).ok().and_then(|rel| code.folder(rel).ok());
     for entry in entries(dir) {
         if entry.folder {
             collect(code, root, &entry.path, texts)?;
@@ -125,7 +128,11 @@ fn collect(
             return Err(SourceError { path: entry.path, source: folder_link() });
         } else if entry.may_be_file() && entry.path.extension().is_some_and(|e| e == "lua") {
             let rel = relative_name(&entry.path, root).expect("under the root");
-            let text = code.read(&rel).map_err(|source| SourceError { path: entry.path.clone(), source })?;
+            let text = match (&held, entry.file, entry.path.file_name()) {
+                (Some(folder), true, Some(name)) => code.read_plain(folder, name, &rel),
+                _ => code.read(&rel),
+            };
+            let text = text.map_err(|source| SourceError { path: entry.path.clone(), source })?;
             texts.insert(rel, text.into());
         }
     }

@@ -3,8 +3,6 @@
 
 use std::borrow::Cow;
 
-use sha2::{Digest, Sha256};
-
 use super::diff;
 use super::replace::Spliced;
 
@@ -41,18 +39,6 @@ impl Change {
         }
     }
 
-    /// sha256 of the old and the new content; the shared prefix is hashed once.
-    pub fn hashes(&self, before: &[u8]) -> (String, String) {
-        let mut common = Sha256::new();
-        common.update(&before[..self.prefix]);
-        let mut old = common.clone();
-        old.update(&before[self.prefix..]);
-        let mut new = common;
-        new.update(&self.middle);
-        new.update(&before[before.len() - self.suffix..]);
-        (format!("{:x}", old.finalize()), format!("{:x}", new.finalize()))
-    }
-
     pub fn diff(&self, path: &str, before: &[u8]) -> String {
         diff::unified_diff_of_change(path, before, self.prefix, self.suffix, &self.middle)
     }
@@ -61,7 +47,6 @@ impl Change {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::digest::sha256_hex;
     use crate::kernel::edit::replace::{apply_edits, Edit};
 
     fn edit(old: &str, new: &str, all: bool) -> Edit {
@@ -82,7 +67,6 @@ mod tests {
             let change = Change::of(before, &applied.result);
             let rebuilt = [&before[..change.prefix], &change.middle, &before[before.len() - change.suffix..]].concat();
             assert_eq!(rebuilt, after);
-            assert_eq!(change.hashes(before), (sha256_hex(before), sha256_hex(&after)));
             assert_eq!(change.diff("f", before), diff::unified_diff("f", before, &after));
         }
     }

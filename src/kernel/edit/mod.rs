@@ -5,6 +5,7 @@
 //! - `candidates`: the nearest spans to show when `old_string` is not found (`bigrams`: the
 //!   cheap first ranking of a file's windows)
 //! - `change`: what an edit changed, without a second copy of the file
+//! - `old_hash`: the sha256 of the old and new content, hashed beside the search and the write
 //! - `diff`: the unified diff of that change
 //! - `text`: BOM, line endings, line/column locations
 
@@ -12,8 +13,11 @@ mod bigrams;
 pub mod candidates;
 pub mod change;
 pub mod diff;
+mod old_hash;
 pub mod replace;
 pub mod text;
+
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +28,7 @@ use super::files::dir::Place;
 use super::files::{ledger, lock, read, refuse_directory_syntax, write};
 use super::journal::{Action, Entry};
 use super::{Access, Call, EventKind, Kernel, KernelError};
+use old_hash::OldHashing;
 
 /// Edits refuse files above this size: the whole file is held in memory twice.
 pub const EDIT_MAX_BYTES: u64 = 512 * 1024 * 1024;
@@ -111,22 +116,31 @@ impl Kernel {
         refuse_directory_syntax(path, &display)?;
         let place = self.place(&resolved.real, &display, false)?;
         let _lock = if opts.dry_run { None } else { Some(lock::lock_dir(&place.dir)?) };
-        let before = read_for_edit(&place, &display)?;
+        let before = Arc::new(read_for_edit(&place, &display)?);
+        let hashing = OldHashing::start(before.clone());
         let applied = replace::apply_edits(&display, &before, edits)?;
         let change = change::Change::of(&before, &applied.result);
         let mut hashes = None;
         let mut preimage = None;
-        // Hashing runs beside the write, which mostly waits on the disk; the freshness checks
-        // and the pre-image happen once the new bytes are durable but before they are visible.
+        // The freshness checks and the pre-image (durable: its folder's fsync) run beside the
+        // write, which mostly waits on the disk, as soon as the old content's hash is known; the
+        // new bytes become visible only once both are done, so the pre-image is still durable
+        // before the change is.
         std::thread::scope(|s| {
-            let hashing = s.spawn(|| change.hashes(&before));
-            let verify = || {
-                let (sha_before, sha_after) = hashing.join().expect("hashing does not panic");
+            let keeping = s.spawn(|| {
+                let old = hashing.finish();
+                let (sha_before, sha_after) = (old.before().to_string(), old.after(&before, &change));
                 ledger::check_fresh(&display, opts.expected_sha256.as_deref(), Some(&sha_before))?;
                 ledger::check_read(call, &resolved.real, &display, Some(&sha_before))?;
-                if !opts.dry_run {
-                    preimage = Some(self.keep_preimage(&place, &display, &sha_before)?);
-                }
+                let kept = match opts.dry_run {
+                    true => None,
+                    false => Some(self.keep_preimage(&place, &display, &sha_before)?),
+                };
+                Ok::<_, KernelError>((sha_before, sha_after, kept))
+            });
+            let verify = || {
+                let (sha_before, sha_after, kept) = keeping.join().expect("keeping the old content does not panic")?;
+                preimage = kept;
                 hashes = Some((sha_before, sha_after));
                 Ok(())
             };
