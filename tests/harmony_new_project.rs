@@ -218,3 +218,37 @@ fn rein_new_app_writes_through_project_create_into_a_folder_and_never_twice() {
     assert_eq!((status, out["error"]["code"].as_str()), (1, Some("PROJECT_EXISTS")), "{out}");
     assert_eq!(snapshot(&lab.ws.ws), before);
 }
+
+/// build-profile.json5 is the agent's to write: a module's `srcPath` leading out of the
+/// workspace (`../elsewhere/entry`, or an absolute path) had config_check read that folder's
+/// module.json5 — asking, so that `--yes` (or a person's yes for the run) let it — and show its
+/// values in the problems, which land in every recipe's report. It reads only the workspace.
+#[test]
+fn config_check_reads_no_file_a_src_path_names_outside_the_workspace() {
+    let ws = crate::common::Workspace::new();
+    let outside = ws.root.join("elsewhere/entry/src/main");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(
+        outside.join("module.json5"),
+        r#"{"module": {"name": "TOPSECRET-42", "type": "entry", "deviceTypes": ["phone"], "deliveryWithInstall": true}}"#,
+    )
+    .unwrap();
+    let absolute = crate::common::toml_path(&ws.root.join("elsewhere/entry"));
+    for src_path in ["\"../elsewhere/entry\"".to_string(), absolute] {
+        ws.file(
+            "build-profile.json5",
+            format!(
+                "{{ app: {{ products: [{{ name: \"default\" }}], signingConfigs: [] }},\n  modules: [{{ name: \"entry\", srcPath: {src_path} }}] }}\n"
+            ),
+        );
+        let (status, out) = crate::common::rein_json(&ws, &["--yes", "call", "config_check"]);
+        assert_eq!(status, 0, "{out}");
+        assert!(!out.to_string().contains("TOPSECRET"), "a file outside the workspace was read: {out:#}");
+        assert_eq!(out["result"]["ok"], json!(false), "the module is not in the workspace: {out:#}");
+        let mut journal = String::new();
+        for entry in std::fs::read_dir(ws.path(".rein/journal")).unwrap() {
+            journal.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+        }
+        assert!(!journal.contains("--yes"), "nothing was asked, so --yes allowed nothing: {journal}");
+    }
+}
