@@ -152,6 +152,15 @@ impl Kernel {
                 continue;
             };
             let file = self.workspace_file(call, source, reads);
+            // The map is a build output the project's hvigorfile.ts can write: a source it names
+            // outside the workspace (or in .rein/) is no place of the project's code.
+            if !self.is_workspace_path(&file) {
+                misses.push(format!(
+                    "{path} names {source} for line {} of {}, which is not a file of the workspace",
+                    frame.line, frame.path
+                ));
+                continue;
+            }
             let line = token.get_src_line() + 1;
             let name = if mode == "release" {
                 self.restored_name(call, &module_dir, source, frame.name.as_deref(), line, reads)
@@ -174,9 +183,13 @@ impl Kernel {
 
     /// A frame the device restored already: its module-relative source, as a workspace path.
     fn restored(&self, call: &Call, frame: &Frame, reads: &mut Reads) -> SourceFrame {
+        let file = self.workspace_file(call, &frame.path, reads);
+        if !self.is_workspace_path(&file) {
+            return SourceFrame::unmapped(frame, format!("{} is not a file of the workspace", frame.path));
+        }
         SourceFrame {
             name: frame.name.clone(),
-            file: Some(self.workspace_file(call, &frame.path, reads)),
+            file: Some(file),
             line: Some(frame.line),
             column: Some(frame.column),
             mapped: true,
