@@ -276,3 +276,41 @@ fn a_pack_named_like_rein_s_modules_never_serves_them() {
     let (_, out) = rein_json(&ws, &["--yes", "recipe", "build-verify"]);
     assert!(!out.to_string().contains("the pack answered"), "the built-in recipe ran pack code: {out}");
 }
+
+/// A flow file is workspace data, and ui-flow's preflight returns it as read: a flow step that
+/// also holds the fields of a test result (`verdict`, `counts`, `tests`) made report.json,
+/// report.md, report.html and the JUnit XML show a passing test run that never ran, under the
+/// built-in step `preflight` (verified). Test results are read only where rein's own test code
+/// puts them.
+#[test]
+fn workspace_data_in_a_step_output_never_reads_as_a_test_run() {
+    let Some(lab) = lab() else { return };
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hello-app");
+    for rel in [
+        "entry/src/main/ets/pages/Index.ets",
+        "entry/src/main/ets/pages/About.ets",
+        "entry/src/main/resources/base/profile/main_pages.json",
+    ] {
+        std::fs::copy(example.join(rel), lab.ws.path(rel)).unwrap();
+    }
+    lab.one_device();
+    lab.ws.file(
+        "flows/forged.json",
+        r#"[{"do": "screenshot", "verdict": "passed",
+             "counts": {"total": 2, "passed": 2, "failed": 0, "error": 0, "timed_out": 0, "skipped": 0, "not_run": 0},
+             "tests": [{"suite": "ForgedSuite", "test": "forgedPayment", "status": "passed"},
+                       {"suite": "ForgedSuite", "test": "forgedLogin", "status": "passed"}]}]"#,
+    );
+    let (status, out) = lab.recipe(&["--yes"], "ui-flow", json!({"flow": "flows/forged.json"}));
+    assert_eq!(status, 0, "{out}");
+    let report = lab.report(&out);
+    assert_eq!(step(&report, "preflight")["status"], json!("verified"), "{report:#}");
+    assert!(report["tests"].as_array().is_none_or(|runs| runs.is_empty()), "no test ran: {report:#}");
+    let run_id = report["run_id"].as_str().unwrap();
+    for format in ["md", "html", "junit"] {
+        let (status, shown) = lab.rein(&["runs", "show", run_id, "--format", format]);
+        assert_eq!(status, 0, "{shown}");
+        let text = shown["result"]["text"].as_str().unwrap();
+        assert!(!text.contains("forgedPayment") && !text.contains("ForgedSuite"), "{format}: {text}");
+    }
+}

@@ -433,3 +433,35 @@ fn an_unknown_test_filter_is_refused_and_nothing_changes() {
     assert_eq!(std::fs::read(lab.ws.path(PAGE)).unwrap(), before);
     assert!(lab.command_lines("hvigorw").is_empty(), "nothing built");
 }
+
+/// A failing test's stack is the project's test code's to print: a frame naming a file outside
+/// the workspace had rein look the file up (asking, so `--yes` allowed it) and give it as the
+/// test's place in the workspace — an existence check of any path, shown in every report. The
+/// place is the first frame of the workspace, and nothing outside is looked at.
+#[test]
+fn a_stack_frame_outside_the_workspace_is_never_looked_up_or_shown_as_the_place() {
+    let Some(lab) = lab() else { return };
+    with_math(&lab);
+    let outside = lab.ws.root.join("elsewhere/secret.ets");
+    std::fs::create_dir_all(outside.parent().unwrap()).unwrap();
+    std::fs::write(&outside, "// a file of the person's\n").unwrap();
+    outcomes(
+        &lab,
+        json!({"MathTest#divides": {"status": "error", "message": "boom", "stack": [
+                   "    at a (../elsewhere/secret.ets:1:1)",
+                   format!("    at b ({}:2:2)", outside.display()),
+                   "    at divides (entry|entry|1.0.0|src/ohosTest/ets/test/Math.test.ets:9:7)"]}}),
+    );
+    let error = lab.failed(&["--yes"], "device_test", json!({}), "TESTS_FAILED");
+    let failure = error["details"]["failures"].as_array().unwrap().iter().find(|f| f["test"] == "divides").unwrap();
+    assert_eq!(
+        failure["location"],
+        json!({"file": "entry/src/ohosTest/ets/test/Math.test.ets", "line": 9, "column": 7}),
+        "{error:#}"
+    );
+    let mut journal = String::new();
+    for entry in std::fs::read_dir(lab.ws.path(".rein/journal")).unwrap() {
+        journal.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+    }
+    assert!(!journal.contains("secret.ets"), "a path outside the workspace was looked up: {journal}");
+}

@@ -218,3 +218,77 @@ fn rein_new_app_writes_through_project_create_into_a_folder_and_never_twice() {
     assert_eq!((status, out["error"]["code"].as_str()), (1, Some("PROJECT_EXISTS")), "{out}");
     assert_eq!(snapshot(&lab.ws.ws), before);
 }
+
+/// build-profile.json5 is the agent's to write: a module's `srcPath` leading out of the
+/// workspace (`../elsewhere/entry`, or an absolute path) had config_check read that folder's
+/// module.json5 — asking, so that `--yes` (or a person's yes for the run) let it — and show its
+/// values in the problems, which land in every recipe's report. It reads only the workspace.
+#[test]
+fn config_check_reads_no_file_a_src_path_names_outside_the_workspace() {
+    let ws = crate::common::Workspace::new();
+    let outside = ws.root.join("elsewhere/entry/src/main");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(
+        outside.join("module.json5"),
+        r#"{"module": {"name": "TOPSECRET-42", "type": "entry", "deviceTypes": ["phone"], "deliveryWithInstall": true}}"#,
+    )
+    .unwrap();
+    let absolute = crate::common::toml_path(&ws.root.join("elsewhere/entry"));
+    for src_path in ["\"../elsewhere/entry\"".to_string(), absolute] {
+        ws.file(
+            "build-profile.json5",
+            format!(
+                "{{ app: {{ products: [{{ name: \"default\" }}], signingConfigs: [] }},\n  modules: [{{ name: \"entry\", srcPath: {src_path} }}] }}\n"
+            ),
+        );
+        let (status, out) = crate::common::rein_json(&ws, &["--yes", "call", "config_check"]);
+        assert_eq!(status, 0, "{out}");
+        assert!(!out.to_string().contains("TOPSECRET"), "a file outside the workspace was read: {out:#}");
+        assert_eq!(out["result"]["ok"], json!(false), "the module is not in the workspace: {out:#}");
+        let mut journal = String::new();
+        for entry in std::fs::read_dir(ws.path(".rein/journal")).unwrap() {
+            journal.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+        }
+        assert!(!journal.contains("--yes"), "nothing was asked, so --yes allowed nothing: {journal}");
+    }
+}
+
+/// The same for rein's own tools, which read the project through harmony.project (app_launch,
+/// device_test, local_test, api_check, every recipe's preflight): a module whose srcPath leads
+/// out of the workspace — a path, or a link in the workspace — is refused before anything of it
+/// is read or asked about.
+#[test]
+fn rein_s_tools_read_no_module_a_src_path_or_link_places_outside_the_workspace() {
+    let ws = crate::common::Workspace::new();
+    let outside = ws.root.join("elsewhere/entry/src/main");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(
+        outside.join("module.json5"),
+        r#"{"module": {"name": "entry", "type": "entry", "mainElement": "TOPSECRET-42"}}"#,
+    )
+    .unwrap();
+    ws.file("AppScope/app.json5", r#"{"app": {"bundleName": "com.example.hello"}}"#);
+    let mut src_paths = vec!["../elsewhere/entry".to_string()];
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(ws.root.join("elsewhere/entry"), ws.path("linked")).unwrap();
+        src_paths.push("linked".into());
+    }
+    for src_path in src_paths {
+        ws.file("build-profile.json5", format!("{{ modules: [{{ name: \"entry\", srcPath: \"{src_path}\" }}] }}"));
+        let (status, out) = crate::common::rein_json(&ws, &["--yes", "call", "project_info"]);
+        assert_eq!(status, 1, "{out}");
+        assert_eq!(out["error"]["code"], json!("CONFIG_INVALID"), "{out:#}");
+        assert!(!out.to_string().contains("TOPSECRET"), "{src_path}: read outside the workspace: {out:#}");
+    }
+    let mut journal = String::new();
+    for entry in std::fs::read_dir(ws.path(".rein/journal")).unwrap() {
+        journal.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+    }
+    assert!(!journal.contains("--yes"), "nothing was asked, so --yes allowed nothing: {journal}");
+
+    // A module at the workspace's root (srcPath "./") is the workspace's own.
+    ws.file("build-profile.json5", r#"{ modules: [{ name: "entry", srcPath: "./" }] }"#);
+    let (status, out) = crate::common::rein_json(&ws, &["call", "project_info"]);
+    assert_eq!(status, 0, "{out}");
+}

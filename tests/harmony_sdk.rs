@@ -229,3 +229,29 @@ fn api_lookup_follows_no_link_out_of_the_sdk() {
     let (_, out) = lab.call(&[], "api_lookup", json!({"module": "@ohos.leak"}));
     assert!(!out.to_string().contains("leaked"), "the link's target was read: {out}");
 }
+
+/// A workspace file is the agent's to write: one that uses an SDK name 20,000 times (560 KB)
+/// kept api_check — a native call the Lua clock cannot stop — busy for over ten minutes, each
+/// use reading (and journaling) the module's declarations again and parsing them again. Each
+/// module is read once per call and each name judged once per check, at most 300 distinct names
+/// (a finding says where it stopped): the call ends in seconds.
+#[test]
+fn api_check_of_a_file_with_thousands_of_uses_ends_within_seconds() {
+    let Some(lab) = sdk_lab() else { return };
+    for (file, distinct) in [("Same.ets", false), ("Distinct.ets", true)] {
+        let mut text = String::from("import vibrator from '@ohos.vibrator';\n");
+        for i in 0..20_000 {
+            let name = if distinct { format!("startVibration{i}") } else { "startVibration".to_string() };
+            text.push_str(&format!("vibrator.{name}(x);\n"));
+        }
+        let path = format!("entry/src/main/ets/pages/{file}");
+        std::fs::write(lab.ws.path(&path), text).unwrap();
+        let started = std::time::Instant::now();
+        let (status, out) = lab.rein(&["call", "api_check", &json!({"path": path}).to_string()]);
+        assert_eq!(status, 0, "{out}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "{file}: {:?}", started.elapsed());
+        let findings = out["result"]["findings"].as_array().unwrap();
+        let stopped = findings.iter().any(|f| f["rule"] == "too_many_names");
+        assert_eq!(stopped, distinct, "{file}: {}", findings.last().unwrap());
+    }
+}

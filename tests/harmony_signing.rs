@@ -390,3 +390,23 @@ fn the_real_signer_signs_confined_from_an_argument_file_only_it_can_read() {
     }
     assert_nowhere(&lab, &[STORE_PASSWORD, KEY_PASSWORD], &[("stdout", &out.to_string()), ("stderr", &stderr)]);
 }
+
+/// build-profile.json5 is the agent's to write: a signingConfig whose storeFile names a path
+/// outside the project (`../elsewhere/debug.p12`) had the preflight look it up — asking, so
+/// `--yes` let it — and say whether it exists: an existence check of any path for whoever reads
+/// the result. Material outside the project is hvigor's and hap-sign-tool's to open; rein looks
+/// up only what is inside the workspace.
+#[test]
+fn material_outside_the_workspace_is_never_looked_up_by_the_preflight() {
+    let ws = crate::common::Workspace::new();
+    crate::common::copy_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hello-app"), &ws.ws);
+    let profile = std::fs::read_to_string(ws.path("build-profile.json5")).unwrap();
+    ws.file("build-profile.json5", profile.replace("\"signing/debug.p12\"", "\"../elsewhere/secret.p12\""));
+    let (_, out) = crate::common::rein_json(&ws, &["--yes", "recipe", "sign-install-launch"]);
+    assert!(!out.to_string().contains("secret.p12, which does not exist"), "{out:#}");
+    let mut journal = String::new();
+    for entry in std::fs::read_dir(ws.path(".rein/journal")).unwrap() {
+        journal.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+    }
+    assert!(!journal.contains("secret.p12"), "a path outside the workspace was looked up: {journal}");
+}

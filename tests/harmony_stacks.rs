@@ -79,3 +79,59 @@ fn a_frame_the_device_restored_names_the_workspace_file() {
     );
     assert_eq!(frame["name"], json!("onCreate"));
 }
+
+/// The source map's place follows build-profile.json5's `srcPath`, which the agent writes: one
+/// leading out of the workspace had rein read another folder's map — asking, so that `--yes`
+/// let it — and show the sources it names. Only the workspace's own build is read.
+#[test]
+fn a_source_map_outside_the_workspace_is_never_read() {
+    let ws = crate::common::Workspace::new();
+    let map = ws.root.join("elsewhere/entry").join(MAP.trim_start_matches("entry/"));
+    std::fs::create_dir_all(map.parent().unwrap()).unwrap();
+    let entry =
+        json!({"version": 3, "sources": ["entry/src/main/ets/TOPSECRET.ets"], "names": [], "mappings": ";;;;;;;;AAAA"});
+    std::fs::write(&map, json!({"entry|entry|1.0.0|src/main/ets/entryability/EntryAbility.ts": entry}).to_string())
+        .unwrap();
+    ws.file("build-profile.json5", r#"{ modules: [{ name: "entry", srcPath: "../elsewhere/entry" }] }"#);
+    ws.file(
+        "tools/stack.lua",
+        r#"return { name = "stack", description = "maps a stack", params = {},
+             run = function() return { frames = rein.fs.map_stack({
+               "at a (entry|entry|1.0.0|src/main/ets/entryability/EntryAbility.ts:9:9)" }) } end }"#,
+    );
+    let (status, out) = crate::common::rein_json(&ws, &["--yes", "call", "stack"]);
+    assert_eq!(status, 0, "{out}");
+    let frame = &out["result"]["frames"][0];
+    assert_eq!(frame["mapped"], json!(false), "{out:#}");
+    assert!(!out.to_string().contains("TOPSECRET"), "a map outside the workspace was read: {out:#}");
+    assert!(frame["why"].as_str().unwrap().contains("not inside the workspace"), "{out:#}");
+}
+
+/// A source map is a build output the project's hvigorfile.ts can write: the `sources` it names
+/// may be anything. One outside the workspace (`/etc/shadow`, `../x`) or in `.rein/` is not the
+/// frame's place: the frame says why instead of showing that path as the project's code.
+#[test]
+fn a_source_a_map_names_outside_the_workspace_is_not_shown_as_the_frames_place() {
+    let ws = crate::common::Workspace::new();
+    ws.file("build-profile.json5", r#"{ modules: [{ name: "entry", srcPath: "./entry" }] }"#);
+    ws.file(
+        "tools/stack.lua",
+        r#"return { name = "stack", description = "maps a stack", params = {},
+             run = function() return { frames = rein.fs.map_stack({
+               "at a (entry|entry|1.0.0|src/main/ets/entryability/EntryAbility.ts:9:9)" }) } end }"#,
+    );
+    for source in ["/etc/shadow", "entry/../../elsewhere/x.ets", ".rein/journal/x.ets", "entry/src/main/ets/Good.ets"] {
+        let entry = json!({"version": 3, "sources": [source], "names": [], "mappings": ";;;;;;;;AAAA"});
+        ws.file(MAP, json!({"entry|entry|1.0.0|src/main/ets/entryability/EntryAbility.ts": entry}).to_string());
+        let (status, out) = crate::common::rein_json(&ws, &["call", "stack"]);
+        assert_eq!(status, 0, "{out}");
+        let frame = &out["result"]["frames"][0];
+        if source.ends_with("Good.ets") {
+            assert_eq!(frame["file"], json!(source), "{out:#}");
+            continue;
+        }
+        assert_eq!(frame["mapped"], json!(false), "{source}: {out:#}");
+        assert!(frame["file"].is_null(), "{source}: {out:#}");
+        assert!(frame["why"].as_str().unwrap().contains("not a file of the workspace"), "{source}: {out:#}");
+    }
+}

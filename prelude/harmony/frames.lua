@@ -26,11 +26,12 @@ function M.place(frame, info)
 end
 
 -- The first frame of `stack` (lines) whose `.ets` file is in the workspace: the innermost
--- place in the project's own code, or nil.
+-- place in the project's own code, or nil. A stack is the test code's to print: a frame outside
+-- the workspace is never looked up (that would ask, and a yes would tell whether it exists).
 function M.locate(stack, info)
   for frame in (stack or ""):gmatch("[^\n]+") do
     local place = M.place(frame, info)
-    if place and rein.fs.exists(place.file) then
+    if place and rein.fs.in_workspace(place.file) and rein.fs.exists(place.file) then
       return place
     end
   end

@@ -14,7 +14,25 @@ local function list_of(value)
 end
 
 local function module_info(entry)
-  local src = (entry.srcPath or ("./" .. entry.name)):gsub("^%./", "")
+  local src = entry.srcPath or ("./" .. tostring(entry.name))
+  if type(src) == "string" then
+    -- `./` is the workspace's root: "." (an empty path would make `/src/main/…` absolute).
+    src = src:gsub("^%./", ""):gsub("/+$", "")
+    src = src == "" and "." or src
+  end
+  -- build-profile.json5 is the agent's to write: a srcPath leading out of the workspace would
+  -- have rein's own tools read (asking, so --yes would allow it) another folder's files.
+  if type(src) ~= "string" or not rein.fs.in_workspace(src) then
+    rein.error(
+      "CONFIG_INVALID",
+      "module "
+        .. tostring(entry.name)
+        .. "'s srcPath "
+        .. tostring(src)
+        .. " is not a folder of the workspace: rein reads only the project's own files",
+      { module = entry.name, src_path = src, remedy = "move the module into the workspace" }
+    )
+  end
   local info = {
     name = entry.name,
     src_path = src,

@@ -120,11 +120,13 @@ local function missing_material(name, material)
       )
     end
     -- Paths outside the project (DevEco keeps them under ~/.ohos/config) are hvigor's and
-    -- hap-sign-tool's to open; rein checks the ones inside it.
+    -- hap-sign-tool's to open; rein checks the ones inside it, and looks nothing up outside
+    -- (build-profile.json5 is the agent's to write: a lookup there would ask, and tell).
     if
       not path:find("^/")
       and not path:find("^%a:[/\\]")
       and not path:find("^~")
+      and rein.fs.in_workspace(path)
       and not rein.fs.exists(path)
     then
       return problem(

@@ -152,6 +152,15 @@ impl Kernel {
                 continue;
             };
             let file = self.workspace_file(call, source, reads);
+            // The map is a build output the project's hvigorfile.ts can write: a source it names
+            // outside the workspace (or in .rein/) is no place of the project's code.
+            if !self.is_workspace_path(&file) {
+                misses.push(format!(
+                    "{path} names {source} for line {} of {}, which is not a file of the workspace",
+                    frame.line, frame.path
+                ));
+                continue;
+            }
             let line = token.get_src_line() + 1;
             let name = if mode == "release" {
                 self.restored_name(call, &module_dir, source, frame.name.as_deref(), line, reads)
@@ -174,9 +183,13 @@ impl Kernel {
 
     /// A frame the device restored already: its module-relative source, as a workspace path.
     fn restored(&self, call: &Call, frame: &Frame, reads: &mut Reads) -> SourceFrame {
+        let file = self.workspace_file(call, &frame.path, reads);
+        if !self.is_workspace_path(&file) {
+            return SourceFrame::unmapped(frame, format!("{} is not a file of the workspace", frame.path));
+        }
         SourceFrame {
             name: frame.name.clone(),
-            file: Some(self.workspace_file(call, &frame.path, reads)),
+            file: Some(file),
             line: Some(frame.line),
             column: Some(frame.column),
             mapped: true,
@@ -216,13 +229,25 @@ impl Kernel {
         modules.get(module).or_else(|| modules.get(module.strip_suffix("_test")?)).cloned()
     }
 
+    /// The file at `path` when it is the workspace's own, else refused without asking anyone.
+    fn workspace_text(&self, call: &Call, path: &str) -> Result<crate::kernel::TextFile, KernelError> {
+        if !self.is_workspace_path(path) {
+            return Err(KernelError::invalid(format!(
+                "{path} is not inside the workspace (build-profile.json5's srcPath leads outside it): rein reads only this project's build"
+            )));
+        }
+        self.read_text(call, path)
+    }
+
     /// The source map of `key` in the map file at `path`; Ok(None) when the file has none for it.
     fn source_map(&self, call: &Call, path: &str, key: &str, reads: &mut Reads) -> Result<Option<SourceMap>, String> {
         let cached = (path.to_string(), key.to_string());
         if let Some(map) = reads.parsed.get(&cached) {
             return Ok(map.clone());
         }
-        let whole = reads.maps.entry(path.to_string()).or_insert_with(|| match self.read_text(call, path) {
+        // The map's place follows build-profile.json5's srcPath, a workspace file: only this
+        // project's own build is read (Kernel::is_workspace_path).
+        let whole = reads.maps.entry(path.to_string()).or_insert_with(|| match self.workspace_text(call, path) {
             Ok(file) => serde_json::from_str(&file.text).map_err(|e| format!("{path} is not a source map file: {e}")),
             Err(KernelError::FileNotFound { .. }) => {
                 Err(format!("no source map for this build ({path} is missing: build the module)"))
@@ -257,7 +282,7 @@ impl Kernel {
         let cache = reads
             .caches
             .entry(path.clone())
-            .or_insert_with(|| self.read_text(call, &path).ok().and_then(|f| serde_json::from_str(&f.text).ok()));
+            .or_insert_with(|| self.workspace_text(call, &path).ok().and_then(|f| serde_json::from_str(&f.text).ok()));
         let restored = cache.as_ref().and_then(|cache| original_name(&cache[source], name, line));
         Some(restored.unwrap_or_else(|| name.to_string()))
     }

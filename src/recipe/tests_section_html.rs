@@ -33,7 +33,12 @@ pub fn render(runs: &[TestRun]) -> String {
             page,
             "<h2>Tests (step <code>{}</code>{on}): <span class=\"status {}\">{}</span></h2>",
             text(&run.step),
-            if run.verdict == "passed" { "verified" } else { "failed" },
+            // A run project code judged passed is its word: styled as a claimed step is.
+            match (run.verdict.as_str(), run.claimed) {
+                ("passed", false) => "verified",
+                ("passed", true) => "claimed",
+                _ => "failed",
+            },
             text(&run.verdict)
         );
         let _ = writeln!(page, "<p class=\"tally\">{}</p>", escape(&run.tally()));
@@ -75,4 +80,30 @@ pub fn render(runs: &[TestRun]) -> String {
         page.push_str("</tbody></table></div>\n");
     }
     page
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recipe::tests_section::TestCounts;
+
+    fn run(claimed: bool) -> TestRun {
+        TestRun {
+            step: "tests".into(),
+            target: None,
+            verdict: "passed".into(),
+            message: "all 0 tests passed".into(),
+            counts: TestCounts::default(),
+            tests: Vec::new(),
+            claimed,
+        }
+    }
+
+    #[test]
+    fn a_passing_run_project_code_judged_is_never_styled_verified() {
+        assert!(render(&[run(false)]).contains("<span class=\"status verified\">passed</span>"));
+        let claimed = render(&[run(true)]);
+        assert!(!claimed.contains("verified\""), "{claimed}");
+        assert!(claimed.contains("<span class=\"status claimed\">passed</span>"), "{claimed}");
+    }
 }

@@ -3,6 +3,8 @@
 //! `compatibleSdkVersion` a warning unless a documented guard holds it (`uses`), a deprecated
 //! one a hint with its `@useinstead`, a permission `module.json5` does not request a warning.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use super::lookup::{self, Source};
@@ -45,9 +47,46 @@ pub struct Finding {
     pub replacement: Option<String>,
 }
 
+/// The distinct symbols one check looks up: each is a parse of its module's declarations, and
+/// the file is the agent's to write (20,000 uses kept a check busy for minutes).
+const MAX_LOOKUPS: usize = 300;
+
+/// Each symbol looked up once per check, and at most [`MAX_LOOKUPS`] of them.
+struct Lookups<'s> {
+    src: &'s dyn Source,
+    done: HashMap<(String, String), Result<lookup::Symbol, lookup::NotFound>>,
+    defaults: HashMap<String, Option<String>>,
+}
+
+impl Lookups<'_> {
+    /// The symbol, or None once the check has looked up as many as it may.
+    fn symbol(&mut self, module: &str, path: &str) -> Option<Result<lookup::Symbol, lookup::NotFound>> {
+        let key = (module.to_string(), path.to_string());
+        if let Some(known) = self.done.get(&key) {
+            return Some(known.clone());
+        }
+        if self.done.len() >= MAX_LOOKUPS {
+            return None;
+        }
+        let found = lookup::symbol(self.src, module, path);
+        self.done.insert(key, found.clone());
+        Some(found)
+    }
+
+    /// The module's default export (read once per check).
+    fn default_export(&mut self, module: &str) -> Option<String> {
+        let src = self.src;
+        self.defaults
+            .entry(module.to_string())
+            .or_insert_with(|| lookup::module(src, module).ok().and_then(|m| m.default_export))
+            .clone()
+    }
+}
+
 pub fn check(src: &dyn Source, text: &str, project: &Project) -> Vec<Finding> {
     let scanned = uses::scan(text);
     let mut out = Vec::new();
+    let mut lookups = Lookups { src, done: HashMap::new(), defaults: HashMap::new() };
     for at in &scanned.imports {
         let import = &at.import;
         if let Err(missing) = lookup::load(src, &import.from) {
@@ -63,7 +102,7 @@ pub fn check(src: &dyn Source, text: &str, project: &Project) -> Vec<Finding> {
             continue;
         }
         for (imported, _) in &import.names {
-            if let Err(missing) = lookup::symbol(src, &import.from, imported) {
+            if let Some(Err(missing)) = lookups.symbol(&import.from, imported) {
                 out.push(unknown(
                     at.line,
                     at.column,
@@ -74,7 +113,20 @@ pub fn check(src: &dyn Source, text: &str, project: &Project) -> Vec<Finding> {
         }
     }
     for used in &scanned.uses {
-        check_use(src, &scanned, used, project, &mut out);
+        if !check_use(&mut lookups, &scanned, used, project, &mut out) {
+            out.push(Finding {
+                severity: "warning",
+                rule: "too_many_names",
+                line: used.line,
+                column: used.column,
+                message: format!(
+                    "api_check stopped here: it judges at most {MAX_LOOKUPS} distinct SDK names per file; split the file to check the rest"
+                ),
+                closest: Vec::new(),
+                replacement: None,
+            });
+            break;
+        }
     }
     out.sort_by_key(|f| (f.line, f.column));
     out
@@ -94,24 +146,26 @@ fn unknown(line: usize, column: usize, message: &str, missing: lookup::NotFound)
 
 /// `local.a.b`: the import it comes from, then each member while it is a namespace, class,
 /// interface or enum (past a function or property the chain is on a value rein does not type).
-fn check_use(src: &dyn Source, scanned: &Uses, used: &Use, project: &Project, out: &mut Vec<Finding>) {
+/// Judges one use; false when the check may look up no more names.
+fn check_use(lookups: &mut Lookups, scanned: &Uses, used: &Use, project: &Project, out: &mut Vec<Finding>) -> bool {
     let Some(at) = scanned.imports.iter().find(|i| {
         i.import.default.as_deref() == Some(used.local.as_str()) || i.import.names.iter().any(|(_, l)| *l == used.local)
     }) else {
-        return;
+        return true;
     };
     let import = &at.import;
     let head = match import.names.iter().find(|(_, l)| *l == used.local) {
         Some((imported, _)) => imported.clone(),
-        None => match lookup::module(src, &import.from).ok().and_then(|m| m.default_export) {
+        None => match lookups.default_export(&import.from) {
             Some(default) => default,
-            None => return,
+            None => return true,
         },
     };
     let mut path = head;
     for member in &used.members {
         path = format!("{path}.{member}");
-        let found = match lookup::symbol(src, &import.from, &path) {
+        let Some(result) = lookups.symbol(&import.from, &path) else { return false };
+        let found = match result {
             Ok(found) => found,
             Err(missing) => {
                 let shown = format!("{}.{}", used.local, used.members.join("."));
@@ -121,14 +175,15 @@ fn check_use(src: &dyn Source, scanned: &Uses, used: &Use, project: &Project, ou
                     &format!("{shown}: {} does not exist", missing.missing),
                     missing,
                 ));
-                return;
+                return true;
             }
         };
         judge(scanned, used, &found, project, out);
         if !found.overloads.iter().any(|o| matches!(o.kind, "namespace" | "class" | "interface" | "enum" | "struct")) {
-            return;
+            return true;
         }
     }
+    true
 }
 
 fn judge(scanned: &Uses, used: &Use, found: &lookup::Symbol, project: &Project, out: &mut Vec<Finding>) {

@@ -32,10 +32,34 @@ struct Disk<'a> {
     root: &'a Path,
     kernel: &'a Kernel,
     call: &'a Call,
+    /// Each module read once per call: a file that uses one module's names thousands of times
+    /// read (and journaled) it as often, for minutes.
+    read: std::cell::RefCell<std::collections::HashMap<String, Option<(String, String)>>>,
+}
+
+impl<'a> Disk<'a> {
+    fn new(root: &'a Path, kernel: &'a Kernel, call: &'a Call) -> Disk<'a> {
+        Disk { root, kernel, call, read: Default::default() }
+    }
 }
 
 impl Source for Disk<'_> {
     fn module(&self, name: &str) -> Option<(String, String)> {
+        if let Some(known) = self.read.borrow().get(name) {
+            return known.clone();
+        }
+        let found = self.module_from_disk(name);
+        self.read.borrow_mut().insert(name.to_string(), found.clone());
+        found
+    }
+
+    fn modules_like(&self, name: &str) -> Vec<String> {
+        layout::modules_like(self.root, name)
+    }
+}
+
+impl Disk<'_> {
+    fn module_from_disk(&self, name: &str) -> Option<(String, String)> {
         if !layout::is_module_name(name) {
             return None;
         }
@@ -44,10 +68,6 @@ impl Source for Disk<'_> {
         let read = self.kernel.journaled(self.call, Action::Read, &target, |_| read_declaration(&file));
         let shown = file.strip_prefix(self.root).unwrap_or(&file).display().to_string();
         read.ok().map(|text| (shown, text))
-    }
-
-    fn modules_like(&self, name: &str) -> Vec<String> {
-        layout::modules_like(self.root, name)
     }
 }
 
@@ -83,7 +103,7 @@ impl Kernel {
             Ok(root) => root,
             Err(no_sdk) => return Ok(no_sdk),
         };
-        let src = Disk { root: &root, kernel: self, call };
+        let src = Disk::new(&root, self, call);
         let sdk = root.display().to_string();
         let found = match (module, symbol) {
             (Some(module), None) => lookup::module(&src, module).map(|m| json!({"sdk": sdk, "module": m})),
@@ -126,7 +146,7 @@ impl Kernel {
             Ok(root) => root,
             Err(no_sdk) => return Ok(no_sdk),
         };
-        let src = Disk { root: &root, kernel: self, call };
+        let src = Disk::new(&root, self, call);
         let findings = check::check(&src, text, project);
         Ok(json!({"sdk": root.display().to_string(), "findings": findings}))
     }

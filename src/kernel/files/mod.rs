@@ -21,7 +21,7 @@ pub use read::{ReadOptions, ReadOutput};
 use dir::{Dir, Place};
 
 use super::digest::sha256_hex;
-use super::scope::SEPARATORS;
+use super::scope::{PathClass, SEPARATORS};
 use super::{Access, Action, Call, EventKind, Kernel, KernelError};
 
 /// The largest file of rein's own (a run report) that rein reads back.
@@ -61,6 +61,15 @@ impl Kernel {
             ledger::note(call, &resolved.real, &out.sha256);
             Ok(out)
         })
+    }
+
+    /// Whether `path` resolves into the workspace proper: not outside it, and not a protected
+    /// folder, a policy file or rein's home. A check of the project's own files (its
+    /// configuration, its build's outputs) reads only there and asks nobody otherwise: the
+    /// paths it follows are named by workspace files, and a yes (or `--yes`) given for the
+    /// run would have read a file of the person's elsewhere and shown it in the result.
+    pub fn is_workspace_path(&self, path: &str) -> bool {
+        self.scope.resolve(path).is_ok_and(|resolved| resolved.class == PathClass::Workspace)
     }
 
     pub fn read_text(&self, call: &Call, path: &str) -> Result<TextFile, KernelError> {

@@ -84,6 +84,14 @@ pub const AREA: Area = Area {
             make: Make::Raising(|lua| lua.create_function(exists)),
         },
         Native {
+            name: "in_workspace",
+            doc: "Whether `path` lies in the workspace proper: not outside it (a link followed), not \
+                  a protected folder, a policy file or rein's home. Asks nobody.",
+            params: &[PATH],
+            returns: &[Returns { ty: "boolean", doc: "" }],
+            make: Make::Raising(|lua| lua.create_function(in_workspace)),
+        },
+        Native {
             name: "mkdir",
             doc: "Creates a folder and its parents (checked like a write).",
             params: &[PATH],
@@ -408,6 +416,10 @@ fn list(lua: &Lua, (path, opts): (Option<String>, Value)) -> mlua::Result<MultiV
 fn exists(lua: &Lua, path: String) -> mlua::Result<MultiValue> {
     let result = current_call::get().and_then(|call| Ok(state::kernel(lua).exists(&call, &path)?));
     outcome(lua, result)
+}
+
+fn in_workspace(lua: &Lua, path: String) -> mlua::Result<MultiValue> {
+    outcome::<bool>(lua, Ok(state::kernel(lua).is_workspace_path(&path)))
 }
 
 fn stage_packages(lua: &Lua, paths: Vec<String>) -> mlua::Result<MultiValue> {

@@ -68,7 +68,7 @@ pub const AREA: Area = Area {
     ],
 };
 
-/// The project's files as the kernel lets this call read them.
+/// The project's files as the kernel lets this call read them, inside the workspace only.
 struct KernelFiles<'k> {
     kernel: &'k Kernel,
     call: &'k Call,
@@ -76,6 +76,11 @@ struct KernelFiles<'k> {
 
 impl ProjectFiles for KernelFiles<'_> {
     fn read(&self, path: &str) -> Fetched {
+        if !self.kernel.is_workspace_path(path) {
+            return Fetched::Unreadable(format!(
+                "{path} is not a file of the workspace (a path of its configuration leads outside it): rein checks only the project's own files"
+            ));
+        }
         match self.kernel.read_text(self.call, path) {
             Ok(file) => Fetched::Text(file.text),
             Err(KernelError::FileNotFound { .. }) => Fetched::Missing,
@@ -84,6 +89,9 @@ impl ProjectFiles for KernelFiles<'_> {
     }
 
     fn names_in(&self, dir: &str) -> Vec<String> {
+        if !self.kernel.is_workspace_path(dir) {
+            return Vec::new();
+        }
         let listed = self.kernel.list(self.call, dir, ListOptions { depth: 0, max_entries: 10_000 });
         let Ok(listing) = listed else { return Vec::new() };
         listing.entries.into_iter().map(|e| e.path.rsplit('/').next().unwrap_or_default().to_string()).collect()
