@@ -122,11 +122,13 @@ fn a_tool_that_skips_the_foreground_read_or_presses_power_by_code_is_asked() {
 fn a_selector_that_matches_nothing_or_several_is_refused_before_anything_is_sent() {
     let Some(lab) = lab() else { return };
     lab.one_device();
-    lab.device(
-        KEY,
-        json!({"running": [{"bundle": "com.example.hello", "ability": "EntryAbility", "pid": 4000, "started_at": 1.0, "foreground_at": 1.5}],
-               "screen": [{"type": "Button", "text": "OK", "id": "a"}, {"type": "Button", "text": "OK", "id": "b"}]}),
-    );
+    lab.build();
+    // rein installs the app (the project's own is an app rein installed on that device).
+    lab.ok(&["--yes"], "app_install", json!({"hap": SIGNED_HAP}));
+    lab.edit_device(KEY, |d| {
+        d["running"] = json!([{"bundle": "com.example.hello", "ability": "EntryAbility", "pid": 4000, "started_at": 1.0, "foreground_at": 1.5}]);
+        d["screen"] = json!([{"type": "Button", "text": "OK", "id": "a"}, {"type": "Button", "text": "OK", "id": "b"}]);
+    });
     let out = lab.failed(&[], "ui_tap", json!({"text": "OK"}), "UI_AMBIGUOUS");
     assert_eq!(out["details"]["count"], json!(2), "{out}");
     let out = lab.failed(&[], "ui_tap", json!({"text": "Cancel"}), "UI_NO_MATCH");

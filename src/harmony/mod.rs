@@ -32,6 +32,7 @@ pub mod fallbacks;
 pub mod grammar;
 pub mod hdc_server;
 pub mod hdc_servers;
+pub mod installed;
 pub mod java_args;
 pub mod keystore_pins;
 pub mod lease;

@@ -15,7 +15,7 @@ use super::programs::{decide_spawn, Program};
 use super::project::ProjectFacts;
 use super::signing::{self, SigningSecrets};
 use super::toolchain::{Located, Toolchain};
-use super::{confinement, deveco_env, grammar, hdc_server, java_args, keystore_pins, lease, ui_input};
+use super::{confinement, deveco_env, grammar, hdc_server, installed, java_args, keystore_pins, lease, ui_input};
 use crate::kernel::policy::shapes::Effect;
 use crate::kernel::policy::Decision;
 use crate::kernel::process::env::ToolchainVars;
@@ -39,6 +39,8 @@ pub struct Harmony {
     pub hvigor_reads_signing_material: bool,
     /// What rein last saw in front of each device (screen input rests on it: `ui_input`).
     pub foregrounds: ui_input::Foregrounds,
+    /// The apps rein itself installed on each device: the project's own (`installed`).
+    pub installed: installed::Installed,
 }
 
 /// The HarmonyOS profile `kernel` spawns with, if it is one.
@@ -127,9 +129,10 @@ impl ToolchainProfile for Harmony {
         let touch = (program == Program::Hdc).then(|| ui_input::touch(args)).flatten();
         match (decision, touch) {
             (Decision::Ask, Some(false)) => {
+                // The project's own: an app rein itself installed on that device, never the
+                // bundle name the workspace's settings give (the agent writes them).
                 let in_front = self.foregrounds.in_front(args).unwrap_or_default();
-                let facts = project();
-                if !in_front.is_empty() && in_front.iter().all(|b| facts.is_bundle(b)) {
+                if !in_front.is_empty() && in_front.iter().all(|b| self.installed.has(args, b)) {
                     Decision::Allow
                 } else {
                     Decision::Ask
@@ -142,6 +145,7 @@ impl ToolchainProfile for Harmony {
     fn observe(&self, program: &str, args: &[String], output: &crate::kernel::process::spawn::SpawnOutput) {
         if Program::parse(program) == Program::Hdc {
             self.foregrounds.observe(args, &output.stdout);
+            self.installed.observe(args, &output.stdout);
         }
     }
 
@@ -302,7 +306,8 @@ impl ToolchainProfile for Harmony {
     }
 
     /// The keystore the passwords go with: the bytes they first went with, as a private copy
-    /// (`keystore_pins`).
+    /// (`keystore_pins`); the packages an install sends: the copies whose bundle was read
+    /// (`installed`).
     fn hand_over(
         &self,
         spawn: &Spawn,
@@ -310,8 +315,11 @@ impl ToolchainProfile for Harmony {
         secret: Option<&str>,
         private_tmp: &Path,
     ) -> Result<Vec<String>, KernelError> {
-        let Some(config) = secret else { return Ok(args) };
         let (home, workspace) = (spawn.kernel.scope().home(), spawn.kernel.scope().workspace());
+        if Program::parse(spawn.program) == Program::Hdc {
+            return Ok(self.installed.hand_over(args, workspace, private_tmp));
+        }
+        let Some(config) = secret else { return Ok(args) };
         keystore_pins::hand_over(home, workspace, config, &args, private_tmp)
             .map_err(|refused| signing::SecretsError::from(refused).into())
     }

@@ -12,7 +12,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::grammar::hdc::{device_of, device_words as shell_words_of};
+use super::grammar::hdc::device_words as shell_words_of;
+use super::installed::device_key;
 
 /// How long a foreground read stands for the input after it: a read, then the action.
 pub const FRESH: Duration = Duration::from_secs(10);
@@ -26,11 +27,6 @@ type Seen = (Vec<String>, Instant);
 /// What rein last saw in front of each device: `<server>/<target>` → [`Seen`].
 #[derive(Debug, Clone, Default)]
 pub struct Foregrounds(Arc<Mutex<HashMap<String, Seen>>>);
-
-fn device_key(args: &[String]) -> Option<String> {
-    let device = device_of(args)?;
-    Some(format!("{}/{}", device.server.as_deref().unwrap_or("local"), device.target.as_deref().unwrap_or("*")))
-}
 
 /// A touch of the screen: `Some(true)` when it presses Power.
 pub fn touch(args: &[String]) -> Option<bool> {

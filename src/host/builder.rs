@@ -12,6 +12,7 @@ use super::sources::{PackLayer, Sources};
 use super::Host;
 use crate::error::{Code, Failure};
 use crate::harmony::hdc_servers::HdcServers;
+use crate::harmony::installed::Installed;
 use crate::harmony::profile::Harmony;
 use crate::harmony::signing::SigningSecrets;
 use crate::harmony::toolchain;
@@ -367,6 +368,7 @@ pub(crate) fn configured_kernel_and_policy(
         lease_wait: home_config.lease.wait_s.map(std::time::Duration::from_secs),
         hvigor_reads_signing_material: home_config.spawn.hvigor_reads_signing_material,
         foregrounds: Default::default(),
+        installed: Installed::new(kernel.scope().home(), kernel.scope().workspace()),
     };
     let spawn = SpawnSettings {
         profile: Arc::new(harmony),
