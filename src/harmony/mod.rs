@@ -53,4 +53,5 @@ mod table;
 pub mod toolchain;
 pub mod ui_input;
 pub mod ui_question;
+pub mod ui_screens;
 pub mod why_asked;

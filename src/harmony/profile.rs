@@ -15,7 +15,7 @@ use super::programs::{decide_spawn, Program};
 use super::project::ProjectFacts;
 use super::signing::{self, SigningSecrets};
 use super::toolchain::{Located, Toolchain};
-use super::{confinement, deveco_env, grammar, hdc_server, installed, java_args, keystore_pins, lease, ui_input};
+use super::{confinement, deveco_env, grammar, hdc_server, installed, java_args, keystore_pins, lease, ui_input, ui_screens};
 use crate::kernel::policy::shapes::Effect;
 use crate::kernel::policy::Decision;
 use crate::kernel::process::env::ToolchainVars;
@@ -41,6 +41,8 @@ pub struct Harmony {
     pub foregrounds: ui_input::Foregrounds,
     /// The apps rein itself installed on each device: the project's own (`installed`).
     pub installed: installed::Installed,
+    /// The screen rein itself last read on each device (screen input lands on it: `ui_screens`).
+    pub screens: ui_screens::Screens,
 }
 
 /// The HarmonyOS profile `kernel` spawns with, if it is one.
@@ -123,6 +125,9 @@ impl ToolchainProfile for Harmony {
             ProjectFacts::from_texts(app.as_deref(), profile.as_deref())
         };
         let program = Program::parse(program);
+        if program == Program::Hdc {
+            self.screens.before(args);
+        }
         let decision = decide_spawn(&program, args, cwd, classify, &self.servers, &project);
         // Screen input on the project's own app, just seen in front of that device, is the
         // project's code at work; anything else on the screen (and Power) a person decides.
@@ -130,9 +135,13 @@ impl ToolchainProfile for Harmony {
         match (decision, touch) {
             (Decision::Ask, Some(false)) => {
                 // The project's own: an app rein itself installed on that device, never the
-                // bundle name the workspace's settings give (the agent writes them).
+                // bundle name the workspace's settings give (the agent writes them); in front
+                // as `aa dump -l` says, and under the input on the screen rein read (a system
+                // dialog or the shade over the app leaves `aa dump -l` unchanged).
+                let own = |bundle: &str| self.installed.has(args, bundle);
                 let in_front = self.foregrounds.in_front(args).unwrap_or_default();
-                if !in_front.is_empty() && in_front.iter().all(|b| self.installed.has(args, b)) {
+                let lands = self.screens.fresh(args).is_some_and(|s| ui_input::lands_within(args, &s, &own));
+                if lands && !in_front.is_empty() && in_front.iter().all(|b| own(b)) {
                     Decision::Allow
                 } else {
                     Decision::Ask
@@ -146,6 +155,7 @@ impl ToolchainProfile for Harmony {
         if Program::parse(program) == Program::Hdc {
             self.foregrounds.observe(args, &output.stdout);
             self.installed.observe(args, &output.stdout);
+            self.screens.observe(args, &output.stdout);
         }
     }
 
@@ -203,7 +213,7 @@ impl ToolchainProfile for Harmony {
     fn why_asked(&self, program: &str, args: &[String], outside: bool) -> String {
         let program = Program::parse(program);
         if program == Program::Hdc && ui_input::touch(args).is_some() {
-            return super::ui_question::why_touch(args, &self.foregrounds);
+            return super::ui_question::why_touch(args, &self.foregrounds, &self.screens);
         }
         super::why_asked::why_asked(&program, args, outside)
     }

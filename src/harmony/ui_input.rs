@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use super::grammar::hdc::device_words as shell_words_of;
 use super::installed::device_key;
+use super::ui_screens::Screen;
 
 /// How long a foreground read stands for the input after it: a read, then the action.
 pub const FRESH: Duration = Duration::from_secs(10);
@@ -59,6 +60,54 @@ pub fn foreground_bundles(output: &str) -> Vec<String> {
         }
     }
     found
+}
+
+/// Where an input lands: a point, the start of a swipe (which must not be at an edge), or the
+/// window in front (a key, text typed at the focus, a fling from the display's middle).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Aim {
+    Point(i64, i64),
+    SwipeFrom(i64, i64),
+    Front,
+}
+
+/// Where the `uitest uiInput` line `args` lands (shared/HARMONY-VERIFY.md §3.1's arguments);
+/// None for a shape rein does not place: another subcommand, a word that is no number, or a
+/// `displayId` (the screen rein reads is the default display's).
+pub fn aims(args: &[String]) -> Option<Vec<Aim>> {
+    let words = shell_words_of(args)?;
+    let input = words.get(2..)?;
+    let n = |i: usize| input.get(i).and_then(|w| w.parse::<i64>().ok());
+    let point = || Some(Aim::Point(n(1)?, n(2)?));
+    match (input.first()?.as_str(), input.len()) {
+        ("click" | "doubleClick" | "longClick", 3) | ("inputText", 4) => Some(vec![point()?]),
+        ("swipe" | "drag", 5 | 6) | ("fling", 5..=7) => {
+            let rest: Option<Vec<i64>> = (5..input.len()).map(n).collect();
+            rest?;
+            Some(vec![Aim::SwipeFrom(n(1)?, n(2)?), Aim::Point(n(3)?, n(4)?)])
+        }
+        ("keyEvent", 2) if ["Home", "Back"].contains(&input[1].as_str()) => Some(vec![Aim::Front]),
+        ("keyEvent", 2..=4) => {
+            let codes: Option<Vec<i64>> = (1..input.len()).map(n).collect();
+            codes.map(|_| vec![Aim::Front])
+        }
+        ("text", 2) => Some(vec![Aim::Front]),
+        ("dircFling", 2..=4) => (1..input.len()).map(n).collect::<Option<Vec<i64>>>().map(|_| vec![Aim::Front]),
+        _ => None,
+    }
+}
+
+/// Whether every place the input lands on `screen` is a window of an app `own` names: the
+/// topmost window at each point, the window in front for a key; a swipe from an edge never is.
+pub fn lands_within(args: &[String], screen: &Screen, own: &dyn Fn(&str) -> bool) -> bool {
+    let owned = |window: Option<&super::ui_screens::Window>| window.is_some_and(|w| own(&w.bundle));
+    aims(args).is_some_and(|aims| {
+        aims.iter().all(|aim| match *aim {
+            Aim::Point(x, y) => owned(screen.window_at(x, y)),
+            Aim::SwipeFrom(x, y) => !screen.at_edge(x, y) && owned(screen.window_at(x, y)),
+            Aim::Front => owned(screen.window_in_front()),
+        })
+    })
 }
 
 impl Foregrounds {

@@ -13,6 +13,7 @@ use super::Host;
 use crate::error::{Code, Failure};
 use crate::harmony::hdc_servers::HdcServers;
 use crate::harmony::installed::Installed;
+use crate::harmony::ui_screens::Screens;
 use crate::harmony::profile::Harmony;
 use crate::harmony::signing::SigningSecrets;
 use crate::harmony::toolchain;
@@ -369,6 +370,7 @@ pub(crate) fn configured_kernel_and_policy(
         hvigor_reads_signing_material: home_config.spawn.hvigor_reads_signing_material,
         foregrounds: Default::default(),
         installed: Installed::new(kernel.scope().home(), kernel.scope().workspace()),
+        screens: Screens::new(kernel.scope().workspace()),
     };
     let spawn = SpawnSettings {
         profile: Arc::new(harmony),
