@@ -96,26 +96,46 @@ fn power_always_asks_and_home_leaves_the_app_so_input_then_asks() {
     assert_eq!(tapped["app"], json!("(home screen or system UI)"));
 }
 
+/// An agent's own tool that sends `words` to `uitest uiInput` as it likes: with `read`, after
+/// reading the screen (`uitest dumpLayout`, only `bundle`'s windows when given) and what is in
+/// front (`aa dump -l`), as ui_act does.
+fn poke_tool(lab: &Lab) {
+    let tool = r#"local device = require("harmony.device")
+local screen = require("harmony.screen")
+return { name = "poke", description = "pokes",
+  params = { read = { type = "boolean", default = true }, bundle = { type = "string", optional = true },
+             words = { type = "array", items = { type = "string" } } },
+  annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
+  run = function(args)
+    local at = device.pick(nil, nil)
+    if args.read then
+      screen.layout(at, args.bundle)
+      device.run(at, { "shell", "aa", "dump", "-l" })
+    end
+    local argv = { "shell", "uitest", "uiInput" }
+    for _, w in ipairs(args.words) do argv[#argv + 1] = w end
+    return { out = (device.run(at, argv)) }
+  end }"#;
+    std::fs::create_dir_all(lab.ws.path("tools")).unwrap();
+    std::fs::write(lab.ws.path("tools/poke.lua"), tool).unwrap();
+}
+
 /// The attack: an agent's own tool sends input without reading what is in front (or reads it,
 /// then presses Power by its code). The kernel decides from what the device printed to it.
 #[test]
 fn a_tool_that_skips_the_foreground_read_or_presses_power_by_code_is_asked() {
     let Some(lab) = launched_example() else { return };
-    let tool = r#"return { name = "poke", description = "pokes", params = { read = { type = "boolean" }, key = { type = "string" } },
-      annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
-      run = function(args)
-        if args.read then rein.proc.run("hdc", { "shell", "aa", "dump", "-l" }) end
-        local r = rein.proc.run("hdc", { "shell", "uitest", "uiInput", "keyEvent", args.key })
-        return { out = r.stdout }
-      end }"#;
-    std::fs::create_dir_all(lab.ws.path("tools")).unwrap();
-    std::fs::write(lab.ws.path("tools/poke.lua"), tool).unwrap();
-    lab.failed(&[], "poke", json!({"read": false, "key": "2055"}), "APPROVAL_REQUIRED");
-    let ok = lab.ok(&[], "poke", json!({"read": true, "key": "2055"}));
+    poke_tool(&lab);
+    lab.failed(&[], "poke", json!({"read": false, "words": ["keyEvent", "2055"]}), "APPROVAL_REQUIRED");
+    let ok = lab.ok(&[], "poke", json!({"words": ["keyEvent", "2055"]}));
     assert_eq!(ok["out"], json!("No Error\n"), "read, then input on the project's app: unasked");
-    lab.failed(&[], "poke", json!({"read": true, "key": "18"}), "APPROVAL_REQUIRED");
-    lab.failed(&[], "poke", json!({"read": true, "key": "Power"}), "APPROVAL_REQUIRED");
+    lab.failed(&[], "poke", json!({"words": ["keyEvent", "18"]}), "APPROVAL_REQUIRED");
+    lab.failed(&[], "poke", json!({"words": ["keyEvent", "Power"]}), "APPROVAL_REQUIRED");
     assert_ne!(lab.read_device(KEY)["screen_on"], json!(false), "the screen was never turned off");
+    // A shape rein does not place on the screen it read asks (a display id: the screen rein
+    // reads is the default display's); a word for a number is refused by the grammar itself.
+    lab.failed(&[], "poke", json!({"words": ["click", "630", "790", "1"]}), "APPROVAL_REQUIRED");
+    lab.failed(&[], "poke", json!({"words": ["click", "630", "0x316"]}), "APPROVAL_DENIED");
 }
 
 #[test]
@@ -231,31 +251,92 @@ fn a_failed_flow_step_names_the_step_the_expectation_and_the_screen() {
 /// The attack: the project's bundle name is the agent's to write (AppScope/app.json5). A person
 /// has Settings in front; the agent renames the project's bundle to Settings' and Settings'
 /// screen becomes "the project's own app": a tap on it (developer options, USB debugging, a
-/// permission) would run unasked. Only an app rein itself put on that device is the project's.
+/// permission) would run unasked. Only an app rein itself put on that device is the project's,
+/// and a package named as Settings does not install over the system's (9568332).
 #[test]
-#[ignore = "open hole (issue 37, attacker round 4): the project's bundle comes from AppScope/app.json5, which the agent writes; to be fixed by trusting only a bundle rein installed on that device"]
 fn renaming_the_projects_bundle_to_the_app_in_front_does_not_make_its_screen_the_agents() {
     let Some(lab) = launched_example() else { return };
+    poke_tool(&lab);
+    let ok = lab.ok(&[], "poke", json!({"words": ["keyEvent", "2055"]}));
+    assert_eq!(ok["out"], json!("No Error\n"), "the app rein installed, in front: unasked");
+    const SETTINGS: &str = "com.huawei.hmos.settings";
     lab.edit_device(KEY, |d| {
         for r in d["running"].as_array_mut().unwrap() {
-            r["bundle"] = json!("com.huawei.hmos.settings");
+            r["bundle"] = json!(SETTINGS);
         }
+        d["installed"][SETTINGS] = json!({"signer": "huawei system apps", "versionCode": 1, "module": "entry"});
     });
-    let tool = r#"return { name = "poke", description = "pokes", params = { key = { type = "string" } },
-      annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
-      run = function(args)
-        rein.proc.run("hdc", { "shell", "aa", "dump", "-l" })
-        local r = rein.proc.run("hdc", { "shell", "uitest", "uiInput", "keyEvent", args.key })
-        return { out = r.stdout }
-      end }"#;
-    std::fs::create_dir_all(lab.ws.path("tools")).unwrap();
-    std::fs::write(lab.ws.path("tools/poke.lua"), tool).unwrap();
-    let (_, before) = lab.call(&[], "poke", json!({"key": "2055"}));
+    let sent = input_lines(&lab).len();
+    let (_, before) = lab.call(&[], "poke", json!({"words": ["keyEvent", "2055"]}));
     assert_eq!(before["error"]["code"], json!("APPROVAL_REQUIRED"), "Settings in front asks: {before}");
-    lab.replace_in("AppScope/app.json5", "com.example.hello", "com.huawei.hmos.settings");
-    let (_, renamed) = lab.call(&[], "poke", json!({"key": "2055"}));
+    lab.replace_in("AppScope/app.json5", "com.example.hello", SETTINGS);
+    let (_, renamed) = lab.call(&[], "poke", json!({"words": ["keyEvent", "2055"]}));
     assert_eq!(renamed["error"]["code"], json!("APPROVAL_REQUIRED"), "after the rename: {renamed}");
-    assert!(!input_lines(&lab).iter().any(|l| l.ends_with("keyEvent 2055")), "nothing was sent to Settings");
+    // Built and installed under Settings' name: the device refuses it, so it is not rein's.
+    lab.build();
+    let (_, install) = lab.call(&["--yes"], "app_install", json!({"hap": SIGNED_HAP}));
+    assert_eq!(install["error"]["code"], json!("INSTALL_FAILED"), "{install}");
+    let (_, installed) = lab.call(&[], "poke", json!({"words": ["keyEvent", "2055"]}));
+    assert_eq!(installed["error"]["code"], json!("APPROVAL_REQUIRED"), "after the install: {installed}");
+    assert_eq!(input_lines(&lab).len(), sent, "nothing was sent to Settings");
+}
+
+/// The attack: `aa dump -l` still names the project's app in front while a system dialog, the
+/// shade or the control centre covers it: a tap there (Allow USB debugging, a permission) or
+/// Enter would answer the system's question. Input lands where rein read the screen.
+#[test]
+fn a_system_dialog_over_the_app_makes_input_ask_though_the_app_is_in_front() {
+    let Some(lab) = launched_example() else { return };
+    lab.edit_device(KEY, |d| {
+        d["system_dialog"] =
+            json!({"bundle": "com.ohos.systemui", "texts": ["Allow USB debugging?"], "buttons": ["Cancel", "Allow"]});
+    });
+    let asked = lab.failed(&[], "ui_tap", json!({"text": "Allow"}), "APPROVAL_REQUIRED");
+    let question = asked["message"].as_str().unwrap();
+    assert!(question.contains("on com.example.hello, which rein just read is in front"), "{question}");
+    assert!(
+        question.contains("at (630, 1430) rein read Button \"Allow\" in com.ohos.systemui's window"),
+        "the question names the widget and whose window it is: {question}"
+    );
+    // The dialog's backdrop covers the whole screen: the app's button is under it.
+    let asked = lab.failed(&[], "ui_tap", json!({"text": "Tap me"}), "APPROVAL_REQUIRED");
+    assert!(asked["message"].as_str().unwrap().contains("rein read com.ohos.systemui's window"), "{asked}");
+    lab.failed(&[], "ui_key", json!({"key": "enter"}), "APPROVAL_REQUIRED");
+    lab.failed(&[], "ui_type", json!({"input": "yes"}), "APPROVAL_REQUIRED");
+    // The agent's own tool that reads only the app's windows (`-b`) is not reading the screen.
+    poke_tool(&lab);
+    let words = json!(["click", "630", "1430"]);
+    lab.failed(&[], "poke", json!({"bundle": "com.example.hello", "words": words}), "APPROVAL_REQUIRED");
+    lab.failed(&[], "poke", json!({"words": words}), "APPROVAL_REQUIRED");
+    assert_eq!(input_lines(&lab), Vec::<String>::new(), "nothing was sent");
+    assert_eq!(lab.read_device(KEY).get("system_dialog_answer"), None, "the dialog was never answered");
+
+    // A panel over part of the screen: a tap beside it lands on the app, one on it asks.
+    lab.edit_device(KEY, |d| {
+        d["system_dialog"] =
+            json!({"bundle": "com.ohos.systemui", "buttons": ["Clear all"], "bounds": [0, 2200, 1260, 2720]});
+    });
+    let tapped = lab.ok(&[], "ui_tap", json!({"text": "Tap me", "expect_text": "Taps: 1"}));
+    assert_eq!(tapped["own_app"], json!(true));
+    lab.failed(&[], "ui_tap", json!({"text": "Clear all"}), "APPROVAL_REQUIRED");
+    assert_eq!(lab.read_device(KEY).get("system_dialog_answer"), None);
+    // With a person's yes the input goes through.
+    lab.ok(&["--yes"], "ui_tap", json!({"text": "Clear all"}));
+    assert_eq!(lab.read_device(KEY)["system_dialog_answer"], json!("Clear all"));
+}
+
+/// A swipe from the screen's edge opens the shade, the control centre, Back or Home: it asks,
+/// even on the project's app; a swipe within the screen does not.
+#[test]
+fn a_swipe_from_the_screens_edge_asks_and_one_within_does_not() {
+    let Some(lab) = launched_example() else { return };
+    for (from, to) in [([630, 10], [630, 1500]), ([5, 1300], [700, 1300]), ([630, 2710], [630, 1500])] {
+        let asked = lab.failed(&[], "ui_swipe", json!({"from": from, "to": to}), "APPROVAL_REQUIRED");
+        assert!(asked["message"].as_str().unwrap().contains("the screen's edge"), "{asked}");
+    }
+    assert_eq!(input_lines(&lab), Vec::<String>::new(), "nothing was sent");
+    lab.ok(&[], "ui_swipe", json!({"direction": "up"}));
+    lab.ok(&[], "ui_swipe", json!({"from": [630, 1500], "to": [630, 600]}));
 }
 
 /// The attack: `secret` keeps a password out of ui_type's own answer, but the field holds it

@@ -246,7 +246,10 @@ mod tests {
         assert!(!installed.has(&tap, "com.huawei.hmos.settings"));
         assert!(!installed.has(&args("-t OTHER shell uitest uiInput click 1 1"), "com.example.hello"));
         assert!(!Installed::new(&home, &dir.path().join("other")).has(&tap, "com.example.hello"));
-        installed.observe(&args("-t K uninstall com.example.hello"), "[Info]App uninstall path: msg:uninstall bundle successfully.\r\nAppMod finish\r\n");
+        installed.observe(
+            &args("-t K uninstall com.example.hello"),
+            "[Info]App uninstall path: msg:uninstall bundle successfully.\r\nAppMod finish\r\n",
+        );
         assert!(!installed.has(&tap, "com.example.hello"), "uninstalled");
     }
 

@@ -15,7 +15,9 @@ use super::programs::{decide_spawn, Program};
 use super::project::ProjectFacts;
 use super::signing::{self, SigningSecrets};
 use super::toolchain::{Located, Toolchain};
-use super::{confinement, deveco_env, grammar, hdc_server, installed, java_args, keystore_pins, lease, ui_input, ui_screens};
+use super::{
+    confinement, deveco_env, grammar, hdc_server, installed, java_args, keystore_pins, lease, ui_input, ui_screens,
+};
 use crate::kernel::policy::shapes::Effect;
 use crate::kernel::policy::Decision;
 use crate::kernel::process::env::ToolchainVars;

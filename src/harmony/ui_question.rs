@@ -129,10 +129,9 @@ mod tests {
             &args("-t K shell aa dump -l"),
             "AbilityRecord ID #1\nbundle name [com.bank]\nstate #FOREGROUND \n",
         );
-        assert!(
-            why_touch(&tap, &seen, &screens)
-                .starts_with("it touches the device's screen: a tap at (630, 790), on com.bank, which rein just read is in front;"),
-        );
+        assert!(why_touch(&tap, &seen, &screens).starts_with(
+            "it touches the device's screen: a tap at (630, 790), on com.bank, which rein just read is in front;"
+        ),);
         let power = why_touch(&args("-t K shell uitest uiInput keyEvent 18"), &seen, &screens);
         assert!(power.contains("the key Power (code 18)"), "{power}");
         let typed = why_touch(&args("-t K shell uitest uiInput text hunter2"), &seen, &screens);
@@ -155,8 +154,10 @@ mod tests {
             "{}",
             on("-t K shell uitest uiInput click 630 790")
         );
-        assert!(on("-t K shell uitest uiInput click 630 1270").ends_with("rein read Button \"Allow\\n\" #ok in com.ohos.systemui's window"));
-        assert!(on("-t K shell uitest uiInput keyEvent Back").ends_with("; the window in front is com.ohos.systemui's window"));
+        assert!(on("-t K shell uitest uiInput click 630 1270")
+            .ends_with("rein read Button \"Allow\\n\" #ok in com.ohos.systemui's window"));
+        assert!(on("-t K shell uitest uiInput keyEvent Back")
+            .ends_with("; the window in front is com.ohos.systemui's window"));
         let edge = on("-t K shell uitest uiInput swipe 630 5 630 790 600");
         assert!(edge.contains("at (630, 5) (the screen's edge, where a swipe opens system UI)"), "{edge}");
     }

@@ -67,8 +67,12 @@ pub struct Screen {
 
 fn bounds_of(attributes: &Value) -> Option<Bounds> {
     let text = attributes["bounds"].as_str()?;
-    let numbers: Vec<i64> =
-        text.split(|c: char| !(c.is_ascii_digit() || c == '-')).filter(|s| !s.is_empty()).map(str::parse).collect::<Result<_, _>>().ok()?;
+    let numbers: Vec<i64> = text
+        .split(|c: char| !(c.is_ascii_digit() || c == '-'))
+        .filter(|s| !s.is_empty())
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .ok()?;
     let [l, t, r, b] = numbers[..] else { return None };
     Some([l, t, r, b])
 }

@@ -140,7 +140,7 @@ fn hit(x: i64, y: i64, count: usize) -> Option<usize> {
 /// A tap: a text field takes the focus; a widget's onClick runs (fields change, a page opens or
 /// closes). Off every widget, nothing.
 pub fn tap(device: &mut Device, x: i64, y: i64) {
-    if !takes_input(device) {
+    if !takes_input(device) || crate::system_dialog::tap(device, x, y) {
         return;
     }
     let shown = shown(device);
@@ -179,7 +179,7 @@ pub fn type_text(device: &mut Device, text: &str) {
 }
 
 fn edit_focused(device: &mut Device, edit: impl FnOnce(&mut String)) {
-    if !takes_input(device) {
+    if !takes_input(device) || crate::system_dialog::key(device, None) {
         return;
     }
     let Some(bundle) = foreground(device).and_then(|r| r["bundle"].as_str()).map(String::from) else { return };
@@ -205,7 +205,7 @@ pub fn key(device: &mut Device, code: i64) {
         device.state.insert("screen_on".into(), json!(!on));
         return;
     }
-    if !takes_input(device) {
+    if !takes_input(device) || crate::system_dialog::key(device, Some(code)) {
         return;
     }
     match code {
