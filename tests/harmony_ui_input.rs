@@ -12,16 +12,33 @@ use serde_json::{json, Value};
 
 /// The example app's pages, in a lab workspace: built, installed and launched (with --yes).
 fn launched_example() -> Option<Lab> {
+    launched_with(|_| {})
+}
+
+/// [`launched_example`] after `edit` changed the copied pages.
+fn launched_with(edit: impl FnOnce(&Lab)) -> Option<Lab> {
     let lab = lab()?;
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hello-app/entry/src/main");
     for rel in ["ets/pages/Index.ets", "ets/pages/About.ets", "resources/base/profile/main_pages.json"] {
         std::fs::copy(example.join(rel), lab.ws.path(&format!("entry/src/main/{rel}"))).unwrap();
     }
+    edit(&lab);
     lab.one_device();
     lab.build();
     lab.ok(&["--yes"], "app_install", json!({"hap": SIGNED_HAP}));
     lab.ok(&["--yes"], "app_launch", json!({}));
     Some(lab)
+}
+
+/// The example app with a password field under the name field (`#password`).
+fn launched_with_password_field() -> Option<Lab> {
+    launched_with(|lab| {
+        lab.replace_in(
+            "entry/src/main/ets/pages/Index.ets",
+            ".id('name')",
+            ".id('name')\n        TextInput({ placeholder: 'Password' })\n          .id('password')\n          .type(InputType.Password)",
+        )
+    })
 }
 
 fn input_lines(lab: &Lab) -> Vec<String> {
@@ -171,8 +188,8 @@ fn a_selector_that_matches_nothing_or_several_is_refused_before_anything_is_sent
 
 #[test]
 fn a_secret_typed_is_never_in_the_journal_or_the_result() {
-    let Some(lab) = launched_example() else { return };
-    let out = lab.ok(&[], "ui_type", json!({"id": "name", "secret": "hunter2"}));
+    let Some(lab) = launched_with_password_field() else { return };
+    let out = lab.ok(&[], "ui_type", json!({"id": "password", "secret": "hunter2"}));
     assert!(!out.to_string().contains("hunter2"), "{out}");
     let journal = crate::common::journal_text(&lab.ws.ws);
     assert!(journal.contains("uitest uiInput text"), "the input is journaled");
@@ -339,18 +356,46 @@ fn a_swipe_from_the_screens_edge_asks_and_one_within_does_not() {
     lab.ok(&[], "ui_swipe", json!({"from": [630, 1500], "to": [630, 600]}));
 }
 
-/// The attack: `secret` keeps a password out of ui_type's own answer, but the field holds it
-/// afterwards, so the next read of the screen hands it to the agent. A secret a person gave
-/// stays out of every later screen read too.
+/// The attack: `secret` keeps a password out of ui_type's own answer, but a plain field holds it
+/// afterwards, so the next read of the screen hands it to the agent. A secret goes only into a
+/// password field, which shows `******` as ArkUI reports it; a plain field is refused after a
+/// probe character (taken out again), before the secret is sent.
 #[test]
-#[ignore = "open hole (issue 37, attacker round 4): a secret typed into a plain text field is shown by the next ui_dump; to be fixed by typing secrets only into password fields"]
 fn a_secret_typed_is_not_read_back_from_the_screen_afterwards() {
-    let Some(lab) = launched_example() else { return };
-    lab.ok(&[], "ui_type", json!({"id": "name", "secret": "hunter2"}));
+    let Some(lab) = launched_with_password_field() else { return };
+    let sent_secret = |lab: &Lab| lab.command_lines("hdc").iter().any(|l| l.contains("hunter2"));
+    let out = lab.failed(&[], "ui_type", json!({"id": "name", "secret": "hunter2"}), "UI_SECRET_FIELD");
+    assert!(out["message"].as_str().unwrap().contains("showed the probe"), "{out}");
+    assert!(!sent_secret(&lab), "the secret never went to the plain field");
+    assert_eq!(
+        lab.ok(&[], "ui_find", json!({"id": "name"}))["matches"][0]["text"],
+        json!(""),
+        "the probe is out again"
+    );
+    for refused in [json!({"secret": "hunter2"}), json!({"text": "Tap me", "secret": "hunter2"})] {
+        lab.failed(&[], "ui_type", refused, "UI_SECRET_FIELD");
+    }
+    assert!(!sent_secret(&lab), "nor at the focus or into a button");
+
+    lab.ok(&[], "ui_type", json!({"id": "password", "secret": "hunter2"}));
+    assert!(sent_secret(&lab), "typed into the password field");
     let dump = lab.ok(&[], "ui_dump", json!({}));
     assert!(!dump.to_string().contains("hunter2"), "ui_dump shows the secret: {dump}");
-    let found = lab.ok(&[], "ui_find", json!({"id": "name"}));
+    assert!(dump["text"].as_str().unwrap().contains("TextInput \"******\" #password"), "{dump}");
+    let found = lab.ok(&[], "ui_find", json!({"id": "password"}));
     assert!(!found.to_string().contains("hunter2"), "ui_find shows the secret: {found}");
+
+    // The whole screen an action returns, and what a later one says changed, do not hold it.
+    let tapped = lab.ok(&[], "ui_tap", json!({"text": "Tap me", "full": true}));
+    assert!(tapped["screen"].as_str().unwrap().contains("TextInput \"******\" #password"), "{tapped}");
+    assert!(!tapped.to_string().contains("hunter2"), "{tapped}");
+    // A flow file holds no secret: it is the workspace's, and the report repeats its steps.
+    std::fs::create_dir_all(lab.ws.path("flows")).unwrap();
+    std::fs::write(lab.ws.path("flows/login.json"), r#"[{"do": "type", "id": "password", "secret": "x"}]"#).unwrap();
+    let (status, out) = lab.recipe(&["--yes"], "ui-flow", json!({"flow": "flows/login.json"}));
+    assert_ne!(status, 0, "{out}");
+    assert!(out.to_string().contains("a flow holds no secret"), "{out}");
+    assert!(lab.command_lines("hvigorw").len() <= 1, "refused before building");
 }
 
 /// `rein runs show RUN --format FORMAT` of the run `out` names.

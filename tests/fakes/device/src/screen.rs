@@ -106,7 +106,8 @@ pub fn shown(device: &mut Device) -> Shown {
             let mut shown = plain(w);
             let key = format!("{page}#{n}");
             if w["type"] == "TextInput" {
-                shown["text"] = ui["fields"].get(&key).cloned().unwrap_or(json!(""));
+                let typed = ui["fields"].get(&key).and_then(Value::as_str).unwrap_or("");
+                shown["text"] = json!(if w["password"] == json!(true) { masked(typed) } else { typed.to_string() });
                 shown["focused"] = json!(ui["focus"] == json!(key));
             } else {
                 shown["text"] = json!(render(w["text"].as_str().unwrap_or(""), vars));
@@ -115,6 +116,18 @@ pub fn shown(device: &mut Device) -> Shown {
         })
         .collect();
     Shown { bundle: Some(bundle), page, widgets }
+}
+
+/// A password field's text as ArkUI reports it to accessibility, which uitest's tree shows:
+/// `******` whatever it holds, nothing when empty (arkui_ace_engine
+/// components_ng/pattern/text_field/text_field_accessibility_property.cpp `GetText`,
+/// `DEFAULT_PASSWORD`, for `TextInputType::VISIBLE_PASSWORD`).
+fn masked(typed: &str) -> String {
+    if typed.is_empty() {
+        String::new()
+    } else {
+        "******".to_string()
+    }
 }
 
 /// A widget as listed, with the defaults: a Button, a TextInput and anything with an onClick
