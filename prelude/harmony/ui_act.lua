@@ -212,7 +212,10 @@ local function send(at, words, action)
   if said ~= "No Error" then
     rein.error(
       "UI_INPUT_FAILED",
-      action .. ": uitest answered " .. rein.json.encode(text.tail(said, 400)) .. " instead of `No Error`",
+      action
+        .. ": uitest answered "
+        .. rein.json.encode(text.tail(said, 400))
+        .. " instead of `No Error`",
       { printed = text.tail(said, 2000) }
     )
   end

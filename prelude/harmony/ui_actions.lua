@@ -109,12 +109,18 @@ end
 -- is never sent).
 local function type_secret(args)
   if not act.selects(args) then
-    secret_refused(nil, "at the focus rein cannot tell what the field is: name it (id, text or type)")
+    secret_refused(
+      nil,
+      "at the focus rein cannot tell what the field is: name it (id, text or type)"
+    )
   end
   return act.act(args, "type", function(seen)
     local widget = act.widget(seen, args, "type")
     if widget.type ~= "TextInput" then
-      secret_refused(widget, "the widget is a " .. (widget.type ~= "" and widget.type or "?") .. ", not a text field")
+      secret_refused(
+        widget,
+        "the widget is a " .. (widget.type ~= "" and widget.type or "?") .. ", not a text field"
+      )
     end
     if widget.text ~= "" and not masked(widget.text) then
       secret_refused(widget, "the field shows its text")
@@ -139,7 +145,13 @@ local function type_secret(args)
         },
       }
     end
-    return { steps = { { "click", x, y }, { "text", PROBE } }, x = x, y = y, widget = widget, after = after }
+    return {
+      steps = { { "click", x, y }, { "text", PROBE } },
+      x = x,
+      y = y,
+      widget = widget,
+      after = after,
+    }
   end, args.secret)
 end
 

@@ -148,6 +148,31 @@ mod tests {
     }
 
     #[test]
+    fn input_lands_at_its_points_or_on_the_window_in_front_and_unknown_shapes_land_nowhere() {
+        let aims_of = |line: &str| aims(&args(&format!("-t K shell uitest uiInput {line}")));
+        assert_eq!(aims_of("click 630 790"), Some(vec![Aim::Point(630, 790)]));
+        assert_eq!(aims_of("swipe 1 2 3 4 600"), Some(vec![Aim::SwipeFrom(1, 2), Aim::Point(3, 4)]));
+        assert_eq!(aims_of("keyEvent Back"), Some(vec![Aim::Front]));
+        assert_eq!(aims_of("keyEvent 2072 2038"), Some(vec![Aim::Front]));
+        assert_eq!(aims_of("text hello"), Some(vec![Aim::Front]));
+        for unplaced in ["click 630 790 1", "click 630 x", "keyEvent Back 1", "swipe 1 2 3 4 600 1", "text a 1", "help"]
+        {
+            assert_eq!(aims_of(unplaced), None, "{unplaced}");
+        }
+        let tree = r#"{"attributes":{"bounds":"[0,0][1000,2000]"},"children":[
+            {"attributes":{"bundleName":"com.ohos.systemui","bounds":"[0,1500][1000,2000]"},"children":[]},
+            {"attributes":{"bundleName":"com.a","bounds":"[0,0][1000,2000]"},"children":[]}]}"#;
+        let screen = Screen::parse(tree.as_bytes()).unwrap();
+        let own = |b: &str| b == "com.a";
+        let lands = |line: &str| lands_within(&args(&format!("-t K shell uitest uiInput {line}")), &screen, &own);
+        assert!(lands("click 500 500") && lands("keyEvent Back") && lands("swipe 500 1000 500 400 600"));
+        assert!(!lands("click 500 1600"), "under the panel");
+        assert!(!lands("swipe 500 1000 500 1600 600"), "ends on the panel");
+        assert!(!lands("swipe 500 20 500 1000 600"), "from the top edge");
+        assert!(!lands("click 500 500 1"), "a display id");
+    }
+
+    #[test]
     fn a_dump_of_the_devices_missions_says_what_is_in_front_of_that_device_only() {
         let dump = "    Mission ID #1  mission name #[#com.a:entry:EntryAbility]\n      AbilityRecord ID #1\n        bundle name [com.a]\n        state #BACKGROUND  start time [1]\n    Mission ID #2\n      AbilityRecord ID #2\n        bundle name [com.b]\n        state #FOREGROUND  start time [2]\n";
         let seen = Foregrounds::default();
