@@ -10,14 +10,11 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::grammar::hdc::device_words as shell_words_of;
 use super::installed::device_key;
-use super::ui_screens::Screen;
-
-/// How long a foreground read stands for the input after it: a read, then the action.
-pub const FRESH: Duration = Duration::from_secs(10);
+use super::ui_screens::{Screen, Window, FRESH};
 
 /// `Power`'s key code (shared/HARMONY-VERIFY.md §3.1: hypium `KeyCode.POWER`, hmdriver2).
 const POWER_CODE: &str = "18";
@@ -100,7 +97,7 @@ pub fn aims(args: &[String]) -> Option<Vec<Aim>> {
 /// Whether every place the input lands on `screen` is a window of an app `own` names: the
 /// topmost window at each point, the window in front for a key; a swipe from an edge never is.
 pub fn lands_within(args: &[String], screen: &Screen, own: &dyn Fn(&str) -> bool) -> bool {
-    let owned = |window: Option<&super::ui_screens::Window>| window.is_some_and(|w| own(&w.bundle));
+    let owned = |window: Option<&Window>| window.is_some_and(|w| own(&w.bundle));
     aims(args).is_some_and(|aims| {
         aims.iter().all(|aim| match *aim {
             Aim::Point(x, y) => owned(screen.window_at(x, y)),

@@ -10,21 +10,24 @@
 //! (exactly that: `-b`, `-w` or `-d` would leave windows out) printing `DumpLayout saved to:P`,
 //! then `file recv P <transit>/<name>` of that file, with no other command naming `P` seen in
 //! between (a `file send` or a second dump over it). The transit folder is rein's
-//! (`harmony::received`). The tree read stands for [`FRESH`](super::ui_input::FRESH).
+//! (`harmony::received`). The tree read stands for [`FRESH`].
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use super::grammar::hdc::{command_of, device_words};
 use super::installed::device_key;
 use super::received::recv_into_transit;
-use super::ui_input::FRESH;
 use crate::kernel::files::read::{open_unwaited, read_all, Links};
 use crate::kernel::scope::protected::RECEIVED_DIR;
+
+/// How long a read of the device (its screen, what is in front) stands for the input after it:
+/// a read, then the action.
+pub const FRESH: Duration = Duration::from_secs(10);
 
 /// How many of those command lines are kept (a call reads the screen a few times).
 const TOUCHED_KEPT: usize = 256;
