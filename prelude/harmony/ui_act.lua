@@ -1,8 +1,9 @@
 -- One proven action on a device's screen (`uitest uiInput`, shared/HARMONY-VERIFY.md §3.1), the
 -- way a tester would do it: before, the device is ready (booted, screen woken, not locked:
--- readiness.ensure), what is in front is read (`aa dump -l`, as app_launch reads it: the
--- kernel lets the input through unasked only right after such a read shows the project's own
--- app, src/harmony/ui_input.rs), the widget is found on the screen now (a selector that matches
+-- readiness.ensure), the screen and what is in front are read (`uitest dumpLayout`, `aa dump
+-- -l` as app_launch reads it: the kernel lets the input through unasked only right after such
+-- reads show an app rein installed in front and under the input, src/harmony/ui_input.rs and
+-- ui_screens.rs), the widget is found on the screen now (a selector that matches
 -- nothing or several widgets is refused before anything is sent) and the point lies inside the
 -- display; the input's answer must be exactly `No Error` (uitest prints its error texts and
 -- still exits 0, and prints `No Error` even for input that reached nothing: hypium's own check
