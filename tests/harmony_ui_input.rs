@@ -12,16 +12,33 @@ use serde_json::{json, Value};
 
 /// The example app's pages, in a lab workspace: built, installed and launched (with --yes).
 fn launched_example() -> Option<Lab> {
+    launched_with(|_| {})
+}
+
+/// [`launched_example`] after `edit` changed the copied pages.
+fn launched_with(edit: impl FnOnce(&Lab)) -> Option<Lab> {
     let lab = lab()?;
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hello-app/entry/src/main");
     for rel in ["ets/pages/Index.ets", "ets/pages/About.ets", "resources/base/profile/main_pages.json"] {
         std::fs::copy(example.join(rel), lab.ws.path(&format!("entry/src/main/{rel}"))).unwrap();
     }
+    edit(&lab);
     lab.one_device();
     lab.build();
     lab.ok(&["--yes"], "app_install", json!({"hap": SIGNED_HAP}));
     lab.ok(&["--yes"], "app_launch", json!({}));
     Some(lab)
+}
+
+/// The example app with a password field under the name field (`#password`).
+fn launched_with_password_field() -> Option<Lab> {
+    launched_with(|lab| {
+        lab.replace_in(
+            "entry/src/main/ets/pages/Index.ets",
+            ".id('name')",
+            ".id('name')\n        TextInput({ placeholder: 'Password' })\n          .id('password')\n          .type(InputType.Password)",
+        )
+    })
 }
 
 fn input_lines(lab: &Lab) -> Vec<String> {
@@ -96,37 +113,59 @@ fn power_always_asks_and_home_leaves_the_app_so_input_then_asks() {
     assert_eq!(tapped["app"], json!("(home screen or system UI)"));
 }
 
+/// An agent's own tool that sends `words` to `uitest uiInput` as it likes: with `read`, after
+/// reading the screen (`uitest dumpLayout`, only `bundle`'s windows when given) and what is in
+/// front (`aa dump -l`), as ui_act does.
+fn poke_tool(lab: &Lab) {
+    let tool = r#"local device = require("harmony.device")
+local screen = require("harmony.screen")
+return { name = "poke", description = "pokes",
+  params = { read = { type = "boolean", default = true }, bundle = { type = "string", optional = true },
+             words = { type = "array", items = { type = "string" } } },
+  annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
+  run = function(args)
+    local at = device.pick(nil, nil)
+    if args.read then
+      screen.layout(at, args.bundle)
+      device.run(at, { "shell", "aa", "dump", "-l" })
+    end
+    local argv = { "shell", "uitest", "uiInput" }
+    for _, w in ipairs(args.words) do argv[#argv + 1] = w end
+    return { out = (device.run(at, argv)) }
+  end }"#;
+    std::fs::create_dir_all(lab.ws.path("tools")).unwrap();
+    std::fs::write(lab.ws.path("tools/poke.lua"), tool).unwrap();
+}
+
 /// The attack: an agent's own tool sends input without reading what is in front (or reads it,
 /// then presses Power by its code). The kernel decides from what the device printed to it.
 #[test]
 fn a_tool_that_skips_the_foreground_read_or_presses_power_by_code_is_asked() {
     let Some(lab) = launched_example() else { return };
-    let tool = r#"return { name = "poke", description = "pokes", params = { read = { type = "boolean" }, key = { type = "string" } },
-      annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
-      run = function(args)
-        if args.read then rein.proc.run("hdc", { "shell", "aa", "dump", "-l" }) end
-        local r = rein.proc.run("hdc", { "shell", "uitest", "uiInput", "keyEvent", args.key })
-        return { out = r.stdout }
-      end }"#;
-    std::fs::create_dir_all(lab.ws.path("tools")).unwrap();
-    std::fs::write(lab.ws.path("tools/poke.lua"), tool).unwrap();
-    lab.failed(&[], "poke", json!({"read": false, "key": "2055"}), "APPROVAL_REQUIRED");
-    let ok = lab.ok(&[], "poke", json!({"read": true, "key": "2055"}));
+    poke_tool(&lab);
+    lab.failed(&[], "poke", json!({"read": false, "words": ["keyEvent", "2055"]}), "APPROVAL_REQUIRED");
+    let ok = lab.ok(&[], "poke", json!({"words": ["keyEvent", "2055"]}));
     assert_eq!(ok["out"], json!("No Error\n"), "read, then input on the project's app: unasked");
-    lab.failed(&[], "poke", json!({"read": true, "key": "18"}), "APPROVAL_REQUIRED");
-    lab.failed(&[], "poke", json!({"read": true, "key": "Power"}), "APPROVAL_REQUIRED");
+    lab.failed(&[], "poke", json!({"words": ["keyEvent", "18"]}), "APPROVAL_REQUIRED");
+    lab.failed(&[], "poke", json!({"words": ["keyEvent", "Power"]}), "APPROVAL_REQUIRED");
     assert_ne!(lab.read_device(KEY)["screen_on"], json!(false), "the screen was never turned off");
+    // A shape rein does not place on the screen it read asks (a display id: the screen rein
+    // reads is the default display's); a word for a number is refused by the grammar itself.
+    lab.failed(&[], "poke", json!({"words": ["click", "630", "790", "1"]}), "APPROVAL_REQUIRED");
+    lab.failed(&[], "poke", json!({"words": ["click", "630", "0x316"]}), "APPROVAL_DENIED");
 }
 
 #[test]
 fn a_selector_that_matches_nothing_or_several_is_refused_before_anything_is_sent() {
     let Some(lab) = lab() else { return };
     lab.one_device();
-    lab.device(
-        KEY,
-        json!({"running": [{"bundle": "com.example.hello", "ability": "EntryAbility", "pid": 4000, "started_at": 1.0, "foreground_at": 1.5}],
-               "screen": [{"type": "Button", "text": "OK", "id": "a"}, {"type": "Button", "text": "OK", "id": "b"}]}),
-    );
+    lab.build();
+    // rein installs the app (the project's own is an app rein installed on that device).
+    lab.ok(&["--yes"], "app_install", json!({"hap": SIGNED_HAP}));
+    lab.edit_device(KEY, |d| {
+        d["running"] = json!([{"bundle": "com.example.hello", "ability": "EntryAbility", "pid": 4000, "started_at": 1.0, "foreground_at": 1.5}]);
+        d["screen"] = json!([{"type": "Button", "text": "OK", "id": "a"}, {"type": "Button", "text": "OK", "id": "b"}]);
+    });
     let out = lab.failed(&[], "ui_tap", json!({"text": "OK"}), "UI_AMBIGUOUS");
     assert_eq!(out["details"]["count"], json!(2), "{out}");
     let out = lab.failed(&[], "ui_tap", json!({"text": "Cancel"}), "UI_NO_MATCH");
@@ -149,8 +188,8 @@ fn a_selector_that_matches_nothing_or_several_is_refused_before_anything_is_sent
 
 #[test]
 fn a_secret_typed_is_never_in_the_journal_or_the_result() {
-    let Some(lab) = launched_example() else { return };
-    let out = lab.ok(&[], "ui_type", json!({"id": "name", "secret": "hunter2"}));
+    let Some(lab) = launched_with_password_field() else { return };
+    let out = lab.ok(&[], "ui_type", json!({"id": "password", "secret": "hunter2"}));
     assert!(!out.to_string().contains("hunter2"), "{out}");
     let journal = crate::common::journal_text(&lab.ws.ws);
     assert!(journal.contains("uitest uiInput text"), "the input is journaled");
@@ -229,45 +268,134 @@ fn a_failed_flow_step_names_the_step_the_expectation_and_the_screen() {
 /// The attack: the project's bundle name is the agent's to write (AppScope/app.json5). A person
 /// has Settings in front; the agent renames the project's bundle to Settings' and Settings'
 /// screen becomes "the project's own app": a tap on it (developer options, USB debugging, a
-/// permission) would run unasked. Only an app rein itself put on that device is the project's.
+/// permission) would run unasked. Only an app rein itself put on that device is the project's,
+/// and a package named as Settings does not install over the system's (9568332).
 #[test]
-#[ignore = "open hole (issue 37, attacker round 4): the project's bundle comes from AppScope/app.json5, which the agent writes; to be fixed by trusting only a bundle rein installed on that device"]
 fn renaming_the_projects_bundle_to_the_app_in_front_does_not_make_its_screen_the_agents() {
     let Some(lab) = launched_example() else { return };
+    poke_tool(&lab);
+    let ok = lab.ok(&[], "poke", json!({"words": ["keyEvent", "2055"]}));
+    assert_eq!(ok["out"], json!("No Error\n"), "the app rein installed, in front: unasked");
+    const SETTINGS: &str = "com.huawei.hmos.settings";
     lab.edit_device(KEY, |d| {
         for r in d["running"].as_array_mut().unwrap() {
-            r["bundle"] = json!("com.huawei.hmos.settings");
+            r["bundle"] = json!(SETTINGS);
         }
+        d["installed"][SETTINGS] = json!({"signer": "huawei system apps", "versionCode": 1, "module": "entry"});
     });
-    let tool = r#"return { name = "poke", description = "pokes", params = { key = { type = "string" } },
-      annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
-      run = function(args)
-        rein.proc.run("hdc", { "shell", "aa", "dump", "-l" })
-        local r = rein.proc.run("hdc", { "shell", "uitest", "uiInput", "keyEvent", args.key })
-        return { out = r.stdout }
-      end }"#;
-    std::fs::create_dir_all(lab.ws.path("tools")).unwrap();
-    std::fs::write(lab.ws.path("tools/poke.lua"), tool).unwrap();
-    let (_, before) = lab.call(&[], "poke", json!({"key": "2055"}));
+    let sent = input_lines(&lab).len();
+    let (_, before) = lab.call(&[], "poke", json!({"words": ["keyEvent", "2055"]}));
     assert_eq!(before["error"]["code"], json!("APPROVAL_REQUIRED"), "Settings in front asks: {before}");
-    lab.replace_in("AppScope/app.json5", "com.example.hello", "com.huawei.hmos.settings");
-    let (_, renamed) = lab.call(&[], "poke", json!({"key": "2055"}));
+    lab.replace_in("AppScope/app.json5", "com.example.hello", SETTINGS);
+    let (_, renamed) = lab.call(&[], "poke", json!({"words": ["keyEvent", "2055"]}));
     assert_eq!(renamed["error"]["code"], json!("APPROVAL_REQUIRED"), "after the rename: {renamed}");
-    assert!(!input_lines(&lab).iter().any(|l| l.ends_with("keyEvent 2055")), "nothing was sent to Settings");
+    // Built and installed under Settings' name: the device refuses it, so it is not rein's.
+    lab.build();
+    let (_, install) = lab.call(&["--yes"], "app_install", json!({"hap": SIGNED_HAP}));
+    assert_eq!(install["error"]["code"], json!("INSTALL_FAILED"), "{install}");
+    let (_, installed) = lab.call(&[], "poke", json!({"words": ["keyEvent", "2055"]}));
+    assert_eq!(installed["error"]["code"], json!("APPROVAL_REQUIRED"), "after the install: {installed}");
+    assert_eq!(input_lines(&lab).len(), sent, "nothing was sent to Settings");
 }
 
-/// The attack: `secret` keeps a password out of ui_type's own answer, but the field holds it
-/// afterwards, so the next read of the screen hands it to the agent. A secret a person gave
-/// stays out of every later screen read too.
+/// The attack: `aa dump -l` still names the project's app in front while a system dialog, the
+/// shade or the control centre covers it: a tap there (Allow USB debugging, a permission) or
+/// Enter would answer the system's question. Input lands where rein read the screen.
 #[test]
-#[ignore = "open hole (issue 37, attacker round 4): a secret typed into a plain text field is shown by the next ui_dump; to be fixed by typing secrets only into password fields"]
-fn a_secret_typed_is_not_read_back_from_the_screen_afterwards() {
+fn a_system_dialog_over_the_app_makes_input_ask_though_the_app_is_in_front() {
     let Some(lab) = launched_example() else { return };
-    lab.ok(&[], "ui_type", json!({"id": "name", "secret": "hunter2"}));
+    lab.edit_device(KEY, |d| {
+        d["system_dialog"] =
+            json!({"bundle": "com.ohos.systemui", "texts": ["Allow USB debugging?"], "buttons": ["Cancel", "Allow"]});
+    });
+    let asked = lab.failed(&[], "ui_tap", json!({"text": "Allow"}), "APPROVAL_REQUIRED");
+    let question = asked["message"].as_str().unwrap();
+    assert!(question.contains("on com.example.hello, which rein just read is in front"), "{question}");
+    assert!(
+        question.contains("at (630, 1430) rein read Button \"Allow\" in com.ohos.systemui's window"),
+        "the question names the widget and whose window it is: {question}"
+    );
+    // The dialog's backdrop covers the whole screen: the app's button is under it.
+    let asked = lab.failed(&[], "ui_tap", json!({"text": "Tap me"}), "APPROVAL_REQUIRED");
+    assert!(asked["message"].as_str().unwrap().contains("rein read com.ohos.systemui's window"), "{asked}");
+    lab.failed(&[], "ui_key", json!({"key": "enter"}), "APPROVAL_REQUIRED");
+    lab.failed(&[], "ui_type", json!({"input": "yes"}), "APPROVAL_REQUIRED");
+    // The agent's own tool that reads only the app's windows (`-b`) is not reading the screen.
+    poke_tool(&lab);
+    let words = json!(["click", "630", "1430"]);
+    lab.failed(&[], "poke", json!({"bundle": "com.example.hello", "words": words}), "APPROVAL_REQUIRED");
+    lab.failed(&[], "poke", json!({"words": words}), "APPROVAL_REQUIRED");
+    assert_eq!(input_lines(&lab), Vec::<String>::new(), "nothing was sent");
+    assert_eq!(lab.read_device(KEY).get("system_dialog_answer"), None, "the dialog was never answered");
+
+    // A panel over part of the screen: a tap beside it lands on the app, one on it asks.
+    lab.edit_device(KEY, |d| {
+        d["system_dialog"] =
+            json!({"bundle": "com.ohos.systemui", "buttons": ["Clear all"], "bounds": [0, 2200, 1260, 2720]});
+    });
+    let tapped = lab.ok(&[], "ui_tap", json!({"text": "Tap me", "expect_text": "Taps: 1"}));
+    assert_eq!(tapped["own_app"], json!(true));
+    lab.failed(&[], "ui_tap", json!({"text": "Clear all"}), "APPROVAL_REQUIRED");
+    assert_eq!(lab.read_device(KEY).get("system_dialog_answer"), None);
+    // With a person's yes the input goes through.
+    lab.ok(&["--yes"], "ui_tap", json!({"text": "Clear all"}));
+    assert_eq!(lab.read_device(KEY)["system_dialog_answer"], json!("Clear all"));
+}
+
+/// A swipe from the screen's edge opens the shade, the control centre, Back or Home: it asks,
+/// even on the project's app; a swipe within the screen does not.
+#[test]
+fn a_swipe_from_the_screens_edge_asks_and_one_within_does_not() {
+    let Some(lab) = launched_example() else { return };
+    for (from, to) in [([630, 10], [630, 1500]), ([5, 1300], [700, 1300]), ([630, 2710], [630, 1500])] {
+        let asked = lab.failed(&[], "ui_swipe", json!({"from": from, "to": to}), "APPROVAL_REQUIRED");
+        assert!(asked["message"].as_str().unwrap().contains("the screen's edge"), "{asked}");
+    }
+    assert_eq!(input_lines(&lab), Vec::<String>::new(), "nothing was sent");
+    lab.ok(&[], "ui_swipe", json!({"direction": "up"}));
+    lab.ok(&[], "ui_swipe", json!({"from": [630, 1500], "to": [630, 600]}));
+}
+
+/// The attack: `secret` keeps a password out of ui_type's own answer, but a plain field holds it
+/// afterwards, so the next read of the screen hands it to the agent. A secret goes only into a
+/// password field, which shows `******` as ArkUI reports it; a plain field is refused after a
+/// probe character (taken out again), before the secret is sent.
+#[test]
+fn a_secret_typed_is_not_read_back_from_the_screen_afterwards() {
+    let Some(lab) = launched_with_password_field() else { return };
+    let sent_secret = |lab: &Lab| lab.command_lines("hdc").iter().any(|l| l.contains("hunter2"));
+    let out = lab.failed(&[], "ui_type", json!({"id": "name", "secret": "hunter2"}), "UI_SECRET_FIELD");
+    assert!(out["message"].as_str().unwrap().contains("showed the probe"), "{out}");
+    assert!(!sent_secret(&lab), "the secret never went to the plain field");
+    assert_eq!(
+        lab.ok(&[], "ui_find", json!({"id": "name"}))["matches"][0]["text"],
+        json!(""),
+        "the probe is out again"
+    );
+    for refused in [json!({"secret": "hunter2"}), json!({"text": "Tap me", "secret": "hunter2"})] {
+        lab.failed(&[], "ui_type", refused, "UI_SECRET_FIELD");
+    }
+    assert!(!sent_secret(&lab), "nor at the focus or into a button");
+
+    lab.ok(&[], "ui_type", json!({"id": "password", "secret": "hunter2"}));
+    assert!(sent_secret(&lab), "typed into the password field");
     let dump = lab.ok(&[], "ui_dump", json!({}));
     assert!(!dump.to_string().contains("hunter2"), "ui_dump shows the secret: {dump}");
-    let found = lab.ok(&[], "ui_find", json!({"id": "name"}));
+    assert!(dump["text"].as_str().unwrap().contains("TextInput \"******\" #password"), "{dump}");
+    let found = lab.ok(&[], "ui_find", json!({"id": "password"}));
     assert!(!found.to_string().contains("hunter2"), "ui_find shows the secret: {found}");
+
+    // The whole screen an action returns, and what a later one says changed, do not hold it.
+    let tapped = lab.ok(&[], "ui_tap", json!({"text": "Tap me", "full": true}));
+    assert!(tapped["screen"].as_str().unwrap().contains("TextInput \"******\" #password"), "{tapped}");
+    assert!(!tapped.to_string().contains("hunter2"), "{tapped}");
+    // A flow file holds no secret: it is the workspace's, and the report repeats its steps.
+    std::fs::create_dir_all(lab.ws.path("flows")).unwrap();
+    std::fs::write(lab.ws.path("flows/login.json"), r#"[{"do": "type", "id": "password", "secret": "x"}]"#).unwrap();
+    let (status, out) = lab.recipe(&["--yes"], "ui-flow", json!({"flow": "flows/login.json"}));
+    assert_ne!(status, 0, "{out}");
+    assert!(out.to_string().contains("a flow holds no secret"), "{out}");
+    assert!(lab.command_lines("hvigorw").len() <= 1, "refused before building");
 }
 
 /// `rein runs show RUN --format FORMAT` of the run `out` names.

@@ -12,7 +12,7 @@ return {
       type = "string",
       optional = true,
       secret = true,
-      description = "Text to type that is never shown (a password)",
+      description = "A password, never shown; only into a password field",
     },
   })),
   run = actions.type,

@@ -1,8 +1,9 @@
 -- One proven action on a device's screen (`uitest uiInput`, shared/HARMONY-VERIFY.md §3.1), the
 -- way a tester would do it: before, the device is ready (booted, screen woken, not locked:
--- readiness.ensure), what is in front is read (`aa dump -l`, as app_launch reads it: the
--- kernel lets the input through unasked only right after such a read shows the project's own
--- app, src/harmony/ui_input.rs), the widget is found on the screen now (a selector that matches
+-- readiness.ensure), the screen and what is in front are read (`uitest dumpLayout`, `aa dump
+-- -l` as app_launch reads it: the kernel lets the input through unasked only right after such
+-- reads show an app rein installed in front and under the input, src/harmony/ui_input.rs and
+-- ui_screens.rs), the widget is found on the screen now (a selector that matches
 -- nothing or several widgets is refused before anything is sent) and the point lies inside the
 -- display; the input's answer must be exactly `No Error` (uitest prints its error texts and
 -- still exits 0, and prints `No Error` even for input that reached nothing: hypium's own check
@@ -202,8 +203,29 @@ function M.condition(args)
   end
 end
 
+-- Sends one `uitest uiInput` call; its answer must be exactly `No Error`.
+local function send(at, words, action)
+  local argv = { "shell", "uitest", "uiInput" }
+  for _, w in ipairs(words) do
+    argv[#argv + 1] = tostring(w)
+  end
+  local said = text.trim(device.run_checked(at, argv))
+  if said ~= "No Error" then
+    rein.error(
+      "UI_INPUT_FAILED",
+      action
+        .. ": uitest answered "
+        .. rein.json.encode(text.tail(said, 400))
+        .. " instead of `No Error`",
+      { printed = text.tail(said, 2000) }
+    )
+  end
+end
+
 -- Runs one action: `plan(seen)` returns, from the screen before, the uiInput calls (`steps`: a
--- list of word lists, each answered `No Error`) and what was aimed at (`x`, `y`, `widget`).
+-- list of word lists, each answered `No Error`), what was aimed at (`x`, `y`, `widget`), and
+-- optionally `after(seen)`: from the screen read after the steps, the next stage (`{ steps,
+-- after?, refuse? }`; `refuse`: `{ code, message, details }` raised once its steps are sent).
 -- `hide`: a secret typed, never shown in what the screen shows back.
 function M.act(args, action, plan, hide)
   local function scrub(lines)
@@ -222,22 +244,17 @@ function M.act(args, action, plan, hide)
   local before = M.read(at)
   local aim = plan(before)
   local front = M.in_front(at)
-  for _, words in ipairs(aim.steps) do
-    local argv = { "shell", "uitest", "uiInput" }
-    for _, w in ipairs(words) do
-      argv[#argv + 1] = tostring(w)
+  -- A stage may look at the screen after its input and give the next (`after`), or end the
+  -- action refused once its own input is undone (`refuse`).
+  local stage = aim
+  while stage do
+    for _, words in ipairs(stage.steps) do
+      send(at, words, action)
     end
-    local said = text.trim(device.run_checked(at, argv))
-    if said ~= "No Error" then
-      rein.error(
-        "UI_INPUT_FAILED",
-        action
-          .. ": uitest answered "
-          .. rein.json.encode(text.tail(said, 400))
-          .. " instead of `No Error`",
-        { printed = text.tail(said, 2000) }
-      )
+    if stage.refuse then
+      rein.error(stage.refuse.code, stage.refuse.message, stage.refuse.details)
     end
+    stage = stage.after and stage.after(M.read(at)) or nil
   end
   local expecting = args.expect_text ~= nil or args.expect_gone ~= nil
   local after, held =

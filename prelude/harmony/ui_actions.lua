@@ -63,6 +63,98 @@ function M.tap(args)
   end)
 end
 
+-- `steps` with the calls that type `typed` appended: each line by `text`, a newline as Enter.
+local function typing(steps, typed)
+  local first = true
+  for part in (typed .. "\n"):gmatch("([^\n]*)\n") do
+    if not first then
+      steps[#steps + 1] = { "keyEvent", ENTER }
+    end
+    if part ~= "" then
+      steps[#steps + 1] = { "text", part }
+    end
+    first = false
+  end
+  return steps
+end
+
+-- What a secret is probed with: one character typed into the field and read back, then taken
+-- out (a digit: a numeric password field takes it too).
+local PROBE = "0"
+local BACKSPACE = M.KEYS.backspace
+
+-- Whether a field's text is a password field's mask. uitest's tree has no attribute saying a
+-- field is a password field (testfwk_arkxtest @4eea31c core/ui_model.h `ATTR_NAMES`;
+-- server/element_node_iterator_impl.cpp `WrapperNodeAttrToVec` sets none), but ArkUI reports a
+-- password field's text as `******` once it holds anything (arkui_ace_engine
+-- components_ng/pattern/text_field/text_field_accessibility_property.cpp `GetText`,
+-- `DEFAULT_PASSWORD`), and uitest's `text` is that (`element.GetContent()`).
+local function masked(shown)
+  return shown ~= "" and (shown:gsub("%*", ""):gsub("\226\128\162", "")) == ""
+end
+
+local function secret_refused(widget, why)
+  rein.error(
+    "UI_SECRET_FIELD",
+    "type: a secret goes only into a password field, which never shows it; "
+      .. why
+      .. ". The secret was not typed. Name the password field (a TextInput with "
+      .. ".type(InputType.Password)), or type text that may be shown with input",
+    { widget = widget and ui.public(widget) or nil }
+  )
+end
+
+-- A secret: only into a named password field. The field must show nothing or a mask; a probe
+-- character typed into it must show as the mask too (else it is taken out again and the secret
+-- is never sent).
+local function type_secret(args)
+  if not act.selects(args) then
+    secret_refused(
+      nil,
+      "at the focus rein cannot tell what the field is: name it (id, text or type)"
+    )
+  end
+  return act.act(args, "type", function(seen)
+    local widget = act.widget(seen, args, "type")
+    if widget.type ~= "TextInput" then
+      secret_refused(
+        widget,
+        "the widget is a " .. (widget.type ~= "" and widget.type or "?") .. ", not a text field"
+      )
+    end
+    if widget.text ~= "" and not masked(widget.text) then
+      secret_refused(widget, "the field shows its text")
+    end
+    local x, y = widget.center.x, widget.center.y
+    act.inside(seen, x, y, "type")
+    local function after(probed)
+      for _, node in ipairs(probed.nodes) do
+        if node.bounds == widget.bounds and node.type == widget.type and masked(node.text) then
+          return { steps = typing({ { "keyEvent", BACKSPACE } }, args.secret) }
+        end
+      end
+      return {
+        steps = { { "keyEvent", BACKSPACE } },
+        refuse = {
+          code = "UI_SECRET_FIELD",
+          message = "type: a secret goes only into a password field, which never shows it; the field showed the probe "
+            .. rein.json.encode(PROBE)
+            .. " typed into it (taken out again). The secret was not typed. Name the password field (a "
+            .. "TextInput with .type(InputType.Password)), or type text that may be shown with input",
+          details = { widget = ui.public(widget) },
+        },
+      }
+    end
+    return {
+      steps = { { "click", x, y }, { "text", PROBE } },
+      x = x,
+      y = y,
+      widget = widget,
+      after = after,
+    }
+  end, args.secret)
+end
+
 function M.type(args)
   local typed = args.input or args.secret
   if typed == nil or (args.input and args.secret) then
@@ -70,6 +162,9 @@ function M.type(args)
       "INVALID_ARGS",
       "ui_type needs the text: input, or secret for a password (one of them)"
     )
+  end
+  if args.secret then
+    return type_secret(args)
   end
   return act.act(args, "type", function(seen)
     local steps, x, y, widget = {}, nil, nil, nil
@@ -79,18 +174,8 @@ function M.type(args)
       act.inside(seen, x, y, "type")
       steps[1] = { "click", x, y }
     end
-    local first = true
-    for part in (typed .. "\n"):gmatch("([^\n]*)\n") do
-      if not first then
-        steps[#steps + 1] = { "keyEvent", ENTER }
-      end
-      if part ~= "" then
-        steps[#steps + 1] = { "text", part }
-      end
-      first = false
-    end
-    return { steps = steps, x = x, y = y, widget = widget }
-  end, args.secret)
+    return { steps = typing(steps, typed), x = x, y = y, widget = widget }
+  end)
 end
 
 function M.swipe(args)

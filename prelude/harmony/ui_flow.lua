@@ -68,6 +68,18 @@ function M.read(path)
         { step = i }
       )
     end
+    -- A flow is workspace data, which the agent reads and the run's report repeats: a
+    -- password in it is no secret. ui_type's own `secret` (a person's) is.
+    if s.secret ~= nil then
+      rein.error(
+        "INVALID_ARGS",
+        "flow step "
+          .. i
+          .. ": a flow holds no secret (it is a workspace file, and the run's report shows its "
+          .. "steps); type a password with ui_type's secret, before or between flows",
+        { step = i }
+      )
+    end
   end
   return steps
 end
@@ -92,9 +104,6 @@ local function describe(i, s)
     if s[k] ~= nil then
       parts[#parts + 1] = k .. " " .. rein.json.encode(s[k])
     end
-  end
-  if s.secret ~= nil then
-    parts[#parts + 1] = "secret ***"
   end
   return "step " .. i .. " " .. s["do"] .. (#parts > 0 and (" " .. table.concat(parts, ", ")) or "")
 end

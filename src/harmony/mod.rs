@@ -20,6 +20,8 @@
 //! - `sdk/`: the SDK's declaration files, read for `api_lookup` and `api_check`
 //! - `crash_frames`, `source_maps`: a crash stack's frames, mapped back to the workspace's
 //!   `.ets` lines through the build's source map and name cache
+//! - `ui_input`, `ui_screens`, `ui_question`, `installed`: screen input runs unasked only on an
+//!   app rein installed, in front and under the input on the screen rein read; the question
 //! - `error`: what this room refuses with on its own (device busy, no hdc server, signing)
 
 pub mod config_check;
@@ -32,6 +34,7 @@ pub mod fallbacks;
 pub mod grammar;
 pub mod hdc_server;
 pub mod hdc_servers;
+pub mod installed;
 pub mod java_args;
 pub mod keystore_pins;
 pub mod lease;
@@ -52,4 +55,5 @@ mod table;
 pub mod toolchain;
 pub mod ui_input;
 pub mod ui_question;
+pub mod ui_screens;
 pub mod why_asked;

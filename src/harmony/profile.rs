@@ -15,7 +15,9 @@ use super::programs::{decide_spawn, Program};
 use super::project::ProjectFacts;
 use super::signing::{self, SigningSecrets};
 use super::toolchain::{Located, Toolchain};
-use super::{confinement, deveco_env, grammar, hdc_server, java_args, keystore_pins, lease, ui_input};
+use super::{
+    confinement, deveco_env, grammar, hdc_server, installed, java_args, keystore_pins, lease, ui_input, ui_screens,
+};
 use crate::kernel::policy::shapes::Effect;
 use crate::kernel::policy::Decision;
 use crate::kernel::process::env::ToolchainVars;
@@ -39,6 +41,10 @@ pub struct Harmony {
     pub hvigor_reads_signing_material: bool,
     /// What rein last saw in front of each device (screen input rests on it: `ui_input`).
     pub foregrounds: ui_input::Foregrounds,
+    /// The apps rein itself installed on each device: the project's own (`installed`).
+    pub installed: installed::Installed,
+    /// The screen rein itself last read on each device (screen input lands on it: `ui_screens`).
+    pub screens: ui_screens::Screens,
 }
 
 /// The HarmonyOS profile `kernel` spawns with, if it is one.
@@ -121,15 +127,23 @@ impl ToolchainProfile for Harmony {
             ProjectFacts::from_texts(app.as_deref(), profile.as_deref())
         };
         let program = Program::parse(program);
+        if program == Program::Hdc {
+            self.screens.before(args);
+        }
         let decision = decide_spawn(&program, args, cwd, classify, &self.servers, &project);
         // Screen input on the project's own app, just seen in front of that device, is the
         // project's code at work; anything else on the screen (and Power) a person decides.
         let touch = (program == Program::Hdc).then(|| ui_input::touch(args)).flatten();
         match (decision, touch) {
             (Decision::Ask, Some(false)) => {
+                // The project's own: an app rein itself installed on that device, never the
+                // bundle name the workspace's settings give (the agent writes them); in front
+                // as `aa dump -l` says, and under the input on the screen rein read (a system
+                // dialog or the shade over the app leaves `aa dump -l` unchanged).
+                let own = |bundle: &str| self.installed.has(args, bundle);
                 let in_front = self.foregrounds.in_front(args).unwrap_or_default();
-                let facts = project();
-                if !in_front.is_empty() && in_front.iter().all(|b| facts.is_bundle(b)) {
+                let lands = self.screens.fresh(args).is_some_and(|s| ui_input::lands_within(args, &s, &own));
+                if lands && !in_front.is_empty() && in_front.iter().all(|b| own(b)) {
                     Decision::Allow
                 } else {
                     Decision::Ask
@@ -142,6 +156,8 @@ impl ToolchainProfile for Harmony {
     fn observe(&self, program: &str, args: &[String], output: &crate::kernel::process::spawn::SpawnOutput) {
         if Program::parse(program) == Program::Hdc {
             self.foregrounds.observe(args, &output.stdout);
+            self.installed.observe(args, &output.stdout);
+            self.screens.observe(args, &output.stdout);
         }
     }
 
@@ -199,7 +215,7 @@ impl ToolchainProfile for Harmony {
     fn why_asked(&self, program: &str, args: &[String], outside: bool) -> String {
         let program = Program::parse(program);
         if program == Program::Hdc && ui_input::touch(args).is_some() {
-            return super::ui_question::why_touch(args, &self.foregrounds);
+            return super::ui_question::why_touch(args, &self.foregrounds, &self.screens);
         }
         super::why_asked::why_asked(&program, args, outside)
     }
@@ -310,7 +326,8 @@ impl ToolchainProfile for Harmony {
     }
 
     /// The keystore the passwords go with: the bytes they first went with, as a private copy
-    /// (`keystore_pins`).
+    /// (`keystore_pins`); the packages an install sends: the copies whose bundle was read
+    /// (`installed`).
     fn hand_over(
         &self,
         spawn: &Spawn,
@@ -318,8 +335,11 @@ impl ToolchainProfile for Harmony {
         secret: Option<&str>,
         private_tmp: &Path,
     ) -> Result<Vec<String>, KernelError> {
-        let Some(config) = secret else { return Ok(args) };
         let (home, workspace) = (spawn.kernel.scope().home(), spawn.kernel.scope().workspace());
+        if Program::parse(spawn.program) == Program::Hdc {
+            return Ok(self.installed.hand_over(args, workspace, private_tmp));
+        }
+        let Some(config) = secret else { return Ok(args) };
         keystore_pins::hand_over(home, workspace, config, &args, private_tmp)
             .map_err(|refused| signing::SecretsError::from(refused).into())
     }

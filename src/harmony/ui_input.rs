@@ -10,12 +10,11 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use super::grammar::hdc::{device_of, device_words as shell_words_of};
-
-/// How long a foreground read stands for the input after it: a read, then the action.
-pub const FRESH: Duration = Duration::from_secs(10);
+use super::grammar::hdc::device_words as shell_words_of;
+use super::installed::device_key;
+use super::ui_screens::{Screen, Window, FRESH};
 
 /// `Power`'s key code (shared/HARMONY-VERIFY.md §3.1: hypium `KeyCode.POWER`, hmdriver2).
 const POWER_CODE: &str = "18";
@@ -26,11 +25,6 @@ type Seen = (Vec<String>, Instant);
 /// What rein last saw in front of each device: `<server>/<target>` → [`Seen`].
 #[derive(Debug, Clone, Default)]
 pub struct Foregrounds(Arc<Mutex<HashMap<String, Seen>>>);
-
-fn device_key(args: &[String]) -> Option<String> {
-    let device = device_of(args)?;
-    Some(format!("{}/{}", device.server.as_deref().unwrap_or("local"), device.target.as_deref().unwrap_or("*")))
-}
 
 /// A touch of the screen: `Some(true)` when it presses Power.
 pub fn touch(args: &[String]) -> Option<bool> {
@@ -63,6 +57,54 @@ pub fn foreground_bundles(output: &str) -> Vec<String> {
         }
     }
     found
+}
+
+/// Where an input lands: a point, the start of a swipe (which must not be at an edge), or the
+/// window in front (a key, text typed at the focus, a fling from the display's middle).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Aim {
+    Point(i64, i64),
+    SwipeFrom(i64, i64),
+    Front,
+}
+
+/// Where the `uitest uiInput` line `args` lands (shared/HARMONY-VERIFY.md §3.1's arguments);
+/// None for a shape rein does not place: another subcommand, a word that is no number, or a
+/// `displayId` (the screen rein reads is the default display's).
+pub fn aims(args: &[String]) -> Option<Vec<Aim>> {
+    let words = shell_words_of(args)?;
+    let input = words.get(2..)?;
+    let n = |i: usize| input.get(i).and_then(|w| w.parse::<i64>().ok());
+    let point = || Some(Aim::Point(n(1)?, n(2)?));
+    match (input.first()?.as_str(), input.len()) {
+        ("click" | "doubleClick" | "longClick", 3) | ("inputText", 4) => Some(vec![point()?]),
+        ("swipe" | "drag", 5 | 6) | ("fling", 5..=7) => {
+            let rest: Option<Vec<i64>> = (5..input.len()).map(n).collect();
+            rest?;
+            Some(vec![Aim::SwipeFrom(n(1)?, n(2)?), Aim::Point(n(3)?, n(4)?)])
+        }
+        ("keyEvent", 2) if ["Home", "Back"].contains(&input[1].as_str()) => Some(vec![Aim::Front]),
+        ("keyEvent", 2..=4) => {
+            let codes: Option<Vec<i64>> = (1..input.len()).map(n).collect();
+            codes.map(|_| vec![Aim::Front])
+        }
+        ("text", 2) => Some(vec![Aim::Front]),
+        ("dircFling", 2..=4) => (1..input.len()).map(n).collect::<Option<Vec<i64>>>().map(|_| vec![Aim::Front]),
+        _ => None,
+    }
+}
+
+/// Whether every place the input lands on `screen` is a window of an app `own` names: the
+/// topmost window at each point, the window in front for a key; a swipe from an edge never is.
+pub fn lands_within(args: &[String], screen: &Screen, own: &dyn Fn(&str) -> bool) -> bool {
+    let owned = |window: Option<&Window>| window.is_some_and(|w| own(&w.bundle));
+    aims(args).is_some_and(|aims| {
+        aims.iter().all(|aim| match *aim {
+            Aim::Point(x, y) => owned(screen.window_at(x, y)),
+            Aim::SwipeFrom(x, y) => !screen.at_edge(x, y) && owned(screen.window_at(x, y)),
+            Aim::Front => owned(screen.window_in_front()),
+        })
+    })
 }
 
 impl Foregrounds {
@@ -100,6 +142,31 @@ mod tests {
         assert_eq!(touch(&args("-t K shell uitest uiInput click 10 10")), Some(false));
         assert_eq!(touch(&args("-t K shell uitest dumpLayout -p /data/local/tmp/rein-ui-1.json")), None);
         assert_eq!(touch(&args("-t K shell aa dump -l")), None);
+    }
+
+    #[test]
+    fn input_lands_at_its_points_or_on_the_window_in_front_and_unknown_shapes_land_nowhere() {
+        let aims_of = |line: &str| aims(&args(&format!("-t K shell uitest uiInput {line}")));
+        assert_eq!(aims_of("click 630 790"), Some(vec![Aim::Point(630, 790)]));
+        assert_eq!(aims_of("swipe 1 2 3 4 600"), Some(vec![Aim::SwipeFrom(1, 2), Aim::Point(3, 4)]));
+        assert_eq!(aims_of("keyEvent Back"), Some(vec![Aim::Front]));
+        assert_eq!(aims_of("keyEvent 2072 2038"), Some(vec![Aim::Front]));
+        assert_eq!(aims_of("text hello"), Some(vec![Aim::Front]));
+        for unplaced in ["click 630 790 1", "click 630 x", "keyEvent Back 1", "swipe 1 2 3 4 600 1", "text a 1", "help"]
+        {
+            assert_eq!(aims_of(unplaced), None, "{unplaced}");
+        }
+        let tree = r#"{"attributes":{"bounds":"[0,0][1000,2000]"},"children":[
+            {"attributes":{"bundleName":"com.ohos.systemui","bounds":"[0,1500][1000,2000]"},"children":[]},
+            {"attributes":{"bundleName":"com.a","bounds":"[0,0][1000,2000]"},"children":[]}]}"#;
+        let screen = Screen::parse(tree.as_bytes()).unwrap();
+        let own = |b: &str| b == "com.a";
+        let lands = |line: &str| lands_within(&args(&format!("-t K shell uitest uiInput {line}")), &screen, &own);
+        assert!(lands("click 500 500") && lands("keyEvent Back") && lands("swipe 500 1000 500 400 600"));
+        assert!(!lands("click 500 1600"), "under the panel");
+        assert!(!lands("swipe 500 1000 500 1600 600"), "ends on the panel");
+        assert!(!lands("swipe 500 20 500 1000 600"), "from the top edge");
+        assert!(!lands("click 500 500 1"), "a display id");
     }
 
     #[test]

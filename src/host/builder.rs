@@ -12,9 +12,11 @@ use super::sources::{PackLayer, Sources};
 use super::Host;
 use crate::error::{Code, Failure};
 use crate::harmony::hdc_servers::HdcServers;
+use crate::harmony::installed::Installed;
 use crate::harmony::profile::Harmony;
 use crate::harmony::signing::SigningSecrets;
 use crate::harmony::toolchain;
+use crate::harmony::ui_screens::Screens;
 use crate::kernel::gate::{Gate, RuleFile};
 use crate::kernel::policy::rules::APPROVALS_FILE;
 use crate::kernel::policy::{Approver, Headless};
@@ -367,6 +369,8 @@ pub(crate) fn configured_kernel_and_policy(
         lease_wait: home_config.lease.wait_s.map(std::time::Duration::from_secs),
         hvigor_reads_signing_material: home_config.spawn.hvigor_reads_signing_material,
         foregrounds: Default::default(),
+        installed: Installed::new(kernel.scope().home(), kernel.scope().workspace()),
+        screens: Screens::new(kernel.scope().workspace()),
     };
     let spawn = SpawnSettings {
         profile: Arc::new(harmony),

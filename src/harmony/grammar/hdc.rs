@@ -419,6 +419,15 @@ pub fn device_of(args: &[String]) -> Option<DeviceOf> {
     Some(device)
 }
 
+/// The hdc command word of a command line (`install`, `file recv` …) and where the words after
+/// it start.
+pub fn command_of(args: &[String]) -> Option<(&'static str, usize)> {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (_, command, rest) = split_command(&words)?;
+    let known = COMMANDS.iter().find(|c| **c == command)?;
+    Some((known, args.len() - rest.len()))
+}
+
 /// The device command of an `hdc … shell` line, as the device shell reads it, when it is one.
 pub fn device_words(args: &[String]) -> Option<Vec<String>> {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();

@@ -80,6 +80,9 @@ fn tree(device: &mut Device, only: Option<&str>) -> Value {
         running.as_ref().and_then(|r| r["ability"].as_str()).unwrap_or("com.ohos.sceneboard.MainAbility").to_string();
     let shown = screen::shown(device);
     let mut windows = Vec::new();
+    if let Some(dialog) = crate::system_dialog::shown(device).filter(|d| only.is_none_or(|b| b == d.bundle)) {
+        windows.push(dialog_window(&dialog));
+    }
     if only.is_none_or(|b| b == bundle) {
         windows.push(window(&shown, &bundle, &ability));
     }
@@ -114,6 +117,23 @@ fn window(shown: &screen::Shown, bundle: &str, ability: &str) -> Value {
     json!({"attributes": page, "children": [
         {"attributes": row, "children": [{"attributes": column, "children": leaves}]}
     ]})
+}
+
+/// A system dialog's window (`system_dialog`): its rows inside its bounds.
+fn dialog_window(dialog: &crate::system_dialog::Dialog) -> Value {
+    let mut next = Counter(900);
+    let rows: Vec<Value> = dialog
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, (w, at))| json!({"attributes": widget(&mut next, &format!("ROOT,{i}"), w, *at), "children": []}))
+        .collect();
+    let (l, t, r, b) = dialog.bounds;
+    let mut root = widget(&mut next, "ROOT", &json!({"type": "root"}), (l, t, r, b));
+    root.insert("abilityName".into(), json!(""));
+    root.insert("bundleName".into(), json!(dialog.bundle));
+    root.insert("pagePath".into(), json!(""));
+    json!({"attributes": root, "children": rows})
 }
 
 struct Counter(i64);

@@ -35,6 +35,7 @@ mod probes;
 mod screen;
 mod state;
 mod sysevent;
+mod system_dialog;
 mod ui_input;
 mod words;
 mod zip;

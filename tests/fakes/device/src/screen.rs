@@ -106,7 +106,8 @@ pub fn shown(device: &mut Device) -> Shown {
             let mut shown = plain(w);
             let key = format!("{page}#{n}");
             if w["type"] == "TextInput" {
-                shown["text"] = ui["fields"].get(&key).cloned().unwrap_or(json!(""));
+                let typed = ui["fields"].get(&key).and_then(Value::as_str).unwrap_or("");
+                shown["text"] = json!(if w["password"] == json!(true) { masked(typed) } else { typed.to_string() });
                 shown["focused"] = json!(ui["focus"] == json!(key));
             } else {
                 shown["text"] = json!(render(w["text"].as_str().unwrap_or(""), vars));
@@ -115,6 +116,18 @@ pub fn shown(device: &mut Device) -> Shown {
         })
         .collect();
     Shown { bundle: Some(bundle), page, widgets }
+}
+
+/// A password field's text as ArkUI reports it to accessibility, which uitest's tree shows:
+/// `******` whatever it holds, nothing when empty (arkui_ace_engine
+/// components_ng/pattern/text_field/text_field_accessibility_property.cpp `GetText`,
+/// `DEFAULT_PASSWORD`, for `TextInputType::VISIBLE_PASSWORD`).
+fn masked(typed: &str) -> String {
+    if typed.is_empty() {
+        String::new()
+    } else {
+        "******".to_string()
+    }
 }
 
 /// A widget as listed, with the defaults: a Button, a TextInput and anything with an onClick
@@ -140,7 +153,7 @@ fn hit(x: i64, y: i64, count: usize) -> Option<usize> {
 /// A tap: a text field takes the focus; a widget's onClick runs (fields change, a page opens or
 /// closes). Off every widget, nothing.
 pub fn tap(device: &mut Device, x: i64, y: i64) {
-    if !takes_input(device) {
+    if !takes_input(device) || crate::system_dialog::tap(device, x, y) {
         return;
     }
     let shown = shown(device);
@@ -179,7 +192,7 @@ pub fn type_text(device: &mut Device, text: &str) {
 }
 
 fn edit_focused(device: &mut Device, edit: impl FnOnce(&mut String)) {
-    if !takes_input(device) {
+    if !takes_input(device) || crate::system_dialog::key(device, None) {
         return;
     }
     let Some(bundle) = foreground(device).and_then(|r| r["bundle"].as_str()).map(String::from) else { return };
@@ -205,7 +218,7 @@ pub fn key(device: &mut Device, code: i64) {
         device.state.insert("screen_on".into(), json!(!on));
         return;
     }
-    if !takes_input(device) {
+    if !takes_input(device) || crate::system_dialog::key(device, Some(code)) {
         return;
     }
     match code {

@@ -8,7 +8,7 @@
 //! Read of ArkTS (a fake compiler, not ArkTS): the `@State name: type = value` fields of the
 //! page's struct (a number or a string literal), and each `Text(…)`, `Button(…)`,
 //! `TextInput({ placeholder: '…' })` call in `build()` with its chained `.id('…')` (or
-//! `.key('…')`) and `.onClick(() => { … })`. A text is a string literal, `this.<field>` or a
+//! `.key('…')`), `.type(InputType.Password)` and `.onClick(() => { … })`. A text is a string literal, `this.<field>` or a
 //! template literal with `${this.<field>}`; an onClick body does any of `this.f++`,
 //! `this.f--`, `this.f += N`, `this.f = <literal>`, `router.pushUrl({ url: 'pages/X' })`
 //! (or `…getRouter().pushUrl(…)`) and `router.back()`.
@@ -120,6 +120,11 @@ fn widget(kind: &str, args: &str, chain: &str) -> Value {
             w["hint"] = literal(&c[1]);
         }
         w["text"] = json!("");
+        // `.type(InputType.Password)`: ArkUI's TextInputType::VISIBLE_PASSWORD.
+        let password = Regex::new(r"\.type\(\s*InputType\.Password\s*\)").expect("a valid pattern");
+        if password.is_match(chain) {
+            w["password"] = json!(true);
+        }
     } else {
         w["text"] = json!(template(args));
     }

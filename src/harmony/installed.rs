@@ -1,0 +1,270 @@
+//! The apps rein itself installed on each device: what "the project's own app" means when screen
+//! input runs unasked (`ui_input`). The project's bundle name in `AppScope/app.json5` is the
+//! agent's to write: renamed to Settings' bundle it would make Settings' screen "the project's".
+//! A bundle counts only when rein's own `hdc install` of it succeeded on that device.
+//!
+//! The name is read from what was installed, never from the workspace's settings: the kernel
+//! hands hdc private copies of the packages (in the spawn's own temp folder), reads each copy's
+//! `module.json` (`app.bundleName`: the HAP's own manifest, shared/HARMONY-VERIFY.md §5 and the
+//! fake's hap.rs), and records `{device, bundle}` when hdc says every package installed. A
+//! package swapped after the read is never sent: hdc sends the copy. A device refuses a package
+//! that takes the name of an app signed by someone else (bm 9568332 `install sign info
+//! inconsistent`), so a HAP renamed to a system app's bundle never installs.
+//!
+//! The record lives in rein's home (`installed-apps.json`, by workspace, then device), which no
+//! tool or program may write, as the signing pins do (`keystore_pins`); `.rein/` is in the
+//! workspace. A successful `hdc uninstall` of the bundle removes it.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use super::grammar::hdc::{command_of, device_of};
+use crate::kernel::files::read::{open_unwaited, Links};
+use crate::kernel::files::write::write_atomic;
+
+/// The file in rein's home.
+const FILE: &str = "installed-apps.json";
+/// The largest package rein copies (as `stage`).
+const PACKAGE_LIMIT: u64 = 4 * 1024 * 1024 * 1024;
+/// The largest `module.json` rein reads from a package.
+const MANIFEST_LIMIT: u64 = 4 * 1024 * 1024;
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct InstalledFile {
+    /// By workspace, then device (`<server>/<target>`): the bundles rein installed there.
+    workspaces: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
+}
+
+/// The apps rein installed, for one workspace.
+#[derive(Debug, Clone, Default)]
+pub struct Installed {
+    /// rein's home file and the workspace's key in it; None: nothing is ever recorded.
+    place: Option<(PathBuf, String)>,
+    /// The bundles of an install on its way: by its command line (as `observe` will see it).
+    pending: Arc<Mutex<HashMap<Vec<String>, Vec<String>>>>,
+}
+
+/// The device an hdc command line is for: `<server>/<target>` (`*`: whichever single device).
+pub fn device_key(args: &[String]) -> Option<String> {
+    let device = device_of(args)?;
+    Some(format!("{}/{}", device.server.as_deref().unwrap_or("local"), device.target.as_deref().unwrap_or("*")))
+}
+
+/// The bundle a package's bytes name in its `module.json` (`{"app": {"bundleName": …}}`).
+pub fn bundle_of_package(package: &Path) -> Option<String> {
+    let file = std::fs::File::open(package).ok()?;
+    let mut zip = zip::ZipArchive::new(file).ok()?;
+    let entry = zip.by_name("module.json").ok()?;
+    let mut text = Vec::new();
+    entry.take(MANIFEST_LIMIT).read_to_end(&mut text).ok()?;
+    let manifest: serde_json::Value = serde_json::from_slice(&text).ok()?;
+    manifest["app"]["bundleName"].as_str().filter(|b| !b.is_empty()).map(String::from)
+}
+
+/// Copies `from` (a regular file, links not followed) to `to`, at most [`PACKAGE_LIMIT`] bytes.
+fn copy_package(from: &Path, to: &Path) -> std::io::Result<()> {
+    let file = open_unwaited(from, Links::Refuse)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() || meta.len() > PACKAGE_LIMIT {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a package file"));
+    }
+    let mut out = std::fs::OpenOptions::new().write(true).create_new(true).open(to)?;
+    std::io::copy(&mut file.take(PACKAGE_LIMIT), &mut out)?;
+    Ok(())
+}
+
+fn is_package(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "hap" || e == "hsp" || e == "app")
+}
+
+/// Whether hdc said every package of the install went in (developtools_hdc host_app.cpp: a
+/// `[Info]App install path:… msg:install bundle successfully.` line per package, `AppMod
+/// finish` after; bm's failures print `error:` and `code:`).
+fn installed_all(stdout: &str) -> bool {
+    let lines: Vec<&str> = stdout.lines().filter(|l| l.contains("App install path:")).collect();
+    !lines.is_empty()
+        && lines.iter().all(|l| l.contains("install bundle successfully"))
+        && stdout.lines().any(|l| l.trim() == "AppMod finish")
+        && !stdout.contains("[Fail]")
+}
+
+/// Whether hdc said the bundle went (the server's `[Info]App uninstall path: msg:uninstall bundle
+/// successfully.`).
+fn uninstalled(stdout: &str) -> bool {
+    stdout.contains("uninstall bundle successfully")
+}
+
+impl Installed {
+    /// The record of `workspace` in `home`.
+    pub fn new(home: &Path, workspace: &Path) -> Installed {
+        Installed { place: Some((home.join(FILE), workspace.display().to_string())), pending: Default::default() }
+    }
+
+    fn load(&self) -> Option<InstalledFile> {
+        let (file, _) = self.place.as_ref()?;
+        match std::fs::read(file) {
+            Ok(bytes) => serde_json::from_slice(&bytes).ok(),
+            Err(_) => Some(InstalledFile::default()),
+        }
+    }
+
+    /// Whether rein installed `bundle` on the device of the command line `args`.
+    pub fn has(&self, args: &[String], bundle: &str) -> bool {
+        let (Some(device), Some((_, workspace))) = (device_key(args), self.place.as_ref()) else { return false };
+        let Some(file) = self.load() else { return false };
+        file.workspaces.get(workspace).and_then(|d| d.get(&device)).is_some_and(|b| b.contains(bundle))
+    }
+
+    fn change(&self, device: &str, apply: impl FnOnce(&mut BTreeSet<String>)) {
+        let Some((path, workspace)) = self.place.as_ref() else { return };
+        // An unreadable record is not overwritten: rein then knows no app of its own.
+        let Some(mut file) = self.load() else { return };
+        apply(file.workspaces.entry(workspace.clone()).or_default().entry(device.to_string()).or_default());
+        let text = serde_json::to_vec_pretty(&file).unwrap_or_default();
+        if let Err(e) = write_atomic(path, &path.display().to_string(), &text) {
+            tracing::warn!("rein could not record the apps it installed in {}: {e}", path.display());
+        }
+    }
+
+    /// For an `hdc install`: the command line with each package replaced by a private copy in
+    /// `tmp`, whose bundle names are remembered for [`Installed::observe`]. Unchanged when a
+    /// package cannot be copied or names no bundle: then nothing is recorded.
+    pub fn hand_over(&self, args: Vec<String>, workspace: &Path, tmp: &Path) -> Vec<String> {
+        let Some(("install", rest_at)) = command_of(&args) else { return args };
+        let mut handed = args.clone();
+        let mut bundles = Vec::new();
+        for (i, arg) in args.iter().enumerate().skip(rest_at) {
+            if arg.starts_with('-') {
+                continue;
+            }
+            let path = if Path::new(arg).is_absolute() { PathBuf::from(arg) } else { workspace.join(arg) };
+            let copy = tmp.join(format!("install-{i}"));
+            let copied = if is_package(&path) {
+                let copy = copy.with_extension(path.extension().unwrap_or_default());
+                copy_package(&path, &copy).ok().map(|()| vec![copy.clone()]).map(|files| (copy, files))
+            } else {
+                copy_folder(&path, &copy).ok().map(|files| (copy, files))
+            };
+            let Some((copy, files)) = copied else { return args };
+            for file in files.iter().filter(|f| f.extension().is_some_and(|e| e == "hap" || e == "hsp")) {
+                match bundle_of_package(file) {
+                    Some(bundle) => bundles.push(bundle),
+                    None => return args,
+                }
+            }
+            handed[i] = copy.display().to_string();
+        }
+        if !bundles.is_empty() {
+            bundles.sort();
+            bundles.dedup();
+            self.pending.lock().unwrap_or_else(|e| e.into_inner()).insert(args, bundles);
+        }
+        handed
+    }
+
+    /// Learns from a finished hdc run: an install of packages rein read went in, or an uninstall.
+    pub fn observe(&self, args: &[String], stdout: &str) {
+        let pending = self.pending.lock().unwrap_or_else(|e| e.into_inner()).remove(args);
+        let Some(device) = device_key(args) else { return };
+        match (command_of(args), pending) {
+            (Some(("install", _)), Some(bundles)) if installed_all(stdout) => {
+                self.change(&device, |have| have.extend(bundles));
+            }
+            (Some(("uninstall", at)), _) if uninstalled(stdout) => {
+                if let Some(bundle) = args[at..].iter().rfind(|a| !a.starts_with('-')) {
+                    self.change(&device, |have| {
+                        have.remove(bundle);
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Copies the packages of the folder `from` (regular files directly in it) into a new folder
+/// `to`; the copies' paths.
+fn copy_folder(from: &Path, to: &Path) -> std::io::Result<Vec<PathBuf>> {
+    std::fs::create_dir(to)?;
+    let mut copies = Vec::new();
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "a folder in the folder"));
+        }
+        let copy = to.join(entry.file_name());
+        copy_package(&entry.path(), &copy)?;
+        copies.push(copy);
+    }
+    Ok(copies)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str) -> Vec<String> {
+        line.split_whitespace().map(String::from).collect()
+    }
+
+    fn hap(dir: &Path, name: &str, bundle: &str) -> PathBuf {
+        use std::io::Write;
+        let path = dir.join(name);
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+        zip.start_file("module.json", zip::write::SimpleFileOptions::default()).unwrap();
+        zip.write_all(format!(r#"{{"app":{{"bundleName":"{bundle}"}},"module":{{"name":"entry"}}}}"#).as_bytes())
+            .unwrap();
+        zip.finish().unwrap();
+        path
+    }
+
+    const OK: &str = "[Info]App install path:/x.hap msg:install bundle successfully.\nAppMod finish\n";
+
+    #[test]
+    fn only_a_bundle_read_from_the_package_rein_installed_on_that_device_is_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        let (home, ws, tmp) = (dir.path().join("home"), dir.path().join("ws"), dir.path().join("tmp"));
+        for d in [&home, &ws, &tmp] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        hap(&ws, "a.hap", "com.example.hello");
+        let installed = Installed::new(&home, &ws);
+        let line = args("-t K install -r a.hap");
+        let handed = installed.hand_over(line.clone(), &ws, &tmp);
+        assert!(handed[4].starts_with(&tmp.display().to_string()), "hdc gets the copy: {handed:?}");
+        // The package swapped after the read: the copy is what hdc sends and what was read.
+        hap(&ws, "a.hap", "com.huawei.hmos.settings");
+        assert_eq!(bundle_of_package(Path::new(&handed[4])).as_deref(), Some("com.example.hello"));
+        let tap = args("-t K shell uitest uiInput click 1 1");
+        assert!(!installed.has(&tap, "com.example.hello"), "not before hdc said it went in");
+        installed.observe(&line, OK);
+        assert!(installed.has(&tap, "com.example.hello"));
+        assert!(!installed.has(&tap, "com.huawei.hmos.settings"));
+        assert!(!installed.has(&args("-t OTHER shell uitest uiInput click 1 1"), "com.example.hello"));
+        assert!(!Installed::new(&home, &dir.path().join("other")).has(&tap, "com.example.hello"));
+        installed.observe(
+            &args("-t K uninstall com.example.hello"),
+            "[Info]App uninstall path: msg:uninstall bundle successfully.\r\nAppMod finish\r\n",
+        );
+        assert!(!installed.has(&tap, "com.example.hello"), "uninstalled");
+    }
+
+    #[test]
+    fn a_failed_install_records_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (home, ws, tmp) = (dir.path().join("home"), dir.path().join("ws"), dir.path().join("tmp"));
+        for d in [&home, &ws, &tmp] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        hap(&ws, "a.hap", "com.huawei.hmos.settings");
+        let installed = Installed::new(&home, &ws);
+        let line = args("-t K install a.hap");
+        installed.hand_over(line.clone(), &ws, &tmp);
+        installed.observe(&line, "[Info]App install path:/x.hap msg:error: failed to install bundle. code:9568332 error: install sign info inconsistent.\nAppMod finish\n");
+        assert!(!installed.has(&args("-t K shell aa dump -l"), "com.huawei.hmos.settings"));
+    }
+}
