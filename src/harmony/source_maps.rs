@@ -17,13 +17,20 @@ use serde::Serialize;
 use serde_json::Value;
 use sourcemap::SourceMap;
 
-use super::crash_frames::{self, Frame};
+use super::crash_frames::{self, Form, Frame};
 use crate::kernel::{Call, Kernel, KernelError};
 
 /// The product whose build rein reads (a frame does not say; DevEco's default product).
 const PRODUCT: &str = "default";
 /// The build modes whose maps rein tries, in this order.
 const MODES: [&str; 2] = ["debug", "release"];
+
+/// Why a frame that names no app code is not placed.
+const NOT_APP_CODE: &str = "not a frame of the app's ArkTS code (a native, system or library frame)";
+
+/// Why a test HAP's compiled frame has no entry: rein reads the app's maps only.
+const TEST_MAP_UNKNOWN: &str = "this is the test HAP's compiled code, whose build (ohosTest@OhosTestCompileArkTS, \
+     shared/HARMONY-VERIFY.md §1.5) writes its source map where no source says: rein does not read it";
 
 /// Where the source map of `mode` lies, under a module's folder.
 fn map_path(module_dir: &str, mode: &str) -> String {
@@ -74,11 +81,20 @@ fn device_place(frame: &Frame) -> String {
     format!("{}:{}:{}", frame.key.as_deref().unwrap_or(&frame.path), frame.line, frame.column)
 }
 
+/// Why a source map file gave nothing.
+#[derive(Debug, Clone)]
+enum MapFile {
+    /// It is not there: that build was never made (or was cleaned).
+    Missing,
+    /// It is there but cannot be used: the words say why.
+    Unusable(String),
+}
+
 /// The files of one mapping, each read once.
 #[derive(Default)]
 struct Reads {
     modules: Option<HashMap<String, String>>,
-    maps: HashMap<String, Result<Value, String>>,
+    maps: HashMap<String, Result<Value, MapFile>>,
     parsed: HashMap<(String, String), Option<SourceMap>>,
     caches: HashMap<String, Option<Value>>,
 }
@@ -105,7 +121,7 @@ impl Kernel {
                     line: None,
                     column: None,
                     mapped: false,
-                    why: Some("not a frame of the app's ArkTS code (a native or system frame)".into()),
+                    why: Some(NOT_APP_CODE.into()),
                     source_map: None,
                     device: line.trim().to_string(),
                 },
@@ -113,10 +129,16 @@ impl Kernel {
             .collect()
     }
 
+    /// One frame placed by [`Frame::form`]: a source as it is, compiled code through its map.
     fn map_frame(&self, call: &Call, frame: &Frame, reads: &mut Reads) -> SourceFrame {
-        if frame.is_restored() {
-            return self.restored(call, frame, reads);
+        match frame.form() {
+            Form::Source => self.restored(call, frame, reads),
+            Form::Compiled => self.compiled(call, frame, reads),
+            Form::Other => SourceFrame::unmapped(frame, NOT_APP_CODE.into()),
         }
+    }
+
+    fn compiled(&self, call: &Call, frame: &Frame, reads: &mut Reads) -> SourceFrame {
         let Some(module_dir) = self.module_dir(call, &frame.module, reads) else {
             return SourceFrame::unmapped(
                 frame,
@@ -124,7 +146,8 @@ impl Kernel {
             );
         };
         let key = frame.key.as_deref().unwrap_or(&frame.path);
-        let mut misses = Vec::new();
+        // What the maps that exist said; the missing ones matter only when none exists.
+        let (mut misses, mut missing) = (Vec::new(), Vec::new());
         for mode in MODES {
             let path = map_path(&module_dir, mode);
             let map = match self.source_map(call, &path, key, reads) {
@@ -133,7 +156,11 @@ impl Kernel {
                     misses.push(format!("{path} has no entry for {key}"));
                     continue;
                 }
-                Err(why) => {
+                Err(MapFile::Missing) => {
+                    missing.push(path);
+                    continue;
+                }
+                Err(MapFile::Unusable(why)) => {
                     misses.push(why);
                     continue;
                 }
@@ -142,7 +169,7 @@ impl Kernel {
             let token = map.lookup_token(line0, column0).filter(|t| t.get_dst_line() == line0);
             let Some(token) = token else {
                 misses.push(format!(
-                    "{path} has no code at line {} of {}: the build is not the one that crashed (rebuilt since, or older)",
+                    "{path} has no code at line {} of {}: the build is not the one that ran it (rebuilt since, or older)",
                     frame.line, frame.path
                 ));
                 continue;
@@ -169,14 +196,28 @@ impl Kernel {
                 device: device_place(frame),
             };
         }
+        if misses.is_empty() {
+            misses.push(format!("no source map for this build ({} missing: build the module)", missing.join(" and ")));
+        }
+        if frame.is_test_code() {
+            misses.push(TEST_MAP_UNKNOWN.into());
+        }
         SourceFrame::unmapped(frame, misses.join("; "))
     }
 
-    /// A frame the device restored already: its module-relative source, as a workspace path.
+    /// A frame that names its `.ets` source already: that source, as a workspace path.
     fn restored(&self, call: &Call, frame: &Frame, reads: &mut Reads) -> SourceFrame {
+        let source = frame.module_path();
+        let module = source.split_once('/').map_or(source.as_str(), |(module, _)| module);
+        if self.module_dir(call, module, reads).is_none() {
+            return SourceFrame::unmapped(
+                frame,
+                format!("{module} is not a module of this project's build-profile.json5"),
+            );
+        }
         SourceFrame {
             name: frame.name.clone(),
-            file: Some(self.workspace_file(call, &frame.path, reads)),
+            file: Some(self.workspace_file(call, &source, reads)),
             line: Some(frame.line),
             column: Some(frame.column),
             mapped: true,
@@ -217,24 +258,22 @@ impl Kernel {
     }
 
     /// The source map of `key` in the map file at `path`; Ok(None) when the file has none for it.
-    fn source_map(&self, call: &Call, path: &str, key: &str, reads: &mut Reads) -> Result<Option<SourceMap>, String> {
+    fn source_map(&self, call: &Call, path: &str, key: &str, reads: &mut Reads) -> Result<Option<SourceMap>, MapFile> {
         let cached = (path.to_string(), key.to_string());
         if let Some(map) = reads.parsed.get(&cached) {
             return Ok(map.clone());
         }
         let whole = reads.maps.entry(path.to_string()).or_insert_with(|| match self.read_text(call, path) {
-            Ok(file) => serde_json::from_str(&file.text).map_err(|e| format!("{path} is not a source map file: {e}")),
-            Err(KernelError::FileNotFound { .. }) => {
-                Err(format!("no source map for this build ({path} is missing: build the module)"))
-            }
-            Err(e) => Err(format!("{path} could not be read: {e}")),
+            Ok(file) => serde_json::from_str(&file.text)
+                .map_err(|e| MapFile::Unusable(format!("{path} is not a source map file: {e}"))),
+            Err(KernelError::FileNotFound { .. }) => Err(MapFile::Missing),
+            Err(e) => Err(MapFile::Unusable(format!("{path} could not be read: {e}"))),
         });
         let whole = whole.clone()?;
         let map = match whole.get(key) {
-            Some(entry) => Some(
-                SourceMap::from_slice(entry.to_string().as_bytes())
-                    .map_err(|e| format!("{path}'s entry for {key} is not a version-3 source map: {e}"))?,
-            ),
+            Some(entry) => Some(SourceMap::from_slice(entry.to_string().as_bytes()).map_err(|e| {
+                MapFile::Unusable(format!("{path}'s entry for {key} is not a version-3 source map: {e}"))
+            })?),
             None => None,
         };
         reads.parsed.insert(cached, map.clone());

@@ -69,6 +69,9 @@ fn testcase(xml: &mut String, t: &TestCase) {
     if let Some(stack) = &t.stack {
         let _ = writeln!(body, "{}", lines(stack));
     }
+    for frame in &t.source {
+        let _ = writeln!(body, "frame: {}", text(&frame.describe()));
+    }
     let _ = writeln!(
         xml,
         ">\n      <{element} type=\"{}\" message=\"{message}\">{body}</{element}>\n    </testcase>",
