@@ -51,26 +51,18 @@ mod harmony_device_tests;
 // Not on Windows: its stand-in hdc programs are /bin/sh scripts.
 #[cfg(unix)]
 mod harmony_devices;
-// Not on Windows yet: new this round, not yet tried under Wine.
-#[cfg(unix)]
 mod harmony_emulator;
 mod harmony_foreground;
 mod harmony_launch;
 mod harmony_matrix;
-// Not on Windows yet: new this round, not yet tried under Wine.
-#[cfg(unix)]
 mod harmony_new_project;
 #[cfg(target_os = "linux")]
 mod harmony_packages;
 mod harmony_parsers;
 mod harmony_preflight;
 mod harmony_ready;
-// Not on Windows yet: new this round, not yet tried under Wine.
-#[cfg(unix)]
 mod harmony_sdk;
 mod harmony_signing;
-// Not on Windows yet: new this round, not yet tried under Wine.
-#[cfg(unix)]
 mod harmony_stacks;
 mod harmony_tools;
 // Not on Windows yet: new, not yet tried under Wine.
@@ -91,8 +83,6 @@ mod journal;
 #[cfg(target_os = "linux")]
 mod large_inputs;
 mod lua_api;
-// Not on Windows yet: new this round, not yet tried under Wine.
-#[cfg(unix)]
 mod mcp_add;
 // Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]
@@ -183,8 +173,6 @@ mod swap_race;
 #[cfg(target_os = "linux")]
 mod terminal_prompt;
 mod tool_checks;
-// Not on Windows: drives `rein serve` through mcp_cancel's raw JSON-RPC server, which is Unix-only.
-#[cfg(unix)]
 mod tool_list_size;
 // Not on Windows: Landlock keeps programs out of the transit folder on Linux only; links.
 #[cfg(target_os = "linux")]

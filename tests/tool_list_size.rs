@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use crate::common::Workspace;
-use crate::mcp_cancel::Server;
+use crate::common::raw_server::Server;
 
 /// The whole `tools/list` response, as compact JSON bytes.
 const TOOLS_LIST_MAX_BYTES: usize = 24_000;
