@@ -4,7 +4,7 @@
 //! fake hvigorw writes as a real version-3 map of the example's pages; a frame that cannot be
 //! mapped says why.
 
-use crate::common::lab::{installed_lab, KEY};
+use crate::common::lab::{installed_lab, lab, KEY};
 use serde_json::{json, Value};
 
 const ABILITY: &str = "entry/src/main/ets/entryability/EntryAbility.ets";
@@ -87,7 +87,7 @@ fn a_frame_the_device_restored_names_the_workspace_file() {
 /// library's `.js`, a line the build does not have (a build older than the failure).
 #[test]
 fn a_test_failure_stack_maps_each_frame_to_the_ets_line() {
-    let Some(lab) = crate::common::lab::lab() else { return };
+    let Some(lab) = lab() else { return };
     lab.one_device();
     lab.edit_device(KEY, |state| {
         state["test_outcomes"] = json!({"ActsAbilityTest#assertContain": {"status": "error", "message": "boom", "stack": [
@@ -142,4 +142,34 @@ fn a_test_failure_stack_maps_each_frame_to_the_ets_line() {
     );
     assert_eq!(status, 0, "{err}");
     assert!(xml.contains(&format!("frame: {placed}\n")), "{xml}");
+}
+
+/// hstack where it is installed (here the fakes', §7's command line): the tool runs it confined
+/// read-only on the build's own map folder and reads the restored stack from stdout. Without a
+/// build it says so and runs nothing; a "stack" that hstack would read as an option is refused.
+#[test]
+fn hstack_restores_a_stack_from_the_builds_source_map() {
+    let Some(lab) = lab() else { return };
+    let frame = "    at onCreate (entry|entry|1.0.0|src/main/ets/entryability/EntryAbility.ts:9:9)";
+    let missing = lab.failed(&[], "hstack", json!({"stack": frame, "mode": "debug"}), "FILE_NOT_FOUND");
+    assert!(missing["message"].as_str().unwrap().contains("no source map for the debug build of module entry"));
+    assert!(lab.command_lines("hstack").is_empty(), "nothing ran without a map");
+    lab.build();
+    let stack = format!("Error message:boom\n{frame}");
+    let out = lab.ok(&[], "hstack", json!({"stack": stack, "mode": "debug"}));
+    assert_eq!(
+        out["restored"],
+        json!(["Error message:boom", "    at onCreate (entry/src/main/ets/entryability/EntryAbility.ets:7:5)"]),
+        "{out:#}"
+    );
+    assert_eq!((&out["source"][1]["file"], &out["source"][1]["line"]), (&json!(ABILITY), &json!(7)), "{out:#}");
+    let dir = MAP.strip_suffix("/sourceMaps.map").unwrap();
+    // One run per frame (rein hands no program a line break).
+    assert_eq!(lab.command_lines("hstack"), [format!("-c {frame} -s {dir}")]);
+    // Attack: a "stack" that reads as hstack's -o, to make it write a file: only frame lines
+    // (`at …`) reach hstack, so it is kept as given and nothing runs (and the policy refuses a
+    // -c value that starts with `-` besides: grammar/hstack.rs).
+    let out = lab.ok(&["--yes"], "hstack", json!({"stack": "-o/tmp/x", "mode": "debug"}));
+    assert_eq!(out["restored"], json!(["-o/tmp/x"]), "{out:#}");
+    assert_eq!(lab.command_lines("hstack").len(), 1, "no run for it");
 }

@@ -32,16 +32,36 @@ const NOT_APP_CODE: &str = "not a frame of the app's ArkTS code (a native, syste
 const TEST_MAP_UNKNOWN: &str = "this is the test HAP's compiled code, whose build (ohosTest@OhosTestCompileArkTS, \
      shared/HARMONY-VERIFY.md §1.5) writes its source map where no source says: rein does not read it";
 
+/// The folders of one build's maps under a module's folder (hstack's `-s` and `-n`).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct BuildMaps {
+    /// The folder holding `sourceMaps.map`.
+    pub source_maps: String,
+    /// The folder holding a release build's `nameCache.json`.
+    pub name_cache: String,
+}
+
+impl BuildMaps {
+    /// The maps of `mode` (`debug` or `release`); None for another mode.
+    pub fn of(module_dir: &str, mode: &str) -> Option<BuildMaps> {
+        let esmodule = format!("{module_dir}/build/{PRODUCT}/cache/default/default@CompileArkTS/esmodule");
+        MODES.contains(&mode).then(|| BuildMaps {
+            source_maps: format!("{esmodule}/{mode}"),
+            name_cache: format!("{esmodule}/release/obfuscation"),
+        })
+    }
+}
+
 /// Where the source map of `mode` lies, under a module's folder.
 fn map_path(module_dir: &str, mode: &str) -> String {
-    format!("{module_dir}/build/{PRODUCT}/cache/default/default@CompileArkTS/esmodule/{mode}/sourceMaps.map")
+    let dir = BuildMaps::of(module_dir, mode).map(|m| m.source_maps).unwrap_or_default();
+    format!("{dir}/sourceMaps.map")
 }
 
 /// Where a release build's name cache lies, under a module's folder.
 fn name_cache_path(module_dir: &str) -> String {
-    format!(
-        "{module_dir}/build/{PRODUCT}/cache/default/default@CompileArkTS/esmodule/release/obfuscation/nameCache.json"
-    )
+    let dir = BuildMaps::of(module_dir, "release").map(|m| m.name_cache).unwrap_or_default();
+    format!("{dir}/nameCache.json")
 }
 
 /// One frame, mapped (or why not).

@@ -5,6 +5,7 @@ pub mod codelinter;
 pub mod emulator;
 pub mod git;
 pub mod hdc;
+pub mod hstack;
 mod hdc_shell;
 pub mod hvigor;
 mod hypium;
