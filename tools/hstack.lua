@@ -10,11 +10,11 @@ local MAX_FRAMES = 20
 
 return {
   name = "hstack",
-  description = "Restore a crash stack with DevEco's hstack (where installed) from the build's "
-    .. "source map and name cache; returns the restored lines.",
+  description = "Restore a crash stack with DevEco's hstack, if installed; returns the restored "
+    .. "lines.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = false },
   params = {
-    stack = { type = "string", description = "the stack, one frame a line" },
+    stack = { type = "string" },
     module = { type = "string", optional = true },
     mode = { type = "string", enum = { "release", "debug" }, default = "release" },
     timeout_ms = { type = "integer", optional = true },
