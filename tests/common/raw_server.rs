@@ -110,4 +110,3 @@ impl Drop for Server {
         let _ = self.child.wait();
     }
 }
-

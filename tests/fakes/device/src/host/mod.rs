@@ -6,13 +6,13 @@
 
 mod common;
 mod emulator;
-mod hstack;
 mod fake_state;
 mod hap_write;
 mod hdc;
 mod hdc_app;
 mod hdc_file;
 mod hdc_server;
+mod hstack;
 mod hvigor;
 mod hvigor_arkts;
 mod hvigor_build;
