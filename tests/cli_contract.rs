@@ -36,6 +36,7 @@ fn tools_lists_every_built_in_with_origin_and_schema() {
             "emulator_stop",
             "hap_sign",
             "hilog_read",
+            "hstack",
             "hvigor_build",
             "lint",
             "list_dir",

@@ -45,6 +45,43 @@ fn emulator_list_reads_instances_broken_folders_and_images() {
     assert_eq!((empty["instances"].clone(), empty["images"].clone()), (json!([]), json!([])), "{empty:#}");
 }
 
+/// No `[toolchain]` entry: rein finds the Emulator where DevEco puts it, as it finds the rest of
+/// DevEco (src/harmony/discovery.rs). On Windows a DevEco Studio install on any drive, named
+/// by the user variable its installer sets (`DevEco Studio=<root>\bin;`), with
+/// `<root>\tools\emulator\Emulator.exe`; elsewhere the command-line tools' `<clt>/emulator/
+/// Emulator`, beside `DEVECO_SDK_HOME=<clt>/sdk`. The layout's Emulator is the one that runs,
+/// not the fakes' `Emulator.exe` on PATH (which Windows finds without case).
+#[test]
+fn emulator_list_finds_the_emulator_in_a_deveco_layout() {
+    let Some(mut lab) = lab() else { return };
+    std::fs::write(lab.state.join("emulators.json"), mate60(false).to_string()).unwrap();
+    let root = lab.ws.root.join("DevEco Studio");
+    let (folder, variable, value) = if cfg!(windows) {
+        let mut bin = root.join("bin").into_os_string();
+        bin.push(";");
+        (root.join("tools").join("emulator"), "DevEco Studio", bin)
+    } else {
+        (root.join("emulator"), "DEVECO_SDK_HOME", root.join("sdk").into_os_string())
+    };
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::create_dir_all(root.join("bin")).unwrap();
+    std::fs::create_dir_all(root.join("sdk")).unwrap();
+    let emulator = folder.join(format!("Emulator{}", std::env::consts::EXE_SUFFIX));
+    std::fs::copy(fake("Emulator"), &emulator).unwrap();
+    lab.around = Some(std::sync::Arc::new(move |cmd: &mut std::process::Command| {
+        cmd.env(variable, &value);
+    }));
+    let (_, doctor) = lab.rein(&["doctor"]);
+    let found = doctor["result"]["programs"].as_array().unwrap().iter().find(|p| p["program"] == "emulator").cloned();
+    let found = found.unwrap_or_default();
+    let via = if cfg!(windows) { "the DevEco Studio user variable" } else { "DEVECO_SDK_HOME" };
+    assert_eq!((found["found"].clone(), found["via"].clone()), (json!(true), json!(via)), "{doctor:#}");
+    assert_eq!(found["path"], json!(rein::visible::shown_path(&emulator)), "{doctor:#}");
+    let listed = lab.ok(&[], "emulator_list", json!({}));
+    assert_eq!(listed["instances"][0]["name"], json!("Mate60"), "{listed:#}");
+    assert_eq!(listed["images"][0]["os_version"], json!("HarmonyOS 6.1.1(24)"), "{listed:#}");
+}
+
 #[test]
 fn emulator_stop_asks_is_judged_by_listing_and_names_a_missing_instance() {
     let Some(lab) = lab() else { return };

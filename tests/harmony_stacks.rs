@@ -4,7 +4,7 @@
 //! fake hvigorw writes as a real version-3 map of the example's pages; a frame that cannot be
 //! mapped says why.
 
-use crate::common::lab::{installed_lab, KEY};
+use crate::common::lab::{installed_lab, lab, KEY};
 use serde_json::{json, Value};
 
 const ABILITY: &str = "entry/src/main/ets/entryability/EntryAbility.ets";
@@ -54,7 +54,7 @@ fn a_frame_that_cannot_be_mapped_says_why() {
     assert_eq!(frame["mapped"], json!(false), "{crash:#}");
     assert!(
         frame["why"].as_str().unwrap().contains(
-            "has no code at line 9 of src/main/ets/entryability/EntryAbility.ts: the build is not the one that crashed"
+            "has no code at line 9 of src/main/ets/entryability/EntryAbility.ts: the build is not the one that ran it"
         ),
         "{crash:#}"
     );
@@ -134,4 +134,98 @@ fn a_source_a_map_names_outside_the_workspace_is_not_shown_as_the_frames_place()
         assert!(frame["file"].is_null(), "{source}: {out:#}");
         assert!(frame["why"].as_str().unwrap().contains("not a file of the workspace"), "{source}: {out:#}");
     }
+}
+
+/// A test that fails inside the app's code: Hypium's `stack=` (§1.3) is the `error.stack`, whose
+/// frames name the compiled `.ts` in the raw form of §7. Each frame is placed through the
+/// build's source map — in device_test's result and in every report format of the `test`
+/// recipe — and those that cannot be placed say why: the test HAP's own compiled code, a
+/// library's `.js`, a line the build does not have (a build older than the failure).
+#[test]
+fn a_test_failure_stack_maps_each_frame_to_the_ets_line() {
+    let Some(lab) = lab() else { return };
+    lab.one_device();
+    lab.edit_device(KEY, |state| {
+        state["test_outcomes"] = json!({"ActsAbilityTest#assertContain": {"status": "error", "message": "boom", "stack": [
+            "    at onCreate (entry|entry|1.0.0|src/main/ets/entryability/EntryAbility.ts:9:9)",
+            "    at onCreate (entry|entry|1.0.0|src/main/ets/entryability/EntryAbility.ts:90:9)",
+            "    at assertContain (entry_test|entry_test|1.0.0|src/ohosTest/ets/test/Ability.test.ts:21:9)",
+            "    at run (oh_modules/@ohos/hypium/index.js:1:1)"]}});
+    });
+    let error = lab.failed(&["--yes"], "device_test", json!({}), "TESTS_FAILED");
+    let failure = &error["details"]["failures"][0];
+    let source = failure["source"].as_array().unwrap();
+    assert_eq!(source.len(), 4, "{failure:#}");
+    assert_eq!(
+        (&source[0]["file"], &source[0]["line"], &source[0]["column"], &source[0]["mapped"], &source[0]["source_map"]),
+        (&json!(ABILITY), &json!(7), &json!(5), &json!(true), &json!(MAP)),
+        "{failure:#}"
+    );
+    assert_eq!(failure["location"], json!({"file": ABILITY, "line": 7, "column": 5}), "{failure:#}");
+    let why = |n: usize| source[n]["why"].as_str().unwrap_or_default().to_string();
+    assert!(source[1]["mapped"] == json!(false) && why(1).contains("has no code at line 90"), "{failure:#}");
+    assert!(why(1).contains("the build is not the one that ran it"), "{failure:#}");
+    // The debug build's map was read: that the release build has none is no reason to give.
+    assert!(!why(1).contains("release"), "{failure:#}");
+    assert!(source[2]["mapped"] == json!(false) && why(2).contains("the test HAP's compiled code"), "{failure:#}");
+    assert!(why(3).contains("not a frame of the app's ArkTS code"), "{failure:#}");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains(&format!("ActsAbilityTest#assertContain (error) at {ABILITY}:7:5: boom")), "{message}");
+
+    // The recipe's reports: report.json keeps the frames; report.md, report.html and the
+    // JUnit XML show each one placed or why not.
+    let (status, out) = lab.recipe(&["--yes"], "test", json!({}));
+    assert_eq!(status, 1, "{out:#}");
+    let report = lab.report(&out);
+    let case = &report["tests"][0]["tests"][0];
+    assert_eq!(case["source"][0]["file"], json!(ABILITY), "{report:#}");
+    assert_eq!(case["location"], json!({"file": ABILITY, "line": 7, "column": 5}), "{report:#}");
+    let placed = format!("entry|entry|1.0.0|src/main/ets/entryability/EntryAbility.ts:9:9 → {ABILITY}:7:5");
+    let md = lab.report_md(&out);
+    // (report.md escapes a table's `|` everywhere.)
+    assert!(md.contains(&format!("  - {}\n", placed.replace('|', "\\|"))), "{md}");
+    assert!(md.contains("oh_modules/@ohos/hypium/index.js:1:1 (not placed: not a frame of the app"), "{md}");
+    let run_id = report["run_id"].as_str().unwrap();
+    let html = std::fs::read_to_string(lab.ws.path(&format!(".rein/runs/{run_id}/report.html"))).unwrap();
+    assert!(html.contains(&format!("<li>{placed}</li>")), "{html}");
+    let (status, xml, err) = crate::common::human(
+        std::process::Command::new(crate::common::REIN)
+            .arg("--workspace")
+            .arg(&lab.ws.ws)
+            .arg("--home")
+            .arg(&lab.ws.home)
+            .args(["runs", "show", run_id, "--format", "junit"]),
+    );
+    assert_eq!(status, 0, "{err}");
+    assert!(xml.contains(&format!("frame: {placed}\n")), "{xml}");
+}
+
+/// hstack where it is installed (here the fakes', §7's command line): the tool runs it confined
+/// read-only on the build's own map folder and reads the restored stack from stdout. Without a
+/// build it says so and runs nothing; a "stack" that hstack would read as an option is refused.
+#[test]
+fn hstack_restores_a_stack_from_the_builds_source_map() {
+    let Some(lab) = lab() else { return };
+    let frame = "    at onCreate (entry|entry|1.0.0|src/main/ets/entryability/EntryAbility.ts:9:9)";
+    let missing = lab.failed(&[], "hstack", json!({"stack": frame, "mode": "debug"}), "FILE_NOT_FOUND");
+    assert!(missing["message"].as_str().unwrap().contains("no source map for the debug build of module entry"));
+    assert!(lab.command_lines("hstack").is_empty(), "nothing ran without a map");
+    lab.build();
+    let stack = format!("Error message:boom\n{frame}");
+    let out = lab.ok(&[], "hstack", json!({"stack": stack, "mode": "debug"}));
+    assert_eq!(
+        out["restored"],
+        json!(["Error message:boom", "    at onCreate (entry/src/main/ets/entryability/EntryAbility.ets:7:5)"]),
+        "{out:#}"
+    );
+    assert_eq!((&out["source"][1]["file"], &out["source"][1]["line"]), (&json!(ABILITY), &json!(7)), "{out:#}");
+    let dir = MAP.strip_suffix("/sourceMaps.map").unwrap();
+    // One run per frame (rein hands no program a line break).
+    assert_eq!(lab.command_lines("hstack"), [format!("-c {frame} -s {dir}")]);
+    // Attack: a "stack" that reads as hstack's -o, to make it write a file: only frame lines
+    // (`at …`) reach hstack, so it is kept as given and nothing runs (and the policy refuses a
+    // -c value that starts with `-` besides: grammar/hstack.rs).
+    let out = lab.ok(&["--yes"], "hstack", json!({"stack": "-o/tmp/x", "mode": "debug"}));
+    assert_eq!(out["restored"], json!(["-o/tmp/x"]), "{out:#}");
+    assert_eq!(lab.command_lines("hstack").len(), 1, "no run for it");
 }

@@ -97,8 +97,10 @@ fn a_different_rein_entry_is_refused_and_the_file_is_left_byte_identical() {
     let (status, out) = rein_json(&ws, &["mcp", "add", "claude-code"]);
     assert_eq!((status, out["error"]["code"].as_str()), (2, Some("MCP_ENTRY_EXISTS")), "{out}");
     assert_eq!(out["error"]["details"]["existing"]["command"], "sh");
+    // The entry is shown as JSON: a Windows path's `\` as `\\`.
+    let shown = serde_json::to_string(&rein_program()).unwrap();
     assert!(
-        out["error"]["message"].as_str().unwrap().contains(&rein_program()),
+        out["error"]["message"].as_str().unwrap().contains(shown.trim_matches('"')),
         "the message shows rein's entry: {out}"
     );
     assert_eq!(ws.read(".mcp.json"), planted.as_bytes());

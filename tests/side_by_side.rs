@@ -9,8 +9,9 @@ use std::time::Duration;
 use rein::{EventKind, Host, Limits};
 use serde_json::{json, Value};
 
+use crate::common::raw_server::Server;
 use crate::common::Workspace;
-use crate::mcp_cancel::{wait_for, Server};
+use crate::mcp_cancel::wait_for;
 
 /// The step marks its start and its end in the workspace, so the test reads the step's own
 /// state rather than a clock.

@@ -51,7 +51,7 @@ mod harmony_device_tests;
 // Not on Windows: its stand-in hdc programs are /bin/sh scripts.
 #[cfg(unix)]
 mod harmony_devices;
-// Not on Windows yet: new this round, not yet tried under Wine.
+// Not on Windows yet: under Wine (a prefix other runs shared) its first two tests sat idle 6 minutes; cause not found.
 #[cfg(unix)]
 mod harmony_emulator;
 // Linux only: its checks read /proc (process groups); the kept class is Unix-only.
@@ -60,19 +60,17 @@ mod harmony_foreground;
 mod harmony_kept;
 mod harmony_launch;
 mod harmony_matrix;
-// Not on Windows yet: new this round, not yet tried under Wine.
-#[cfg(unix)]
 mod harmony_new_project;
 #[cfg(target_os = "linux")]
 mod harmony_packages;
 mod harmony_parsers;
 mod harmony_preflight;
 mod harmony_ready;
-// Not on Windows yet: new this round, not yet tried under Wine.
+// Not on Windows yet: under Wine (a prefix other runs shared) its api_check tests sat idle 5 minutes; cause not found.
 #[cfg(unix)]
 mod harmony_sdk;
 mod harmony_signing;
-// Not on Windows yet: new this round, not yet tried under Wine.
+// Not on Windows yet: under Wine 2 of 5 passed; the rest met a rein.exe another branch's build had put in the shared cache.
 #[cfg(unix)]
 mod harmony_stacks;
 mod harmony_tools;
@@ -94,8 +92,6 @@ mod journal;
 #[cfg(target_os = "linux")]
 mod large_inputs;
 mod lua_api;
-// Not on Windows yet: new this round, not yet tried under Wine.
-#[cfg(unix)]
 mod mcp_add;
 // Not on Windows yet: new, not yet tried under Wine.
 #[cfg(unix)]
@@ -186,8 +182,6 @@ mod swap_race;
 #[cfg(target_os = "linux")]
 mod terminal_prompt;
 mod tool_checks;
-// Not on Windows: drives `rein serve` through mcp_cancel's raw JSON-RPC server, which is Unix-only.
-#[cfg(unix)]
 mod tool_list_size;
 // Not on Windows: Landlock keeps programs out of the transit folder on Linux only; links.
 #[cfg(target_os = "linux")]

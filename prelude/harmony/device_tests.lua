@@ -378,8 +378,8 @@ end
 local FAILING = { failed = true, error = true, ["timed out"] = true, ["not run"] = true }
 
 -- The result as an agent reads it: counts first, then each test that did not pass with its
--- message and location, then every test (without stacks).
-function M.compact(parsed, info)
+-- message, location and mapped stack, then every test (without stacks).
+function M.compact(parsed)
   local failures, tests = rein.json.array({}), rein.json.array({})
   for _, case in ipairs(parsed.tests) do
     tests[#tests + 1] = {
@@ -390,14 +390,17 @@ function M.compact(parsed, info)
       skip_reason = case.skip_reason,
     }
     if FAILING[case.status] then
+      -- Each frame through the build's source map to its .ets line, or why not.
+      local source = frames.map(case.stack)
       failures[#failures + 1] = {
         suite = case.suite,
         test = case.test,
         status = case.status,
         message = case.message,
         expect_message = case.expect_message,
-        location = frames.locate(case.stack, info),
+        location = frames.locate(source),
         stack = case.stack,
+        source = source,
       }
     end
   end
@@ -443,7 +446,7 @@ function M.run(plan, target, args)
   local words = M.command(plan, args, false)
   local timeout_ms = args.deadline_s and (args.deadline_s + 60) * 1000 or nil
   local text = shell(target, words, timeout_ms)
-  local result = M.compact(hypium.parse(text, expected), plan.info)
+  local result = M.compact(hypium.parse(text, expected))
   result.command = "hdc shell " .. table.concat(words, " ")
   result.listed_first = expected ~= nil
   if result.ending.kind == "app_died" and now then

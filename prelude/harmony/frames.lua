@@ -1,38 +1,35 @@
--- Stack frames that name ArkTS source, as workspace places (file, line, column), like ArkTS
--- build errors. Frame forms (shared/HARMONY-VERIFY.md §7, §1.3):
---   at f (entry|entry|1.0.0|src/ohosTest/ets/test/List.test.ets:12:5)   module|package|version|path
---   at f (entry/src/main/ets/pages/Index.ets:25:3)                      a path from the project root
--- In the first form the path is the module's own (relative to its srcPath); `<m>_test` is module
--- m's test code. Only `.ets` frames are read here: a compiled `.ts` frame needs its source map,
--- which a caller that has one maps first and then hands the mapped frame to `place`.
-local project = require("harmony.project")
+-- A stack's frames as workspace places. Which frame names what, and how it becomes a workspace
+-- file, line and column, is one rule in Rust (src/harmony/crash_frames.rs `Frame::form`,
+-- source_maps.rs): a `.ets` frame is the source already (its module's srcPath applied), a
+-- compiled `.ts` frame goes through its build's source map, and a frame that cannot be placed
+-- says why. Every stack rein shows goes through rein.fs.map_stack: crashes, fault logs, tests.
+local text = require("harmony.text")
 
 local M = {}
 
--- One frame's text → `{ file, line, column }` with `file` a workspace path (the module's
--- srcPath applied), or nil when the frame names no `.ets` file. `info` is project.read()'s.
--- The file need not exist (the caller decides whether a missing file matters).
-function M.place(frame, info)
-  local path, line, column = (frame or ""):match("([^%s%(%)]+%.ets):(%d+):(%d+)")
-  if not path then
-    return nil
+-- `stack` (the text, one frame a line) → one mapped frame per line (rein.fs.map_stack's
+-- `{ name, file, line, column, mapped, why, source_map, device }`); an empty array for no stack.
+function M.map(stack)
+  local lines = {}
+  for _, line in ipairs(text.lines(stack or "")) do
+    if text.trim(line) ~= "" then
+      lines[#lines + 1] = line
+    end
   end
-  local module_name, rel = path:match("^([^|]+)|.*|([^|]+)$")
-  if module_name then
-    local module = project.module_named(info, (module_name:gsub("_test$", "")))
-    path = module and (module.src_path .. "/" .. rel) or rel
+  if #lines == 0 then
+    return rein.json.array({})
   end
-  return { file = path, line = tonumber(line), column = tonumber(column) }
+  return rein.fs.map_stack(lines)
 end
 
--- The first frame of `stack` (lines) whose `.ets` file is in the workspace: the innermost
--- place in the project's own code, or nil. A stack is the test code's to print: a frame outside
--- the workspace is never looked up (that would ask, and a yes would tell whether it exists).
-function M.locate(stack, info)
-  for frame in (stack or ""):gmatch("[^\n]+") do
-    local place = M.place(frame, info)
-    if place and rein.fs.in_workspace(place.file) and rein.fs.exists(place.file) then
-      return place
+-- The first of the mapped frames `source` whose file is in the workspace: the innermost place
+-- in the project's own code as `{ file, line, column }`, or nil. A stack is the test code's to
+-- print: a frame outside the workspace is never looked up (that would ask, and a yes would tell
+-- whether it exists).
+function M.locate(source)
+  for _, frame in ipairs(source or {}) do
+    if frame.mapped and rein.fs.in_workspace(frame.file) and rein.fs.exists(frame.file) then
+      return { file = frame.file, line = frame.line, column = frame.column }
     end
   end
   return nil

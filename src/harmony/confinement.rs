@@ -161,6 +161,9 @@ fn table(program: &Program) -> Table {
         Program::Git => Table { reads_everything: true, ..GENERIC },
         // codelinter only reads the project (rein refuses --fix and -o) and needs no network.
         Program::Codelinter => Table { reads_workspace_only: true, ..GENERIC },
+        // hstack only reads the build's maps in the workspace (rein refuses -i and -o) and
+        // needs no network.
+        Program::Hstack => Table { reads_workspace_only: true, ..GENERIC },
         // Its instances (`~/.Huawei/Emulator/deployed` on macOS, `AppData\Local\Huawei\Emulator`
         // on Windows) and its images (`~/Library/Huawei/Sdk`, `AppData\Local\Huawei\Sdk`):
         // shared/HARMONY-VERIFY.md §6 "Paths".
@@ -191,6 +194,7 @@ pub fn datagram_programs() -> Vec<Program> {
         Program::Git,
         Program::Codelinter,
         Program::Emulator,
+        Program::Hstack,
     ]
     .into_iter()
     .filter(|program| table(program).looks_up_names)

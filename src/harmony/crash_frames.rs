@@ -3,7 +3,14 @@
 //! `at i (entry|entry|1.0.0|src/main/ets/pages/Index.ts:71:71)`
 //! (`<entry package>|<package>|<version>|<path>:<line>:<column>`); one it restored names the
 //! source, `at callHarFunction (entry/src/main/ets/pages/Index.ets:25:3)`. Release builds write
-//! the raw form after `Cannot get SourceMap info, dump raw stack:`.
+//! the raw form after `Cannot get SourceMap info, dump raw stack:`. A test's stack (Hypium's
+//! `stack=`, §1.3) is the same `error.stack`, and may name a source in the first form
+//! (`entry|entry|1.0.0|src/ohosTest/ets/test/List.test.ets:12:5`, a module-relative path).
+//!
+//! [`Frame::form`] is the one rule for what a frame names (every stack rein shows is placed by
+//! it: crashes, fault logs, test failures): a `.ets` path is source already, a `.ts` path with
+//! its `<entry>|…` key is compiled code its build's source map places, anything else (a `.js` of
+//! a library, a system frame) is not the app's ArkTS code.
 
 use serde::{Deserialize, Serialize};
 
@@ -27,10 +34,42 @@ pub struct Frame {
     pub key: Option<String>,
 }
 
+/// What a frame names ([`Frame::form`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// A `.ets` source: its line and column are the source's already.
+    Source,
+    /// The compiled `.ts` of a raw frame, with the key of its source map entry.
+    Compiled,
+    /// Neither: a library's `.js`, a compiled `.ts` without its key, a system frame.
+    Other,
+}
+
 impl Frame {
-    /// Whether the device already restored it (a `.ets` source, no `|` key).
-    pub fn is_restored(&self) -> bool {
-        self.key.is_none()
+    /// What the frame names: the one rule for every stack rein shows.
+    pub fn form(&self) -> Form {
+        if self.path.ends_with(".ets") {
+            Form::Source
+        } else if self.key.is_some() && self.path.ends_with(".ts") {
+            Form::Compiled
+        } else {
+            Form::Other
+        }
+    }
+
+    /// The file as `<module>/<path>` (how a source map's `sources` and a restored path-form
+    /// frame name it): a keyed frame's path is relative to its module.
+    pub fn module_path(&self) -> String {
+        match self.key {
+            Some(_) => format!("{}/{}", self.module, self.path),
+            None => self.path.clone(),
+        }
+    }
+
+    /// Whether the frame is in a module's test code (the `<m>_test` package of its ohosTest
+    /// HAP, or a path under `src/ohosTest/`).
+    pub fn is_test_code(&self) -> bool {
+        self.module.ends_with("_test") || self.path.contains("src/ohosTest/")
     }
 }
 
@@ -77,8 +116,17 @@ mod tests {
             ("entry", "src/main/ets/pages/Index.ts", 71, 71)
         );
         assert_eq!(raw.key.as_deref(), Some("entry|entry|1.0.0|src/main/ets/pages/Index.ts"));
+        assert_eq!(raw.form(), Form::Compiled);
         let restored = parse("at callHarFunction (entry/src/main/ets/pages/Index.ets:25:3)").unwrap();
-        assert!(restored.is_restored());
+        assert_eq!(restored.form(), Form::Source);
+        assert_eq!(restored.module_path(), "entry/src/main/ets/pages/Index.ets");
+        // A test's frame names the source in the keyed form: a source all the same.
+        let keyed = parse("at divides (entry_test|entry_test|1.0.0|src/ohosTest/ets/test/Math.test.ets:9:7)").unwrap();
+        assert_eq!(keyed.form(), Form::Source);
+        assert_eq!(keyed.module_path(), "entry_test/src/ohosTest/ets/test/Math.test.ets");
+        assert!(keyed.is_test_code() && !raw.is_test_code());
+        let library = parse("at run (oh_modules/@ohos/hypium/index.js:1:1)").unwrap();
+        assert_eq!(library.form(), Form::Other);
         assert_eq!((restored.module.as_str(), restored.line, restored.column), ("entry", 25, 3));
         assert_eq!(parse("at anonymous (native)"), None);
         assert_eq!(parse("Error message:Cannot read property 'length' of undefined"), None);

@@ -123,6 +123,9 @@ fn clt_candidates(os: Os, sdk: &str) -> Vec<(&'static str, Candidate)> {
     // `<command-line-tools>/bin/codelinter` [DOC ide-commandline-get, HARMONY-VERIFY §4]; the
     // Windows name with `.bat` is a [GUESS] like hvigorw's and ohpm's.
     out.push(("codelinter", plain(join(os, &root, &["bin", &os.program("codelinter", "bat")]), "DEVECO_SDK_HOME")));
+    // `<command-line-tools>/bin/hstack` [DOC ide-command-line-hstack, HARMONY-VERIFY §7]; `.bat`
+    // on Windows is a [GUESS] like codelinter's.
+    out.push(("hstack", plain(join(os, &root, &["bin", &os.program("hstack", "bat")]), "DEVECO_SDK_HOME")));
     // `<command-line-tools>/emulator/` [DOC HWEMU, shared/HARMONY-VERIFY.md §6].
     out.push(("emulator", plain(join(os, &root, &["emulator", &os.program("Emulator", "exe")]), "DEVECO_SDK_HOME")));
     out

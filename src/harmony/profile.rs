@@ -241,7 +241,7 @@ impl ToolchainProfile for Harmony {
     }
 
     fn known(&self) -> String {
-        "hvigorw, hdc, ohpm, hap-sign-tool and codelinter".to_string()
+        "hvigorw, hdc, ohpm, hap-sign-tool, codelinter, DevEco's Emulator and hstack".to_string()
     }
 
     fn deadline(&self, program: &str, args: &[String]) -> (Duration, Duration) {

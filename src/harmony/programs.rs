@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::grammar::{codelinter, emulator, git, hdc, hvigor, ohpm, sign};
+use super::grammar::{codelinter, emulator, git, hdc, hstack, hvigor, ohpm, sign};
 use super::hdc_servers::HdcServers;
 use super::project::ProjectFacts;
 use crate::kernel::policy::shapes::Effect;
@@ -26,6 +26,8 @@ pub enum Program {
     Codelinter,
     /// DevEco's `Emulator` (shared/HARMONY-VERIFY.md §6).
     Emulator,
+    /// The command-line tools' crash stack restorer (`<command-line-tools>/bin/hstack`, §7).
+    Hstack,
     /// A program a person added in home config.toml.
     Other(String),
 }
@@ -40,6 +42,7 @@ impl Program {
             Program::Git => "git",
             Program::Codelinter => "codelinter",
             Program::Emulator => "emulator",
+            Program::Hstack => "hstack",
             Program::Other(name) => name,
         }
     }
@@ -53,6 +56,7 @@ impl Program {
             "git" => Program::Git,
             "codelinter" => Program::Codelinter,
             "emulator" => Program::Emulator,
+            "hstack" => Program::Hstack,
             other => Program::Other(other.to_string()),
         }
     }
@@ -86,6 +90,7 @@ pub fn decide_spawn(
         Program::Git => git::decide(args),
         Program::Codelinter => codelinter::decide(args, classify),
         Program::Emulator => emulator::decide(args),
+        Program::Hstack => hstack::decide(args, classify),
         Program::Other(name) => Decision::DenyUnlessRule(format!(
             "{name} has no built-in policy; a person can allow it with `rein approvals grant {name} ...`"
         )),
@@ -103,6 +108,7 @@ pub fn effect_of(program: &Program, args: &[String]) -> Effect {
         Program::Git => git::effect(args),
         Program::Codelinter => codelinter::effect(args),
         Program::Emulator => emulator::effect(args),
+        Program::Hstack => hstack::effect(args),
         Program::Other(_) => Effect::Replaces,
     }
 }
@@ -117,6 +123,7 @@ pub fn documented() -> Vec<(String, Verdict)> {
     all.extend(ohpm::documented());
     all.extend(codelinter::documented());
     all.extend(emulator::documented());
+    all.extend(hstack::documented());
     all
 }
 

@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 use sourcemap::SourceMap;
 
-use super::crash_frames::{self, Frame};
+use super::crash_frames::{self, Form, Frame};
 use crate::kernel::{Call, Kernel, KernelError};
 
 /// The product whose build rein reads (a frame does not say; DevEco's default product).
@@ -25,16 +25,43 @@ const PRODUCT: &str = "default";
 /// The build modes whose maps rein tries, in this order.
 const MODES: [&str; 2] = ["debug", "release"];
 
+/// Why a frame that names no app code is not placed.
+const NOT_APP_CODE: &str = "not a frame of the app's ArkTS code (a native, system or library frame)";
+
+/// Why a test HAP's compiled frame has no entry: rein reads the app's maps only.
+const TEST_MAP_UNKNOWN: &str = "this is the test HAP's compiled code, whose build (ohosTest@OhosTestCompileArkTS, \
+     shared/HARMONY-VERIFY.md §1.5) writes its source map where no source says: rein does not read it";
+
+/// The folders of one build's maps under a module's folder (hstack's `-s` and `-n`).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct BuildMaps {
+    /// The folder holding `sourceMaps.map`.
+    pub source_maps: String,
+    /// The folder holding a release build's `nameCache.json`.
+    pub name_cache: String,
+}
+
+impl BuildMaps {
+    /// The maps of `mode` (`debug` or `release`); None for another mode.
+    pub fn of(module_dir: &str, mode: &str) -> Option<BuildMaps> {
+        let esmodule = format!("{module_dir}/build/{PRODUCT}/cache/default/default@CompileArkTS/esmodule");
+        MODES.contains(&mode).then(|| BuildMaps {
+            source_maps: format!("{esmodule}/{mode}"),
+            name_cache: format!("{esmodule}/release/obfuscation"),
+        })
+    }
+}
+
 /// Where the source map of `mode` lies, under a module's folder.
 fn map_path(module_dir: &str, mode: &str) -> String {
-    format!("{module_dir}/build/{PRODUCT}/cache/default/default@CompileArkTS/esmodule/{mode}/sourceMaps.map")
+    let dir = BuildMaps::of(module_dir, mode).map(|m| m.source_maps).unwrap_or_default();
+    format!("{dir}/sourceMaps.map")
 }
 
 /// Where a release build's name cache lies, under a module's folder.
 fn name_cache_path(module_dir: &str) -> String {
-    format!(
-        "{module_dir}/build/{PRODUCT}/cache/default/default@CompileArkTS/esmodule/release/obfuscation/nameCache.json"
-    )
+    let dir = BuildMaps::of(module_dir, "release").map(|m| m.name_cache).unwrap_or_default();
+    format!("{dir}/nameCache.json")
 }
 
 /// One frame, mapped (or why not).
@@ -74,11 +101,20 @@ fn device_place(frame: &Frame) -> String {
     format!("{}:{}:{}", frame.key.as_deref().unwrap_or(&frame.path), frame.line, frame.column)
 }
 
+/// Why a source map file gave nothing.
+#[derive(Debug, Clone)]
+enum MapFile {
+    /// It is not there: that build was never made (or was cleaned).
+    Missing,
+    /// It is there but cannot be used: the words say why.
+    Unusable(String),
+}
+
 /// The files of one mapping, each read once.
 #[derive(Default)]
 struct Reads {
     modules: Option<HashMap<String, String>>,
-    maps: HashMap<String, Result<Value, String>>,
+    maps: HashMap<String, Result<Value, MapFile>>,
     parsed: HashMap<(String, String), Option<SourceMap>>,
     caches: HashMap<String, Option<Value>>,
 }
@@ -105,7 +141,7 @@ impl Kernel {
                     line: None,
                     column: None,
                     mapped: false,
-                    why: Some("not a frame of the app's ArkTS code (a native or system frame)".into()),
+                    why: Some(NOT_APP_CODE.into()),
                     source_map: None,
                     device: line.trim().to_string(),
                 },
@@ -113,10 +149,16 @@ impl Kernel {
             .collect()
     }
 
+    /// One frame placed by [`Frame::form`]: a source as it is, compiled code through its map.
     fn map_frame(&self, call: &Call, frame: &Frame, reads: &mut Reads) -> SourceFrame {
-        if frame.is_restored() {
-            return self.restored(call, frame, reads);
+        match frame.form() {
+            Form::Source => self.restored(call, frame, reads),
+            Form::Compiled => self.compiled(call, frame, reads),
+            Form::Other => SourceFrame::unmapped(frame, NOT_APP_CODE.into()),
         }
+    }
+
+    fn compiled(&self, call: &Call, frame: &Frame, reads: &mut Reads) -> SourceFrame {
         let Some(module_dir) = self.module_dir(call, &frame.module, reads) else {
             return SourceFrame::unmapped(
                 frame,
@@ -124,7 +166,8 @@ impl Kernel {
             );
         };
         let key = frame.key.as_deref().unwrap_or(&frame.path);
-        let mut misses = Vec::new();
+        // What the maps that exist said; the missing ones matter only when none exists.
+        let (mut misses, mut missing) = (Vec::new(), Vec::new());
         for mode in MODES {
             let path = map_path(&module_dir, mode);
             let map = match self.source_map(call, &path, key, reads) {
@@ -133,7 +176,11 @@ impl Kernel {
                     misses.push(format!("{path} has no entry for {key}"));
                     continue;
                 }
-                Err(why) => {
+                Err(MapFile::Missing) => {
+                    missing.push(path);
+                    continue;
+                }
+                Err(MapFile::Unusable(why)) => {
                     misses.push(why);
                     continue;
                 }
@@ -142,7 +189,7 @@ impl Kernel {
             let token = map.lookup_token(line0, column0).filter(|t| t.get_dst_line() == line0);
             let Some(token) = token else {
                 misses.push(format!(
-                    "{path} has no code at line {} of {}: the build is not the one that crashed (rebuilt since, or older)",
+                    "{path} has no code at line {} of {}: the build is not the one that ran it (rebuilt since, or older)",
                     frame.line, frame.path
                 ));
                 continue;
@@ -178,12 +225,26 @@ impl Kernel {
                 device: device_place(frame),
             };
         }
+        if misses.is_empty() {
+            misses.push(format!("no source map for this build ({} missing: build the module)", missing.join(" and ")));
+        }
+        if frame.is_test_code() {
+            misses.push(TEST_MAP_UNKNOWN.into());
+        }
         SourceFrame::unmapped(frame, misses.join("; "))
     }
 
-    /// A frame the device restored already: its module-relative source, as a workspace path.
+    /// A frame that names its `.ets` source already: that source, as a workspace path.
     fn restored(&self, call: &Call, frame: &Frame, reads: &mut Reads) -> SourceFrame {
-        let file = self.workspace_file(call, &frame.path, reads);
+        let source = frame.module_path();
+        let module = source.split_once('/').map_or(source.as_str(), |(module, _)| module);
+        if self.module_dir(call, module, reads).is_none() {
+            return SourceFrame::unmapped(
+                frame,
+                format!("{module} is not a module of this project's build-profile.json5"),
+            );
+        }
+        let file = self.workspace_file(call, &source, reads);
         if !self.is_workspace_path(&file) {
             return SourceFrame::unmapped(frame, format!("{} is not a file of the workspace", frame.path));
         }
@@ -240,7 +301,7 @@ impl Kernel {
     }
 
     /// The source map of `key` in the map file at `path`; Ok(None) when the file has none for it.
-    fn source_map(&self, call: &Call, path: &str, key: &str, reads: &mut Reads) -> Result<Option<SourceMap>, String> {
+    fn source_map(&self, call: &Call, path: &str, key: &str, reads: &mut Reads) -> Result<Option<SourceMap>, MapFile> {
         let cached = (path.to_string(), key.to_string());
         if let Some(map) = reads.parsed.get(&cached) {
             return Ok(map.clone());
@@ -248,18 +309,16 @@ impl Kernel {
         // The map's place follows build-profile.json5's srcPath, a workspace file: only this
         // project's own build is read (Kernel::is_workspace_path).
         let whole = reads.maps.entry(path.to_string()).or_insert_with(|| match self.workspace_text(call, path) {
-            Ok(file) => serde_json::from_str(&file.text).map_err(|e| format!("{path} is not a source map file: {e}")),
-            Err(KernelError::FileNotFound { .. }) => {
-                Err(format!("no source map for this build ({path} is missing: build the module)"))
-            }
-            Err(e) => Err(format!("{path} could not be read: {e}")),
+            Ok(file) => serde_json::from_str(&file.text)
+                .map_err(|e| MapFile::Unusable(format!("{path} is not a source map file: {e}"))),
+            Err(KernelError::FileNotFound { .. }) => Err(MapFile::Missing),
+            Err(e) => Err(MapFile::Unusable(format!("{path} could not be read: {e}"))),
         });
         let whole = whole.clone()?;
         let map = match whole.get(key) {
-            Some(entry) => Some(
-                SourceMap::from_slice(entry.to_string().as_bytes())
-                    .map_err(|e| format!("{path}'s entry for {key} is not a version-3 source map: {e}"))?,
-            ),
+            Some(entry) => Some(SourceMap::from_slice(entry.to_string().as_bytes()).map_err(|e| {
+                MapFile::Unusable(format!("{path}'s entry for {key} is not a version-3 source map: {e}"))
+            })?),
             None => None,
         };
         reads.parsed.insert(cached, map.clone());

@@ -28,6 +28,8 @@ pub struct ToolchainConfig {
     pub codelinter: Option<PathBuf>,
     /// DevEco's `Emulator` (`tools/emulator/Emulator` of DevEco Studio).
     pub emulator: Option<PathBuf>,
+    /// The command-line tools' `bin/hstack` (crash stacks restored; it needs Node on PATH).
+    pub hstack: Option<PathBuf>,
 }
 
 /// Where a program was found, and how.
@@ -85,6 +87,7 @@ pub fn discover(
         ("ohpm", &config.ohpm, OHPM_FIX),
         ("codelinter", &config.codelinter, CODELINTER_FIX),
         ("emulator", &config.emulator, EMULATOR_FIX),
+        ("hstack", &config.hstack, HSTACK_FIX),
     ] {
         let found = find(configured, places(name), name, &path_var);
         programs.insert(name.to_string(), found.map_err(|tried| missing(tried, fix)));
@@ -126,6 +129,7 @@ const HVIGORW_FIX: &str =
 const OHPM_FIX: &str =
     "put command-line-tools/bin on PATH, set DEVECO_SDK_HOME, or set [toolchain] ohpm in home config.toml";
 const CODELINTER_FIX: &str = "codelinter comes with DevEco's command-line tools as <command-line-tools>/bin/codelinter: put that bin on PATH, set DEVECO_SDK_HOME to <command-line-tools>/sdk, or set [toolchain] codelinter in home config.toml";
+const HSTACK_FIX: &str = "hstack comes with DevEco's command-line tools as <command-line-tools>/bin/hstack (and needs Node on PATH): put that bin on PATH, set DEVECO_SDK_HOME to <command-line-tools>/sdk, or set [toolchain] hstack in home config.toml; rein maps stacks itself without it";
 const EMULATOR_FIX: &str = "install DevEco Studio (its tools/emulator/Emulator) or the command-line tools with their emulator/ folder, or set [toolchain] emulator in home config.toml";
 const JAVA_FIX: &str = "install JDK 17 (or 21) and set JAVA_HOME, or set [toolchain] java in home config.toml";
 const JAR_FIX: &str = "set DEVECO_SDK_HOME (the jar is in sdk/default/openharmony/toolchains/lib/), or set [toolchain] hap_sign_tool_jar in home config.toml";

@@ -14,7 +14,7 @@ pub fn why_asked(program: &Program, args: &[String], outside: bool) -> String {
         Program::Ohpm => "it fetches packages from the network (the ohpm registry) into the project",
         Program::HapSignTool => "it signs with material outside the workspace (your keys and certificates)",
         Program::Emulator => "it stops an emulator instance, and with it whatever runs on it",
-        Program::Git | Program::Codelinter | Program::Other(_) => GENERAL,
+        Program::Git | Program::Codelinter | Program::Hstack | Program::Other(_) => GENERAL,
     };
     if outside && what != GENERAL {
         format!("{what}, and touches files outside the workspace")

@@ -191,9 +191,9 @@ fn clean_version(line: &str) -> String {
 }
 
 /// Programs the built-in tools run that a working set-up may lack: DevEco's emulator is for
-/// those without a phone, and codelinter comes only with the command-line tools (`lint` says
-/// where to get it), so their absence is shown, never a failure of `rein doctor`.
-const OPTIONAL: &[&str] = &["emulator", "codelinter"];
+/// those without a phone, and codelinter and hstack come only with the command-line tools
+/// (`lint` and `hstack` say where to get them; rein maps stacks itself), so their absence is shown, never a failure of `rein doctor`.
+const OPTIONAL: &[&str] = &["emulator", "codelinter", "hstack"];
 
 /// The programs the built-in tools and prelude run (`rein.proc.run("hdc", …)`), read from
 /// their source so the list cannot go stale; OPTIONAL ones left out.

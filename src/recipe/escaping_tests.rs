@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use super::html::{Embedded, Screen};
 use super::report::*;
 use super::served::ServedTool;
-use super::tests_section::{TestCase, TestCounts, TestLocation, TestRun, TestStatus};
+use super::tests_section::{StackFrame, TestCase, TestCounts, TestLocation, TestRun, TestStatus};
 use crate::error::Code;
 use crate::kernel::journal::Action;
 use crate::kernel::policy::DecidedBy;
@@ -193,6 +193,17 @@ fn report(text: &str) -> Report {
                     message: Some(t()),
                     location: Some(TestLocation { file: t(), line: 3, column: 5 }),
                     stack: Some(format!("{text}\n    at f ({text}:1:2)")),
+                    source: vec![
+                        StackFrame {
+                            device: t(),
+                            mapped: true,
+                            file: Some(t()),
+                            line: Some(7),
+                            column: Some(5),
+                            why: None,
+                        },
+                        StackFrame { device: t(), mapped: false, file: None, line: None, column: None, why: Some(t()) },
+                    ],
                     time_ms: Some(4),
                 })
                 .collect(),

@@ -68,6 +68,7 @@ fn test_run(value: &Value, step: &str, target: Option<&str>, claimed: bool) -> O
                 message: word(more, "message").or_else(|| word(t, "skip_reason")),
                 location: more.get("location").and_then(|l| serde_json::from_value(l.clone()).ok()),
                 stack: word(more, "stack"),
+                source: more.get("source").and_then(|s| serde_json::from_value(s.clone()).ok()).unwrap_or_default(),
                 time_ms: t.get("time_ms").and_then(Value::as_u64),
                 suite,
                 test,

@@ -58,9 +58,44 @@ pub struct TestCase {
     /// Its stack, every line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stack: Option<String>,
+    /// Each line of its stack placed in the workspace through the build's source map, or why not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source: Vec<StackFrame>,
     /// How long it took.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_ms: Option<u64>,
+}
+
+/// One line of a stack, placed (the tool's mapped frame: `rein.fs.map_stack`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StackFrame {
+    /// The frame as the device wrote it (`<path>:<line>:<column>`, or the whole line).
+    pub device: String,
+    /// Whether it was placed.
+    #[serde(default)]
+    pub mapped: bool,
+    /// The workspace file, line and column it comes from, when placed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u64>,
+    /// Why it was not placed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+impl StackFrame {
+    /// `device → file:line:column`, or `device (not placed: why)`: one line for people.
+    pub fn describe(&self) -> String {
+        match (&self.file, self.line, self.column) {
+            (Some(file), Some(line), Some(column)) if self.mapped => {
+                format!("{} → {file}:{line}:{column}", self.device)
+            }
+            _ => format!("{} (not placed: {})", self.device, self.why.as_deref().unwrap_or("no reason given")),
+        }
+    }
 }
 
 /// A place in the workspace.

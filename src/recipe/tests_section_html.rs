@@ -62,10 +62,12 @@ pub fn render(runs: &[TestRun]) -> String {
         for t in &run.tests {
             let at = t.location.as_ref().map(|l| format!("<code>{}</code>", text(&l.to_string()))).unwrap_or_default();
             let time = t.time_ms.map(|ms| format!("{ms} ms")).unwrap_or_default();
+            let placed: String = t.source.iter().map(|f| format!("<li>{}</li>", text(&f.describe()))).collect();
+            let placed = if placed.is_empty() { placed } else { format!("<ul class=\"frames\">{placed}</ul>") };
             let stack = t
                 .stack
                 .as_deref()
-                .map(|s| format!("<details><summary>stack</summary><pre>{}</pre></details>", lines(s)))
+                .map(|s| format!("<details><summary>stack</summary><pre>{}</pre>{placed}</details>", lines(s)))
                 .unwrap_or_default();
             let _ = writeln!(
                 page,

@@ -85,6 +85,9 @@ fn testcase(xml: &mut String, t: &TestCase) {
     if let Some(stack) = &t.stack {
         let _ = writeln!(body, "{}", lines(stack));
     }
+    for frame in &t.source {
+        let _ = writeln!(body, "frame: {}", text(&frame.describe()));
+    }
     let _ = writeln!(
         xml,
         ">\n      <{element} type=\"{}\" message=\"{message}\">{body}</{element}>\n    </testcase>",
@@ -116,6 +119,7 @@ mod tests {
                 message: None,
                 location: None,
                 stack: None,
+                source: Vec::new(),
                 time_ms: None,
             }],
             claimed,

@@ -3,7 +3,7 @@
 //! text from the run goes through `markdown_text`.
 
 use super::markdown_text::{code, text};
-use super::tests_section::TestRun;
+use super::tests_section::{TestCase, TestRun};
 
 /// Failing tests listed; report.json has the rest.
 const MAX_LISTED: usize = 50;
@@ -38,8 +38,24 @@ pub fn render(runs: &[TestRun]) -> String {
                     failing.len() - MAX_LISTED
                 ));
             }
+            stacks(&mut md, failing.iter().take(MAX_LISTED).copied());
         }
         md.push('\n');
     }
     md
+}
+
+/// Each listed test's stack, every frame with the workspace place it maps to or why it does not.
+fn stacks<'a>(md: &mut String, tests: impl Iterator<Item = &'a TestCase>) {
+    let mut first = true;
+    for t in tests.filter(|t| !t.source.is_empty()) {
+        if first {
+            md.push_str("\nTheir stacks, each frame placed in the workspace (the build's source map):\n\n");
+            first = false;
+        }
+        md.push_str(&format!("- {}#{}\n", text(&t.suite), text(&t.test)));
+        for frame in &t.source {
+            md.push_str(&format!("  - {}\n", text(&frame.describe())));
+        }
+    }
 }

@@ -8,6 +8,7 @@ pub mod lab;
 pub mod peak;
 #[cfg(target_os = "linux")]
 pub mod pty;
+pub mod raw_server;
 pub mod real_tools;
 #[cfg(target_os = "linux")]
 pub mod rig;

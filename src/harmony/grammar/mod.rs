@@ -6,6 +6,7 @@ pub mod emulator;
 pub mod git;
 pub mod hdc;
 mod hdc_shell;
+pub mod hstack;
 pub mod hvigor;
 mod hypium;
 pub mod ohpm;

@@ -142,6 +142,16 @@ pub const AREA: Area = Area {
             returns: &[Returns { ty: "rein.fs.SourceFrame[]", doc: "one per line, in order" }],
             make: Make::Raising(|lua| lua.create_function(map_stack)),
         },
+        Native {
+            name: "build_maps",
+            doc: "Where a module's build keeps its source map and its release name cache (the folders hstack's -s and -n take), as map_frames reads them.",
+            params: &[
+                Param { name: "module_dir", ty: "string", doc: "the module's folder (its srcPath)" },
+                Param { name: "mode", ty: "\"debug\"|\"release\"", doc: "the build mode" },
+            ],
+            returns: &[Returns { ty: "rein.fs.BuildMaps", doc: "" }],
+            make: Make::Raising(|lua| lua.create_function(build_maps)),
+        },
     ],
     classes: &[
         Class {
@@ -153,7 +163,7 @@ pub const AREA: Area = Area {
                 Field { name: "path", ty: "string", doc: "`src/main/ets/pages/Index.ts` (raw) or `entry/src/main/ets/pages/Index.ets` (restored)" },
                 Field { name: "line", ty: "integer", doc: "1-based" },
                 Field { name: "column", ty: "integer", doc: "1-based" },
-                Field { name: "key", ty: "string?", doc: "a raw frame's whole `entry|entry|1.0.0|<path>`; nil for a restored frame" },
+                Field { name: "key", ty: "string?", doc: "a keyed frame's whole `entry|entry|1.0.0|<path>` (a compiled frame's source map key); nil for the path form" },
             ],
         },
         Class {
@@ -168,6 +178,14 @@ pub const AREA: Area = Area {
                 Field { name: "why", ty: "string?", doc: "why it could not be mapped" },
                 Field { name: "source_map", ty: "string?", doc: "the map it was read from" },
                 Field { name: "device", ty: "string", doc: "the frame's place as the device wrote it" },
+            ],
+        },
+        Class {
+            name: "rein.fs.BuildMaps",
+            doc: "The folders of one build's maps.",
+            fields: &[
+                Field { name: "source_maps", ty: "string", doc: "the folder holding sourceMaps.map" },
+                Field { name: "name_cache", ty: "string", doc: "the folder holding a release build's nameCache.json" },
             ],
         },
         Class {
@@ -441,6 +459,12 @@ fn map_frames(lua: &Lua, frames: Value) -> mlua::Result<MultiValue> {
 
 fn map_stack(lua: &Lua, lines: Vec<String>) -> mlua::Result<MultiValue> {
     let result = current_call::get().map(|call| state::kernel(lua).map_stack(&call, &lines));
+    outcome(lua, result)
+}
+
+fn build_maps(lua: &Lua, (module_dir, mode): (String, String)) -> mlua::Result<MultiValue> {
+    let result = crate::harmony::source_maps::BuildMaps::of(&module_dir, &mode)
+        .ok_or_else(|| Failure::new(Code::InvalidArgs, format!("build mode {mode:?} is neither debug nor release")));
     outcome(lua, result)
 }
 

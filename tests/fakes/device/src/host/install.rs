@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 pub const COMMAND: &str = "install-toolchain";
 
-const NAMES: [&str; 5] = ["hdc", "hvigorw", "ohpm", "Emulator", "rein-fake-device"];
+const NAMES: [&str; 6] = ["hdc", "hvigorw", "ohpm", "Emulator", "hstack", "rein-fake-device"];
 
 pub fn install(args: &[String]) -> i32 {
     let [dir] = args else {

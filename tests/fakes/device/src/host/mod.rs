@@ -12,6 +12,7 @@ mod hdc;
 mod hdc_app;
 mod hdc_file;
 mod hdc_server;
+mod hstack;
 mod hvigor;
 mod hvigor_arkts;
 mod hvigor_build;
@@ -28,7 +29,7 @@ mod shell_words;
 mod signing_material;
 
 /// The host programs, by the name they run under.
-pub const PROGRAMS: [&str; 4] = ["hdc", "hvigorw", "ohpm", "Emulator"];
+pub const PROGRAMS: [&str; 5] = ["hdc", "hvigorw", "ohpm", "Emulator", "hstack"];
 
 /// Runs the host program `called` is (or `args[0]` names, when `called` is this program's own
 /// name); `None` when neither is one. The exit status.
@@ -38,7 +39,7 @@ pub fn run_as(called: &str, args: &[String]) -> Option<i32> {
     }
     let first = args.first()?.as_str();
     match first {
-        "hdc" | "hvigorw" | "ohpm" | "Emulator" => Some(run(first, &args[1..])),
+        "hdc" | "hvigorw" | "ohpm" | "Emulator" | "hstack" => Some(run(first, &args[1..])),
         hdc_server::STAND_IN => Some(hdc_server::stand_in(&args[1..])),
         install::COMMAND => Some(install::install(&args[1..])),
         signing_material::COMMAND => Some(signing_material::main(&args[1..])),
@@ -55,6 +56,7 @@ fn run(program: &str, argv: &[String]) -> i32 {
         "hdc" => hdc::main(&state, argv),
         "hvigorw" => hvigor::main(&state, argv),
         "Emulator" => emulator::main(&state, argv),
+        "hstack" => hstack::main(argv),
         _ => ohpm::main(&state, argv),
     }
 }
