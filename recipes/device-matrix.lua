@@ -79,8 +79,7 @@ end
 
 return {
   name = "device-matrix",
-  description = "sign-install-launch on every connected device at once: one build, a proven "
-    .. "launch per device.",
+  description = "sign-install-launch on every connected device: one build, a proven launch each.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = device_tests.after_launch_params({
     targets = {
@@ -97,7 +96,7 @@ return {
     expect_log = {
       type = "string",
       optional = true,
-      description = "Text a log line of each launched process must show",
+      description = "Text a log line of each launch must show",
     },
     reinstall = { type = "boolean", default = false },
     wait_ms = { type = "integer", default = 10000 },

@@ -22,13 +22,13 @@ params.tests = {
   type = "string",
   default = "none",
   enum = { "none", "local", "device" },
-  description = "Tests that must pass too: local (local_test) or device (device_test)",
+  description = "Tests that must pass too: local or device",
 }
 params.target = { type = "string", optional = true }
 params.api_check = {
   type = "boolean",
   optional = true,
-  description = "api_check the edited file before building; its errors roll the edits back",
+  description = "api_check the edited files first",
 }
 params.server = { type = "string", optional = true }
 

@@ -15,8 +15,8 @@ return {
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     flow = { type = "string", description = "The flow: a JSON file in the workspace" },
-    target = { type = "string", optional = true, description = "Device connect key" },
-    server = { type = "string", optional = true, description = "Only devices of this hdc server" },
+    target = { type = "string", optional = true },
+    server = { type = "string", optional = true },
     module = { type = "string", optional = true },
     product = { type = "string", default = "default" },
     reinstall = { type = "boolean", default = false },

@@ -2,8 +2,8 @@ local sdk = require("harmony.sdk")
 
 return {
   name = "api_check",
-  description = "Check a file's @ohos/@kit/@hms uses against the SDK, the minimum SDK level and"
-    .. " the permissions; returns findings.",
+  description = "Check a file's @ohos/@kit/@hms uses against the SDK, its minimum level and "
+    .. "permissions; returns findings.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = false },
   params = {
     path = { type = "string" },

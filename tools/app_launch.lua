@@ -17,8 +17,8 @@ end
 
 return {
   name = "app_launch",
-  description = "Start an ability and prove it: a new pid, in front, alive after settle_ms. "
-    .. "Returns pid and evidence.",
+  description = "Start an ability and prove it: new pid, in front, still alive. Returns pid and"
+    .. " evidence.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = {
     bundle = {

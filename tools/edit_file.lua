@@ -3,7 +3,7 @@ local p = require("rein.file_params")
 return {
   name = "edit_file",
   description = "Replace one exact, unique occurrence of old_string (or all); returns the diff "
-    .. "and sha256 before/after.",
+    .. "and hashes.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = false },
   params = {
     path = p.path,
@@ -13,7 +13,6 @@ return {
     },
     new_string = {
       type = "string",
-      description = "Replacement text (literal)",
     },
     replace_all = p.replace_all,
     dry_run = p.dry_run,

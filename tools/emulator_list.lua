@@ -2,8 +2,8 @@ local emulator = require("harmony.emulator")
 
 return {
   name = "emulator_list",
-  description = "DevEco emulator instances (name, type, API level, running, hdc port), "
-    .. "downloaded images, and what rein keeps running.",
+  description = "DevEco emulator instances (name, type, API level, running, port), images, and "
+    .. "what rein keeps running.",
   annotations = { read_only = true, destructive = false, idempotent = true, open_world = false },
   params = {
     device_type = {

@@ -11,7 +11,6 @@ return {
       type = "string",
       optional = true,
       enum = { "D", "I", "W", "E", "F" },
-      description = "Minimum level",
     },
     tag = { type = "string", optional = true },
     pid = { type = "integer", optional = true, description = "Keep this process's lines only" },

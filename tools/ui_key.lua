@@ -9,7 +9,7 @@ table.sort(names)
 
 return {
   name = "ui_key",
-  description = "Press a key on the device (back, home, enter …); returns what changed on screen.",
+  description = "Press a key (back, home, enter …); returns what changed.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = act.expect_params({
     key = { type = "string", enum = names },

@@ -13,7 +13,6 @@ return {
       type = "string",
       enum = { "single", "double", "long" },
       default = "single",
-      description = "Tap kind",
     },
   })),
   run = actions.tap,

@@ -3,11 +3,10 @@ local actions = require("harmony.ui_actions")
 
 return {
   name = "ui_type",
-  description = "Type text into a widget or at the focus (newline = Enter); returns what "
-    .. "changed on screen.",
+  description = "Type into a widget or at the focus (newline = Enter); returns what changed.",
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   params = act.expect_params(act.selector_params({
-    input = { type = "string", optional = true, description = "The text to type" },
+    input = { type = "string", optional = true },
     secret = {
       type = "string",
       optional = true,

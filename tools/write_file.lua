@@ -6,7 +6,7 @@ return {
   annotations = { read_only = false, destructive = true, idempotent = true, open_world = false },
   params = {
     path = p.path,
-    content = { type = "string", description = "The complete new content" },
+    content = { type = "string" },
     expected_sha256 = p.expected_sha256,
   },
   checks = {
