@@ -415,6 +415,7 @@ mod tests {
     struct Entries {
         on: std::sync::Mutex<Vec<Ace>>,
         add_fails: Vec<PathBuf>,
+        missing: Vec<PathBuf>,
         remove_fails: Vec<(PathBuf, String)>,
     }
 
@@ -422,6 +423,9 @@ mod tests {
         fn add(&self, ace: &Ace) -> std::io::Result<()> {
             if self.add_fails.contains(&ace.path) {
                 return Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+            }
+            if self.missing.contains(&ace.path) {
+                return Err(std::io::Error::from(std::io::ErrorKind::NotFound));
             }
             self.on.lock().unwrap().push(ace.clone());
             Ok(())
@@ -470,6 +474,22 @@ mod tests {
         assert!(error.to_string().starts_with("cannot add an ACL entry on C:/w/build"), "{error}");
         assert!(entries.on.lock().unwrap().is_empty());
         assert!(files(&home.path().join("acl")).is_empty());
+    }
+
+    /// A carved path that does not exist gets no deny (nothing is there to protect, as on
+    /// Linux) and the spawn goes on; a writable folder that does not exist fails it.
+    #[test]
+    fn a_missing_carved_path_is_passed_over_and_a_missing_writable_folder_refused() {
+        let home = tempfile::tempdir().unwrap();
+        let records = Records::new(home.path().join("acl"));
+        let git = PathBuf::from("C:/w/entry/lib/.git");
+        let entries = Entries { missing: vec![git.clone()], ..Entries::default() };
+        let granted = grant(&entries, &records, &grants(), "S-1-5-21-2-2-2-2", 6).unwrap();
+        assert!(entries.on.lock().unwrap().iter().all(|a| a.path != git));
+        granted.revoke(&entries).unwrap();
+        let entries = Entries { missing: vec![PathBuf::from("C:/w/build")], ..Entries::default() };
+        assert!(grant(&entries, &records, &grants(), "S-1-5-21-2-2-2-3", 6).is_err());
+        assert!(entries.on.lock().unwrap().is_empty());
     }
 
     /// The crash: rein (pid 41) is killed with its entries in place; the next rein's cleanup
