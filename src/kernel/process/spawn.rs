@@ -150,12 +150,17 @@ pub async fn run_confined(
     })
 }
 
+/// A started program's pipe it writes to, as the pump reads it.
+type Output = Pin<Box<dyn AsyncRead + Send>>;
+/// A started program's end, as the pump waits for it.
+type Exit = Pin<Box<dyn Future<Output = std::io::Result<ExitStatus>> + Send>>;
+
 /// A started program as the pump sees it: its pipes, and its exit.
 struct Running {
     stdin: Option<Pin<Box<dyn AsyncWrite + Send>>>,
-    stdout: Option<Pin<Box<dyn AsyncRead + Send>>>,
-    stderr: Option<Pin<Box<dyn AsyncRead + Send>>>,
-    exit: Pin<Box<dyn Future<Output = std::io::Result<ExitStatus>> + Send>>,
+    stdout: Option<Output>,
+    stderr: Option<Output>,
+    exit: Exit,
 }
 
 /// Starts the program in its process tree: with `std`'s `Command`, or (Windows, a restricted
@@ -170,8 +175,8 @@ fn start(request: &SpawnRequest, before_exec: Option<BeforeExec>) -> std::io::Re
     let group = ProcessTree::adopt(pending, &child)?;
     let running = Running {
         stdin: child.stdin.take().map(|p| Box::pin(p) as Pin<Box<dyn AsyncWrite + Send>>),
-        stdout: child.stdout.take().map(|p| Box::pin(p) as Pin<Box<dyn AsyncRead + Send>>),
-        stderr: child.stderr.take().map(|p| Box::pin(p) as Pin<Box<dyn AsyncRead + Send>>),
+        stdout: child.stdout.take().map(|p| Box::pin(p) as Output),
+        stderr: child.stderr.take().map(|p| Box::pin(p) as Output),
         exit: Box::pin(async move { child.wait().await }),
     };
     Ok((group, running))
@@ -250,8 +255,8 @@ impl Pump {
 
     async fn drive(
         &mut self,
-        (mut stdout, mut stderr): (Option<Pin<Box<dyn AsyncRead + Send>>>, Option<Pin<Box<dyn AsyncRead + Send>>>),
-        exit: &mut Pin<Box<dyn Future<Output = std::io::Result<ExitStatus>> + Send>>,
+        (mut stdout, mut stderr): (Option<Output>, Option<Output>),
+        exit: &mut Exit,
         group: &ProcessTree,
         timeout: Duration,
         stop: Option<Pin<Box<dyn Future<Output = StopReason> + Send>>>,
