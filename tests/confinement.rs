@@ -197,6 +197,7 @@ impl Setup {
 fn no_landlock() -> Option<String> {
     match level() {
         Level::Landlock { .. } | Level::Seatbelt => None,
+        Level::RestrictedToken => Some("this module is Unix's; Windows runs tests/confined_writes.rs".to_string()),
         Level::Unavailable(why) => Some(why.clone()),
     }
 }

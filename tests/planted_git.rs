@@ -42,7 +42,9 @@ const WAYS: [(&str, &str, Option<&str>); 5] = [
 fn no_landlock() -> Option<String> {
     match level() {
         Level::Landlock { .. } => None,
-        Level::Seatbelt => Some("these attacks are Linux's; macOS runs tests/confinement.rs".to_string()),
+        Level::Seatbelt | Level::RestrictedToken => Some(
+            "these attacks are Linux's; macOS runs tests/confinement.rs, Windows tests/confined_writes.rs".to_string(),
+        ),
         Level::Unavailable(why) => Some(why.clone()),
     }
 }

@@ -123,7 +123,9 @@ fn no_landlock() -> Option<String> {
     match level() {
         Level::Landlock { abi } if *abi >= 6 => None,
         Level::Landlock { abi } => Some(format!("Landlock ABI {abi} lacks network or scope rights")),
-        Level::Seatbelt => Some("these attacks are Linux's; macOS runs tests/confinement.rs".to_string()),
+        Level::Seatbelt | Level::RestrictedToken => Some(
+            "these attacks are Linux's; macOS runs tests/confinement.rs, Windows tests/confined_writes.rs".to_string(),
+        ),
         Level::Unavailable(why) => Some(why.clone()),
     }
 }

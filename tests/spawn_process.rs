@@ -19,6 +19,7 @@ fn sh(script: &str, timeout: Duration) -> SpawnRequest {
         stdin: None,
         timeout,
         output_limit: 1024 * 1024,
+        restricted: None,
     }
 }
 

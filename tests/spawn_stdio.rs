@@ -52,6 +52,7 @@ fn relay() {
         stdin: None,
         timeout: Duration::from_secs(60),
         output_limit: 64 * 1024,
+        restricted: None,
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let out = runtime.block_on(run(&request, &mut |_, _| Ok(()))).unwrap();

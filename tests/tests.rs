@@ -26,6 +26,8 @@ mod cli_cancel;
 mod cli_contract;
 mod common;
 mod concurrent_edits;
+// Every OS: the confinement attack as writes the fake hvigorw makes itself (Windows included).
+mod confined_writes;
 // Not on Windows: Landlock confines programs on Linux only; its programs are sh and bash scripts.
 #[cfg(unix)]
 mod confinement;

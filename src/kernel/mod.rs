@@ -105,6 +105,9 @@ impl Kernel {
     }
 
     pub fn with_spawn(mut self, settings: SpawnSettings) -> Kernel {
+        // The ACL entries a rein that crashed left are removed before this one spawns.
+        #[cfg(windows)]
+        process::windows_acl::clean_at_start(self.scope.home());
         self.spawn = settings;
         self
     }

@@ -225,6 +225,7 @@ async fn run(git: &Path, cwd: &Path, args: &[&str]) -> Result<String, Failure> {
         stdin: None,
         timeout: GIT_DEADLINE,
         output_limit: 1024 * 1024,
+        restricted: None,
     };
     let shown = format!("git {}", args.join(" "));
     let output = spawn::run(&request, &mut |_, _| Ok(()))

@@ -42,6 +42,8 @@ pub(crate) mod rename_windows;
 pub mod signals;
 pub mod strategy;
 pub mod threads;
+#[cfg(windows)]
+pub mod token_windows;
 pub mod tree;
 #[cfg(target_os = "linux")]
 mod tree_linux;

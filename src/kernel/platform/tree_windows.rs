@@ -10,7 +10,7 @@
 //! and "kill" both end the job at once: a program past its deadline gets no grace period.
 //! Type-checked in CI, not run (docs/src/platforms.md).
 
-use std::os::windows::io::RawHandle;
+use std::os::windows::io::{AsRawHandle, OwnedHandle, RawHandle};
 use std::process::ExitStatus;
 
 use tokio::process::{Child, Command};
@@ -82,6 +82,27 @@ impl ProcessTree {
         }
         let tree = ProcessTree { job: Some(job) };
         if let Err(err) = resume_threads(pid) {
+            tree.kill();
+            return Err(err);
+        }
+        Ok(tree)
+    }
+
+    /// Puts a program started suspended by rein's own `CreateProcessAsUserW`
+    /// (`token_windows::start_suspended`) in a new job, then resumes its thread. On failure the
+    /// process is killed: a program that cannot be contained does not run.
+    pub fn contain(process: &OwnedHandle, thread: &OwnedHandle) -> std::io::Result<ProcessTree> {
+        let job = new_job()?;
+        // SAFETY: both handles are open; the process is suspended and ours.
+        if unsafe { AssignProcessToJobObject(job.0, process.as_raw_handle()) } == 0 {
+            let err = std::io::Error::last_os_error();
+            kill_process(process.as_raw_handle());
+            return Err(err);
+        }
+        let tree = ProcessTree { job: Some(job) };
+        // SAFETY: the thread handle is open, with THREAD_SUSPEND_RESUME (CreateProcess gives all).
+        if unsafe { ResumeThread(thread.as_raw_handle()) } == u32::MAX {
+            let err = std::io::Error::last_os_error();
             tree.kill();
             return Err(err);
         }

@@ -82,6 +82,10 @@ pub enum Level {
     /// (`process::seatbelt`).
     #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
     Seatbelt,
+    /// Windows: each program runs with a write-restricted token inside its Job Object; only ACL
+    /// entries rein adds for the spawn's capability SID let it write (`process::windows_acl`).
+    #[cfg_attr(not(windows), allow(dead_code))]
+    RestrictedToken,
     Unavailable(String),
 }
 
@@ -102,6 +106,7 @@ impl Level {
                 "seatbelt ({}): enforced, a profile from each program's grants (files, TCP ports, name lookups)",
                 super::seatbelt::SANDBOX_EXEC
             ),
+            (Level::RestrictedToken, _) => RESTRICTED_TOKEN_DOCTOR.to_string(),
             (Level::Unavailable(why), ConfineMode::Require) => {
                 format!("unavailable: {why}; programs are refused ([spawn] confine = \"require\")")
             }
@@ -115,6 +120,7 @@ impl Level {
 pub enum Plan {
     Landlock { abi: i32 },
     Seatbelt,
+    RestrictedToken,
     Unconfined(String),
     Refuse(String),
 }
@@ -125,6 +131,7 @@ impl Plan {
         match self {
             Plan::Landlock { abi } => format!("landlock-abi{abi}"),
             Plan::Seatbelt => "seatbelt".to_string(),
+            Plan::RestrictedToken => "restricted-token".to_string(),
             Plan::Unconfined(why) | Plan::Refuse(why) => format!("none: {why}"),
         }
     }
@@ -139,6 +146,7 @@ pub fn decide(mode: ConfineMode, level: &Level) -> Plan {
         }
         (_, Level::Landlock { abi }) => Plan::Landlock { abi: *abi },
         (_, Level::Seatbelt) => Plan::Seatbelt,
+        (_, Level::RestrictedToken) => Plan::RestrictedToken,
         (ConfineMode::Auto, Level::Unavailable(why)) => Plan::Unconfined(why.clone()),
         (ConfineMode::Require, Level::Unavailable(why)) => Plan::Refuse(why.clone()),
     }
@@ -200,16 +208,36 @@ fn probe() -> Level {
     }
 }
 
+/// What `rein doctor` says where a write-restricted token confines (Windows): what it holds
+/// and, plainly, what stays open.
+pub const RESTRICTED_TOKEN_DOCTOR: &str = "restricted token: enforced for writes (a write-restricted token inside \
+     the Job Object; only the folders of each program's grants are writable); reads and the network stay open";
+
+/// Windows: a write-restricted token where one can be made and is enforced. Wine makes the
+/// token but enforces neither tokens nor ACLs, so there rein says that nothing confines.
 #[cfg(windows)]
 fn probe() -> Level {
-    Level::Unavailable(WINDOWS_UNCONFINED.to_string())
+    windows_level(super::super::platform::token_windows::under_wine(), || {
+        super::super::platform::token_windows::RestrictedToken::new(&super::windows_acl::capability_sid([1, 2, 3, 4]))
+            .map(drop)
+    })
 }
 
-/// Why programs run unconfined on Windows (docs/src/platform-confinement.md: the design chosen,
-/// a write-restricted token, is planned in `process::windows_acl` and not yet enforced).
-#[cfg(windows)]
-pub const WINDOWS_UNCONFINED: &str =
-    "Windows confinement (a write-restricted token inside the Job Object) is not enforced yet";
+/// The decision behind Windows' probe, given whether this is Wine and an attempt to make a
+/// token (tested on every OS).
+#[cfg_attr(not(windows), allow(dead_code))]
+fn windows_level(under_wine: bool, make_token: impl FnOnce() -> std::io::Result<()>) -> Level {
+    if under_wine {
+        return Level::Unavailable(UNDER_WINE.to_string());
+    }
+    match make_token() {
+        Ok(()) => Level::RestrictedToken,
+        Err(e) => Level::Unavailable(format!("a write-restricted token cannot be made here: {e}")),
+    }
+}
+
+/// Why nothing confines under Wine.
+pub const UNDER_WINE: &str = "this is Wine, which enforces neither Windows tokens nor ACLs";
 
 #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
 fn probe() -> Level {
@@ -369,15 +397,49 @@ mod tests {
         assert!(none.describe(ConfineMode::Auto).contains("unconfined"));
     }
 
-    /// Windows: nothing confines a program yet, doctor says so and `require` refuses every spawn.
+    /// Windows: a write-restricted token where one can be made (a real Windows: the workflow's
+    /// runner); under Wine (`.ci/wine-test`) nothing confines, doctor says so and `require`
+    /// refuses every spawn.
     #[cfg(windows)]
     #[test]
-    fn windows_reports_no_confinement_and_require_refuses() {
-        assert_eq!(level(), &Level::Unavailable(WINDOWS_UNCONFINED.to_string()));
-        assert!(matches!(decide(ConfineMode::Require, level()), Plan::Refuse(why) if why == WINDOWS_UNCONFINED));
-        assert!(level()
-            .describe(ConfineMode::Require)
-            .ends_with("programs are refused ([spawn] confine = \"require\")"));
+    fn windows_confines_with_a_restricted_token_or_says_plainly_that_nothing_does() {
+        if crate::kernel::platform::token_windows::under_wine() {
+            assert_eq!(level(), &Level::Unavailable(UNDER_WINE.to_string()));
+            assert!(matches!(decide(ConfineMode::Require, level()), Plan::Refuse(why) if why == UNDER_WINE));
+            assert!(level()
+                .describe(ConfineMode::Require)
+                .ends_with("programs are refused ([spawn] confine = \"require\")"));
+            assert!(level().describe(ConfineMode::Auto).ends_with("programs run unconfined"));
+        } else {
+            assert_eq!(level(), &Level::RestrictedToken);
+        }
+    }
+
+    /// The Windows decision on every OS: Wine never claims a confinement; a token that cannot be
+    /// made means none, so `require` refuses and `auto` says so; a token means every mode but
+    /// `off` runs under it, and doctor and the journal name it and what stays open.
+    #[test]
+    fn windows_runs_under_a_restricted_token_where_one_can_be_made_and_says_so() {
+        let wine = windows_level(true, || panic!("under Wine no token is asked for"));
+        assert_eq!(wine, Level::Unavailable(UNDER_WINE.to_string()));
+        assert_eq!(decide(ConfineMode::Require, &wine), Plan::Refuse(UNDER_WINE.to_string()));
+        assert_eq!(decide(ConfineMode::Auto, &wine).journal(), format!("none: {UNDER_WINE}"));
+        let denied = windows_level(false, || Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied)));
+        assert!(
+            matches!(&denied, Level::Unavailable(why) if why.starts_with("a write-restricted token cannot be made here"))
+        );
+        assert!(matches!(decide(ConfineMode::Require, &denied), Plan::Refuse(_)));
+        assert!(matches!(decide(ConfineMode::Auto, &denied), Plan::Unconfined(_)));
+        assert!(denied.describe(ConfineMode::Auto).ends_with("programs run unconfined"));
+        let token = windows_level(false, || Ok(()));
+        assert_eq!(token, Level::RestrictedToken);
+        assert_eq!(decide(ConfineMode::Require, &token), Plan::RestrictedToken);
+        assert_eq!(decide(ConfineMode::Auto, &token), Plan::RestrictedToken);
+        assert!(matches!(decide(ConfineMode::Off, &token), Plan::Unconfined(_)));
+        assert_eq!(Plan::RestrictedToken.journal(), "restricted-token");
+        assert_eq!(token.describe(ConfineMode::Require), RESTRICTED_TOKEN_DOCTOR);
+        assert!(RESTRICTED_TOKEN_DOCTOR.ends_with("reads and the network stay open"));
+        assert!(token.describe(ConfineMode::Off).starts_with("off"));
     }
 
     /// macOS: where sandbox-exec is, it is what confines (the macOS runner proves it is there).

@@ -14,7 +14,9 @@
 //! - `seatbelt`: the same grants as a Seatbelt profile for `sandbox-exec` (macOS; pure, tested
 //!   everywhere)
 //! - `windows_acl`: Windows confinement's plan (the ACL entries of a write-restricted token's
-//!   capability SID, recorded and removed; pure, not yet enforced)
+//!   capability SID, recorded before they are added and removed after; tested everywhere)
+//! - `windows_launch`: the command line and environment block a restricted-token spawn hands
+//!   `CreateProcessAsUserW` (Windows; pure, tested everywhere)
 //! - `privileges`: the capabilities a program never inherits (Linux)
 //! - `syscalls`: the system calls a program may not make (every socket kind not on its list,
 //!   System V IPC, keyrings, user namespaces, io_uring; Linux)
@@ -48,10 +50,10 @@ pub mod spawn;
 pub mod syscalls;
 pub mod toolchain;
 mod turns;
-// The pure half of Windows confinement: nothing calls it until the Win32 half is written (its
-// tests run on every OS), so a build without tests has no user of it yet.
-#[cfg_attr(not(test), allow(dead_code))]
 pub mod windows_acl;
+// Used by the Windows spawn only; its tests run on every OS.
+#[cfg_attr(not(windows), allow(dead_code))]
+pub mod windows_launch;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -323,6 +325,8 @@ impl Kernel {
         let _turn = turns::take(redacted.holds_secret() || profile.runs_alone(program)).await;
         // macOS: the program runs under sandbox-exec with this profile.
         let mut seatbelt_profile = None;
+        // Windows: the program runs with a write-restricted token of this capability SID.
+        let mut restricted = None;
         let (confinement, oversight) = match plan {
             confine::Plan::Landlock { .. } => {
                 let grants = self.confinement_profile(program, &located, &args, &env, entry, &shown_writes);
@@ -351,6 +355,30 @@ impl Kernel {
                     Some(seatbelt::profile(&seatbelt::as_resolved(grants), &seatbelt::protected_names()));
                 (None, spawn::Oversight::default())
             }
+            confine::Plan::RestrictedToken => {
+                // Windows programs take their temp folder from TEMP and TMP: the private one,
+                // the only temp folder its entries let it write.
+                env.retain(|(name, _)| !name.eq_ignore_ascii_case("TEMP") && !name.eq_ignore_ascii_case("TMP"));
+                for name in ["TEMP", "TMP"] {
+                    env.push((name.to_string(), private_tmp.path().display().to_string()));
+                }
+                let grants = self.confinement_profile(program, &located, &args, &env, entry, &shown_writes);
+                let grants = match purpose {
+                    Purpose::Act => grants,
+                    Purpose::Look => grants.looking(self.scope.workspace(), self.scope.home(), &env),
+                };
+                let cannot = |e: std::io::Error| KernelError::io("confine", command.clone(), e);
+                confine::make_dirs(&grants).map_err(|e| cannot(std::io::Error::other(e.to_string())))?;
+                let sid = windows_acl::new_capability_sid().map_err(cannot)?;
+                let records = windows_acl::records_in(self.scope.home());
+                let entries = windows_acl::os_entries();
+                let granted = windows_acl::grant(entries, &records, &grants, &sid, std::process::id())
+                    .map_err(|e| cannot(std::io::Error::other(e.to_string())))?;
+                restricted = Some(sid);
+                // Removed once the tree has ended, or with the Oversight if the spawn fails first.
+                let held = windows_acl::Held::new(granted, entries);
+                (None, spawn::Oversight { stop: None, after_end: Some(Box::new(move || drop(held))) })
+            }
             confine::Plan::Unconfined(_) if self.spawn.confine != confine::ConfineMode::Off => {
                 let sockets = profile.sockets(program);
                 (confine::harden_only(&sockets).map(confine::before_exec), spawn::Oversight::default())
@@ -376,6 +404,7 @@ impl Kernel {
             stdin: opts.stdin,
             timeout,
             output_limit: OUTPUT_LIMIT,
+            restricted,
         };
         call.emit(|| EventKind::ProgramSpawned { program: program.to_string(), argv: shown, command: command.clone() });
         let started = std::time::Instant::now();

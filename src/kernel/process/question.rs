@@ -58,10 +58,10 @@ pub fn context(facts: &Facts) -> Vec<String> {
         }
     }
     lines.push(match facts.plan {
-        Plan::Landlock { .. } | Plan::Seatbelt if facts.writes.is_empty() => {
+        Plan::Landlock { .. } | Plan::Seatbelt | Plan::RestrictedToken if facts.writes.is_empty() => {
             "a yes lets it write nothing outside the workspace beyond its caches and temp folders".to_string()
         }
-        Plan::Landlock { .. } | Plan::Seatbelt => {
+        Plan::Landlock { .. } | Plan::Seatbelt | Plan::RestrictedToken => {
             let writes: Vec<String> = facts.writes.iter().map(|p| shown(p)).collect();
             format!("a yes lets it write, outside the workspace: {}", writes.join(", "))
         }

@@ -11,8 +11,8 @@ use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, Command};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::process::Command;
 
 use super::capture::Capture;
 use crate::kernel::platform::tree::BeforeExec;
@@ -38,6 +38,9 @@ pub struct SpawnRequest {
     pub timeout: Duration,
     /// Bytes kept per stream (head and tail).
     pub output_limit: usize,
+    /// Windows: the capability SID of the write-restricted token the program runs with
+    /// (`confine::Plan::RestrictedToken`); its ACL entries are in place before the spawn.
+    pub restricted: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -110,22 +113,22 @@ pub async fn run_confined(
     let started = Instant::now();
     let program = shown_path(&request.program);
     let start_error = |source| SpawnError::Start { program: program.clone(), source };
-    let mut cmd = command(request);
     let Oversight { stop, after_end } = oversight;
     let mut tree = Tree { tree: None, after_end };
     // The whole tree is killed if the run is abandoned (cancelled, or an error): ProcessTree's
     // Drop.
-    let pending = ProcessTree::prepare(&mut cmd, before_exec).map_err(start_error)?;
-    let mut child = cmd.spawn().map_err(start_error)?;
-    let group = tree.tree.insert(ProcessTree::adopt(pending, &child).map_err(start_error)?);
-    if let (Some(input), Some(mut stdin)) = (request.stdin.clone(), child.stdin.take()) {
+    let (group, running) = start(request, before_exec).map_err(start_error)?;
+    let group = tree.tree.insert(group);
+    let Running { stdin, stdout, stderr, mut exit } = running;
+    if let (Some(input), Some(mut stdin)) = (request.stdin.clone(), stdin) {
         tokio::spawn(async move {
             // A program that exits without reading its input closes the pipe; that is its call.
             let _ = stdin.write_all(&input).await;
+            let _ = stdin.flush().await;
         });
     }
     let mut pump = Pump::new(request.output_limit);
-    let status = pump.drive(&mut child, group, request.timeout, stop, on_line).await;
+    let status = pump.drive((stdout, stderr), &mut exit, group, request.timeout, stop, on_line).await;
     let status = match status {
         Ok(status) => status,
         Err(PumpError::Wait(source)) => return Err(SpawnError::Wait { program, source }),
@@ -145,6 +148,72 @@ pub async fn run_confined(
         stragglers: stragglers.count,
         straggler_names: stragglers.names,
     })
+}
+
+/// A started program's pipe it writes to, as the pump reads it.
+type Output = Pin<Box<dyn AsyncRead + Send>>;
+/// A started program's end, as the pump waits for it.
+type Exit = Pin<Box<dyn Future<Output = std::io::Result<ExitStatus>> + Send>>;
+
+/// A started program as the pump sees it: its pipes, and its exit.
+struct Running {
+    stdin: Option<Pin<Box<dyn AsyncWrite + Send>>>,
+    stdout: Option<Output>,
+    stderr: Option<Output>,
+    exit: Exit,
+}
+
+/// Starts the program in its process tree: with `std`'s `Command`, or (Windows, a restricted
+/// token) with `CreateProcessAsUserW`.
+fn start(request: &SpawnRequest, before_exec: Option<BeforeExec>) -> std::io::Result<(ProcessTree, Running)> {
+    if let Some(sid) = &request.restricted {
+        return start_restricted(request, sid);
+    }
+    let mut cmd = command(request);
+    let pending = ProcessTree::prepare(&mut cmd, before_exec)?;
+    let mut child = cmd.spawn()?;
+    let group = ProcessTree::adopt(pending, &child)?;
+    let running = Running {
+        stdin: child.stdin.take().map(|p| Box::pin(p) as Pin<Box<dyn AsyncWrite + Send>>),
+        stdout: child.stdout.take().map(|p| Box::pin(p) as Output),
+        stderr: child.stderr.take().map(|p| Box::pin(p) as Output),
+        exit: Box::pin(async move { child.wait().await }),
+    };
+    Ok((group, running))
+}
+
+/// Windows: the program runs with a write-restricted token of capability SID `sid`, created
+/// suspended and put in its Job Object before it runs (`platform::token_windows`). Its pipes are
+/// plain anonymous pipes, read on blocking threads as tokio reads a child's pipes on Windows.
+#[cfg(windows)]
+fn start_restricted(request: &SpawnRequest, sid: &str) -> std::io::Result<(ProcessTree, Running)> {
+    use super::windows_launch::{command_line, environment_block};
+    use crate::kernel::platform::token_windows::{self, RestrictedToken};
+    let invalid = |e: super::windows_launch::LaunchError| std::io::Error::new(std::io::ErrorKind::InvalidInput, e);
+    let line = command_line(&request.program, &request.args).map_err(invalid)?;
+    let env = environment_block(&request.env).map_err(invalid)?;
+    let token = RestrictedToken::new(sid)?;
+    let launch = token_windows::Launch { program: &request.program, command_line: &line, env: &env, cwd: &request.cwd };
+    let started = token_windows::start_suspended(&token, &launch)?;
+    let group = ProcessTree::contain(&started.process, &started.thread)?;
+    let file = |handle: std::os::windows::io::OwnedHandle| tokio::fs::File::from_std(std::fs::File::from(handle));
+    let stdin = request.stdin.is_some().then_some(started.stdin).map(file);
+    let process = started.process;
+    let exit = async move {
+        tokio::task::spawn_blocking(move || token_windows::wait(&process)).await.map_err(std::io::Error::other)?
+    };
+    let running = Running {
+        stdin: stdin.map(|p| Box::pin(p) as Pin<Box<dyn AsyncWrite + Send>>),
+        stdout: Some(Box::pin(file(started.stdout))),
+        stderr: Some(Box::pin(file(started.stderr))),
+        exit: Box::pin(exit),
+    };
+    Ok((group, running))
+}
+
+#[cfg(not(windows))]
+fn start_restricted(_request: &SpawnRequest, _sid: &str) -> std::io::Result<(ProcessTree, Running)> {
+    Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "restricted tokens exist only on Windows"))
 }
 
 fn command(request: &SpawnRequest) -> Command {
@@ -186,15 +255,14 @@ impl Pump {
 
     async fn drive(
         &mut self,
-        child: &mut Child,
+        (mut stdout, mut stderr): (Option<Output>, Option<Output>),
+        exit: &mut Exit,
         group: &ProcessTree,
         timeout: Duration,
         stop: Option<Pin<Box<dyn Future<Output = StopReason> + Send>>>,
         on_line: &mut OnLine<'_>,
     ) -> Result<ExitStatus, PumpError> {
         let mut stop = stop.unwrap_or_else(|| Box::pin(std::future::pending()));
-        let mut stdout = child.stdout.take();
-        let mut stderr = child.stderr.take();
         let (mut out_buf, mut err_buf) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
         let far = tokio::time::Instant::now() + Duration::from_secs(10 * 365 * 24 * 3600);
         let mut deadline = tokio::time::Instant::now() + timeout;
@@ -209,7 +277,7 @@ impl Pump {
                 read = read_some(&mut stderr, &mut err_buf) => {
                     self.take(Stream::Stderr, read, &err_buf, &mut stderr, on_line).map_err(PumpError::Stopped)?;
                 }
-                exit = child.wait(), if status.is_none() => {
+                exit = exit.as_mut(), if status.is_none() => {
                     status = Some(exit.map_err(PumpError::Wait)?);
                     pipes_until = tokio::time::Instant::now() + PIPE_GRACE;
                 }

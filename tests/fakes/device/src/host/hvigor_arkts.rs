@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use regex::Regex;
 use serde_json::{json, Value};
 
-use super::common::{conf_str, Conf};
+use super::common::{conf_str, outln, Conf};
 use super::hvigor::P;
 
 const SKIP_DIRS: [&str; 7] = ["build", "oh_modules", "node_modules", ".hvigor", ".git", ".rein", ".idea"];
@@ -180,6 +180,28 @@ pub fn abilities_logs(module: &Value, src: &Path) -> BTreeMap<String, Vec<Value>
     logs
 }
 
+/// The project's code as a list of writes, for every OS (Windows has no /bin/sh): each line
+/// `<name> <path>` of a `/* REIN_FAKE_BUILD_WRITES ... */` comment of hvigorfile.ts is one
+/// attempt, made by hvigorw itself, to append a line to `<path>` (relative to the project root;
+/// a leading `$NAME` is that environment variable), its folders made first; hvigorw prints
+/// `<name> ok` or `<name> denied` (tests/fakes/README.md).
+fn run_build_writes(root: &Path, text: &str) {
+    let writes = Regex::new(r"(?s)/\*\s*REIN_FAKE_BUILD_WRITES\n(.*?)\*/").expect("a valid pattern");
+    let Some(found) = writes.captures(text) else { return };
+    for line in found[1].lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let Some((name, path)) = line.split_once(' ') else { continue };
+        let path = match path.strip_prefix('$').and_then(|p| p.split_once(['/', '\\'])) {
+            Some((var, rest)) => PathBuf::from(std::env::var_os(var).unwrap_or_default()).join(rest),
+            None => root.join(path),
+        };
+        let written = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| {
+            use std::io::Write;
+            std::fs::OpenOptions::new().create(true).append(true).open(&path)?.write_all(b"written by the build\n")
+        });
+        outln(&format!("{name} {}", if written.is_ok() { "ok" } else { "denied" }));
+    }
+}
+
 /// Runs the project's code the way hvigor runs hvigorfile.ts: as a child of hvigorw, in the
 /// project root, before the tasks. The fake cannot run TypeScript, so the code is a POSIX shell
 /// script in a `/* REIN_FAKE_BUILD_SCRIPT ... */` comment of hvigorfile.ts (tests/fakes/README.md);
@@ -187,6 +209,7 @@ pub fn abilities_logs(module: &Value, src: &Path) -> BTreeMap<String, Vec<Value>
 /// would be. Where there is no /bin/sh (Windows), hvigorw says so on stderr and builds on.
 pub fn run_build_script(root: &Path) {
     let Ok(text) = std::fs::read_to_string(root.join("hvigorfile.ts")) else { return };
+    run_build_writes(root, &text);
     let script = Regex::new(r"(?s)/\*\s*REIN_FAKE_BUILD_SCRIPT\n(.*?)\*/").expect("a valid pattern");
     let Some(found) = script.captures(&text) else { return };
     let ran = std::process::Command::new("/bin/sh").arg("-c").arg(&found[1]).current_dir(root).status();
