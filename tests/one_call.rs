@@ -6,8 +6,9 @@ use serde_json::json;
 
 use crate::common::{rein_json, Workspace};
 
-/// A project tool whose loading leaves a mark (a file's top level runs when it loads).
-const MARKING: &str = r#"rein.fs.write("loaded-other.txt", "loaded")
+/// A project tool whose loading leaves a mark on stderr (a file's top level runs when it loads;
+/// it may not write: top-level code is held to reading, tests/annotations_hold.rs).
+const MARKING: &str = r#"rein.log.warn("loaded-other")
 return { name = "other", description = "d", params = {}, run = function() return {} end }"#;
 
 #[test]
@@ -15,13 +16,14 @@ fn a_call_loads_only_the_files_that_can_declare_its_tool() {
     let ws = Workspace::new();
     ws.file("a.txt", "one\n");
     ws.file("tools/other.lua", MARKING);
-    let out = ws.ok("read_file", &json!({"path": "a.txt"}));
-    assert_eq!(out["total_lines"], json!(1), "{out}");
-    assert!(!ws.path("loaded-other.txt").exists(), "a file that cannot declare read_file was loaded");
+    let (status, out, err) = ws.human(&["--json", "call", "read_file", r#"{"path": "a.txt"}"#]);
+    assert_eq!(status, 0, "{out}{err}");
+    assert!(out.contains("\"total_lines\":1"), "{out}");
+    assert!(!err.contains("loaded-other"), "a file that cannot declare read_file was loaded: {err}");
     // Listing loads everything.
-    let (status, out) = rein_json(&ws, &["tools"]);
-    assert_eq!(status, 0, "{out}");
-    assert!(ws.path("loaded-other.txt").exists());
+    let (status, out, err) = ws.human(&["--json", "tools"]);
+    assert_eq!(status, 0, "{out}{err}");
+    assert!(err.contains("loaded-other"), "{err}");
 }
 
 #[test]
@@ -47,9 +49,10 @@ fn a_tool_that_calls_another_tool_gets_every_tool() {
 return { name = "outer", description = "d", params = {},
   run = function() return t["to" .. "ol"]("read_" .. "file", { path = "a.txt" }) end }"#,
     );
-    let out = ws.ok("outer", &json!({}));
-    assert_eq!(out["total_lines"], json!(1), "{out}");
-    assert!(ws.path("loaded-other.txt").exists(), "the whole host served the call");
+    let (status, out, err) = ws.human(&["--json", "call", "outer", "{}"]);
+    assert_eq!(status, 0, "{out}{err}");
+    assert!(out.contains("\"total_lines\":1"), "{out}");
+    assert!(err.contains("loaded-other"), "the whole host served the call: {err}");
 }
 
 #[test]
