@@ -129,7 +129,9 @@ pub mod visible;
 pub use error::{closest_names, did_you_mean, Code, Failure};
 pub use host::checks::CheckOutcome;
 pub use host::doctor::{ConfigFile, Diagnosis, ProgramReport};
-pub use host::kept::{hold_kept_program, Kept, Record as KeptRecord, Stopped as KeptStopped, HOLD_COMMAND};
+pub use host::kept::{
+    hold_kept_program, HoldRefused, Kept, Record as KeptRecord, Stopped as KeptStopped, HOLD_COMMAND,
+};
 pub use host::registry::{LoadProblem, ToolInfo};
 pub use host::sources::Origin;
 pub use host::{

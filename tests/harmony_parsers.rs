@@ -971,28 +971,3 @@ fn the_recipes_never_take_a_test_hap_for_the_modules_package() {
     let picked = p.call("deploy", "pick_hap", json!([haps, "entry", true]));
     assert_eq!(picked, "entry/build/default/outputs/default/entry-default-signed.hap");
 }
-
-/// A frame naming an `.ets` file is a workspace place (harmony.frames.place, the one function a
-/// source-map mapper wraps): the `module|package|version|path` form follows the module's
-/// srcPath, `<m>_test` is module m's, a root-relative path stays, and a `.ts` or library frame
-/// is no place.
-#[test]
-fn an_ets_frame_becomes_a_workspace_place() {
-    let p = Parsers::new();
-    let info = json!({"modules": [{"name": "entry", "src_path": "apps/entry"}]});
-    let place = |frame: &str| p.call("frames", "place", json!([frame, info]));
-    assert_eq!(
-        place("    at f (entry|entry|1.0.0|src/ohosTest/ets/test/List.test.ets:12:5)"),
-        json!({"file": "apps/entry/src/ohosTest/ets/test/List.test.ets", "line": 12, "column": 5})
-    );
-    assert_eq!(
-        place("at g (entry_test|entry_test|1.0.0|src/ohosTest/ets/test/Ability.test.ets:30:7)"),
-        json!({"file": "apps/entry/src/ohosTest/ets/test/Ability.test.ets", "line": 30, "column": 7})
-    );
-    assert_eq!(
-        place("at callHarFunction (entry/src/main/ets/pages/Index.ets:25:3)"),
-        json!({"file": "entry/src/main/ets/pages/Index.ets", "line": 25, "column": 3})
-    );
-    assert_eq!(place("at i (entry|entry|1.0.0|src/main/ets/pages/Index.ts:71:71)"), Value::Null);
-    assert_eq!(place("    at run (oh_modules/@ohos/hypium/index.js:12:3)"), Value::Null);
-}

@@ -108,7 +108,13 @@ pub fn main() -> ExitCode {
     // logging, no runtime — it only holds the program and copies its output to the log.
     let raw: Vec<String> = std::env::args().collect();
     if raw.get(1).map(String::as_str) == Some(rein::HOLD_COMMAND) {
-        return ExitCode::from(rein::hold_kept_program(&raw[2..]));
+        return match rein::hold_kept_program(&raw[2..]) {
+            Ok(code) => ExitCode::from(code),
+            Err(refused) => {
+                tell!("{refused}");
+                ExitCode::from(if matches!(refused, rein::HoldRefused::Usage) { 2 } else { 1 })
+            }
+        };
     }
     let args = Cli::parse();
     logging::init(args.verbose);

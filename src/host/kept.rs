@@ -3,7 +3,7 @@
 use super::Host;
 use crate::error::Failure;
 /// The holder's entry point (`rein hold …`, which rein runs itself) and the word it starts with.
-pub use crate::kernel::process::kept::{hold as hold_kept_program, HOLD_COMMAND};
+pub use crate::kernel::process::kept::{hold as hold_kept_program, HoldRefused, HOLD_COMMAND};
 pub use crate::kernel::process::kept::{Kept, Record, Stopped};
 
 impl Host {

@@ -20,22 +20,37 @@ use super::LOG_LIMIT;
 /// How long the pipes may stay open after the program ended (something it started holds them).
 const PIPE_GRACE: Duration = Duration::from_secs(2);
 
-/// Runs the holder with `argv` (what follows `rein hold`); returns the exit code.
-pub fn hold(argv: &[String]) -> u8 {
+/// Why a holder could not start holding: the caller (the CLI) says so on stderr.
+#[derive(Debug)]
+pub enum HoldRefused {
+    /// Not started as rein starts a holder.
+    Usage,
+    /// Its stdout (the program's log) could not be taken.
+    NoLog { id: String, source: std::io::Error },
+}
+
+impl std::fmt::Display for HoldRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HoldRefused::Usage => write!(
+                f,
+                "rein hold is started by rein for a kept program (rein ps lists them); it takes --id ID -- PROGRAM ARGS…"
+            ),
+            HoldRefused::NoLog { id, source } => write!(f, "rein hold {id}: no log to write: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for HoldRefused {}
+
+/// Runs the holder with `argv` (what follows `rein hold`); returns the exit code, or why it
+/// could not begin.
+pub fn hold(argv: &[String]) -> Result<u8, HoldRefused> {
     let (id, program, args) = match argv {
         [flag, id, dashes, program, args @ ..] if flag == "--id" && dashes == "--" => (id, program, args),
-        _ => {
-            eprintln!("rein hold is started by rein for a kept program (rein ps lists them); it takes --id ID -- PROGRAM ARGS…");
-            return 2;
-        }
+        _ => return Err(HoldRefused::Usage),
     };
-    let log = match stdout_file() {
-        Ok(file) => file,
-        Err(e) => {
-            eprintln!("rein hold {id}: no log to write: {e}");
-            return 1;
-        }
-    };
+    let log = stdout_file().map_err(|source| HoldRefused::NoLog { id: id.clone(), source })?;
     let mut log = LogCap::new(log, LOG_LIMIT);
     let say = |log: &mut LogCap, text: String| log.push(format!("[rein hold {id}] {text}\n").as_bytes());
     let mut child = match Command::new(program)
@@ -49,7 +64,7 @@ pub fn hold(argv: &[String]) -> u8 {
         Err(e) => {
             say(&mut log, format!("cannot start {program}: {e}"));
             log.flush();
-            return 1;
+            return Ok(1);
         }
     };
     say(&mut log, format!("{program} started as process {}", child.id()));
@@ -98,7 +113,7 @@ pub fn hold(argv: &[String]) -> u8 {
         Err(e) => say(&mut log, format!("lost track of {program}: {e}")),
     }
     log.flush();
-    0
+    Ok(0)
 }
 
 /// The log rein opened for the holder: its stdout, as a file it can rewrite (`log_cap`).

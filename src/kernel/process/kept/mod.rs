@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use holder::hold;
+pub use holder::{hold, HoldRefused};
 pub use stop::Stopped;
 
 use crate::kernel::policy::DecidedBy;
