@@ -26,7 +26,12 @@ pub enum HoldRefused {
     /// Not started as rein starts a holder.
     Usage,
     /// Its stdout (the program's log) could not be taken.
-    NoLog { id: String, source: std::io::Error },
+    NoLog {
+        /// The kept program's id.
+        id: String,
+        /// Why its stdout could not be taken.
+        source: std::io::Error,
+    },
 }
 
 impl std::fmt::Display for HoldRefused {
