@@ -188,14 +188,7 @@ fn a_test_failure_stack_maps_each_frame_to_the_ets_line() {
     let run_id = report["run_id"].as_str().unwrap();
     let html = std::fs::read_to_string(lab.ws.path(&format!(".rein/runs/{run_id}/report.html"))).unwrap();
     assert!(html.contains(&format!("<li>{placed}</li>")), "{html}");
-    let (status, xml, err) = crate::common::human(
-        std::process::Command::new(crate::common::REIN)
-            .arg("--workspace")
-            .arg(&lab.ws.ws)
-            .arg("--home")
-            .arg(&lab.ws.home)
-            .args(["runs", "show", run_id, "--format", "junit"]),
-    );
+    let (status, xml, err) = lab.ws.human(&["runs", "show", run_id, "--format", "junit"]);
     assert_eq!(status, 0, "{err}");
     assert!(xml.contains(&format!("frame: {placed}\n")), "{xml}");
 }
