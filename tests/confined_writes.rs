@@ -125,19 +125,9 @@ impl Setup {
     }
 
     fn spawn_confinement(&self) -> String {
-        let mut found = Vec::new();
-        for file in std::fs::read_dir(self.ws.path(".rein/journal")).unwrap().flatten() {
-            if file.path().extension().is_some_and(|e| e == "jsonl") {
-                let text = std::fs::read_to_string(file.path()).unwrap();
-                found.extend(
-                    text.lines()
-                        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-                        .filter(|e| e["action"] == "spawn")
-                        .map(|e| e["confinement"].as_str().unwrap_or_default().to_string()),
-                );
-            }
-        }
-        found.pop().expect("the build's journal entry")
+        let spawns = crate::common::journal_entries(&self.ws.ws, Some("spawn"));
+        let last = spawns.last().expect("the build's journal entry");
+        last["confinement"].as_str().unwrap_or_default().to_string()
     }
 
     /// Nothing of the person's, rein's or the repositories' changed.

@@ -178,18 +178,7 @@ impl Setup {
     }
 
     fn spawn_entries(&self) -> Vec<Value> {
-        let mut found = Vec::new();
-        for file in std::fs::read_dir(self.ws.path(".rein/journal")).unwrap().flatten() {
-            if file.path().extension().is_some_and(|e| e == "jsonl") {
-                let text = std::fs::read_to_string(file.path()).unwrap();
-                found.extend(
-                    text.lines()
-                        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-                        .filter(|e| e["action"] == "spawn"),
-                );
-            }
-        }
-        found
+        crate::common::journal_entries(&self.ws.ws, Some("spawn"))
     }
 }
 

@@ -54,14 +54,7 @@ fn install_pack(ws: &Workspace) {
 }
 
 fn journal_entries(ws: &Workspace) -> Vec<Value> {
-    let dir = ws.path(".rein/journal");
-    let mut entries = Vec::new();
-    for file in std::fs::read_dir(dir).unwrap().flatten().filter(|f| f.path().extension().is_some_and(|e| e == "jsonl"))
-    {
-        let text = std::fs::read_to_string(file.path()).unwrap();
-        entries.extend(text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()));
-    }
-    entries
+    crate::common::journal_entries(&ws.ws, None)
 }
 
 #[test]

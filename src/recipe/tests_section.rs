@@ -198,3 +198,34 @@ impl TestRun {
         )
     }
 }
+
+#[cfg(test)]
+impl TestRun {
+    /// A run of the step `tests` in which every test of `names` (suite, test) passed: the
+    /// report formats' tests start from it.
+    pub(crate) fn all_passed(names: &[(&str, &str)], claimed: bool) -> TestRun {
+        let tests: Vec<TestCase> = names
+            .iter()
+            .map(|(suite, test)| TestCase {
+                suite: (*suite).into(),
+                test: (*test).into(),
+                status: TestStatus::Passed,
+                message: None,
+                location: None,
+                stack: None,
+                source: Vec::new(),
+                time_ms: None,
+            })
+            .collect();
+        let n = tests.len() as u64;
+        TestRun {
+            step: "tests".into(),
+            target: None,
+            verdict: "passed".into(),
+            message: format!("all {n} tests passed"),
+            counts: TestCounts { total: n, passed: n, ..TestCounts::default() },
+            tests,
+            claimed,
+        }
+    }
+}

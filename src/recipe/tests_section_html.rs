@@ -87,18 +87,9 @@ pub fn render(runs: &[TestRun]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recipe::tests_section::TestCounts;
 
     fn run(claimed: bool) -> TestRun {
-        TestRun {
-            step: "tests".into(),
-            target: None,
-            verdict: "passed".into(),
-            message: "all 0 tests passed".into(),
-            counts: TestCounts::default(),
-            tests: Vec::new(),
-            claimed,
-        }
+        TestRun::all_passed(&[], claimed)
     }
 
     #[test]

@@ -103,27 +103,9 @@ fn seconds(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recipe::tests_section::TestCounts;
 
     fn run(claimed: bool) -> TestRun {
-        TestRun {
-            step: "tests".into(),
-            target: None,
-            verdict: "passed".into(),
-            message: "all 1 tests passed".into(),
-            counts: TestCounts { total: 1, passed: 1, ..TestCounts::default() },
-            tests: vec![TestCase {
-                suite: "S".into(),
-                test: "t".into(),
-                status: TestStatus::Passed,
-                message: None,
-                location: None,
-                stack: None,
-                source: Vec::new(),
-                time_ms: None,
-            }],
-            claimed,
-        }
+        TestRun::all_passed(&[("S", "t")], claimed)
     }
 
     #[test]

@@ -627,3 +627,13 @@ pub fn journal_text(workspace: &Path) -> String {
     files.sort();
     files.iter().map(|f| std::fs::read_to_string(f).unwrap_or_default()).collect()
 }
+
+/// The journal's entries whose `action` is `action` (every entry when `None`), in order. Lines
+/// that are not JSON are left out: the unconfined builds of the confinement tests forge some.
+pub fn journal_entries(workspace: &Path, action: Option<&str>) -> Vec<serde_json::Value> {
+    journal_text(workspace)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| action.is_none_or(|a| e["action"] == a))
+        .collect()
+}
