@@ -97,7 +97,8 @@ fn install_needs_approval_headless_and_succeeds_with_yes() {
     lab.one_device();
     lab.build();
     let error = lab.failed(&[], "app_install", json!({"hap": SIGNED}), "APPROVAL_REQUIRED");
-    assert!(error["message"].as_str().unwrap().contains("rein approvals grant hdc install -r"), "{error}");
+    let grant = format!("rein approvals grant hdc -t {KEY} install -r");
+    assert!(error["message"].as_str().unwrap().contains(&grant), "{error}");
     let result = lab.ok(&["--yes"], "app_install", json!({"hap": SIGNED}));
     assert_eq!(result["evidence"], json!("install bundle successfully."));
     assert!(lab.read_device(KEY)["installed"]["com.example.hello"].is_object());

@@ -41,8 +41,15 @@ fn launched_with_password_field() -> Option<Lab> {
     })
 }
 
+/// The input sent, each line without `-t KEY `: the tools name the device they act on, whose
+/// app rein installed (an input for "whichever device" never counts as the project's app).
 fn input_lines(lab: &Lab) -> Vec<String> {
-    lab.command_lines("hdc").into_iter().filter(|c| c.contains("uitest uiInput")).collect()
+    let named = format!("-t {KEY} ");
+    lab.command_lines("hdc")
+        .into_iter()
+        .filter(|c| c.contains("uitest uiInput"))
+        .map(|c| c.strip_prefix(&named).unwrap_or_else(|| panic!("input names its device: {c}")).to_string())
+        .collect()
 }
 
 fn texts(changed: &Value, side: &str) -> Vec<String> {
@@ -120,11 +127,12 @@ fn poke_tool(lab: &Lab) {
     let tool = r#"local device = require("harmony.device")
 local screen = require("harmony.screen")
 return { name = "poke", description = "pokes",
-  params = { read = { type = "boolean", default = true }, bundle = { type = "string", optional = true },
+  params = { read = { type = "boolean", default = true }, named = { type = "boolean", default = true }, bundle = { type = "string", optional = true },
              words = { type = "array", items = { type = "string" } } },
   annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
   run = function(args)
     local at = device.pick(nil, nil)
+    if args.named then at = device.named(at) end
     if args.read then
       screen.layout(at, args.bundle)
       device.run(at, { "shell", "aa", "dump", "-l" })
@@ -146,6 +154,8 @@ fn a_tool_that_skips_the_foreground_read_or_presses_power_by_code_is_asked() {
     lab.failed(&[], "poke", json!({"read": false, "words": ["keyEvent", "2055"]}), "APPROVAL_REQUIRED");
     let ok = lab.ok(&[], "poke", json!({"words": ["keyEvent", "2055"]}));
     assert_eq!(ok["out"], json!("No Error\n"), "read, then input on the project's app: unasked");
+    // For "whichever device hdc picks", rein cannot say the app in front is the one it installed.
+    lab.failed(&[], "poke", json!({"named": false, "words": ["keyEvent", "2055"]}), "APPROVAL_REQUIRED");
     lab.failed(&[], "poke", json!({"words": ["keyEvent", "18"]}), "APPROVAL_REQUIRED");
     lab.failed(&[], "poke", json!({"words": ["keyEvent", "Power"]}), "APPROVAL_REQUIRED");
     assert_ne!(lab.read_device(KEY)["screen_on"], json!(false), "the screen was never turned off");

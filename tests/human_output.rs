@@ -134,16 +134,18 @@ Recipe: project (`recipes/ship.lua`).
 
 ## install
 - tools: `app_install` (rein's built-in, `<built-in>/tools/app_install.lua`)
-- approval: spawn `hdc -p install -r {hap}` allowed by `--yes`
-- approval: spawn `hdc -p install -r {hap}` allowed by `--yes`
-- ran `hdc -p shell param get bootevent.boot.completed` — allowed by rein's policy (no one was asked); exited 0
-- ran `hdc -p shell power-shell wakeup` — allowed by rein's policy (no one was asked); exited 0
-- ran `hdc -p shell hidumper -s ScreenlockService -a -all` — allowed by rein's policy (no one was asked); exited 0
-- ran `hdc -p install -r {hap}` — allowed by `--yes`; exited 0
-- ran `hdc -p shell param get bootevent.boot.completed` — allowed by rein's policy (no one was asked); exited 0
-- ran `hdc -p shell power-shell wakeup` — allowed by rein's policy (no one was asked); exited 0
-- ran `hdc -p shell hidumper -s ScreenlockService -a -all` — allowed by rein's policy (no one was asked); exited 0
-- ran `hdc -p install -r {hap}` — allowed by `--yes`; exited 0"
+- approval: spawn `hdc -p -t {KEY} install -r {hap}` allowed by `--yes`
+- approval: spawn `hdc -p -t {KEY} install -r {hap}` allowed by `--yes`
+- ran `hdc -p list targets -v` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p -t {KEY} shell param get bootevent.boot.completed` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p -t {KEY} shell power-shell wakeup` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p -t {KEY} shell hidumper -s ScreenlockService -a -all` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p -t {KEY} install -r {hap}` — allowed by `--yes`; exited 0
+- ran `hdc -p list targets -v` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p -t {KEY} shell param get bootevent.boot.completed` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p -t {KEY} shell power-shell wakeup` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p -t {KEY} shell hidumper -s ScreenlockService -a -all` — allowed by rein's policy (no one was asked); exited 0
+- ran `hdc -p -t {KEY} install -r {hap}` — allowed by `--yes`; exited 0"
     );
     let shown = normalised(&report, &run_id);
     assert!(shown.starts_with(&expected), "report.md:\n{shown}\n--- expected to start with ---\n{expected}");

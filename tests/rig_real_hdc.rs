@@ -156,3 +156,25 @@ fn device_tests_run_through_the_real_hdc_with_every_line_intact() {
         "{aa:?}"
     );
 }
+
+#[test]
+fn an_app_installed_through_the_real_hdc_is_the_projects_own_for_ui_input() {
+    let Some((lab, rig)) = rig_lab() else { return };
+    // Before rein installed anything, the app in front is not the project's: input asks.
+    lab.failed(&[], "ui_tap", json!({"text": "Clock"}), "APPROVAL_REQUIRED");
+    let (status, out) = lab.recipe(&["--yes"], "sign-install-launch", json!({}));
+    assert_eq!(status, 0, "{out}");
+    // The kernel read the bundle from the copy the real hdc sent, and recorded it for this device.
+    let record = std::fs::read_to_string(lab.ws.home.join("installed-apps.json")).expect("the install record");
+    assert!(record.contains(&rig.key) && record.contains("com.example.hello"), "{record}");
+    // No --yes: the app rein installed is in front.
+    let tapped = lab.ok(&[], "ui_tap", json!({"text": "Hello World"}));
+    assert_eq!(
+        (tapped["app"].as_str(), tapped["own_app"].as_bool()),
+        (Some("com.example.hello"), Some(true)),
+        "{tapped}"
+    );
+    let input: Vec<String> =
+        device_ran(&lab, "uitest").into_iter().filter(|c| c.starts_with("uiInput click ")).collect();
+    assert_eq!(input.len(), 1, "one tap reached the device through the real hdc: {input:?}");
+}

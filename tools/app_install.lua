@@ -99,7 +99,7 @@ return {
   },
   run = function(args)
     local list = packages_of(args)
-    local target = device.pick(args.target, args.server)
+    local target = device.named(device.pick(args.target, args.server))
     refuse_unsigned_on_a_phone(list, target)
     local ready = readiness.ensure(target)
     local source, staged = install_source(list)

@@ -125,6 +125,27 @@ function M.mark_emulator(t)
   end
 end
 
+--- `at` (`{ key?, server? }`) naming its device: when no target was named and the server has
+--- exactly one connected device (the one hdc would pick), that device's key; else `at` as it
+--- is. What rein records or checks per device (the apps it installed: the project's own app on
+--- a screen) then names the device, never "whichever one was connected".
+function M.named(at)
+  if at.key then
+    return at
+  end
+  local targets = hdc_parse.parse_targets(M.run({ server = at.server }, { "list", "targets", "-v" }), true)
+  local connected = {}
+  for _, t in ipairs(targets or {}) do
+    if t.status == "Connected" then
+      connected[#connected + 1] = t
+    end
+  end
+  if #connected ~= 1 then
+    return at
+  end
+  return { key = connected[1].key, server = at.server }
+end
+
 --- The devices `hdc list targets -v` shows on every server that is the person's own, each
 --- with `server` (`local`, or the lab's name) and, for a lab, `server_address`; second, the
 --- servers as `{ name, server, is_local, error? }` (a lab that cannot be reached says why, and

@@ -239,7 +239,7 @@ function M.act(args, action, plan, hide)
     end
     return out
   end
-  local at = device.pick(args.target, args.server)
+  local at = device.named(device.pick(args.target, args.server))
   readiness.ensure(at)
   local before = M.read(at)
   local aim = plan(before)

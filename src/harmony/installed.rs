@@ -54,6 +54,15 @@ pub fn device_key(args: &[String]) -> Option<String> {
     Some(format!("{}/{}", device.server.as_deref().unwrap_or("local"), device.target.as_deref().unwrap_or("*")))
 }
 
+/// The device an install is recorded for and a screen's app is checked against: only one the
+/// command line names (`-t`). Without one hdc picks whichever single device is connected, and
+/// which device that was is not known afterwards: a record of it would follow the app to the
+/// next device plugged in. The tools name the device they resolved (harmony/device.lua `named`).
+fn named_device(args: &[String]) -> Option<String> {
+    let device = device_of(args)?;
+    Some(format!("{}/{}", device.server.as_deref().unwrap_or("local"), device.target.as_deref()?))
+}
+
 /// The bundle a package's bytes name in its `module.json` (`{"app": {"bundleName": …}}`).
 pub fn bundle_of_package(package: &Path) -> Option<String> {
     let file = std::fs::File::open(package).ok()?;
@@ -114,7 +123,7 @@ impl Installed {
 
     /// Whether rein installed `bundle` on the device of the command line `args`.
     pub fn has(&self, args: &[String], bundle: &str) -> bool {
-        let (Some(device), Some((_, workspace))) = (device_key(args), self.place.as_ref()) else { return false };
+        let (Some(device), Some((_, workspace))) = (named_device(args), self.place.as_ref()) else { return false };
         let Some(file) = self.load() else { return false };
         file.workspaces.get(workspace).and_then(|d| d.get(&device)).is_some_and(|b| b.contains(bundle))
     }
@@ -169,7 +178,7 @@ impl Installed {
     /// Learns from a finished hdc run: an install of packages rein read went in, or an uninstall.
     pub fn observe(&self, args: &[String], stdout: &str) {
         let pending = self.pending.lock().unwrap_or_else(|e| e.into_inner()).remove(args);
-        let Some(device) = device_key(args) else { return };
+        let Some(device) = named_device(args) else { return };
         match (command_of(args), pending) {
             (Some(("install", _)), Some(bundles)) if installed_all(stdout) => {
                 self.change(&device, |have| have.extend(bundles));
@@ -266,5 +275,22 @@ mod tests {
         installed.hand_over(line.clone(), &ws, &tmp);
         installed.observe(&line, "[Info]App install path:/x.hap msg:error: failed to install bundle. code:9568332 error: install sign info inconsistent.\nAppMod finish\n");
         assert!(!installed.has(&args("-t K shell aa dump -l"), "com.huawei.hmos.settings"));
+    }
+
+    #[test]
+    fn an_install_for_whichever_device_is_connected_records_nothing_and_counts_nowhere() {
+        let dir = tempfile::tempdir().unwrap();
+        let (home, ws, tmp) = (dir.path().join("home"), dir.path().join("ws"), dir.path().join("tmp"));
+        for d in [&home, &ws, &tmp] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        hap(&ws, "a.hap", "com.example.hello");
+        let installed = Installed::new(&home, &ws);
+        let line = args("install -r a.hap");
+        installed.hand_over(line.clone(), &ws, &tmp);
+        installed.observe(&line, OK);
+        // hdc picked a device nobody named: which one is not known afterwards.
+        assert!(!installed.has(&args("shell uitest uiInput click 1 1"), "com.example.hello"));
+        assert!(!installed.has(&args("-t K shell uitest uiInput click 1 1"), "com.example.hello"));
     }
 }
