@@ -16,7 +16,10 @@ return {
   },
   run = function(args)
     local bundle = project.bundle(args.bundle)
-    local text = device.run_checked(device.named(device.pick(args.target, args.server)), { "uninstall", bundle })
+    local text = device.run_checked(
+      device.named(device.pick(args.target, args.server)),
+      { "uninstall", bundle }
+    )
     local result = hdc.parse_uninstall(text)
     if not result.ok then
       device.fail("UNINSTALL_FAILED", "uninstall", result, text)

@@ -133,7 +133,8 @@ function M.named(at)
   if at.key then
     return at
   end
-  local targets = hdc_parse.parse_targets(M.run({ server = at.server }, { "list", "targets", "-v" }), true)
+  local targets =
+    hdc_parse.parse_targets(M.run({ server = at.server }, { "list", "targets", "-v" }), true)
   local connected = {}
   for _, t in ipairs(targets or {}) do
     if t.status == "Connected" then
