@@ -16,7 +16,9 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::error::{Code, Failure};
-use crate::kernel::files::read::{read_optional_text, Links};
+use crate::kernel::files::dir::{Dir, Place};
+use crate::kernel::files::read::read_optional_text_in;
+use crate::kernel::files::write::write_in;
 use crate::visible::shown_path;
 
 /// The MCP clients whose project file `rein mcp add` writes.
@@ -105,6 +107,8 @@ pub struct McpEntry {
     client_kind: McpClient,
     #[serde(skip)]
     path: PathBuf,
+    #[serde(skip)]
+    workspace: PathBuf,
 }
 
 /// What [`add`] did.
@@ -138,7 +142,7 @@ pub fn entry(client: McpClient, workspace: &Path, program: &Path) -> McpEntry {
         _ => json_config::fresh(client.servers_key(), &entry),
     };
     let path = workspace.join(client.config_file());
-    McpEntry { client: client.name(), file: shown_path(&path), entry, text, client_kind: client, path }
+    McpEntry { client: client.name(), file: shown_path(&path), entry, text, client_kind: client, path, workspace }
 }
 
 /// Why rein wrote nothing.
@@ -188,13 +192,22 @@ enum Merged {
 pub fn add(entry: &McpEntry) -> Result<McpAdded, McpAddError> {
     let invalid = |why: String| McpAddError::Invalid { file: entry.file.clone(), why, text: entry.text.clone() };
     // The agent may write the workspace: a client folder or file it made a link would have rein
-    // merge into a file of the person's elsewhere (a person's global config, say).
-    if let Some(folder) = entry.path.parent() {
-        if std::fs::symlink_metadata(folder).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(invalid(format!("{} is a link; rein writes only into a plain folder", shown_path(folder))));
-        }
-    }
-    let existing = read_optional_text(&entry.path, Links::Refuse).map_err(|e| invalid(e.to_string()))?;
+    // merge into a file of the person's elsewhere (a person's global config, say). The folder is
+    // opened once, beneath the workspace without following a link, and the read and the write
+    // both go through that handle: a folder swapped for a link after the check changes nothing.
+    let linked = |folder: &Path| format!("{} is a link; rein writes only into a plain folder", shown_path(folder));
+    let folder = entry.path.parent().unwrap_or(&entry.workspace);
+    let root = Dir::open_path(&entry.workspace).map_err(|e| invalid(e.to_string()))?;
+    let place = match Place::beneath(&root, &entry.path, false) {
+        Ok(place) => Some(place),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !is_link(folder) => None,
+        Err(_) if is_link(folder) => return Err(invalid(linked(folder))),
+        Err(e) => return Err(invalid(e.to_string())),
+    };
+    let existing = match &place {
+        Some(place) => read_optional_text_in(place).map_err(|e| invalid(e.to_string()))?,
+        None => None,
+    };
     let key = entry.client_kind.servers_key();
     let merged = match entry.client_kind {
         McpClient::Codex => toml_config::merge(existing.as_deref(), key, &entry.entry),
@@ -207,13 +220,19 @@ pub fn add(entry: &McpEntry) -> Result<McpAdded, McpAddError> {
         }
         Merged::Invalid(why) => Err(invalid(why)),
         Merged::Write { text, kept } => {
-            crate::host::types::write_generated(&entry.path, &text).map_err(
-                |crate::host::types::TypesError::Write { source, .. }| McpAddError::Write {
-                    file: entry.file.clone(),
-                    why: source.to_string(),
-                },
-            )?;
+            let failed = |why: String| McpAddError::Write { file: entry.file.clone(), why };
+            let place = match place {
+                Some(place) => place,
+                None => Place::beneath(&root, &entry.path, true).map_err(|e| failed(e.to_string()))?,
+            };
+            write_in(&place, &entry.file, std::iter::once(text.as_bytes()), || Ok(()))
+                .map_err(|e| failed(e.to_string()))?;
             Ok(McpAdded::Added { kept })
         }
     }
+}
+
+/// Whether `path` is itself a link (not followed).
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }

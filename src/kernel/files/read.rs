@@ -199,13 +199,23 @@ pub enum Links {
 /// The text of a settings file that may not exist (`None` then): a regular file (a FIFO is
 /// refused, not waited on; a device is not read until memory runs out) of at most 16 MiB.
 pub fn read_optional_text(path: &Path, links: Links) -> std::io::Result<Option<String>> {
+    settings_text(open_unwaited(path, links))
+}
+
+/// [`read_optional_text`] of entry `place` (never through a link at its name).
+pub fn read_optional_text_in(place: &Place) -> std::io::Result<Option<String>> {
+    settings_text(place.dir.open_read(&place.name))
+}
+
+/// The text of a settings file just opened (`None`: it does not exist).
+fn settings_text(opened: std::io::Result<File>) -> std::io::Result<Option<String>> {
     let not_plain = |what: &str| {
         std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             format!("it is {what}; rein reads it only as a plain file of at most 16 MiB: make it one"),
         )
     };
-    let file = match open_unwaited(path, links) {
+    let file = match opened {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) if is_link_refused(&e) => return Err(not_plain("a link")),
