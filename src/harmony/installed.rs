@@ -231,15 +231,21 @@ mod tests {
         path
     }
 
-    const OK: &str = "[Info]App install path:/x.hap msg:install bundle successfully.\nAppMod finish\n";
-
-    #[test]
-    fn only_a_bundle_read_from_the_package_rein_installed_on_that_device_is_recorded() {
+    /// A temp folder holding rein's home, a workspace and a temp folder.
+    fn folders() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let (home, ws, tmp) = (dir.path().join("home"), dir.path().join("ws"), dir.path().join("tmp"));
         for d in [&home, &ws, &tmp] {
             std::fs::create_dir_all(d).unwrap();
         }
+        (dir, home, ws, tmp)
+    }
+
+    const OK: &str = "[Info]App install path:/x.hap msg:install bundle successfully.\nAppMod finish\n";
+
+    #[test]
+    fn only_a_bundle_read_from_the_package_rein_installed_on_that_device_is_recorded() {
+        let (dir, home, ws, tmp) = folders();
         hap(&ws, "a.hap", "com.example.hello");
         let installed = Installed::new(&home, &ws);
         let line = args("-t K install -r a.hap");
@@ -264,11 +270,7 @@ mod tests {
 
     #[test]
     fn a_failed_install_records_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let (home, ws, tmp) = (dir.path().join("home"), dir.path().join("ws"), dir.path().join("tmp"));
-        for d in [&home, &ws, &tmp] {
-            std::fs::create_dir_all(d).unwrap();
-        }
+        let (_dir, home, ws, tmp) = folders();
         hap(&ws, "a.hap", "com.huawei.hmos.settings");
         let installed = Installed::new(&home, &ws);
         let line = args("-t K install a.hap");
@@ -279,11 +281,7 @@ mod tests {
 
     #[test]
     fn an_install_for_whichever_device_is_connected_records_nothing_and_counts_nowhere() {
-        let dir = tempfile::tempdir().unwrap();
-        let (home, ws, tmp) = (dir.path().join("home"), dir.path().join("ws"), dir.path().join("tmp"));
-        for d in [&home, &ws, &tmp] {
-            std::fs::create_dir_all(d).unwrap();
-        }
+        let (_dir, home, ws, tmp) = folders();
         hap(&ws, "a.hap", "com.example.hello");
         let installed = Installed::new(&home, &ws);
         let line = args("install -r a.hap");
