@@ -92,6 +92,8 @@ fn the_kept_emulator_outlives_its_call_rein_ps_lists_it_and_rein_stop_ends_its_w
     assert_eq!(kept[0]["command"], json!("emulator -start Mate60"));
     assert!(kept[0]["approved_by"].to_string().contains("emulator -start Mate60"), "{:#}", kept[0]);
     let holder = kept[0]["holder_pid"].as_u64().unwrap() as u32;
+    let tmp = std::path::PathBuf::from(kept[0]["tmp"].as_str().unwrap());
+    assert!(tmp.is_dir(), "its own temp folder while it runs: {tmp:?}");
     let members = group_members(holder);
     assert!(members.iter().any(|(pid, _)| *pid == holder), "the holder leads its group: {members:?}");
     assert!(members.len() >= 2, "holder and Emulator: {members:?}");
@@ -120,6 +122,7 @@ fn the_kept_emulator_outlives_its_call_rein_ps_lists_it_and_rein_stop_ends_its_w
     assert_eq!(stopped["result"]["was_running"], json!(true), "{stopped}");
     assert_eq!(stopped["result"]["stopped"]["how"], json!("own_stop"), "{stopped}");
     assert!(group_members(holder).is_empty(), "left running: {:?}", group_members(holder));
+    assert!(!tmp.exists(), "its temp folder goes with it: {tmp:?}");
     assert!(lab.ran("emulator").iter().any(|c| c == "emulator -stop Mate60"), "{:?}", lab.ran("emulator"));
     let kept = ps(&lab);
     assert_eq!(kept[0]["state"], json!("ended"), "{kept:#?}");
@@ -330,4 +333,35 @@ fn a_person_at_the_terminal_says_yes_and_the_emulator_outlives_the_terminal() {
     let (status, out) = lab.rein(&["--yes", "stop", &id]);
     assert_eq!(status, 0, "{out}");
     assert!(group_members(holder).is_empty(), "left running: {:?}", group_members(holder));
+}
+
+/// A record rein did not write (`.rein/` is the kernel's; this stands for a breach of it) names
+/// a folder of the person's as the kept program's temp folder, and a live process that passes
+/// for the holder: `rein stop` ends that process group as the record says, but removes no
+/// folder that is not a kept program's own temp folder (`rein-kept-<id>-…` in the temp folder).
+#[test]
+fn a_forged_record_makes_rein_stop_remove_no_folder_but_a_kept_temp_folder() {
+    use std::os::unix::process::CommandExt;
+    let Some(lab) = lab() else { return };
+    let _cleanup = Cleanup(&lab);
+    let id = "hdc-1700000000-abcdef";
+    let precious = lab.ws.home.join("precious");
+    std::fs::create_dir_all(&precious).unwrap();
+    std::fs::write(precious.join("keep.txt"), "mine").unwrap();
+    let mut holder =
+        std::process::Command::new("sh").args(["-c", "sleep 60", "hold", id]).process_group(0).spawn().unwrap();
+    let record = json!({
+        "id": id, "program": "hdc", "args": ["shell", "sleep", "100"], "command": "hdc shell sleep 100",
+        "holder_pid": holder.id(), "started_at": "2026-01-01T00:00:00Z",
+        "workspace": lab.ws.ws.display().to_string(), "approved_by": {"rule": "hdc shell sleep 100"},
+        "confinement": "none: test", "log": format!(".rein/kept/{id}.log"), "tmp": precious.display().to_string()
+    });
+    std::fs::create_dir_all(lab.ws.ws.join(".rein/kept")).unwrap();
+    std::fs::write(lab.ws.ws.join(format!(".rein/kept/{id}.json")), record.to_string()).unwrap();
+    let (status, stopped) = lab.rein(&["--yes", "stop", id]);
+    let _ = holder.kill();
+    let _ = holder.wait();
+    assert_eq!(status, 0, "{stopped}");
+    assert_eq!(stopped["result"]["was_running"], json!(true), "{stopped}");
+    assert_eq!(std::fs::read_to_string(precious.join("keep.txt")).unwrap(), "mine", "{stopped}");
 }

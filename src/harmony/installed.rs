@@ -295,7 +295,8 @@ mod tests {
         zip.finish().unwrap();
         // The second entry renamed to the first's name, in its local header and the directory.
         let mut bytes = std::fs::read(&path).unwrap();
-        let at: Vec<usize> = bytes.windows(11).enumerate().filter(|(_, w)| w == b"module.jsoX").map(|(i, _)| i).collect();
+        let at: Vec<usize> =
+            bytes.windows(11).enumerate().filter(|(_, w)| w == b"module.jsoX").map(|(i, _)| i).collect();
         assert_eq!(at.len(), 2);
         for i in at {
             bytes[i + 10] = b'n';

@@ -70,12 +70,25 @@ impl Kernel {
             how: how.to_string(),
         });
         self.write_kept_record(&record)?;
-        if !record.tmp.is_empty() {
+        if is_own_tmp(&record) {
             // Its own temp folder, made for it alone (`start`); what cannot be removed stays.
             let _ = std::fs::remove_dir_all(&record.tmp);
         }
         Ok((record, true))
     }
+}
+
+/// Whether the record's temp folder is one `start` made for this id (`rein-kept-<id>-…`, a
+/// plain absolute path): a record is a file rein reads back, and removing whatever folder it
+/// names would make it a way to delete any.
+fn is_own_tmp(record: &Record) -> bool {
+    let path = std::path::Path::new(&record.tmp);
+    path.is_absolute()
+        && path.components().all(|c| !matches!(c, std::path::Component::ParentDir))
+        && path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with(&super::start::tmp_prefix(&record.id)))
 }
 
 /// Whether the holder is gone within `wait`.
