@@ -222,3 +222,27 @@ fn hstack_restores_a_stack_from_the_builds_source_map() {
     assert_eq!(out["restored"], json!(["-o/tmp/x"]), "{out:#}");
     assert_eq!(lab.command_lines("hstack").len(), 1, "no run for it");
 }
+
+/// build-profile.json5 is the agent's to write: one nested a few hundred thousand levels deep
+/// aborted rein with a stack overflow as soon as a stack was mapped (json5's deserializer
+/// recursed once per level). Now the file is unreadable like any broken one: the frame says
+/// its module is not the project's, and rein answers.
+#[test]
+fn a_deeply_nested_build_profile_leaves_frames_unmapped_and_rein_answering() {
+    let Some(lab) = lab() else { return };
+    let deep = format!("{}{}", "[".repeat(300_000), "]".repeat(300_000));
+    std::fs::write(lab.ws.path("build-profile.json5"), deep).unwrap();
+    std::fs::create_dir_all(lab.ws.path("tools")).unwrap();
+    std::fs::write(
+        lab.ws.path("tools/map_one.lua"),
+        "return { name = \"map_one\", description = \"maps one frame\", params = {}, run = function() return { frames = rein.fs.map_stack({ \"at f (entry/src/main/ets/pages/Index.ets:3:5)\" }) } end }\n",
+    )
+    .unwrap();
+    let mapped = lab.ok(&[], "map_one", json!({}));
+    let frame = &mapped["frames"][0];
+    assert_eq!(frame["mapped"], json!(false), "{mapped:#}");
+    assert!(
+        frame["why"].as_str().unwrap().contains("is not a module of this project's build-profile.json5"),
+        "{mapped:#}"
+    );
+}

@@ -275,7 +275,7 @@ impl Kernel {
     fn module_dir(&self, call: &Call, module: &str, reads: &mut Reads) -> Option<String> {
         let modules = reads.modules.get_or_insert_with(|| {
             let text = self.read_text(call, "build-profile.json5").map(|f| f.text).unwrap_or_default();
-            let profile: Value = json5::from_str(&text).unwrap_or(Value::Null);
+            let profile: Value = super::json5_value::parse(&text).unwrap_or(Value::Null);
             let list = profile["modules"].as_array().cloned().unwrap_or_default();
             list.iter()
                 .filter_map(|m| {
