@@ -246,3 +246,43 @@ fn a_deeply_nested_build_profile_leaves_frames_unmapped_and_rein_answering() {
         "{mapped:#}"
     );
 }
+
+/// A device prints whatever stack its app throws, and hvigorfile.ts writes whatever map: a
+/// 6 MB sourceMaps.map and a stack of 3,000 frames naming keys it lacks took rein more than
+/// 300 s (a copy of the whole parsed map per frame and mode), about 1 s now; the bound here is
+/// far from both.
+#[test]
+fn a_long_stack_against_a_large_source_map_is_mapped_in_bounded_time() {
+    let ws = crate::common::Workspace::new();
+    ws.file("build-profile.json5", r#"{ modules: [{ name: "entry", srcPath: "./entry" }] }"#);
+    let mut map = serde_json::Map::new();
+    for i in 0..20_000 {
+        let entry = json!({"version": 3, "sources": ["entry/src/main/ets/Good.ets"], "names": [], "mappings": "AAAA;AACA;".repeat(20)});
+        map.insert(format!("entry|entry|1.0.0|src/main/ets/P{i}.ts"), entry);
+    }
+    ws.file(MAP, Value::Object(map).to_string());
+    let mut lines: Vec<String> =
+        (0..3_000).map(|i| format!("\"at a (entry|entry|1.0.0|src/main/ets/Q{i}.ts:1:1)\"")).collect();
+    lines.push("\"at b (entry|entry|1.0.0|src/main/ets/P7.ts:2:1)\"".into());
+    ws.file(
+        "tools/stack.lua",
+        &format!(
+            r#"return {{ name = "stack", description = "maps a stack", params = {{}},
+             run = function() local f = rein.fs.map_stack({{ {} }}) return {{ n = #f, last = f[#f], first = f[1] }} end }}"#,
+            lines.join(",")
+        ),
+    );
+    let started = std::time::Instant::now();
+    let (status, out) = crate::common::rein_json(&ws, &["call", "stack"]);
+    let took = started.elapsed();
+    assert_eq!(status, 0, "{out}");
+    assert!(took < std::time::Duration::from_secs(60), "took {took:?}");
+    assert_eq!(out["result"]["n"], json!(3_001), "{out}");
+    assert!(out["result"]["first"]["why"].as_str().unwrap().contains("has no entry for"), "{out}");
+    let last = &out["result"]["last"];
+    assert_eq!(
+        (&last["file"], &last["line"], &last["mapped"]),
+        (&json!("entry/src/main/ets/Good.ets"), &json!(2), &json!(true)),
+        "{out}"
+    );
+}
