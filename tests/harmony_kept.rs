@@ -365,3 +365,29 @@ fn a_forged_record_makes_rein_stop_remove_no_folder_but_a_kept_temp_folder() {
     assert_eq!(stopped["result"]["was_running"], json!(true), "{stopped}");
     assert_eq!(std::fs::read_to_string(precious.join("keep.txt")).unwrap(), "mine", "{stopped}");
 }
+
+/// A value a tool declares secret is hidden wherever it stands in a command line: an instance
+/// named as the call's secret made the question say `emulator -start ***` and the rule a person
+/// could save `emulator -start *` (every instance, for good). A kept command line holds no
+/// secret: it is refused before anyone is asked, and nothing starts.
+#[test]
+fn an_instance_named_as_a_secret_of_the_call_is_never_kept_behind_a_hidden_question() {
+    let Some(lab) = lab() else { return };
+    let _cleanup = Cleanup(&lab);
+    with_emulator(&lab);
+    std::fs::create_dir_all(lab.ws.ws.join("tools")).unwrap();
+    std::fs::write(
+        lab.ws.ws.join("tools/keep_hidden.lua"),
+        "return { name = \"keep_hidden\", description = \"keeps an instance it hides\", params = { token = { type = \"string\", secret = true }, name = { type = \"string\" } }, run = function(a) return rein.proc.keep(\"emulator\", { \"-start\", a.name }) end }\n",
+    )
+    .unwrap();
+    let refused =
+        lab.failed(&["--yes"], "keep_hidden", json!({"token": "Mate60", "name": "Mate60"}), "PROGRAM_NOT_ALLOWED");
+    assert_eq!(refused["details"]["kept"], json!(false), "{refused}");
+    assert!(refused["details"]["grant"].is_null(), "no rule to offer: {refused}");
+    // A person's rule for exactly that start does not make it one either.
+    allow_start(&lab);
+    lab.failed(&[], "keep_hidden", json!({"token": "Mate60", "name": "Mate60"}), "PROGRAM_NOT_ALLOWED");
+    assert!(ps(&lab).is_empty());
+    assert!(lab.calls().iter().all(|c| !c.to_string().contains("-start")), "{:?}", lab.calls());
+}

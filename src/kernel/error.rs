@@ -72,6 +72,9 @@ pub enum KernelError {
     #[error("{command} may not be kept running after the call that starts it: only what the toolchain profile names may (an emulator's start, with a person's yes); run it as a program of the call instead")]
     NotKept { command: String },
 
+    #[error("{command} holds a value this call keeps secret, so a person would not see what stays running: a kept program's command line is shown whole; pass that value as an argument that is not secret")]
+    KeptSecret { command: String },
+
     #[error("no kept program has the id {id}; `rein ps` lists them")]
     KeptNotFound { id: String },
 
@@ -212,6 +215,7 @@ impl KernelError {
                 | KernelError::ProgramNotAllowed { .. }
                 | KernelError::Unconfinable { .. }
                 | KernelError::NotKept { .. }
+                | KernelError::KeptSecret { .. }
                 | KernelError::Annotated { .. }
         )
     }
@@ -234,9 +238,10 @@ impl KernelError {
             KernelError::NotRead { .. } => Code::NotRead,
             KernelError::SpawnApprovalRequired { .. } => Code::ApprovalRequired,
             KernelError::ApprovalDenied { .. } => Code::ApprovalDenied,
-            KernelError::ProgramNotAllowed { .. } | KernelError::Unconfinable { .. } | KernelError::NotKept { .. } => {
-                Code::ProgramNotAllowed
-            }
+            KernelError::ProgramNotAllowed { .. }
+            | KernelError::Unconfinable { .. }
+            | KernelError::NotKept { .. }
+            | KernelError::KeptSecret { .. } => Code::ProgramNotAllowed,
             KernelError::KeptNotFound { .. } => Code::KeptNotFound,
             KernelError::ToolchainNotFound { .. } => Code::ToolchainNotFound,
             KernelError::Timeout { .. } => Code::Timeout,
@@ -292,7 +297,9 @@ impl KernelError {
             }
             KernelError::ProgramNotAllowed { program, .. } => json!({"program": program}),
             KernelError::Unconfinable { program, why } => json!({"program": program, "confinement": why}),
-            KernelError::NotKept { command } => json!({"command": command, "kept": false}),
+            KernelError::NotKept { command } | KernelError::KeptSecret { command } => {
+                json!({"command": command, "kept": false})
+            }
             KernelError::KeptNotFound { id } => json!({"id": id}),
             KernelError::ToolchainNotFound { program, tried, fix } => {
                 json!({"program": program, "tried": tried, "fix": fix})

@@ -61,6 +61,11 @@ impl Kernel {
         if !profile.may_keep(program, args) {
             return Err(KernelError::NotKept { command });
         }
+        // A hidden argument would make the question (and the rule a person may save: `*` where
+        // it stands) say less than what keeps running.
+        if redacted.holds_secret() {
+            return Err(KernelError::KeptSecret { command });
+        }
         let Some(found) = profile.locate(program) else {
             return Err(KernelError::ProgramNotAllowed { program: program.to_string(), known: profile.known() });
         };
