@@ -266,7 +266,7 @@ fn a_long_stack_against_a_large_source_map_is_mapped_in_bounded_time() {
     lines.push("\"at b (entry|entry|1.0.0|src/main/ets/P7.ts:2:1)\"".into());
     ws.file(
         "tools/stack.lua",
-        &format!(
+        format!(
             r#"return {{ name = "stack", description = "maps a stack", params = {{}},
              run = function() local f = rein.fs.map_stack({{ {} }}) return {{ n = #f, last = f[#f], first = f[1] }} end }}"#,
             lines.join(",")
