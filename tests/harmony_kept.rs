@@ -145,6 +145,8 @@ fn without_a_persons_yes_or_rule_the_emulator_never_starts_and_yes_is_not_one() 
         let refused = lab.failed(flags, "emulator_start", json!({"name": "Mate60"}), "APPROVAL_REQUIRED");
         // What a person can do instead: make the rule (that command asks them at a terminal).
         assert_eq!(refused["details"]["grant"], json!("rein approvals grant emulator -start Mate60"), "{refused}");
+        // --yes answers nothing here: the message does not send the person to it.
+        assert!(!refused["message"].as_str().unwrap().contains("--yes"), "{refused}");
     }
     // The project's rein.toml cannot allow it (it only denies); nothing ran, nothing is kept.
     assert!(lab.calls().iter().all(|c| !c.to_string().contains("-start")), "{:?}", lab.calls());

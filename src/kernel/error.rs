@@ -54,7 +54,13 @@ pub enum KernelError {
     ChangedSinceShown { command: String, shown: Vec<String>, now: Vec<String> },
 
     #[error("{command} needs a person's approval ({why}).{}", grant_hint(grant.as_deref()))]
-    SpawnApprovalRequired { command: String, why: String, grant: Option<String> },
+    SpawnApprovalRequired {
+        command: String,
+        why: String,
+        grant: Option<String>,
+        /// Only a person answers it (a kept start): `--yes` does not.
+        person_only: bool,
+    },
 
     #[error("{command} is refused: {reason}.")]
     ApprovalDenied { command: String, reason: String },
@@ -288,8 +294,11 @@ impl KernelError {
             KernelError::ChangedSinceShown { command, shown, now } => {
                 json!({"command": command, "shown_writes": shown, "writes_now": now})
             }
-            KernelError::SpawnApprovalRequired { command, why, grant } => {
+            KernelError::SpawnApprovalRequired { command, why, grant, person_only: false } => {
                 json!({"command": command, "why": why, "grant": grant})
+            }
+            KernelError::SpawnApprovalRequired { command, why, grant, person_only: true } => {
+                json!({"command": command, "why": why, "grant": grant, "person_only": true})
             }
             KernelError::ApprovalDenied { command, reason } => json!({"command": command, "reason": reason}),
             KernelError::ControlInArgument { program, argument, position, shown } => {
