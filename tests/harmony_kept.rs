@@ -393,3 +393,31 @@ fn an_instance_named_as_a_secret_of_the_call_is_never_kept_behind_a_hidden_quest
     assert!(ps(&lab).is_empty());
     assert!(lab.calls().iter().all(|c| !c.to_string().contains("-start")), "{:?}", lab.calls());
 }
+
+/// An Emulator that no longer notices its launcher go (a hung supervisor) outlived a killed
+/// holder: `rein ps` said `ended`, `rein stop` said it had ended already, and it ran on, out of
+/// every list. What is left of the holder's group carrying the kept id is the program still
+/// running: listed as `running`, and `rein stop` ends it.
+#[test]
+fn a_kept_program_that_outlives_its_killed_holder_is_still_listed_and_stopped() {
+    let Some(lab) = lab() else { return };
+    let _cleanup = Cleanup(&lab);
+    with_emulator(&lab);
+    allow_start(&lab);
+    lab.scenario(json!({"Emulator": {"ignores_heartbeat": true}}));
+    let started = lab.ok(&[], "emulator_start", json!({"name": "Mate60", "deadline_ms": 30000}));
+    let id = started["kept_id"].as_str().unwrap().to_string();
+    let holder = ps(&lab)[0]["holder_pid"].as_u64().unwrap() as u32;
+    // SAFETY: the holder this test started.
+    unsafe { libc::kill(holder as i32, libc::SIGKILL) };
+    wait_until("the holder is gone", Duration::from_secs(10), || {
+        group_members(holder).iter().all(|(pid, _)| *pid != holder)
+    });
+    assert!(!group_members(holder).is_empty(), "the Emulator runs on");
+    assert_eq!(ps(&lab)[0]["state"], json!("running"), "{id}");
+    let (status, stopped) = lab.rein(&["--yes", "stop", &id]);
+    assert_eq!(status, 0, "{stopped}");
+    assert_eq!(stopped["result"]["was_running"], json!(true), "{stopped}");
+    assert!(group_members(holder).is_empty(), "left running: {:?}", group_members(holder));
+    assert_eq!(ps(&lab)[0]["state"], json!("ended"));
+}

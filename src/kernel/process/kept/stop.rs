@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::{holder_runs, Record};
+use super::{runs, Record};
 use crate::kernel::policy::{ApprovalRequest, Asked, Decision, Rule, Subject};
 use crate::kernel::process::RunOptions;
 use crate::kernel::{Call, Kernel, KernelError};
@@ -35,7 +35,7 @@ impl Kernel {
     /// Ends kept program `id` (module docs); `was_running` false when it had ended already.
     pub async fn stop_kept(&self, call: &Call, id: &str) -> Result<(Record, bool), KernelError> {
         let mut record = self.kept_one(id)?.record;
-        if !holder_runs(&record) {
+        if !runs(&record) {
             return Ok((record, false));
         }
         let profile = self.spawn.profile.as_ref();
@@ -91,16 +91,16 @@ fn is_own_tmp(record: &Record) -> bool {
             .is_some_and(|n| n.starts_with(&super::start::tmp_prefix(&record.id)))
 }
 
-/// Whether the holder is gone within `wait`.
+/// Whether the holder, and what outlived it, are gone within `wait`.
 async fn ended_within(record: &Record, wait: Duration) -> bool {
     let until = Instant::now() + wait;
     while Instant::now() < until {
-        if !holder_runs(record) {
+        if !runs(record) {
             return true;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    !holder_runs(record)
+    !runs(record)
 }
 
 /// TERM to the holder's process group, then KILL; which one ended it.
