@@ -92,6 +92,8 @@ fn the_kept_emulator_outlives_its_call_rein_ps_lists_it_and_rein_stop_ends_its_w
     assert_eq!(kept[0]["command"], json!("emulator -start Mate60"));
     assert!(kept[0]["approved_by"].to_string().contains("emulator -start Mate60"), "{:#}", kept[0]);
     let holder = kept[0]["holder_pid"].as_u64().unwrap() as u32;
+    let tmp = std::path::PathBuf::from(kept[0]["tmp"].as_str().unwrap());
+    assert!(tmp.is_dir(), "its own temp folder while it runs: {tmp:?}");
     let members = group_members(holder);
     assert!(members.iter().any(|(pid, _)| *pid == holder), "the holder leads its group: {members:?}");
     assert!(members.len() >= 2, "holder and Emulator: {members:?}");
@@ -120,6 +122,7 @@ fn the_kept_emulator_outlives_its_call_rein_ps_lists_it_and_rein_stop_ends_its_w
     assert_eq!(stopped["result"]["was_running"], json!(true), "{stopped}");
     assert_eq!(stopped["result"]["stopped"]["how"], json!("own_stop"), "{stopped}");
     assert!(group_members(holder).is_empty(), "left running: {:?}", group_members(holder));
+    assert!(!tmp.exists(), "its temp folder goes with it: {tmp:?}");
     assert!(lab.ran("emulator").iter().any(|c| c == "emulator -stop Mate60"), "{:?}", lab.ran("emulator"));
     let kept = ps(&lab);
     assert_eq!(kept[0]["state"], json!("ended"), "{kept:#?}");
@@ -142,6 +145,8 @@ fn without_a_persons_yes_or_rule_the_emulator_never_starts_and_yes_is_not_one() 
         let refused = lab.failed(flags, "emulator_start", json!({"name": "Mate60"}), "APPROVAL_REQUIRED");
         // What a person can do instead: make the rule (that command asks them at a terminal).
         assert_eq!(refused["details"]["grant"], json!("rein approvals grant emulator -start Mate60"), "{refused}");
+        // --yes answers nothing here: the message does not send the person to it.
+        assert!(!refused["message"].as_str().unwrap().contains("--yes"), "{refused}");
     }
     // The project's rein.toml cannot allow it (it only denies); nothing ran, nothing is kept.
     assert!(lab.calls().iter().all(|c| !c.to_string().contains("-start")), "{:?}", lab.calls());
@@ -330,4 +335,89 @@ fn a_person_at_the_terminal_says_yes_and_the_emulator_outlives_the_terminal() {
     let (status, out) = lab.rein(&["--yes", "stop", &id]);
     assert_eq!(status, 0, "{out}");
     assert!(group_members(holder).is_empty(), "left running: {:?}", group_members(holder));
+}
+
+/// A record rein did not write (`.rein/` is the kernel's; this stands for a breach of it) names
+/// a folder of the person's as the kept program's temp folder, and a live process that passes
+/// for the holder: `rein stop` ends that process group as the record says, but removes no
+/// folder that is not a kept program's own temp folder (`rein-kept-<id>-…` in the temp folder).
+#[test]
+fn a_forged_record_makes_rein_stop_remove_no_folder_but_a_kept_temp_folder() {
+    use std::os::unix::process::CommandExt;
+    let Some(lab) = lab() else { return };
+    let _cleanup = Cleanup(&lab);
+    let id = "hdc-1700000000-abcdef";
+    let precious = lab.ws.home.join("precious");
+    std::fs::create_dir_all(&precious).unwrap();
+    std::fs::write(precious.join("keep.txt"), "mine").unwrap();
+    let mut holder =
+        std::process::Command::new("sh").args(["-c", "sleep 60", "hold", id]).process_group(0).spawn().unwrap();
+    let record = json!({
+        "id": id, "program": "hdc", "args": ["shell", "sleep", "100"], "command": "hdc shell sleep 100",
+        "holder_pid": holder.id(), "started_at": "2026-01-01T00:00:00Z",
+        "workspace": lab.ws.ws.display().to_string(), "approved_by": {"rule": "hdc shell sleep 100"},
+        "confinement": "none: test", "log": format!(".rein/kept/{id}.log"), "tmp": precious.display().to_string()
+    });
+    std::fs::create_dir_all(lab.ws.ws.join(".rein/kept")).unwrap();
+    std::fs::write(lab.ws.ws.join(format!(".rein/kept/{id}.json")), record.to_string()).unwrap();
+    let (status, stopped) = lab.rein(&["--yes", "stop", id]);
+    let _ = holder.kill();
+    let _ = holder.wait();
+    assert_eq!(status, 0, "{stopped}");
+    assert_eq!(stopped["result"]["was_running"], json!(true), "{stopped}");
+    assert_eq!(std::fs::read_to_string(precious.join("keep.txt")).unwrap(), "mine", "{stopped}");
+}
+
+/// A value a tool declares secret is hidden wherever it stands in a command line: an instance
+/// named as the call's secret made the question say `emulator -start ***` and the rule a person
+/// could save `emulator -start *` (every instance, for good). A kept command line holds no
+/// secret: it is refused before anyone is asked, and nothing starts.
+#[test]
+fn an_instance_named_as_a_secret_of_the_call_is_never_kept_behind_a_hidden_question() {
+    let Some(lab) = lab() else { return };
+    let _cleanup = Cleanup(&lab);
+    with_emulator(&lab);
+    std::fs::create_dir_all(lab.ws.ws.join("tools")).unwrap();
+    std::fs::write(
+        lab.ws.ws.join("tools/keep_hidden.lua"),
+        "return { name = \"keep_hidden\", description = \"keeps an instance it hides\", params = { token = { type = \"string\", secret = true }, name = { type = \"string\" } }, run = function(a) return rein.proc.keep(\"emulator\", { \"-start\", a.name }) end }\n",
+    )
+    .unwrap();
+    let refused =
+        lab.failed(&["--yes"], "keep_hidden", json!({"token": "Mate60", "name": "Mate60"}), "PROGRAM_NOT_ALLOWED");
+    assert_eq!(refused["details"]["kept"], json!(false), "{refused}");
+    assert!(refused["details"]["grant"].is_null(), "no rule to offer: {refused}");
+    // A person's rule for exactly that start does not make it one either.
+    allow_start(&lab);
+    lab.failed(&[], "keep_hidden", json!({"token": "Mate60", "name": "Mate60"}), "PROGRAM_NOT_ALLOWED");
+    assert!(ps(&lab).is_empty());
+    assert!(lab.calls().iter().all(|c| !c.to_string().contains("-start")), "{:?}", lab.calls());
+}
+
+/// An Emulator that no longer notices its launcher go (a hung supervisor) outlived a killed
+/// holder: `rein ps` said `ended`, `rein stop` said it had ended already, and it ran on, out of
+/// every list. What is left of the holder's group carrying the kept id is the program still
+/// running: listed as `running`, and `rein stop` ends it.
+#[test]
+fn a_kept_program_that_outlives_its_killed_holder_is_still_listed_and_stopped() {
+    let Some(lab) = lab() else { return };
+    let _cleanup = Cleanup(&lab);
+    with_emulator(&lab);
+    allow_start(&lab);
+    lab.scenario(json!({"Emulator": {"ignores_heartbeat": true}}));
+    let started = lab.ok(&[], "emulator_start", json!({"name": "Mate60", "deadline_ms": 30000}));
+    let id = started["kept_id"].as_str().unwrap().to_string();
+    let holder = ps(&lab)[0]["holder_pid"].as_u64().unwrap() as u32;
+    // SAFETY: the holder this test started.
+    unsafe { libc::kill(holder as i32, libc::SIGKILL) };
+    wait_until("the holder is gone", Duration::from_secs(10), || {
+        group_members(holder).iter().all(|(pid, _)| *pid != holder)
+    });
+    assert!(!group_members(holder).is_empty(), "the Emulator runs on");
+    assert_eq!(ps(&lab)[0]["state"], json!("running"), "{id}");
+    let (status, stopped) = lab.rein(&["--yes", "stop", &id]);
+    assert_eq!(status, 0, "{stopped}");
+    assert_eq!(stopped["result"]["was_running"], json!(true), "{stopped}");
+    assert!(group_members(holder).is_empty(), "left running: {:?}", group_members(holder));
+    assert_eq!(ps(&lab)[0]["state"], json!("ended"));
 }

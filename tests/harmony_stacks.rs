@@ -222,3 +222,67 @@ fn hstack_restores_a_stack_from_the_builds_source_map() {
     assert_eq!(out["restored"], json!(["-o/tmp/x"]), "{out:#}");
     assert_eq!(lab.command_lines("hstack").len(), 1, "no run for it");
 }
+
+/// build-profile.json5 is the agent's to write: one nested a few hundred thousand levels deep
+/// aborted rein with a stack overflow as soon as a stack was mapped (json5's deserializer
+/// recursed once per level). Now the file is unreadable like any broken one: the frame says
+/// its module is not the project's, and rein answers.
+#[test]
+fn a_deeply_nested_build_profile_leaves_frames_unmapped_and_rein_answering() {
+    let Some(lab) = lab() else { return };
+    let deep = format!("{}{}", "[".repeat(300_000), "]".repeat(300_000));
+    std::fs::write(lab.ws.path("build-profile.json5"), deep).unwrap();
+    std::fs::create_dir_all(lab.ws.path("tools")).unwrap();
+    std::fs::write(
+        lab.ws.path("tools/map_one.lua"),
+        "return { name = \"map_one\", description = \"maps one frame\", params = {}, run = function() return { frames = rein.fs.map_stack({ \"at f (entry/src/main/ets/pages/Index.ets:3:5)\" }) } end }\n",
+    )
+    .unwrap();
+    let mapped = lab.ok(&[], "map_one", json!({}));
+    let frame = &mapped["frames"][0];
+    assert_eq!(frame["mapped"], json!(false), "{mapped:#}");
+    assert!(
+        frame["why"].as_str().unwrap().contains("is not a module of this project's build-profile.json5"),
+        "{mapped:#}"
+    );
+}
+
+/// A device prints whatever stack its app throws, and hvigorfile.ts writes whatever map: a
+/// 6 MB sourceMaps.map and a stack of 3,000 frames naming keys it lacks took rein more than
+/// 300 s (a copy of the whole parsed map per frame and mode), about 1 s now; the bound here is
+/// far from both.
+#[test]
+fn a_long_stack_against_a_large_source_map_is_mapped_in_bounded_time() {
+    let ws = crate::common::Workspace::new();
+    ws.file("build-profile.json5", r#"{ modules: [{ name: "entry", srcPath: "./entry" }] }"#);
+    let mut map = serde_json::Map::new();
+    for i in 0..20_000 {
+        let entry = json!({"version": 3, "sources": ["entry/src/main/ets/Good.ets"], "names": [], "mappings": "AAAA;AACA;".repeat(20)});
+        map.insert(format!("entry|entry|1.0.0|src/main/ets/P{i}.ts"), entry);
+    }
+    ws.file(MAP, Value::Object(map).to_string());
+    let mut lines: Vec<String> =
+        (0..3_000).map(|i| format!("\"at a (entry|entry|1.0.0|src/main/ets/Q{i}.ts:1:1)\"")).collect();
+    lines.push("\"at b (entry|entry|1.0.0|src/main/ets/P7.ts:2:1)\"".into());
+    ws.file(
+        "tools/stack.lua",
+        format!(
+            r#"return {{ name = "stack", description = "maps a stack", params = {{}},
+             run = function() local f = rein.fs.map_stack({{ {} }}) return {{ n = #f, last = f[#f], first = f[1] }} end }}"#,
+            lines.join(",")
+        ),
+    );
+    let started = std::time::Instant::now();
+    let (status, out) = crate::common::rein_json(&ws, &["call", "stack"]);
+    let took = started.elapsed();
+    assert_eq!(status, 0, "{out}");
+    assert!(took < std::time::Duration::from_secs(60), "took {took:?}");
+    assert_eq!(out["result"]["n"], json!(3_001), "{out}");
+    assert!(out["result"]["first"]["why"].as_str().unwrap().contains("has no entry for"), "{out}");
+    let last = &out["result"]["last"];
+    assert_eq!(
+        (&last["file"], &last["line"], &last["mapped"]),
+        (&json!("entry/src/main/ets/Good.ets"), &json!(2), &json!(true)),
+        "{out}"
+    );
+}

@@ -46,8 +46,9 @@ impl Output {
 }
 
 /// What the command line adds to a refusal nobody could answer: `--yes` (which only the CLI
-/// has) would have answered it. Only where a rule could allow it too (`details.grant`): what
-/// only a person may allow, `--yes` never does.
+/// has) would have answered it. Only where a rule could allow it too (`details.grant`) and
+/// anyone may answer (not `details.person_only`, a kept start): what only a person may allow,
+/// `--yes` never does.
 pub fn with_yes_hint(mut failure: Failure) -> Failure {
     let refusal = match failure.code {
         Code::ApprovalRequired => &failure.details,
@@ -60,7 +61,11 @@ pub fn with_yes_hint(mut failure: Failure) -> Failure {
         _ if code == Some(Code::ApprovalRequired.as_str()) => refusal.pointer("/details/grant"),
         _ => None,
     };
-    if grant.is_some_and(|g| g.is_string()) {
+    let person_only = match failure.code {
+        Code::ApprovalRequired => refusal.get("person_only"),
+        _ => refusal.pointer("/details/person_only"),
+    };
+    if grant.is_some_and(|g| g.is_string()) && person_only != Some(&serde_json::Value::Bool(true)) {
         failure
             .message
             .push_str(" Or run this rein command again with --yes, which answers yes to what the policy asks about.");

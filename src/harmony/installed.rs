@@ -63,15 +63,39 @@ fn named_device(args: &[String]) -> Option<String> {
     Some(format!("{}/{}", device.server.as_deref().unwrap_or("local"), device.target.as_deref()?))
 }
 
-/// The bundle a package's bytes name in its `module.json` (`{"app": {"bundleName": …}}`).
+/// The bundle a package's bytes name in its `module.json` (`{"app": {"bundleName": …}}`); None
+/// for a package with two entries of one name, whose manifest depends on the reader.
 pub fn bundle_of_package(package: &Path) -> Option<String> {
     let file = std::fs::File::open(package).ok()?;
     let mut zip = zip::ZipArchive::new(file).ok()?;
+    if central_records(package, zip.central_directory_start())? != zip.len() {
+        return None;
+    }
     let entry = zip.by_name("module.json").ok()?;
     let mut text = Vec::new();
     entry.take(MANIFEST_LIMIT).read_to_end(&mut text).ok()?;
     let manifest: serde_json::Value = serde_json::from_slice(&text).ok()?;
     manifest["app"]["bundleName"].as_str().filter(|b| !b.is_empty()).map(String::from)
+}
+
+/// How many records the central directory at `start` holds. The zip crate keeps the last of
+/// two entries of one name and says nothing of the other; a reader that takes the first (the
+/// fake's installer, `Zip::entry`) would see another `module.json`. The crate has no count of
+/// the records it read, so rein walks them (a record: `PK\x01\x02`, 46 bytes, then its name,
+/// extra field and comment, whose lengths are at 28, 30 and 32; APPNOTE.TXT 4.3.12).
+fn central_records(package: &Path, start: u64) -> Option<usize> {
+    use std::io::Seek;
+    let mut file = std::fs::File::open(package).ok()?;
+    file.seek(std::io::SeekFrom::Start(start)).ok()?;
+    let mut bytes = Vec::new();
+    file.take(MANIFEST_LIMIT).read_to_end(&mut bytes).ok()?;
+    let u16_at = |at: usize| bytes.get(at..at + 2).map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])));
+    let (mut at, mut count) = (0, 0);
+    while bytes.get(at..at + 4) == Some(b"PK\x01\x02".as_slice()) {
+        at += 46 + u16_at(at + 28)? + u16_at(at + 30)? + u16_at(at + 32)?;
+        count += 1;
+    }
+    Some(count)
 }
 
 /// Copies `from` (a regular file, links not followed) to `to`, at most [`PACKAGE_LIMIT`] bytes.
@@ -266,6 +290,46 @@ mod tests {
             "[Info]App uninstall path: msg:uninstall bundle successfully.\r\nAppMod finish\r\n",
         );
         assert!(!installed.has(&tap, "com.example.hello"), "uninstalled");
+    }
+
+    /// Two `module.json` entries: the zip crate keeps the last of two same-named entries, the
+    /// fake's installer (tests/fakes/device/src/zip.rs `Zip::entry`: `find`) and any reader
+    /// that walks the central directory take the first. rein would record the bundle the
+    /// device never installed.
+    #[test]
+    fn a_package_with_two_entries_of_one_name_names_no_bundle() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("twice.hap");
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+        let stored = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+        for (name, bundle) in [("module.json", "com.example.hello"), ("module.jsoX", "com.huawei.hmos.settings")] {
+            zip.start_file(name, stored).unwrap();
+            zip.write_all(format!(r#"{{"app":{{"bundleName":"{bundle}"}}}}"#).as_bytes()).unwrap();
+        }
+        zip.finish().unwrap();
+        // The second entry renamed to the first's name, in its local header and the directory.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let at: Vec<usize> =
+            bytes.windows(11).enumerate().filter(|(_, w)| w == b"module.jsoX").map(|(i, _)| i).collect();
+        assert_eq!(at.len(), 2);
+        for i in at {
+            bytes[i + 10] = b'n';
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(bundle_of_package(&path), None, "which manifest counts is up to the reader");
+        let (home, ws, tmp) = (dir.path().join("home"), dir.path().join("ws"), dir.path().join("tmp"));
+        for d in [&home, &ws, &tmp] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::copy(&path, ws.join("a.hap")).unwrap();
+        let installed = Installed::new(&home, &ws);
+        let line = args("-t K install a.hap");
+        installed.hand_over(line.clone(), &ws, &tmp);
+        installed.observe(&line, OK);
+        let tap = args("-t K shell uitest uiInput click 1 1");
+        assert!(!installed.has(&tap, "com.huawei.hmos.settings"));
+        assert!(!installed.has(&tap, "com.example.hello"));
     }
 
     #[test]

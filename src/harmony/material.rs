@@ -121,7 +121,7 @@ pub fn material(
 fn build_profile_material(config: &str, profile: ProfileText) -> Result<(String, String), BuildProfileError> {
     let text = profile()?;
     let profile: serde_json::Value =
-        json5::from_str(&text).map_err(|e| BuildProfileError::NotJson5 { why: e.to_string() })?;
+        super::json5_value::parse(&text).map_err(|e| BuildProfileError::NotJson5 { why: e.to_string() })?;
     let configs = profile["app"]["signingConfigs"].as_array().cloned().unwrap_or_default();
     let Some(found) = configs.iter().find(|c| c["name"].as_str() == Some(config)) else {
         return Err(BuildProfileError::NoSigningConfig { config: config.to_string() });

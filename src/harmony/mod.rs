@@ -22,6 +22,7 @@
 //!   `.ets` lines through the build's source map and name cache
 //! - `ui_input`, `ui_screens`, `ui_question`, `installed`: screen input runs unasked only on an
 //!   app rein installed, in front and under the input on the screen rein read; the question
+//! - `json5_value`: a project's JSON5 file as a value, its nesting bounded
 //! - `error`: what this room refuses with on its own (device busy, no hdc server, signing)
 
 pub mod config_check;
@@ -36,6 +37,7 @@ pub mod hdc_server;
 pub mod hdc_servers;
 pub mod installed;
 pub mod java_args;
+pub mod json5_value;
 pub mod keystore_pins;
 pub mod lease;
 pub mod material;

@@ -17,7 +17,7 @@ impl ProjectFacts {
     /// From the texts of `AppScope/app.json5` and `build-profile.json5` (either may be missing
     /// or broken: then that fact is unknown, and what needs it asks).
     pub fn from_texts(app: Option<&str>, profile: Option<&str>) -> ProjectFacts {
-        let parse = |text: Option<&str>| text.and_then(|t| json5::from_str::<serde_json::Value>(t).ok());
+        let parse = |text: Option<&str>| text.and_then(|t| super::json5_value::parse(t).ok());
         let bundle = parse(app).and_then(|v| v["app"]["bundleName"].as_str().map(String::from));
         let modules = parse(profile)
             .and_then(|v| v["modules"].as_array().cloned())

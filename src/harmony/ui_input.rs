@@ -95,14 +95,15 @@ pub fn aims(args: &[String]) -> Option<Vec<Aim>> {
 }
 
 /// Whether every place the input lands on `screen` is a window of an app `own` names: the
-/// topmost window at each point, the window in front for a key; a swipe from an edge never is.
+/// topmost window at each point; for a key or typed text the window in front and every window
+/// holding the focus; a swipe from an edge never is.
 pub fn lands_within(args: &[String], screen: &Screen, own: &dyn Fn(&str) -> bool) -> bool {
     let owned = |window: Option<&Window>| window.is_some_and(|w| own(&w.bundle));
     aims(args).is_some_and(|aims| {
         aims.iter().all(|aim| match *aim {
             Aim::Point(x, y) => owned(screen.window_at(x, y)),
             Aim::SwipeFrom(x, y) => !screen.at_edge(x, y) && owned(screen.window_at(x, y)),
-            Aim::Front => owned(screen.window_in_front()),
+            Aim::Front => owned(screen.window_in_front()) && screen.focused_windows().all(|w| own(&w.bundle)),
         })
     })
 }
@@ -167,6 +168,32 @@ mod tests {
         assert!(!lands("swipe 500 1000 500 1600 600"), "ends on the panel");
         assert!(!lands("swipe 500 20 500 1000 600"), "from the top edge");
         assert!(!lands("click 500 500 1"), "a display id");
+    }
+
+    /// Keys and typed text go where the focus is, not to the window at the display's centre: a
+    /// foreign window below the centre whose text field has the focus (a floating window, a
+    /// system sheet) takes them while the project's app fills the centre.
+    #[test]
+    fn keys_and_text_land_nowhere_when_a_foreign_window_holds_the_focus() {
+        let tree = |focused_in_panel: bool| {
+            format!(
+                r#"{{"attributes":{{"bounds":"[0,0][1000,2000]"}},"children":[
+                {{"attributes":{{"bundleName":"com.other","bounds":"[0,1500][1000,2000]"}},"children":[
+                    {{"attributes":{{"type":"TextInput","text":"","bounds":"[0,1600][1000,1700]","focused":"{focused_in_panel}"}},"children":[]}}]}},
+                {{"attributes":{{"bundleName":"com.a","bounds":"[0,0][1000,2000]"}},"children":[
+                    {{"attributes":{{"type":"TextInput","text":"","bounds":"[0,100][1000,200]","focused":"{}"}},"children":[]}}]}}]}}"#,
+                !focused_in_panel
+            )
+        };
+        let own = |b: &str| b == "com.a";
+        for (focused_in_panel, expected) in [(true, false), (false, true)] {
+            let screen = Screen::parse(tree(focused_in_panel).as_bytes()).unwrap();
+            let lands = |line: &str| lands_within(&args(&format!("-t K shell uitest uiInput {line}")), &screen, &own);
+            for line in ["text secret", "keyEvent 2054", "keyEvent Back"] {
+                assert_eq!(lands(line), expected, "{line}, the panel focused: {focused_in_panel}");
+            }
+            assert!(lands("click 500 500"), "a tap lands where it is aimed");
+        }
     }
 
     #[test]

@@ -73,7 +73,21 @@ fn lands_on(args: &[String], screen: &Screen) -> String {
                 let on = screen.widget_at(x, y).map(|w| format!("{} in ", widget(w))).unwrap_or_default();
                 format!("at ({x}, {y}){edge} rein read {on}{}", window(screen.window_at(x, y)))
             }
-            Aim::Front => format!("the window in front is {}", window(screen.window_in_front())),
+            Aim::Front => {
+                let front = screen.window_in_front();
+                // Keys and typed text go to the focus: a window holding it elsewhere is named.
+                let elsewhere: Vec<String> = screen
+                    .focused_windows()
+                    .filter(|w| front.is_none_or(|f| f.bundle != w.bundle))
+                    .map(|w| window(Some(w)))
+                    .collect();
+                let focus = if elsewhere.is_empty() {
+                    String::new()
+                } else {
+                    format!(", and the focus is in {}", elsewhere.join(", "))
+                };
+                format!("the window in front is {}{focus}", window(front))
+            }
         });
     }
     said.join("; ")
@@ -160,5 +174,19 @@ mod tests {
             .ends_with("; the window in front is com.ohos.systemui's window"));
         let edge = on("-t K shell uitest uiInput swipe 630 5 630 790 600");
         assert!(edge.contains("at (630, 5) (the screen's edge, where a swipe opens system UI)"), "{edge}");
+        // A key goes to the focus: a window below the centre holding it is named, not only the
+        // app at the centre (which alone would make the question look like the app's own).
+        let sheet = r#"{"attributes":{"bounds":"[0,0][1260,2720]"},"children":[
+            {"attributes":{"bundleName":"com.other","bounds":"[0,2000][1260,2720]"},"children":[
+              {"attributes":{"type":"TextInput","text":"","id":"pw","focused":"true","bounds":"[80,2100][1180,2200]"},"children":[]}]},
+            {"attributes":{"bundleName":"com.example.hello","bounds":"[0,0][1260,2720]"},"children":[]}]}"#;
+        screens.seen(&args("-t K shell aa dump -l"), Screen::parse(sheet.as_bytes()).unwrap());
+        let key = on("-t K shell uitest uiInput keyEvent 2054");
+        assert!(
+            key.ends_with(
+                "; the window in front is com.example.hello's window, and the focus is in com.other's window"
+            ),
+            "{key}"
+        );
     }
 }

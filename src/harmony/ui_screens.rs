@@ -50,6 +50,8 @@ pub struct Widget {
     pub text: String,
     pub id: String,
     pub bounds: Bounds,
+    /// It has the input focus (uitest's `focused` attribute): keys and typed text go to it.
+    pub focused: bool,
 }
 
 /// A window, as the tree lists it.
@@ -93,7 +95,14 @@ fn collect(node: &Value, widgets: &mut Vec<Widget>) {
     if attributes["visible"].as_str() != Some("false") {
         if let Some(bounds) = bounds_of(attributes) {
             let id = Some(text_of(attributes, "id")).filter(|i| !i.is_empty()).unwrap_or(text_of(attributes, "key"));
-            widgets.push(Widget { kind: text_of(attributes, "type"), text: text_of(attributes, "text"), id, bounds });
+            let focused = attributes["focused"].as_str() == Some("true");
+            widgets.push(Widget {
+                kind: text_of(attributes, "type"),
+                text: text_of(attributes, "text"),
+                id,
+                bounds,
+                focused,
+            });
         }
     }
     for child in node["children"].as_array().into_iter().flatten() {
@@ -129,6 +138,12 @@ impl Screen {
     pub fn window_in_front(&self) -> Option<&Window> {
         let [l, t, r, b] = self.display;
         self.window_at((l + r) / 2, (t + b) / 2)
+    }
+
+    /// The windows holding a focused widget: where keys and typed text go, wherever the
+    /// window lies (a floating window or a sheet below the display's centre).
+    pub fn focused_windows(&self) -> impl Iterator<Item = &Window> {
+        self.windows.iter().filter(|w| w.widgets.iter().any(|widget| widget.focused))
     }
 
     /// The widget at (x, y) in the topmost window there: the innermost that says something (a

@@ -54,7 +54,13 @@ pub enum KernelError {
     ChangedSinceShown { command: String, shown: Vec<String>, now: Vec<String> },
 
     #[error("{command} needs a person's approval ({why}).{}", grant_hint(grant.as_deref()))]
-    SpawnApprovalRequired { command: String, why: String, grant: Option<String> },
+    SpawnApprovalRequired {
+        command: String,
+        why: String,
+        grant: Option<String>,
+        /// Only a person answers it (a kept start): `--yes` does not.
+        person_only: bool,
+    },
 
     #[error("{command} is refused: {reason}.")]
     ApprovalDenied { command: String, reason: String },
@@ -71,6 +77,9 @@ pub enum KernelError {
 
     #[error("{command} may not be kept running after the call that starts it: only what the toolchain profile names may (an emulator's start, with a person's yes); run it as a program of the call instead")]
     NotKept { command: String },
+
+    #[error("{command} holds a value this call keeps secret, so a person would not see what stays running: a kept program's command line is shown whole; pass that value as an argument that is not secret")]
+    KeptSecret { command: String },
 
     #[error("no kept program has the id {id}; `rein ps` lists them")]
     KeptNotFound { id: String },
@@ -212,6 +221,7 @@ impl KernelError {
                 | KernelError::ProgramNotAllowed { .. }
                 | KernelError::Unconfinable { .. }
                 | KernelError::NotKept { .. }
+                | KernelError::KeptSecret { .. }
                 | KernelError::Annotated { .. }
         )
     }
@@ -234,9 +244,10 @@ impl KernelError {
             KernelError::NotRead { .. } => Code::NotRead,
             KernelError::SpawnApprovalRequired { .. } => Code::ApprovalRequired,
             KernelError::ApprovalDenied { .. } => Code::ApprovalDenied,
-            KernelError::ProgramNotAllowed { .. } | KernelError::Unconfinable { .. } | KernelError::NotKept { .. } => {
-                Code::ProgramNotAllowed
-            }
+            KernelError::ProgramNotAllowed { .. }
+            | KernelError::Unconfinable { .. }
+            | KernelError::NotKept { .. }
+            | KernelError::KeptSecret { .. } => Code::ProgramNotAllowed,
             KernelError::KeptNotFound { .. } => Code::KeptNotFound,
             KernelError::ToolchainNotFound { .. } => Code::ToolchainNotFound,
             KernelError::Timeout { .. } => Code::Timeout,
@@ -283,8 +294,11 @@ impl KernelError {
             KernelError::ChangedSinceShown { command, shown, now } => {
                 json!({"command": command, "shown_writes": shown, "writes_now": now})
             }
-            KernelError::SpawnApprovalRequired { command, why, grant } => {
+            KernelError::SpawnApprovalRequired { command, why, grant, person_only: false } => {
                 json!({"command": command, "why": why, "grant": grant})
+            }
+            KernelError::SpawnApprovalRequired { command, why, grant, person_only: true } => {
+                json!({"command": command, "why": why, "grant": grant, "person_only": true})
             }
             KernelError::ApprovalDenied { command, reason } => json!({"command": command, "reason": reason}),
             KernelError::ControlInArgument { program, argument, position, shown } => {
@@ -292,7 +306,9 @@ impl KernelError {
             }
             KernelError::ProgramNotAllowed { program, .. } => json!({"program": program}),
             KernelError::Unconfinable { program, why } => json!({"program": program, "confinement": why}),
-            KernelError::NotKept { command } => json!({"command": command, "kept": false}),
+            KernelError::NotKept { command } | KernelError::KeptSecret { command } => {
+                json!({"command": command, "kept": false})
+            }
             KernelError::KeptNotFound { id } => json!({"id": id}),
             KernelError::ToolchainNotFound { program, tried, fix } => {
                 json!({"program": program, "tried": tried, "fix": fix})

@@ -107,5 +107,12 @@ mod tests {
             assert!(!may_keep(&words(line)), "Emulator {line}");
             assert_eq!(kept_stop(&words(line)), None, "Emulator {line}");
         }
+        // One word, shown as it runs: no space, line break, path, option or endless name.
+        let long = "M".repeat(129);
+        for name in ["Mate 60", "Mate60\n-stop", "Mate60\r", "..", "/tmp/x", "a/b", "-path", "Mate60\u{200b}", &long] {
+            let line = vec!["-start".to_string(), name.to_string()];
+            assert!(!may_keep(&line), "Emulator -start {name:?}");
+        }
+        assert!(may_keep(&["-start".to_string(), "M".repeat(128)]));
     }
 }

@@ -43,6 +43,8 @@ pub enum RefusalKind {
     /// Nobody allowed it; `grant` is the command a person could run (None: only a prompt can).
     NotApproved {
         grant: Option<String>,
+        /// Only a person answers it: `--yes` would not.
+        person_only: bool,
     },
     Denied(String),
 }
@@ -189,7 +191,8 @@ impl Gate {
                     Asked::Anyone | Asked::Person => request.rule.as_ref().map(Rule::grant_command),
                     Asked::PersonAtTerminal => None,
                 };
-                Err(Refusal { by, kind: RefusalKind::NotApproved { grant } })
+                let person_only = request.who != Asked::Anyone;
+                Err(Refusal { by, kind: RefusalKind::NotApproved { grant, person_only } })
             }
         }
     }
@@ -212,7 +215,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Refusal {
     pub fn into_file_error(self, path: String, access: Access, class: PathClass) -> KernelError {
         match self.kind {
-            RefusalKind::NotApproved { grant } => KernelError::ApprovalRequired { path, access, class, grant },
+            RefusalKind::NotApproved { grant, .. } => KernelError::ApprovalRequired { path, access, class, grant },
             RefusalKind::Denied(reason) => {
                 KernelError::ApprovalDenied { command: format!("{} {path}", access.verb()), reason }
             }
@@ -221,7 +224,9 @@ impl Refusal {
 
     pub fn into_spawn_error(self, command: String, why: String) -> KernelError {
         match self.kind {
-            RefusalKind::NotApproved { grant } => KernelError::SpawnApprovalRequired { command, why, grant },
+            RefusalKind::NotApproved { grant, person_only } => {
+                KernelError::SpawnApprovalRequired { command, why, grant, person_only }
+            }
             RefusalKind::Denied(reason) => KernelError::ApprovalDenied { command, reason },
         }
     }

@@ -60,6 +60,7 @@ pub fn hold(argv: &[String]) -> Result<u8, HoldRefused> {
     let say = |log: &mut LogCap, text: String| log.push(format!("[rein hold {id}] {text}\n").as_bytes());
     let mut child = match Command::new(program)
         .args(args)
+        .env(super::KEPT_MARK, id)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -36,6 +36,9 @@ pub const KEPT_DIR: &str = ".rein/kept";
 pub const LOG_LIMIT: usize = 1024 * 1024;
 /// The word the holder's command line starts with (`rein hold --id <id> -- program args…`).
 pub const HOLD_COMMAND: &str = "hold";
+/// The variable the holder gives the program (and so everything it starts): its kept id. What
+/// is left of a kept program after its holder went is known by it (`left_running`).
+pub const KEPT_MARK: &str = "REIN_KEPT_ID";
 
 /// What rein knows of one kept program (`.rein/kept/<id>.json`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,7 +109,7 @@ impl Kernel {
     }
 
     fn shown(&self, record: Record) -> Kept {
-        let state = if holder_runs(&record) { "running" } else { "ended" };
+        let state = if runs(&record) { "running" } else { "ended" };
         let log = self.read_rein_file(Path::new(&record.log)).ok().flatten().unwrap_or_default();
         let text = String::from_utf8_lossy(&log);
         let lines: Vec<&str> = text.lines().collect();
@@ -139,6 +142,45 @@ fn record_path(id: &str) -> PathBuf {
 /// An id rein makes: `<program>-<digits>-<hex>`, nothing that walks folders.
 fn valid_id(id: &str) -> bool {
     !id.is_empty() && id.len() <= 80 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// Whether anything of the kept program runs: its holder, or what it started that outlived it.
+fn runs(record: &Record) -> bool {
+    holder_runs(record) || left_running(record)
+}
+
+/// Whether a process of the holder's process group outlived the holder (a program that no
+/// longer noticed its launcher go): `rein ps` must not say `ended` of it, `rein stop` must still
+/// end it. A group's number is the holder's pid, free for reuse once the group is empty, so a
+/// member counts only when it carries this id in [`KEPT_MARK`] (which only the holder sets).
+#[cfg(target_os = "linux")]
+fn left_running(record: &Record) -> bool {
+    if record.stopped.is_some() {
+        return false;
+    }
+    let mark = format!("{KEPT_MARK}={}", record.id);
+    let Ok(entries) = std::fs::read_dir("/proc") else { return false };
+    entries.flatten().any(|entry| {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { return false };
+        in_group(pid, record.holder_pid)
+            && std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == mark.as_bytes()))
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn left_running(_record: &Record) -> bool {
+    false
+}
+
+/// Whether process `pid` (not a zombie) is in process group `group` (`/proc/<pid>/stat`: the
+/// state is the first field after the name, the group the third).
+#[cfg(target_os = "linux")]
+fn in_group(pid: u32, group: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+    let Some((_, rest)) = stat.rsplit_once(") ") else { return false };
+    let fields: Vec<&str> = rest.split(' ').collect();
+    fields.first().is_some_and(|state| *state != "Z") && fields.get(2).and_then(|g| g.parse().ok()) == Some(group)
 }
 
 /// Whether the record's holder still runs: the process is there and (where the system says

@@ -61,6 +61,11 @@ impl Kernel {
         if !profile.may_keep(program, args) {
             return Err(KernelError::NotKept { command });
         }
+        // A hidden argument would make the question (and the rule a person may save: `*` where
+        // it stands) say less than what keeps running.
+        if redacted.holds_secret() {
+            return Err(KernelError::KeptSecret { command });
+        }
         let Some(found) = profile.locate(program) else {
             return Err(KernelError::ProgramNotAllowed { program: program.to_string(), known: profile.known() });
         };
@@ -119,7 +124,7 @@ impl Kernel {
         env.retain(|(name, _)| !profile.withholds_env(name));
         // Its own temp folder, kept while it runs (`rein stop` removes it).
         let tmp = tempfile::Builder::new()
-            .prefix(&format!("rein-kept-{id}-"))
+            .prefix(&tmp_prefix(&id))
             .tempdir()
             .map_err(|e| KernelError::io("create a temp directory for", command.clone(), e))?
             .keep();
@@ -221,6 +226,11 @@ impl Drop for MadeUntilStarted {
             let _ = std::fs::remove_dir_all(dir);
         }
     }
+}
+
+/// How a kept program's own temp folder's name begins (the rest is random).
+pub(super) fn tmp_prefix(id: &str) -> String {
+    format!("rein-kept-{id}-")
 }
 
 /// `<program>-<unix seconds>-<random hex>`.

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::{holder_runs, Record};
+use super::{runs, Record};
 use crate::kernel::policy::{ApprovalRequest, Asked, Decision, Rule, Subject};
 use crate::kernel::process::RunOptions;
 use crate::kernel::{Call, Kernel, KernelError};
@@ -35,7 +35,7 @@ impl Kernel {
     /// Ends kept program `id` (module docs); `was_running` false when it had ended already.
     pub async fn stop_kept(&self, call: &Call, id: &str) -> Result<(Record, bool), KernelError> {
         let mut record = self.kept_one(id)?.record;
-        if !holder_runs(&record) {
+        if !runs(&record) {
             return Ok((record, false));
         }
         let profile = self.spawn.profile.as_ref();
@@ -70,7 +70,7 @@ impl Kernel {
             how: how.to_string(),
         });
         self.write_kept_record(&record)?;
-        if !record.tmp.is_empty() {
+        if is_own_tmp(&record) {
             // Its own temp folder, made for it alone (`start`); what cannot be removed stays.
             let _ = std::fs::remove_dir_all(&record.tmp);
         }
@@ -78,16 +78,29 @@ impl Kernel {
     }
 }
 
-/// Whether the holder is gone within `wait`.
+/// Whether the record's temp folder is one `start` made for this id (`rein-kept-<id>-…`, a
+/// plain absolute path): a record is a file rein reads back, and removing whatever folder it
+/// names would make it a way to delete any.
+fn is_own_tmp(record: &Record) -> bool {
+    let path = std::path::Path::new(&record.tmp);
+    path.is_absolute()
+        && path.components().all(|c| !matches!(c, std::path::Component::ParentDir))
+        && path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with(&super::start::tmp_prefix(&record.id)))
+}
+
+/// Whether the holder, and what outlived it, are gone within `wait`.
 async fn ended_within(record: &Record, wait: Duration) -> bool {
     let until = Instant::now() + wait;
     while Instant::now() < until {
-        if !holder_runs(record) {
+        if !runs(record) {
             return true;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    !holder_runs(record)
+    !runs(record)
 }
 
 /// TERM to the holder's process group, then KILL; which one ended it.

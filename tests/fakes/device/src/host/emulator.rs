@@ -13,8 +13,10 @@
 //! started it goes, it prints `Client heartbeat lost, exit` and exits (§6 "Start": a real one
 //! did when the shell that launched it exited). Scenario `{"Emulator": {"start_writes":
 //! [paths]}}` has `-start` try to write each path and say `write <path>: ok` or `write <path>:
-//! refused (<error>)` (what a confined Emulator may reach). The fake's own choices, never seen
-//! from the real tool, are marked GUESS.
+//! refused (<error>)` (what a confined Emulator may reach). Scenario `{"Emulator":
+//! {"ignores_heartbeat": true}}` has it stay when its launcher goes (GUESS: a hung supervisor
+//! whose heartbeat check no longer runs; the real one was seen to exit). The fake's own
+//! choices, never seen from the real tool, are marked GUESS.
 
 use std::time::Duration;
 
@@ -137,7 +139,8 @@ fn start(state: &State, emulators: &mut Value, name: &str) -> i32 {
     state.write_json(&device, &params);
     set_status(state, &key, "Connected");
     try_writes(state);
-    let launcher = launcher();
+    let launcher =
+        if state.scenario("Emulator").get("ignores_heartbeat") == Some(&json!(true)) { None } else { launcher() };
     // GUESS: how long a boot takes; long enough that a caller must wait for it.
     let booted_at = std::time::Instant::now() + BOOT_TIME;
     let mut booted = false;
