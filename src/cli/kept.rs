@@ -21,8 +21,11 @@ pub fn ps(host: &Host, out: &Output) -> u8 {
     }
     for one in &kept {
         let record = &one.record;
-        say!("{}  {}  {}  since {}", record.id, one.state, rein::visible::line(&record.command), record.started_at);
-        say!("  log {}", record.log);
+        // Every field is the record's word (`.rein/kept/<id>.json`): shown as text, never as
+        // terminal control.
+        let line = |text: &str| rein::visible::line(text).into_owned();
+        say!("{}  {}  {}  since {}", line(&record.id), one.state, line(&record.command), line(&record.started_at));
+        say!("  log {}", line(&record.log));
         for line in one.log_tail.iter().rev().take(3).rev() {
             say!("  | {}", rein::visible::line(line));
         }
@@ -37,8 +40,10 @@ pub fn stop(host: &Host, out: &Output, id: &str) -> u8 {
                 return out.success(&json!({ "id": record.id, "was_running": was_running, "stopped": record.stopped }));
             }
             match (was_running, &record.stopped) {
-                (true, Some(stopped)) => say!("stopped {} ({})", record.id, stopped.how),
-                _ => say!("{} had ended already", record.id),
+                (true, Some(stopped)) => {
+                    say!("stopped {} ({})", rein::visible::line(&record.id), rein::visible::line(&stopped.how))
+                }
+                _ => say!("{} had ended already", rein::visible::line(&record.id)),
             }
             0
         }
