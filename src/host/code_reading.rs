@@ -86,6 +86,8 @@ pub struct Entry {
     /// A regular file itself (never a link to one).
     pub file: bool,
     pub link: bool,
+    /// Its metadata (links not followed), for a plain file listed by [`entries_stat`].
+    pub meta: Option<std::fs::Metadata>,
 }
 
 impl Entry {
@@ -103,12 +105,23 @@ impl Entry {
 
 /// The entries of `dir`, sorted by path; none when it cannot be listed.
 pub fn entries(dir: &Path) -> Vec<Entry> {
+    listing(dir, false)
+}
+
+/// [`entries`], each plain file's metadata read through the folder as it is listed (one
+/// `statx` beside the listing's open folder, no walk from the root).
+pub fn entries_stat(dir: &Path) -> Vec<Entry> {
+    listing(dir, true)
+}
+
+fn listing(dir: &Path, stat: bool) -> Vec<Entry> {
     let Ok(listed) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut found: Vec<Entry> = listed
         .flatten()
         .filter_map(|e| {
             let kind = e.file_type().ok()?;
-            Some(Entry { path: e.path(), folder: kind.is_dir(), file: kind.is_file(), link: kind.is_symlink() })
+            let meta = if stat && kind.is_file() { e.metadata().ok() } else { None };
+            Some(Entry { path: e.path(), folder: kind.is_dir(), file: kind.is_file(), link: kind.is_symlink(), meta })
         })
         .collect();
     found.sort_by(|a, b| a.path.cmp(&b.path));

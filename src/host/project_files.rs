@@ -7,7 +7,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::code_reading::{entries, folder_link, is_real_folder, CodeRoot, Entry};
+use super::code_reading::{entries, entries_stat, folder_link, is_real_folder, CodeRoot, Entry};
+use super::declared_names::literal_names;
+use super::file_key::FileKey;
+use super::scan_cache::ScanCache;
 use crate::kernel::files::names::relative_name;
 use crate::visible::shown_path;
 
@@ -27,6 +30,16 @@ pub struct SourceError {
 pub struct ProjectFiles {
     /// Text by path relative to the project, e.g. `tools/greet.lua`, `prelude/kit/words.lua`.
     texts: BTreeMap<String, Arc<str>>,
+    /// Whether tool or recipe files were left out ([`ProjectFiles::read_scanning`]): these
+    /// files serve only the names they were read for.
+    partial: bool,
+}
+
+/// A scan that leaves out the tool and recipe files known not to matter: `cache` knows their
+/// names, and `unwanted(rel, names)` says a file writing them cannot serve the call.
+pub(crate) struct Scan<'s> {
+    pub cache: &'s mut ScanCache,
+    pub unwanted: &'s dyn Fn(&str, &[String]) -> bool,
 }
 
 impl ProjectFiles {
@@ -34,12 +47,27 @@ impl ProjectFiles {
     /// holds nothing; a file that cannot be read, or a link rein does not follow
     /// (`code_reading`), is an error naming it.
     pub fn read(root: &Path) -> Result<ProjectFiles, SourceError> {
-        let mut texts = BTreeMap::new();
+        Self::read_from(root, None)
+    }
+
+    /// [`ProjectFiles::read`], but for the tool and recipe files `scan` leaves out (not opened
+    /// at all); what the files read declare is kept in its cache for the next call.
+    pub(crate) fn read_scanning(root: &Path, scan: Scan) -> Result<ProjectFiles, SourceError> {
+        Self::read_from(root, Some(scan))
+    }
+
+    fn read_from(root: &Path, mut scan: Option<Scan>) -> Result<ProjectFiles, SourceError> {
+        let mut files = ProjectFiles::default();
         let code = CodeRoot::open(root).map_err(|source| SourceError { path: root.to_path_buf(), source })?;
         for folder in CODE_FOLDERS {
-            collect(&code, root, &root.join(folder), &mut texts)?;
+            collect(&code, root, &root.join(folder), &mut files, &mut scan)?;
         }
-        Ok(ProjectFiles { texts })
+        Ok(files)
+    }
+
+    /// Whether tool or recipe files were left out: a host serving every name must read again.
+    pub fn is_partial(&self) -> bool {
+        self.partial
     }
 
     pub fn get(&self, rel: &str) -> Option<&str> {
@@ -99,7 +127,8 @@ pub fn read_one(root: &Path, rel: &str) -> Result<Option<String>, SourceError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => return Err(SourceError { path, source }),
     };
-    let entry = Entry { path: path.clone(), folder: meta.is_dir(), file: meta.is_file(), link: meta.is_symlink() };
+    let entry =
+        Entry { path: path.clone(), folder: meta.is_dir(), file: meta.is_file(), link: meta.is_symlink(), meta: None };
     if !entry.may_be_file() {
         return Ok(None);
     }
@@ -110,7 +139,8 @@ fn collect(
     code: &CodeRoot,
     root: &Path,
     dir: &Path,
-    texts: &mut BTreeMap<String, Arc<str>>,
+    files: &mut ProjectFiles,
+    scan: &mut Option<Scan>,
 ) -> Result<(), SourceError> {
     if !is_real_folder(dir) {
         return match std::fs::symlink_metadata(dir) {
@@ -121,19 +151,32 @@ fn collect(
     // Plain files are read through their folder held open; where it cannot be opened so, each
     // file goes the longer way, which says why.
     let held = dir.strip_prefix(root).ok().and_then(|rel| code.folder(rel).ok());
-    for entry in entries(dir) {
+    // Only tool and recipe files are scanned for names; a plain one is looked at before it is
+    // read, so a key taken then is never newer than the text read after it.
+    let scanned = scan.is_some() && ["tools", "recipes"].iter().any(|f| dir == root.join(f));
+    for entry in if scanned { entries_stat(dir) } else { entries(dir) } {
         if entry.folder {
-            collect(code, root, &entry.path, texts)?;
+            collect(code, root, &entry.path, files, scan)?;
         } else if entry.links_to_folder() {
             return Err(SourceError { path: entry.path, source: folder_link() });
         } else if entry.may_be_file() && entry.path.extension().is_some_and(|e| e == "lua") {
             let rel = relative_name(&entry.path, root).expect("under the root");
+            let key = entry.meta.as_ref().and_then(FileKey::of).filter(|_| scanned);
+            if let (Some(scan), Some(key)) = (scan.as_mut(), &key) {
+                if scan.cache.names(&rel, key).is_some_and(|names| (scan.unwanted)(&rel, names)) {
+                    files.partial = true;
+                    continue;
+                }
+            }
             let text = match (&held, entry.file, entry.path.file_name()) {
                 (Some(folder), true, Some(name)) => code.read_plain(folder, name, &rel),
                 _ => code.read(&rel),
             };
             let text = text.map_err(|source| SourceError { path: entry.path.clone(), source })?;
-            texts.insert(rel, text.into());
+            if let (Some(scan), Some(key)) = (scan.as_mut(), key) {
+                scan.cache.learn(&rel, key, literal_names(&text).map(str::to_string).collect());
+            }
+            files.texts.insert(rel, text.into());
         }
     }
     Ok(())
