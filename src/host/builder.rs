@@ -352,9 +352,14 @@ fn read_for_names(
     let wanted = wanted(names.iter().cloned(), overrides);
     let unwanted = |rel: &str, written: &[String]| !wanted.may_declare_names(rel, None, written);
     let mut cache = ScanCache::open(kernel.scope().home(), kernel.scope().workspace());
-    let files = ProjectFiles::read_scanning(kernel.scope().workspace(), Scan { cache: &mut cache, unwanted: &unwanted });
+    let files =
+        ProjectFiles::read_scanning(kernel.scope().workspace(), Scan { cache: &mut cache, unwanted: &unwanted })?;
     cache.save();
-    files
+    tracing::debug!(
+        "{} tool and recipe files left unread: the scan cache knows they cannot declare {names:?}",
+        files.left_out()
+    );
+    Ok(files)
 }
 
 /// `sources` serving every name: the project's files read whole if they were read in part.

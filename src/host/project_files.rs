@@ -30,9 +30,9 @@ pub struct SourceError {
 pub struct ProjectFiles {
     /// Text by path relative to the project, e.g. `tools/greet.lua`, `prelude/kit/words.lua`.
     texts: BTreeMap<String, Arc<str>>,
-    /// Whether tool or recipe files were left out ([`ProjectFiles::read_scanning`]): these
+    /// How many tool or recipe files were left out ([`ProjectFiles::read_scanning`]): these
     /// files serve only the names they were read for.
-    partial: bool,
+    left_out: usize,
 }
 
 /// A scan that leaves out the tool and recipe files known not to matter: `cache` knows their
@@ -65,9 +65,9 @@ impl ProjectFiles {
         Ok(files)
     }
 
-    /// Whether tool or recipe files were left out: a host serving every name must read again.
-    pub fn is_partial(&self) -> bool {
-        self.partial
+    /// How many tool or recipe files were left out: a host serving every name must read again.
+    pub fn left_out(&self) -> usize {
+        self.left_out
     }
 
     pub fn get(&self, rel: &str) -> Option<&str> {
@@ -164,7 +164,7 @@ fn collect(
             let key = entry.meta.as_ref().and_then(FileKey::of).filter(|_| scanned);
             if let (Some(scan), Some(key)) = (scan.as_mut(), &key) {
                 if scan.cache.names(&rel, key).is_some_and(|names| (scan.unwanted)(&rel, names)) {
-                    files.partial = true;
+                    files.left_out += 1;
                     continue;
                 }
             }

@@ -74,7 +74,8 @@ impl ScanCache {
     pub fn open(home: &Path, workspace: &Path) -> ScanCache {
         let began = SystemTime::now();
         let workspace = workspace.display().to_string();
-        let path = home.is_dir().then(|| home.join(FOLDER).join(format!("{}.json", &sha256_hex(workspace.as_bytes())[..32])));
+        let path =
+            home.is_dir().then(|| home.join(FOLDER).join(format!("{}.json", &sha256_hex(workspace.as_bytes())[..32])));
         let known = path.as_deref().and_then(|path| read(path, &workspace)).unwrap_or_default();
         ScanCache { path, workspace, known, found: BTreeMap::new(), began }
     }

@@ -162,7 +162,7 @@ impl Sources {
 
     /// Whether the project's code was read only in part ([`ProjectFiles::read_scanning`]).
     pub fn project_files_partial(&self) -> bool {
-        self.project_files().is_some_and(ProjectFiles::is_partial)
+        self.project_files().is_some_and(|files| files.left_out() > 0)
     }
 
     /// What an installed pack's code may run.
