@@ -365,7 +365,10 @@ fn read_for_names(
 /// `sources` serving every name: the project's files read whole if they were read in part.
 fn whole(sources: Sources) -> Result<Sources, SourceError> {
     match sources.project_root().filter(|_| sources.project_files_partial()) {
-        Some(root) => Ok(sources.with_project_files(ProjectFiles::read(root)?)),
+        Some(root) => {
+            let files = sources.project_files().map(|partial| ProjectFiles::read_since(root, partial)).transpose()?;
+            Ok(sources.with_project_files(files.unwrap_or_default()))
+        }
         None => Ok(sources),
     }
 }

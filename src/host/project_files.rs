@@ -55,6 +55,20 @@ enum Known<'s> {
     Texts(&'s ProjectFiles),
 }
 
+impl Known<'_> {
+    /// What stands for reading `rel`, found as `key`: its earlier text (`Some(Some)`), or
+    /// nothing, the file left out (`Some(None)`); None: read it.
+    fn instead_of_reading(&mut self, rel: &str, key: &FileKey) -> Option<Option<Arc<str>>> {
+        match self {
+            Known::Nothing => None,
+            Known::Names(scan) => {
+                scan.cache.names(rel, key).is_some_and(|names| (scan.unwanted)(rel, names)).then_some(None)
+            }
+            Known::Texts(earlier) => earlier.unchanged(rel, key).map(Some),
+        }
+    }
+}
+
 impl ProjectFiles {
     /// Reads every `.lua` file under the code folders of `root`. A folder that does not exist
     /// holds nothing; a file that cannot be read, or a link rein does not follow
@@ -192,21 +206,17 @@ fn collect(
         } else if entry.may_be_file() && entry.path.extension().is_some_and(|e| e == "lua") {
             let rel = relative_name(&entry.path, root).expect("under the root");
             let key = entry.meta.as_ref().and_then(FileKey::of);
-            match (&mut *known, &key) {
-                (Known::Names(scan), Some(key)) => {
-                    if scan.cache.names(&rel, key).is_some_and(|names| (scan.unwanted)(&rel, names)) {
-                        files.left_out += 1;
-                        continue;
+            if let Some(key) = &key {
+                if let Some(text) = known.instead_of_reading(&rel, key) {
+                    match text {
+                        Some(text) => {
+                            files.keys.insert(rel.clone(), *key);
+                            files.texts.insert(rel, text);
+                        }
+                        None => files.left_out += 1,
                     }
+                    continue;
                 }
-                (Known::Texts(earlier), Some(key)) => {
-                    if let Some(text) = earlier.unchanged(&rel, key) {
-                        files.keys.insert(rel.clone(), *key);
-                        files.texts.insert(rel, text);
-                        continue;
-                    }
-                }
-                _ => {}
             }
             let (text, meta) = match (&held, entry.file, entry.path.file_name()) {
                 (Some(folder), true, Some(name)) => code.read_plain(folder, name, &rel),
