@@ -131,7 +131,8 @@ fn listing(dir: &Path, stat: bool) -> Vec<Entry> {
             Some(Entry { path: e.path(), folder: kind.is_dir(), file: kind.is_file(), link: kind.is_symlink(), meta })
         })
         .collect();
-    found.sort_by(|a, b| a.path.cmp(&b.path));
+    // One folder's entries: their names order them as their paths would, for less.
+    found.sort_by(|a, b| a.path.file_name().cmp(&b.path.file_name()));
     found
 }
 

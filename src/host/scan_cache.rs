@@ -61,10 +61,10 @@ pub struct ScanCache {
     /// The cache file; None: rein's home does not exist, nothing is kept.
     path: Option<PathBuf>,
     workspace: String,
-    /// As read from the cache file.
-    known: BTreeMap<String, Scanned>,
-    /// What this scan found: the entries still true, and the files read.
-    found: BTreeMap<String, Scanned>,
+    /// As read from the cache file, each marked once this scan found it still true.
+    known: BTreeMap<String, (Scanned, bool)>,
+    /// What this scan learned that the cache did not hold.
+    learned: BTreeMap<String, Scanned>,
     /// When this scan began (before any file was looked at).
     began: SystemTime,
 }
@@ -77,27 +77,35 @@ impl ScanCache {
         let path =
             home.is_dir().then(|| home.join(FOLDER).join(format!("{}.json", &sha256_hex(workspace.as_bytes())[..32])));
         let known = path.as_deref().and_then(|path| read(path, &workspace)).unwrap_or_default();
-        ScanCache { path, workspace, known, found: BTreeMap::new(), began }
+        let known = known.into_iter().map(|(rel, entry)| (rel, (entry, false))).collect();
+        ScanCache { path, workspace, known, learned: BTreeMap::new(), began }
     }
 
     /// The names the file `rel` writes, if an entry made from the file as `key` describes it
     /// says; the entry is kept for the next call.
     pub fn names(&mut self, rel: &str, key: &FileKey) -> Option<&[String]> {
-        let entry = self.known.get(rel)?;
+        let (entry, still_true) = self.known.get_mut(rel)?;
         if entry.key != *key || !entry.key.settled_before(from_epoch_ns(entry.read_at_ns)) {
             return None;
         }
-        self.found.insert(rel.to_string(), entry.clone());
-        self.found.get(rel).map(|entry| entry.names.as_slice())
+        *still_true = true;
+        Some(&entry.names)
     }
 
     /// Keeps what reading `rel` (its key `key` taken before the read) found: `names`. Not
     /// kept when the file changed too recently for its key to tell the next change.
     pub fn learn(&mut self, rel: &str, key: FileKey, names: Vec<String>) {
-        if names.len() > MOST_NAMES || self.found.len() >= MOST_FILES || !key.settled_before(self.began) {
+        if names.len() > MOST_NAMES || self.learned.len() >= MOST_FILES || !key.settled_before(self.began) {
             return;
         }
-        self.found.insert(rel.to_string(), Scanned { key, read_at_ns: epoch_ns(self.began), names });
+        // A file the cache knew, read all the same (it may serve the call), is no change.
+        if let Some((entry, still_true)) = self.known.get_mut(rel).filter(|(e, _)| e.key == key && e.names == names) {
+            *still_true = entry.key.settled_before(from_epoch_ns(entry.read_at_ns));
+            if *still_true {
+                return;
+            }
+        }
+        self.learned.insert(rel.to_string(), Scanned { key, read_at_ns: epoch_ns(self.began), names });
     }
 
     /// Writes what this scan found, when it differs from what was read (entries of files gone
@@ -105,10 +113,16 @@ impl ScanCache {
     /// logged.
     pub fn save(self) {
         let Some(path) = self.path else { return };
-        if self.found == self.known {
+        if self.learned.is_empty() && self.known.values().all(|(_, still_true)| *still_true) {
             return;
         }
-        let file = CacheFile { version: VERSION, workspace: self.workspace, files: self.found };
+        let mut files = self.learned;
+        for (rel, (entry, still_true)) in self.known {
+            if still_true && files.len() < MOST_FILES {
+                files.entry(rel).or_insert(entry);
+            }
+        }
+        let file = CacheFile { version: VERSION, workspace: self.workspace, files };
         if let Err(e) = write(&path, &file) {
             tracing::warn!("rein could not keep what it learned of the tool files in {}: {e}", path.display());
         }
@@ -118,10 +132,11 @@ impl ScanCache {
 /// The entries of `path` if it is a cache of this version for `workspace`.
 fn read(path: &Path, workspace: &str) -> Option<BTreeMap<String, Scanned>> {
     let file = std::fs::File::open(path).ok()?;
-    if file.metadata().ok()?.len() > LARGEST {
+    let len = file.metadata().ok()?.len();
+    if len > LARGEST {
         return None;
     }
-    let mut bytes = Vec::new();
+    let mut bytes = Vec::with_capacity(len as usize + 1);
     std::io::Read::read_to_end(&mut std::io::Read::take(file, LARGEST), &mut bytes).ok()?;
     let cache: CacheFile = serde_json::from_slice(&bytes).ok()?;
     (cache.version == VERSION && cache.workspace == workspace).then_some(cache.files)
@@ -193,6 +208,21 @@ mod tests {
         fewer.save();
         let kept = read(&path, &ws.path().display().to_string()).unwrap();
         assert_eq!(kept.keys().collect::<Vec<_>>(), ["tools/a.lua"]);
+    }
+
+    #[test]
+    fn a_known_file_read_all_the_same_is_no_change() {
+        let (home, ws) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let mut scan = ScanCache::open(home.path(), ws.path());
+        scan.learn("tools/a.lua", settled_key(1), vec!["a".into()]);
+        let path = scan.path.clone().unwrap();
+        scan.save();
+        let mut again = ScanCache::open(home.path(), ws.path());
+        std::fs::write(&path, "kept").unwrap();
+        assert!(again.names("tools/a.lua", &settled_key(1)).is_some());
+        again.learn("tools/a.lua", settled_key(1), vec!["a".into()]);
+        again.save();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "kept", "not written again");
     }
 
     #[test]
