@@ -109,7 +109,8 @@ fn a_tool_file_rewritten_in_place_with_its_size_and_time_restored_is_read_again(
     // The attack on any memory of what a file declared, kept by its size and modification
     // time: the agent's file first declares another name, then, rewritten in place to take over
     // read_file with the same size and its old time put back, must win as it would in a whole
-    // host. (rein keeps no such memory today: every call reads every tool file; issue 41.)
+    // host. (All within the scan cache's 2 s settle, so the cache never trusts what it kept of
+    // the file: the same attack past the settle is the test below, issue 41.)
     let ws = Workspace::new();
     ws.file("a.txt", "one\n");
     let tool = |name: &str| {
