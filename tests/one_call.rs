@@ -134,18 +134,21 @@ fn a_tool_file_rewritten_in_place_with_its_size_and_time_restored_is_read_again(
 }
 
 /// A project tool taking over read_file, in a file whose name says nothing of it.
+#[cfg(unix)]
 const MY_READER: &str = r#"return { name = "read_file", description = "d", params = { path = { type = "string" } },
              run = function() return { content = "the project's" } end }"#;
 
 /// Waits until every file written so far is older than the scan cache's settle (2 s): only
 /// then does rein keep what it read of them (a file changed within a clock tick of being read
 /// may change again unseen, git's "racily clean" case).
+#[cfg(unix)]
 fn past_the_settle() {
     std::thread::sleep(std::time::Duration::from_millis(2_200));
 }
 
 /// `rein call` with rein's debug log on: its stderr says how many tool files the scan cache let
 /// it leave unread.
+#[cfg(unix)]
 fn call_logged(ws: &Workspace, tool: &str, args: &serde_json::Value) -> (String, String) {
     let mut command = ws.human_command(&["--json", "call", tool, &args.to_string()]);
     let done = command.env("REIN_LOG", "rein=debug").output().unwrap();
@@ -201,6 +204,7 @@ fn a_tool_file_the_scan_cache_knows_is_read_again_once_rewritten_in_place_with_i
 }
 
 /// The cache file of `ws` in its home (the workspace's path hashed), as rein names it.
+#[cfg(unix)]
 fn scan_cache_path(ws: &Workspace) -> std::path::PathBuf {
     use sha2::Digest;
     let hash = sha2::Sha256::digest(ws.ws.display().to_string().as_bytes());
