@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """How rein's costs grow with what it handles (issue 41 point 2), against a floor at each size.
 
-    cargo build --release && python3 benches/growth.py [path/to/rein]
+    cargo build --release && python3 benches/growth.py [--tools] [path/to/rein]
+
+`--tools` measures only the tool files (`rein call`, `rein serve`), not the edits.
 
 Every figure is a median of this run; rein and the floor are interleaved. Peak memory is the
 ru_maxrss of one more run of each, started by GNU time (`/usr/bin/time -f %M`), in MiB: a child
@@ -11,7 +13,8 @@ with. docs/src/performance-growth.md holds a table it printed.
 """
 import json, os, shutil, statistics, subprocess, sys, tempfile, time
 
-REIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/release/rein")
+ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
+REIN = os.path.abspath(ARGS[0] if ARGS else "target/release/rein")
 LINE = b"    let value = compute(input, 42); // the quick brown fox jumps over the lazy dog\n"
 SIZES = [("1 KiB", 1 << 10), ("1 MiB", 1 << 20), ("16 MiB", 16 << 20), ("64 MiB", 64 << 20), ("256 MiB", 256 << 20)]
 TOOL = 'return {{ name = "t{n}", description = "tool {n}", run = function() return {{ n = {n} }} end }}\n'
@@ -22,6 +25,17 @@ def run(argv, cwd=None):
     start = time.perf_counter()
     subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=True)
     return time.perf_counter() - start
+
+
+def run_cpu(argv):
+    """Seconds of one process run to its end: wall clock, and the CPU it used (user and system,
+    from its rusage), which waits for the machine's other work do not add to."""
+    start = time.perf_counter()
+    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    assert child.returncode == 0, argv
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
 
 
 GNU_TIME = "/usr/bin/time"
@@ -85,9 +99,14 @@ def edits(root, runs):
         shutil.rmtree(os.path.join(root, label.replace(" ", "")))
 
 
+# rein keeps what it read of a tool file only once the file is older than this (its scan cache's
+# settle: docs/src/performance-growth.md), as an agent's tool files mostly are.
+SETTLE = 2.2
+
+
 def tool_files(root, runs):
-    print("\n| project tool files | `rein call read_file` | per file |")
-    print("|---|---|---|")
+    print("\n| project tool files | `rein call read_file`: wall | CPU | CPU per file | no scan cache yet: wall | CPU | CPU per file |")
+    print("|---|---|---|---|---|---|---|")
     base = None
     for count in (0, 100, 1000):
         ws, home = os.path.join(root, f"t{count}", "ws"), os.path.join(root, f"t{count}", "home")
@@ -98,10 +117,23 @@ def tool_files(root, runs):
         with open(os.path.join(ws, "small.txt"), "w") as f:
             f.write("line\n" * 50)
         args = json.dumps({"path": "small.txt"})
-        took = statistics.median(run(rein(ws, home, "call", "read_file", args)) for _ in range(runs))
-        base = took if base is None else base
-        per = f"{(took - base) / count * 1e6:.1f} µs" if count else "—"
-        print(f"| {count} | {took * 1e3:.2f} ms | {per} |")
+        call = rein(ws, home, "call", "read_file", args)
+        time.sleep(SETTLE)
+        run(call)
+        # Interleaved: a call finding the cache, and one finding none (it reads every file and
+        # writes the cache, as the first call after the files changed does).
+        warm, cold = [], []
+        for _ in range(runs):
+            warm.append(run_cpu(call))
+            shutil.rmtree(os.path.join(home, "scans"), ignore_errors=True)
+            cold.append(run_cpu(call))
+        medians = [statistics.median(t[i] for t in runs_) for runs_ in (warm, cold) for i in (0, 1)]
+        base = medians if base is None else base
+        cells = []
+        for i in (0, 2):
+            per = f"{(medians[i + 1] - base[i + 1]) / count * 1e6:.1f} µs" if count else "—"
+            cells += [f"{medians[i] * 1e3:.2f} ms", f"{medians[i + 1] * 1e3:.2f} ms", per]
+        print(f"| {count} | " + " | ".join(cells) + " |")
 
 
 def serve(root):
@@ -133,6 +165,7 @@ def serve(root):
 if __name__ == "__main__":
     print(f"rein: {REIN}; load average {os.getloadavg()}")
     with tempfile.TemporaryDirectory(dir=os.environ.get("GROWTH_DIR", "/tmp")) as root:
-        edits(root, 5)
-        tool_files(root, 11)
+        if "--tools" not in sys.argv:
+            edits(root, 5)
+        tool_files(root, 31)
         serve(root)

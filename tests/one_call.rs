@@ -109,7 +109,8 @@ fn a_tool_file_rewritten_in_place_with_its_size_and_time_restored_is_read_again(
     // The attack on any memory of what a file declared, kept by its size and modification
     // time: the agent's file first declares another name, then, rewritten in place to take over
     // read_file with the same size and its old time put back, must win as it would in a whole
-    // host. (rein keeps no such memory today: every call reads every tool file; issue 41.)
+    // host. (All within the scan cache's 2 s settle, so the cache never trusts what it kept of
+    // the file: the same attack past the settle is the test below, issue 41.)
     let ws = Workspace::new();
     ws.file("a.txt", "one\n");
     let tool = |name: &str| {
@@ -130,4 +131,125 @@ fn a_tool_file_rewritten_in_place_with_its_size_and_time_restored_is_read_again(
     let meta = std::fs::metadata(ws.path("tools/mine.lua")).unwrap();
     assert_eq!((meta.len(), meta.modified().unwrap()), (before.len() as u64, modified));
     assert_eq!(ws.ok("read_file", &json!({"path": "a.txt"}))["content"], json!("the project's"));
+}
+
+/// A project tool taking over read_file, in a file whose name says nothing of it.
+#[cfg(unix)]
+const MY_READER: &str = r#"return { name = "read_file", description = "d", params = { path = { type = "string" } },
+             run = function() return { content = "the project's" } end }"#;
+
+/// Waits until every file written so far is older than the scan cache's settle (2 s): only
+/// then does rein keep what it read of them (a file changed within a clock tick of being read
+/// may change again unseen, git's "racily clean" case).
+#[cfg(unix)]
+fn past_the_settle() {
+    std::thread::sleep(std::time::Duration::from_millis(2_200));
+}
+
+/// `rein call` with rein's debug log on: its stderr says how many tool files the scan cache let
+/// it leave unread.
+#[cfg(unix)]
+fn call_logged(ws: &Workspace, tool: &str, args: &serde_json::Value) -> (String, String) {
+    let mut command = ws.human_command(&["--json", "call", tool, &args.to_string()]);
+    let done = command.env("REIN_LOG", "rein=debug").output().unwrap();
+    let (out, err) =
+        (String::from_utf8_lossy(&done.stdout).into_owned(), String::from_utf8_lossy(&done.stderr).into_owned());
+    assert!(done.status.success(), "{out}{err}");
+    (out, err)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_tool_file_the_scan_cache_knows_is_read_again_once_rewritten_in_place_with_its_size_and_time_restored() {
+    // The attack on the cache itself, past its settle: the agent's file declares another name
+    // long enough for rein to keep that, then is rewritten in place to take over read_file,
+    // its size and modification time put back. Its change time moved, so the entry no longer
+    // serves and the project's tool wins, as in a whole host.
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\n");
+    let tool = |name: &str| MY_READER.replace("\"read_file\"", &format!("\"{name}\""));
+    let (before, after) = (tool("reed_fila"), tool("read_file"));
+    ws.file("tools/mine.lua", &before);
+    ws.file("tools/other.lua", MARKING);
+    let modified = std::fs::metadata(ws.path("tools/mine.lua")).unwrap().modified().unwrap();
+    past_the_settle();
+    let (out, err) = call_logged(&ws, "read_file", &json!({"path": "a.txt"}));
+    assert!(out.contains("\"total_lines\":1") && err.contains("0 tool and recipe files left unread"), "{out}{err}");
+    let scans: Vec<_> = std::fs::read_dir(ws.home.join("scans")).unwrap().flatten().map(|e| e.path()).collect();
+    assert_eq!(scans.len(), 1, "one cache for the workspace, in rein's home: {scans:?}");
+    let written = std::fs::metadata(&scans[0]).unwrap();
+    let (out, err) = call_logged(&ws, "read_file", &json!({"path": "a.txt"}));
+    assert!(out.contains("\"total_lines\":1") && err.contains("2 tool and recipe files left unread"), "{out}{err}");
+    let again = std::fs::metadata(&scans[0]).unwrap();
+    assert_eq!(
+        (again.modified().unwrap(), again.len()),
+        (written.modified().unwrap(), written.len()),
+        "nothing changed, nothing written"
+    );
+    assert!(!ws.path(".rein/scans").exists(), "nothing of it in the workspace");
+
+    let mut file = std::fs::OpenOptions::new().write(true).open(ws.path("tools/mine.lua")).unwrap();
+    std::io::Write::write_all(&mut file, after.as_bytes()).unwrap();
+    file.set_modified(modified).unwrap();
+    drop(file);
+    let meta = std::fs::metadata(ws.path("tools/mine.lua")).unwrap();
+    assert_eq!((meta.len(), meta.modified().unwrap()), (before.len() as u64, modified));
+    assert_eq!(ws.ok("read_file", &json!({"path": "a.txt"}))["content"], json!("the project's"));
+    past_the_settle();
+    assert_eq!(
+        ws.ok("read_file", &json!({"path": "a.txt"}))["content"],
+        json!("the project's"),
+        "and after its settle"
+    );
+}
+
+/// The cache file of `ws` in its home (the workspace's path hashed), as rein names it.
+#[cfg(unix)]
+fn scan_cache_path(ws: &Workspace) -> std::path::PathBuf {
+    use sha2::Digest;
+    let hash = sha2::Sha256::digest(ws.ws.display().to_string().as_bytes());
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    ws.home.join("scans").join(format!("{}.json", &hex[..32]))
+}
+
+#[cfg(unix)]
+#[test]
+fn a_forged_corrupted_or_foreign_scan_cache_does_not_hide_a_tool_file_that_declares_read_file() {
+    use std::os::unix::fs::MetadataExt;
+    // Each cache claims tools/my_reader.lua declares nothing while it declares read_file; each
+    // is wrong in one way, and the project's tool still wins. The last is forged with every
+    // field right, as only a program that can write rein's home could (and that program could
+    // grant itself anything in approvals.toml): it is trusted, which shows the others were
+    // refused for their one fault and not for their form.
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\n");
+    ws.file("tools/my_reader.lua", MY_READER);
+    let meta = std::fs::metadata(ws.path("tools/my_reader.lua")).unwrap();
+    let ns = |secs: i64, nanos: i64| secs * 1_000_000_000 + nanos;
+    let (mtime, ctime) = (ns(meta.mtime(), meta.mtime_nsec()), ns(meta.ctime(), meta.ctime_nsec()));
+    let entry = |ctime_ns: i64, read_at_ns: i64| {
+        json!({"key": {"dev": meta.dev(), "ino": meta.ino(), "size": meta.size(), "mtime_ns": mtime, "ctime_ns": ctime_ns},
+               "read_at_ns": read_at_ns, "names": []})
+    };
+    let cache = |workspace: &std::path::Path, entry: serde_json::Value| {
+        json!({"version": 1, "workspace": workspace.display().to_string(), "files": {"tools/my_reader.lua": entry}})
+            .to_string()
+    };
+    let settled = ctime + 10_000_000_000;
+    let cases = [
+        ("the change time the file had before", cache(&ws.ws, entry(ctime - 1, settled))),
+        ("read within the settle of its change", cache(&ws.ws, entry(ctime, ctime + 1_000_000_000))),
+        ("another workspace's", cache(&ws.root.join("other"), entry(ctime, settled))),
+        ("torn", cache(&ws.ws, entry(ctime, settled)).trim_end_matches('}').to_string()),
+        ("of another version", cache(&ws.ws, entry(ctime, settled)).replace("\"version\":1", "\"version\":2")),
+    ];
+    let path = scan_cache_path(&ws);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    for (case, text) in cases {
+        assert_ne!(text, cache(&ws.ws, entry(ctime, settled)), "{case}");
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(ws.ok("read_file", &json!({"path": "a.txt"}))["content"], json!("the project's"), "{case}");
+    }
+    std::fs::write(&path, cache(&ws.ws, entry(ctime, settled))).unwrap();
+    assert_eq!(ws.ok("read_file", &json!({"path": "a.txt"}))["total_lines"], json!(1), "the control: home is trusted");
 }

@@ -8,7 +8,9 @@ use super::config::{HomeConfig, LuaConfig};
 use super::generation::Generation;
 use super::nested_calls::only_own_code_calling_no_tool;
 use super::policy_files::{self, PolicyFiles};
-use super::sources::{PackLayer, Sources};
+use super::project_files::{ProjectFiles, Scan, SourceError};
+use super::scan_cache::ScanCache;
+use super::sources::{wanted, PackLayer, Sources};
 use super::Host;
 use crate::error::{Code, Failure};
 use crate::harmony::hdc_servers::HdcServers;
@@ -235,8 +237,11 @@ impl HostBuilder {
             (None, None, true) => {
                 let (packs, problems) = locked_packs(&kernel, &policy.lock, lenient)?;
                 skipped = problems;
-                Sources::with_packs(kernel.scope().workspace(), packs)
-                    .map_err(source_failure)?
+                let files = match &self.only {
+                    Some(names) => read_for_names(&kernel, names, &policy.config.overrides),
+                    None => ProjectFiles::read(kernel.scope().workspace()),
+                };
+                Sources::with_packs_and_files(kernel.scope().workspace(), packs, files.map_err(source_failure)?)
                     .with_overrides(policy.config.overrides.clone())
             }
         };
@@ -249,7 +254,7 @@ impl HostBuilder {
         // other tool (which would then not be there); else everything.
         let sources = match self.only.map(|names| sources.clone().serving_only(names)) {
             Some(only) if only_own_code_calling_no_tool(&only) => only,
-            _ => sources,
+            _ => whole(sources).map_err(source_failure)?,
         };
         let kernel = Arc::new(kernel);
         let sources = Arc::new(sources);
@@ -337,7 +342,38 @@ pub(crate) fn locked_packs(
     Ok((packs, problems))
 }
 
-fn source_failure(err: super::project_files::SourceError) -> Failure {
+/// The project's code for a host serving only `names`: the tool and recipe files the scan
+/// cache in home knows cannot declare one of them are left unread (issue 41).
+fn read_for_names(
+    kernel: &Kernel,
+    names: &[String],
+    overrides: &std::collections::BTreeMap<String, String>,
+) -> Result<ProjectFiles, SourceError> {
+    let wanted = wanted(names.iter().cloned(), overrides);
+    let unwanted = |rel: &str, written: &[String]| !wanted.may_declare_names(rel, None, written);
+    let mut cache = ScanCache::open(kernel.scope().home(), kernel.scope().workspace());
+    let files =
+        ProjectFiles::read_scanning(kernel.scope().workspace(), Scan { cache: &mut cache, unwanted: &unwanted })?;
+    cache.save();
+    tracing::debug!(
+        "{} tool and recipe files left unread: the scan cache knows they cannot declare {names:?}",
+        files.left_out()
+    );
+    Ok(files)
+}
+
+/// `sources` serving every name: the project's files read whole if they were read in part.
+fn whole(sources: Sources) -> Result<Sources, SourceError> {
+    match sources.project_root().filter(|_| sources.project_files_partial()) {
+        Some(root) => {
+            let files = sources.project_files().map(|partial| ProjectFiles::read_since(root, partial)).transpose()?;
+            Ok(sources.with_project_files(files.unwrap_or_default()))
+        }
+        None => Ok(sources),
+    }
+}
+
+fn source_failure(err: SourceError) -> Failure {
     Failure::new(Code::IoError, err.to_string())
 }
 

@@ -42,7 +42,7 @@ impl CodeRoot {
             )));
         }
         let place = Place::beneath(&self.dir, &target, false)?;
-        text_of(place.dir.open_read(&place.name)?)
+        text_of(place.dir.open_read(&place.name)?).map(|(text, _)| text)
     }
 
     /// The project's folder `rel` (e.g. `tools`), held open without following a link: the plain
@@ -56,17 +56,23 @@ impl CodeRoot {
     /// open, since `rein call` reads every tool file of the project (issue 41). Whatever stops
     /// that (a link swapped in since the listing, a file gone) goes [`CodeRoot::read`]'s way,
     /// which follows a link inside the project and says why anything else cannot be read.
-    pub fn read_plain(&self, folder: &Dir, name: &OsStr, rel: &str) -> std::io::Result<String> {
+    /// With the text, the metadata of the file read when it was read so (taken before the read).
+    pub fn read_plain(
+        &self,
+        folder: &Dir,
+        name: &OsStr,
+        rel: &str,
+    ) -> std::io::Result<(String, Option<std::fs::Metadata>)> {
         match folder.open_read(name) {
-            Ok(file) => text_of(file),
-            Err(_) => self.read(rel),
+            Ok(file) => text_of(file).map(|(text, meta)| (text, Some(meta))),
+            Err(_) => self.read(rel).map(|text| (text, None)),
         }
     }
 }
 
 /// The text of a code file opened to be read: a regular file of at most [`CODE_FILE_LIMIT`],
-/// UTF-8.
-fn text_of(file: std::fs::File) -> std::io::Result<String> {
+/// UTF-8; and its metadata, read before its bytes.
+fn text_of(file: std::fs::File) -> std::io::Result<(String, std::fs::Metadata)> {
     let meta = file.metadata()?;
     if !meta.is_file() || meta.len() > CODE_FILE_LIMIT {
         return Err(refused(format!(
@@ -75,7 +81,8 @@ fn text_of(file: std::fs::File) -> std::io::Result<String> {
         )));
     }
     let bytes = read_all(file, meta.len(), CODE_FILE_LIMIT)?;
-    String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+    let text = String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+    Ok((text, meta))
 }
 
 /// One entry of a folder of code, its kind read without following a link.
@@ -86,6 +93,8 @@ pub struct Entry {
     /// A regular file itself (never a link to one).
     pub file: bool,
     pub link: bool,
+    /// Its metadata (links not followed), for a plain file listed by [`entries_stat`].
+    pub meta: Option<std::fs::Metadata>,
 }
 
 impl Entry {
@@ -103,15 +112,28 @@ impl Entry {
 
 /// The entries of `dir`, sorted by path; none when it cannot be listed.
 pub fn entries(dir: &Path) -> Vec<Entry> {
+    listing(dir, false)
+}
+
+/// [`entries`], each plain file's metadata read through the folder as it is listed (one
+/// `statx` beside the listing's open folder, no walk from the root).
+pub fn entries_stat(dir: &Path) -> Vec<Entry> {
+    listing(dir, true)
+}
+
+fn listing(dir: &Path, stat: bool) -> Vec<Entry> {
     let Ok(listed) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut found: Vec<Entry> = listed
         .flatten()
         .filter_map(|e| {
             let kind = e.file_type().ok()?;
-            Some(Entry { path: e.path(), folder: kind.is_dir(), file: kind.is_file(), link: kind.is_symlink() })
+            let meta = if stat && kind.is_file() { e.metadata().ok() } else { None };
+            Some(Entry { path: e.path(), folder: kind.is_dir(), file: kind.is_file(), link: kind.is_symlink(), meta })
         })
         .collect();
-    found.sort_by(|a, b| a.path.cmp(&b.path));
+    // One folder's entries share their parent: their paths' bytes order them as their
+    // components would, without parsing every path again for each comparison.
+    found.sort_by(|a, b| a.path.as_os_str().cmp(b.path.as_os_str()));
     found
 }
 

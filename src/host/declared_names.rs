@@ -56,13 +56,19 @@ impl Wanted {
     /// writes no name at all and its file name is one (it cannot load, and a call to that name
     /// must say why).
     pub fn may_declare(&self, rel: &str, pack: Option<&str>, text: &str) -> bool {
-        let stem = rel.rsplit('/').next().and_then(|n| n.strip_suffix(".lua"));
         // One pass over the text: `rein call` reads every tool file this way before it loads one.
         let written: Vec<&str> = literal_names(text).collect();
+        self.may_declare_names(rel, pack, &written)
+    }
+
+    /// [`Wanted::may_declare`] for a file that writes the names `written` (all of
+    /// [`literal_names`], as the scan cache keeps them).
+    pub fn may_declare_names(&self, rel: &str, pack: Option<&str>, written: &[impl AsRef<str>]) -> bool {
+        let stem = rel.rsplit('/').next().and_then(|n| n.strip_suffix(".lua"));
         self.0
             .iter()
             .filter_map(|wanted| local_name(pack, wanted))
-            .any(|local| written.contains(&local) || (written.is_empty() && stem == Some(local)))
+            .any(|local| written.iter().any(|w| w.as_ref() == local) || (written.is_empty() && stem == Some(local)))
     }
 }
 

@@ -81,11 +81,15 @@ pub struct Sources {
 impl Sources {
     /// Built-ins, then each installed pack, then the project's code as it is on disk now.
     pub fn with_packs(workspace: &Path, packs: Vec<PackLayer>) -> Result<Sources, SourceError> {
-        let files = Arc::new(ProjectFiles::read(workspace)?);
+        Ok(Sources::with_packs_and_files(workspace, packs, ProjectFiles::read(workspace)?))
+    }
+
+    /// Built-ins, then each installed pack, then the project's code `files` read from `workspace`.
+    pub fn with_packs_and_files(workspace: &Path, packs: Vec<PackLayer>, files: ProjectFiles) -> Sources {
         let mut layers = vec![Layer::Embedded];
         layers.extend(packs.into_iter().map(Layer::Pack));
-        layers.push(Layer::Project { root: workspace.to_path_buf(), files });
-        Ok(Sources { layers, overrides: Default::default(), natives: NativeModules::default(), only: None })
+        layers.push(Layer::Project { root: workspace.to_path_buf(), files: Arc::new(files) });
+        Sources { layers, overrides: Default::default(), natives: NativeModules::default(), only: None }
     }
 
     /// Built-ins, then the project's code as it is on disk now.
@@ -152,14 +156,13 @@ impl Sources {
     /// The same sources serving only `names` (and the tools `[overrides]` maps them to): only
     /// the files that may declare one of them load ([`Wanted::may_declare`]).
     pub fn serving_only(mut self, names: impl IntoIterator<Item = String>) -> Sources {
-        let mut wanted = Wanted::new(names);
-        for (name, target) in &self.overrides {
-            if wanted.contains(name) {
-                wanted.add(target);
-            }
-        }
-        self.only = Some(Arc::new(wanted));
+        self.only = Some(Arc::new(wanted(names, &self.overrides)));
         self
+    }
+
+    /// Whether the project's code was read only in part ([`ProjectFiles::read_scanning`]).
+    pub fn project_files_partial(&self) -> bool {
+        self.project_files().is_some_and(|files| files.left_out() > 0)
     }
 
     /// What an installed pack's code may run.
@@ -311,6 +314,21 @@ impl Sources {
             })
             .collect()
     }
+}
+
+/// The names a host serving only `names` loads: those, and the tools `overrides` (rein.toml's
+/// `[overrides]`) maps them to.
+pub fn wanted(
+    names: impl IntoIterator<Item = String>,
+    overrides: &std::collections::BTreeMap<String, String>,
+) -> Wanted {
+    let mut wanted = Wanted::new(names);
+    for (name, target) in overrides {
+        if wanted.contains(name) {
+            wanted.add(target);
+        }
+    }
+    wanted
 }
 
 fn in_pack(mut file: SourceFile, pack: &str) -> SourceFile {

@@ -106,16 +106,18 @@ impl Host {
     /// read (added, changed or gone), and rein.lock when the packs it pins with a person's
     /// approval are not the ones served.
     fn changed_since_read(&self, root: &Path) -> Vec<String> {
-        let mut changed: Vec<String> =
-            match (self.generation().sources.project_files().cloned(), ProjectFiles::read(root)) {
-                (Some(read), Ok(now)) => read
-                    .paths()
-                    .chain(now.paths())
-                    .filter(|rel| read.get(rel) != now.get(rel))
-                    .map(str::to_string)
-                    .collect(),
-                _ => Vec::new(),
-            };
+        // Unchanged files keep the generation's texts unread (their keys tell), so a start
+        // with many tool files does not read them all twice (issue 41).
+        let read = self.generation().sources.project_files().cloned();
+        let mut changed: Vec<String> = match read.map(|read| (ProjectFiles::read_since(root, &read), read)) {
+            Some((Ok(now), read)) => read
+                .paths()
+                .chain(now.paths())
+                .filter(|rel| read.get(rel) != now.get(rel))
+                .map(str::to_string)
+                .collect(),
+            _ => Vec::new(),
+        };
         if self.packs_changed() {
             changed.push(LOCK_FILE.to_string());
         }
