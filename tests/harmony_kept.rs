@@ -3,6 +3,9 @@
 //! person's yes only (their rule in home approvals.toml here; never `--yes`); it outlives the
 //! rein call and the MCP session that started it; `rein ps` lists it, `rein stop` and
 //! `emulator_stop` end it and everything of its process group; no other program is kept.
+//! On Windows the holder is detached from rein's console, group and Job Object and holds the
+//! Emulator in a Job Object of its own: what is left running is then the holder and the
+//! Emulator it started (its pid in the log), as no process group can be listed there.
 
 use std::time::{Duration, Instant};
 
@@ -29,6 +32,7 @@ fn allow_start(lab: &Lab) {
 }
 
 /// The processes of process group `group` that have not ended (a zombie has).
+#[cfg(unix)]
 fn group_members(group: u32) -> Vec<(u32, String)> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
@@ -41,6 +45,76 @@ fn group_members(group: u32) -> Vec<(u32, String)> {
         }
     }
     found
+}
+
+/// What of kept program `id` (holder `holder`) still runs: Unix, its holder's process group;
+/// Windows, the holder and the program it started (`started as process N` in the log).
+fn left_running(lab: &Lab, id: &str, holder: u32) -> Vec<u32> {
+    #[cfg(unix)]
+    {
+        let _ = (lab, id);
+        group_members(holder).into_iter().map(|(pid, _)| pid).collect()
+    }
+    #[cfg(windows)]
+    {
+        let mut pids = vec![holder];
+        pids.extend(program_pid(lab, id));
+        pids.into_iter().filter(|pid| windows::runs(*pid)).collect()
+    }
+}
+
+/// The pid the holder logged for the program it started.
+#[cfg(windows)]
+fn program_pid(lab: &Lab, id: &str) -> Option<u32> {
+    let log = std::fs::read_to_string(lab.ws.ws.join(format!(".rein/kept/{id}.log"))).ok()?;
+    let (_, after) = log.split_once(" started as process ")?;
+    after.split_whitespace().next()?.parse().ok()
+}
+
+/// Kills process `pid` (what a crash or a person's Task Manager does to the holder).
+fn kill(pid: u32) {
+    #[cfg(unix)]
+    // SAFETY: a process this test started.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGKILL)
+    };
+    #[cfg(windows)]
+    windows::kill(pid);
+}
+
+#[cfg(windows)]
+mod windows {
+    use windows_sys::Win32::Foundation::{CloseHandle, STILL_ACTIVE};
+    use windows_sys::Win32::System::Threading::{
+        GetExitCodeProcess, OpenProcess, TerminateProcess, WaitForSingleObject, PROCESS_QUERY_LIMITED_INFORMATION,
+        PROCESS_SYNCHRONIZE, PROCESS_TERMINATE,
+    };
+
+    pub fn runs(pid: u32) -> bool {
+        // SAFETY: a query-only handle, closed below.
+        let handle = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) };
+        if handle.is_null() {
+            return false;
+        }
+        let mut code = 0u32;
+        // SAFETY: an open handle and an out pointer; the handle is closed once.
+        let running = unsafe { GetExitCodeProcess(handle, &mut code) } != 0 && code == STILL_ACTIVE as u32;
+        unsafe { CloseHandle(handle) };
+        running
+    }
+
+    pub fn kill(pid: u32) {
+        // SAFETY: a handle to a process this test started, closed below.
+        let handle = unsafe { OpenProcess(PROCESS_TERMINATE | PROCESS_SYNCHRONIZE, 0, pid) };
+        if !handle.is_null() {
+            // SAFETY: an open handle with the rights used; closed once.
+            unsafe {
+                TerminateProcess(handle, 1);
+                WaitForSingleObject(handle, 5000);
+                CloseHandle(handle);
+            }
+        }
+    }
 }
 
 fn ps(lab: &Lab) -> Vec<Value> {
@@ -58,12 +132,17 @@ impl Drop for Cleanup<'_> {
         for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let Ok(text) = std::fs::read_to_string(entry.path()) else { continue };
             let Ok(record) = serde_json::from_str::<Value>(&text) else { continue };
-            if let Some(pid) = record["holder_pid"].as_i64() {
-                if !group_members(pid as u32).is_empty() {
-                    // SAFETY: a process group this test started.
-                    unsafe { libc::kill(-(pid as i32), libc::SIGKILL) };
-                }
+            let (Some(pid), Some(id)) = (record["holder_pid"].as_u64(), record["id"].as_str()) else { continue };
+            #[cfg(unix)]
+            if !group_members(pid as u32).is_empty() {
+                // SAFETY: a process group this test started.
+                unsafe { libc::kill(-(pid as i32), libc::SIGKILL) };
             }
+            #[cfg(windows)]
+            for left in left_running(self.0, id, pid as u32) {
+                kill(left);
+            }
+            let _ = id;
         }
     }
 }
@@ -92,8 +171,8 @@ fn the_kept_emulator_outlives_its_call_rein_ps_lists_it_and_rein_stop_ends_its_w
     assert_eq!(kept[0]["command"], json!("emulator -start Mate60"));
     assert!(kept[0]["approved_by"].to_string().contains("emulator -start Mate60"), "{:#}", kept[0]);
     let holder = kept[0]["holder_pid"].as_u64().unwrap() as u32;
-    let members = group_members(holder);
-    assert!(members.iter().any(|(pid, _)| *pid == holder), "the holder leads its group: {members:?}");
+    let members = left_running(&lab, &id, holder);
+    assert!(members.contains(&holder), "the holder leads its group: {members:?}");
     assert!(members.len() >= 2, "holder and Emulator: {members:?}");
     let devices = lab.ok(&[], "device_list", json!({}));
     let row = devices["devices"].as_array().unwrap().iter().find(|d| d["key"] == json!("127.0.0.1:5555")).cloned();
@@ -119,7 +198,7 @@ fn the_kept_emulator_outlives_its_call_rein_ps_lists_it_and_rein_stop_ends_its_w
     assert_eq!(status, 0, "{stopped}");
     assert_eq!(stopped["result"]["was_running"], json!(true), "{stopped}");
     assert_eq!(stopped["result"]["stopped"]["how"], json!("own_stop"), "{stopped}");
-    assert!(group_members(holder).is_empty(), "left running: {:?}", group_members(holder));
+    assert!(left_running(&lab, &id, holder).is_empty(), "left running: {:?}", left_running(&lab, &id, holder));
     assert!(lab.ran("emulator").iter().any(|c| c == "emulator -stop Mate60"), "{:?}", lab.ran("emulator"));
     let kept = ps(&lab);
     assert_eq!(kept[0]["state"], json!("ended"), "{kept:#?}");
@@ -195,12 +274,23 @@ fn a_killed_holder_takes_the_emulator_with_it_and_ps_says_ended() {
     let started = lab.ok(&[], "emulator_start", json!({"name": "Mate60", "deadline_ms": 30000}));
     let id = started["kept_id"].as_str().unwrap().to_string();
     let holder = ps(&lab)[0]["holder_pid"].as_u64().unwrap() as u32;
-    // SAFETY: the holder this test started.
-    unsafe { libc::kill(holder as i32, libc::SIGKILL) };
-    // The Emulator sees its launcher go (§6: "Client heartbeat lost, exit") and ends.
-    wait_until("the Emulator ends with its holder", Duration::from_secs(10), || group_members(holder).is_empty());
+    #[cfg(windows)]
+    let emulator = program_pid(&lab, &id).expect("the holder logs the Emulator's pid");
+    kill(holder);
+    // Unix: the Emulator sees its launcher go (§6: "Client heartbeat lost, exit") and ends.
+    // Windows: the holder's Job Object (kill-on-close) ends it with the holder.
+    wait_until("the Emulator ends with its holder", Duration::from_secs(10), || {
+        left_running(&lab, &id, holder).is_empty()
+    });
+    #[cfg(windows)]
+    assert!(!windows::runs(emulator), "the Emulator ended with its holder's job");
     let kept = ps(&lab);
     assert_eq!((kept[0]["id"].as_str(), kept[0]["state"].as_str()), (Some(id.as_str()), Some("ended")), "{kept:#?}");
+    // Windows: the job ends the fake at once, before it could mark itself stopped (the fake
+    // watches its launcher on Unix only), so what it recorded is not checked there.
+    if cfg!(windows) {
+        return;
+    }
     // It ended on its own (its output went to the holder, which is gone): the instance is no
     // longer running and its device is Offline, as after a real one's heartbeat loss.
     let listed = lab.ok(&[], "emulator_list", json!({}));
@@ -258,13 +348,14 @@ fn the_kept_emulator_outlives_the_mcp_session_and_emulator_stop_ends_it_with_its
     let kept = ps(&lab);
     assert_eq!(kept[0]["state"], json!("running"), "{kept:#?}");
     let holder = kept[0]["holder_pid"].as_u64().unwrap() as u32;
+    let id = kept[0]["id"].as_str().unwrap().to_string();
     let listed = lab.ok(&[], "emulator_list", json!({}));
     assert_eq!(listed["kept"][0]["id"], kept[0]["id"], "{listed:#}");
     assert_eq!(listed["kept"][0]["state"], json!("running"), "{listed:#}");
     // emulator_stop ends the instance and its holder, and nothing of the group is left.
     let stopped = lab.ok(&["--yes"], "emulator_stop", json!({"name": "Mate60"}));
     assert_eq!(stopped, json!({"name": "Mate60", "stopped": true, "was_running": true}));
-    assert!(group_members(holder).is_empty(), "left running: {:?}", group_members(holder));
+    assert!(left_running(&lab, &id, holder).is_empty(), "left running: {:?}", left_running(&lab, &id, holder));
     assert_eq!(ps(&lab)[0]["state"], json!("ended"));
 }
 
@@ -303,6 +394,8 @@ fn the_kept_emulator_writes_only_where_its_confinement_lets_it() {
 
 /// A person at rein's terminal prompt says yes once: the emulator starts and outlives the
 /// terminal session too (the pty's session ends with the command; the holder has its own).
+/// Unix only: the terminal is a pty (`common::in_terminal`).
+#[cfg(unix)]
 #[test]
 fn a_person_at_the_terminal_says_yes_and_the_emulator_outlives_the_terminal() {
     let Some(lab) = lab() else { return };

@@ -17,8 +17,8 @@ use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle};
 use std::path::Path;
 
 use windows_sys::Win32::Foundation::{
-    LocalFree, SetHandleInformation, ERROR_ACCESS_DENIED, ERROR_FILE_NOT_FOUND, ERROR_PATH_NOT_FOUND, ERROR_SUCCESS, HANDLE,
-    HANDLE_FLAG_INHERIT, WAIT_OBJECT_0,
+    LocalFree, SetHandleInformation, ERROR_ACCESS_DENIED, ERROR_FILE_NOT_FOUND, ERROR_PATH_NOT_FOUND, ERROR_SUCCESS,
+    HANDLE, HANDLE_FLAG_INHERIT, WAIT_OBJECT_0,
 };
 use windows_sys::Win32::Security::Authorization::{
     ConvertStringSidToSidW, GetNamedSecurityInfoW, SetEntriesInAclW, SetNamedSecurityInfoW, DENY_ACCESS,
@@ -300,8 +300,7 @@ pub fn start_suspended(token: &RestrictedToken, launch: &Launch<'_>) -> std::io:
     let (stdout, stdout_child) = pipe()?;
     let (stderr, stderr_child) = pipe()?;
     let children = [&stdin_child, &stdout_child, &stderr_child];
-    let (process, thread) =
-        create_process(Some(token), launch, children, CREATE_SUSPENDED).map_err(|e| e.into_io())?;
+    let (process, thread) = create_process(Some(token), launch, children, CREATE_SUSPENDED).map_err(|e| e.into_io())?;
     // The child's ends close here (it holds its own copies).
     drop((stdin_child, stdout_child, stderr_child));
     Ok(Started { process, thread, stdin, stdout, stderr })
@@ -353,7 +352,9 @@ pub fn start_detached(
     launch: &Launch<'_>,
     log: &std::fs::File,
 ) -> Result<Detached, DetachError> {
-    use windows_sys::Win32::System::Threading::{CREATE_BREAKAWAY_FROM_JOB, CREATE_NEW_PROCESS_GROUP, DETACHED_PROCESS};
+    use windows_sys::Win32::System::Threading::{
+        CREATE_BREAKAWAY_FROM_JOB, CREATE_NEW_PROCESS_GROUP, DETACHED_PROCESS,
+    };
     if in_job_without_breakaway()? {
         return Err(DetachError::JobForbidsBreakaway);
     }

@@ -180,7 +180,9 @@ fn is_holder(record: &Record) -> bool {
 /// written on Windows) names no holder rein can tell apart, so none.
 #[cfg(windows)]
 fn is_holder(record: &Record) -> bool {
-    record.holder_created.is_some_and(|created| crate::kernel::platform::process_windows::runs(record.holder_pid, created))
+    record
+        .holder_created
+        .is_some_and(|created| crate::kernel::platform::process_windows::runs(record.holder_pid, created))
 }
 
 /// macOS: not checked yet; the pid is taken at its word.

@@ -181,8 +181,9 @@ impl Kernel {
                 let io = |e: std::io::Error| KernelError::io("confine", command.clone(), e);
                 let sid = windows_acl::new_capability_sid().map_err(io)?;
                 let records = windows_acl::records_in(self.scope.home());
-                let granted = windows_acl::grant(windows_acl::os_entries(), &records, &grants, &sid, std::process::id())
-                    .map_err(|e| io(std::io::Error::other(e.to_string())))?;
+                let granted =
+                    windows_acl::grant(windows_acl::os_entries(), &records, &grants, &sid, std::process::id())
+                        .map_err(|e| io(std::io::Error::other(e.to_string())))?;
                 restricted = Some((sid, granted));
             }
             confine::Plan::Unconfined(_) if self.spawn.confine != confine::ConfineMode::Off => {

@@ -87,7 +87,8 @@ impl Kernel {
     fn release_entries(&self, record: &Record) {
         let Some(sid) = &record.capability_sid else { return };
         let records = crate::kernel::process::windows_acl::records_in(self.scope.home());
-        if let Err(undone) = records.release(record.holder_pid, sid, crate::kernel::process::windows_acl::os_entries()) {
+        if let Err(undone) = records.release(record.holder_pid, sid, crate::kernel::process::windows_acl::os_entries())
+        {
             tracing::warn!(target: "rein::spawn", "kept {}: {undone} (recorded: the next start removes them)", record.id);
         }
     }
@@ -138,10 +139,9 @@ fn group_gone(group: i32) -> bool {
 async fn end_group(record: &Record) -> &'static str {
     if let Some(created) = record.holder_created {
         let pid = record.holder_pid;
-        let _ = tokio::task::spawn_blocking(move || {
-            crate::kernel::platform::process_windows::end(pid, created, KILL_WAIT)
-        })
-        .await;
+        let _ =
+            tokio::task::spawn_blocking(move || crate::kernel::platform::process_windows::end(pid, created, KILL_WAIT))
+                .await;
     }
     "kill"
 }
