@@ -347,9 +347,12 @@ impl DetachError {
 /// JOB_OBJECT_LIMIT_BREAKAWAY_OK limit"; `CREATE_NO_WINDOW` — "The process is a console
 /// application that is being run without a console window. Therefore, the console handle for
 /// the application is not set"; `CREATE_NEW_PROCESS_GROUP` — "The new process is the root
-/// process of a new process group". A job that forbids breakaway makes `CreateProcess` fail with
-/// `ERROR_ACCESS_DENIED` ("JOBOBJECT_BASIC_LIMIT_INFORMATION"): that is
-/// `DetachError::JobForbidsBreakaway`, checked first so the refusal is clear.
+/// process of a new process group". The page does not say how a job that forbids breakaway
+/// refuses; `CreateProcess` failing with `ERROR_ACCESS_DENIED` is how it is commonly reported
+/// (Microsoft's "Job object insanity", winsdk blog, for the same refusal on assignment). So
+/// rein's own job's limits are read first (`QueryInformationJobObject` with no job handle asks
+/// about the caller's: `in_job_without_breakaway`), and an access denial inside a job (one
+/// further up a nesting) is taken as the same refusal: `DetachError::JobForbidsBreakaway`.
 pub fn start_detached(
     token: Option<&RestrictedToken>,
     launch: &Launch<'_>,
