@@ -103,6 +103,51 @@ mod windows {
         running
     }
 
+    /// Runs `cmd` to its end inside a new Job Object with no breakaway allowed: started
+    /// suspended, put in the job, then resumed (before it runs an instruction).
+    pub fn output_in_job(mut cmd: std::process::Command) -> std::process::Output {
+        use std::os::windows::io::AsRawHandle;
+        use std::os::windows::process::CommandExt;
+        use windows_sys::Win32::System::Diagnostics::ToolHelp::{
+            CreateToolhelp32Snapshot, Thread32First, Thread32Next, TH32CS_SNAPTHREAD, THREADENTRY32,
+        };
+        use windows_sys::Win32::System::JobObjects::{AssignProcessToJobObject, CreateJobObjectW};
+        use windows_sys::Win32::System::Threading::{
+            OpenThread, ResumeThread, CREATE_SUSPENDED, THREAD_SUSPEND_RESUME,
+        };
+        cmd.creation_flags(CREATE_SUSPENDED)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let child = cmd.spawn().unwrap();
+        // SAFETY: an unnamed job with no limits (so no breakaway); closed when the test ends.
+        let job = unsafe { CreateJobObjectW(std::ptr::null(), std::ptr::null()) };
+        assert!(!job.is_null(), "CreateJobObjectW: {}", std::io::Error::last_os_error());
+        // SAFETY: an open job and our suspended child's handle.
+        let assigned = unsafe { AssignProcessToJobObject(job, child.as_raw_handle()) };
+        assert_ne!(assigned, 0, "AssignProcessToJobObject: {}", std::io::Error::last_os_error());
+        // SAFETY: a thread snapshot, walked with the entry's size set, and closed; each thread of
+        // the child is opened, resumed and closed.
+        unsafe {
+            let snapshot = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+            let mut entry = THREADENTRY32 { dwSize: std::mem::size_of::<THREADENTRY32>() as u32, ..Default::default() };
+            let mut more = Thread32First(snapshot, &mut entry) != 0;
+            while more {
+                if entry.th32OwnerProcessID == child.id() {
+                    let thread = OpenThread(THREAD_SUSPEND_RESUME, 0, entry.th32ThreadID);
+                    ResumeThread(thread);
+                    CloseHandle(thread);
+                }
+                more = Thread32Next(snapshot, &mut entry) != 0;
+            }
+            CloseHandle(snapshot);
+        }
+        let out = child.wait_with_output().unwrap();
+        // SAFETY: the job made above, closed once.
+        unsafe { CloseHandle(job) };
+        out
+    }
+
     pub fn kill(pid: u32) {
         // SAFETY: a handle to a process this test started, closed below.
         let handle = unsafe { OpenProcess(PROCESS_TERMINATE | PROCESS_SYNCHRONIZE, 0, pid) };
@@ -357,6 +402,27 @@ fn the_kept_emulator_outlives_the_mcp_session_and_emulator_stop_ends_it_with_its
     assert_eq!(stopped, json!({"name": "Mate60", "stopped": true, "was_running": true}));
     assert!(left_running(&lab, &id, holder).is_empty(), "left running: {:?}", left_running(&lab, &id, holder));
     assert_eq!(ps(&lab)[0]["state"], json!("ended"));
+}
+
+/// The attack on "outlives rein": rein run inside a Job Object that lets nothing break away
+/// (a launcher or CI runner that wraps what it starts in one). A holder started there would
+/// die with that job, so the start is refused with KEEP_IMPOSSIBLE and nothing runs or is kept.
+#[cfg(windows)]
+#[test]
+fn inside_a_job_that_forbids_breakaway_a_kept_start_is_refused_and_nothing_runs() {
+    let Some(lab) = lab() else { return };
+    let _cleanup = Cleanup(&lab);
+    with_emulator(&lab);
+    allow_start(&lab);
+    let payload = json!({"name": "Mate60", "deadline_ms": 30000}).to_string();
+    let out = windows::output_in_job(lab.command(&["call", "emulator_start", &payload]));
+    let answer: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    assert_eq!(out.status.code(), Some(1), "{answer}");
+    assert_eq!(answer["error"]["code"], json!("KEEP_IMPOSSIBLE"), "{answer}");
+    assert!(answer["error"]["details"]["why"].as_str().unwrap().contains("breakaway"), "{answer}");
+    assert!(ps(&lab).is_empty(), "nothing is kept");
+    assert!(lab.ran("emulator").iter().all(|c| !c.contains("-start")), "{:?}", lab.ran("emulator"));
 }
 
 /// The holder runs inside the Emulator's confinement, and the Emulator inherits it: it writes

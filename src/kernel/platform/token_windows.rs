@@ -361,7 +361,8 @@ pub fn start_detached(
     use windows_sys::Win32::System::Threading::{
         CREATE_BREAKAWAY_FROM_JOB, CREATE_NEW_PROCESS_GROUP, CREATE_NO_WINDOW,
     };
-    if in_job_without_breakaway()? {
+    // A job whose limits cannot be read is tried: its refusal is recognised below.
+    if in_job_without_breakaway().unwrap_or(false) {
         return Err(DetachError::JobForbidsBreakaway);
     }
     let nul = std::fs::File::open("NUL")?;
