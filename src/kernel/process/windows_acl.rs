@@ -272,10 +272,9 @@ impl Granted {
     /// at every moment one names them, and the next start leaves them alone while that process
     /// runs (`Records::clean`). They stay until [`Records::release`] or that next start.
     #[cfg_attr(not(windows), allow(dead_code))]
-    pub fn hand_to(&self, records: &Records, pid: u32) -> std::io::Result<()> {
+    pub fn hand_to(&self, records: &Records, sid: &str, pid: u32) -> std::io::Result<()> {
         let record = Record { pid, aces: self.record.aces.clone() };
-        let sid = self.record.aces.first().map(|a| a.sid.clone()).unwrap_or_default();
-        let file = records.write(&sid, &record)?;
+        let file = records.write(sid, &record)?;
         if file != self.file {
             std::fs::remove_file(&self.file)?;
         }
@@ -534,8 +533,8 @@ mod tests {
         let records = Records::new(dir.clone());
         let entries = Entries::default();
         let (stopped, crashed) = ("S-1-5-21-5-0-0-1", "S-1-5-21-5-0-0-2");
-        grant(&entries, &records, &grants(), stopped, 41).unwrap().hand_to(&records, 50).unwrap();
-        grant(&entries, &records, &grants(), crashed, 41).unwrap().hand_to(&records, 51).unwrap();
+        grant(&entries, &records, &grants(), stopped, 41).unwrap().hand_to(&records, stopped, 50).unwrap();
+        grant(&entries, &records, &grants(), crashed, 41).unwrap().hand_to(&records, crashed, 51).unwrap();
         assert_eq!(files(&dir), [format!("50-{stopped}.json"), format!("51-{crashed}.json")]);
         let cleaned = records.clean(|pid| pid == 50 || pid == 51, &entries);
         assert_eq!((cleaned.removed, cleaned.failed.len()), (0, 0), "rein 41 is gone, its holders run");

@@ -207,7 +207,7 @@ impl Kernel {
         let mut capability_sid = None;
         if let Some((sid, granted)) = restricted {
             // The entries live as long as the holder (`Granted::hand_to`), not this rein.
-            if let Err(e) = granted.hand_to(&windows_acl::records_in(self.scope.home()), holder_pid) {
+            if let Err(e) = granted.hand_to(&windows_acl::records_in(self.scope.home()), &sid, holder_pid) {
                 end_unrecorded(holder_pid, holder_created);
                 revoke(granted);
                 return Err(KernelError::io("record the ACL entries of", command.clone(), e));
