@@ -334,19 +334,19 @@ impl DetachError {
     }
 }
 
-/// Starts `launch` (with `token` where the program is confined) so that it outlives rein: on a
-/// console of its own that shows no window (`CREATE_NO_WINDOW`: not rein's, so closing rein's
-/// terminal or a Ctrl+C there never reaches it, and the programs it starts share that hidden
-/// console instead of each opening a window, as they would under `DETACHED_PROCESS`), in a
-/// process group of its own (`CREATE_NEW_PROCESS_GROUP`), and outside any Job Object rein runs
-/// in (`CREATE_BREAKAWAY_FROM_JOB`), its stdin the NUL device and its stdout and stderr `log`.
+/// Starts `launch` (with `token` where the program is confined) so that it outlives rein: on no
+/// console (`DETACHED_PROCESS`: not rein's, so closing rein's terminal or a Ctrl+C there never
+/// reaches it), in a process group of its own (`CREATE_NEW_PROCESS_GROUP`), and outside any Job
+/// Object rein runs in (`CREATE_BREAKAWAY_FROM_JOB`), its stdin the NUL device and its stdout
+/// and stderr `log`. Not `CREATE_NO_WINDOW` (a hidden console of its own): under Wine 8 the
+/// test of a holder outliving the `rein serve` that started it then failed or hung, its
+/// `conhost.exe` ended and the holder gone; with `DETACHED_PROCESS` it passed.
 /// Only those handles are inherited. Microsoft Learn, "Process Creation Flags":
 /// `CREATE_BREAKAWAY_FROM_JOB` — "The child processes of a process associated with a job are not
 /// associated with the job. If the calling process is not associated with a job, this constant
 /// has no effect. If the calling process is associated with a job, the job must set the
-/// JOB_OBJECT_LIMIT_BREAKAWAY_OK limit"; `CREATE_NO_WINDOW` — "The process is a console
-/// application that is being run without a console window. Therefore, the console handle for
-/// the application is not set"; `CREATE_NEW_PROCESS_GROUP` — "The new process is the root
+/// JOB_OBJECT_LIMIT_BREAKAWAY_OK limit"; `DETACHED_PROCESS` — "For console processes, the new
+/// process does not inherit its parent's console"; `CREATE_NEW_PROCESS_GROUP` — "The new process is the root
 /// process of a new process group". The page does not say how a job that forbids breakaway
 /// refuses; `CreateProcess` failing with `ERROR_ACCESS_DENIED` is how it is commonly reported
 /// (Microsoft's "Job object insanity", winsdk blog, for the same refusal on assignment). So
@@ -359,7 +359,7 @@ pub fn start_detached(
     log: &std::fs::File,
 ) -> Result<Detached, DetachError> {
     use windows_sys::Win32::System::Threading::{
-        CREATE_BREAKAWAY_FROM_JOB, CREATE_NEW_PROCESS_GROUP, CREATE_NO_WINDOW,
+        CREATE_BREAKAWAY_FROM_JOB, CREATE_NEW_PROCESS_GROUP, DETACHED_PROCESS,
     };
     // A job whose limits cannot be read is tried: its refusal is recognised below.
     if in_job_without_breakaway().unwrap_or(false) {
@@ -367,7 +367,7 @@ pub fn start_detached(
     }
     let nul = std::fs::File::open("NUL")?;
     let (stdin, stdout, stderr) = (OwnedHandle::from(nul), own(log)?, own(log)?);
-    let flags = CREATE_NO_WINDOW | CREATE_NEW_PROCESS_GROUP | CREATE_BREAKAWAY_FROM_JOB;
+    let flags = DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP | CREATE_BREAKAWAY_FROM_JOB;
     let (process, _thread) = match create_process(token, launch, [&stdin, &stdout, &stderr], flags) {
         Err(DetachError::Io(e)) if e.raw_os_error() == Some(ERROR_ACCESS_DENIED as i32) && in_job()? => {
             // A job further up the nesting forbids it (the check above sees only rein's own).
