@@ -27,16 +27,6 @@ fn with_emulator(lab: &Lab) {
     std::fs::write(lab.state.join("emulators.json"), emulators.to_string()).unwrap();
 }
 
-/// The job test runs alone. Under Wine 8 it and a test whose Emulator is held both hung for
-/// good when run at once (each passes alone, and the holder tests pass together; nothing was
-/// left running in the prefix: cause not found). Every other test shares this lock; the job
-/// test (Windows only) takes it alone.
-static JOB_TEST_ALONE: std::sync::RwLock<()> = std::sync::RwLock::new(());
-
-fn alongside_holders() -> std::sync::RwLockReadGuard<'static, ()> {
-    JOB_TEST_ALONE.read().unwrap_or_else(|e| e.into_inner())
-}
-
 fn allow_start(lab: &Lab) {
     std::fs::write(lab.ws.home.join("approvals.toml"), RULE).unwrap();
 }
@@ -213,7 +203,6 @@ fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
 #[test]
 fn the_kept_emulator_outlives_its_call_rein_ps_lists_it_and_rein_stop_ends_its_whole_group() {
     let Some(lab) = lab() else { return };
-    let _turn = alongside_holders();
     let _cleanup = Cleanup(&lab);
     with_emulator(&lab);
     allow_start(&lab);
@@ -271,7 +260,6 @@ fn the_kept_emulator_outlives_its_call_rein_ps_lists_it_and_rein_stop_ends_its_w
 #[test]
 fn without_a_persons_yes_or_rule_the_emulator_never_starts_and_yes_is_not_one() {
     let Some(lab) = lab() else { return };
-    let _turn = alongside_holders();
     let _cleanup = Cleanup(&lab);
     with_emulator(&lab);
     for flags in [&[][..], &["--yes"][..]] {
@@ -291,7 +279,6 @@ fn without_a_persons_yes_or_rule_the_emulator_never_starts_and_yes_is_not_one() 
 #[test]
 fn no_other_program_or_command_line_is_kept_even_with_a_persons_rule() {
     let Some(lab) = lab() else { return };
-    let _turn = alongside_holders();
     let _cleanup = Cleanup(&lab);
     with_emulator(&lab);
     std::fs::create_dir_all(lab.ws.ws.join("tools")).unwrap();
@@ -326,7 +313,6 @@ fn no_other_program_or_command_line_is_kept_even_with_a_persons_rule() {
 #[test]
 fn a_killed_holder_takes_the_emulator_with_it_and_ps_says_ended() {
     let Some(lab) = lab() else { return };
-    let _turn = alongside_holders();
     let _cleanup = Cleanup(&lab);
     with_emulator(&lab);
     allow_start(&lab);
@@ -364,7 +350,6 @@ fn a_killed_holder_takes_the_emulator_with_it_and_ps_says_ended() {
 fn the_kept_emulator_outlives_the_mcp_session_and_emulator_stop_ends_it_with_its_holder() {
     use std::io::{BufRead, BufReader, Write};
     let Some(lab) = lab() else { return };
-    let _turn = alongside_holders();
     let _cleanup = Cleanup(&lab);
     with_emulator(&lab);
     allow_start(&lab);
@@ -426,7 +411,6 @@ fn the_kept_emulator_outlives_the_mcp_session_and_emulator_stop_ends_it_with_its
 #[test]
 fn inside_a_job_that_forbids_breakaway_a_kept_start_is_refused_and_nothing_runs() {
     let Some(lab) = lab() else { return };
-    let _alone = JOB_TEST_ALONE.write().unwrap_or_else(|e| e.into_inner());
     let _cleanup = Cleanup(&lab);
     with_emulator(&lab);
     allow_start(&lab);
@@ -448,7 +432,6 @@ fn inside_a_job_that_forbids_breakaway_a_kept_start_is_refused_and_nothing_runs(
 #[test]
 fn the_kept_emulator_writes_only_where_its_confinement_lets_it() {
     let Some(lab) = lab() else { return };
-    let _turn = alongside_holders();
     let _cleanup = Cleanup(&lab);
     with_emulator(&lab);
     allow_start(&lab);
@@ -482,7 +465,6 @@ fn the_kept_emulator_writes_only_where_its_confinement_lets_it() {
 #[test]
 fn a_person_at_the_terminal_says_yes_and_the_emulator_outlives_the_terminal() {
     let Some(lab) = lab() else { return };
-    let _turn = alongside_holders();
     let _cleanup = Cleanup(&lab);
     with_emulator(&lab);
     let quote = |text: &str| format!("'{}'", text.replace('\'', "'\\''"));

@@ -340,7 +340,8 @@ impl DetachError {
 /// Object rein runs in (`CREATE_BREAKAWAY_FROM_JOB`), its stdin the NUL device and its stdout
 /// and stderr `log`. Not `CREATE_NO_WINDOW` (a hidden console of its own): under Wine 8 the
 /// test of a holder outliving the `rein serve` that started it then failed or hung, its
-/// `conhost.exe` ended and the holder gone; with `DETACHED_PROCESS` it passed.
+/// `conhost.exe` ended and the holder gone, and two tests hung for good when run at once;
+/// with `DETACHED_PROCESS` all pass, together.
 /// Only those handles are inherited. Microsoft Learn, "Process Creation Flags":
 /// `CREATE_BREAKAWAY_FROM_JOB` — "The child processes of a process associated with a job are not
 /// associated with the job. If the calling process is not associated with a job, this constant
