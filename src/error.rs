@@ -89,13 +89,16 @@ pub enum Code {
     McpConfigInvalid,
     /// `KEPT_NOT_FOUND`: no kept program has that id (`details.id`; `rein ps` lists them).
     KeptNotFound,
+    /// `KEEP_IMPOSSIBLE`: a kept program cannot be started so that it outlives rein here
+    /// (Windows: rein runs inside a Job Object that forbids breakaway; `details.why`).
+    KeepImpossible,
     /// A code a tool raised for itself (`rein.error("BUILD_FAILED", ...)`).
     Tool(String),
 }
 
 impl Code {
     /// Every code rein itself produces.
-    pub const STABLE: [Code; 35] = [
+    pub const STABLE: [Code; 36] = [
         Code::InvalidArgs,
         Code::ToolNotFound,
         Code::FileNotFound,
@@ -131,6 +134,7 @@ impl Code {
         Code::McpEntryExists,
         Code::McpConfigInvalid,
         Code::KeptNotFound,
+        Code::KeepImpossible,
     ];
 
     /// The code's text, as JSON output and the journal carry it: `"OLD_STRING_NOT_UNIQUE"`.
@@ -171,6 +175,7 @@ impl Code {
             Code::McpEntryExists => "MCP_ENTRY_EXISTS",
             Code::McpConfigInvalid => "MCP_CONFIG_INVALID",
             Code::KeptNotFound => "KEPT_NOT_FOUND",
+            Code::KeepImpossible => "KEEP_IMPOSSIBLE",
             Code::Tool(code) => code,
         }
     }

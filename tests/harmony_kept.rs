@@ -3,6 +3,9 @@
 //! person's yes only (their rule in home approvals.toml here; never `--yes`); it outlives the
 //! rein call and the MCP session that started it; `rein ps` lists it, `rein stop` and
 //! `emulator_stop` end it and everything of its process group; no other program is kept.
+//! On Windows the holder is detached from rein's console, group and Job Object and holds the
+//! Emulator in a Job Object of its own: what is left running is then the holder and the
+//! Emulator it started (its pid in the log), as no process group can be listed there.
 
 use std::time::{Duration, Instant};
 
@@ -29,6 +32,7 @@ fn allow_start(lab: &Lab) {
 }
 
 /// The processes of process group `group` that have not ended (a zombie has).
+#[cfg(unix)]
 fn group_members(group: u32) -> Vec<(u32, String)> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
@@ -41,6 +45,121 @@ fn group_members(group: u32) -> Vec<(u32, String)> {
         }
     }
     found
+}
+
+/// What of kept program `id` (holder `holder`) still runs: Unix, its holder's process group;
+/// Windows, the holder and the program it started (`started as process N` in the log).
+fn left_running(lab: &Lab, id: &str, holder: u32) -> Vec<u32> {
+    #[cfg(unix)]
+    {
+        let _ = (lab, id);
+        group_members(holder).into_iter().map(|(pid, _)| pid).collect()
+    }
+    #[cfg(windows)]
+    {
+        let mut pids = vec![holder];
+        pids.extend(program_pid(lab, id));
+        pids.into_iter().filter(|pid| windows::runs(*pid)).collect()
+    }
+}
+
+/// The pid the holder logged for the program it started.
+#[cfg(windows)]
+fn program_pid(lab: &Lab, id: &str) -> Option<u32> {
+    let log = std::fs::read_to_string(lab.ws.ws.join(format!(".rein/kept/{id}.log"))).ok()?;
+    let (_, after) = log.split_once(" started as process ")?;
+    after.split_whitespace().next()?.parse().ok()
+}
+
+/// Kills process `pid` (what a crash or a person's Task Manager does to the holder).
+fn kill(pid: u32) {
+    #[cfg(unix)]
+    // SAFETY: a process this test started.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGKILL)
+    };
+    #[cfg(windows)]
+    windows::kill(pid);
+}
+
+#[cfg(windows)]
+mod windows {
+    use windows_sys::Win32::Foundation::{CloseHandle, STILL_ACTIVE};
+    use windows_sys::Win32::System::Threading::{
+        GetExitCodeProcess, OpenProcess, TerminateProcess, WaitForSingleObject, PROCESS_QUERY_LIMITED_INFORMATION,
+        PROCESS_SYNCHRONIZE, PROCESS_TERMINATE,
+    };
+
+    pub fn runs(pid: u32) -> bool {
+        // SAFETY: a query-only handle, closed below.
+        let handle = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) };
+        if handle.is_null() {
+            return false;
+        }
+        let mut code = 0u32;
+        // SAFETY: an open handle and an out pointer; the handle is closed once.
+        let running = unsafe { GetExitCodeProcess(handle, &mut code) } != 0 && code == STILL_ACTIVE as u32;
+        unsafe { CloseHandle(handle) };
+        running
+    }
+
+    /// Runs `cmd` to its end inside a new Job Object with no breakaway allowed: started
+    /// suspended, put in the job, then resumed (before it runs an instruction).
+    pub fn output_in_job(mut cmd: std::process::Command) -> std::process::Output {
+        use std::os::windows::io::AsRawHandle;
+        use std::os::windows::process::CommandExt;
+        use windows_sys::Win32::System::Diagnostics::ToolHelp::{
+            CreateToolhelp32Snapshot, Thread32First, Thread32Next, TH32CS_SNAPTHREAD, THREADENTRY32,
+        };
+        use windows_sys::Win32::System::JobObjects::{AssignProcessToJobObject, CreateJobObjectW};
+        use windows_sys::Win32::System::Threading::{
+            OpenThread, ResumeThread, CREATE_SUSPENDED, THREAD_SUSPEND_RESUME,
+        };
+        cmd.creation_flags(CREATE_SUSPENDED)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let child = cmd.spawn().unwrap();
+        // SAFETY: an unnamed job with no limits (so no breakaway); closed when the test ends.
+        let job = unsafe { CreateJobObjectW(std::ptr::null(), std::ptr::null()) };
+        assert!(!job.is_null(), "CreateJobObjectW: {}", std::io::Error::last_os_error());
+        // SAFETY: an open job and our suspended child's handle.
+        let assigned = unsafe { AssignProcessToJobObject(job, child.as_raw_handle()) };
+        assert_ne!(assigned, 0, "AssignProcessToJobObject: {}", std::io::Error::last_os_error());
+        // SAFETY: a thread snapshot, walked with the entry's size set, and closed; each thread of
+        // the child is opened, resumed and closed.
+        unsafe {
+            let snapshot = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+            let mut entry = THREADENTRY32 { dwSize: std::mem::size_of::<THREADENTRY32>() as u32, ..Default::default() };
+            let mut more = Thread32First(snapshot, &mut entry) != 0;
+            while more {
+                if entry.th32OwnerProcessID == child.id() {
+                    let thread = OpenThread(THREAD_SUSPEND_RESUME, 0, entry.th32ThreadID);
+                    ResumeThread(thread);
+                    CloseHandle(thread);
+                }
+                more = Thread32Next(snapshot, &mut entry) != 0;
+            }
+            CloseHandle(snapshot);
+        }
+        let out = child.wait_with_output().unwrap();
+        // SAFETY: the job made above, closed once.
+        unsafe { CloseHandle(job) };
+        out
+    }
+
+    pub fn kill(pid: u32) {
+        // SAFETY: a handle to a process this test started, closed below.
+        let handle = unsafe { OpenProcess(PROCESS_TERMINATE | PROCESS_SYNCHRONIZE, 0, pid) };
+        if !handle.is_null() {
+            // SAFETY: an open handle with the rights used; closed once.
+            unsafe {
+                TerminateProcess(handle, 1);
+                WaitForSingleObject(handle, 5000);
+                CloseHandle(handle);
+            }
+        }
+    }
 }
 
 fn ps(lab: &Lab) -> Vec<Value> {
@@ -58,12 +177,17 @@ impl Drop for Cleanup<'_> {
         for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let Ok(text) = std::fs::read_to_string(entry.path()) else { continue };
             let Ok(record) = serde_json::from_str::<Value>(&text) else { continue };
-            if let Some(pid) = record["holder_pid"].as_i64() {
-                if !group_members(pid as u32).is_empty() {
-                    // SAFETY: a process group this test started.
-                    unsafe { libc::kill(-(pid as i32), libc::SIGKILL) };
-                }
+            let (Some(pid), Some(id)) = (record["holder_pid"].as_u64(), record["id"].as_str()) else { continue };
+            #[cfg(unix)]
+            if !group_members(pid as u32).is_empty() {
+                // SAFETY: a process group this test started.
+                unsafe { libc::kill(-(pid as i32), libc::SIGKILL) };
             }
+            #[cfg(windows)]
+            for left in left_running(self.0, id, pid as u32) {
+                kill(left);
+            }
+            let _ = id;
         }
     }
 }
@@ -94,8 +218,8 @@ fn the_kept_emulator_outlives_its_call_rein_ps_lists_it_and_rein_stop_ends_its_w
     let holder = kept[0]["holder_pid"].as_u64().unwrap() as u32;
     let tmp = std::path::PathBuf::from(kept[0]["tmp"].as_str().unwrap());
     assert!(tmp.is_dir(), "its own temp folder while it runs: {tmp:?}");
-    let members = group_members(holder);
-    assert!(members.iter().any(|(pid, _)| *pid == holder), "the holder leads its group: {members:?}");
+    let members = left_running(&lab, &id, holder);
+    assert!(members.contains(&holder), "the holder leads its group: {members:?}");
     assert!(members.len() >= 2, "holder and Emulator: {members:?}");
     let devices = lab.ok(&[], "device_list", json!({}));
     let row = devices["devices"].as_array().unwrap().iter().find(|d| d["key"] == json!("127.0.0.1:5555")).cloned();
@@ -121,7 +245,7 @@ fn the_kept_emulator_outlives_its_call_rein_ps_lists_it_and_rein_stop_ends_its_w
     assert_eq!(status, 0, "{stopped}");
     assert_eq!(stopped["result"]["was_running"], json!(true), "{stopped}");
     assert_eq!(stopped["result"]["stopped"]["how"], json!("own_stop"), "{stopped}");
-    assert!(group_members(holder).is_empty(), "left running: {:?}", group_members(holder));
+    assert!(left_running(&lab, &id, holder).is_empty(), "left running: {:?}", left_running(&lab, &id, holder));
     assert!(!tmp.exists(), "its temp folder goes with it: {tmp:?}");
     assert!(lab.ran("emulator").iter().any(|c| c == "emulator -stop Mate60"), "{:?}", lab.ran("emulator"));
     let kept = ps(&lab);
@@ -200,12 +324,23 @@ fn a_killed_holder_takes_the_emulator_with_it_and_ps_says_ended() {
     let started = lab.ok(&[], "emulator_start", json!({"name": "Mate60", "deadline_ms": 30000}));
     let id = started["kept_id"].as_str().unwrap().to_string();
     let holder = ps(&lab)[0]["holder_pid"].as_u64().unwrap() as u32;
-    // SAFETY: the holder this test started.
-    unsafe { libc::kill(holder as i32, libc::SIGKILL) };
-    // The Emulator sees its launcher go (§6: "Client heartbeat lost, exit") and ends.
-    wait_until("the Emulator ends with its holder", Duration::from_secs(10), || group_members(holder).is_empty());
+    #[cfg(windows)]
+    let emulator = program_pid(&lab, &id).expect("the holder logs the Emulator's pid");
+    kill(holder);
+    // Unix: the Emulator sees its launcher go (§6: "Client heartbeat lost, exit") and ends.
+    // Windows: the holder's Job Object (kill-on-close) ends it with the holder.
+    wait_until("the Emulator ends with its holder", Duration::from_secs(10), || {
+        left_running(&lab, &id, holder).is_empty()
+    });
+    #[cfg(windows)]
+    assert!(!windows::runs(emulator), "the Emulator ended with its holder's job");
     let kept = ps(&lab);
     assert_eq!((kept[0]["id"].as_str(), kept[0]["state"].as_str()), (Some(id.as_str()), Some("ended")), "{kept:#?}");
+    // Windows: the job ends the fake at once, before it could mark itself stopped (the fake
+    // watches its launcher on Unix only), so what it recorded is not checked there.
+    if cfg!(windows) {
+        return;
+    }
     // It ended on its own (its output went to the holder, which is gone): the instance is no
     // longer running and its device is Offline, as after a real one's heartbeat loss.
     let listed = lab.ok(&[], "emulator_list", json!({}));
@@ -263,14 +398,36 @@ fn the_kept_emulator_outlives_the_mcp_session_and_emulator_stop_ends_it_with_its
     let kept = ps(&lab);
     assert_eq!(kept[0]["state"], json!("running"), "{kept:#?}");
     let holder = kept[0]["holder_pid"].as_u64().unwrap() as u32;
+    let id = kept[0]["id"].as_str().unwrap().to_string();
     let listed = lab.ok(&[], "emulator_list", json!({}));
     assert_eq!(listed["kept"][0]["id"], kept[0]["id"], "{listed:#}");
     assert_eq!(listed["kept"][0]["state"], json!("running"), "{listed:#}");
     // emulator_stop ends the instance and its holder, and nothing of the group is left.
     let stopped = lab.ok(&["--yes"], "emulator_stop", json!({"name": "Mate60"}));
     assert_eq!(stopped, json!({"name": "Mate60", "stopped": true, "was_running": true}));
-    assert!(group_members(holder).is_empty(), "left running: {:?}", group_members(holder));
+    assert!(left_running(&lab, &id, holder).is_empty(), "left running: {:?}", left_running(&lab, &id, holder));
     assert_eq!(ps(&lab)[0]["state"], json!("ended"));
+}
+
+/// The attack on "outlives rein": rein run inside a Job Object that lets nothing break away
+/// (a launcher or CI runner that wraps what it starts in one). A holder started there would
+/// die with that job, so the start is refused with KEEP_IMPOSSIBLE and nothing runs or is kept.
+#[cfg(windows)]
+#[test]
+fn inside_a_job_that_forbids_breakaway_a_kept_start_is_refused_and_nothing_runs() {
+    let Some(lab) = lab() else { return };
+    let _cleanup = Cleanup(&lab);
+    with_emulator(&lab);
+    allow_start(&lab);
+    let payload = json!({"name": "Mate60", "deadline_ms": 30000}).to_string();
+    let out = windows::output_in_job(lab.command(&["call", "emulator_start", &payload]));
+    let answer: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    assert_eq!(out.status.code(), Some(1), "{answer}");
+    assert_eq!(answer["error"]["code"], json!("KEEP_IMPOSSIBLE"), "{answer}");
+    assert!(answer["error"]["details"]["why"].as_str().unwrap().contains("breakaway"), "{answer}");
+    assert!(ps(&lab).is_empty(), "nothing is kept");
+    assert!(lab.ran("emulator").iter().all(|c| !c.contains("-start")), "{:?}", lab.ran("emulator"));
 }
 
 /// The holder runs inside the Emulator's confinement, and the Emulator inherits it: it writes
@@ -308,6 +465,8 @@ fn the_kept_emulator_writes_only_where_its_confinement_lets_it() {
 
 /// A person at rein's terminal prompt says yes once: the emulator starts and outlives the
 /// terminal session too (the pty's session ends with the command; the holder has its own).
+/// Unix only: the terminal is a pty (`common::in_terminal`).
+#[cfg(unix)]
 #[test]
 fn a_person_at_the_terminal_says_yes_and_the_emulator_outlives_the_terminal() {
     let Some(lab) = lab() else { return };
@@ -341,6 +500,8 @@ fn a_person_at_the_terminal_says_yes_and_the_emulator_outlives_the_terminal() {
 /// a folder of the person's as the kept program's temp folder, and a live process that passes
 /// for the holder: `rein stop` ends that process group as the record says, but removes no
 /// folder that is not a kept program's own temp folder (`rein-kept-<id>-…` in the temp folder).
+// Unix: the stand-in holder is a shell in a process group of its own.
+#[cfg(unix)]
 #[test]
 fn a_forged_record_makes_rein_stop_remove_no_folder_but_a_kept_temp_folder() {
     use std::os::unix::process::CommandExt;
@@ -398,6 +559,8 @@ fn an_instance_named_as_a_secret_of_the_call_is_never_kept_behind_a_hidden_quest
 /// holder: `rein ps` said `ended`, `rein stop` said it had ended already, and it ran on, out of
 /// every list. What is left of the holder's group carrying the kept id is the program still
 /// running: listed as `running`, and `rein stop` ends it.
+// Linux: what outlived the holder is found in /proc (on Windows the holder's job ends it).
+#[cfg(target_os = "linux")]
 #[test]
 fn a_kept_program_that_outlives_its_killed_holder_is_still_listed_and_stopped() {
     let Some(lab) = lab() else { return };

@@ -53,12 +53,8 @@ mod harmony_device_tests;
 // Not on Windows: its stand-in hdc programs are /bin/sh scripts.
 #[cfg(unix)]
 mod harmony_devices;
-// Not on Windows yet: under Wine (a prefix other runs shared) its first two tests sat idle 6 minutes; cause not found.
-#[cfg(unix)]
 mod harmony_emulator;
-// Linux only: its checks read /proc (process groups); the kept class is Unix-only.
 mod harmony_foreground;
-#[cfg(target_os = "linux")]
 mod harmony_kept;
 mod harmony_launch;
 mod harmony_matrix;
@@ -68,8 +64,6 @@ mod harmony_packages;
 mod harmony_parsers;
 mod harmony_preflight;
 mod harmony_ready;
-// Not on Windows yet: under Wine (a prefix other runs shared) its api_check tests sat idle 5 minutes; cause not found.
-#[cfg(unix)]
 mod harmony_sdk;
 mod harmony_signing;
 // Not on Windows yet: under Wine 2 of 5 passed; the rest met a rein.exe another branch's build had put in the shared cache.

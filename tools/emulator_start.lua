@@ -41,14 +41,7 @@ return {
     if args.deadline_ms < 1000 or args.deadline_ms > 600000 then
       rein.error("INVALID_ARGS", "deadline_ms is 1000-600000, not " .. args.deadline_ms)
     end
-    local instance = emulator.find(emulator.instances(), args.name)
-    if not instance then
-      rein.error(
-        "EMULATOR_NOT_FOUND",
-        "no emulator instance is named " .. args.name .. ": emulator_list shows them",
-        { name = args.name }
-      )
-    end
+    local instance = emulator.instance(args.name)
     local kept = emulator.kept_for(args.name)
     local started = false
     if not instance.running and not kept then

@@ -8,14 +8,7 @@ return {
     name = { type = "string" },
   },
   run = function(args)
-    local before = emulator.find(emulator.instances(), args.name)
-    if not before then
-      rein.error(
-        "EMULATOR_NOT_FOUND",
-        "no emulator instance is named " .. args.name .. ": emulator_list shows them",
-        { name = args.name }
-      )
-    end
+    local before = emulator.instance(args.name)
     if not before.running and not emulator.kept_for(args.name) then
       return { name = args.name, stopped = true, was_running = false }
     end

@@ -117,6 +117,20 @@ function M.find(listed, name)
   return nil
 end
 
+-- The instance `name` as `-list -details` shows it now; raises EMULATOR_NOT_FOUND when there
+-- is none (the tools that start and stop one by name).
+function M.instance(name)
+  local found = M.find(M.instances(), name)
+  if not found then
+    rein.error(
+      "EMULATOR_NOT_FOUND",
+      "no emulator instance is named " .. name .. ": emulator_list shows them",
+      { name = name }
+    )
+  end
+  return found
+end
+
 -- The kept program (rein.proc.keep) running instance `name`'s `-start`, or nil.
 function M.kept_for(name)
   for _, kept in ipairs(rein.proc.kept()) do

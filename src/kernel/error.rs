@@ -84,6 +84,9 @@ pub enum KernelError {
     #[error("no kept program has the id {id}; `rein ps` lists them")]
     KeptNotFound { id: String },
 
+    #[error("{command} cannot be kept running here: {why}")]
+    KeepImpossible { command: String, why: String },
+
     #[error("{program} cannot run confined ({why}) and home config.toml says [spawn] confine = \"require\". Run rein on a Linux kernel with Landlock (ABI 3 or newer, Linux 6.2+), or set confine = \"auto\" to run programs unconfined.")]
     Unconfinable { program: String, why: String },
 
@@ -249,6 +252,7 @@ impl KernelError {
             | KernelError::NotKept { .. }
             | KernelError::KeptSecret { .. } => Code::ProgramNotAllowed,
             KernelError::KeptNotFound { .. } => Code::KeptNotFound,
+            KernelError::KeepImpossible { .. } => Code::KeepImpossible,
             KernelError::ToolchainNotFound { .. } => Code::ToolchainNotFound,
             KernelError::Timeout { .. } => Code::Timeout,
             KernelError::ProtectedCreated { .. } => Code::ProtectedCreated,
@@ -310,6 +314,7 @@ impl KernelError {
                 json!({"command": command, "kept": false})
             }
             KernelError::KeptNotFound { id } => json!({"id": id}),
+            KernelError::KeepImpossible { command, why } => json!({"command": command, "why": why}),
             KernelError::ToolchainNotFound { program, tried, fix } => {
                 json!({"program": program, "tried": tried, "fix": fix})
             }

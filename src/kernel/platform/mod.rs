@@ -11,6 +11,8 @@
 //! - `perms`: Unix modes; Windows' read-only attribute and program extensions
 //! - `rename_windows`: replacing a file that others hold open (POSIX-semantics rename)
 //! - `alive`: whether a process still runs (for temp debris of killed writers)
+//! - `process_windows`: a process started to outlive rein (a kept program's holder), known by
+//!   its id and creation time, and ended
 //! - `tree_linux` / `tree_unix` / `tree_windows`: a spawned program and everything it starts,
 //!   stopped as one, nothing left running when it ends (Linux: a keeper process that is the
 //!   program's subreaper, `keeper`; macOS: a session and process group; Windows: a Job Object);
@@ -38,6 +40,8 @@ pub mod name_watch_linux;
 pub mod os;
 pub mod perms;
 #[cfg(windows)]
+pub mod process_windows;
+#[cfg(windows)]
 pub(crate) mod rename_windows;
 pub mod signals;
 pub mod strategy;
@@ -64,7 +68,7 @@ pub use tree_unix::ExitInfo;
 #[cfg(all(unix, not(target_os = "linux")))]
 pub use tree_unix::ProcessTree;
 #[cfg(windows)]
-pub use tree_windows::{ExitInfo, ProcessTree};
+pub use tree_windows::{join_own_job, ExitInfo, ProcessTree};
 
 /// What a directory entry is, seen without following a link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,8 +17,8 @@ use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle};
 use std::path::Path;
 
 use windows_sys::Win32::Foundation::{
-    LocalFree, SetHandleInformation, ERROR_FILE_NOT_FOUND, ERROR_PATH_NOT_FOUND, ERROR_SUCCESS, HANDLE,
-    HANDLE_FLAG_INHERIT, WAIT_OBJECT_0,
+    LocalFree, SetHandleInformation, ERROR_ACCESS_DENIED, ERROR_FILE_NOT_FOUND, ERROR_PATH_NOT_FOUND, ERROR_SUCCESS,
+    HANDLE, HANDLE_FLAG_INHERIT, WAIT_OBJECT_0,
 };
 use windows_sys::Win32::Security::Authorization::{
     ConvertStringSidToSidW, GetNamedSecurityInfoW, SetEntriesInAclW, SetNamedSecurityInfoW, DENY_ACCESS,
@@ -39,7 +39,7 @@ use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleW, GetProcAddress
 use windows_sys::Win32::System::Pipes::CreatePipe;
 use windows_sys::Win32::System::SystemServices::SE_GROUP_LOGON_ID;
 use windows_sys::Win32::System::Threading::{
-    CreateProcessAsUserW, DeleteProcThreadAttributeList, GetCurrentProcess, GetExitCodeProcess,
+    CreateProcessAsUserW, DeleteProcThreadAttributeList, GetCurrentProcess, GetExitCodeProcess, GetProcessId,
     InitializeProcThreadAttributeList, OpenProcessToken, UpdateProcThreadAttribute, WaitForSingleObject,
     CREATE_SUSPENDED, CREATE_UNICODE_ENVIRONMENT, EXTENDED_STARTUPINFO_PRESENT, INFINITE, PROCESS_INFORMATION,
     PROC_THREAD_ATTRIBUTE_HANDLE_LIST, STARTF_USESTDHANDLES, STARTUPINFOEXW,
@@ -299,11 +299,163 @@ pub fn start_suspended(token: &RestrictedToken, launch: &Launch<'_>) -> std::io:
     let (stdin_child, stdin) = pipe()?;
     let (stdout, stdout_child) = pipe()?;
     let (stderr, stderr_child) = pipe()?;
-    let inherited = [stdin_child.as_raw_handle(), stdout_child.as_raw_handle(), stderr_child.as_raw_handle()];
+    let children = [&stdin_child, &stdout_child, &stderr_child];
+    let (process, thread) = create_process(Some(token), launch, children, CREATE_SUSPENDED).map_err(|e| e.into_io())?;
+    // The child's ends close here (it holds its own copies).
+    drop((stdin_child, stdout_child, stderr_child));
+    Ok(Started { process, thread, stdin, stdout, stderr })
+}
+
+/// A program started to outlive rein (a kept program's holder): its process, and when it was
+/// created (`GetProcessTimes`' creation time, 100 ns since 1601), which tells it apart from a
+/// later process given the same id.
+pub struct Detached {
+    pub pid: u32,
+    pub created: u64,
+}
+
+/// Why `start_detached` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DetachError {
+    /// rein runs inside a Job Object that lets no process break away from it: whatever rein
+    /// started would end with that job.
+    #[error("rein runs inside a Windows Job Object that does not allow breakaway (JOB_OBJECT_LIMIT_BREAKAWAY_OK), so a program rein starts would end when that job ends; run rein outside that job (from a terminal of its own, not from a tool that wraps its children in a job)")]
+    JobForbidsBreakaway,
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+impl DetachError {
+    fn into_io(self) -> std::io::Error {
+        match self {
+            DetachError::Io(e) => e,
+            other => std::io::Error::other(other),
+        }
+    }
+}
+
+/// Starts `launch` (with `token` where the program is confined) so that it outlives rein: on no
+/// console (`DETACHED_PROCESS`: not rein's, so closing rein's terminal or a Ctrl+C there never
+/// reaches it), in a process group of its own (`CREATE_NEW_PROCESS_GROUP`), and outside any Job
+/// Object rein runs in (`CREATE_BREAKAWAY_FROM_JOB`), its stdin the NUL device and its stdout
+/// and stderr `log`. Not `CREATE_NO_WINDOW` (a hidden console of its own): under Wine 8 the
+/// test of a holder outliving the `rein serve` that started it then failed or hung, its
+/// `conhost.exe` ended and the holder gone, and two tests hung for good when run at once;
+/// with `DETACHED_PROCESS` all pass, together.
+/// Only those handles are inherited. Microsoft Learn, "Process Creation Flags":
+/// `CREATE_BREAKAWAY_FROM_JOB` — "The child processes of a process associated with a job are not
+/// associated with the job. If the calling process is not associated with a job, this constant
+/// has no effect. If the calling process is associated with a job, the job must set the
+/// JOB_OBJECT_LIMIT_BREAKAWAY_OK limit"; `DETACHED_PROCESS` — "For console processes, the new
+/// process does not inherit its parent's console"; `CREATE_NEW_PROCESS_GROUP` — "The new process is the root
+/// process of a new process group". The page does not say how a job that forbids breakaway
+/// refuses; `CreateProcess` failing with `ERROR_ACCESS_DENIED` is how it is commonly reported
+/// (Microsoft's "Job object insanity", winsdk blog, for the same refusal on assignment). So
+/// rein's own job's limits are read first (`QueryInformationJobObject` with no job handle asks
+/// about the caller's: `in_job_without_breakaway`), and an access denial inside a job (one
+/// further up a nesting) is taken as the same refusal: `DetachError::JobForbidsBreakaway`.
+pub fn start_detached(
+    token: Option<&RestrictedToken>,
+    launch: &Launch<'_>,
+    log: &std::fs::File,
+) -> Result<Detached, DetachError> {
+    use windows_sys::Win32::System::Threading::{
+        CREATE_BREAKAWAY_FROM_JOB, CREATE_NEW_PROCESS_GROUP, DETACHED_PROCESS,
+    };
+    // A job whose limits cannot be read is tried: its refusal is recognised below.
+    if in_job_without_breakaway().unwrap_or(false) {
+        return Err(DetachError::JobForbidsBreakaway);
+    }
+    let nul = std::fs::File::open("NUL")?;
+    let (stdin, stdout, stderr) = (OwnedHandle::from(nul), own(log)?, own(log)?);
+    let flags = DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP | CREATE_BREAKAWAY_FROM_JOB;
+    let (process, _thread) = match create_process(token, launch, [&stdin, &stdout, &stderr], flags) {
+        Err(DetachError::Io(e)) if e.raw_os_error() == Some(ERROR_ACCESS_DENIED as i32) && in_job()? => {
+            // A job further up the nesting forbids it (the check above sees only rein's own).
+            return Err(DetachError::JobForbidsBreakaway);
+        }
+        other => other?,
+    };
+    let created = created_at(&process)?;
+    // SAFETY: an open process handle.
+    let pid = unsafe { GetProcessId(process.as_raw_handle()) };
+    Ok(Detached { pid, created })
+}
+
+/// A handle of `file` of rein's own (not inheritable until `create_process` marks it).
+fn own(file: &std::fs::File) -> std::io::Result<OwnedHandle> {
+    Ok(OwnedHandle::from(file.try_clone()?))
+}
+
+/// When `process` was created (100 ns since 1601).
+pub fn created_at(process: &OwnedHandle) -> std::io::Result<u64> {
+    use windows_sys::Win32::Foundation::FILETIME;
+    use windows_sys::Win32::System::Threading::GetProcessTimes;
+    let (mut created, mut exited, mut kernel, mut user) =
+        (FILETIME::default(), FILETIME::default(), FILETIME::default(), FILETIME::default());
+    // SAFETY: an open process handle (with PROCESS_QUERY_LIMITED_INFORMATION) and out pointers.
+    if unsafe { GetProcessTimes(process.as_raw_handle(), &mut created, &mut exited, &mut kernel, &mut user) } == 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok((u64::from(created.dwHighDateTime) << 32) | u64::from(created.dwLowDateTime))
+}
+
+/// Whether rein runs inside a Job Object.
+fn in_job() -> std::io::Result<bool> {
+    use windows_sys::Win32::System::JobObjects::IsProcessInJob;
+    let mut inside = 0;
+    // SAFETY: this process's pseudo-handle, no job (any job), an out pointer.
+    if unsafe { IsProcessInJob(GetCurrentProcess(), std::ptr::null_mut(), &mut inside) } == 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(inside != 0)
+}
+
+/// Whether rein's own job (the innermost, when jobs nest) lets no child break away: neither
+/// `JOB_OBJECT_LIMIT_BREAKAWAY_OK` nor `JOB_OBJECT_LIMIT_SILENT_BREAKAWAY_OK` is set.
+fn in_job_without_breakaway() -> std::io::Result<bool> {
+    use windows_sys::Win32::System::JobObjects::{
+        JobObjectExtendedLimitInformation, QueryInformationJobObject, JOBOBJECT_EXTENDED_LIMIT_INFORMATION,
+        JOB_OBJECT_LIMIT_BREAKAWAY_OK, JOB_OBJECT_LIMIT_SILENT_BREAKAWAY_OK,
+    };
+    if !in_job()? {
+        return Ok(false);
+    }
+    let mut limits = JOBOBJECT_EXTENDED_LIMIT_INFORMATION::default();
+    // SAFETY: a null job asks about the calling process's own job ("QueryInformationJobObject",
+    // Microsoft Learn); `limits` is the structure the class names, of the size passed.
+    let ok = unsafe {
+        QueryInformationJobObject(
+            std::ptr::null_mut(),
+            JobObjectExtendedLimitInformation,
+            (&mut limits as *mut JOBOBJECT_EXTENDED_LIMIT_INFORMATION).cast(),
+            std::mem::size_of::<JOBOBJECT_EXTENDED_LIMIT_INFORMATION>() as u32,
+            std::ptr::null_mut(),
+        )
+    };
+    if ok == 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let allowed = JOB_OBJECT_LIMIT_BREAKAWAY_OK | JOB_OBJECT_LIMIT_SILENT_BREAKAWAY_OK;
+    Ok(limits.BasicLimitInformation.LimitFlags & allowed == 0)
+}
+
+/// `CreateProcessAsUserW` with `token` (or `CreateProcessW` without one) for `launch`, its
+/// standard handles `std` (marked inheritable here, and the only handles inherited:
+/// `PROC_THREAD_ATTRIBUTE_HANDLE_LIST`), with `flags` added to the Unicode environment and the
+/// extended start-up information; its process and thread.
+fn create_process(
+    token: Option<&RestrictedToken>,
+    launch: &Launch<'_>,
+    std: [&OwnedHandle; 3],
+    flags: u32,
+) -> Result<(OwnedHandle, OwnedHandle), DetachError> {
+    use windows_sys::Win32::System::Threading::CreateProcessW;
+    let inherited = std.map(|h| h.as_raw_handle());
     for handle in inherited {
-        // SAFETY: a pipe end just made; only its inherit flag changes.
+        // SAFETY: a handle of ours just made for the child; only its inherit flag changes.
         if unsafe { SetHandleInformation(handle, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT) } == 0 {
-            return Err(std::io::Error::last_os_error());
+            return Err(std::io::Error::last_os_error().into());
         }
     }
     let mut attributes = HandleList::new(&inherited)?;
@@ -317,33 +469,44 @@ pub fn start_suspended(token: &RestrictedToken, launch: &Launch<'_>) -> std::io:
     let program = wide(launch.program);
     let mut command_line: Vec<u16> = launch.command_line.encode_utf16().chain([0]).collect();
     let cwd = wide(launch.cwd);
+    let flags = flags | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT;
     let mut created = PROCESS_INFORMATION::default();
     // SAFETY: every string is NUL-terminated and lives past the call; the environment block is
     // Unicode as the flag says; the handles in the list are open and inheritable.
     let ok = unsafe {
-        CreateProcessAsUserW(
-            token.0.as_raw_handle(),
-            program.as_ptr(),
-            command_line.as_mut_ptr(),
-            std::ptr::null(),
-            std::ptr::null(),
-            1,
-            CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT,
-            launch.env.as_ptr().cast(),
-            cwd.as_ptr(),
-            &info.StartupInfo,
-            &mut created,
-        )
+        match token {
+            Some(token) => CreateProcessAsUserW(
+                token.0.as_raw_handle(),
+                program.as_ptr(),
+                command_line.as_mut_ptr(),
+                std::ptr::null(),
+                std::ptr::null(),
+                1,
+                flags,
+                launch.env.as_ptr().cast(),
+                cwd.as_ptr(),
+                &info.StartupInfo,
+                &mut created,
+            ),
+            None => CreateProcessW(
+                program.as_ptr(),
+                command_line.as_mut_ptr(),
+                std::ptr::null(),
+                std::ptr::null(),
+                1,
+                flags,
+                launch.env.as_ptr().cast(),
+                cwd.as_ptr(),
+                &info.StartupInfo,
+                &mut created,
+            ),
+        }
     };
     if ok == 0 {
-        return Err(std::io::Error::last_os_error());
+        return Err(std::io::Error::last_os_error().into());
     }
-    // The child's ends close here (it holds its own copies).
-    drop((stdin_child, stdout_child, stderr_child));
     // SAFETY: both handles were just returned to us, each owned once.
-    let (process, thread) =
-        unsafe { (OwnedHandle::from_raw_handle(created.hProcess), OwnedHandle::from_raw_handle(created.hThread)) };
-    Ok(Started { process, thread, stdin, stdout, stderr })
+    Ok(unsafe { (OwnedHandle::from_raw_handle(created.hProcess), OwnedHandle::from_raw_handle(created.hThread)) })
 }
 
 /// Waits for the process to end; its exit status.

@@ -150,6 +150,26 @@ fn active_processes(job: &Job) -> usize {
     }
 }
 
+/// Puts this process (a kept program's holder) in a Job Object of its own that ends everything
+/// in it when its last handle closes (`JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE`, Microsoft Learn
+/// "JOBOBJECT_BASIC_LIMIT_INFORMATION": "Causes all processes associated with the job to
+/// terminate when the last handle to the job is closed"). The only handle is this process's,
+/// kept open for its whole life and never inherited: when the holder ends — its program
+/// ended, or `rein stop` terminated it — the program and all it started end with it. Done
+/// before the program is started, so the program is born in the job (a child joins its
+/// parent's job) and cannot leave it (the job sets no breakaway limit).
+pub fn join_own_job() -> std::io::Result<()> {
+    use windows_sys::Win32::System::Threading::GetCurrentProcess;
+    let job = new_job()?;
+    // SAFETY: an open job handle and this process's pseudo-handle.
+    if unsafe { AssignProcessToJobObject(job.0, GetCurrentProcess()) } == 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // Open until this process ends: closing it would end the program.
+    std::mem::forget(job);
+    Ok(())
+}
+
 /// Nothing to carry from `prepare` to `adopt` here.
 #[derive(Debug)]
 pub struct Pending;

@@ -152,6 +152,22 @@ impl Records {
         Ok(path)
     }
 
+    /// Removes the entries recorded for `sid` under process `pid` (a kept program's, once it has
+    /// ended), then their record; nothing recorded is nothing to do. What cannot be removed
+    /// stays recorded for the next start, and is returned.
+    #[cfg_attr(not(windows), allow(dead_code))]
+    pub fn release(&self, pid: u32, sid: &str, entries: &dyn AclEntries) -> Result<(), Undone> {
+        let file = self.dir.join(format!("{pid}-{sid}.json"));
+        let Ok(bytes) = std::fs::read(&file) else { return Ok(()) };
+        match serde_json::from_slice::<Record>(&bytes) {
+            Ok(record) => Granted { record, file }.revoke(entries),
+            Err(e) => Err(Undone {
+                left: Record { pid, aces: Vec::new() },
+                error: std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{}: {e}", file.display())),
+            }),
+        }
+    }
+
     /// Removes the entries of every record whose rein is gone (`alive` asks the OS), deleting
     /// each record once its entries are gone; a record that cannot be read or fully undone stays
     /// (rewritten with what is left) and is named in `failed`.
@@ -251,6 +267,20 @@ pub fn grant(
 }
 
 impl Granted {
+    /// Hands the entries to process `pid` (a kept program's holder, which outlives the rein
+    /// that added them): the record is rewritten under its pid before the old one goes, so
+    /// at every moment one names them, and the next start leaves them alone while that process
+    /// runs (`Records::clean`). They stay until [`Records::release`] or that next start.
+    #[cfg_attr(not(windows), allow(dead_code))]
+    pub fn hand_to(&self, records: &Records, sid: &str, pid: u32) -> std::io::Result<()> {
+        let record = Record { pid, aces: self.record.aces.clone() };
+        let file = records.write(sid, &record)?;
+        if file != self.file {
+            std::fs::remove_file(&self.file)?;
+        }
+        Ok(())
+    }
+
     /// Removes the spawn's entries (once its process tree has ended) and then its record; what
     /// cannot be removed stays recorded for the next start, and is returned.
     pub fn revoke(self, entries: &dyn AclEntries) -> Result<(), Undone> {
@@ -490,6 +520,33 @@ mod tests {
         let entries = Entries { missing: vec![PathBuf::from("C:/w/build")], ..Entries::default() };
         assert!(grant(&entries, &records, &grants(), "S-1-5-21-2-2-2-3", 6).is_err());
         assert!(entries.on.lock().unwrap().is_empty());
+    }
+
+    /// A kept program's entries: added by rein (pid 41), handed to its holder (pid 50), which
+    /// outlives that rein. The next start leaves them while the holder runs; `rein stop`
+    /// releases them (entries and record gone); a holder that ended without a stop has them
+    /// removed by the next start.
+    #[test]
+    fn a_kept_programs_entries_live_as_long_as_its_holder_and_go_with_it() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("acl");
+        let records = Records::new(dir.clone());
+        let entries = Entries::default();
+        let (stopped, crashed) = ("S-1-5-21-5-0-0-1", "S-1-5-21-5-0-0-2");
+        grant(&entries, &records, &grants(), stopped, 41).unwrap().hand_to(&records, stopped, 50).unwrap();
+        grant(&entries, &records, &grants(), crashed, 41).unwrap().hand_to(&records, crashed, 51).unwrap();
+        assert_eq!(files(&dir), [format!("50-{stopped}.json"), format!("51-{crashed}.json")]);
+        let cleaned = records.clean(|pid| pid == 50 || pid == 51, &entries);
+        assert_eq!((cleaned.removed, cleaned.failed.len()), (0, 0), "rein 41 is gone, its holders run");
+        assert_eq!(entries.on.lock().unwrap().len(), 2 * plan(&grants(), stopped).len());
+        records.release(50, stopped, &entries).unwrap();
+        assert!(entries.on.lock().unwrap().iter().all(|a| a.sid == crashed));
+        assert_eq!(files(&dir), [format!("51-{crashed}.json")]);
+        records.release(50, stopped, &entries).unwrap();
+        let cleaned = records.clean(|_| false, &entries);
+        assert_eq!(cleaned.removed, 1, "{cleaned:?}");
+        assert!(entries.on.lock().unwrap().is_empty());
+        assert!(files(&dir).is_empty());
     }
 
     /// The crash: rein (pid 41) is killed with its entries in place; the next rein's cleanup

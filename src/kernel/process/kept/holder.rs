@@ -4,7 +4,8 @@
 //! child, copies the program's output into the log (capped, `log_cap`), and stays the
 //! program's parent until the program ends — a program that watches its launcher (an
 //! emulator that exits when it loses its client) never sees it go. `rein stop` ends it with the program's
-//! own stop, then their process group.
+//! own stop, then their process group (Unix) or the holder, whose own Job Object then ends the
+//! program and all it started (Windows: `platform::join_own_job`).
 //!
 //! Plain threads and std only: no runtime, nothing but pipes, a child and the log.
 
@@ -58,6 +59,14 @@ pub fn hold(argv: &[String]) -> Result<u8, HoldRefused> {
     let log = stdout_file().map_err(|source| HoldRefused::NoLog { id: id.clone(), source })?;
     let mut log = LogCap::new(log, LOG_LIMIT);
     let say = |log: &mut LogCap, text: String| log.push(format!("[rein hold {id}] {text}\n").as_bytes());
+    // Windows: the program is born in the holder's own job, so it ends with the holder
+    // (`platform::join_own_job`); a program that could not be held so does not start.
+    #[cfg(windows)]
+    if let Err(e) = crate::kernel::platform::join_own_job() {
+        say(&mut log, format!("cannot make a Job Object to hold {program} in: {e}"));
+        log.flush();
+        return Ok(1);
+    }
     let mut child = match Command::new(program)
         .args(args)
         .env(super::KEPT_MARK, id)

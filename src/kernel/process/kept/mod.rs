@@ -14,6 +14,14 @@
 //!   (written atomically; `.rein/` is protected from the agent's writes as the journal is).
 //! - `rein ps` lists them (`Kernel::kept`), `rein stop` ends one (`stop`): the program's own
 //!   stop first, then its process group after a bounded wait. A call ending never ends one.
+//! - Windows has no sessions: the holder is started detached from rein's console and process
+//!   group and broken away from any Job Object rein runs in (`platform::token_windows::
+//!   start_detached`; where rein's job forbids breakaway the start is refused,
+//!   `KEEP_IMPOSSIBLE`), under the write-restricted token every Windows spawn gets, its ACL
+//!   entries handed to the holder's pid so they live as long as it does. The holder puts itself
+//!   in a Job Object of its own (kill-on-close) before it starts the program, and `rein stop`
+//!   ends the holder, which ends that job. A pid is trusted only with the creation time the
+//!   record holds.
 
 mod holder;
 mod log_cap;
@@ -53,6 +61,14 @@ pub struct Record {
     pub command: String,
     /// The holder: its process, also the process group the program runs in.
     pub holder_pid: u32,
+    /// Windows: when the holder was created (100 ns since 1601), which tells it apart from a
+    /// later process given the same id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder_created: Option<u64>,
+    /// Windows: the capability SID its ACL entries name (`process::windows_acl`), removed once
+    /// it has ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capability_sid: Option<String>,
     /// When it was started (RFC 3339).
     pub started_at: String,
     /// The workspace it was started for.
@@ -189,18 +205,30 @@ fn holder_runs(record: &Record) -> bool {
     if record.stopped.is_some() || !crate::kernel::platform::alive::process_alive(record.holder_pid) {
         return false;
     }
-    is_holder(record.holder_pid, &record.id)
+    is_holder(record)
 }
 
+/// Linux: the process's command line is `rein hold --id <this id> …`.
 #[cfg(target_os = "linux")]
-fn is_holder(pid: u32, id: &str) -> bool {
+fn is_holder(record: &Record) -> bool {
+    let (pid, id) = (record.holder_pid, &record.id);
     let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else { return false };
     // A zombie (ended, not yet waited for) has an empty command line.
     let words: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
     words.contains(&HOLD_COMMAND.as_bytes()) && words.contains(&id.as_bytes())
 }
 
-#[cfg(not(target_os = "linux"))]
-fn is_holder(_pid: u32, _id: &str) -> bool {
+/// Windows: the process was created when the holder was; a record without that time (not
+/// written on Windows) names no holder rein can tell apart, so none.
+#[cfg(windows)]
+fn is_holder(record: &Record) -> bool {
+    record
+        .holder_created
+        .is_some_and(|created| crate::kernel::platform::process_windows::runs(record.holder_pid, created))
+}
+
+/// macOS: not checked yet; the pid is taken at its word.
+#[cfg(all(unix, not(target_os = "linux")))]
+fn is_holder(_record: &Record) -> bool {
     true
 }

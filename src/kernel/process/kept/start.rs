@@ -8,7 +8,7 @@ use super::{Record, HOLD_COMMAND, KEPT_DIR};
 use crate::kernel::journal::{Action, Entry};
 use crate::kernel::policy::rules::command_line;
 use crate::kernel::policy::{controls, ApprovalRequest, Asked, Decision, Rule, Subject};
-use crate::kernel::process::{confine, env, question, seatbelt, RunOptions};
+use crate::kernel::process::{confine, env, question, seatbelt, windows_acl, RunOptions};
 use crate::kernel::secrets::redact::Redacted;
 use crate::kernel::{Call, Kernel, KernelError};
 
@@ -132,6 +132,13 @@ impl Kernel {
         let mut made = MadeUntilStarted(Some(tmp.clone()));
         env.retain(|(name, _)| name != "TMPDIR");
         env.push(("TMPDIR".to_string(), tmp.display().to_string()));
+        if cfg!(windows) {
+            // Windows programs take their temp folder from TEMP and TMP (as `Kernel::run`'s do).
+            env.retain(|(name, _)| !name.eq_ignore_ascii_case("TEMP") && !name.eq_ignore_ascii_case("TMP"));
+            for name in ["TEMP", "TMP"] {
+                env.push((name.to_string(), tmp.display().to_string()));
+            }
+        }
         profile.check(program, args, &env)?;
         profile.adjust_env(program, &located, &mut env, self.scope.workspace());
         let cannot = |e: confine::ConfineError| {
@@ -151,6 +158,8 @@ impl Kernel {
             grants
         };
         let mut before_exec = None;
+        // Windows: the capability SID of the holder's token, and its entries (`windows_acl`).
+        let mut restricted: Option<(String, windows_acl::Granted)> = None;
         let mut holder_program = holder_exe.clone();
         let spawn = crate::kernel::process::toolchain::Spawn { kernel: self, call, program, args };
         let args = profile.hand_over(&spawn, args.to_vec(), None, &tmp)?;
@@ -171,6 +180,17 @@ impl Kernel {
                 holder_argv = profile.args(&holder_exe, holder_argv);
                 holder_program = PathBuf::from(seatbelt::SANDBOX_EXEC);
             }
+            confine::Plan::RestrictedToken => {
+                let grants = grants();
+                confine::make_dirs(&grants).map_err(cannot)?;
+                let io = |e: std::io::Error| KernelError::io("confine", command.clone(), e);
+                let sid = windows_acl::new_capability_sid().map_err(io)?;
+                let records = windows_acl::records_in(self.scope.home());
+                let granted =
+                    windows_acl::grant(windows_acl::os_entries(), &records, &grants, &sid, std::process::id())
+                        .map_err(|e| io(std::io::Error::other(e.to_string())))?;
+                restricted = Some((sid, granted));
+            }
             confine::Plan::Unconfined(_) if self.spawn.confine != confine::ConfineMode::Off => {
                 before_exec = confine::harden_only(&profile.sockets(program)).map(confine::before_exec);
             }
@@ -178,14 +198,35 @@ impl Kernel {
         }
         let log_rel = format!("{KEPT_DIR}/{id}.log");
         let log = self.create_rein_file(Path::new(&log_rel))?;
-        let holder_pid = spawn_holder(&holder_program, &holder_argv, &cwd.real, &env, log, before_exec)
-            .map_err(|e| KernelError::io("start the holder of", command.clone(), e))?;
+        let sid = restricted.as_ref().map(|(sid, _)| sid.as_str());
+        let started = spawn_holder(&holder_program, &holder_argv, &cwd.real, &env, log, before_exec, sid);
+        let (holder_pid, holder_created) = match started {
+            Ok(started) => started,
+            Err(e) => {
+                if let Some((_, granted)) = restricted {
+                    revoke(granted);
+                }
+                return Err(start_failed(&command, e));
+            }
+        };
+        let mut capability_sid = None;
+        if let Some((sid, granted)) = restricted {
+            // The entries live as long as the holder (`Granted::hand_to`), not this rein.
+            if let Err(e) = granted.hand_to(&windows_acl::records_in(self.scope.home()), &sid, holder_pid) {
+                end_unrecorded(holder_pid, holder_created);
+                revoke(granted);
+                return Err(KernelError::io("record the ACL entries of", command.clone(), e));
+            }
+            capability_sid = Some(sid);
+        }
         let record = Record {
             id: id.clone(),
             program: program.to_string(),
             args: redacted.args.clone(),
             command: command_line(program, &redacted.args),
             holder_pid,
+            holder_created,
+            capability_sid,
             started_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
             workspace: crate::visible::shown_path(self.scope.workspace()),
             approved_by: by,
@@ -196,7 +237,7 @@ impl Kernel {
         };
         if let Err(e) = self.write_kept_record(&record) {
             // Without its record nobody could list or stop it: it does not run.
-            end_unrecorded(holder_pid);
+            end_unrecorded(holder_pid, holder_created);
             return Err(e);
         }
         made.0 = None;
@@ -205,15 +246,40 @@ impl Kernel {
     }
 }
 
-/// Ends a holder whose record could not be written, with its process group.
-fn end_unrecorded(holder_pid: u32) {
+/// Ends a holder whose record could not be written, with its process group (Unix) or its
+/// own job (Windows: the holder is ended, its job then ends the program).
+fn end_unrecorded(holder_pid: u32, holder_created: Option<u64>) {
     #[cfg(unix)]
     if let Ok(group) = i32::try_from(holder_pid) {
+        let _ = holder_created;
         // SAFETY: signals the process group of the holder just started (its own session).
         unsafe { libc::kill(-group, libc::SIGKILL) };
     }
-    #[cfg(not(unix))]
-    let _ = holder_pid;
+    #[cfg(windows)]
+    if let Some(created) = holder_created {
+        crate::kernel::platform::process_windows::end(holder_pid, created, std::time::Duration::from_secs(3));
+    }
+}
+
+/// Removes the ACL entries of a kept program that did not start; what cannot be removed stays
+/// recorded for the next start, and is said.
+fn revoke(granted: windows_acl::Granted) {
+    if let Err(undone) = granted.revoke(windows_acl::os_entries()) {
+        tracing::warn!(target: "rein::spawn", "{undone} (recorded: the next start removes them)");
+    }
+}
+
+/// What a failed holder start is: rein's Job Object forbidding breakaway is `KEEP_IMPOSSIBLE`
+/// (`token_windows::DetachError`), anything else the system's error.
+fn start_failed(command: &str, e: std::io::Error) -> KernelError {
+    #[cfg(windows)]
+    {
+        use crate::kernel::platform::token_windows::DetachError;
+        if let Some(refused @ DetachError::JobForbidsBreakaway) = e.get_ref().and_then(|i| i.downcast_ref()) {
+            return KernelError::KeepImpossible { command: command.to_string(), why: refused.to_string() };
+        }
+    }
+    KernelError::io("start the holder of", command.to_string(), e)
 }
 
 /// A kept program's temp folder while it is being started: removed when the start fails.
@@ -256,7 +322,8 @@ fn spawn_holder(
     env: &[(String, String)],
     log: std::fs::File,
     mut before_exec: Option<crate::kernel::platform::tree::BeforeExec>,
-) -> std::io::Result<u32> {
+    _restricted: Option<&str>,
+) -> std::io::Result<(u32, Option<u64>)> {
     use std::os::unix::process::CommandExt;
     let mut cmd = std::process::Command::new(program);
     cmd.args(argv)
@@ -284,18 +351,40 @@ fn spawn_holder(
     std::thread::Builder::new().name("rein-kept-reaper".into()).spawn(move || {
         let _ = child.wait();
     })?;
-    Ok(pid)
+    Ok((pid, None))
 }
 
-/// Windows has no session to start the holder in yet: a kept program is refused there.
-#[cfg(not(unix))]
+/// Starts the holder detached from rein's console, process group and Job Object
+/// (`token_windows::start_detached`), with the write-restricted token of capability SID
+/// `restricted` where the program is confined (the program it starts inherits the token) —
+/// the command line and environment built as every restricted spawn's are
+/// (`process::windows_launch`); returns its pid and creation time. Nothing waits for it:
+/// Windows leaves no zombie.
+#[cfg(windows)]
 fn spawn_holder(
-    _program: &Path,
-    _argv: &[String],
-    _cwd: &Path,
-    _env: &[(String, String)],
-    _log: std::fs::File,
-    _before_exec: Option<crate::kernel::platform::tree::BeforeExec>,
-) -> std::io::Result<u32> {
-    Err(std::io::Error::other("kept programs are not supported on Windows yet"))
+    program: &Path,
+    argv: &[String],
+    cwd: &Path,
+    env: &[(String, String)],
+    log: std::fs::File,
+    before_exec: Option<crate::kernel::platform::tree::BeforeExec>,
+    restricted: Option<&str>,
+) -> std::io::Result<(u32, Option<u64>)> {
+    use crate::kernel::platform::token_windows::{self, DetachError, RestrictedToken};
+    use crate::kernel::process::windows_launch::{command_line, environment_block};
+    if before_exec.is_some() {
+        return Err(std::io::Error::other("Windows programs cannot run work before they start"));
+    }
+    let invalid = |e: crate::kernel::process::windows_launch::LaunchError| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, e)
+    };
+    let line = command_line(program, argv).map_err(invalid)?;
+    let env = environment_block(env).map_err(invalid)?;
+    let token = restricted.map(RestrictedToken::new).transpose()?;
+    let launch = token_windows::Launch { program, command_line: &line, env: &env, cwd };
+    match token_windows::start_detached(token.as_ref(), &launch, &log) {
+        Ok(started) => Ok((started.pid, Some(started.created))),
+        Err(DetachError::Io(e)) => Err(e),
+        Err(refused) => Err(std::io::Error::other(refused)),
+    }
 }

@@ -1,7 +1,9 @@
 //! Ending a kept program (`rein stop`, and the tools that stop what they kept): the program's
 //! own stop first where its profile names one (run as any program of the call is, so it is
 //! asked about as that command is), then — after a bounded wait — its process group, the
-//! holder's: TERM, then KILL.
+//! holder's: TERM, then KILL. Windows has no TERM for a tree: the holder is terminated, and its
+//! own Job Object (kill-on-close, `platform::join_own_job`) ends the program and all it
+//! started. Then (Windows) the ACL entries its confinement added are removed.
 
 use std::time::{Duration, Instant};
 
@@ -17,8 +19,7 @@ const OWN_STOP_WAIT: Duration = Duration::from_secs(20);
 /// Between TERM and KILL.
 #[cfg(unix)]
 const TERM_GRACE: Duration = Duration::from_secs(3);
-/// How long the group has to be gone after KILL.
-#[cfg(unix)]
+/// How long the group (Windows: the holder) has to be gone after KILL.
 const KILL_WAIT: Duration = Duration::from_secs(3);
 
 /// How a kept program was ended.
@@ -36,6 +37,7 @@ impl Kernel {
     pub async fn stop_kept(&self, call: &Call, id: &str) -> Result<(Record, bool), KernelError> {
         let mut record = self.kept_one(id)?.record;
         if !runs(&record) {
+            self.release_entries(&record);
             return Ok((record, false));
         }
         let profile = self.spawn.profile.as_ref();
@@ -69,6 +71,7 @@ impl Kernel {
             at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
             how: how.to_string(),
         });
+        self.release_entries(&record);
         self.write_kept_record(&record)?;
         if is_own_tmp(&record) {
             // Its own temp folder, made for it alone (`start`); what cannot be removed stays.
@@ -89,6 +92,19 @@ fn is_own_tmp(record: &Record) -> bool {
             .file_name()
             .and_then(|n| n.to_str())
             .is_some_and(|n| n.starts_with(&super::start::tmp_prefix(&record.id)))
+}
+
+impl Kernel {
+    /// Removes the ACL entries a kept program's confinement added (Windows), once it has
+    /// ended; what cannot be removed stays recorded, and the next start tries again.
+    fn release_entries(&self, record: &Record) {
+        let Some(sid) = &record.capability_sid else { return };
+        let records = crate::kernel::process::windows_acl::records_in(self.scope.home());
+        if let Err(undone) = records.release(record.holder_pid, sid, crate::kernel::process::windows_acl::os_entries())
+        {
+            tracing::warn!(target: "rein::spawn", "kept {}: {undone} (recorded: the next start removes them)", record.id);
+        }
+    }
 }
 
 /// Whether the holder, and what outlived it, are gone within `wait`.
@@ -129,7 +145,16 @@ fn group_gone(group: i32) -> bool {
     rc != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
 }
 
-#[cfg(not(unix))]
-async fn end_group(_record: &Record) -> &'static str {
+/// Windows: terminates the holder (only the process created when the record says), which
+/// closes its Job Object's one handle and so ends the program and what it started; waits for
+/// the holder to be gone.
+#[cfg(windows)]
+async fn end_group(record: &Record) -> &'static str {
+    if let Some(created) = record.holder_created {
+        let pid = record.holder_pid;
+        let _ =
+            tokio::task::spawn_blocking(move || crate::kernel::platform::process_windows::end(pid, created, KILL_WAIT))
+                .await;
+    }
     "kill"
 }
