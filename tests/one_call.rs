@@ -253,3 +253,47 @@ fn a_forged_corrupted_or_foreign_scan_cache_does_not_hide_a_tool_file_that_decla
     std::fs::write(&path, cache(&ws.ws, entry(ctime, settled))).unwrap();
     assert_eq!(ws.ok("read_file", &json!({"path": "a.txt"}))["total_lines"], json!(1), "the control: home is trusted");
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_tool_file_written_through_a_mapping_its_writer_held_when_rein_read_it_is_read_again() {
+    // The attack past the change time: a shared writable mapping whose page is already dirty
+    // writes the file without the kernel stamping any time (only the first write to a clean
+    // page does). The agent's program maps tools/mine.lua, dirties it while it declares another
+    // name, waits out the settle, lets rein read it, then writes read_file's declaration through
+    // the same mapping: the file's key is as rein found it, its text is not.
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::MetadataExt;
+    let ws = Workspace::new();
+    ws.file("a.txt", "one\n");
+    let tool = |name: &str| MY_READER.replace("\"read_file\"", &format!("\"{name}\""));
+    let (before, after) = (tool("reed_fila"), tool("read_file"));
+    ws.file("tools/mine.lua", &before);
+    ws.file("tools/other.lua", MARKING);
+    let file = std::fs::OpenOptions::new().read(true).write(true).open(ws.path("tools/mine.lua")).unwrap();
+    let len = before.len();
+    // SAFETY: a fresh shared mapping of a file this test owns, `len` bytes long, written only
+    // inside those bytes and unmapped below.
+    let map = unsafe {
+        libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, file.as_raw_fd(), 0)
+    };
+    assert_ne!(map, libc::MAP_FAILED);
+    let bytes = map.cast::<u8>();
+    // SAFETY: inside the mapping.
+    unsafe { bytes.write_volatile(before.as_bytes()[0]) };
+    past_the_settle();
+    let (out, _) = call_logged(&ws, "read_file", &json!({"path": "a.txt"}));
+    assert!(out.contains("\"total_lines\":1"), "{out}");
+    let key = |meta: std::fs::Metadata| (meta.ino(), meta.size(), meta.mtime_nsec(), meta.ctime(), meta.ctime_nsec());
+    let found = key(std::fs::metadata(ws.path("tools/mine.lua")).unwrap());
+    for (at, byte) in after.bytes().enumerate() {
+        // SAFETY: inside the mapping (`after` is as long as `before`).
+        unsafe { bytes.add(at).write_volatile(byte) };
+    }
+    assert_eq!(std::fs::read_to_string(ws.path("tools/mine.lua")).unwrap(), after);
+    assert_eq!(key(std::fs::metadata(ws.path("tools/mine.lua")).unwrap()), found, "no time moved: the attack holds");
+    let answer = ws.ok("read_file", &json!({"path": "a.txt"}));
+    // SAFETY: the mapping made above, unmapped once.
+    unsafe { libc::munmap(map, len) };
+    assert_eq!(answer["content"], json!("the project's"), "{answer}");
+}
