@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::kernel::files::dir::{Dir, Place};
 use crate::kernel::files::read::read_all;
+use crate::kernel::platform::writers::held_by_no_writer;
 use crate::visible::shown_path;
 
 /// The largest Lua file rein reads from a project: a tool is a few KB, and a file of gigabytes
@@ -56,7 +57,9 @@ impl CodeRoot {
     /// open, since `rein call` reads every tool file of the project (issue 41). Whatever stops
     /// that (a link swapped in since the listing, a file gone) goes [`CodeRoot::read`]'s way,
     /// which follows a link inside the project and says why anything else cannot be read.
-    /// With the text, the metadata of the file read when it was read so (taken before the read).
+    /// With the text, the metadata of the file read when it was read so (taken before the read)
+    /// and no one held it open for writing as it was read: only then does its key
+    /// (`file_key`) tell a later change.
     pub fn read_plain(
         &self,
         folder: &Dir,
@@ -64,7 +67,12 @@ impl CodeRoot {
         rel: &str,
     ) -> std::io::Result<(String, Option<std::fs::Metadata>)> {
         match folder.open_read(name) {
-            Ok(file) => text_of(file).map(|(text, meta)| (text, Some(meta))),
+            Ok(file) => {
+                // Looked at before the read: a writer that did not hold the file then can
+                // change it afterwards only by a write that stamps its times (`writers`).
+                let no_writer = held_by_no_writer(&file);
+                text_of(file).map(|(text, meta)| (text, Some(meta).filter(|_| no_writer)))
+            }
             Err(_) => self.read(rel).map(|text| (text, None)),
         }
     }

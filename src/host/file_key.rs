@@ -3,7 +3,9 @@
 //! modification time back after rewriting it, but not its change time (the kernel sets it on
 //! every write, and on the `utimensat` that puts the modification time back), so a rewritten
 //! file gets a new key — except within one tick of the file system's clock (see
-//! [`FileKey::settled_before`]).
+//! [`FileKey::settled_before`]), and for writes through a mapping its writer made writable
+//! before (no time is stamped: a key is kept only of a file no one held open for writing as
+//! it was read, `kernel::platform::writers`).
 //!
 //! Windows gives a file index and the change time only through APIs std has not stabilised
 //! (`MetadataExt::file_index`, `change_time`), so there is no key there: every file is read.

@@ -223,6 +223,9 @@ fn collect(
                 _ => code.read(&rel).map(|text| (text, None)),
             }
             .map_err(|source| SourceError { path: entry.path.clone(), source })?;
+            // A file someone held open for writing as it was read (a writable mapping writes
+            // it without stamping its times) has no key: it is read again every time.
+            let key = key.filter(|_| meta.is_some());
             if let (Known::Names(scan), Some(key)) = (&mut *known, key) {
                 scan.cache.learn(&rel, key, literal_names(&text).map(str::to_string).collect());
             }

@@ -21,6 +21,7 @@
 //!   repositories a confined program plants (`process::planted`)
 //! - `signals`: "stop" from the person (SIGINT/SIGTERM/SIGHUP; Ctrl-C/Ctrl-Break/close)
 //! - `threads`: a thread's id, and the lowest priority for one rein gave up on
+//! - `writers`: whether anyone holds a file open for writing (a Linux read lease, let go at once)
 //!
 //! Linux is run and tested; macOS and Windows are type-checked in CI (`.ci/cross-check`), see
 //! docs/src/platforms.md.
@@ -55,6 +56,7 @@ mod tree_linux;
 mod tree_unix;
 #[cfg(windows)]
 mod tree_windows;
+pub mod writers;
 
 #[cfg(unix)]
 pub use dir_unix::Dir;
