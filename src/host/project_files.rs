@@ -224,8 +224,10 @@ fn collect(
             }
             .map_err(|source| SourceError { path: entry.path.clone(), source })?;
             // A file someone held open for writing as it was read (a writable mapping writes
-            // it without stamping its times) has no key: it is read again every time.
-            let key = key.filter(|_| meta.is_some());
+            // it without stamping its times) has no key: it is read again every time. Nor has
+            // one that is not the file listed (another renamed over it in between: the text
+            // read is not that key's).
+            let key = key.filter(|key| meta.as_ref().and_then(FileKey::of).is_some_and(|read| read == *key));
             if let (Known::Names(scan), Some(key)) = (&mut *known, key) {
                 scan.cache.learn(&rel, key, literal_names(&text).map(str::to_string).collect());
             }

@@ -33,6 +33,9 @@ const FOLDER: &str = "scans";
 const VERSION: u32 = 1;
 /// A file writing more names than this is not kept (it is read on every call).
 const MOST_NAMES: usize = 32;
+/// Nor is one writing a name longer than any served (the registry refuses it): what one entry
+/// holds stays small, whatever the file writes.
+const LONGEST_NAME: usize = super::registry::MCP_NAME_MAX;
 /// Files kept per workspace; the rest are read on every call.
 const MOST_FILES: usize = 100_000;
 /// The largest cache file read (MOST_FILES small entries fit well inside).
@@ -95,7 +98,8 @@ impl ScanCache {
     /// Keeps what reading `rel` (its key `key` taken before the read) found: `names`. Not
     /// kept when the file changed too recently for its key to tell the next change.
     pub fn learn(&mut self, rel: &str, key: FileKey, names: Vec<String>) {
-        if names.len() > MOST_NAMES || self.learned.len() >= MOST_FILES || !key.settled_before(self.began) {
+        let long = names.iter().any(|name| name.len() > LONGEST_NAME);
+        if names.len() > MOST_NAMES || long || self.learned.len() >= MOST_FILES || !key.settled_before(self.began) {
             return;
         }
         // A file the cache knew, read all the same (it may serve the call), is no change.
@@ -123,7 +127,7 @@ impl ScanCache {
             }
         }
         let file = CacheFile { version: VERSION, workspace: self.workspace, files };
-        if let Err(e) = write(&path, &file) {
+        if let Err(e) = write(&path, &file, LARGEST) {
             tracing::warn!("rein could not keep what it learned of the tool files in {}: {e}", path.display());
         }
     }
@@ -142,16 +146,23 @@ fn read(path: &Path, workspace: &str) -> Option<BTreeMap<String, Scanned>> {
     (cache.version == VERSION && cache.workspace == workspace).then_some(cache.files)
 }
 
-/// One rename of a complete temporary file over `path`.
-fn write(path: &Path, file: &CacheFile) -> std::io::Result<()> {
+/// One rename of a complete temporary file over `path`. A cache larger than `largest` would
+/// never be read: none is kept (the one there is removed: later calls would read it in vain).
+fn write(path: &Path, file: &CacheFile, largest: u64) -> std::io::Result<()> {
     let folder = path.parent().expect("in the scans folder");
+    let text = serde_json::to_vec(file)?;
+    if text.len() as u64 > largest {
+        return match std::fs::remove_file(path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        };
+    }
     match std::fs::create_dir(folder) {
         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
         _ => {}
     }
     let mut temporary = tempfile::NamedTempFile::new_in(folder)?;
-    serde_json::to_writer(std::io::BufWriter::new(&mut temporary), file)?;
-    temporary.flush()?;
+    temporary.write_all(&text)?;
     temporary.persist(path).map(drop).map_err(|e| e.error)
 }
 
@@ -223,6 +234,32 @@ mod tests {
         again.learn("tools/a.lua", settled_key(1), vec!["a".into()]);
         again.save();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "kept", "not written again");
+    }
+
+    #[test]
+    fn what_would_make_the_cache_large_is_not_kept() {
+        // The agent's files decide what the cache holds: a name no tool can have, or a cache
+        // too large to be read again, would only cost every call a write.
+        let (home, ws) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let mut scan = ScanCache::open(home.path(), ws.path());
+        let path = scan.path.clone().unwrap();
+        scan.learn("tools/long.lua", settled_key(1), vec!["a".repeat(LONGEST_NAME + 1)]);
+        scan.save();
+        assert!(!path.exists(), "a name longer than any tool's is not kept");
+        let mut scan = ScanCache::open(home.path(), ws.path());
+        scan.learn("tools/a.lua", settled_key(2), vec!["a".repeat(LONGEST_NAME)]);
+        scan.save();
+        let small = std::fs::metadata(&path).unwrap().len();
+        let file = CacheFile { version: VERSION, workspace: "w".into(), files: BTreeMap::new() };
+        write(&path, &file, small).unwrap();
+        assert!(path.exists(), "within the limit: written");
+        let mut files = BTreeMap::new();
+        for at in 0..3 {
+            let entry = Scanned { key: settled_key(at), read_at_ns: 0, names: vec!["b".repeat(LONGEST_NAME)] };
+            files.insert(format!("tools/{at}.lua"), entry);
+        }
+        write(&path, &CacheFile { files, ..file }, small).unwrap();
+        assert!(!path.exists(), "too large to be read again: none kept, the old one gone");
     }
 
     #[test]
