@@ -7,6 +7,7 @@
 //! - `change`: what an edit changed, without a second copy of the file
 //! - `old_hash`: the sha256 of the old and new content, hashed beside the search and the write
 //! - `diff`: the unified diff of that change
+//! - `write_change`: the new content written, big unchanged parts copied from the old file
 //! - `text`: BOM, line endings, line/column locations
 
 mod bigrams;
@@ -16,6 +17,7 @@ pub mod diff;
 mod old_hash;
 pub mod replace;
 pub mod text;
+mod write_change;
 
 use std::sync::Arc;
 
@@ -27,6 +29,7 @@ pub use text::Location;
 use super::files::dir::Place;
 use super::files::{ledger, lock, read, refuse_directory_syntax, write};
 use super::journal::{Action, Entry};
+use super::platform::held_read::HeldRead;
 use super::{Access, Call, EventKind, Kernel, KernelError};
 use old_hash::OldHashing;
 
@@ -106,7 +109,7 @@ impl Kernel {
         let unasked = |resolved: &crate::kernel::ResolvedPath, display: &str| {
             refuse_directory_syntax(path, display)?;
             let place = self.place(&resolved.real, display, false)?;
-            let before = read_for_edit(&place, display)?;
+            let (before, _) = read_for_edit(&place, display, false)?;
             replace::apply_edits(display, &before, edits)?;
             let sha_before = crate::kernel::digest::sha256_hex(&before);
             ledger::check_fresh(display, opts.expected_sha256.as_deref(), Some(&sha_before))?;
@@ -116,7 +119,8 @@ impl Kernel {
         refuse_directory_syntax(path, &display)?;
         let place = self.place(&resolved.real, &display, false)?;
         let _lock = if opts.dry_run { None } else { Some(lock::lock_dir(&place.dir)?) };
-        let before = Arc::new(read_for_edit(&place, &display)?);
+        let (before, source) = read_for_edit(&place, &display, !opts.dry_run)?;
+        let before = Arc::new(before);
         let hashing = OldHashing::start(before.clone());
         let applied = replace::apply_edits(&display, &before, edits)?;
         let change = change::Change::of(&before, &applied.result);
@@ -147,7 +151,8 @@ impl Kernel {
             if opts.dry_run {
                 verify()
             } else {
-                write::write_in(&place, &display, applied.result.chunks(), verify).map(drop)
+                let content = |out: &mut std::fs::File| write_change::write_change(out, &before, &change, source);
+                write::write_in_file(&place, &display, content, verify).map(drop)
             }
         })?;
         let (sha256_before, sha256_after) = hashes.expect("set by verify");
@@ -187,7 +192,15 @@ struct EditRequest<'a> {
     multi: bool,
 }
 
-fn read_for_edit(place: &Place, display: &str) -> Result<Vec<u8>, KernelError> {
+/// The file's bytes, and the file they were read from: held unchanged since before the read
+/// when `to_write` and it is big enough for its unchanged parts to be copied from it.
+fn read_for_edit(place: &Place, display: &str, to_write: bool) -> Result<(Vec<u8>, HeldRead), KernelError> {
     let hint = "Edit it with a program made for files this size, or split the file.";
-    read::read_whole_text(place, display, EDIT_MAX_BYTES, hint)
+    let (file, meta) = read::open_regular(place, display)?;
+    let source = match to_write && meta.len() >= write_change::COPY_FROM as u64 {
+        true => HeldRead::lease(file),
+        false => HeldRead::unheld(file),
+    };
+    let bytes = read::read_opened_text(source.file(), &meta, display, EDIT_MAX_BYTES, hint)?;
+    Ok((bytes, source))
 }
