@@ -16,8 +16,8 @@ use std::sync::Arc;
 use crate::common::{sha256_hex, Workspace};
 use rein::kernel::{Call, Edit, EditOptions, Kernel};
 
-const FILE_BYTES: usize = 4 << 20;
-const EDITS: usize = 40;
+const FILE_BYTES: usize = 2 << 20;
+const EDITS: usize = 12;
 
 #[test]
 fn a_program_writing_the_prefix_during_edits_never_makes_an_edit_report_a_false_sha256() {
