@@ -5,6 +5,7 @@
 //! - `candidates`: the nearest spans to show when `old_string` is not found (`bigrams`: the
 //!   cheap first ranking of a file's windows)
 //! - `change`: what an edit changed, without a second copy of the file
+//! - `filling`: the old content's buffer, hashed while it is still being read
 //! - `old_hash`: the sha256 of the old and new content, hashed beside the search and the write
 //! - `diff`: the unified diff of that change
 //! - `write_change`: the new content written, big unchanged parts copied from the old file
@@ -14,6 +15,7 @@ mod bigrams;
 pub mod candidates;
 pub mod change;
 pub mod diff;
+mod filling;
 mod old_hash;
 pub mod replace;
 pub mod text;
@@ -31,6 +33,7 @@ use super::files::{ledger, lock, read, refuse_directory_syntax, write};
 use super::journal::{Action, Entry};
 use super::platform::held_read::HeldRead;
 use super::{Access, Call, EventKind, Kernel, KernelError};
+use filling::Filling;
 use old_hash::OldHashing;
 
 /// Edits refuse files above this size: the whole file is held in memory twice.
@@ -109,7 +112,7 @@ impl Kernel {
         let unasked = |resolved: &crate::kernel::ResolvedPath, display: &str| {
             refuse_directory_syntax(path, display)?;
             let place = self.place(&resolved.real, display, false)?;
-            let (before, _) = read_for_edit(&place, display, false)?;
+            let before = read::read_whole_text(&place, display, EDIT_MAX_BYTES, TOO_LARGE_HINT)?;
             replace::apply_edits(display, &before, edits)?;
             let sha_before = crate::kernel::digest::sha256_hex(&before);
             ledger::check_fresh(display, opts.expected_sha256.as_deref(), Some(&sha_before))?;
@@ -119,9 +122,7 @@ impl Kernel {
         refuse_directory_syntax(path, &display)?;
         let place = self.place(&resolved.real, &display, false)?;
         let _lock = if opts.dry_run { None } else { Some(lock::lock_dir(&place.dir)?) };
-        let (before, source) = read_for_edit(&place, &display, !opts.dry_run)?;
-        let before = Arc::new(before);
-        let hashing = OldHashing::start(before.clone());
+        let (before, hashing, source) = read_for_edit(&place, &display, !opts.dry_run)?;
         let applied = replace::apply_edits(&display, &before, edits)?;
         let change = change::Change::of(&before, &applied.result);
         let mut hashes = None;
@@ -192,15 +193,38 @@ struct EditRequest<'a> {
     multi: bool,
 }
 
-/// The file's bytes, and the file they were read from: held unchanged since before the read
-/// when `to_write` and it is big enough for its unchanged parts to be copied from it.
-fn read_for_edit(place: &Place, display: &str, to_write: bool) -> Result<(Vec<u8>, HeldRead), KernelError> {
-    let hint = "Edit it with a program made for files this size, or split the file.";
+const TOO_LARGE_HINT: &str = "Edit it with a program made for files this size, or split the file.";
+
+/// The file's bytes, their hashing (beside the rest of the edit), and the file they were read
+/// from: held unchanged since before the read when `to_write` and it is big enough for its
+/// unchanged parts to be copied from it.
+fn read_for_edit(
+    place: &Place,
+    display: &str,
+    to_write: bool,
+) -> Result<(Arc<Filling>, OldHashing, HeldRead), KernelError> {
     let (file, meta) = read::open_regular(place, display)?;
     let source = match to_write && meta.len() >= write_change::COPY_FROM as u64 {
         true => HeldRead::lease(file),
         false => HeldRead::unheld(file),
     };
-    let bytes = read::read_opened_text(source.file(), &meta, display, EDIT_MAX_BYTES, hint)?;
-    Ok((bytes, source))
+    if !source.unchanged() {
+        let bytes = read::read_opened_text(source.file(), &meta, display, EDIT_MAX_BYTES, TOO_LARGE_HINT)?;
+        let before = Arc::new(Filling::whole(bytes));
+        return Ok((before.clone(), OldHashing::start(before), source));
+    }
+    // Held, the file keeps its size while it is read, and the hash follows the read.
+    if meta.len() > EDIT_MAX_BYTES {
+        let (size, limit) = (meta.len(), EDIT_MAX_BYTES);
+        return Err(KernelError::TooLarge { path: display.to_string(), size, limit, hint: TOO_LARGE_HINT });
+    }
+    let before = Arc::new(Filling::with_capacity(meta.len() as usize));
+    let hashing = OldHashing::start(before.clone());
+    let read_whole = before.fill(source.file(), &hashing.thread()).map_err(|e| KernelError::io("read", display, e))?;
+    if !read_whole {
+        let grew = std::io::Error::other("it grew while rein read it; try again");
+        return Err(KernelError::io("read", display, grew));
+    }
+    read::check_text(&before, display)?;
+    Ok((before, hashing, source))
 }
