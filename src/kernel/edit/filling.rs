@@ -68,7 +68,7 @@ impl Filling {
         loop {
             let filled = self.filled.load(Ordering::Relaxed);
             if filled == self.capacity {
-                return Ok(file_buffers::at_end(file)?);
+                return file_buffers::at_end(file);
             }
             let step = (self.capacity - filled).min(READ_STEP);
             // SAFETY: `[filled, filled + step)` lies inside the allocation, past `filled`, where
