@@ -5,7 +5,7 @@
 //! - `candidates`: the nearest spans to show when `old_string` is not found (`bigrams`: the
 //!   cheap first ranking of a file's windows)
 //! - `change`: what an edit changed, without a second copy of the file
-//! - `filling`: the old content's buffer, hashed while it is still being read
+//! - `filling`: the old content: the file mapped under its lease, or a buffer hashed as it fills
 //! - `old_hash`: the sha256 of the old and new content, hashed beside the search and the write
 //! - `diff`: the unified diff of that change
 //! - `write_change`: the new content written, big unchanged parts copied from the old file
@@ -152,7 +152,14 @@ impl Kernel {
             if opts.dry_run {
                 verify()
             } else {
-                let content = |out: &mut std::fs::File| write_change::write_change(out, &before, &change, source);
+                let content = |out: &mut std::fs::File| {
+                    let held = source.as_ref().or(before.held()).expect("a file read for writing is held");
+                    let written = write_change::write_change(out, &before, &change, held);
+                    // Let go as soon as the copy ends, unless the bytes read are the mapped
+                    // file itself (`before` lets go of its lease with the mapping).
+                    drop(source);
+                    written
+                };
                 write::write_in_file(&place, &display, content, verify).map(drop)
             }
         })?;
@@ -197,12 +204,12 @@ const TOO_LARGE_HINT: &str = "Edit it with a program made for files this size, o
 
 /// The file's bytes, their hashing (beside the rest of the edit), and the file they were read
 /// from: held unchanged since before the read when `to_write` and it is big enough for its
-/// unchanged parts to be copied from it.
+/// unchanged parts to be copied from it (None: the bytes are that file, mapped, and hold it).
 fn read_for_edit(
     place: &Place,
     display: &str,
     to_write: bool,
-) -> Result<(Arc<Filling>, OldHashing, HeldRead), KernelError> {
+) -> Result<(Arc<Filling>, OldHashing, Option<HeldRead>), KernelError> {
     let (file, meta) = read::open_regular(place, display)?;
     let source = match to_write && meta.len() >= write_change::COPY_FROM as u64 {
         true => HeldRead::lease(file),
@@ -211,13 +218,22 @@ fn read_for_edit(
     if !source.unchanged() {
         let bytes = read::read_opened_text(source.file(), &meta, display, EDIT_MAX_BYTES, TOO_LARGE_HINT)?;
         let before = Arc::new(Filling::whole(bytes));
-        return Ok((before.clone(), OldHashing::start(before), source));
+        return Ok((before.clone(), OldHashing::start(before), Some(source)));
     }
-    // Held, the file keeps its size while it is read, and the hash follows the read.
+    // Held, the file keeps its size while it is read.
     if meta.len() > EDIT_MAX_BYTES {
         let (size, limit) = (meta.len(), EDIT_MAX_BYTES);
         return Err(KernelError::TooLarge { path: display.to_string(), size, limit, hint: TOO_LARGE_HINT });
     }
+    let source = match Filling::map(source, meta.len() as usize) {
+        Ok(mapped) => {
+            let before = Arc::new(mapped);
+            read::check_text(&before, display)?;
+            return Ok((before.clone(), OldHashing::start(before), None));
+        }
+        Err(source) => source,
+    };
+    // Read into a buffer of its own, hashed as it fills.
     let before = Arc::new(Filling::with_capacity(meta.len() as usize));
     let hashing = OldHashing::start(before.clone());
     let read_whole = before.fill(source.file(), &hashing.thread()).map_err(|e| KernelError::io("read", display, e))?;
@@ -226,5 +242,5 @@ fn read_for_edit(
         return Err(KernelError::io("read", display, grew));
     }
     read::check_text(&before, display)?;
-    Ok((before, hashing, source))
+    Ok((before, hashing, Some(source)))
 }

@@ -16,13 +16,12 @@ use crate::kernel::platform::held_read::{copy_range, HeldRead};
 /// itself only on many pages, and a small file then needs no hold at all.
 pub const COPY_FROM: usize = 1 << 20;
 
-/// Writes what `change` makes of `old` (the bytes read from `source`'s file) to `out`, and
-/// lets go of `source`'s hold.
-pub fn write_change(out: &mut File, old: &[u8], change: &Change, source: HeldRead) -> std::io::Result<()> {
-    if write_pieces(out, old, change, &source)? {
-        keep_if_unchanged(out, old, change, &source)?;
+/// Writes what `change` makes of `old` (the bytes read from `source`'s file) to `out`. The
+/// caller lets go of `source`'s hold once nothing reads the file any more.
+pub fn write_change(out: &mut File, old: &[u8], change: &Change, source: &HeldRead) -> std::io::Result<()> {
+    if write_pieces(out, old, change, source)? {
+        keep_if_unchanged(out, old, change, source)?;
     }
-    source.release();
     Ok(())
 }
 
@@ -121,7 +120,7 @@ mod tests {
         assert!(held.unchanged(), "this test runs as the file's owner, who may lease it");
         let (change, expected) = edit_of(&old);
         let mut out = temp_out(&dir);
-        write_change(&mut out, &old, &change, held).unwrap();
+        write_change(&mut out, &old, &change, &held).unwrap();
         assert_eq!(sha256_hex(&written(&mut out)), sha256_hex(&expected));
     }
 
@@ -137,7 +136,7 @@ mod tests {
         writer.write_all_at(b"CHANGED BY ANOTHER PROGRAM", 10).unwrap();
         let (change, expected) = edit_of(&old);
         let mut out = temp_out(&dir);
-        write_change(&mut out, &old, &change, held).unwrap();
+        write_change(&mut out, &old, &change, &held).unwrap();
         assert_eq!(sha256_hex(&written(&mut out)), sha256_hex(&expected));
     }
 
@@ -162,7 +161,8 @@ mod tests {
         }
         let (change, expected) = edit_of(&old);
         let mut out = temp_out(&dir);
-        write_change(&mut out, &old, &change, held).unwrap();
+        write_change(&mut out, &old, &change, &held).unwrap();
+        held.release();
         writer.join().unwrap();
         assert_eq!(sha256_hex(&written(&mut out)), sha256_hex(&expected));
         assert_ne!(std::fs::read(&path).unwrap(), old, "the writer wrote the old file once let go");

@@ -16,6 +16,9 @@
 
 use std::fs::File;
 
+/// The least `lease-break-time` under which a held file is mapped (see [`HeldRead::mappable`]).
+pub const MAP_BREAK_SECONDS: u64 = 20;
+
 /// The file an edit read, and whether it is held unchanged since.
 #[derive(Debug)]
 pub struct HeldRead {
@@ -43,6 +46,14 @@ impl HeldRead {
     /// and no one asked to open the file for writing or to truncate it meanwhile.
     pub fn unchanged(&self) -> bool {
         self.leased && lease::unbroken(&self.file)
+    }
+
+    /// Whether the file may be mapped and read where it lies: held unchanged, and a program
+    /// that asks to truncate it waits long enough (the kernel's `lease-break-time`, 45 s by
+    /// default, at least [`MAP_BREAK_SECONDS`]) that no edit still reads the mapping when the
+    /// lease is broken by force. A truncated mapping ends its reader with SIGBUS.
+    pub fn mappable(&self) -> bool {
+        self.unchanged() && lease::break_seconds().is_some_and(|s| s >= MAP_BREAK_SECONDS)
     }
 
     /// Lets go of the lease: anyone waiting to write the file goes on.
@@ -132,6 +143,11 @@ mod lease {
         // SAFETY: as in `take`. A failure leaves a lease the file's close lets go of.
         unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK) };
     }
+
+    /// How long a lease breaker waits before the kernel takes the lease away (proc(5)).
+    pub fn break_seconds() -> Option<u64> {
+        std::fs::read_to_string("/proc/sys/fs/lease-break-time").ok()?.trim().parse().ok()
+    }
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -147,6 +163,10 @@ mod lease {
     }
 
     pub fn release(_file: &File) {}
+
+    pub fn break_seconds() -> Option<u64> {
+        None
+    }
 }
 
 #[cfg(test)]
