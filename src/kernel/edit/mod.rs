@@ -220,6 +220,10 @@ fn read_for_edit(
         let before = Arc::new(Filling::whole(bytes));
         return Ok((before.clone(), OldHashing::start(before), Some(source)));
     }
+    // Its size again, now that no one can change it: a writer that let go of the file just
+    // before the lease may have changed it after the open looked, and a mapping longer than
+    // the file would end rein with SIGBUS, a shorter one would drop its tail.
+    let meta = source.file().metadata().map_err(|e| KernelError::io("inspect", display, e))?;
     // Held, the file keeps its size while it is read.
     if meta.len() > EDIT_MAX_BYTES {
         let (size, limit) = (meta.len(), EDIT_MAX_BYTES);
