@@ -7,6 +7,8 @@
 //!   following links (the race-free file access of `files::dir`)
 //! - `lock`: serialising writers of one directory (flock, or a lock file keyed by the path)
 //! - `file_buffers`: buffers for whole files (huge pages for big ones on Linux)
+//! - `held_read`: a file read and then copied from inside the kernel, held unchanged in between
+//!   (Linux: a read lease and `copy_file_range`; elsewhere no hold, the caller writes)
 //! - `keep`: what a replaced file keeps (Unix mode and owner; Windows attributes)
 //! - `perms`: Unix modes; Windows' read-only attribute and program extensions
 //! - `rename_windows`: replacing a file that others hold open (POSIX-semantics rename)
@@ -31,6 +33,7 @@ mod dir_unix;
 #[cfg(windows)]
 mod dir_windows;
 pub mod file_buffers;
+pub mod held_read;
 pub mod keep;
 #[cfg(target_os = "linux")]
 mod keeper;
