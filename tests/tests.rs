@@ -43,6 +43,9 @@ mod device_labs;
 // Not on Windows: the rig runs the real Linux hdc server and daemon in network namespaces.
 #[cfg(target_os = "linux")]
 mod device_leases;
+// Linux: the lease and the in-kernel copy an edit of a big file uses.
+#[cfg(target_os = "linux")]
+mod edit_copy_race;
 mod edit_refusals;
 mod edit_round_trips;
 mod events;

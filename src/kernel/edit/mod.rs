@@ -5,17 +5,21 @@
 //! - `candidates`: the nearest spans to show when `old_string` is not found (`bigrams`: the
 //!   cheap first ranking of a file's windows)
 //! - `change`: what an edit changed, without a second copy of the file
+//! - `filling`: the old content: the file mapped under its lease, or a buffer hashed as it fills
 //! - `old_hash`: the sha256 of the old and new content, hashed beside the search and the write
 //! - `diff`: the unified diff of that change
+//! - `write_change`: the new content written, big unchanged parts copied from the old file
 //! - `text`: BOM, line endings, line/column locations
 
 mod bigrams;
 pub mod candidates;
 pub mod change;
 pub mod diff;
+mod filling;
 mod old_hash;
 pub mod replace;
 pub mod text;
+mod write_change;
 
 use std::sync::Arc;
 
@@ -27,7 +31,9 @@ pub use text::Location;
 use super::files::dir::Place;
 use super::files::{ledger, lock, read, refuse_directory_syntax, write};
 use super::journal::{Action, Entry};
+use super::platform::held_read::HeldRead;
 use super::{Access, Call, EventKind, Kernel, KernelError};
+use filling::Filling;
 use old_hash::OldHashing;
 
 /// Edits refuse files above this size: the whole file is held in memory twice.
@@ -106,7 +112,7 @@ impl Kernel {
         let unasked = |resolved: &crate::kernel::ResolvedPath, display: &str| {
             refuse_directory_syntax(path, display)?;
             let place = self.place(&resolved.real, display, false)?;
-            let before = read_for_edit(&place, display)?;
+            let before = read::read_whole_text(&place, display, EDIT_MAX_BYTES, TOO_LARGE_HINT)?;
             replace::apply_edits(display, &before, edits)?;
             let sha_before = crate::kernel::digest::sha256_hex(&before);
             ledger::check_fresh(display, opts.expected_sha256.as_deref(), Some(&sha_before))?;
@@ -116,8 +122,7 @@ impl Kernel {
         refuse_directory_syntax(path, &display)?;
         let place = self.place(&resolved.real, &display, false)?;
         let _lock = if opts.dry_run { None } else { Some(lock::lock_dir(&place.dir)?) };
-        let before = Arc::new(read_for_edit(&place, &display)?);
-        let hashing = OldHashing::start(before.clone());
+        let (before, hashing, source) = read_for_edit(&place, &display, !opts.dry_run)?;
         let applied = replace::apply_edits(&display, &before, edits)?;
         let change = change::Change::of(&before, &applied.result);
         let mut hashes = None;
@@ -147,7 +152,15 @@ impl Kernel {
             if opts.dry_run {
                 verify()
             } else {
-                write::write_in(&place, &display, applied.result.chunks(), verify).map(drop)
+                let content = |out: &mut std::fs::File| {
+                    let held = source.as_ref().or(before.held()).expect("a file read for writing is held");
+                    let written = write_change::write_change(out, &before, &change, held);
+                    // Let go as soon as the copy ends, unless the bytes read are the mapped
+                    // file itself (`before` lets go of its lease with the mapping).
+                    drop(source);
+                    written
+                };
+                write::write_in_file(&place, &display, content, verify).map(drop)
             }
         })?;
         let (sha256_before, sha256_after) = hashes.expect("set by verify");
@@ -187,7 +200,51 @@ struct EditRequest<'a> {
     multi: bool,
 }
 
-fn read_for_edit(place: &Place, display: &str) -> Result<Vec<u8>, KernelError> {
-    let hint = "Edit it with a program made for files this size, or split the file.";
-    read::read_whole_text(place, display, EDIT_MAX_BYTES, hint)
+const TOO_LARGE_HINT: &str = "Edit it with a program made for files this size, or split the file.";
+
+/// The file's bytes, their hashing (beside the rest of the edit), and the file they were read
+/// from: held unchanged since before the read when `to_write` and it is big enough for its
+/// unchanged parts to be copied from it (None: the bytes are that file, mapped, and hold it).
+fn read_for_edit(
+    place: &Place,
+    display: &str,
+    to_write: bool,
+) -> Result<(Arc<Filling>, OldHashing, Option<HeldRead>), KernelError> {
+    let (file, meta) = read::open_regular(place, display)?;
+    let source = match to_write && meta.len() >= write_change::COPY_FROM as u64 {
+        true => HeldRead::lease(file),
+        false => HeldRead::unheld(file),
+    };
+    if !source.unchanged() {
+        let bytes = read::read_opened_text(source.file(), &meta, display, EDIT_MAX_BYTES, TOO_LARGE_HINT)?;
+        let before = Arc::new(Filling::whole(bytes));
+        return Ok((before.clone(), OldHashing::start(before), Some(source)));
+    }
+    // Its size again, now that no one can change it: a writer that let go of the file just
+    // before the lease may have changed it after the open looked, and a mapping longer than
+    // the file would end rein with SIGBUS, a shorter one would drop its tail.
+    let meta = source.file().metadata().map_err(|e| KernelError::io("inspect", display, e))?;
+    // Held, the file keeps its size while it is read.
+    if meta.len() > EDIT_MAX_BYTES {
+        let (size, limit) = (meta.len(), EDIT_MAX_BYTES);
+        return Err(KernelError::TooLarge { path: display.to_string(), size, limit, hint: TOO_LARGE_HINT });
+    }
+    let source = match Filling::map(source, meta.len() as usize) {
+        Ok(mapped) => {
+            let before = Arc::new(mapped);
+            read::check_text(&before, display)?;
+            return Ok((before.clone(), OldHashing::start(before), None));
+        }
+        Err(source) => source,
+    };
+    // Read into a buffer of its own, hashed as it fills.
+    let before = Arc::new(Filling::with_capacity(meta.len() as usize));
+    let hashing = OldHashing::start(before.clone());
+    let read_whole = before.fill(source.file(), &hashing.thread()).map_err(|e| KernelError::io("read", display, e))?;
+    if !read_whole {
+        let grew = std::io::Error::other("it grew while rein read it; try again");
+        return Err(KernelError::io("read", display, grew));
+    }
+    read::check_text(&before, display)?;
+    Ok((before, hashing, Some(source)))
 }

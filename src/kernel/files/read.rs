@@ -173,6 +173,17 @@ pub fn read_all(file: impl Read, len: u64, limit: u64) -> std::io::Result<Vec<u8
 /// Reads a whole text file of at most `max` bytes; `hint` says what to do with a bigger one.
 pub fn read_whole_text(place: &Place, display: &str, max: u64, hint: &'static str) -> Result<Vec<u8>, KernelError> {
     let (file, meta) = open_regular(place, display)?;
+    read_opened_text(&file, &meta, display, max, hint)
+}
+
+/// [`read_whole_text`] of a file [`open_regular`] opened (`meta` is what it returned).
+pub fn read_opened_text(
+    file: &File,
+    meta: &Metadata,
+    display: &str,
+    max: u64,
+    hint: &'static str,
+) -> Result<Vec<u8>, KernelError> {
     if meta.len() > max {
         return Err(KernelError::TooLarge { path: display.to_string(), size: meta.len(), limit: max, hint });
     }

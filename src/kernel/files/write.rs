@@ -36,19 +36,42 @@ pub fn write_in<'c>(
     before_commit: impl FnOnce() -> Result<(), KernelError>,
 ) -> Result<bool, KernelError> {
     let pieces = |out: &mut dyn Write| content.into_iter().try_for_each(|piece| out.write_all(piece));
-    write_with(place, display, pieces, before_commit)
+    write_with(place, display, buffered(pieces), before_commit)
+}
+
+/// [`write_in`] with the content written by `content` into the new file itself (an edit
+/// copies ranges of the old file into it inside the kernel).
+pub fn write_in_file(
+    place: &Place,
+    display: &str,
+    content: impl FnOnce(&mut File) -> std::io::Result<()>,
+    before_commit: impl FnOnce() -> Result<(), KernelError>,
+) -> Result<bool, KernelError> {
+    write_with(place, display, content, before_commit)
 }
 
 /// [`write_in`] with the content copied from `source` as it is read, never held whole (a
 /// package of gigabytes staged for an install).
 pub fn write_in_from(place: &Place, display: &str, source: &mut dyn std::io::Read) -> Result<bool, KernelError> {
-    write_with(place, display, |out: &mut dyn Write| std::io::copy(source, out).map(drop), || Ok(()))
+    write_with(place, display, buffered(|out: &mut dyn Write| std::io::copy(source, out).map(drop)), || Ok(()))
+}
+
+/// `content` written through a buffer, since a replace_all can yield many small pieces; big
+/// pieces go straight through.
+fn buffered(
+    content: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> impl FnOnce(&mut File) -> std::io::Result<()> {
+    |file: &mut File| {
+        let mut out = std::io::BufWriter::with_capacity(1024 * 1024, file);
+        content(&mut out)?;
+        out.flush()
+    }
 }
 
 fn write_with(
     place: &Place,
     display: &str,
-    content: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    content: impl FnOnce(&mut File) -> std::io::Result<()>,
     before_commit: impl FnOnce() -> Result<(), KernelError>,
 ) -> Result<bool, KernelError> {
     let old = match place.dir.kind_of(&place.name).map_err(|e| KernelError::io("inspect", display, e))? {
@@ -100,14 +123,10 @@ pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
 
 fn fill(
     file: &mut File,
-    content: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    content: impl FnOnce(&mut File) -> std::io::Result<()>,
     keep: Option<&Keep>,
 ) -> std::io::Result<()> {
-    // Buffered, since a replace_all can yield many small pieces; big pieces go straight through.
-    let mut out = std::io::BufWriter::with_capacity(1024 * 1024, &mut *file);
-    content(&mut out)?;
-    out.flush()?;
-    drop(out);
+    content(file)?;
     if let Some(keep) = keep {
         keep.apply(file)?;
     }

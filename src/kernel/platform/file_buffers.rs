@@ -23,6 +23,38 @@ pub fn for_file(len: usize) -> Vec<u8> {
     buffer
 }
 
+/// Reads from `file` into `room`, which may be uninitialized; how many bytes it read (0: the
+/// end). Interrupted reads are retried.
+pub fn read_into(file: &std::fs::File, room: &mut [std::mem::MaybeUninit<u8>]) -> std::io::Result<usize> {
+    #[cfg(unix)]
+    loop {
+        match rustix::io::read(file, &mut *room) {
+            Ok((read, _)) => return Ok(read.len()),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::Read;
+        room.fill(std::mem::MaybeUninit::new(0));
+        // SAFETY: every byte of `room` was just initialized.
+        let room = unsafe { &mut *(room as *mut [std::mem::MaybeUninit<u8>] as *mut [u8]) };
+        loop {
+            match (&*file).read(room) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                other => return other,
+            }
+        }
+    }
+}
+
+/// Whether `file` has no more bytes to read.
+pub fn at_end(file: &std::fs::File) -> std::io::Result<bool> {
+    let mut one = [std::mem::MaybeUninit::uninit()];
+    Ok(read_into(file, &mut one)? == 0)
+}
+
 /// Asks for huge pages on the whole 2 MiB blocks inside the buffer's allocation.
 #[cfg(target_os = "linux")]
 fn advise_huge_pages(buffer: &Vec<u8>) {

@@ -7,6 +7,9 @@
 //!   following links (the race-free file access of `files::dir`)
 //! - `lock`: serialising writers of one directory (flock, or a lock file keyed by the path)
 //! - `file_buffers`: buffers for whole files (huge pages for big ones on Linux)
+//! - `held_read`: a file read and then copied from inside the kernel, held unchanged in between;
+//!   whether anyone holds a file open for writing (the same lease, let go at once)
+//!   (Linux: a read lease and `copy_file_range`; elsewhere no hold, the caller writes)
 //! - `keep`: what a replaced file keeps (Unix mode and owner; Windows attributes)
 //! - `perms`: Unix modes; Windows' read-only attribute and program extensions
 //! - `rename_windows`: replacing a file that others hold open (POSIX-semantics rename)
@@ -21,7 +24,6 @@
 //!   repositories a confined program plants (`process::planted`)
 //! - `signals`: "stop" from the person (SIGINT/SIGTERM/SIGHUP; Ctrl-C/Ctrl-Break/close)
 //! - `threads`: a thread's id, and the lowest priority for one rein gave up on
-//! - `writers`: whether anyone holds a file open for writing (a Linux read lease, let go at once)
 //!
 //! Linux is run and tested; macOS and Windows are type-checked in CI (`.ci/cross-check`), see
 //! docs/src/platforms.md.
@@ -32,6 +34,7 @@ mod dir_unix;
 #[cfg(windows)]
 mod dir_windows;
 pub mod file_buffers;
+pub mod held_read;
 pub mod keep;
 #[cfg(target_os = "linux")]
 mod keeper;
@@ -56,7 +59,6 @@ mod tree_linux;
 mod tree_unix;
 #[cfg(windows)]
 mod tree_windows;
-pub mod writers;
 
 #[cfg(unix)]
 pub use dir_unix::Dir;
