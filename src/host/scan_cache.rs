@@ -33,9 +33,10 @@ const FOLDER: &str = "scans";
 const VERSION: u32 = 1;
 /// A file writing more names than this is not kept (it is read on every call).
 const MOST_NAMES: usize = 32;
-/// Nor is one writing a name longer than any served (the registry refuses it): what one entry
-/// holds stays small, whatever the file writes.
-const LONGEST_NAME: usize = super::registry::MCP_NAME_MAX;
+/// Nor is one writing a longer name, so that what one entry holds stays small whatever the
+/// file writes: no tool has one (MCP's limit, 64, which the registry holds names to), and a
+/// file not kept is only read on every call.
+const LONGEST_NAME: usize = 64;
 /// Files kept per workspace; the rest are read on every call.
 const MOST_FILES: usize = 100_000;
 /// The largest cache file read (MOST_FILES small entries fit well inside).
