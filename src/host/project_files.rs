@@ -295,4 +295,44 @@ mod tests {
         assert_eq!(now.get("tools/b.lua"), Some("BBB"), "rewritten in place, size and time put back: read again");
         assert_eq!(now.get("prelude/p.lua"), None);
     }
+
+    /// tmpfs maps a page writable at a read fault and never stamps a time for writes through
+    /// it: a program mapping a tool file after rein read it changes the file unseen by its key,
+    /// without holding it open for writing when rein looked.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_file_on_tmpfs_written_through_a_mapping_made_after_the_reading_is_read_again() {
+        use std::os::fd::AsRawFd;
+        let dir = tempfile::tempdir_in("/dev/shm").expect("Linux has a tmpfs at /dev/shm");
+        let path = dir.path().join("tools/a.lua");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "aaa").unwrap();
+        let mut earlier = ProjectFiles::read(dir.path()).unwrap();
+        // As if the file had settled long before that reading.
+        earlier.read_at = Some(SystemTime::now() + std::time::Duration::from_secs(60));
+        let file = std::fs::OpenOptions::new().read(true).write(true).open(&path).unwrap();
+        // SAFETY: a shared mapping of the 3-byte file, read and written inside it, unmapped below.
+        unsafe {
+            let map = libc::mmap(
+                std::ptr::null_mut(),
+                3,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            );
+            assert_ne!(map, libc::MAP_FAILED);
+            let bytes = map.cast::<u8>();
+            assert_eq!(bytes.read_volatile(), b'a');
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            for at in 0..3 {
+                bytes.add(at).write_volatile(b'b');
+            }
+            libc::munmap(map, 3);
+        }
+        drop(file);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "bbb");
+        let now = ProjectFiles::read_since(dir.path(), &earlier).unwrap();
+        assert_eq!(now.get("tools/a.lua"), Some("bbb"));
+    }
 }
