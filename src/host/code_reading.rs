@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::kernel::files::dir::{Dir, Place};
 use crate::kernel::files::read::read_all;
-use crate::kernel::platform::held_read::held_by_no_writer;
+use crate::kernel::platform::held_read::{held_by_no_writer, stamps_mapped_writes};
 use crate::visible::shown_path;
 
 /// The largest Lua file rein reads from a project: a tool is a few KB, and a file of gigabytes
@@ -69,8 +69,9 @@ impl CodeRoot {
         match folder.open_read(name) {
             Ok(file) => {
                 // Looked at before the read: a writer that did not hold the file then can
-                // change it afterwards only by a write that stamps its times (`held_read`).
-                let no_writer = held_by_no_writer(&file);
+                // change it afterwards only by a write that stamps its times (`held_read`),
+                // where the file system stamps writes through a mapping made later.
+                let no_writer = stamps_mapped_writes(&file) && held_by_no_writer(&file);
                 text_of(file).map(|(text, meta)| (text, Some(meta).filter(|_| no_writer)))
             }
             Err(_) => self.read(rel).map(|text| (text, None)),

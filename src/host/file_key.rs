@@ -4,8 +4,9 @@
 //! every write, and on the `utimensat` that puts the modification time back), so a rewritten
 //! file gets a new key — except within one tick of the file system's clock (see
 //! [`FileKey::settled_before`]), and for writes through a mapping its writer made writable
-//! before (no time is stamped: a key is kept only of a file no one held open for writing as
-//! it was read, `kernel::platform::held_read`).
+//! before, or on tmpfs at all (no time is stamped: a key is kept only of a file no one held
+//! open for writing as it was read, on a file system known to stamp mapped writes,
+//! `kernel::platform::held_read`).
 //!
 //! Windows gives a file index and the change time only through APIs std has not stabilised
 //! (`MetadataExt::file_index`, `change_time`), so there is no key there: every file is read.

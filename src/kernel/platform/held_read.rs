@@ -91,6 +91,17 @@ pub fn held_by_no_writer(file: &File) -> bool {
     held
 }
 
+/// Whether `file`'s file system stamps a time on every write through a shared mapping made
+/// from now on: it write-protects a mapped page until its first write, which stamps the file's
+/// times (`page_mkwrite`, each time the page has been written back). tmpfs does not: a page
+/// mapped at a read fault is writable at once, and no write through it stamps anything, so a
+/// program mapping a file later can change it with every time as it was. Known only of the
+/// file systems below (each one's `page_mkwrite` calls `file_update_time`); false elsewhere,
+/// an overlay included (its upper layer may be tmpfs).
+pub fn stamps_mapped_writes(file: &File) -> bool {
+    lease::stamps_mapped_writes(file)
+}
+
 /// Copies `len` bytes of `from` at offset `at` to the end of what was written to `to`, inside
 /// the kernel. `Unsupported` (and nothing copied) where the OS or the file system has no such
 /// copy; the caller then writes the bytes itself.
@@ -165,6 +176,21 @@ mod lease {
     pub fn break_seconds() -> Option<u64> {
         std::fs::read_to_string("/proc/sys/fs/lease-break-time").ok()?.trim().parse().ok()
     }
+
+    /// ext2/3/4, XFS, Btrfs, F2FS (include/uapi/linux/magic.h).
+    const STAMPING: [u32; 4] = [0xEF53, 0x5846_5342, 0x9123_683E, 0xF2F5_2010];
+
+    pub fn stamps_mapped_writes(file: &File) -> bool {
+        let mut fs = std::mem::MaybeUninit::<libc::statfs>::uninit();
+        // SAFETY: fstatfs fills `fs` for a descriptor this process owns; read only on success.
+        if unsafe { libc::fstatfs(file.as_raw_fd(), fs.as_mut_ptr()) } != 0 {
+            return false;
+        }
+        // SAFETY: filled by the successful call above.
+        let kind = unsafe { fs.assume_init() }.f_type;
+        // The magic numbers are 32 bits; f_type is as wide as a long, signed on most targets.
+        STAMPING.contains(&(kind as u32))
+    }
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -183,6 +209,10 @@ mod lease {
 
     pub fn break_seconds() -> Option<u64> {
         None
+    }
+
+    pub fn stamps_mapped_writes(_file: &File) -> bool {
+        false
     }
 }
 
@@ -262,6 +292,14 @@ mod tests {
         assert!(held_by_no_writer(&File::open(&path).unwrap()));
         let held = HeldRead::lease(File::open(&path).unwrap());
         assert!(held.unchanged(), "no lease is left behind");
+    }
+
+    #[test]
+    fn tmpfs_is_not_known_to_stamp_writes_through_a_mapping() {
+        let dir = tempfile::tempdir_in("/dev/shm").expect("Linux has a tmpfs at /dev/shm");
+        let path = dir.path().join("f.lua");
+        std::fs::write(&path, "text").unwrap();
+        assert!(!stamps_mapped_writes(&File::open(&path).unwrap()));
     }
 
     #[test]
