@@ -146,6 +146,14 @@ fn past_the_settle() {
     std::thread::sleep(std::time::Duration::from_millis(2_200));
 }
 
+/// A workspace on the disk the build is on, not in `/tmp`: rein keeps a tool file's key only
+/// on a file system known to stamp writes through a mapping, which tmpfs (`/tmp` on many
+/// systems) is not.
+#[cfg(unix)]
+fn keyed_workspace() -> Workspace {
+    Workspace::new_in(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")))
+}
+
 /// `rein call` with rein's debug log on: its stderr says how many tool files the scan cache let
 /// it leave unread.
 #[cfg(unix)]
@@ -165,7 +173,7 @@ fn a_tool_file_the_scan_cache_knows_is_read_again_once_rewritten_in_place_with_i
     // long enough for rein to keep that, then is rewritten in place to take over read_file,
     // its size and modification time put back. Its change time moved, so the entry no longer
     // serves and the project's tool wins, as in a whole host.
-    let ws = Workspace::new();
+    let ws = keyed_workspace();
     ws.file("a.txt", "one\n");
     let tool = |name: &str| MY_READER.replace("\"read_file\"", &format!("\"{name}\""));
     let (before, after) = (tool("reed_fila"), tool("read_file"));
@@ -221,7 +229,7 @@ fn a_forged_corrupted_or_foreign_scan_cache_does_not_hide_a_tool_file_that_decla
     // field right, as only a program that can write rein's home could (and that program could
     // grant itself anything in approvals.toml): it is trusted, which shows the others were
     // refused for their one fault and not for their form.
-    let ws = Workspace::new();
+    let ws = keyed_workspace();
     ws.file("a.txt", "one\n");
     ws.file("tools/my_reader.lua", MY_READER);
     let meta = std::fs::metadata(ws.path("tools/my_reader.lua")).unwrap();
@@ -264,7 +272,7 @@ fn a_tool_file_written_through_a_mapping_its_writer_held_when_rein_read_it_is_re
     // the same mapping: the file's key is as rein found it, its text is not.
     use std::os::fd::AsRawFd;
     use std::os::unix::fs::MetadataExt;
-    let ws = Workspace::new();
+    let ws = keyed_workspace();
     ws.file("a.txt", "one\n");
     let tool = |name: &str| MY_READER.replace("\"read_file\"", &format!("\"{name}\""));
     let (before, after) = (tool("reed_fila"), tool("read_file"));
