@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use super::diff;
 use super::replace::Spliced;
+use super::text::Location;
 
 pub struct Change {
     /// Leading bytes the old and new content share.
@@ -39,8 +40,11 @@ impl Change {
         }
     }
 
-    pub fn diff(&self, path: &str, before: &[u8]) -> String {
-        diff::unified_diff_of_change(path, before, self.prefix, self.suffix, &self.middle)
+    /// The unified diff; `located`, the edit's first location when the caller has it, spares
+    /// counting the lines before the change again when it is where the change starts.
+    pub fn diff(&self, path: &str, before: &[u8], located: Option<&Location>) -> String {
+        let lines_before_prefix = located.filter(|l| l.offset == self.prefix).map(|l| l.line - 1);
+        diff::unified_diff_of_change(path, before, self.prefix, self.suffix, &self.middle, lines_before_prefix)
     }
 }
 
@@ -55,19 +59,26 @@ mod tests {
 
     #[test]
     fn describes_single_multi_and_replace_all_edits_exactly() {
-        let before = b"alpha\nbeta\ngamma\nbeta\ndelta\n";
+        let plain: &[u8] = b"alpha\nbeta\ngamma\nbeta\ndelta\n";
+        // A BOM (no column, no line) and CRLF endings, the change past the context's lines.
+        let marked: &[u8] = b"\xEF\xBB\xBFa\r\nb\r\nc\r\nd\r\ne\r\nf\r\ng\r\n";
         let cases = [
-            vec![edit("gamma", "GAMMA", false)],
-            vec![edit("beta", "b", true)],
-            vec![edit("alpha", "a", false), edit("delta", "d", false)],
+            (plain, vec![edit("gamma", "GAMMA", false)]),
+            (plain, vec![edit("beta", "b", true)]),
+            (plain, vec![edit("alpha", "a", false), edit("delta", "d", false)]),
+            (marked, vec![edit("f", "F", false)]),
+            (marked, vec![edit("e\nf", "E\nF", false)]),
+            (marked, vec![edit("a", "A", false)]),
         ];
-        for edits in cases {
+        for (before, edits) in cases {
             let applied = apply_edits("f", before, &edits).unwrap();
             let after = applied.result.to_vec();
             let change = Change::of(before, &applied.result);
             let rebuilt = [&before[..change.prefix], &change.middle, &before[before.len() - change.suffix..]].concat();
             assert_eq!(rebuilt, after);
-            assert_eq!(change.diff("f", before), diff::unified_diff("f", before, &after));
+            assert_eq!(change.diff("f", before, None), diff::unified_diff("f", before, &after));
+            let first = applied.reports[0].locations.first();
+            assert_eq!(change.diff("f", before, first), diff::unified_diff("f", before, &after), "{first:?}");
         }
     }
 }

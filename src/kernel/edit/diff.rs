@@ -21,17 +21,26 @@ pub fn unified_diff(path: &str, before: &[u8], after: &[u8]) -> String {
     }
     let prefix = common_prefix_len(before, after);
     let suffix = common_suffix_len(&before[prefix..], &after[prefix..]);
-    unified_diff_of_change(path, before, prefix, suffix, &after[prefix..after.len() - suffix])
+    unified_diff_of_change(path, before, prefix, suffix, &after[prefix..after.len() - suffix], None)
 }
 
 /// The same diff when the caller already knows the change: `after` is `before` with the bytes
 /// between its first `prefix` and last `suffix` bytes replaced by `middle`. Only that part of
 /// `after` needs to exist, so a small edit of a huge file never copies the file.
-pub fn unified_diff_of_change(path: &str, before: &[u8], prefix: usize, suffix: usize, middle: &[u8]) -> String {
+/// `lines_before_prefix`, when the caller counted them already (the edit's location), is the
+/// number of line breaks in `before[..prefix]`: the diff then does not count them again.
+pub fn unified_diff_of_change(
+    path: &str,
+    before: &[u8],
+    prefix: usize,
+    suffix: usize,
+    middle: &[u8],
+    lines_before_prefix: Option<usize>,
+) -> String {
     if before.len() - prefix - suffix == 0 && middle.is_empty() {
         return String::new();
     }
-    let window = ChangedWindow::new(before, prefix, suffix);
+    let window = ChangedWindow::new(before, prefix, suffix, lines_before_prefix);
     let old_text = String::from_utf8_lossy(&before[window.old.clone()]);
     let mut new_bytes = Vec::with_capacity(window.old.len() + middle.len());
     new_bytes.extend_from_slice(&before[window.old.start..prefix]);
@@ -60,7 +69,7 @@ struct ChangedWindow {
 }
 
 impl ChangedWindow {
-    fn new(before: &[u8], prefix: usize, suffix: usize) -> ChangedWindow {
+    fn new(before: &[u8], prefix: usize, suffix: usize, lines_before_prefix: Option<usize>) -> ChangedWindow {
         // Back past the start of the first changed line, then CONTEXT_LINES more.
         let start = memrchr_iter(b'\n', &before[..prefix]).nth(CONTEXT_LINES).map_or(0, |at| at + 1);
         // Through the end of the last changed line, then CONTEXT_LINES more; the tail is
@@ -69,7 +78,11 @@ impl ChangedWindow {
         let tail_kept = memchr_iter(b'\n', tail).nth(CONTEXT_LINES).map_or(tail.len(), |at| at + 1);
         ChangedWindow {
             old: start..before.len() - suffix + tail_kept,
-            lines_before: memchr_iter(b'\n', &before[..start]).count(),
+            lines_before: match lines_before_prefix {
+                // The few breaks between the window's start and the change, taken off.
+                Some(known) => known - memchr_iter(b'\n', &before[start..prefix]).count(),
+                None => memchr_iter(b'\n', &before[..start]).count(),
+            },
         }
     }
 }

@@ -174,7 +174,8 @@ impl Kernel {
                 bytes: applied.result.len() as u64,
             });
         }
-        let diff = change.diff(&display, &before);
+        let first_location = applied.reports.first().and_then(|r| r.locations.first());
+        let diff = change.diff(&display, &before, first_location);
         let replacements = applied.reports.iter().map(|r| r.replacements).sum();
         let locations = applied.reports.iter().flat_map(|r| r.locations.iter().copied()).take(20).collect();
         Ok(EditOutput {

@@ -107,7 +107,10 @@ pub fn check_edits(edits: &[Edit]) -> Result<(), KernelError> {
 pub fn apply_edits<'a>(path: &str, original: &'a [u8], edits: &[Edit]) -> Result<EditApplied<'a>, KernelError> {
     check_edits(edits)?;
     // Decided once, from the file as read, so every edit of a multi-edit writes the same ending.
-    let crlf = uses_crlf(original);
+    // Only a text with a line break is changed by it: an edit within one line spares the
+    // two passes over the file that counting its line endings takes.
+    let breaks = edits.iter().any(|e| e.old_string.contains('\n') || e.new_string.contains('\n'));
+    let crlf = breaks && uses_crlf(original);
     let body_start = split_bom(original).0.len();
     let mut current = Spliced { base: Cow::Borrowed(original), ranges: Vec::new(), with: Vec::new() };
     let mut reports = Vec::with_capacity(edits.len());
