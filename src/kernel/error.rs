@@ -47,6 +47,9 @@ pub enum KernelError {
     #[error("{path} changed since it was read (expected sha256 {expected}, found {}). Read it again and redo the change against the current content.", actual.as_deref().unwrap_or("no file"))]
     StaleFile { path: String, expected: String, actual: Option<String> },
 
+    #[error("another program opened {path} for writing while rein was editing it; nothing was changed. Read it again and redo the change once that program is done with it.")]
+    WrittenDuringEdit { path: String },
+
     #[error("the saved copy of {path} ({preimage}) no longer holds its old content (sha256 {expected}, found {actual}): something wrote to it in place since; nothing was restored. Put {path} back by hand (e.g. from version control)")]
     PreimageChanged { path: String, preimage: String, expected: String, actual: String },
 
@@ -242,6 +245,7 @@ impl KernelError {
             KernelError::OldStringNotFound { .. } => Code::OldStringNotFound,
             KernelError::OldStringNotUnique { .. } => Code::OldStringNotUnique,
             KernelError::StaleFile { .. }
+            | KernelError::WrittenDuringEdit { .. }
             | KernelError::ChangedSinceShown { .. }
             | KernelError::PreimageChanged { .. } => Code::StaleFile,
             KernelError::NotRead { .. } => Code::NotRead,
@@ -288,7 +292,7 @@ impl KernelError {
             KernelError::OldStringNotUnique { path, edit_index, count, locations } => {
                 with_edit_index(json!({"path": path, "count": count, "locations": locations}), *edit_index)
             }
-            KernelError::NotRead { path } => json!({"path": path}),
+            KernelError::NotRead { path } | KernelError::WrittenDuringEdit { path } => json!({"path": path}),
             KernelError::StaleFile { path, expected, actual } => {
                 json!({"path": path, "expected_sha256": expected, "actual_sha256": actual})
             }

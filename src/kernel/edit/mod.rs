@@ -152,15 +152,27 @@ impl Kernel {
             if opts.dry_run {
                 verify()
             } else {
+                let written_meanwhile = std::cell::Cell::new(false);
                 let content = |out: &mut std::fs::File| {
+                    let mapped = source.is_none();
                     let held = source.as_ref().or(before.held()).expect("a file read for writing is held");
-                    let written = write_change::write_change(out, &before, &change, held);
+                    let written = match write_change::write_change(out, &before, &change, held, mapped) {
+                        Ok(()) => Ok(()),
+                        Err(write_change::WriteRefused::Io(e)) => Err(e),
+                        Err(write_change::WriteRefused::WrittenMeanwhile) => {
+                            written_meanwhile.set(true);
+                            Err(std::io::Error::other("another program asked to write the file"))
+                        }
+                    };
                     // Let go as soon as the copy ends, unless the bytes read are the mapped
                     // file itself (`before` lets go of its lease with the mapping).
                     drop(source);
                     written
                 };
-                write::write_in_file(&place, &display, content, verify).map(drop)
+                match write::write_in_file(&place, &display, content, verify) {
+                    Err(_) if written_meanwhile.get() => Err(KernelError::WrittenDuringEdit { path: display.clone() }),
+                    other => other.map(drop),
+                }
             }
         })?;
         let (sha256_before, sha256_after) = hashes.expect("set by verify");

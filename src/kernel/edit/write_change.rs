@@ -17,12 +17,35 @@ use crate::kernel::platform::held_read::{copy_range, HeldRead};
 pub const COPY_FROM: usize = 1 << 20;
 
 /// Writes what `change` makes of `old` (the bytes read from `source`'s file) to `out`. The
-/// caller lets go of `source`'s hold once nothing reads the file any more.
-pub fn write_change(out: &mut File, old: &[u8], change: &Change, source: &HeldRead) -> std::io::Result<()> {
+/// caller lets go of `source`'s hold once nothing reads the file any more. `old_is_mapped`:
+/// `old` is the file itself, mapped, not bytes of rein's own.
+pub fn write_change(
+    out: &mut File,
+    old: &[u8],
+    change: &Change,
+    source: &HeldRead,
+    old_is_mapped: bool,
+) -> Result<(), WriteRefused> {
     if write_pieces(out, old, change, source)? {
-        keep_if_unchanged(out, old, change, source)?;
+        keep_if_unchanged(out, old, change, source, old_is_mapped)?;
     }
     Ok(())
+}
+
+/// Why the new content was not written.
+#[derive(Debug)]
+pub enum WriteRefused {
+    /// A program asked to write the old file while it was copied from its mapping: once the
+    /// kernel's lease-break-time passes it goes on, and the mapping then holds its bytes (or,
+    /// truncated, faults), so nothing is written from it.
+    WrittenMeanwhile,
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for WriteRefused {
+    fn from(e: std::io::Error) -> WriteRefused {
+        WriteRefused::Io(e)
+    }
 }
 
 /// Writes the prefix, the changed middle and the suffix; whether any of them was copied.
@@ -36,9 +59,18 @@ fn write_pieces(out: &mut File, old: &[u8], change: &Change, source: &HeldRead) 
 
 /// Keeps what was copied only if the hold shows the old file unchanged until now; otherwise
 /// (someone asked to write it, and waits) writes all of it again from the bytes read.
-fn keep_if_unchanged(out: &mut File, old: &[u8], change: &Change, source: &HeldRead) -> std::io::Result<()> {
+fn keep_if_unchanged(
+    out: &mut File,
+    old: &[u8],
+    change: &Change,
+    source: &HeldRead,
+    old_is_mapped: bool,
+) -> Result<(), WriteRefused> {
     if source.unchanged() {
         return Ok(());
+    }
+    if old_is_mapped {
+        return Err(WriteRefused::WrittenMeanwhile);
     }
     out.set_len(0)?;
     out.rewind()?;
@@ -120,7 +152,7 @@ mod tests {
         assert!(held.unchanged(), "this test runs as the file's owner, who may lease it");
         let (change, expected) = edit_of(&old);
         let mut out = temp_out(&dir);
-        write_change(&mut out, &old, &change, &held).unwrap();
+        write_change(&mut out, &old, &change, &held, false).unwrap();
         assert_eq!(sha256_hex(&written(&mut out)), sha256_hex(&expected));
     }
 
@@ -136,7 +168,7 @@ mod tests {
         writer.write_all_at(b"CHANGED BY ANOTHER PROGRAM", 10).unwrap();
         let (change, expected) = edit_of(&old);
         let mut out = temp_out(&dir);
-        write_change(&mut out, &old, &change, &held).unwrap();
+        write_change(&mut out, &old, &change, &held, false).unwrap();
         assert_eq!(sha256_hex(&written(&mut out)), sha256_hex(&expected));
     }
 
@@ -161,7 +193,7 @@ mod tests {
         }
         let (change, expected) = edit_of(&old);
         let mut out = temp_out(&dir);
-        write_change(&mut out, &old, &change, &held).unwrap();
+        write_change(&mut out, &old, &change, &held, false).unwrap();
         held.release();
         writer.join().unwrap();
         assert_eq!(sha256_hex(&written(&mut out)), sha256_hex(&expected));
@@ -186,9 +218,32 @@ mod tests {
             assert!(Instant::now() < deadline, "the writer's open never broke the hold");
             std::thread::sleep(Duration::from_millis(1));
         }
-        keep_if_unchanged(&mut out, &old, &change, &held).unwrap();
+        keep_if_unchanged(&mut out, &old, &change, &held, false).unwrap();
         held.release();
         writer.join().unwrap();
         assert_eq!(sha256_hex(&written(&mut out)), sha256_hex(&expected));
+    }
+
+    /// The same break when the bytes read are the file's own mapping: past the kernel's
+    /// lease-break-time the waiting program writes (or truncates) what the mapping shows, so
+    /// nothing is written from it again — the edit is refused instead.
+    #[test]
+    fn a_hold_broken_while_the_old_bytes_are_the_files_mapping_refuses_the_edit() {
+        let (dir, path, _) = setup();
+        let (held, old) = read_held(&path);
+        let (change, _) = edit_of(&old);
+        let mut out = temp_out(&dir);
+        assert!(write_pieces(&mut out, &old, &change, &held).unwrap());
+        let writer_path = path.clone();
+        let writer = std::thread::spawn(move || drop(File::options().write(true).open(&writer_path).unwrap()));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while held.unchanged() {
+            assert!(Instant::now() < deadline, "the writer's open never broke the hold");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let refused = keep_if_unchanged(&mut out, &old, &change, &held, true);
+        assert!(matches!(refused, Err(WriteRefused::WrittenMeanwhile)), "{refused:?}");
+        held.release();
+        writer.join().unwrap();
     }
 }
