@@ -141,6 +141,21 @@ mod tests {
         bytes
     }
 
+    /// Waits (bounded) until a program's open for writing has broken `held`.
+    fn broken(held: &HeldRead) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while held.unchanged() {
+            assert!(Instant::now() < deadline, "the writer's open never broke the hold");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// A thread opening `path` for writing (it waits while the file is held).
+    fn opens_for_writing(path: &std::path::Path) -> std::thread::JoinHandle<()> {
+        let path = path.to_path_buf();
+        std::thread::spawn(move || drop(File::options().write(true).open(&path).unwrap()))
+    }
+
     fn temp_out(dir: &tempfile::TempDir) -> File {
         File::options().read(true).write(true).create_new(true).open(dir.path().join("new")).unwrap()
     }
@@ -186,11 +201,7 @@ mod tests {
             let file = File::options().write(true).open(&writer_path).unwrap();
             file.write_all_at(b"CHANGED BY ANOTHER PROGRAM", 10).unwrap();
         });
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while held.unchanged() {
-            assert!(Instant::now() < deadline, "the writer's open never broke the hold");
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        broken(&held);
         let (change, expected) = edit_of(&old);
         let mut out = temp_out(&dir);
         write_change(&mut out, &old, &change, &held, false).unwrap();
@@ -211,13 +222,8 @@ mod tests {
         assert!(write_pieces(&mut out, &old, &change, &held).unwrap(), "the prefix and suffix are copied");
         // What a copy of a file changed under it would hold.
         out.write_all_at(b"NOT WHAT WAS READ", 0).unwrap();
-        let writer_path = path.clone();
-        let writer = std::thread::spawn(move || drop(File::options().write(true).open(&writer_path).unwrap()));
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while held.unchanged() {
-            assert!(Instant::now() < deadline, "the writer's open never broke the hold");
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        let writer = opens_for_writing(&path);
+        broken(&held);
         keep_if_unchanged(&mut out, &old, &change, &held, false).unwrap();
         held.release();
         writer.join().unwrap();
@@ -234,13 +240,8 @@ mod tests {
         let (change, _) = edit_of(&old);
         let mut out = temp_out(&dir);
         assert!(write_pieces(&mut out, &old, &change, &held).unwrap());
-        let writer_path = path.clone();
-        let writer = std::thread::spawn(move || drop(File::options().write(true).open(&writer_path).unwrap()));
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while held.unchanged() {
-            assert!(Instant::now() < deadline, "the writer's open never broke the hold");
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        let writer = opens_for_writing(&path);
+        broken(&held);
         let refused = keep_if_unchanged(&mut out, &old, &change, &held, true);
         assert!(matches!(refused, Err(WriteRefused::WrittenMeanwhile)), "{refused:?}");
         held.release();
