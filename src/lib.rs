@@ -144,7 +144,7 @@ pub use kernel::events::Ended;
 pub use kernel::files::list::Entry as ListEntry;
 pub use kernel::journal::restore::{RestoreAction, Restored};
 pub use kernel::journal::{Action, Collected, Outcome};
-pub use kernel::platform::signals::stop_requested;
+pub use kernel::platform::signals::{stop_requested, StopSignals};
 pub use kernel::policy::DecidedBy;
 pub use kernel::policy::{Answer, ApprovalRequest, Approver, Asked, AssumeYes, Headless, Rule};
 pub use kernel::process::spawn::SpawnOutput;

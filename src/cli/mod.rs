@@ -304,17 +304,27 @@ fn call(host: &Host, out: &Output, tool: &str, args: Option<&str>) -> u8 {
 /// script stops at its next budget check, its programs are killed, and the call ends with
 /// CANCELLED. The signals are heard on a thread of their own, so a script that never waits is
 /// stopped too.
+/// How long `rein call` waits for its Ctrl-C handlers before it calls without them.
+const SIGNALS_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 fn call_until_stopped(host: &Host, tool: &str, args: Value) -> Result<Value, Failure> {
     let cancel = rein::CancellationToken::new();
     let stopper = cancel.clone();
+    let (ready, installed) = std::sync::mpsc::channel();
     let listen = move || {
         let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_io().build() else { return };
-        if runtime.block_on(rein::stop_requested()).is_ok() {
+        runtime.block_on(async {
+            let Ok(mut signals) = rein::StopSignals::install() else { return };
+            let _ = ready.send(());
+            signals.recv().await;
             stopper.cancel();
-        }
+        });
     };
-    if let Err(e) = std::thread::Builder::new().name("rein-stop".to_string()).spawn(listen) {
-        tell!("warning: Ctrl-C will not cancel the call: cannot start the thread that hears it: {e}");
+    // The call starts only once Ctrl-C is heard: before, under load, a tool ran before the
+    // thread had installed its handlers, and Ctrl-C killed rein instead of cancelling.
+    let heard = std::thread::Builder::new().name("rein-stop".to_string()).spawn(listen).map_err(|e| e.to_string());
+    if let Err(why) = heard.and_then(|_| installed.recv_timeout(SIGNALS_WAIT).map_err(|e| e.to_string())) {
+        tell!("warning: Ctrl-C will not cancel the call: its handlers could not be installed ({why})");
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -38,10 +38,16 @@ fn run_at_terminal(host: &Host, name: &str, args: serde_json::Value, opts: Recip
         .map_err(|e| Failure::new(rein::Code::IoError, format!("cannot start the async runtime: {e}")))?;
     runtime.block_on(async {
         let cancel = CancellationToken::new();
+        // Installed before the recipe starts, not when the task first runs (after it may have).
+        let signals = rein::StopSignals::install();
+        if let Err(e) = &signals {
+            tell!("warning: Ctrl-C will not stop the recipe cleanly: its handlers could not be installed ({e})");
+        }
         let stop = {
             let cancel = cancel.clone();
             tokio::spawn(async move {
-                if rein::stop_requested().await.is_ok() {
+                if let Ok(mut signals) = signals {
+                    signals.recv().await;
                     cancel.cancel();
                 }
             })
