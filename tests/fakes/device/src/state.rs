@@ -58,7 +58,7 @@ impl State {
         let tmp = self.path(&format!("{name}.{}.tmp", std::process::id()));
         let text = serde_json::to_string_pretty(&sorted(value)).expect("JSON") + "\n";
         std::fs::write(&tmp, text).unwrap_or_else(|e| panic!("write {}: {e}", tmp.display()));
-        std::fs::rename(&tmp, &path).unwrap_or_else(|e| panic!("replace {}: {e}", path.display()));
+        replace(&tmp, &path);
     }
 
     pub fn append_line(&self, name: &str, value: &Value) {
@@ -104,5 +104,24 @@ pub fn sorted(value: &Value) -> Value {
         }
         Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
         other => other.clone(),
+    }
+}
+
+/// Renames `tmp` over `path`. Where renames lack POSIX semantics (Windows without them; Wine), a
+/// file another process has open at that instant cannot be replaced (access denied): readers
+/// hold it for a moment, so the rename is tried again for a bounded time.
+fn replace(tmp: &std::path::Path, path: &std::path::Path) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match std::fs::rename(tmp, path) {
+            Ok(()) => return,
+            Err(e) if cfg!(windows) && e.kind() == std::io::ErrorKind::PermissionDenied => {
+                if std::time::Instant::now() >= until {
+                    panic!("replace {}: {e} (still open elsewhere after 5 s)", path.display());
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(e) => panic!("replace {}: {e}", path.display()),
+        }
     }
 }
