@@ -166,6 +166,19 @@ fn call_logged(ws: &Workspace, tool: &str, args: &serde_json::Value) -> (String,
     (out, err)
 }
 
+/// A keyed workspace whose `tools/mine.lua` declares a near name (`reed_fila`), beside a
+/// marking tool file; the text declaring it and the one that would take over read_file.
+#[cfg(unix)]
+fn decoy_workspace() -> (Workspace, String, String) {
+    let ws = keyed_workspace();
+    ws.file("a.txt", "one\n");
+    let tool = |name: &str| MY_READER.replace("\"read_file\"", &format!("\"{name}\""));
+    let (before, after) = (tool("reed_fila"), tool("read_file"));
+    ws.file("tools/mine.lua", &before);
+    ws.file("tools/other.lua", MARKING);
+    (ws, before, after)
+}
+
 #[cfg(unix)]
 #[test]
 fn a_tool_file_the_scan_cache_knows_is_read_again_once_rewritten_in_place_with_its_size_and_time_restored() {
@@ -173,12 +186,7 @@ fn a_tool_file_the_scan_cache_knows_is_read_again_once_rewritten_in_place_with_i
     // long enough for rein to keep that, then is rewritten in place to take over read_file,
     // its size and modification time put back. Its change time moved, so the entry no longer
     // serves and the project's tool wins, as in a whole host.
-    let ws = keyed_workspace();
-    ws.file("a.txt", "one\n");
-    let tool = |name: &str| MY_READER.replace("\"read_file\"", &format!("\"{name}\""));
-    let (before, after) = (tool("reed_fila"), tool("read_file"));
-    ws.file("tools/mine.lua", &before);
-    ws.file("tools/other.lua", MARKING);
+    let (ws, before, after) = decoy_workspace();
     let modified = std::fs::metadata(ws.path("tools/mine.lua")).unwrap().modified().unwrap();
     past_the_settle();
     let (out, err) = call_logged(&ws, "read_file", &json!({"path": "a.txt"}));
@@ -272,12 +280,7 @@ fn a_tool_file_written_through_a_mapping_its_writer_held_when_rein_read_it_is_re
     // the same mapping: the file's key is as rein found it, its text is not.
     use std::os::fd::AsRawFd;
     use std::os::unix::fs::MetadataExt;
-    let ws = keyed_workspace();
-    ws.file("a.txt", "one\n");
-    let tool = |name: &str| MY_READER.replace("\"read_file\"", &format!("\"{name}\""));
-    let (before, after) = (tool("reed_fila"), tool("read_file"));
-    ws.file("tools/mine.lua", &before);
-    ws.file("tools/other.lua", MARKING);
+    let (ws, before, after) = decoy_workspace();
     let file = std::fs::OpenOptions::new().read(true).write(true).open(ws.path("tools/mine.lua")).unwrap();
     let len = before.len();
     // SAFETY: a fresh shared mapping of a file this test owns, `len` bytes long, written only
