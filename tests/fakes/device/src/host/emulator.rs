@@ -8,7 +8,10 @@
 //! device in the fake hdc (`127.0.0.1:5555`, the next instance `127.0.0.1:5559`: §6 "As an
 //! hdc target"; `const.product.name` is `emulator`, `ohos.qemu.hvd.name` the instance) and
 //! stays until `-stop <name>` or a signal ends it; then the device stays listed as `Offline`
-//! (§6). Its device answers `param get bootevent.boot.completed` `false` for a moment, then
+//! (§6). Every change it makes to the state (its instance running, its device's status and
+//! boot parameter) is a read-modify-write under the state lock, as the device commands' are: a
+//! device command running meanwhile (`param get`, which loads and saves the device) would
+//! otherwise write back the state it loaded and undo the boot. Its device answers `param get bootevent.boot.completed` `false` for a moment, then
 //! `true` (§6 "Ready check"), when it prints `Guest OS Boot Completed!!`. When the process that
 //! started it goes, it prints `Client heartbeat lost, exit` and exits (§6 "Start": a real one
 //! did when the shell that launched it exited). Scenario `{"Emulator": {"start_writes":
@@ -24,7 +27,7 @@ use serde_json::{json, Map, Value};
 
 use super::common::outln;
 use super::hdc::list_devices;
-use crate::state::State;
+use crate::state::{Locked, State};
 
 const FILE: &str = "emulators.json";
 /// The deployed-instances folder the not-found text names (§6 prints a macOS user's).
@@ -32,6 +35,8 @@ const DEPLOYED: &str = "/Users/u/.Huawei/Emulator/deployed";
 
 pub fn main(state: &State, argv: &[String]) -> i32 {
     let words: Vec<&str> = argv.iter().map(String::as_str).collect();
+    // Held while this command reads and changes the state; `-start` lets go before it waits.
+    let mut lock = Some(state.lock());
     let mut emulators = state.read_json(FILE, json!({}));
     match words.as_slice() {
         ["-list"] => {
@@ -83,7 +88,7 @@ pub fn main(state: &State, argv: &[String]) -> i32 {
             // and rein judges the stop by listing again.
             0
         }
-        ["-start", name] => start(state, &mut emulators, name),
+        ["-start", name] => start(state, &mut emulators, name, &mut lock),
         _ => {
             // GUESS: the words for a command it does not know.
             outln(&format!("Unknown command: {}", words.join(" ")));
@@ -117,7 +122,7 @@ fn details(emulators: &Value, instance: &Map<String, Value>) -> Value {
     })
 }
 
-fn start(state: &State, emulators: &mut Value, name: &str) -> i32 {
+fn start(state: &State, emulators: &mut Value, name: &str, lock: &mut Option<Locked>) -> i32 {
     if !instances(emulators).iter().any(|i| text(i, "name") == name) {
         outln(&format!("\"{name}\"  is not found. Please create the device(folder):  \"{DEPLOYED}/{name}\""));
         outln("Unable to start the emulator");
@@ -138,6 +143,7 @@ fn start(state: &State, emulators: &mut Value, name: &str) -> i32 {
     params["params"]["bootevent.boot.completed"] = json!("false");
     state.write_json(&device, &params);
     set_status(state, &key, "Connected");
+    *lock = None;
     try_writes(state);
     let launcher =
         if state.scenario("Emulator").get("ignores_heartbeat") == Some(&json!(true)) { None } else { launcher() };
@@ -148,12 +154,14 @@ fn start(state: &State, emulators: &mut Value, name: &str) -> i32 {
     loop {
         std::thread::sleep(Duration::from_millis(100));
         if !booted && std::time::Instant::now() >= booted_at {
+            let _lock = state.lock();
             let mut params = state.read_json(&device, json!({}));
             params["params"]["bootevent.boot.completed"] = json!("true");
             state.write_json(&device, &params);
             outln("Guest OS Boot Completed!!");
             booted = true;
         }
+        let _lock = state.lock();
         let now = state.read_json(FILE, json!({}));
         if now["running"].get(name).is_none() {
             set_status(state, &key, "Offline");
