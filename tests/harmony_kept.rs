@@ -173,6 +173,9 @@ struct Cleanup<'a>(&'a Lab);
 
 impl Drop for Cleanup<'_> {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("{}", what_the_fakes_saw(self.0));
+        }
         let dir = self.0.ws.ws.join(".rein/kept");
         for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let Ok(text) = std::fs::read_to_string(entry.path()) else { continue };
@@ -190,6 +193,33 @@ impl Drop for Cleanup<'_> {
             let _ = id;
         }
     }
+}
+
+/// For a failed test: the fake Emulator's and devices' state, the last programs the fakes ran,
+/// and each kept program's log — what tells a lost boot from a stalled or dead Emulator.
+fn what_the_fakes_saw(lab: &Lab) -> String {
+    let mut seen = String::from("what the fakes saw:\n");
+    for entry in std::fs::read_dir(&lab.state).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name == "emulators.json" || name.starts_with("device") && name.ends_with(".json") {
+            let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+            seen.push_str(&format!("--- {name}\n{}\n", text.chars().take(2000).collect::<String>()));
+        }
+    }
+    // Never a panic here (this runs while a test panics): lines that do not parse are left out.
+    let log = std::fs::read_to_string(lab.state.join("calls.log")).unwrap_or_default();
+    let calls: Vec<Value> = log.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    seen.push_str("--- the last programs run\n");
+    for call in &calls[calls.len().saturating_sub(20)..] {
+        seen.push_str(&format!("{} {} {}\n", call["time"], call["program"], call["argv"]));
+    }
+    for entry in std::fs::read_dir(lab.ws.ws.join(".rein/kept")).into_iter().flatten().flatten() {
+        if entry.path().extension().is_some_and(|e| e == "log") {
+            let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+            seen.push_str(&format!("--- {}\n{text}\n", entry.file_name().to_string_lossy()));
+        }
+    }
+    seen
 }
 
 fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
