@@ -5,6 +5,7 @@
 local device = require("harmony.device")
 local emulator = require("harmony.emulator")
 local strings = require("harmony.text")
+local wait = require("rein.wait")
 
 local POLL_MS = 500
 
@@ -48,7 +49,7 @@ return {
       kept = rein.proc.keep("emulator", { "-start", args.name })
       started = true
     end
-    local waited, seen = 0, nil
+    local budget, seen = wait.budget(args.deadline_ms), nil
     while true do
       local key, at = booted_key(args.name)
       if key then
@@ -68,7 +69,7 @@ return {
           )
         end
       end
-      if waited >= args.deadline_ms then
+      if budget:over() then
         local tail = kept and log_of(rein.proc.kept(kept.id)) or ""
         rein.error(
           "EMULATOR_NOT_READY",
@@ -83,8 +84,7 @@ return {
           { name = args.name, key = seen, kept_id = kept and kept.id or nil }
         )
       end
-      rein.sleep(POLL_MS)
-      waited = waited + POLL_MS
+      budget:pause(POLL_MS)
     end
   end,
 }

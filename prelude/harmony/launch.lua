@@ -15,6 +15,7 @@ local faultlog = require("harmony.faultlog")
 local foreground = require("harmony.foreground")
 local crashes = require("harmony.crashes")
 local remedies = require("harmony.remedies")
+local wait = require("rein.wait")
 
 local M = {}
 
@@ -145,18 +146,17 @@ end
 
 -- Waits up to `budget_ms` for a pid of the bundle that is not in `before`.
 local function new_pid(opts, before, budget_ms)
-  local waited = 0
+  local budget = wait.budget(budget_ms)
   while true do
     for _, pid in ipairs(M.pids(opts.target, opts.bundle)) do
       if not contains(before, pid) then
-        return pid, waited
+        return pid, budget:waited()
       end
     end
-    if waited >= budget_ms then
-      return nil, waited
+    if budget:over() then
+      return nil, budget:waited()
     end
-    rein.sleep(POLL_MS)
-    waited = waited + POLL_MS
+    budget:pause(POLL_MS)
   end
 end
 
@@ -174,9 +174,9 @@ local function stop_running(opts)
   return before
 end
 
-local function run_start(opts, wait)
+local function run_start(opts, with_w)
   local argv = { "shell", "aa", "start" }
-  if wait then
+  if with_w then
     argv[#argv + 1] = "-W"
   end
   for _, w in ipairs({ "-a", opts.ability, "-b", opts.bundle }) do
@@ -189,7 +189,7 @@ local function run_start(opts, wait)
   return device.run_checked(
     opts.target,
     argv,
-    wait and { timeout_ms = WAIT_START_TIMEOUT_MS } or nil
+    with_w and { timeout_ms = WAIT_START_TIMEOUT_MS } or nil
   )
 end
 
@@ -216,23 +216,22 @@ end
 -- Polls `aa dump -l` until the ability is FOREGROUND, `pid` is gone, or `budget_ms` passed:
 -- the record last seen, and whether it was in the foreground.
 local function wait_foreground(opts, pid, budget_ms)
-  local waited = 0
+  local budget = wait.budget(budget_ms)
   while true do
     local record = ability_record(opts)
     if record and record.state == "FOREGROUND" then
       return record, true
     end
-    if waited >= budget_ms or not contains(M.pids(opts.target, opts.bundle), pid) then
+    if budget:over() or not contains(M.pids(opts.target, opts.bundle), pid) then
       return record, false
     end
-    rein.sleep(POLL_MS)
-    waited = waited + POLL_MS
+    budget:pause(POLL_MS)
   end
 end
 
 -- Waits for `marker` on a line of `pid` since the launch; the lines seen.
 local function wait_for_marker(opts, pid, since, budget_ms)
-  local waited = 0
+  local budget = wait.budget(budget_ms)
   while true do
     local lines = M.lines_of(opts.target, pid, since)
     for _, line in ipairs(lines) do
@@ -240,11 +239,10 @@ local function wait_for_marker(opts, pid, since, budget_ms)
         return line, lines
       end
     end
-    if waited >= budget_ms then
+    if budget:over() then
       return nil, lines
     end
-    rein.sleep(POLL_MS)
-    waited = waited + POLL_MS
+    budget:pause(POLL_MS)
   end
 end
 

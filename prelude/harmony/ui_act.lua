@@ -15,6 +15,7 @@ local readiness = require("harmony.readiness")
 local screen = require("harmony.screen")
 local text = require("harmony.text")
 local ui = require("harmony.ui")
+local wait = require("rein.wait")
 
 local M = {}
 
@@ -182,17 +183,16 @@ end
 -- Reads the screen until `ok(seen)` or `budget_ms` passed; the last screen read and whether
 -- it held.
 function M.until_seen(at, budget_ms, ok)
-  local waited = 0
+  local budget = wait.budget(budget_ms)
   while true do
     local seen = M.read(at)
     if ok(seen) then
-      return seen, true, waited
+      return seen, true, budget:waited()
     end
-    if waited >= budget_ms then
-      return seen, false, waited
+    if budget:over() then
+      return seen, false, budget:waited()
     end
-    rein.sleep(POLL_MS)
-    waited = waited + POLL_MS
+    budget:pause(POLL_MS)
   end
 end
 

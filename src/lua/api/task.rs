@@ -1,5 +1,5 @@
-//! `rein.sleep(ms)` and `rein.parallel(functions)`: waiting without spinning, and running
-//! several functions at once (each may run programs; they interleave while programs run).
+//! `rein.sleep(ms)`, `rein.now_ms()` and `rein.parallel(functions)`: waiting without spinning,
+//! against a deadline, and running several functions at once (each may run programs; they interleave while programs run).
 
 use std::time::Duration;
 
@@ -20,6 +20,13 @@ pub const AREA: Area = Area {
             params: &[Param { name: "ms", ty: "integer", doc: "" }],
             returns: &[],
             make: Make::Raising(|lua| lua.create_async_function(sleep)),
+        },
+        Native {
+            name: "now_ms",
+            doc: "Milliseconds on a monotonic clock, for deadlines (`rein.now_ms() - started`); never a date. It counts the time programs take, which counting sleeps does not.",
+            params: &[],
+            returns: &[Returns { ty: "integer", doc: "" }],
+            make: Make::Plain(|lua| lua.create_function(|_, ()| Ok(now_ms()))),
         },
         Native {
             name: "parallel",
@@ -54,6 +61,14 @@ pub async fn sleep(lua: Lua, ms: u64) -> mlua::Result<MultiValue> {
     }
     tokio::time::sleep(wanted).await;
     outcome(&lua, super::awake(&lua))
+}
+
+/// Milliseconds since this process first asked: a monotonic clock, so only differences mean
+/// anything (the system clock may be set back; this never is).
+fn now_ms() -> u64 {
+    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let origin = ORIGIN.get_or_init(std::time::Instant::now);
+    u64::try_from(origin.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Runs every function concurrently, each as part of the calling tool's call; returns a list
