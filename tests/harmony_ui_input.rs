@@ -196,6 +196,22 @@ fn a_selector_that_matches_nothing_or_several_is_refused_before_anything_is_sent
     assert_eq!(lab.ok(&[], "ui_wait", json!({"text": "OK", "deadline_ms": 0}))["count"], json!(2));
 }
 
+/// A wait's deadline is wall-clock time, the looks included: with every screen read taking
+/// 1.5 s, a 2 s wait reads the screen twice (at 0 and at its deadline; three allows for slack);
+/// counted in sleeps alone it read it nine times.
+#[test]
+fn a_waits_deadline_counts_the_time_each_look_takes() {
+    let Some(lab) = launched_example() else { return };
+    lab.scenario(json!({"uitest": {"match": "dumpLayout", "sleep_ms": 1500}}));
+    let dumps =
+        |lab: &Lab| lab.calls().iter().filter(|c| c["program"] == "uitest" && c["argv"][0] == "dumpLayout").count();
+    let before = dumps(&lab);
+    let out = lab.failed(&[], "ui_wait", json!({"text": "Never there", "deadline_ms": 2000}), "UI_WAIT_TIMEOUT");
+    let looks = dumps(&lab) - before;
+    assert!((1..=3).contains(&looks), "{looks} screen reads in a 2 s wait of 1.5 s reads: {out}");
+    assert!(out["details"]["waited_ms"].as_u64().unwrap() >= 2000, "{out}");
+}
+
 #[test]
 fn a_secret_typed_is_never_in_the_journal_or_the_result() {
     let Some(lab) = launched_with_password_field() else { return };
