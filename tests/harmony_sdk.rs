@@ -257,3 +257,32 @@ fn api_check_of_a_file_with_thousands_of_uses_ends_within_seconds() {
         assert_eq!(stopped, distinct, "{file}: {}", findings.last().unwrap());
     }
 }
+
+/// The attack: api_check's scan of the agent's file — a native call the Lua clock cannot stop —
+/// searched from each `if` to its block's end, from each `import` for its `from`, the whole
+/// file once per imported name, and read each of thousands of imports of one module again: a
+/// file of a megabyte of `if(a){` kept it busy for hours, 5,000 imports for over five minutes.
+/// Each bracket is matched in one pass, each name found in one pass over the file's words, each
+/// module read once per check (within the check's bound of lookups).
+#[test]
+fn api_check_of_a_file_shaped_to_make_its_scan_slow_ends_within_seconds() {
+    let Some(lab) = sdk_lab() else { return };
+    let import = "import vibrator from '@ohos.vibrator';\n";
+    let names: String = (0..20_000).map(|i| format!("n{i}, ")).collect();
+    let uses: String = (0..20_000).map(|i| format!("n{i}.x;\n")).collect();
+    let files = [
+        ("Ifs.ets", format!("{import}{}", "if(a){".repeat(200_000))),
+        ("Imports.ets", format!("{import}{}", "import {".repeat(200_000))),
+        ("Nested.ets", format!("{import}{}x{}", "if(".repeat(100_000), "){}".repeat(100_000))),
+        ("SameModule.ets", import.repeat(5_000)),
+        ("Names.ets", format!("import {{ {names} }} from '@ohos.vibrator';\n{uses}")),
+    ];
+    for (file, text) in files {
+        let path = format!("entry/src/main/ets/pages/{file}");
+        std::fs::write(lab.ws.path(&path), text).unwrap();
+        let started = std::time::Instant::now();
+        let (status, out) = lab.rein(&["call", "api_check", &json!({"path": path}).to_string()]);
+        assert_eq!(status, 0, "{file}: {out}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "{file}: {:?}", started.elapsed());
+    }
+}

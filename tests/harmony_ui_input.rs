@@ -8,6 +8,7 @@
 use std::path::Path;
 
 use crate::common::lab::{lab, Lab, KEY, SIGNED_HAP};
+use crate::mcp_server::{connect, Person};
 use serde_json::{json, Value};
 
 /// The example app's pages, in a lab workspace: built, installed and launched (with --yes).
@@ -321,6 +322,56 @@ fn renaming_the_projects_bundle_to_the_app_in_front_does_not_make_its_screen_the
     assert_eq!(install["error"]["code"], json!("INSTALL_FAILED"), "{install}");
     let (_, installed) = lab.call(&[], "poke", json!({"words": ["keyEvent", "2055"]}));
     assert_eq!(installed["error"]["code"], json!("APPROVAL_REQUIRED"), "after the install: {installed}");
+    assert_eq!(input_lines(&lab).len(), sent, "nothing was sent to Settings");
+}
+
+/// The attack: an install's bundles wait for hdc's answer under its command line. One cut short
+/// (its deadline, a cancel) never got its answer and left them there; in the same `rein serve`
+/// the next install of that line, with a package rein does not read (a link: hdc follows it to
+/// the project's own package), took them as its own when it went in. The package named as
+/// Settings, which the device never installed, became "the project's own app" and input on
+/// Settings ran unasked.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_install_cut_short_leaves_no_bundle_for_the_next_install_of_the_same_line() {
+    let Some(lab) = launched_example() else { return };
+    poke_tool(&lab);
+    let tool = r#"local device = require("harmony.device")
+return { name = "put", description = "installs pkg.hap",
+  params = { timeout_ms = { type = "integer", optional = true } },
+  annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
+  run = function(args)
+    local at = device.named(device.pick(nil, nil))
+    return { out = (device.run(at, { "install", "-r", "pkg.hap" }, { timeout_ms = args.timeout_ms })) }
+  end }"#;
+    std::fs::write(lab.ws.path("tools/put.lua"), tool).unwrap();
+    const SETTINGS: &str = "com.huawei.hmos.settings";
+    lab.replace_in("AppScope/app.json5", "com.example.hello", SETTINGS);
+    lab.build();
+    std::fs::copy(lab.ws.path(SIGNED_HAP), lab.ws.path("pkg.hap")).unwrap();
+    // The person says yes to both installs of pkg.hap: the question cannot show which bundle.
+    let session = connect(&lab.ws, &[], &lab.env(), Person::Answers("yes")).await;
+    lab.scenario(json!({"hdc": {"sleep_ms": 600000, "match": "install"}}));
+    session.refused("put", json!({"timeout_ms": 1000}), "TIMEOUT").await;
+    lab.scenario(json!({}));
+    // The project's own package again, reached through a link named as the first.
+    lab.replace_in("AppScope/app.json5", SETTINGS, "com.example.hello");
+    lab.build();
+    std::fs::remove_file(lab.ws.path("pkg.hap")).unwrap();
+    std::os::unix::fs::symlink(lab.ws.path(SIGNED_HAP), lab.ws.path("pkg.hap")).unwrap();
+    let put = session.ok("put", json!({})).await;
+    assert!(put["out"].as_str().unwrap().contains("install bundle successfully"), "{put}");
+    session.close().await;
+    // Settings in front (the install ended the app, as a reinstall does).
+    lab.ok(&["--yes"], "app_launch", json!({}));
+    lab.edit_device(KEY, |d| {
+        for r in d["running"].as_array_mut().unwrap() {
+            r["bundle"] = json!(SETTINGS);
+        }
+        d["installed"][SETTINGS] = json!({"signer": "huawei system apps", "versionCode": 1, "module": "entry"});
+    });
+    let sent = input_lines(&lab).len();
+    let (_, poked) = lab.call(&[], "poke", json!({"words": ["keyEvent", "2055"]}));
+    assert_eq!(poked["error"]["code"], json!("APPROVAL_REQUIRED"), "Settings is not the project's: {poked}");
     assert_eq!(input_lines(&lab).len(), sent, "nothing was sent to Settings");
 }
 

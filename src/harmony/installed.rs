@@ -168,6 +168,10 @@ impl Installed {
     /// package cannot be copied or names no bundle: then nothing is recorded.
     pub fn hand_over(&self, args: Vec<String>, workspace: &Path, tmp: &Path) -> Vec<String> {
         let Some(("install", rest_at)) = command_of(&args) else { return args };
+        // What an earlier install of this very line left is not this one's: one cut short (its
+        // deadline, a cancel) never reached `observe`, and this one may send a package rein
+        // does not read (a link), so it would have taken the bundles the device refused.
+        self.pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&args);
         let mut handed = args.clone();
         let mut bundles = Vec::new();
         for (i, arg) in args.iter().enumerate().skip(rest_at) {

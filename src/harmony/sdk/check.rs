@@ -47,25 +47,44 @@ pub struct Finding {
     pub replacement: Option<String>,
 }
 
-/// The distinct symbols one check looks up: each is a parse of its module's declarations, and
-/// the file is the agent's to write (20,000 uses kept a check busy for minutes).
+/// The distinct symbols and modules one check looks up: each is a parse of a module's
+/// declarations, and the file is the agent's to write (20,000 uses, or 5,000 imports of one
+/// module, kept a check busy for minutes).
 const MAX_LOOKUPS: usize = 300;
 
-/// Each symbol looked up once per check, and at most [`MAX_LOOKUPS`] of them.
+/// Each module and symbol looked up once per check, and at most [`MAX_LOOKUPS`] of them.
 struct Lookups<'s> {
     src: &'s dyn Source,
     done: HashMap<(String, String), Result<lookup::Symbol, lookup::NotFound>>,
+    modules: HashMap<String, Result<(), lookup::NotFound>>,
     defaults: HashMap<String, Option<String>>,
 }
 
 impl Lookups<'_> {
+    fn spent(&self) -> bool {
+        self.done.len() + self.modules.len() >= MAX_LOOKUPS
+    }
+
+    /// Whether the SDK has the module, or None once the check has looked up as many as it may.
+    fn module(&mut self, module: &str) -> Option<Result<(), lookup::NotFound>> {
+        if let Some(known) = self.modules.get(module) {
+            return Some(known.clone());
+        }
+        if self.spent() {
+            return None;
+        }
+        let found = lookup::load(self.src, module).map(|_| ());
+        self.modules.insert(module.to_string(), found.clone());
+        Some(found)
+    }
+
     /// The symbol, or None once the check has looked up as many as it may.
     fn symbol(&mut self, module: &str, path: &str) -> Option<Result<lookup::Symbol, lookup::NotFound>> {
         let key = (module.to_string(), path.to_string());
         if let Some(known) = self.done.get(&key) {
             return Some(known.clone());
         }
-        if self.done.len() >= MAX_LOOKUPS {
+        if self.spent() {
             return None;
         }
         let found = lookup::symbol(self.src, module, path);
@@ -86,10 +105,15 @@ impl Lookups<'_> {
 pub fn check(src: &dyn Source, text: &str, project: &Project) -> Vec<Finding> {
     let scanned = uses::scan(text);
     let mut out = Vec::new();
-    let mut lookups = Lookups { src, done: HashMap::new(), defaults: HashMap::new() };
+    let mut lookups = Lookups { src, done: HashMap::new(), modules: HashMap::new(), defaults: HashMap::new() };
     for at in &scanned.imports {
         let import = &at.import;
-        if let Err(missing) = lookup::load(src, &import.from) {
+        let Some(loaded) = lookups.module(&import.from) else {
+            out.push(stopped(at.line, at.column));
+            out.sort_by_key(|f| (f.line, f.column));
+            return out;
+        };
+        if let Err(missing) = loaded {
             out.push(Finding {
                 severity: "error",
                 rule: "unknown_module",
@@ -114,22 +138,27 @@ pub fn check(src: &dyn Source, text: &str, project: &Project) -> Vec<Finding> {
     }
     for used in &scanned.uses {
         if !check_use(&mut lookups, &scanned, used, project, &mut out) {
-            out.push(Finding {
-                severity: "warning",
-                rule: "too_many_names",
-                line: used.line,
-                column: used.column,
-                message: format!(
-                    "api_check stopped here: it judges at most {MAX_LOOKUPS} distinct SDK names per file; split the file to check the rest"
-                ),
-                closest: Vec::new(),
-                replacement: None,
-            });
+            out.push(stopped(used.line, used.column));
             break;
         }
     }
     out.sort_by_key(|f| (f.line, f.column));
     out
+}
+
+/// Where the check stopped, having looked up as many names as it may.
+fn stopped(line: usize, column: usize) -> Finding {
+    Finding {
+        severity: "warning",
+        rule: "too_many_names",
+        line,
+        column,
+        message: format!(
+            "api_check stopped here: it judges at most {MAX_LOOKUPS} distinct SDK modules and names per file; split the file to check the rest"
+        ),
+        closest: Vec::new(),
+        replacement: None,
+    }
 }
 
 fn unknown(line: usize, column: usize, message: &str, missing: lookup::NotFound) -> Finding {
@@ -148,9 +177,7 @@ fn unknown(line: usize, column: usize, message: &str, missing: lookup::NotFound)
 /// interface or enum (past a function or property the chain is on a value rein does not type).
 /// Judges one use; false when the check may look up no more names.
 fn check_use(lookups: &mut Lookups, scanned: &Uses, used: &Use, project: &Project, out: &mut Vec<Finding>) -> bool {
-    let Some(at) = scanned.imports.iter().find(|i| {
-        i.import.default.as_deref() == Some(used.local.as_str()) || i.import.names.iter().any(|(_, l)| *l == used.local)
-    }) else {
+    let Some(at) = scanned.import_of(&used.local) else {
         return true;
     };
     let import = &at.import;

@@ -194,3 +194,30 @@ fn guards_follow_the_documented_forms() {
         "a guard for 11 does not cover 12"
     );
 }
+
+/// Guards nest: a use counts every guard around it (the syscap of the outer block, the level
+/// of the inner) and none whose block it has left.
+#[test]
+fn a_use_counts_every_guard_around_it_and_none_it_has_left() {
+    let project = Project { min_level: Some(11), min_version: Some(40100), permissions: Vec::new() };
+    let text = "import { vibrator } from '@kit.SensorServiceKit';
+if (canIUse('SystemCapability.Sensors.MiscDevice')) {
+  if (deviceInfo.sdkApiVersion >= 11) {
+    vibrator.isHdHapticSupported();
+  }
+  vibrator.isHdHapticSupported();
+}
+if (deviceInfo.sdkApiVersion >= 12) {
+  if (x) { }
+  vibrator.isHdHapticSupported();
+}
+if (deviceInfo.sdkApiVersion >= 11) { if (y) { } }
+vibrator.isHdHapticSupported();
+";
+    let newer: Vec<usize> = check::check(&sdk(), text, &project)
+        .iter()
+        .filter(|f| f.rule == "newer_than_min_sdk")
+        .map(|f| f.line)
+        .collect();
+    assert_eq!(newer, [13]);
+}

@@ -14,9 +14,15 @@
 //! Only a guard whose `if (…) { … }` block holds the use counts; an early return is not
 //! followed.
 
+use std::collections::{HashMap, HashSet};
+
 use serde::Serialize;
 
 use super::reader::{self, Import};
+
+/// The longest condition read as a guard: the documented ones are a comparison or a call or
+/// two, and reading each of thousands of nested conditions whole took minutes.
+const GUARD_CONDITION_LIMIT: usize = 1024;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ImportAt {
@@ -33,6 +39,18 @@ pub struct Use {
     pub line: usize,
     pub column: usize,
     offset: usize,
+    /// The guards around it.
+    #[serde(skip)]
+    inside: Inside,
+}
+
+/// What the guards around a use allow: the highest level and version any of them checks, and
+/// the innermost that checks a syscap.
+#[derive(Debug, Clone, Copy, Default)]
+struct Inside {
+    level: Option<u32>,
+    version: Option<u32>,
+    syscap_guard: Option<usize>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -42,13 +60,21 @@ struct Guard {
     level: Option<u32>,
     version: Option<u32>,
     syscaps: Vec<String>,
+    /// The innermost guard around this one that checks a syscap.
+    outer_syscap_guard: Option<usize>,
 }
+
+/// How many guards that check a syscap, innermost first, a use is judged by: a chain of
+/// thousands nested, walked for each of thousands of uses, took minutes.
+const SYSCAP_GUARDS_FOLLOWED: usize = 32;
 
 #[derive(Debug, Clone, Default)]
 pub struct Uses {
     pub imports: Vec<ImportAt>,
     pub uses: Vec<Use>,
     guards: Vec<Guard>,
+    /// Each local name's import (the first that binds it): an index into `imports`.
+    bound: HashMap<String, usize>,
 }
 
 /// Whether a module name is one the check looks at.
@@ -57,15 +83,57 @@ pub fn is_sdk_module(from: &str) -> bool {
 }
 
 impl Uses {
+    /// The import that binds `local`.
+    pub fn import_of(&self, local: &str) -> Option<&ImportAt> {
+        self.bound.get(local).map(|at| &self.imports[*at])
+    }
+
     /// Whether the use is inside a block guarded for `level` / `version` (M*10000+S*100+F) or
     /// `syscap`.
     pub fn guarded(&self, used: &Use, level: Option<u32>, version: Option<u32>, syscap: Option<&str>) -> bool {
-        self.guards.iter().filter(|g| g.start <= used.offset && used.offset < g.end).any(|g| {
-            let by_level = matches!((g.level, level), (Some(have), Some(need)) if have >= need);
-            let by_version = matches!((g.version, version), (Some(have), Some(need)) if have >= need);
-            let by_syscap = syscap.is_some_and(|s| g.syscaps.iter().any(|c| c == s));
-            by_level || by_version || by_syscap
-        })
+        let inside = used.inside;
+        let by_level = matches!((inside.level, level), (Some(have), Some(need)) if have >= need);
+        let by_version = matches!((inside.version, version), (Some(have), Some(need)) if have >= need);
+        let by_syscap = syscap.is_some_and(|s| {
+            std::iter::successors(inside.syscap_guard, |g| self.guards[*g].outer_syscap_guard)
+                .take(SYSCAP_GUARDS_FOLLOWED)
+                .any(|g| self.guards[g].syscaps.iter().any(|c| c == s))
+        });
+        by_level || by_version || by_syscap
+    }
+}
+
+/// Says of each use what the guards around it allow (`Inside`), in one sweep: guard blocks are
+/// matched braces, so those around a place are nested in one another.
+fn place_in_guards(guards: &mut [Guard], uses: &mut [Use]) {
+    let mut starts: Vec<usize> = (0..guards.len()).collect();
+    starts.sort_by_key(|g| guards[*g].start);
+    let mut by_offset: Vec<usize> = (0..uses.len()).collect();
+    by_offset.sort_by_key(|u| uses[*u].offset);
+    // The guards open at the place reached, innermost last, each with what it and those around
+    // it allow.
+    let mut open: Vec<(usize, Inside)> = Vec::new();
+    let mut next = 0;
+    for u in by_offset {
+        let offset = uses[u].offset;
+        while let Some(&g) = starts.get(next).filter(|g| guards[**g].start <= offset) {
+            next += 1;
+            while open.last().is_some_and(|(o, _)| guards[*o].end <= guards[g].start) {
+                open.pop();
+            }
+            let around = open.last().map(|(_, inside)| *inside).unwrap_or_default();
+            guards[g].outer_syscap_guard = around.syscap_guard;
+            let inside = Inside {
+                level: around.level.max(guards[g].level),
+                version: around.version.max(guards[g].version),
+                syscap_guard: if guards[g].syscaps.is_empty() { around.syscap_guard } else { Some(g) },
+            };
+            open.push((g, inside));
+        }
+        while open.last().is_some_and(|(o, _)| guards[*o].end <= offset) {
+            open.pop();
+        }
+        uses[u].inside = open.last().map(|(_, inside)| *inside).unwrap_or_default();
     }
 }
 
@@ -91,13 +159,15 @@ pub fn scan(text: &str) -> Uses {
         if !starts_word(&code, start) || !code[at..].starts_with([' ', '\t', '{', '*']) {
             continue;
         }
-        let Some(from) = code[start..].find("from") else { continue };
+        // Without a `from`, or its quotes, after this import none follows a later one either:
+        // looking again from each later `import` read the rest of the file each time.
+        let Some(from) = code[start..].find("from") else { break };
         let after = start + from + 4;
         let rest = &text[after..];
         let quote_at = rest.find(['\'', '"']).map(|q| after + q);
-        let Some(q) = quote_at else { continue };
+        let Some(q) = quote_at else { break };
         let close = text[q + 1..].find(['\'', '"']).map(|c| q + 1 + c);
-        let Some(close) = close else { continue };
+        let Some(close) = close else { break };
         let statement = &text[start..=close];
         if let Some(import) = reader::import(statement) {
             if is_sdk_module(&import.from) {
@@ -107,51 +177,75 @@ pub fn scan(text: &str) -> Uses {
         }
         at = close;
     }
-    let locals: Vec<String> = uses
-        .imports
-        .iter()
-        .flat_map(|i| i.import.default.iter().cloned().chain(i.import.names.iter().map(|(_, l)| l.clone())))
-        .collect();
-    for local in &locals {
-        let mut from = 0;
-        while let Some(found) = code[from..].find(local.as_str()) {
-            let start = from + found;
-            from = start + local.len();
-            if !starts_word(&code, start) || code[..start].ends_with('.') || in_import(&uses, &lines, start) {
-                continue;
-            }
-            let mut members = Vec::new();
-            let mut end = from;
-            while code[end..].starts_with('.') {
-                let word: String = code[end + 1..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                if word.is_empty() {
-                    break;
-                }
-                end += 1 + word.len();
-                members.push(word);
-            }
-            if !members.is_empty() {
-                let (line, column) = lines.at(start);
-                uses.uses.push(Use { local: local.clone(), members, line, column, offset: start });
-            }
+    // The names the imports bind, each with the first import that binds it; one pass over the
+    // file's words finds their uses (a search of the whole file per name took minutes for an
+    // import of thousands of names).
+    let mut ranks: HashMap<&str, usize> = HashMap::new();
+    for (at, import) in uses.imports.iter().enumerate() {
+        for local in import.import.default.iter().chain(import.import.names.iter().map(|(_, l)| l)) {
+            uses.bound.entry(local.clone()).or_insert(at);
+            let next = ranks.len();
+            ranks.entry(local).or_insert(next);
         }
     }
+    let import_lines: HashSet<usize> = uses.imports.iter().map(|i| i.line).collect();
+    let mut found = Vec::new();
+    for (start, word) in words(&code) {
+        let Some(&rank) = ranks.get(word) else { continue };
+        if code[..start].ends_with('.') || import_lines.contains(&lines.at(start).0) {
+            continue;
+        }
+        let mut members = Vec::new();
+        let mut end = start + word.len();
+        while code[end..].starts_with('.') {
+            let member: String = code[end + 1..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if member.is_empty() {
+                break;
+            }
+            end += 1 + member.len();
+            members.push(member);
+        }
+        if !members.is_empty() {
+            let (line, column) = lines.at(start);
+            let inside = Inside::default();
+            found.push((rank, Use { local: word.to_string(), members, line, column, offset: start, inside }));
+        }
+    }
+    // By name, in the order the imports bind them, then in the file's order.
+    found.sort_by_key(|(rank, used)| (*rank, used.offset));
+    uses.uses = found.into_iter().map(|(_, used)| used).collect();
     uses.guards = guards(text, &code);
+    place_in_guards(&mut uses.guards, &mut uses.uses);
     uses
 }
 
-fn in_import(uses: &Uses, lines: &LineIndex, at: usize) -> bool {
-    let (line, _) = lines.at(at);
-    uses.imports.iter().any(|i| i.line == line)
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
 }
 
 fn starts_word(code: &str, at: usize) -> bool {
-    code[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '$'))
+    code[..at].chars().next_back().is_none_or(|c| !is_word_char(c))
 }
 
-/// `if (cond) {` blocks whose condition is a documented guard.
+/// Each whole word of `code` (letters, digits, `_`, `$`) with where it starts.
+fn words(code: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut chars = code.char_indices().peekable();
+    std::iter::from_fn(move || {
+        while chars.next_if(|(_, c)| !is_word_char(*c)).is_some() {}
+        let (start, _) = *chars.peek()?;
+        let mut end = start;
+        while let Some((at, c)) = chars.next_if(|(_, c)| is_word_char(*c)) {
+            end = at + c.len_utf8();
+        }
+        Some((start, &code[start..end]))
+    })
+}
+
+/// `if (cond) {` blocks whose condition is a documented guard. Each bracket's match is found in
+/// one pass over the file for all of them: searching from each `if` to its block's end read
+/// the rest of the file once per `if` (thousands of unclosed ones took minutes).
 fn guards(text: &str, code: &str) -> Vec<Guard> {
-    let mut out = Vec::new();
+    let mut conditions = Vec::new();
     let mut at = 0;
     while let Some(found) = code[at..].find("if") {
         let start = at + found;
@@ -159,14 +253,21 @@ fn guards(text: &str, code: &str) -> Vec<Guard> {
         if !starts_word(code, start) || !code[at..].trim_start().starts_with('(') {
             continue;
         }
-        let open = at + code[at..].find('(').unwrap_or(0);
-        let Some(close) = matching(code, open, b'(', b')') else { continue };
+        conditions.push(at + code[at..].find('(').unwrap_or(0));
+    }
+    let closes = closes_of(code, &conditions, b'(', b')');
+    let mut blocks = Vec::new();
+    for open in conditions {
+        let Some(&close) = closes.get(&open) else { continue };
         let after = code[close + 1..].trim_start();
-        if !after.starts_with('{') {
-            continue;
+        if after.starts_with('{') && close - open <= GUARD_CONDITION_LIMIT {
+            blocks.push((open, close, code.len() - after.len()));
         }
-        let brace = code.len() - after.len();
-        let Some(end) = matching(code, brace, b'{', b'}') else { continue };
+    }
+    let ends = closes_of(code, &blocks.iter().map(|(_, _, brace)| *brace).collect::<Vec<_>>(), b'{', b'}');
+    let mut out = Vec::new();
+    for (open, close, brace) in blocks {
+        let Some(&end) = ends.get(&brace) else { continue };
         let cond = &text[open + 1..close];
         let guard = Guard {
             start: brace,
@@ -174,6 +275,7 @@ fn guards(text: &str, code: &str) -> Vec<Guard> {
             level: compared(cond, "sdkApiVersion").or_else(|| available(cond).and_then(|a| a.parse().ok())),
             version: compared(cond, "distributionOSApiVersion").or_else(|| available(cond).and_then(version_number)),
             syscaps: quoted_after(cond, "canIUse("),
+            outer_syscap_guard: None,
         };
         if guard.level.is_some() || guard.version.is_some() || !guard.syscaps.is_empty() {
             out.push(guard);
@@ -213,19 +315,30 @@ fn quoted_after(cond: &str, call: &str) -> Vec<String> {
         .collect()
 }
 
-fn matching(code: &str, open: usize, o: u8, c: u8) -> Option<usize> {
-    let mut depth = 0;
-    for (i, b) in code.bytes().enumerate().skip(open) {
+/// The `c` that closes each `o` at `opens` (in ascending order), counting only `o` and `c`, in
+/// one pass; an unclosed one has none.
+fn closes_of(code: &str, opens: &[usize], o: u8, c: u8) -> HashMap<usize, usize> {
+    let mut wanted = opens.iter().peekable();
+    // The wanted brackets still open, with the depth each opened at.
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    let mut depth = 0usize;
+    let mut out = HashMap::new();
+    for (i, b) in code.bytes().enumerate() {
         if b == o {
             depth += 1;
-        } else if b == c {
-            depth -= 1;
-            if depth == 0 {
-                return Some(i);
+            while wanted.next_if(|w| **w < i).is_some() {}
+            if wanted.next_if(|w| **w == i).is_some() {
+                open.push((i, depth));
             }
+        } else if b == c && depth > 0 {
+            if open.last().is_some_and(|(_, d)| *d == depth) {
+                let (at, _) = open.pop().expect("just seen");
+                out.insert(at, i);
+            }
+            depth -= 1;
         }
     }
-    None
+    out
 }
 
 /// The text with comments and the insides of strings blanked (same length, lines kept).
