@@ -104,7 +104,7 @@ impl OldHashing {
     /// The old content hashed on the caller's thread, where the hashing thread gave up (or was
     /// never started).
     fn on_this_thread(&self) -> String {
-        let (done, _) = hash_with_marks(&self.bytes, &AtomicBool::new(false), |_| ());
+        let done = hash_with_marks(&self.bytes, &AtomicBool::new(false), |_| ());
         let before = done.before.clone().expect("never stopped");
         *self.progress.lock() = done;
         before
@@ -134,21 +134,29 @@ impl Progress {
 
 /// The hashing thread: hashes `bytes` as they are filled, sharing every mark as it is made.
 fn hash_old(bytes: &Filling, progress: &Progress) {
+    // Whatever ends this thread, those waiting for it are told (a panic included: they would
+    // wait forever, and hash on their own thread instead).
+    struct Tell<'p>(&'p Progress, Option<String>);
+    impl Drop for Tell<'_> {
+        fn drop(&mut self) {
+            let mut hashed = self.0.lock();
+            hashed.given_up = self.1.is_none();
+            hashed.before = self.1.take();
+            drop(hashed);
+            self.0.moved.notify_all();
+        }
+    }
+    let mut told = Tell(progress, None);
     let tell = |mark: (usize, Sha256)| {
         progress.lock().marks.push(mark);
         progress.moved.notify_all();
     };
-    let (done, stopped) = hash_with_marks(bytes, &progress.stop, tell);
-    let mut hashed = progress.lock();
-    hashed.before = done.before;
-    hashed.given_up = stopped;
-    drop(hashed);
-    progress.moved.notify_all();
+    told.1 = hash_with_marks(bytes, &progress.stop, tell).before;
 }
 
 /// Hashes `bytes` a MiB at a time as they are filled, waiting (parked) for the filler, and
-/// hands each mark to `tell` as it is made. What it hashed, and whether `stop` ended it first.
-fn hash_with_marks(bytes: &Filling, stop: &AtomicBool, mut tell: impl FnMut((usize, Sha256))) -> (Hashed, bool) {
+/// hands each mark to `tell` as it is made. What it hashed (no `before` where `stop` ended it).
+fn hash_with_marks(bytes: &Filling, stop: &AtomicBool, mut tell: impl FnMut((usize, Sha256))) -> Hashed {
     let mut state = Sha256::new();
     let mut marks = Vec::new();
     let mut hashed = 0;
@@ -158,7 +166,7 @@ fn hash_with_marks(bytes: &Filling, stop: &AtomicBool, mut tell: impl FnMut((usi
     };
     loop {
         if stop.load(Ordering::Relaxed) {
-            return (Hashed::default(), true);
+            return Hashed::default();
         }
         let (filled, finished) = bytes.so_far();
         let whole_blocks = (filled.len() - hashed) / MARK_EVERY * MARK_EVERY;
@@ -169,7 +177,7 @@ fn hash_with_marks(bytes: &Filling, stop: &AtomicBool, mut tell: impl FnMut((usi
         }
         for block in filled[hashed..upto].chunks(MARK_EVERY) {
             if stop.load(Ordering::Relaxed) {
-                return (Hashed::default(), true);
+                return Hashed::default();
             }
             mark(hashed, &state);
             state.update(block);
@@ -182,7 +190,7 @@ fn hash_with_marks(bytes: &Filling, stop: &AtomicBool, mut tell: impl FnMut((usi
     if hashed == 0 {
         mark(0, &state);
     }
-    (Hashed { marks, before: Some(hex(state)), given_up: false }, false)
+    Hashed { marks, before: Some(hex(state)), given_up: false }
 }
 
 fn hex(state: Sha256) -> String {
@@ -213,6 +221,25 @@ mod tests {
         }
         let empty = OldHashing::start(Arc::new(Filling::whole(Vec::new())));
         assert_eq!(empty.before(), sha256_hex(b""));
+    }
+
+    /// Bytes added after the last one of a file of whole MiBs: the change starts where no
+    /// mark is (past the last), and the new hash waits for the old one's end, not forever.
+    #[test]
+    fn the_new_hash_of_bytes_added_at_the_end_of_whole_mibs_resumes_from_the_last_mark() {
+        let mut old = vec![b'a'; 2 * MARK_EVERY - 3];
+        old.extend_from_slice(b"END");
+        let edits = [("END", "ENDX"), ("ENDX", "ENDXY")].map(|(find, with)| Edit {
+            old_string: find.into(),
+            new_string: with.into(),
+            replace_all: false,
+        });
+        let applied = apply_edits("f", &old, &edits).unwrap();
+        let change = Change::of(&old, &applied.result);
+        assert_eq!(change.prefix, old.len());
+        let hashing = OldHashing::start(Arc::new(Filling::whole(old.clone())));
+        assert_eq!(hashing.after(&old, &change), sha256_hex(&applied.result.to_vec()));
+        assert_eq!(hashing.before(), sha256_hex(&old));
     }
 
     #[test]
