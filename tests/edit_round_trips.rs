@@ -302,3 +302,37 @@ fn arguments_from_stdin_edit_the_same_way() {
     assert_eq!(code, 0, "{out}");
     assert_eq!(ws.read("s.txt"), b"from stdin? yes\n");
 }
+
+/// A big file (copied in the kernel under its lease, hashed on a thread of its own, the new
+/// hash resumed from the old one's state before the change) and a small one (read and written
+/// whole): the answer's hashes are those of the bytes before and of the bytes left on disk,
+/// wherever the change is.
+#[test]
+fn reported_hashes_are_the_files_before_and_after_wherever_the_change_is_big_file_or_small() {
+    let ws = Workspace::new();
+    let line = "the quick brown fox jumps over the lazy dog\n";
+    for (name, lines) in [("big.txt", (3 << 20) / line.len()), ("small.txt", 1000)] {
+        let mut text = line.repeat(lines);
+        // Marks at the start, past the first MiB's state, in the middle, and on the last line.
+        text.insert_str(0, "START\n");
+        text.insert_str(text.len() / 2, "MIDDLE\n");
+        text.insert_str((text.len() / 3).min(1 << 20) + 3, "\nPAST_A_MIB\n");
+        text.push_str("END\n");
+        ws.file(name, &text);
+        let cases = [
+            edit(name, "START\n", "start, longer\n"),
+            edit(name, "\nPAST_A_MIB\n", "\n"),
+            edit(name, "MIDDLE", "middle"),
+            edit(name, "END\n", "END"),
+            json!({"path": name, "old_string": "lazy", "new_string": "idle", "replace_all": true}),
+        ];
+        for args in cases {
+            let before = ws.read(name);
+            let result = ws.ok("edit_file", &args);
+            let after = ws.read(name);
+            assert_ne!(after, before, "{name} {args}");
+            assert_eq!(result["sha256_before"], sha256_hex(&before), "{name} {args}");
+            assert_eq!(result["sha256_after"], sha256_hex(&after), "{name} {args}");
+        }
+    }
+}

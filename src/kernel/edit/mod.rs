@@ -130,21 +130,23 @@ impl Kernel {
         // The freshness checks and the pre-image (durable: its folder's fsync) run beside the
         // write, which mostly waits on the disk, as soon as the old content's hash is known; the
         // new bytes become visible only once both are done, so the pre-image is still durable
-        // before the change is.
+        // before the change is. The new content's hash runs on a thread of its own, resumed from
+        // the old hash's state before the change as soon as that hash has passed there.
         std::thread::scope(|s| {
+            let new_hash = s.spawn(|| hashing.after(&before, &change));
             let keeping = s.spawn(|| {
-                let old = hashing.finish();
-                let (sha_before, sha_after) = (old.before().to_string(), old.after(&before, &change));
+                let sha_before = hashing.before();
                 ledger::check_fresh(&display, opts.expected_sha256.as_deref(), Some(&sha_before))?;
                 ledger::check_read(call, &resolved.real, &display, Some(&sha_before))?;
                 let kept = match opts.dry_run {
                     true => None,
                     false => Some(self.keep_preimage(&place, &display, &sha_before)?),
                 };
-                Ok::<_, KernelError>((sha_before, sha_after, kept))
+                Ok::<_, KernelError>((sha_before, kept))
             });
             let verify = || {
-                let (sha_before, sha_after, kept) = keeping.join().expect("keeping the old content does not panic")?;
+                let (sha_before, kept) = keeping.join().expect("keeping the old content does not panic")?;
+                let sha_after = new_hash.join().expect("hashing the new content does not panic");
                 preimage = kept;
                 hashes = Some((sha_before, sha_after));
                 Ok(())

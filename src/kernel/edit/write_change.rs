@@ -5,16 +5,23 @@
 //! bytes at the time of the copy, not the ones read, searched and hashed, so it is kept only if
 //! the old file was held unchanged (`platform::held_read`: a read lease, taken before the read)
 //! until the copy ended; otherwise all of the content is written again from the bytes read.
+//! The disk write of each step of a big piece starts as soon as it is in the new file.
 
 use std::fs::File;
 use std::io::{Seek, Write};
 
 use super::change::Change;
 use crate::kernel::platform::held_read::{copy_range, HeldRead};
+use crate::kernel::platform::writeback;
 
 /// Pieces smaller than this are written from the buffer: a copy inside the kernel pays for
 /// itself only on many pages, and a small file then needs no hold at all.
 pub const COPY_FROM: usize = 1 << 20;
+
+/// Big pieces are put into the new file this much at a time, each step's disk write started
+/// once it is there (`platform::writeback`): the disk writes one step while the next is copied,
+/// and the fsync waits only for the last.
+const WRITEBACK_STEP: usize = 8 << 20;
 
 /// Writes what `change` makes of `old` (the bytes read from `source`'s file) to `out`. The
 /// caller lets go of `source`'s hold once nothing reads the file any more. `old_is_mapped`:
@@ -52,7 +59,7 @@ impl From<std::io::Error> for WriteRefused {
 fn write_pieces(out: &mut File, old: &[u8], change: &Change, source: &HeldRead) -> std::io::Result<bool> {
     let suffix_at = old.len() - change.suffix;
     let prefix_copied = put(out, source, &old[..change.prefix], 0)?;
-    out.write_all(&change.middle)?;
+    write_steps(out, &change.middle)?;
     let suffix_copied = put(out, source, &old[suffix_at..], suffix_at as u64)?;
     Ok(prefix_copied || suffix_copied)
 }
@@ -84,15 +91,44 @@ fn keep_if_unchanged(
 /// Appends `bytes`, which lie at `at` in `source`'s file as read: copied from the file where
 /// they are big and the file is still held unchanged, else written. Whether they were copied.
 fn put(out: &mut File, source: &HeldRead, bytes: &[u8], at: u64) -> std::io::Result<bool> {
-    if bytes.len() >= COPY_FROM && source.unchanged() {
-        match copy_range(source.file(), at, bytes.len() as u64, out) {
-            Ok(_) => return Ok(true),
-            Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {}
-            Err(e) => return Err(e),
-        }
+    if bytes.len() < COPY_FROM {
+        out.write_all(bytes)?;
+        return Ok(false);
     }
-    out.write_all(bytes)?;
-    Ok(false)
+    let mut copying = source.unchanged();
+    let mut copied = false;
+    let mut out_at = out.stream_position()?;
+    for (step, from) in bytes.chunks(WRITEBACK_STEP).zip((at..).step_by(WRITEBACK_STEP)) {
+        if copying {
+            match copy_range(source.file(), from, step.len() as u64, out) {
+                Ok(_) => copied = true,
+                // Nothing of this step copied: it and the rest are written from the bytes read.
+                Err(e) if e.kind() == std::io::ErrorKind::Unsupported => copying = false,
+                Err(e) => return Err(e),
+            }
+        }
+        if !copying {
+            out.write_all(step)?;
+        }
+        writeback::start(out, out_at, step.len() as u64);
+        out_at += step.len() as u64;
+    }
+    Ok(copied)
+}
+
+/// Appends `bytes`, starting their disk write a step at a time where they are big (a
+/// `replace_all` across the whole file makes its changed middle that big).
+fn write_steps(out: &mut File, bytes: &[u8]) -> std::io::Result<()> {
+    if bytes.len() < COPY_FROM {
+        return out.write_all(bytes);
+    }
+    let mut out_at = out.stream_position()?;
+    for step in bytes.chunks(WRITEBACK_STEP) {
+        out.write_all(step)?;
+        writeback::start(out, out_at, step.len() as u64);
+        out_at += step.len() as u64;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@
 //!   repositories a confined program plants (`process::planted`)
 //! - `signals`: "stop" from the person (SIGINT/SIGTERM/SIGHUP; Ctrl-C/Ctrl-Break/close)
 //! - `threads`: a thread's id, and the lowest priority for one rein gave up on
+//! - `writeback`: starting the disk write of a file's first bytes while the rest are written
 //!
 //! Linux is run and tested; macOS and Windows are type-checked in CI (`.ci/cross-check`), see
 //! docs/src/platforms.md.
@@ -59,6 +60,7 @@ mod tree_linux;
 mod tree_unix;
 #[cfg(windows)]
 mod tree_windows;
+pub mod writeback;
 
 #[cfg(unix)]
 pub use dir_unix::Dir;
