@@ -516,4 +516,8 @@ fn renaming_the_projects_bundle_to_another_debug_app_does_not_run_its_tests_unas
     lab.failed(&[], "run_tests", json!({"bundle": "com.example.hello", "named": false}), "APPROVAL_REQUIRED");
     lab.replace_in("AppScope/app.json5", "com.example.hello", OTHER);
     lab.failed(&[], "run_tests", json!({"bundle": OTHER}), "APPROVAL_REQUIRED");
+    // Another device behind the same key (its UDID, which the kernel reads before the run).
+    lab.replace_in("AppScope/app.json5", OTHER, "com.example.hello");
+    lab.edit_device(KEY, |d| d["udid"] = json!("0B0B0B0B"));
+    lab.failed(&[], "run_tests", json!({"bundle": "com.example.hello"}), "APPROVAL_REQUIRED");
 }
