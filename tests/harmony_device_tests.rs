@@ -465,3 +465,59 @@ fn a_stack_frame_outside_the_workspace_is_never_looked_up_or_shown_as_the_place(
     }
     assert!(!journal.contains("secret.ets"), "a path outside the workspace was looked up: {journal}");
 }
+
+/// An agent's own tool that runs `aa test` of `bundle`'s `entry_test` as it likes: on the
+/// device it names (`named`), or on whichever one hdc picks.
+fn run_tests_tool(lab: &Lab) {
+    let tool = r#"local device = require("harmony.device")
+return { name = "run_tests", description = "runs a bundle's tests",
+  params = { bundle = { type = "string" }, named = { type = "boolean", default = true } },
+  annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
+  run = function(args)
+    local at = device.pick(nil, nil)
+    if args.named then at = device.named(at) end
+    local argv = { "shell", "aa", "test", "-b", args.bundle, "-m", "entry_test", "-s", "unittest",
+      "OpenHarmonyTestRunner" }
+    return { out = (device.run(at, argv)) }
+  end }"#;
+    std::fs::create_dir_all(lab.ws.path("tools")).unwrap();
+    std::fs::write(lab.ws.path("tools/run_tests.lua"), tool).unwrap();
+}
+
+/// The attack: the project's bundle name is the agent's to write (AppScope/app.json5). Another
+/// of the person's debug apps, installed by DevEco, has an `entry_test` module; renamed to its
+/// bundle, the project's "own" tests would be that app's, run unasked (they may change or
+/// remove what it keeps). Only an app rein itself installed on the device the run names is the
+/// project's, as for screen input.
+#[test]
+fn renaming_the_projects_bundle_to_another_debug_app_does_not_run_its_tests_unasked() {
+    let Some(lab) = lab() else { return };
+    lab.one_device();
+    run_tests_tool(&lab);
+    const OTHER: &str = "com.example.notes";
+    lab.edit_device(KEY, |d| {
+        d["installed"][OTHER] = json!({"module": "entry", "modules": {
+            "entry": {"type": "entry"},
+            "entry_test": {"type": "feature", "testRunner": "OpenHarmonyTestRunner", "tests": []},
+        }});
+    });
+    lab.replace_in("AppScope/app.json5", "com.example.hello", OTHER);
+    lab.failed(&[], "run_tests", json!({"bundle": OTHER}), "APPROVAL_REQUIRED");
+    assert!(on_device(&lab, "aa").is_empty(), "aa never ran: {:?}", on_device(&lab, "aa"));
+    // The project's own app, installed by rein (device_test's install, which a person allowed),
+    // on the device the run names: its tests run unasked; for whichever device hdc picks, rein
+    // cannot say the app there is the one it installed.
+    lab.replace_in("AppScope/app.json5", OTHER, "com.example.hello");
+    lab.ok(&["--yes"], "device_test", json!({}));
+    let tests: Vec<String> = lab.command_lines("hdc").into_iter().filter(|c| c.contains("aa test")).collect();
+    assert!(tests.iter().all(|c| c.starts_with(&format!("-t {KEY} shell aa test"))), "named: {tests:?}");
+    let ok = lab.ok(&[], "run_tests", json!({"bundle": "com.example.hello"}));
+    assert!(ok["out"].as_str().unwrap().contains("user test finished"), "{ok}");
+    lab.failed(&[], "run_tests", json!({"bundle": "com.example.hello", "named": false}), "APPROVAL_REQUIRED");
+    lab.replace_in("AppScope/app.json5", "com.example.hello", OTHER);
+    lab.failed(&[], "run_tests", json!({"bundle": OTHER}), "APPROVAL_REQUIRED");
+    // Another device behind the same key (its UDID, which the kernel reads before the run).
+    lab.replace_in("AppScope/app.json5", OTHER, "com.example.hello");
+    lab.edit_device(KEY, |d| d["udid"] = json!("0B0B0B0B"));
+    lab.failed(&[], "run_tests", json!({"bundle": "com.example.hello"}), "APPROVAL_REQUIRED");
+}

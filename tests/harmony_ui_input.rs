@@ -578,3 +578,34 @@ fn device_matrix_runs_the_flow_on_every_device_each_devices_steps_kept_apart() {
     let xml = shown(&lab, &out, "junit");
     assert_eq!(xml.matches("<failure type=\"flow step\"").count(), 2, "each device's step failed: {xml}");
 }
+
+/// The attack: a connect key names a way to a device, not the device. The emulator that starts
+/// first is `127.0.0.1:5555`; an app rein installed on emulator A, under the name of another of
+/// the person's apps that A lacks, would count as "the project's own" on emulator B, started
+/// later at the same key. The kernel reads the device's UDID itself (`bm get -u`) at the
+/// install and before input; another device behind the key is not where rein installed.
+#[test]
+fn another_device_behind_the_same_key_is_not_where_rein_installed_the_app() {
+    let Some(lab) = launched_example() else { return };
+    poke_tool(&lab);
+    let reads = |lab: &Lab| lab.command_lines("hdc").iter().filter(|c| c.ends_with("shell bm get -u")).count();
+    let installs = lab.command_lines("hdc").iter().position(|c| c.contains(" install "));
+    let first_read = lab.command_lines("hdc").iter().position(|c| c.ends_with("shell bm get -u"));
+    assert!(first_read.is_some() && first_read < installs, "read at the install: {:?}", lab.command_lines("hdc"));
+    let ok = lab.ok(&[], "poke", json!({"words": ["keyEvent", "2055"]}));
+    assert_eq!(ok["out"], json!("No Error\n"), "the device rein installed on: unasked");
+    let before = reads(&lab);
+    let sent = input_lines(&lab).len();
+    // Emulator B at the same key, the same app in front (its state is A's but for the UDID).
+    let a = lab.read_device(KEY)["udid"].clone();
+    lab.edit_device(KEY, |d| d["udid"] = json!("0B0B0B0B"));
+    lab.failed(&[], "poke", json!({"words": ["keyEvent", "2055"]}), "APPROVAL_REQUIRED");
+    assert_eq!(input_lines(&lab).len(), sent, "nothing was sent to B");
+    assert_eq!(reads(&lab), before + 1, "one read of the UDID before the input");
+    // A device that names no UDID is no device rein knows.
+    lab.edit_device(KEY, |d| d["udid"] = json!(""));
+    lab.failed(&[], "poke", json!({"words": ["keyEvent", "2055"]}), "APPROVAL_REQUIRED");
+    lab.edit_device(KEY, |d| d["udid"] = a);
+    let ok = lab.ok(&[], "poke", json!({"words": ["keyEvent", "2055"]}));
+    assert_eq!(ok["out"], json!("No Error\n"), "back on A: unasked again");
+}

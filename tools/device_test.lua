@@ -9,7 +9,7 @@ return {
   params = device_tests.params(),
   run = function(args)
     local plan = device_tests.plan(args)
-    local target = device.pick(args.target, args.server)
+    local target = device.named(device.pick(args.target, args.server))
     device_tests.build(plan, args.build_timeout_ms)
     local packages = device_tests.sign(plan)
     local installed = device_tests.install(target, packages)

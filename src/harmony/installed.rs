@@ -11,9 +11,13 @@
 //! that takes the name of an app signed by someone else (bm 9568332 `install sign info
 //! inconsistent`), so a HAP renamed to a system app's bundle never installs.
 //!
-//! The record lives in rein's home (`installed-apps.json`, by workspace, then device), which no
-//! tool or program may write, as the signing pins do (`keystore_pins`); `.rein/` is in the
-//! workspace. A successful `hdc uninstall` of the bundle removes it.
+//! A connect key names a way to a device, not the device (`127.0.0.1:5555` is whichever emulator
+//! started first): each install is recorded under the UDID the kernel read behind the key
+//! (`device_identity`), and a bundle counts only while the same UDID is read there again.
+//!
+//! The record lives in rein's home (`installed-apps.json`, by workspace, then device key, then
+//! UDID), which no tool or program may write, as the signing pins do (`keystore_pins`); `.rein/`
+//! is in the workspace. A successful `hdc uninstall` of the bundle removes it.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Read;
@@ -33,10 +37,15 @@ const PACKAGE_LIMIT: u64 = 4 * 1024 * 1024 * 1024;
 /// The largest `module.json` rein reads from a package.
 const MANIFEST_LIMIT: u64 = 4 * 1024 * 1024;
 
+/// The bundles rein installed on each device behind one key: by UDID.
+type ByUdid = BTreeMap<String, BTreeSet<String>>;
+
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct InstalledFile {
-    /// By workspace, then device (`<server>/<target>`): the bundles rein installed there.
-    workspaces: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
+    /// By workspace, then device key (`<server>/<target>`), then UDID: the bundles rein
+    /// installed there. (The first record, `workspaces`, had no UDID: it is read as empty.)
+    #[serde(default)]
+    installs: BTreeMap<String, BTreeMap<String, ByUdid>>,
 }
 
 /// The apps rein installed, for one workspace.
@@ -145,18 +154,22 @@ impl Installed {
         }
     }
 
-    /// Whether rein installed `bundle` on the device of the command line `args`.
-    pub fn has(&self, args: &[String], bundle: &str) -> bool {
-        let (Some(device), Some((_, workspace))) = (named_device(args), self.place.as_ref()) else { return false };
+    /// Whether rein installed `bundle` on the device of the command line `args` whose UDID the
+    /// kernel read there now (`udid`; None: unknown, so no app is rein's).
+    pub fn has(&self, args: &[String], udid: Option<&str>, bundle: &str) -> bool {
+        let (Some(device), Some(udid), Some((_, workspace))) = (named_device(args), udid, self.place.as_ref()) else {
+            return false;
+        };
         let Some(file) = self.load() else { return false };
-        file.workspaces.get(workspace).and_then(|d| d.get(&device)).is_some_and(|b| b.contains(bundle))
+        let on = file.installs.get(workspace).and_then(|d| d.get(&device)).and_then(|u| u.get(udid));
+        on.is_some_and(|b| b.contains(bundle))
     }
 
-    fn change(&self, device: &str, apply: impl FnOnce(&mut BTreeSet<String>)) {
+    fn change(&self, device: &str, apply: impl FnOnce(&mut ByUdid)) {
         let Some((path, workspace)) = self.place.as_ref() else { return };
         // An unreadable record is not overwritten: rein then knows no app of its own.
         let Some(mut file) = self.load() else { return };
-        apply(file.workspaces.entry(workspace.clone()).or_default().entry(device.to_string()).or_default());
+        apply(file.installs.entry(workspace.clone()).or_default().entry(device.to_string()).or_default());
         let text = serde_json::to_vec_pretty(&file).unwrap_or_default();
         if let Err(e) = write_atomic(path, &path.display().to_string(), &text) {
             tracing::warn!("rein could not record the apps it installed in {}: {e}", path.display());
@@ -203,18 +216,22 @@ impl Installed {
         handed
     }
 
-    /// Learns from a finished hdc run: an install of packages rein read went in, or an uninstall.
-    pub fn observe(&self, args: &[String], stdout: &str) {
+    /// Learns from a finished hdc run: an install of packages rein read went in on the device
+    /// whose UDID the kernel read for it (`udid`; None: nothing is recorded), or an uninstall.
+    pub fn observe(&self, args: &[String], stdout: &str, udid: Option<&str>) {
         let pending = self.pending.lock().unwrap_or_else(|e| e.into_inner()).remove(args);
         let Some(device) = named_device(args) else { return };
-        match (command_of(args), pending) {
-            (Some(("install", _)), Some(bundles)) if installed_all(stdout) => {
-                self.change(&device, |have| have.extend(bundles));
+        match (command_of(args), pending, udid) {
+            (Some(("install", _)), Some(bundles), Some(udid)) if installed_all(stdout) => {
+                self.change(&device, |have| have.entry(udid.to_string()).or_default().extend(bundles));
             }
-            (Some(("uninstall", at)), _) if uninstalled(stdout) => {
+            // Gone from whichever device is behind the key now: from every one recorded there.
+            (Some(("uninstall", at)), _, _) if uninstalled(stdout) => {
                 if let Some(bundle) = args[at..].iter().rfind(|a| !a.starts_with('-')) {
                     self.change(&device, |have| {
-                        have.remove(bundle);
+                        for bundles in have.values_mut() {
+                            bundles.remove(bundle);
+                        }
                     });
                 }
             }
@@ -270,6 +287,8 @@ mod tests {
     }
 
     const OK: &str = "[Info]App install path:/x.hap msg:install bundle successfully.\nAppMod finish\n";
+    /// The UDID the kernel read behind the key.
+    const U1: Option<&str> = Some("U1");
 
     #[test]
     fn only_a_bundle_read_from_the_package_rein_installed_on_that_device_is_recorded() {
@@ -283,17 +302,18 @@ mod tests {
         hap(&ws, "a.hap", "com.huawei.hmos.settings");
         assert_eq!(bundle_of_package(Path::new(&handed[4])).as_deref(), Some("com.example.hello"));
         let tap = args("-t K shell uitest uiInput click 1 1");
-        assert!(!installed.has(&tap, "com.example.hello"), "not before hdc said it went in");
-        installed.observe(&line, OK);
-        assert!(installed.has(&tap, "com.example.hello"));
-        assert!(!installed.has(&tap, "com.huawei.hmos.settings"));
-        assert!(!installed.has(&args("-t OTHER shell uitest uiInput click 1 1"), "com.example.hello"));
-        assert!(!Installed::new(&home, &dir.path().join("other")).has(&tap, "com.example.hello"));
+        assert!(!installed.has(&tap, U1, "com.example.hello"), "not before hdc said it went in");
+        installed.observe(&line, OK, U1);
+        assert!(installed.has(&tap, U1, "com.example.hello"));
+        assert!(!installed.has(&tap, U1, "com.huawei.hmos.settings"));
+        assert!(!installed.has(&args("-t OTHER shell uitest uiInput click 1 1"), U1, "com.example.hello"));
+        assert!(!Installed::new(&home, &dir.path().join("other")).has(&tap, U1, "com.example.hello"));
         installed.observe(
             &args("-t K uninstall com.example.hello"),
             "[Info]App uninstall path: msg:uninstall bundle successfully.\r\nAppMod finish\r\n",
+            None,
         );
-        assert!(!installed.has(&tap, "com.example.hello"), "uninstalled");
+        assert!(!installed.has(&tap, U1, "com.example.hello"), "uninstalled");
     }
 
     /// Two `module.json` entries: the zip crate keeps the last of two same-named entries, the
@@ -330,10 +350,10 @@ mod tests {
         let installed = Installed::new(&home, &ws);
         let line = args("-t K install a.hap");
         installed.hand_over(line.clone(), &ws, &tmp);
-        installed.observe(&line, OK);
+        installed.observe(&line, OK, U1);
         let tap = args("-t K shell uitest uiInput click 1 1");
-        assert!(!installed.has(&tap, "com.huawei.hmos.settings"));
-        assert!(!installed.has(&tap, "com.example.hello"));
+        assert!(!installed.has(&tap, U1, "com.huawei.hmos.settings"));
+        assert!(!installed.has(&tap, U1, "com.example.hello"));
     }
 
     #[test]
@@ -343,8 +363,8 @@ mod tests {
         let installed = Installed::new(&home, &ws);
         let line = args("-t K install a.hap");
         installed.hand_over(line.clone(), &ws, &tmp);
-        installed.observe(&line, "[Info]App install path:/x.hap msg:error: failed to install bundle. code:9568332 error: install sign info inconsistent.\nAppMod finish\n");
-        assert!(!installed.has(&args("-t K shell aa dump -l"), "com.huawei.hmos.settings"));
+        installed.observe(&line, "[Info]App install path:/x.hap msg:error: failed to install bundle. code:9568332 error: install sign info inconsistent.\nAppMod finish\n", U1);
+        assert!(!installed.has(&args("-t K shell aa dump -l"), U1, "com.huawei.hmos.settings"));
     }
 
     #[test]
@@ -354,9 +374,50 @@ mod tests {
         let installed = Installed::new(&home, &ws);
         let line = args("install -r a.hap");
         installed.hand_over(line.clone(), &ws, &tmp);
-        installed.observe(&line, OK);
+        installed.observe(&line, OK, U1);
         // hdc picked a device nobody named: which one is not known afterwards.
-        assert!(!installed.has(&args("shell uitest uiInput click 1 1"), "com.example.hello"));
-        assert!(!installed.has(&args("-t K shell uitest uiInput click 1 1"), "com.example.hello"));
+        assert!(!installed.has(&args("shell uitest uiInput click 1 1"), U1, "com.example.hello"));
+        assert!(!installed.has(&args("-t K shell uitest uiInput click 1 1"), U1, "com.example.hello"));
+    }
+
+    /// A key names a way to a device: the emulator that starts first is `127.0.0.1:5555`. An
+    /// app rein installed on emulator A is not "the project's" on emulator B at the same key,
+    /// nor when rein does not know which device is there; back on A it is again.
+    #[test]
+    fn an_install_counts_only_on_the_device_whose_udid_was_read_for_it() {
+        let (_dir, home, ws, tmp) = folders();
+        hap(&ws, "a.hap", "com.example.hello");
+        let installed = Installed::new(&home, &ws);
+        let line = args("-t 127.0.0.1:5555 install -r a.hap");
+        installed.hand_over(line.clone(), &ws, &tmp);
+        installed.observe(&line, OK, U1);
+        let tap = args("-t 127.0.0.1:5555 shell uitest uiInput click 1 1");
+        assert!(installed.has(&tap, U1, "com.example.hello"));
+        assert!(!installed.has(&tap, Some("U2"), "com.example.hello"), "another device at the key");
+        assert!(!installed.has(&tap, None, "com.example.hello"), "no UDID read");
+        // An install whose device the kernel could not read records nothing.
+        let (_dir2, home2, ws2, tmp2) = folders();
+        hap(&ws2, "a.hap", "com.example.hello");
+        let unread = Installed::new(&home2, &ws2);
+        unread.hand_over(line.clone(), &ws2, &tmp2);
+        unread.observe(&line, OK, None);
+        assert!(!unread.has(&tap, U1, "com.example.hello"));
+    }
+
+    /// The record before UDIDs (device key → bundles) names no device: read as empty, never as
+    /// "unreadable" (which would keep rein from recording anything again).
+    #[test]
+    fn the_record_without_udids_counts_for_no_device_and_is_replaced() {
+        let (_dir, home, ws, tmp) = folders();
+        let old = format!(r#"{{"workspaces":{{"{}":{{"local/K":["com.example.hello"]}}}}}}"#, ws.display());
+        std::fs::write(home.join(FILE), old).unwrap();
+        let installed = Installed::new(&home, &ws);
+        let tap = args("-t K shell uitest uiInput click 1 1");
+        assert!(!installed.has(&tap, U1, "com.example.hello"));
+        hap(&ws, "a.hap", "com.example.hello");
+        let line = args("-t K install a.hap");
+        installed.hand_over(line.clone(), &ws, &tmp);
+        installed.observe(&line, OK, U1);
+        assert!(installed.has(&tap, U1, "com.example.hello"));
     }
 }

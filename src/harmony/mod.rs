@@ -20,8 +20,9 @@
 //! - `sdk/`: the SDK's declaration files, read for `api_lookup` and `api_check`
 //! - `crash_frames`, `source_maps`: a crash stack's frames, mapped back to the workspace's
 //!   `.ets` lines through the build's source map and name cache
-//! - `ui_input`, `ui_screens`, `ui_question`, `installed`: screen input runs unasked only on an
-//!   app rein installed, in front and under the input on the screen rein read; the question
+//! - `ui_input`, `ui_screens`, `ui_question`, `installed`, `device_identity`: screen input and
+//!   a test run go unasked only on an app rein installed on the device behind the key (its UDID),
+//!   in front and under the input on the screen rein read; the question
 //! - `json5_value`: a project's JSON5 file as a value, its nesting bounded
 //! - `error`: what this room refuses with on its own (device busy, no hdc server, signing)
 
@@ -29,6 +30,7 @@ pub mod config_check;
 pub mod confinement;
 pub mod crash_frames;
 pub mod deveco_env;
+pub mod device_identity;
 pub mod discovery;
 pub mod error;
 pub mod fallbacks;

@@ -16,14 +16,15 @@ use super::project::ProjectFacts;
 use super::signing::{self, SigningSecrets};
 use super::toolchain::{Located, Toolchain};
 use super::{
-    confinement, deveco_env, grammar, hdc_server, installed, java_args, keystore_pins, lease, ui_input, ui_screens,
+    confinement, deveco_env, device_identity, grammar, hdc_server, installed, java_args, keystore_pins, lease,
+    ui_input, ui_screens,
 };
 use crate::kernel::policy::shapes::Effect;
 use crate::kernel::policy::Decision;
 use crate::kernel::process::env::ToolchainVars;
 use crate::kernel::process::grants::{Profile, SpawnFacts};
 use crate::kernel::process::sockets::SocketKind;
-use crate::kernel::process::toolchain::{BeforeSpawn, Found, Missing, Spawn, ToolchainProfile};
+use crate::kernel::process::toolchain::{BeforeDecide, BeforeSpawn, Found, Missing, Spawn, ToolchainProfile};
 use crate::kernel::{Kernel, KernelError, PathClass};
 
 /// What rein knows of this machine's HarmonyOS toolchain and the person's settings for it.
@@ -45,6 +46,8 @@ pub struct Harmony {
     pub installed: installed::Installed,
     /// The screen rein itself last read on each device (screen input lands on it: `ui_screens`).
     pub screens: ui_screens::Screens,
+    /// Which device the kernel last read behind each key (`device_identity`).
+    pub identities: device_identity::Identities,
 }
 
 /// The HarmonyOS profile `kernel` spawns with, if it is one.
@@ -93,11 +96,36 @@ fn hvigor_home(env: &[(String, String)], workspace: &Path) -> Option<PathBuf> {
     Some(home.join(".cache/rein/hvigor").join(hex))
 }
 
+/// How long the kernel waits for `bm get -u` (an hdc round trip).
+const IDENTITY_READ_MS: u64 = 15_000;
+
 fn found(located: &Located) -> Found {
     Found { path: located.path.clone(), runs_first: located.script.iter().chain(&located.jar).cloned().collect() }
 }
 
 impl Harmony {
+    /// Whether `bundle` is the project's own app on the device the hdc command line `args`
+    /// names: one rein itself installed there (`installed`), never the bundle name the
+    /// workspace's settings give (the agent writes them). Screen input on it and its tests
+    /// (`aa test`) run unasked; anything else a person decides.
+    ///
+    /// The device is the one behind the key when rein installed it: the UDID the kernel read
+    /// before this decision (`before_decide`) is the one it read at the install.
+    fn is_own(&self, args: &[String], bundle: &str) -> bool {
+        self.installed.has(args, self.identities.current(args).as_deref(), bundle)
+    }
+
+    /// Reads the UDID behind the device `spawn` names (`device_identity`), through the kernel:
+    /// what the device prints is kept by `observe`; a read that fails leaves it unknown.
+    async fn read_identity(&self, spawn: &Spawn<'_>) {
+        let Some(line) = device_identity::read_line(spawn.args) else { return };
+        self.identities.forget(spawn.args);
+        let read = spawn.kernel.look(spawn.call, spawn.program, line, IDENTITY_READ_MS).await;
+        if let Err(e) = read {
+            tracing::debug!("rein could not read which device is behind {:?}: {e}", spawn.args);
+        }
+    }
+
     fn located(&self, program: &str) -> Option<&Located> {
         self.toolchain.get(&Program::parse(program)).and_then(|found| found.as_ref().ok())
     }
@@ -122,9 +150,12 @@ impl ToolchainProfile for Harmony {
         classify: &dyn Fn(&str) -> PathClass,
         workspace_text: &dyn Fn(&str) -> Option<String>,
     ) -> Decision {
+        // The project's bundle for `aa test` counts as its own only as UI input's does.
         let project = || {
             let (app, profile) = (workspace_text("AppScope/app.json5"), workspace_text("build-profile.json5"));
-            ProjectFacts::from_texts(app.as_deref(), profile.as_deref())
+            let mut facts = ProjectFacts::from_texts(app.as_deref(), profile.as_deref());
+            facts.bundle = facts.bundle.filter(|bundle| self.is_own(args, bundle));
+            facts
         };
         let program = Program::parse(program);
         if program == Program::Hdc {
@@ -136,11 +167,10 @@ impl ToolchainProfile for Harmony {
         let touch = (program == Program::Hdc).then(|| ui_input::touch(args)).flatten();
         match (decision, touch) {
             (Decision::Ask, Some(false)) => {
-                // The project's own: an app rein itself installed on that device, never the
-                // bundle name the workspace's settings give (the agent writes them); in front
-                // as `aa dump -l` says, and under the input on the screen rein read (a system
-                // dialog or the shade over the app leaves `aa dump -l` unchanged).
-                let own = |bundle: &str| self.installed.has(args, bundle);
+                // The project's own ([`Harmony::is_own`]), in front as `aa dump -l` says, and
+                // under the input on the screen rein read (a system dialog or the shade over
+                // the app leaves `aa dump -l` unchanged).
+                let own = |bundle: &str| self.is_own(args, bundle);
                 let in_front = self.foregrounds.in_front(args).unwrap_or_default();
                 let lands = self.screens.fresh(args).is_some_and(|s| ui_input::lands_within(args, &s, &own));
                 if lands && !in_front.is_empty() && in_front.iter().all(|b| own(b)) {
@@ -156,7 +186,8 @@ impl ToolchainProfile for Harmony {
     fn observe(&self, program: &str, args: &[String], output: &crate::kernel::process::spawn::SpawnOutput) {
         if Program::parse(program) == Program::Hdc {
             self.foregrounds.observe(args, &output.stdout);
-            self.installed.observe(args, &output.stdout);
+            self.identities.observe(args, &output.stdout);
+            self.installed.observe(args, &output.stdout, self.identities.last(args).as_deref());
             self.screens.observe(args, &output.stdout);
         }
     }
@@ -281,7 +312,20 @@ impl ToolchainProfile for Harmony {
         spawn.kernel.admit_recv(spawn.call, spawn.args)?.err().map(|refused| refused.to_string())
     }
 
-    /// Holds the device an hdc command changes for the rest of the call (see `lease`).
+    /// Screen input and a test run may run unasked on the project's own app: which device is
+    /// behind the key is read first (`is_own`).
+    fn before_decide<'a>(&'a self, spawn: Spawn<'a>) -> BeforeDecide<'a> {
+        let hdc = Program::parse(spawn.program) == Program::Hdc;
+        let rests_on_it = hdc && (ui_input::touch(spawn.args) == Some(false) || grammar::hdc::runs_tests(spawn.args));
+        Box::pin(async move {
+            if rests_on_it {
+                self.read_identity(&spawn).await;
+            }
+        })
+    }
+
+    /// Holds the device an hdc command changes for the rest of the call (see `lease`); for an
+    /// install, then reads which device is behind the key (`installed` records it).
     fn before_spawn<'a>(&'a self, spawn: Spawn<'a>, decision: &Decision) -> BeforeSpawn<'a> {
         // A change to the device, or a test run (allowed, but it holds the device for long).
         let changes = Program::parse(spawn.program) == Program::Hdc
@@ -289,13 +333,21 @@ impl ToolchainProfile for Harmony {
                 || grammar::hdc::runs_tests(spawn.args)
                 // uitest calls on one device block each other (shared/HARMONY-VERIFY.md §3.1).
                 || ui_input::runs_uitest(spawn.args));
+        let installs = Program::parse(spawn.program) == Program::Hdc
+            && matches!(grammar::hdc::command_of(spawn.args), Some(("install", _)));
         Box::pin(async move {
-            let Some(device) = grammar::hdc::device_of(spawn.args).filter(|_| changes) else { return Ok(()) };
-            let local = format!("127.0.0.1:{}", self.servers.local_port());
-            let server = device.server.as_deref().map(normalize).unwrap_or(local);
-            let wait = self.lease_wait.unwrap_or(lease::DEFAULT_WAIT);
-            let (home, workspace) = (spawn.kernel.scope().home(), spawn.kernel.scope().workspace());
-            lease::take(spawn.call, home, workspace, &server, &device, wait).await
+            if let Some(device) = grammar::hdc::device_of(spawn.args).filter(|_| changes) {
+                let local = format!("127.0.0.1:{}", self.servers.local_port());
+                let server = device.server.as_deref().map(normalize).unwrap_or(local);
+                let wait = self.lease_wait.unwrap_or(lease::DEFAULT_WAIT);
+                let (home, workspace) = (spawn.kernel.scope().home(), spawn.kernel.scope().workspace());
+                lease::take(spawn.call, home, workspace, &server, &device, wait).await?;
+            }
+            // Within the lease: no other run of rein's changes the device before the install.
+            if installs {
+                self.read_identity(&spawn).await;
+            }
+            Ok(())
         })
     }
 

@@ -2,9 +2,11 @@
 //! `app.bundleName`) and its modules (`build-profile.json5` `modules[].name`), so that `aa test`
 //! of the project's own test module runs unasked and any other bundle or module asks.
 //!
-//! The agent can write both files. Naming another bundle there buys it nothing a person did not
-//! see: `aa test` runs only a test module installed in that bundle, and every install asks; aa
-//! refuses release-signed apps (10106002, shared/HARMONY-VERIFY.md §1.2).
+//! The agent can write both files. Naming another of the person's debug apps there (one DevEco
+//! installed, with a `<module>_test`) would run its tests unasked, so the bundle counts only
+//! when rein itself installed it on the device the command names (the profile filters it
+//! through the install record, `installed`, as screen input does); aa refuses release-signed
+//! apps (10106002, shared/HARMONY-VERIFY.md §1.2).
 
 /// The project's bundle and module names; empty when the files cannot be read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

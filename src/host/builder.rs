@@ -407,6 +407,7 @@ pub(crate) fn configured_kernel_and_policy(
         foregrounds: Default::default(),
         installed: Installed::new(kernel.scope().home(), kernel.scope().workspace()),
         screens: Screens::new(kernel.scope().workspace()),
+        identities: Default::default(),
     };
     let spawn = SpawnSettings {
         profile: Arc::new(harmony),

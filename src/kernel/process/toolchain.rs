@@ -9,7 +9,8 @@
 //! - what the program may reach while it runs ([`ToolchainProfile::grants`]),
 //! - which flags carry a secret value ([`ToolchainProfile::secret_flags`]),
 //! - and the hooks around a spawn, each with a default that does nothing: the arguments the
-//!   profile fills in ([`ToolchainProfile::prepare_args`]), what runs before the program
+//!   profile fills in ([`ToolchainProfile::prepare_args`]), what it reads before deciding
+//!   ([`ToolchainProfile::before_decide`]), what runs before the program
 //!   ([`ToolchainProfile::before_spawn`], [`ToolchainProfile::check`]), its environment
 //!   ([`ToolchainProfile::adjust_env`]), its argv ([`ToolchainProfile::argv`]).
 //!
@@ -46,6 +47,9 @@ pub struct Missing {
 
 /// What a profile's hook that runs before the program gives back: nothing, or a refusal.
 pub type BeforeSpawn<'a> = Pin<Box<dyn Future<Output = Result<(), KernelError>> + Send + 'a>>;
+/// What a profile's hook that reads before a decision gives back: nothing (what it read, it
+/// keeps).
+pub type BeforeDecide<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
 /// One spawn as a hook sees it.
 pub struct Spawn<'a> {
@@ -176,6 +180,14 @@ pub trait ToolchainProfile: std::fmt::Debug + Send + Sync + 'static {
     fn admit(&self, spawn: &Spawn, decision: &Decision) -> Option<String> {
         let _ = (spawn, decision);
         None
+    }
+
+    /// What the profile reads before it decides on the command line (a fact the decision rests
+    /// on, read by running a program that only reads, through `spawn.kernel.look`); nothing by
+    /// default. What it learns it keeps from `observe`; a failed read leaves the fact unknown.
+    fn before_decide<'a>(&'a self, spawn: Spawn<'a>) -> BeforeDecide<'a> {
+        let _ = spawn;
+        Box::pin(async {})
     }
 
     /// What the call must hold before the program runs (the decision was not a plain allow).
