@@ -609,3 +609,82 @@ fn another_device_behind_the_same_key_is_not_where_rein_installed_the_app() {
     let ok = lab.ok(&[], "poke", json!({"words": ["keyEvent", "2055"]}));
     assert_eq!(ok["out"], json!("No Error\n"), "back on A: unasked again");
 }
+
+/// The attack: an install's bundles wait for hdc's answer under its command line, so two
+/// installs of one line at once (branches of `rein.parallel`) shared one entry. While the
+/// first, of the project's own package, ran, the second line's package was swapped for one
+/// named as Settings, which the device refused; the first's success took the second's bundle
+/// and input on Settings ran unasked. Two installs of one line at once record nothing.
+#[test]
+fn two_installs_of_one_line_at_once_do_not_take_each_others_bundles() {
+    const SETTINGS: &str = "com.huawei.hmos.settings";
+    let Some(lab) = launched_example() else { return };
+    poke_tool(&lab);
+    lab.replace_in("AppScope/app.json5", "com.example.hello", SETTINGS);
+    lab.build();
+    std::fs::copy(lab.ws.path(SIGNED_HAP), lab.ws.path("settings.hap")).unwrap();
+    lab.replace_in("AppScope/app.json5", SETTINGS, "com.example.hello");
+    lab.build();
+    std::fs::copy(lab.ws.path(SIGNED_HAP), lab.ws.path("pkg.hap")).unwrap();
+    // Settings is on the device, signed by another: an install under its name is refused.
+    lab.edit_device(KEY, |d| {
+        d["installed"][SETTINGS] = json!({"signer": "huawei system apps", "versionCode": 1, "module": "entry"})
+    });
+    let tool = r#"local device = require("harmony.device")
+return { name = "race", description = "installs pkg.hap twice at once",
+  annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
+  run = function()
+    local at = device.named(device.pick(nil, nil))
+    local put = function() return { out = (device.run(at, { "install", "-r", "pkg.hap" })) } end
+    local r = rein.parallel({
+      put,
+      function()
+        for _ = 1, 1500 do
+          if rein.fs.exists("go") then break end
+          rein.sleep(20)
+        end
+        return put()
+      end,
+    })
+    return { first = r[1].value, second = r[2].value }
+  end }"#;
+    std::fs::write(lab.ws.path("tools/race.lua"), tool).unwrap();
+    // hdc's installs (logged as hdc starts, each then slow) and the device's (logged once hdc
+    // has slept and taken the device).
+    let count = |lab: &Lab, program: &str| lab.command_lines(program).iter().filter(|c| c.contains("install ")).count();
+    let (hdc_before, bm_before) = (count(&lab, "hdc"), count(&lab, "bm"));
+    lab.scenario(json!({"hdc": {"sleep_ms": 10_000, "match": "install"}}));
+    let raced = std::thread::scope(|s| {
+        let call = s.spawn(|| lab.ok(&["--yes"], "race", json!({})));
+        let until = |n: usize| {
+            let started = std::time::Instant::now();
+            while count(&lab, "hdc") < hdc_before + n {
+                assert!(started.elapsed() < std::time::Duration::from_secs(60), "install {n} never started");
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        };
+        // The first install runs: the line's package becomes Settings'.
+        until(1);
+        std::fs::copy(lab.ws.path("settings.hap"), lab.ws.path("pkg.hap")).unwrap();
+        std::fs::write(lab.ws.path("go"), "").unwrap();
+        until(2);
+        assert_eq!(count(&lab, "bm"), bm_before, "the second was handed over while the first ran");
+        call.join().unwrap()
+    });
+    lab.scenario(json!({}));
+    let first = raced["first"]["out"].as_str().unwrap();
+    let second = raced["second"]["out"].as_str().unwrap();
+    assert!(first.contains("install bundle successfully"), "{raced}");
+    assert!(second.contains("9568332"), "the device refused Settings' name: {raced}");
+    // Settings in front (the install ended the app, as a reinstall does).
+    lab.ok(&["--yes"], "app_launch", json!({}));
+    lab.edit_device(KEY, |d| {
+        for r in d["running"].as_array_mut().unwrap() {
+            r["bundle"] = json!(SETTINGS);
+        }
+    });
+    let sent = input_lines(&lab).len();
+    let (_, poked) = lab.call(&[], "poke", json!({"words": ["keyEvent", "2055"]}));
+    assert_eq!(poked["error"]["code"], json!("APPROVAL_REQUIRED"), "Settings is not the project's: {poked}");
+    assert_eq!(input_lines(&lab).len(), sent, "nothing was sent to Settings");
+}

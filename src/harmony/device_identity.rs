@@ -55,13 +55,6 @@ impl Identities {
         (at.elapsed() <= FRESH).then(|| udid.clone())
     }
 
-    /// The UDID last read behind the command's device, however long ago: for an install, whose
-    /// read the kernel made just before it and which may run for minutes.
-    pub fn last(&self, args: &[String]) -> Option<String> {
-        let device = device_key(args)?;
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).get(&device).map(|(udid, _)| udid.clone())
-    }
-
     /// Forgets the command's device (before a read, so that a read that fails leaves nothing).
     pub fn forget(&self, args: &[String]) {
         let Some(device) = device_key(args) else { return };

@@ -53,8 +53,30 @@ struct InstalledFile {
 pub struct Installed {
     /// rein's home file and the workspace's key in it; None: nothing is ever recorded.
     place: Option<(PathBuf, String)>,
-    /// The bundles of an install on its way: by its command line (as `observe` will see it).
-    pending: Arc<Mutex<HashMap<Vec<String>, Vec<String>>>>,
+    /// The installs on their way: by command line (as `observe` will see it).
+    pending: Arc<Mutex<HashMap<Vec<String>, Pending>>>,
+}
+
+/// An install handed over to hdc and not yet answered.
+#[derive(Debug)]
+struct Pending {
+    /// The bundles its packages name; None when installs of the same line overlapped: whose
+    /// answer `observe` sees then is not known, so none of them is recorded.
+    bundles: Option<Vec<String>>,
+    /// The UDID the kernel read behind the key for it, just before (`device_identity`): where
+    /// it goes, whatever is read there while it runs (a read for another command, in
+    /// parallel, after another device came up at the key).
+    udid: Option<String>,
+    /// The private copies hdc sends, in the spawn's own temp directory: there while the install
+    /// runs, removed when it ends, answered or cut short.
+    copies: Vec<PathBuf>,
+}
+
+impl Pending {
+    /// Whether an install it stands for may still be running.
+    fn running(&self) -> bool {
+        self.copies.iter().any(|c| c.exists())
+    }
 }
 
 /// The device an hdc command line is for: `<server>/<target>` (`*`: whichever single device).
@@ -177,56 +199,57 @@ impl Installed {
     }
 
     /// For an `hdc install`: the command line with each package replaced by a private copy in
-    /// `tmp`, whose bundle names are remembered for [`Installed::observe`]. Unchanged when a
-    /// package cannot be copied or names no bundle: then nothing is recorded.
-    pub fn hand_over(&self, args: Vec<String>, workspace: &Path, tmp: &Path) -> Vec<String> {
+    /// `tmp`, whose bundle names are remembered for [`Installed::observe`] with the UDID the
+    /// kernel read for it (`udid`; None: nothing is recorded). Unchanged when a package cannot
+    /// be copied or names no bundle: then nothing is recorded.
+    pub fn hand_over(&self, args: Vec<String>, workspace: &Path, tmp: &Path, udid: Option<&str>) -> Vec<String> {
         let Some(("install", rest_at)) = command_of(&args) else { return args };
         // What an earlier install of this very line left is not this one's: one cut short (its
         // deadline, a cancel) never reached `observe`, and this one may send a package rein
-        // does not read (a link), so it would have taken the bundles the device refused.
-        self.pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&args);
-        let mut handed = args.clone();
-        let mut bundles = Vec::new();
-        for (i, arg) in args.iter().enumerate().skip(rest_at) {
-            if arg.starts_with('-') {
-                continue;
+        // does not read (a link), so it would have taken the bundles the device refused. One
+        // still running would take this one's bundles at its answer (the package swapped
+        // between the two): installs of one line at once record nothing, however many follow.
+        // Copied before the lock (a package may be gigabytes): this one's copies are there
+        // before another of the line looks.
+        let (handed, bundles, mut copies) = copies_of(&args, rest_at, workspace, tmp);
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        let running = pending.remove(&args).filter(Pending::running);
+        match running {
+            Some(earlier) => {
+                copies.extend(earlier.copies);
+                pending.insert(args, Pending { bundles: None, udid: None, copies });
             }
-            let path = if Path::new(arg).is_absolute() { PathBuf::from(arg) } else { workspace.join(arg) };
-            let copy = tmp.join(format!("install-{i}"));
-            let copied = if is_package(&path) {
-                let copy = copy.with_extension(path.extension().unwrap_or_default());
-                copy_package(&path, &copy).ok().map(|()| vec![copy.clone()]).map(|files| (copy, files))
-            } else {
-                copy_folder(&path, &copy).ok().map(|files| (copy, files))
-            };
-            let Some((copy, files)) = copied else { return args };
-            for file in files.iter().filter(|f| f.extension().is_some_and(|e| e == "hap" || e == "hsp")) {
-                match bundle_of_package(file) {
-                    Some(bundle) => bundles.push(bundle),
-                    None => return args,
-                }
+            None if !bundles.is_empty() => {
+                pending.insert(args, Pending { bundles: Some(bundles), udid: udid.map(String::from), copies });
             }
-            handed[i] = copy.display().to_string();
-        }
-        if !bundles.is_empty() {
-            bundles.sort();
-            bundles.dedup();
-            self.pending.lock().unwrap_or_else(|e| e.into_inner()).insert(args, bundles);
+            None => {}
         }
         handed
     }
 
     /// Learns from a finished hdc run: an install of packages rein read went in on the device
-    /// whose UDID the kernel read for it (`udid`; None: nothing is recorded), or an uninstall.
-    pub fn observe(&self, args: &[String], stdout: &str, udid: Option<&str>) {
-        let pending = self.pending.lock().unwrap_or_else(|e| e.into_inner()).remove(args);
+    /// whose UDID the kernel read for it (at `hand_over`), or an uninstall.
+    pub fn observe(&self, args: &[String], stdout: &str) {
+        let pending = {
+            let mut all = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+            match all.remove(args) {
+                // Overlapping installs: kept while any of them runs, so none records.
+                Some(shared) if shared.bundles.is_none() => {
+                    if shared.running() {
+                        all.insert(args.to_vec(), shared);
+                    }
+                    None
+                }
+                other => other.and_then(|p| Some((p.bundles?, p.udid?))),
+            }
+        };
         let Some(device) = named_device(args) else { return };
-        match (command_of(args), pending, udid) {
-            (Some(("install", _)), Some(bundles), Some(udid)) if installed_all(stdout) => {
-                self.change(&device, |have| have.entry(udid.to_string()).or_default().extend(bundles));
+        match (command_of(args), pending) {
+            (Some(("install", _)), Some((bundles, udid))) if installed_all(stdout) => {
+                self.change(&device, |have| have.entry(udid).or_default().extend(bundles));
             }
             // Gone from whichever device is behind the key now: from every one recorded there.
-            (Some(("uninstall", at)), _, _) if uninstalled(stdout) => {
+            (Some(("uninstall", at)), _) if uninstalled(stdout) => {
                 if let Some(bundle) = args[at..].iter().rfind(|a| !a.starts_with('-')) {
                     self.change(&device, |have| {
                         for bundles in have.values_mut() {
@@ -238,6 +261,45 @@ impl Installed {
             _ => {}
         }
     }
+}
+
+/// The install line `args` with each package replaced by a private copy in `tmp`, the bundles
+/// the copies name (sorted, once each) and the copies; the line unchanged and no bundles when a
+/// package cannot be copied or names none.
+fn copies_of(
+    args: &[String],
+    rest_at: usize,
+    workspace: &Path,
+    tmp: &Path,
+) -> (Vec<String>, Vec<String>, Vec<PathBuf>) {
+    let unchanged = || (args.to_vec(), Vec::new(), Vec::new());
+    let mut handed = args.to_vec();
+    let (mut bundles, mut copies) = (Vec::new(), Vec::new());
+    for (i, arg) in args.iter().enumerate().skip(rest_at) {
+        if arg.starts_with('-') {
+            continue;
+        }
+        let path = if Path::new(arg).is_absolute() { PathBuf::from(arg) } else { workspace.join(arg) };
+        let copy = tmp.join(format!("install-{i}"));
+        let copied = if is_package(&path) {
+            let copy = copy.with_extension(path.extension().unwrap_or_default());
+            copy_package(&path, &copy).ok().map(|()| vec![copy.clone()]).map(|files| (copy, files))
+        } else {
+            copy_folder(&path, &copy).ok().map(|files| (copy, files))
+        };
+        let Some((copy, files)) = copied else { return unchanged() };
+        for file in files.iter().filter(|f| f.extension().is_some_and(|e| e == "hap" || e == "hsp")) {
+            match bundle_of_package(file) {
+                Some(bundle) => bundles.push(bundle),
+                None => return unchanged(),
+            }
+        }
+        handed[i] = copy.display().to_string();
+        copies.push(copy);
+    }
+    bundles.sort();
+    bundles.dedup();
+    (handed, bundles, copies)
 }
 
 /// Copies the packages of the folder `from` (regular files directly in it) into a new folder
@@ -296,14 +358,14 @@ mod tests {
         hap(&ws, "a.hap", "com.example.hello");
         let installed = Installed::new(&home, &ws);
         let line = args("-t K install -r a.hap");
-        let handed = installed.hand_over(line.clone(), &ws, &tmp);
+        let handed = installed.hand_over(line.clone(), &ws, &tmp, U1);
         assert!(handed[4].starts_with(&tmp.display().to_string()), "hdc gets the copy: {handed:?}");
         // The package swapped after the read: the copy is what hdc sends and what was read.
         hap(&ws, "a.hap", "com.huawei.hmos.settings");
         assert_eq!(bundle_of_package(Path::new(&handed[4])).as_deref(), Some("com.example.hello"));
         let tap = args("-t K shell uitest uiInput click 1 1");
         assert!(!installed.has(&tap, U1, "com.example.hello"), "not before hdc said it went in");
-        installed.observe(&line, OK, U1);
+        installed.observe(&line, OK);
         assert!(installed.has(&tap, U1, "com.example.hello"));
         assert!(!installed.has(&tap, U1, "com.huawei.hmos.settings"));
         assert!(!installed.has(&args("-t OTHER shell uitest uiInput click 1 1"), U1, "com.example.hello"));
@@ -311,7 +373,6 @@ mod tests {
         installed.observe(
             &args("-t K uninstall com.example.hello"),
             "[Info]App uninstall path: msg:uninstall bundle successfully.\r\nAppMod finish\r\n",
-            None,
         );
         assert!(!installed.has(&tap, U1, "com.example.hello"), "uninstalled");
     }
@@ -349,8 +410,8 @@ mod tests {
         std::fs::copy(&path, ws.join("a.hap")).unwrap();
         let installed = Installed::new(&home, &ws);
         let line = args("-t K install a.hap");
-        installed.hand_over(line.clone(), &ws, &tmp);
-        installed.observe(&line, OK, U1);
+        installed.hand_over(line.clone(), &ws, &tmp, U1);
+        installed.observe(&line, OK);
         let tap = args("-t K shell uitest uiInput click 1 1");
         assert!(!installed.has(&tap, U1, "com.huawei.hmos.settings"));
         assert!(!installed.has(&tap, U1, "com.example.hello"));
@@ -362,8 +423,8 @@ mod tests {
         hap(&ws, "a.hap", "com.huawei.hmos.settings");
         let installed = Installed::new(&home, &ws);
         let line = args("-t K install a.hap");
-        installed.hand_over(line.clone(), &ws, &tmp);
-        installed.observe(&line, "[Info]App install path:/x.hap msg:error: failed to install bundle. code:9568332 error: install sign info inconsistent.\nAppMod finish\n", U1);
+        installed.hand_over(line.clone(), &ws, &tmp, U1);
+        installed.observe(&line, "[Info]App install path:/x.hap msg:error: failed to install bundle. code:9568332 error: install sign info inconsistent.\nAppMod finish\n");
         assert!(!installed.has(&args("-t K shell aa dump -l"), U1, "com.huawei.hmos.settings"));
     }
 
@@ -373,8 +434,8 @@ mod tests {
         hap(&ws, "a.hap", "com.example.hello");
         let installed = Installed::new(&home, &ws);
         let line = args("install -r a.hap");
-        installed.hand_over(line.clone(), &ws, &tmp);
-        installed.observe(&line, OK, U1);
+        installed.hand_over(line.clone(), &ws, &tmp, U1);
+        installed.observe(&line, OK);
         // hdc picked a device nobody named: which one is not known afterwards.
         assert!(!installed.has(&args("shell uitest uiInput click 1 1"), U1, "com.example.hello"));
         assert!(!installed.has(&args("-t K shell uitest uiInput click 1 1"), U1, "com.example.hello"));
@@ -389,8 +450,8 @@ mod tests {
         hap(&ws, "a.hap", "com.example.hello");
         let installed = Installed::new(&home, &ws);
         let line = args("-t 127.0.0.1:5555 install -r a.hap");
-        installed.hand_over(line.clone(), &ws, &tmp);
-        installed.observe(&line, OK, U1);
+        installed.hand_over(line.clone(), &ws, &tmp, U1);
+        installed.observe(&line, OK);
         let tap = args("-t 127.0.0.1:5555 shell uitest uiInput click 1 1");
         assert!(installed.has(&tap, U1, "com.example.hello"));
         assert!(!installed.has(&tap, Some("U2"), "com.example.hello"), "another device at the key");
@@ -399,8 +460,8 @@ mod tests {
         let (_dir2, home2, ws2, tmp2) = folders();
         hap(&ws2, "a.hap", "com.example.hello");
         let unread = Installed::new(&home2, &ws2);
-        unread.hand_over(line.clone(), &ws2, &tmp2);
-        unread.observe(&line, OK, None);
+        unread.hand_over(line.clone(), &ws2, &tmp2, None);
+        unread.observe(&line, OK);
         assert!(!unread.has(&tap, U1, "com.example.hello"));
     }
 
@@ -416,8 +477,44 @@ mod tests {
         assert!(!installed.has(&tap, U1, "com.example.hello"));
         hap(&ws, "a.hap", "com.example.hello");
         let line = args("-t K install a.hap");
-        installed.hand_over(line.clone(), &ws, &tmp);
-        installed.observe(&line, OK, U1);
+        installed.hand_over(line.clone(), &ws, &tmp, U1);
+        installed.observe(&line, OK);
+        assert!(installed.has(&tap, U1, "com.example.hello"));
+    }
+
+    /// Two installs of one line at once (the package swapped between them): the first's answer
+    /// would have taken the second's bundle, which the device refused. None of them records,
+    /// nor one that starts while another of them runs; one alone again does.
+    #[test]
+    fn installs_of_one_line_at_once_record_nothing() {
+        let (_dir, home, ws, tmp) = folders();
+        let installed = Installed::new(&home, &ws);
+        let line = args("-t K install a.hap");
+        let spawn = |n: &str| {
+            let dir = tmp.join(n);
+            std::fs::create_dir(&dir).unwrap();
+            installed.hand_over(line.clone(), &ws, &dir, U1);
+            dir
+        };
+        let tap = args("-t K shell aa dump -l");
+        hap(&ws, "a.hap", "com.example.hello");
+        let first = spawn("1");
+        hap(&ws, "a.hap", "com.huawei.hmos.settings");
+        let second = spawn("2");
+        std::fs::remove_dir_all(first).unwrap();
+        installed.observe(&line, OK);
+        assert!(!installed.has(&tap, U1, "com.huawei.hmos.settings"));
+        assert!(!installed.has(&tap, U1, "com.example.hello"), "whose answer it was is not known");
+        let third = spawn("3");
+        std::fs::remove_dir_all(second).unwrap();
+        installed.observe(&line, "[Fail]install sign info inconsistent\nAppMod finish\n");
+        std::fs::remove_dir_all(third).unwrap();
+        installed.observe(&line, OK);
+        assert!(!installed.has(&tap, U1, "com.huawei.hmos.settings"), "the third overlapped the second");
+        hap(&ws, "a.hap", "com.example.hello");
+        let alone = spawn("4");
+        std::fs::remove_dir_all(alone).unwrap();
+        installed.observe(&line, OK);
         assert!(installed.has(&tap, U1, "com.example.hello"));
     }
 }

@@ -187,7 +187,7 @@ impl ToolchainProfile for Harmony {
         if Program::parse(program) == Program::Hdc {
             self.foregrounds.observe(args, &output.stdout);
             self.identities.observe(args, &output.stdout);
-            self.installed.observe(args, &output.stdout, self.identities.last(args).as_deref());
+            self.installed.observe(args, &output.stdout);
             self.screens.observe(args, &output.stdout);
         }
     }
@@ -389,7 +389,10 @@ impl ToolchainProfile for Harmony {
     ) -> Result<Vec<String>, KernelError> {
         let (home, workspace) = (spawn.kernel.scope().home(), spawn.kernel.scope().workspace());
         if Program::parse(spawn.program) == Program::Hdc {
-            return Ok(self.installed.hand_over(args, workspace, private_tmp));
+            // The UDID before_spawn read for an install, just now (nothing awaited since): kept
+            // with it, whatever is read at the key while it runs.
+            let udid = self.identities.current(&args);
+            return Ok(self.installed.hand_over(args, workspace, private_tmp, udid.as_deref()));
         }
         let Some(config) = secret else { return Ok(args) };
         keystore_pins::hand_over(home, workspace, config, &args, private_tmp)
