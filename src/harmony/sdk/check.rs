@@ -181,8 +181,8 @@ fn check_use(lookups: &mut Lookups, scanned: &Uses, used: &Use, project: &Projec
         return true;
     };
     let import = &at.import;
-    let head = match import.names.iter().find(|(_, l)| *l == used.local) {
-        Some((imported, _)) => imported.clone(),
+    let head = match scanned.imported_name(&used.local) {
+        Some(imported) => imported.to_string(),
         None => match lookups.default_export(&import.from) {
             Some(default) => default,
             None => return true,
