@@ -688,3 +688,79 @@ return { name = "race", description = "installs pkg.hap twice at once",
     assert_eq!(poked["error"]["code"], json!("APPROVAL_REQUIRED"), "Settings is not the project's: {poked}");
     assert_eq!(input_lines(&lab).len(), sent, "nothing was sent to Settings");
 }
+
+/// The attack: input is decided on the UDID read just before the decision, then waits (up to
+/// `[lease] wait_s`) for the device another run holds. In one `rein serve`, a call read the
+/// screen; another run held the device with a slow install; the next call's input was decided
+/// on emulator A's UDID, and while it waited another device came up at the key: the input went
+/// to B unasked. The UDID is read again once the device is the call's.
+#[tokio::test(flavor = "multi_thread")]
+async fn input_that_waits_for_the_device_is_decided_on_the_device_it_then_reaches() {
+    let Some(lab) = launched_example() else { return };
+    poke_tool(&lab);
+    let tools = [
+        (
+            "look",
+            r#"local device = require("harmony.device")
+local screen = require("harmony.screen")
+return { name = "look", description = "reads the screen",
+  annotations = { read_only = true, destructive = false, idempotent = true, open_world = true },
+  run = function()
+    local at = device.named(device.pick(nil, nil))
+    screen.layout(at, nil)
+    return { out = (device.run(at, { "shell", "aa", "dump", "-l" })) }
+  end }"#,
+        ),
+        (
+            "put",
+            r#"local device = require("harmony.device")
+return { name = "put", description = "installs pkg.hap",
+  annotations = { read_only = false, destructive = true, idempotent = false, open_world = true },
+  run = function()
+    local at = device.named(device.pick(nil, nil))
+    return { out = (device.run(at, { "install", "-r", "pkg.hap" })) }
+  end }"#,
+        ),
+    ];
+    for (name, text) in tools {
+        std::fs::write(lab.ws.path(&format!("tools/{name}.lua")), text).unwrap();
+    }
+    std::fs::copy(lab.ws.path(SIGNED_HAP), lab.ws.path("pkg.hap")).unwrap();
+    let session = connect(&lab.ws, &[], &lab.env(), Person::Answers("no")).await;
+    session.ok("look", json!({})).await;
+    let count =
+        |lab: &Lab, program: &str, what: &str| lab.command_lines(program).iter().filter(|c| c.contains(what)).count();
+    let (installs, on_device) = (count(&lab, "hdc", " install "), count(&lab, "bm", "install"));
+    // hdc sleeps before it takes the device, and the device before it installs.
+    lab.scenario(json!({"hdc": {"sleep_ms": 4000, "match": "install"}, "bm": {"sleep_ms": 3000, "match": "install"}}));
+    let sent = input_lines(&lab).len();
+    let lab = &lab;
+    let wait = |program: &str, what: &str, n: usize| {
+        let started = std::time::Instant::now();
+        while count(lab, program, what) < n {
+            assert!(started.elapsed() < std::time::Duration::from_secs(60), "no {what}");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    let b = std::thread::scope(|s| {
+        // Another run holds the device: a slow install.
+        let other = s.spawn(|| lab.ok(&["--yes"], "put", json!({})));
+        wait("hdc", " install ", installs + 1);
+        // While the input waits for the device, B comes up at the key (before the install
+        // reads the device state, which it then writes back).
+        let swap = s.spawn(move || {
+            wait("bm", "install", on_device + 1);
+            lab.edit_device(KEY, |d| d["udid"] = json!("0B0B0B0B"));
+        });
+        let rt = tokio::runtime::Handle::current();
+        let poke = session.call("poke", json!({"read": false, "words": ["keyEvent", "2055"]}));
+        let poked = tokio::task::block_in_place(|| rt.block_on(poke));
+        swap.join().unwrap();
+        other.join().unwrap();
+        poked
+    });
+    lab.scenario(json!({}));
+    session.close().await;
+    assert_eq!(input_lines(lab).len(), sent, "nothing was sent to B unasked: {b:?}");
+    assert_eq!(b.is_error, Some(true), "asked, and the person said no: {b:?}");
+}

@@ -126,6 +126,16 @@ impl Harmony {
         }
     }
 
+    /// Holds the device the hdc command line names for the rest of the call (`lease`).
+    async fn hold_device(&self, spawn: &Spawn<'_>) -> Result<(), KernelError> {
+        let Some(device) = grammar::hdc::device_of(spawn.args) else { return Ok(()) };
+        let local = format!("127.0.0.1:{}", self.servers.local_port());
+        let server = device.server.as_deref().map(normalize).unwrap_or(local);
+        let wait = self.lease_wait.unwrap_or(lease::DEFAULT_WAIT);
+        let (home, workspace) = (spawn.kernel.scope().home(), spawn.kernel.scope().workspace());
+        lease::take(spawn.call, home, workspace, &server, &device, wait).await
+    }
+
     fn located(&self, program: &str) -> Option<&Located> {
         self.toolchain.get(&Program::parse(program)).and_then(|found| found.as_ref().ok())
     }
@@ -313,14 +323,18 @@ impl ToolchainProfile for Harmony {
     }
 
     /// Screen input and a test run may run unasked on the project's own app: which device is
-    /// behind the key is read first (`is_own`).
+    /// behind the key is read first (`is_own`), once the device is the call's. Read before
+    /// waiting for it, the input was decided on emulator A and sent, after another run's
+    /// install, to emulator B come up at the key meanwhile.
     fn before_decide<'a>(&'a self, spawn: Spawn<'a>) -> BeforeDecide<'a> {
         let hdc = Program::parse(spawn.program) == Program::Hdc;
         let rests_on_it = hdc && (ui_input::touch(spawn.args) == Some(false) || grammar::hdc::runs_tests(spawn.args));
         Box::pin(async move {
             if rests_on_it {
+                self.hold_device(&spawn).await?;
                 self.read_identity(&spawn).await;
             }
+            Ok(())
         })
     }
 
@@ -336,12 +350,8 @@ impl ToolchainProfile for Harmony {
         let installs = Program::parse(spawn.program) == Program::Hdc
             && matches!(grammar::hdc::command_of(spawn.args), Some(("install", _)));
         Box::pin(async move {
-            if let Some(device) = grammar::hdc::device_of(spawn.args).filter(|_| changes) {
-                let local = format!("127.0.0.1:{}", self.servers.local_port());
-                let server = device.server.as_deref().map(normalize).unwrap_or(local);
-                let wait = self.lease_wait.unwrap_or(lease::DEFAULT_WAIT);
-                let (home, workspace) = (spawn.kernel.scope().home(), spawn.kernel.scope().workspace());
-                lease::take(spawn.call, home, workspace, &server, &device, wait).await?;
+            if changes {
+                self.hold_device(&spawn).await?;
             }
             // Within the lease: no other run of rein's changes the device before the install.
             if installs {

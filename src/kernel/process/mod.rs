@@ -286,7 +286,7 @@ impl Kernel {
             }
             _ => {}
         }
-        profile.before_decide(Spawn { kernel: self, call, program, args: &args }).await;
+        profile.before_decide(Spawn { kernel: self, call, program, args: &args }).await?;
         let (decision, shown_writes) =
             self.authorize_spawn(call, program, &args, redacted, (&cwd, &located, &plan, &opts), entry)?;
         if !call.take_spawn() {

@@ -48,8 +48,8 @@ pub struct Missing {
 /// What a profile's hook that runs before the program gives back: nothing, or a refusal.
 pub type BeforeSpawn<'a> = Pin<Box<dyn Future<Output = Result<(), KernelError>> + Send + 'a>>;
 /// What a profile's hook that reads before a decision gives back: nothing (what it read, it
-/// keeps).
-pub type BeforeDecide<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+/// keeps), or a refusal (what the read must wait for could not be had).
+pub type BeforeDecide<'a> = Pin<Box<dyn Future<Output = Result<(), KernelError>> + Send + 'a>>;
 
 /// One spawn as a hook sees it.
 pub struct Spawn<'a> {
@@ -187,7 +187,7 @@ pub trait ToolchainProfile: std::fmt::Debug + Send + Sync + 'static {
     /// default. What it learns it keeps from `observe`; a failed read leaves the fact unknown.
     fn before_decide<'a>(&'a self, spawn: Spawn<'a>) -> BeforeDecide<'a> {
         let _ = spawn;
-        Box::pin(async {})
+        Box::pin(async { Ok(()) })
     }
 
     /// What the call must hold before the program runs (the decision was not a plain allow).
