@@ -470,8 +470,10 @@ mod tests {
     #[test]
     fn the_record_without_udids_counts_for_no_device_and_is_replaced() {
         let (_dir, home, ws, tmp) = folders();
-        let old = format!(r#"{{"workspaces":{{"{}":{{"local/K":["com.example.hello"]}}}}}}"#, ws.display());
-        std::fs::write(home.join(FILE), old).unwrap();
+        // Built as JSON, not by format!: a Windows path's backslashes must be escaped.
+        let key = ws.display().to_string();
+        let old = serde_json::json!({"workspaces": {key: {"local/K": ["com.example.hello"]}}});
+        std::fs::write(home.join(FILE), old.to_string()).unwrap();
         let installed = Installed::new(&home, &ws);
         let tap = args("-t K shell uitest uiInput click 1 1");
         assert!(!installed.has(&tap, U1, "com.example.hello"));
