@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use super::grammar::hdc::{command_of, device_of};
+use super::grammar::hdc::{command_of, device_of, DeviceOf};
 use crate::kernel::files::read::{open_unwaited, Links};
 use crate::kernel::files::write::write_atomic;
 
@@ -82,7 +82,7 @@ impl Pending {
 /// The device an hdc command line is for: `<server>/<target>` (`*`: whichever single device).
 pub fn device_key(args: &[String]) -> Option<String> {
     let device = device_of(args)?;
-    Some(format!("{}/{}", device.server.as_deref().unwrap_or("local"), device.target.as_deref().unwrap_or("*")))
+    Some(key(&device, device.target.as_deref().unwrap_or("*")))
 }
 
 /// The device an install is recorded for and a screen's app is checked against: only one the
@@ -91,7 +91,12 @@ pub fn device_key(args: &[String]) -> Option<String> {
 /// next device plugged in. The tools name the device they resolved (harmony/device.lua `named`).
 fn named_device(args: &[String]) -> Option<String> {
     let device = device_of(args)?;
-    Some(format!("{}/{}", device.server.as_deref().unwrap_or("local"), device.target.as_deref()?))
+    Some(key(&device, device.target.as_deref()?))
+}
+
+/// `<server>/<target>`, the local server as `local`.
+fn key(device: &DeviceOf, target: &str) -> String {
+    format!("{}/{}", device.server.as_deref().unwrap_or("local"), target)
 }
 
 /// The bundle a package's bytes name in its `module.json` (`{"app": {"bundleName": …}}`); None

@@ -49,7 +49,7 @@ pub struct Missing {
 pub type BeforeSpawn<'a> = Pin<Box<dyn Future<Output = Result<(), KernelError>> + Send + 'a>>;
 /// What a profile's hook that reads before a decision gives back: nothing (what it read, it
 /// keeps), or a refusal (what the read must wait for could not be had).
-pub type BeforeDecide<'a> = Pin<Box<dyn Future<Output = Result<(), KernelError>> + Send + 'a>>;
+pub type BeforeDecide<'a> = BeforeSpawn<'a>;
 
 /// One spawn as a hook sees it.
 pub struct Spawn<'a> {
